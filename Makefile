@@ -1,0 +1,28 @@
+# Every target sets up .venv itself, so a fresh clone needs only python3 (>= 3.10).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
+
+.PHONY: run test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/balsim study --out runs --report reports/study.html
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/balsim bench ekonos
+	$(BIN)/balsim bench karnaxis
+	$(BIN)/balsim bench karmaggan
+
+clean:
+	rm -rf $(VENV) .numba_cache runs

@@ -1,0 +1,44 @@
+"""Ekonos state layout: the named slots of the engine's arrays (see engine.py's docstring).
+
+Shared by the engine and the policies, so neither imports the other's internals.
+"""
+
+# cfg slots
+(CFG_PLAYERS, CFG_TURNS, CFG_CARDS_PER_TURN, CFG_MONEY_PER_TURN, CFG_START_MONEY,
+ CFG_MARKERS, CFG_SHARE_INDICATORS, CFG_GROWTH_SMALL, CFG_GROWTH_LARGE, CFG_EXPAND_SMALL,
+ CFG_EXPAND_LARGE, CFG_COMPANIES, N_CFG) = range(13)
+
+# players columns
+(CASH, INDICATORS_LEFT, MONEY_RECEIVED, BOUGHT, SOLD, SPENT, PROCEEDS, EXPANSIONS, PLACED,
+ PROTECTED_PLAYS, GROWN, DISCARDED, N_PLAYER) = range(13)
+
+# companies columns; PRESIDENT is a seat or NONE
+GROWTH, PRESIDENT, ON_BOARD, SUPPLY, SHARES_OUT, N_COMPANY = range(6)
+NONE = -1
+
+# board columns; OWNER is a company or EMPTY
+OWNER, PROTECTED, N_SPACE = range(3)
+EMPTY = -1
+
+# card functions (Playing a Card): function 1 places/protects, 2 and 3 raise growth
+PLACE_FUNCTION, GROW_A, GROW_B = range(3)
+
+# decision kinds a policy is asked about
+CHOOSE_CARD, CHOOSE_SPACE, EXPAND_NOW, SELL, BUY, NAME_PRESIDENT = range(6)
+
+# option columns: CHOOSE_CARD (hand slot, function, company); CHOOSE_SPACE (space, -, -);
+# SELL / BUY (company or NONE for "no trade"); EXPAND_NOW (1 expand, 0 wait);
+# NAME_PRESIDENT (seat)
+OPT_A, OPT_B, OPT_C, OPT_WIDTH = range(4)
+
+# trace rows: [event, turn, seat, a, b, c, d]
+TRACE_WIDTH = 7
+(EV_TURN, EV_DEAL, EV_PLACE, EV_PROTECT, EV_GROW, EV_EXPAND_WAIT, EV_EXPAND, EV_SELL, EV_BUY,
+ EV_PRESIDENT, EV_DISCARD, EV_SCORE) = range(12)
+
+# games output columns (and `games` categories)
+G_WINNER, G_LENGTH, G_END_REASON, G_ROUNDS, N_GAME_OUT = range(5)
+END_FINAL_TURN = 0
+# players output columns before the per-company ones
+(P_SCORE, P_WON, P_CASH, P_HOLDINGS, P_BOUGHT, P_SOLD, P_SPENT, P_PROCEEDS, P_RECEIVED,
+ P_EXPANSIONS, P_PLACED, P_PROTECTED, P_GROWN, P_DISCARDED, N_PLAYER_OUT) = range(15)

@@ -1,0 +1,177 @@
+"""Rules as data: defaults from each game's rules.toml, overrides, validation, TOML output.
+
+Overrides come from ``--rules FILE`` (merged over the defaults) and ``--set key.path=value``
+(TOML value syntax).  Every override is checked against the defaults' shape before any game
+runs: an unknown key or a value of the wrong type raises :class:`RulesError` naming the key.
+Each game then checks its impossible values (``Game.check``).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import tomllib
+from pathlib import Path
+from typing import Any
+
+
+class RulesError(ValueError):
+    """A rules override that cannot be used; ``str()`` is one line naming the key."""
+
+    def __init__(self, key: str, problem: str):
+        super().__init__(f"rules key '{key}': {problem}")
+        self.key = key
+
+
+def load_toml(path: str | Path) -> dict:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise RulesError(str(path), "file not found") from None
+    except tomllib.TOMLDecodeError as e:
+        raise RulesError(str(path), f"not valid TOML ({e})") from None
+
+
+def parse_set(assignment: str, defaults: dict) -> tuple[str, Any]:
+    """Parse ``key.path=value``; a bare word is taken as a string where the default is one."""
+    key, sep, text = assignment.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise RulesError(assignment, "expected KEY=VALUE, e.g. --set loans.cap_usd=100000")
+    try:
+        return key, tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        if isinstance(lookup(defaults, key, missing=None), str):
+            return key, text
+        raise RulesError(key, f"'{text}' is not a TOML value (quote strings)") from None
+
+
+def lookup(rules: dict, key: str, missing: Any = KeyError) -> Any:
+    node: Any = rules
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            if missing is KeyError:
+                raise RulesError(key, "unknown key")
+            return missing
+        node = node[part]
+    return node
+
+
+def nest(key: str, value: Any) -> dict:
+    out: dict = {}
+    node = out
+    parts = key.split(".")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = value
+    return out
+
+
+def merge(defaults: dict, override: dict, prefix: str = "") -> dict:
+    """Deep-merge ``override`` over ``defaults`` after checking it against their shape."""
+    out = copy.deepcopy(defaults)
+    for key, value in override.items():
+        path = f"{prefix}{key}"
+        if key not in defaults:
+            raise RulesError(path, "unknown key")
+        default = defaults[key]
+        if isinstance(default, dict):
+            if not isinstance(value, dict):
+                raise RulesError(path, f"expected a table, got {type_name(value)}")
+            out[key] = merge(default, value, prefix=path + ".")
+        else:
+            check_type(path, value, default)
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def check_type(path: str, value: Any, default: Any) -> None:
+    """Raise unless ``value`` has the type of ``default`` (lists element by element)."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        ok = isinstance(value, bool) and isinstance(default, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, (int, float)) and math.isfinite(value)
+    elif isinstance(default, list):
+        if not isinstance(value, list):
+            raise RulesError(path, f"expected a list, got {type_name(value)}")
+        if default:
+            for i, item in enumerate(value):
+                if isinstance(item, dict) and isinstance(default[0], dict):
+                    template = {k: v for d in default for k, v in d.items()}
+                    merge(template, item, prefix=f"{path}[{i}].")
+                else:
+                    check_type(f"{path}[{i}]", item, default[0])
+        return
+    else:
+        ok = type(value) is type(default)
+    if not ok:
+        raise RulesError(path, f"expected {type_name(default)}, got {type_name(value)} {value!r}")
+
+
+def type_name(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def effective_rules(defaults: dict, files: tuple[str, ...] = (), sets: tuple[str, ...] = ()) -> dict:
+    """Defaults, then each ``--rules`` file, then each ``--set``, in that order."""
+    rules = defaults
+    for path in files:
+        rules = merge(rules, load_toml(path))
+    for assignment in sets:
+        key, value = parse_set(assignment, rules)
+        rules = merge(rules, nest(key, value))
+    return rules
+
+
+def require(rules: dict, key: str, ok: bool, problem: str) -> None:
+    """Raise RulesError for ``key`` unless ``ok``; the games' checks read as a list of these."""
+    if not ok:
+        raise RulesError(key, problem)
+
+
+def to_toml(rules: dict) -> str:
+    """Serialise a rules dict (tables, scalars, lists, arrays of tables) as TOML."""
+    lines: list[str] = []
+    _emit_table(rules, [], lines)
+    return "\n".join(lines).strip() + "\n"
+
+
+def _emit_table(table: dict, path: list[str], lines: list[str]) -> None:
+    scalars = {k: v for k, v in table.items() if not _is_subtable(v)}
+    if path and (scalars or not table):
+        lines.append(f"\n[{'.'.join(path)}]")
+    for key, value in scalars.items():
+        lines.append(f"{_key(key)} = {_value(value)}")
+    for key, value in table.items():
+        if isinstance(value, dict):
+            _emit_table(value, path + [_key(key)], lines)
+        elif _is_subtable(value):
+            for item in value:
+                lines.append(f"\n[[{'.'.join(path + [_key(key)])}]]")
+                for k, v in item.items():
+                    lines.append(f"{_key(k)} = {_value(v)}")
+
+
+def _is_subtable(value: Any) -> bool:
+    return isinstance(value, dict) or (
+        isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value))
+
+
+def _key(key: str) -> str:
+    return key if key.replace("_", "").replace("-", "").isalnum() and key.isascii() else _value(key)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {type(value).__name__} as TOML")

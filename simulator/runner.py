@@ -1,0 +1,254 @@
+"""Batch runner: plays a plan's games in chunks on worker processes and writes the dataset.
+
+A plan is split into tasks (variant × chunk of consecutive game ids).  Each task plays its
+games with seeds derived from ``(seed, game_id)``, builds Arrow tables and writes its parts
+atomically, so the dataset is identical whatever ``--jobs``, backend or interruption.  The
+parent process only dispatches tasks, shows progress and writes the manifest: memory stays
+flat however many games are played.
+
+Backends: ``joblib`` (local worker processes) and ``dask`` (a dask.distributed scheduler; the
+workers write parts straight into OUT, which must therefore be a path every worker can reach,
+e.g. a shared filesystem).
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+import simulator
+from simulator import store
+from simulator.game import Game, get_game
+from simulator.rng import game_seeds
+
+
+@dataclass
+class Variant:
+    name: str
+    rules: dict
+    values: dict = field(default_factory=dict)  # varied key -> value, written as columns
+
+
+@dataclass
+class Plan:
+    game: str
+    n_games: int
+    n_players: int
+    seats: list[str]                 # policy name of each seat (before rotation)
+    seed: int
+    chunk_size: int
+    variants: list[Variant]
+    rotate_seats: bool = False
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.n_games // self.chunk_size)
+
+    def tasks(self):
+        """(task, variant index, first game id, n games) for every chunk of every variant."""
+        for v in range(len(self.variants)):
+            for c in range(self.n_chunks):
+                first = c * self.chunk_size
+                yield v * self.n_chunks + c, v, first, min(self.chunk_size, self.n_games - first)
+
+
+def seat_policy_ids(game: Game, plan: Plan, game_ids: np.ndarray) -> np.ndarray:
+    """int8[n, n_players]: seat s of game g plays seats[(s + g) % n] when rotating."""
+    base = np.array([game.policy(name).id for name in plan.seats], dtype=np.int8)
+    if not plan.rotate_seats:
+        return np.broadcast_to(base, (len(game_ids), plan.n_players)).copy()
+    shift = (np.arange(plan.n_players)[None, :] + game_ids[:, None]) % plan.n_players
+    return base[shift]
+
+
+def strings(labels, codes) -> pa.Array:
+    """Decode int codes into a string column without one Python object per row."""
+    return pa.array(list(labels), type=pa.string()).take(pa.array(np.asarray(codes, np.int32)))
+
+
+def constant(value, n: int) -> pa.Array:
+    if isinstance(value, str):
+        return strings([value], np.zeros(n, np.int32))
+    return pa.array(np.full(n, value))
+
+
+def ranks(score: np.ndarray) -> np.ndarray:
+    """int8 rank per seat, 1 = best, ties share the better rank."""
+    return (1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)).astype(np.int8)
+
+
+def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat_ids, raw) -> dict:
+    """Arrow tables of one task from the engine's columns plus the contract's common columns."""
+    n, p = seat_ids.shape
+    policy_names = [pol.name for pol in sorted(game.policies, key=lambda x: x.id)]
+
+    def column(name, values):
+        if name in game.categories:
+            return strings(game.categories[name], values)
+        return pa.array(np.ascontiguousarray(values))
+
+    g = raw["games"]
+    games = {"game_id": pa.array(game_ids.astype(np.int64)), "variant": constant(variant.name, n),
+             "seed": pa.array(seeds), "n_players": constant(np.int8(p), n),
+             "winner_seat": pa.array(g["winner_seat"].astype(np.int8)),
+             "length": pa.array(g["length"].astype(np.int16))}
+    games.update({k: column(k, v) for k, v in g.items() if k not in games})
+    games.update({k: constant(v, n) for k, v in variant.values.items()})
+
+    pl = raw["players"]
+    score = pl["score"].astype(np.float64)
+    players = {"game_id": pa.array(np.repeat(game_ids.astype(np.int64), p)),
+               "variant": constant(variant.name, n * p),
+               "seat": pa.array(np.tile(np.arange(p, dtype=np.int8), n)),
+               "policy": strings(policy_names, seat_ids.reshape(-1)),
+               "score": pa.array(score.reshape(-1)),
+               "rank": pa.array(ranks(score).reshape(-1)),
+               "won": pa.array(pl["won"].astype(bool).reshape(-1))}
+    players.update({k: column(k, v.reshape(-1)) for k, v in pl.items() if k not in players})
+
+    tables = {"games": pa.table(games), "players": pa.table(players)}
+    for name in game.timelines:
+        t = raw[name]
+        index = np.asarray(t["game_index"])
+        cols = {"game_id": pa.array(game_ids.astype(np.int64)[index]),
+                "variant": constant(variant.name, len(index))}
+        cols.update({k: column(k, v) for k, v in t.items() if k != "game_index"})
+        tables[name] = pa.table(cols)
+    return tables
+
+
+def play_task(plan: Plan, params: tuple, task: int, variant_index: int, first: int, n: int,
+              out: str) -> int:
+    """Play and write one task; returns its number of games.  Runs in a worker process."""
+    game = get_game(plan.game)
+    game_ids = np.arange(first, first + n, dtype=np.int64)
+    seeds = game_seeds(plan.seed, game_ids)
+    seat_ids = seat_policy_ids(game, plan, game_ids)
+    raw = game.play(params, seeds, seat_ids)
+    tables = build_tables(game, plan, plan.variants[variant_index], game_ids, seeds, seat_ids, raw)
+    for name, table in tables.items():
+        store.write_part(Path(out), name, task, table)
+    return n
+
+
+def table_names(game: Game) -> tuple[str, ...]:
+    return ("games", "players") + game.timelines
+
+
+def manifest_for(plan: Plan, game: Game, status: str) -> dict:
+    import numba
+    return {
+        "balsim_version": simulator.__version__,
+        "engine_version": game.engine_version,
+        "game": plan.game, "n_games": plan.n_games, "n_players": plan.n_players,
+        "seats": plan.seats, "rotate_seats": plan.rotate_seats, "seed": plan.seed,
+        "chunk_size": plan.chunk_size, "length_unit": game.length_unit,
+        "variants": [asdict(v) for v in plan.variants],
+        "tables": list(table_names(game)),
+        "status": status,
+        "versions": {"python": platform.python_version(), "numpy": np.__version__,
+                     "numba": numba.__version__, "pyarrow": pa.__version__},
+    }
+
+
+def plan_from_manifest(manifest: dict) -> Plan:
+    fields = {k: manifest[k] for k in ("game", "n_games", "n_players", "seats", "seed",
+                                        "chunk_size", "rotate_seats")}
+    return Plan(variants=[Variant(**v) for v in manifest["variants"]], **fields)
+
+
+def execute(plan: Plan, out: Path, jobs: int = -1, backend: str = "joblib",
+            scheduler: str | None = None, resume: bool = False, force: bool = False,
+            progress: bool = True) -> dict:
+    """Run ``plan`` into ``out`` and return the finished manifest.
+
+    With ``resume`` the plan is the one recorded in ``out``'s manifest and only the tasks whose
+    parts are missing are played.
+    """
+    game = get_game(plan.game) if plan else None
+    if resume:
+        plan = plan_from_manifest(store.read_manifest(out))
+        game = get_game(plan.game)
+    else:
+        store.prepare_out(out, force)
+        store.write_manifest(out, manifest_for(plan, game, "running"))
+    params = [game.prepare(v.rules, plan.n_players) for v in plan.variants]
+    tasks = list(plan.tasks())
+    done = store.finished_tasks(out, table_names(game), range(len(tasks)))
+    todo = [t for t in tasks if t[0] not in done]
+    total = plan.n_games * len(plan.variants)
+    started = time.perf_counter()
+    played = 0
+    with Progress(total, sum(t[3] for t in tasks if t[0] in done), progress) as bar:
+        for n in _dispatch(plan, params, todo, out, jobs, backend, scheduler):
+            played += n
+            bar.advance(n)
+    elapsed = time.perf_counter() - started
+    manifest = manifest_for(plan, game, "complete")
+    manifest["parts"] = {name: [{"file": f"{name}/{store.part_name(t)}",
+                                 "rows": store.part_rows(out, name, t)} for t, *_ in tasks]
+                         for name in table_names(game)}
+    manifest["played_this_run"] = {"games": played, "seconds": round(elapsed, 3)}
+    store.write_manifest(out, manifest)
+    return manifest
+
+
+def _dispatch(plan, params, todo, out, jobs, backend, scheduler):
+    args = [(plan, params[v], t, v, first, n, str(out)) for t, v, first, n in todo]
+    if backend == "dask":
+        from distributed import Client, as_completed
+        with Client(scheduler) as client:
+            futures = [client.submit(play_task, *a, pure=False) for a in args]
+            for future in as_completed(futures):
+                yield future.result()
+        return
+    from joblib import Parallel, delayed
+    if jobs == 1 or len(args) <= 1:
+        for a in args:
+            yield play_task(*a)
+        return
+    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+    yield from parallel(delayed(play_task)(*a) for a in args)
+
+
+class Progress:
+    """Games done, games/s and ETA on stderr; silent when off or stderr is not a terminal."""
+
+    def __init__(self, total: int, already: int, enabled: bool):
+        self.total, self.done = total, already
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.perf_counter()
+        self.fresh = 0
+
+    def __enter__(self):
+        self._draw()
+        return self
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        self.fresh += n
+        self._draw()
+
+    def _draw(self) -> None:
+        if not self.enabled:
+            return
+        elapsed = max(time.perf_counter() - self.start, 1e-9)
+        rate = self.fresh / elapsed
+        left = (self.total - self.done) / rate if rate > 0 else float("nan")
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        eta = f"ETA {left:5.0f}s" if left == left else "ETA    ?"
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done:,}/{self.total:,} "
+                         f"games  {rate:,.0f} games/s  {eta} ")
+        sys.stderr.flush()
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            sys.stderr.write("\n")
+        return False
