@@ -10,7 +10,8 @@ talks to this object:
   ``{"games": {col: array[n]}, "players": {col: array[n, n_players]}, <timeline>: {col: array[m]}}``.
   Timelines carry a ``game_index`` column (0..n-1 within the call).  ``players`` must include
   ``score`` and ``won``; ``games`` must include ``winner_seat``, ``length`` and ``end_reason``.
-  Columns listed in ``categories`` are int codes that the runner writes as strings.
+  Columns listed in ``categories`` are int codes that the runner writes as strings; a column
+  given as a ``(codes, labels)`` pair (labels from the rules, e.g. character names) likewise.
 * ``replay(params, seed, seat_policies, rules) -> list[str]``: the play-by-play of one game
   (``seat_policies`` int8[n_players]).
 

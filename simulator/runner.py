@@ -89,9 +89,14 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
     policy_names = [pol.name for pol in sorted(game.policies, key=lambda x: x.id)]
 
     def column(name, values):
+        """Arrow column; ``(codes, labels)`` pairs and ``game.categories`` become strings."""
+        if isinstance(values, tuple):
+            codes, labels = values
+            return strings(labels, np.asarray(codes).reshape(-1))
+        values = np.asarray(values).reshape(-1)
         if name in game.categories:
             return strings(game.categories[name], values)
-        return pa.array(np.ascontiguousarray(values))
+        return pa.array(values)
 
     g = raw["games"]
     games = {"game_id": pa.array(game_ids.astype(np.int64)), "variant": constant(variant.name, n),
@@ -110,7 +115,7 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
                "score": pa.array(score.reshape(-1)),
                "rank": pa.array(ranks(score).reshape(-1)),
                "won": pa.array(pl["won"].astype(bool).reshape(-1))}
-    players.update({k: column(k, v.reshape(-1)) for k, v in pl.items() if k not in players})
+    players.update({k: column(k, v) for k, v in pl.items() if k not in players})
 
     tables = {"games": pa.table(games), "players": pa.table(players)}
     for name in game.timelines:
