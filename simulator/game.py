@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from simulator import rules as rules_mod
+from simulator.errors import UserError
 
 GAME_NAMES = ("ekonos",)  # every implemented game; each new engine adds itself here
 
@@ -72,12 +73,12 @@ class Game:
             if p.name == name:
                 return p
         known = ", ".join(p.name for p in self.policies)
-        raise KeyError(f"unknown {self.name} policy '{name}' (known: {known})")
+        raise UserError(f"unknown {self.name} policy '{name}' (known: {known})")
 
 
 def get_game(name: str) -> Game:
     if name not in GAME_NAMES:
-        raise KeyError(f"unknown game '{name}' (known: {', '.join(GAME_NAMES)})")
+        raise UserError(f"unknown game '{name}' (known: {', '.join(GAME_NAMES)})")
     return importlib.import_module(f"simulator.games.{name}").GAME
 
 

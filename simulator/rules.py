@@ -14,8 +14,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from simulator.errors import UserError
 
-class RulesError(ValueError):
+
+class RulesError(UserError):
     """A rules override that cannot be used; ``str()`` is one line naming the key."""
 
     def __init__(self, key: str, problem: str):
@@ -143,7 +145,7 @@ def _emit_table(table: dict, path: list[str], lines: list[str]) -> None:
     if path and (scalars or not table):
         lines.append(f"\n[{'.'.join(path)}]")
     for key, value in scalars.items():
-        lines.append(f"{_key(key)} = {_value(value)}")
+        lines.append(f"{_key(key)} = {toml_value(value)}")
     for key, value in table.items():
         if isinstance(value, dict):
             _emit_table(value, path + [_key(key)], lines)
@@ -151,7 +153,7 @@ def _emit_table(table: dict, path: list[str], lines: list[str]) -> None:
             for item in value:
                 lines.append(f"\n[[{'.'.join(path + [_key(key)])}]]")
                 for k, v in item.items():
-                    lines.append(f"{_key(k)} = {_value(v)}")
+                    lines.append(f"{_key(k)} = {toml_value(v)}")
 
 
 def _is_subtable(value: Any) -> bool:
@@ -160,10 +162,10 @@ def _is_subtable(value: Any) -> bool:
 
 
 def _key(key: str) -> str:
-    return key if key.replace("_", "").replace("-", "").isalnum() and key.isascii() else _value(key)
+    return key if key.replace("_", "").replace("-", "").isalnum() and key.isascii() else toml_value(key)
 
 
-def _value(value: Any) -> str:
+def toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
@@ -171,7 +173,7 @@ def _value(value: Any) -> str:
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, list):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }"
+        return "{ " + ", ".join(f"{_key(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
     raise TypeError(f"cannot write {type(value).__name__} as TOML")

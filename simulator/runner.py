@@ -180,10 +180,10 @@ def execute(plan: Plan, out: Path, jobs: int = -1, backend: str = "joblib",
     if resume:
         plan = plan_from_manifest(store.read_manifest(out))
         game = get_game(plan.game)
-    else:
+    params = [game.prepare(v.rules, plan.n_players) for v in plan.variants]
+    if not resume:
         store.prepare_out(out, force)
         store.write_manifest(out, manifest_for(plan, game, "running"))
-    params = [game.prepare(v.rules, plan.n_players) for v in plan.variants]
     tasks = list(plan.tasks())
     done = store.finished_tasks(out, table_names(game), range(len(tasks)))
     todo = [t for t in tasks if t[0] not in done]

@@ -15,11 +15,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from simulator.errors import UserError
+
 MANIFEST = "manifest.json"
 ROW_GROUP_ROWS = 1 << 20
 
 
-class StoreError(Exception):
+class StoreError(UserError):
     """A problem with the output folder a user chose; one line."""
 
 

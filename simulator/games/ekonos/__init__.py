@@ -10,7 +10,7 @@ from policies import ekonos as policies
 from simulator.game import Game, policy_knobs
 from simulator.games.ekonos import engine
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rules import require
+from simulator.rules import RulesError, require
 
 ENGINE_VERSION = "ekonos-1"
 
@@ -63,7 +63,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
     setup, companies = rules["setup"], rules["companies"]
     counts = setup["player_counts"]
     if n_players not in counts:
-        raise ValueError(f"Ekonos is played by {min(counts)}-{max(counts)} players, not {n_players}")
+        raise RulesError("setup.player_counts", f"no Ekonos setup for {n_players} players (have {counts})")
     row = counts.index(n_players)
     cfg = np.zeros(N_CFG, dtype=np.int64)
     cfg[CFG_PLAYERS] = n_players

@@ -1,0 +1,54 @@
+"""`balsim bench`: games per second per core, engine alone and with the whole pipeline."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from simulator.game import Game
+from simulator.rng import game_seeds
+from simulator.runner import Plan, Variant, execute, seat_policy_ids
+
+TARGET_SECONDS = 5.0
+
+
+def bench(game: Game, rules: dict, seats: list[str], n_games: int | None, store: bool,
+          rotate: bool) -> list[str]:
+    """Lines of a benchmark report: compile/cache time, then a timed run on one core."""
+    n_players = len(seats)
+    plan = Plan(game=game.name, n_games=0, n_players=n_players, seats=seats, seed=1,
+                chunk_size=game.chunk_size, variants=[], rotate_seats=rotate)
+    params = game.prepare(rules, n_players)
+
+    def play(n: int, first: int = 0) -> float:
+        ids = np.arange(first, first + n, dtype=np.int64)
+        seeds, seat_ids = game_seeds(1, ids), seat_policy_ids(game, plan, ids)
+        start = time.perf_counter()
+        game.play(params, seeds, seat_ids)
+        return time.perf_counter() - start
+
+    warm = play(8)
+    probe = 1000
+    rate = probe / play(probe, 8)
+    n = n_games or max(probe, int(rate * TARGET_SECONDS))
+    seconds = play(n, probe + 8)
+    lines = [f"{game.name}: {n_players} players ({', '.join(seats)})",
+             f"  first call (compile or cache load): {warm:.2f} s",
+             f"  engine, one core: {n:,} games in {seconds:.2f} s = "
+             f"{n / seconds:,.0f} games/s per core"]
+    if store:
+        n_store = max(n, 10 * game.chunk_size)
+        plan.n_games = n_store
+        plan.variants = [Variant("base", rules)]
+        cores = os.cpu_count() or 1
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.perf_counter()
+            execute(plan, Path(tmp) / "bench", jobs=cores, progress=False)
+            total = time.perf_counter() - start
+        lines.append(f"  run with Parquet output, {cores} jobs: {n_store:,} games in {total:.2f} s"
+                     f" = {n_store / total:,.0f} games/s ({n_store / total / cores:,.0f} per core)")
+    return lines

@@ -1,0 +1,98 @@
+"""Option bundles shared by several commands, and turning them into library objects."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from simulator.errors import UserError
+from simulator.game import GAME_NAMES, Game, get_game
+
+
+def game_argument(f):
+    return click.argument("game", type=click.Choice(GAME_NAMES))(f)
+
+
+def rules_options(f):
+    f = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+                     help="Override one rules value (TOML syntax), e.g. "
+                          "--set setup.start_money=5. Repeatable.")(f)
+    f = click.option("--rules", "rules_files", multiple=True, metavar="FILE",
+                     type=click.Path(dir_okay=False),
+                     help="TOML file merged over the default rules. Repeatable.")(f)
+    return f
+
+
+def seat_options(f):
+    f = click.option("--rotate-seats/--fixed-seats", default=True, show_default=True,
+                     help="Cycle the seat assignment over games so a policy is not tied to a "
+                          "seat.")(f)
+    f = click.option("--seats", metavar="P1,P2,..",
+                     help="Policy of each seat, starting player first.")(f)
+    f = click.option("--policy", metavar="NAME",
+                     help="One policy for every seat (default: the scripted policies in "
+                          "turn, rotated).")(f)
+    f = click.option("-p", "--players", type=int, help="Number of players (default: the "
+                     "game's usual count, or the length of --seats).")(f)
+    return f
+
+
+def run_options(f):
+    f = click.option("-q", "--quiet", is_flag=True, help="No progress bar.")(f)
+    f = click.option("--chunk-size", type=click.IntRange(min=1),
+                     help="Games per worker task and per Parquet part (default per game).")(f)
+    f = click.option("-j", "--jobs", type=int, default=-1, show_default=True,
+                     help="Worker processes; -1 uses every core.")(f)
+    f = click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=1,
+                     show_default=True, help="Master seed; game k's seed is hash(seed, k).")(f)
+    f = click.option("-n", "--games", "n_games", type=click.IntRange(min=1), default=100_000,
+                     show_default=True, help="Games to play (per variant).")(f)
+    return f
+
+
+def store_options(f):
+    f = click.option("--scheduler", metavar="tcp://HOST:PORT",
+                     help="dask.distributed scheduler address (with --backend dask).")(f)
+    f = click.option("--backend", type=click.Choice(["joblib", "dask"]), default="joblib",
+                     show_default=True, help="Where chunks run: local processes or a dask "
+                                             "cluster.")(f)
+    f = click.option("--force", is_flag=True, help="Overwrite an existing dataset in OUT.")(f)
+    f = click.option("--resume", is_flag=True,
+                     help="Finish the interrupted run in OUT (its manifest holds the plan).")(f)
+    f = click.option("-o", "--out", type=click.Path(file_okay=False),
+                     help="Dataset folder (default: runs/GAME).")(f)
+    return f
+
+
+def seat_list(game: Game, players: int | None, policy: str | None, seats: str | None) -> list[str]:
+    """Policy name of each seat from --players/--policy/--seats, checked against the game."""
+    if policy and seats:
+        raise UserError("give --policy or --seats, not both")
+    names = [s.strip() for s in seats.split(",")] if seats else None
+    if names and players is not None and players != len(names):
+        raise UserError(f"--seats names {len(names)} policies but --players is {players}")
+    n = len(names) if names else (players or game.default_players)
+    if n not in game.player_counts:
+        raise UserError(f"{game.name} is played by {game.player_counts.start}-"
+                        f"{game.player_counts.stop - 1} players, not {n}")
+    if names is None:
+        if policy:
+            names = [policy] * n
+        else:
+            scripted = [p.name for p in game.policies if p.id != 0]
+            names = [scripted[i % len(scripted)] for i in range(n)]
+    for name in names:
+        game.policy(name)
+    return names
+
+
+def jobs_count(jobs: int) -> int:
+    if jobs == 0 or jobs < -1:
+        raise UserError("--jobs must be a positive number or -1 (every core)")
+    return os.cpu_count() or 1 if jobs == -1 else jobs
+
+
+def load(game_name: str, rules_files, sets) -> tuple[Game, dict]:
+    game = get_game(game_name)
+    return game, game.rules(tuple(rules_files), tuple(sets))

@@ -1,0 +1,115 @@
+"""Commands that play games: run, sweep, bench."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from simulator import bench as bench_mod
+from simulator.cli import cli
+from simulator.cli.options import (game_argument, jobs_count, load, rules_options, run_options,
+                                   seat_list, seat_options, store_options)
+from simulator.errors import UserError
+from simulator.runner import Plan, execute
+from simulator.sweep import grid_variants
+
+
+def _execute(game, plan, out, jobs, backend, scheduler, resume, force, quiet):
+    if backend == "dask" and not scheduler:
+        raise UserError("--backend dask needs --scheduler tcp://HOST:PORT")
+    out = Path(out or f"runs/{game.name if game else 'run'}")
+    manifest = execute(plan, out, jobs=jobs_count(jobs), backend=backend, scheduler=scheduler,
+                       resume=resume, force=force, progress=not quiet)
+    done = manifest["played_this_run"]
+    rate = done["games"] / done["seconds"] if done["seconds"] else 0.0
+    rows = ", ".join(f"{name} {sum(p['rows'] for p in parts):,} rows"
+                     for name, parts in manifest["parts"].items())
+    click.echo(f"{out}: {manifest['game']}, {manifest['n_games'] * len(manifest['variants']):,} "
+               f"games ({rows}); played {done['games']:,} in {done['seconds']:.1f} s "
+               f"({rate:,.0f} games/s)")
+
+
+@cli.command()
+@game_argument
+@run_options
+@seat_options
+@rules_options
+@store_options
+def run(game, n_games, seed, jobs, chunk_size, quiet, players, policy, seats, rotate_seats,
+        rules_files, sets, out, resume, force, backend, scheduler):
+    """Play N games of GAME and write a Parquet dataset.
+
+    \b
+    Examples:
+      balsim run ekonos -n 1000000 -p 4 --out runs/ek
+      balsim run karnaxis --seats tycoon,scholar,cautious --set loans.cap_usd=100000
+      balsim run karmaggan -p 6 --policy rusher --out runs/km6 --force
+      balsim run ekonos --out runs/ek --resume        # finish an interrupted run
+    """
+    if resume:
+        return _execute(None, None, out or _missing_out(), jobs, backend, scheduler, True, False, quiet)
+    g, rules = load(game, rules_files, sets)
+    plan = Plan(game=game, n_games=n_games, n_players=0, seats=[], seed=seed,
+                chunk_size=chunk_size or g.chunk_size, variants=[], rotate_seats=rotate_seats)
+    plan.seats = seat_list(g, players, policy, seats)
+    plan.n_players = len(plan.seats)
+    plan.variants = grid_variants(g, rules, (), ())
+    _execute(g, plan, out, jobs, backend, scheduler, False, force, quiet)
+
+
+@cli.command()
+@game_argument
+@click.option("--vary", "varies", multiple=True, metavar="KEY=V1,V2,..",
+              help="A rules key and the values to try (TOML syntax). Several --vary make a "
+                   "grid.")
+@click.option("--variant", "variant_files", multiple=True, metavar="NAME=FILE",
+              help="A named variant: a rules TOML file merged over the base rules. Repeatable.")
+@run_options
+@seat_options
+@rules_options
+@store_options
+def sweep(game, varies, variant_files, n_games, seed, jobs, chunk_size, quiet, players, policy,
+          seats, rotate_seats, rules_files, sets, out, resume, force, backend, scheduler):
+    """Play every variant of GAME on the same seeds into one dataset.
+
+    The base rules (defaults + --rules/--set) are variant "base"; each --vary value (or the
+    grid of several --vary) and each --variant file is another.  Game k of every variant has
+    the same seed, so the analysis compares variants game by game.
+
+    \b
+    Examples:
+      balsim sweep karnaxis --vary loans.cap_usd=100000,200000 --out runs/loancap
+      balsim sweep karmaggan -p 4 --vary setup.blood_coins_4_6=2,3,5,6
+      balsim sweep karnaxis --variant flat=flat_tax.toml --out runs/flat
+    """
+    if resume:
+        return _execute(None, None, out or _missing_out(), jobs, backend, scheduler, True, False, quiet)
+    if not varies and not variant_files:
+        raise UserError("sweep needs at least one --vary KEY=V1,V2 or --variant NAME=FILE")
+    g, rules = load(game, rules_files, sets)
+    names = seat_list(g, players, policy, seats)
+    plan = Plan(game=game, n_games=n_games, n_players=len(names), seats=names, seed=seed,
+                chunk_size=chunk_size or g.chunk_size,
+                variants=grid_variants(g, rules, varies, variant_files),
+                rotate_seats=rotate_seats)
+    _execute(g, plan, out or f"runs/{game}-sweep", jobs, backend, scheduler, False, force, quiet)
+
+
+def _missing_out():
+    raise UserError("--resume needs --out DIR (the dataset to finish)")
+
+
+@cli.command()
+@game_argument
+@click.option("-n", "--games", "n_games", type=click.IntRange(min=1), help="Games to time "
+              "(default: about five seconds' worth).")
+@seat_options
+@click.option("--store/--no-store", default=False, show_default=True,
+              help="Also time a full run with Parquet output on every core.")
+def bench(game, n_games, players, policy, seats, rotate_seats, store):
+    """Measure games per second per core (engine only; --store adds the full pipeline)."""
+    g, rules = load(game, (), ())
+    names = seat_list(g, players, policy, seats)
+    for line in bench_mod.bench(g, rules, names, n_games, store, rotate_seats):
+        click.echo(line)
