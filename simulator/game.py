@@ -1,6 +1,7 @@
 """The contract every engine follows, and the registry of games.
 
-A game package ``simulator/games/<name>/`` exposes ``GAME``, a :class:`Game`.  The runner only
+A game package ``simulator/games/<name>/`` has a module ``game`` exposing ``GAME``, a
+:class:`Game` (the package ``__init__`` stays light so policies can import its ``state``).  The runner only
 talks to this object:
 
 * ``prepare(rules, n_players) -> params``: a tuple of numpy arrays (picklable, numba-friendly)
@@ -79,7 +80,7 @@ class Game:
 def get_game(name: str) -> Game:
     if name not in GAME_NAMES:
         raise UserError(f"unknown game '{name}' (known: {', '.join(GAME_NAMES)})")
-    return importlib.import_module(f"simulator.games.{name}").GAME
+    return importlib.import_module(f"simulator.games.{name}.game").GAME
 
 
 def policy_knobs(rules: dict, policies: tuple[Policy, ...], knob_names: tuple[str, ...]):

@@ -1,0 +1,162 @@
+"""Ekonos wrapper (rulebook: shared/rules/ekonos.md).
+
+The wrapper checks the rules, turns them into the kernel's arrays, allocates outputs and
+decodes traces; the kernels in :mod:`engine` only loop.
+"""
+
+import numpy as np
+
+from policies import ekonos as policies
+from simulator.game import Game, policy_knobs
+from simulator.games.ekonos import engine
+from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
+from simulator.rules import RulesError, require
+
+ENGINE_VERSION = "ekonos-1"
+
+
+def board_adjacency(layout: list[str]) -> np.ndarray:
+    """int64[n_spaces, 4] orthogonal neighbours (-1 pads) of the '.' cells of an ASCII layout."""
+    cells = [(r, c) for r, line in enumerate(layout) for c, ch in enumerate(line) if ch == "."]
+    index = {cell: i for i, cell in enumerate(cells)}
+    adjacency = np.full((len(cells), 4), -1, dtype=np.int64)
+    for i, (r, c) in enumerate(cells):
+        near = [index[n] for n in ((r - 1, c), (r, c - 1), (r, c + 1), (r + 1, c)) if n in index]
+        adjacency[i, :len(near)] = near
+    return adjacency
+
+
+def check(rules: dict) -> None:
+    setup, companies = rules["setup"], rules["companies"]
+    counts = setup["player_counts"]
+    n_companies = len(companies["names"])
+    for key in ("turns", "cards_per_turn", "money_per_turn"):
+        require(rules, f"setup.{key}", len(setup[key]) == len(counts),
+                f"needs one entry per player count ({len(counts)})")
+        require(rules, f"setup.{key}", all(v >= 1 for v in setup[key]), "entries must be >= 1")
+    require(rules, "setup.player_counts", all(3 <= n <= 6 for n in counts) and counts,
+            "player counts must be 3..6")
+    require(rules, "setup.start_money", setup["start_money"] >= 0, "must be >= 0")
+    require(rules, "companies.names", n_companies >= 3, "needs at least 3 companies")
+    require(rules, "companies.market_indicators", companies["market_indicators"] >= 1, "must be >= 1")
+    small, large = companies["growth_small"], companies["growth_large"]
+    require(rules, "companies.growth_small", 1 <= small, "must be >= 1")
+    require(rules, "companies.growth_large", large > small, "must exceed companies.growth_small")
+    for key in ("expand_small", "expand_large"):
+        require(rules, f"companies.{key}", companies[key] >= 0, "must be >= 0")
+    require(rules, "shares.indicators_per_player", rules["shares"]["indicators_per_player"] >= 1,
+            "must be >= 1")
+    layout = rules["board"]["layout"]
+    require(rules, "board.layout", sum(line.count(".") for line in layout) >= 2,
+            "needs at least two '.' spaces")
+    cards = rules["deck"]["cards"]
+    require(rules, "deck.cards", all(len(card) == 3 for card in cards),
+            "each card lists three companies")
+    require(rules, "deck.cards", all(0 <= c < n_companies for card in cards for c in card),
+            f"company indices must be 0..{n_companies - 1}")
+    most = max(n * cards_each for n, cards_each in zip(counts, setup["cards_per_turn"]))
+    require(rules, "deck.cards", len(cards) >= most,
+            f"{len(cards)} cards cannot deal {most} per turn")
+
+
+def prepare(rules: dict, n_players: int) -> tuple:
+    setup, companies = rules["setup"], rules["companies"]
+    counts = setup["player_counts"]
+    if n_players not in counts:
+        raise RulesError("setup.player_counts", f"no Ekonos setup for {n_players} players (have {counts})")
+    row = counts.index(n_players)
+    cfg = np.zeros(N_CFG, dtype=np.int64)
+    cfg[CFG_PLAYERS] = n_players
+    cfg[CFG_TURNS] = setup["turns"][row]
+    cfg[CFG_CARDS_PER_TURN] = setup["cards_per_turn"][row]
+    cfg[CFG_MONEY_PER_TURN] = setup["money_per_turn"][row]
+    cfg[CFG_START_MONEY] = setup["start_money"]
+    cfg[CFG_MARKERS] = companies["market_indicators"]
+    cfg[CFG_SHARE_INDICATORS] = rules["shares"]["indicators_per_player"]
+    cfg[CFG_GROWTH_SMALL], cfg[CFG_GROWTH_LARGE] = companies["growth_small"], companies["growth_large"]
+    cfg[CFG_EXPAND_SMALL], cfg[CFG_EXPAND_LARGE] = companies["expand_small"], companies["expand_large"]
+    cfg[CFG_COMPANIES] = len(companies["names"])
+    deck = np.array(rules["deck"]["cards"], dtype=np.int64)
+    adjacency = board_adjacency(rules["board"]["layout"])
+    knobs = policy_knobs(rules, policies.POLICIES, policies.KNOBS)
+    return cfg, deck, adjacency, knobs
+
+
+def allocate(cfg: np.ndarray, n: int):
+    p, c = cfg[CFG_PLAYERS], cfg[CFG_COMPANIES]
+    return (np.zeros((n, N_GAME_OUT), np.int64), np.zeros((n, p, N_PLAYER_OUT), np.int64),
+            np.zeros((n, c), np.int64), np.zeros((n, p, 2 * c), np.int64))
+
+
+def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
+    cfg, deck, adjacency, knobs = params
+    out_games, out_players, company_games, company_players = allocate(cfg, len(seeds))
+    engine.play_games(cfg, deck, adjacency, knobs, seeds, seat_policies, out_games, out_players,
+                      company_games, company_players)
+    n_companies = cfg[CFG_COMPANIES]
+    games = {"winner_seat": out_games[:, G_WINNER], "length": out_games[:, G_LENGTH],
+             "end_reason": out_games[:, G_END_REASON], "rounds": out_games[:, G_ROUNDS].astype(np.int16)}
+    for c in range(n_companies):
+        games[f"company{c}_value"] = company_games[:, c].astype(np.int16)
+    names = ("score", "won", "cash", "holdings_value", "shares_bought", "shares_sold",
+             "spent_on_shares", "received_from_sales", "money_dealt", "expansions",
+             "markers_placed", "markers_protected", "growth_raised", "cards_discarded")
+    players = {name: out_players[:, :, i] for i, name in enumerate(names)}
+    players["won"] = players["won"].astype(bool)
+    for name in names[2:]:
+        players[name] = players[name].astype(np.int32)
+    for c in range(n_companies):
+        players[f"company{c}_shares"] = company_players[:, :, c].astype(np.int16)
+        players[f"company{c}_president"] = company_players[:, :, n_companies + c].astype(bool)
+    return {"games": games, "players": players}
+
+
+def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: int = 10_000):
+    """The trace rows (int64[k, TRACE_WIDTH]) of one game."""
+    cfg, deck, adjacency, knobs = params
+    out_game, out_players, company_game, company_players = (a[0] for a in allocate(cfg, 1))
+    trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
+    n = engine.play_game(cfg, deck, adjacency, knobs, np.uint64(seed), seat_policies, out_game,
+                         out_players, company_game, company_players, trace)
+    return trace[:n]
+
+
+def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> list[str]:
+    """A readable play-by-play of one game."""
+    names = rules["companies"]["names"]
+    lines = []
+    for event, turn, seat, a, b, c, d in trace_game(params, seed, seat_policies).tolist():
+        who = f"seat {seat}"
+        if event == EV_TURN:
+            lines.append(f"== turn {turn + 1}, seat {seat} starts")
+        elif event == EV_DEAL:
+            lines.append(f"turn {turn + 1} {who}: dealt {b} cards and {a} M.U. (cash {c - a}→{c})")
+        elif event == EV_PLACE:
+            lines.append(f"turn {turn + 1} {who}: places a {names[a]} marker on space {b}")
+        elif event == EV_PROTECT:
+            lines.append(f"turn {turn + 1} {who}: protects the {names[a]} marker on space {b}")
+        elif event == EV_GROW:
+            lines.append(f"turn {turn + 1} {who}: raises {names[a]} growth to {b}")
+        elif event == EV_EXPAND_WAIT:
+            lines.append(f"turn {turn + 1} {who}: president of {names[a]} waits at growth {b}")
+        elif event == EV_EXPAND:
+            replaced = f", replacing {names[c]}" if c >= 0 else ""
+            lines.append(f"turn {turn + 1} {who}: expands {names[a]} to space {b}{replaced}")
+        elif event in (EV_SELL, EV_BUY):
+            verb = "sells" if event == EV_SELL else "buys"
+            lines.append(f"turn {turn + 1} {who}: {verb} a {names[a]} share for {b} (cash {c}→{d})")
+        elif event == EV_PRESIDENT:
+            lines.append(f"turn {turn + 1}: seat {seat} becomes president of {names[a]}")
+        elif event == EV_DISCARD:
+            lines.append(f"turn {turn + 1} {who}: discards card {a} (no function can act)")
+        elif event == EV_SCORE:
+            lines.append(f"final {who}: cash {a} + holdings {b} = score {c}")
+    return lines
+
+
+GAME = Game(
+    name="ekonos", engine_version=ENGINE_VERSION, player_counts=range(3, 7), default_players=4,
+    chunk_size=50_000, length_unit="turns", policies=policies.POLICIES, check=check,
+    prepare=prepare, play=play, replay=replay,
+    categories={"end_reason": ("final_turn",)},
+)

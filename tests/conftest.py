@@ -1,0 +1,30 @@
+"""Shared fixtures: each game's kernels compile once per session, small datasets are reused."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".numba_cache"))
+
+from simulator.game import GAME_NAMES, get_game  # noqa: E402
+from simulator.runner import Plan, Variant, execute  # noqa: E402
+from simulator.cli.options import seat_list  # noqa: E402
+
+
+def small_plan(name: str, n_games: int = 600, chunk_size: int = 150, seed: int = 7) -> Plan:
+    game = get_game(name)
+    seats = seat_list(game, None, None, None)
+    return Plan(game=name, n_games=n_games, n_players=len(seats), seats=seats, seed=seed,
+                chunk_size=chunk_size, variants=[Variant("base", game.rules())], rotate_seats=True)
+
+
+@pytest.fixture(scope="session")
+def small_datasets(tmp_path_factory) -> dict[str, Path]:
+    """One small dataset per game, played on one process."""
+    out = {}
+    for name in GAME_NAMES:
+        path = tmp_path_factory.mktemp("data") / name
+        execute(small_plan(name), path, jobs=1, progress=False)
+        out[name] = path
+    return out
