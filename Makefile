@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
+export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache  # compiled kernels, one subfolder per source version
 
 .PHONY: run test bench clean
 

@@ -8,26 +8,31 @@ from simulator.rng import POLICY, rng_below, rng_float
 RANDOM = 0  # policy id 0 is `random` in every game
 
 
+@njit(cache=True, inline="always")
+def keep_best(score, i, best, count, choice, rng):
+    """One step of a streaming argmax over options: returns the new (best, count, choice).
+
+    Ties are broken uniformly (reservoir sampling on the policy stream), without allocating a
+    score array per decision."""
+    if score > best:
+        return score, 1, i
+    if score == best:
+        count += 1
+        if rng_below(rng, POLICY, count) == 0:
+            choice = i
+    return best, count, choice
+
+
 @njit(cache=True)
 def pick_best(scores, n, rng):
     """Index of the highest of ``scores[:n]``; ties broken uniformly from the policy stream."""
-    best = -np.inf
-    count = 0
-    choice = 0
+    best, count, choice = -np.inf, 0, 0
     for i in range(n):
-        s = scores[i]
-        if s > best:
-            best = s
-            count = 1
-            choice = i
-        elif s == best:
-            count += 1
-            if rng_below(rng, POLICY, count) == 0:
-                choice = i
+        best, count, choice = keep_best(scores[i], i, best, count, choice, rng)
     return choice
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pick_random(n, rng):
     return rng_below(rng, POLICY, n)
 

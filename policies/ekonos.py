@@ -8,7 +8,7 @@ best; the knobs in ``[policies.NAME]`` of the rules make the strategies differ.
 import numpy as np
 from numba import njit
 
-from policies.common import RANDOM, pick_best, pick_random
+from policies.common import RANDOM, keep_best, pick_random
 from simulator.game import Policy
 from simulator.games.ekonos.state import (
     BUY, CASH, CHOOSE_CARD, CHOOSE_SPACE, EMPTY, EXPAND_NOW, NAME_PRESIDENT, ON_BOARD, OPT_A,
@@ -31,18 +31,18 @@ PRESIDENCY_BONUS, EXPAND_EARLY, BUY_MARGIN, SELL_MARGIN, PLACE_WEIGHT = range(5)
 FUTURE_GROWTH = 2.0  # expected rise of a company's value before the end when not in the last turn
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stake(shares, companies, seat, c):
     """How much a seat cares about company c: its shares, plus two for the presidency."""
     return shares[seat, c] + (2.0 if companies[c, PRESIDENT] == seat else 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def expected_value(companies, c, last_turn):
     return companies[c, ON_BOARD] + (0.0 if last_turn else FUTURE_GROWTH)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def option_score(kind, seat, company, row, k, cfg, players, companies, shares, board,
                  adjacency, last_turn):
     if kind == CHOOSE_CARD:
@@ -94,15 +94,16 @@ def option_score(kind, seat, company, row, k, cfg, players, companies, shares, b
     return -float(players[row[OPT_A], CASH])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose(kind, seat, company, options, n, policy_id, knobs, cfg, players, companies, shares,
            board, adjacency, last_turn, rng):
     """Index into ``options[:n]`` chosen by ``policy_id`` for decision ``kind`` of ``seat``."""
     if policy_id == RANDOM:
         return pick_random(n, rng)
     k = knobs[policy_id]
-    scores = np.empty(n)
+    best, count, choice = -np.inf, 0, 0
     for i in range(n):
-        scores[i] = option_score(kind, seat, company, options[i], k, cfg, players, companies,
-                                 shares, board, adjacency, last_turn)
-    return pick_best(scores, n, rng)
+        score = option_score(kind, seat, company, options[i], k, cfg, players, companies, shares,
+                             board, adjacency, last_turn)
+        best, count, choice = keep_best(score, i, best, count, choice, rng)
+    return choice

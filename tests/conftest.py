@@ -1,15 +1,12 @@
 """Shared fixtures: each game's kernels compile once per session, small datasets are reused."""
 
-import os
 from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".numba_cache"))
-
-from simulator.game import GAME_NAMES, get_game  # noqa: E402
-from simulator.runner import Plan, Variant, execute  # noqa: E402
-from simulator.cli.options import seat_list  # noqa: E402
+from simulator.cli.options import seat_list
+from simulator.game import GAME_NAMES, get_game
+from simulator.runner import Plan, Variant, execute
 
 
 def small_plan(name: str, n_games: int = 600, chunk_size: int = 150, seed: int = 7) -> Plan:

@@ -31,6 +31,8 @@ class Table:
         for s, cell in enumerate(cells):
             self.board[s, OWNER] = EMPTY if cell == "." else ord(cell.upper()) - ord("A")
             self.board[s, PROTECTED] = cell.islower()
+            if cell.islower():
+                self.companies[self.board[s, OWNER], PROTECTED_ON_BOARD] += 1
             if cell != ".":
                 self.companies[self.board[s, OWNER], ON_BOARD] += 1
                 self.companies[self.board[s, OWNER], SUPPLY] -= 1

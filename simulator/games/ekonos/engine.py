@@ -25,7 +25,7 @@ from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import SETUP, rng_new, shuffle
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def record(trace, n_events, event, turn, seat, a, b, c, d):
     """Append one trace row when tracing; returns the new event count."""
     if n_events < trace.shape[0]:
@@ -35,25 +35,25 @@ def record(trace, n_events, event, turn, seat, a, b, c, d):
     return n_events
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sell_price(companies, c):
     """The Buying and Selling of Shares: a share sells for the number of shares of the company."""
     return companies[c, SHARES_OUT]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def buy_price(companies, c):
     """The Buying and Selling of Shares: a share costs one M.U. more than the number of shares."""
     return companies[c, SHARES_OUT] + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def company_value(companies, c):
     """Scoring: a company is worth the number of its market indicators on the board."""
     return companies[c, ON_BOARD]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_marker(board, companies, space, c):
     """Put a market indicator of company c on a space, returning any unprotected indicator it
     replaces to that company's supply (Playing a Card: growth may replace others' indicators).
@@ -69,18 +69,15 @@ def place_marker(board, companies, space, c):
     return replaced
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def list_card_options(cfg, deck, hand, companies, board, options):
     """Playing a Card: every (card, function) of the hand that can take effect.
 
     Function 1 needs a free space and an indicator in supply, or an unprotected indicator of
-    the company to turn; functions 2 and 3 need a growth indicator below the top level that a
-    president could still act on (ASSUMED: growth stops at level 6)."""
+    the company to turn; functions 2 and 3 need a growth indicator below the top level
+    (ASSUMED: without a president to expand, growth stops at level 6)."""
+    free = board.shape[0] - companies[:, ON_BOARD].sum()
     n = 0
-    free = 0
-    for s in range(board.shape[0]):
-        if board[s, OWNER] == EMPTY:
-            free += 1
     for slot in range(hand.shape[0]):
         card = hand[slot]
         if card < 0:
@@ -88,7 +85,8 @@ def list_card_options(cfg, deck, hand, companies, board, options):
         for f in range(3):
             c = deck[card, f]
             if f == PLACE_FUNCTION:
-                ok = (free > 0 and companies[c, SUPPLY] > 0) or has_unprotected(board, c)
+                ok = ((free > 0 and companies[c, SUPPLY] > 0)
+                      or companies[c, ON_BOARD] > companies[c, PROTECTED_ON_BOARD])
             else:
                 ok = companies[c, GROWTH] < cfg[CFG_GROWTH_LARGE]
             if ok:
@@ -97,15 +95,7 @@ def list_card_options(cfg, deck, hand, companies, board, options):
     return n
 
 
-@njit(cache=True)
-def has_unprotected(board, c):
-    for s in range(board.shape[0]):
-        if board[s, OWNER] == c and board[s, PROTECTED] == 0:
-            return True
-    return False
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def list_place_options(board, companies, c, options):
     """Function 1 targets: a free space (if c has an indicator left) or an unprotected
     indicator of c to turn protected."""
@@ -118,7 +108,7 @@ def list_place_options(board, companies, c, options):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def list_expand_options(board, adjacency, c, options):
     """Growth targets: spaces adjacent to an indicator of c that are free or hold an
     unprotected indicator of another company."""
@@ -186,7 +176,7 @@ def expand(cfg, board, adjacency, companies, shares, players, c, count, knobs, p
     return n_events
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def buy_share(players, companies, shares, seat, c):
     """The Buying and Selling of Shares + Presidency: pay the price, take a share; the first
     buyer becomes president, and anyone holding more than the president takes over."""
@@ -203,7 +193,7 @@ def buy_share(players, companies, shares, seat, c):
     return price
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sell_share(players, companies, shares, seat, c):
     """The Buying and Selling of Shares: collect the price from the bank, remove a share."""
     price = sell_price(companies, c)
@@ -274,6 +264,7 @@ def play_card(cfg, deck, hands, board, adjacency, companies, shares, players, se
     space = options[i, OPT_A]
     if board[space, OWNER] == c:
         board[space, PROTECTED] = 1
+        companies[c, PROTECTED_ON_BOARD] += 1
         players[seat, PROTECTED_PLAYS] += 1
         return record(trace, n_events, EV_PROTECT, turn, seat, c, space, 0, 0)
     place_marker(board, companies, space, c)

@@ -12,8 +12,9 @@ Shared by the engine and the policies, so neither imports the other's internals.
 (CASH, INDICATORS_LEFT, MONEY_RECEIVED, BOUGHT, SOLD, SPENT, PROCEEDS, EXPANSIONS, PLACED,
  PROTECTED_PLAYS, GROWN, DISCARDED, N_PLAYER) = range(13)
 
-# companies columns; PRESIDENT is a seat or NONE
-GROWTH, PRESIDENT, ON_BOARD, SUPPLY, SHARES_OUT, N_COMPANY = range(6)
+# companies columns; PRESIDENT is a seat or NONE; ON_BOARD counts all the company's markers,
+# PROTECTED_ON_BOARD the protected ones among them
+GROWTH, PRESIDENT, ON_BOARD, PROTECTED_ON_BOARD, SUPPLY, SHARES_OUT, N_COMPANY = range(7)
 NONE = -1
 
 # board columns; OWNER is a company or EMPTY
