@@ -123,6 +123,7 @@ def effective_rules(defaults: dict, files: tuple[str, ...] = (), sets: tuple[str
         rules = merge(rules, load_toml(path))
     for assignment in sets:
         key, value = parse_set(assignment, rules)
+        lookup(rules, key)  # names the whole key when it is unknown
         rules = merge(rules, nest(key, value))
     return rules
 

@@ -1,5 +1,7 @@
 """The ``balsim`` command: thin click commands over the library, split by command group."""
 
+import sys
+
 import click
 
 from simulator import __version__
@@ -18,6 +20,23 @@ class BalsimGroup(click.Group):
             return super().invoke(ctx)
         except UserError as e:
             raise Failure(str(e)) from None
+
+    def main(self, *args, **kwargs):
+        """Every usage error is one line ``Error: ...`` on stderr with exit status 2."""
+        if kwargs.pop("standalone_mode", True) is False:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(1)
+        except click.ClickException as e:
+            message = " ".join(e.format_message().split())
+            if isinstance(e, click.UsageError) and e.ctx is not None:
+                message = f"{message} (see '{e.ctx.command_path} --help')"
+            click.echo(f"Error: {message}", err=True)
+            sys.exit(2 if isinstance(e, (click.UsageError, Failure)) else e.exit_code)
+        sys.exit(code or 0)
 
 
 @click.group(cls=BalsimGroup, context_settings={"help_option_names": ["-h", "--help"],

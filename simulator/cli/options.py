@@ -7,11 +7,18 @@ import os
 import click
 
 from simulator.errors import UserError
-from simulator.game import GAME_NAMES, Game, get_game
+from simulator.game import Game, get_game
+
+
+class GameName(click.ParamType):
+    name = "game"
+
+    def convert(self, value, param, ctx):
+        return get_game(value).name  # UserError naming the known games
 
 
 def game_argument(f):
-    return click.argument("game", type=click.Choice(GAME_NAMES))(f)
+    return click.argument("game", type=GameName(), metavar="GAME")(f)
 
 
 def rules_options(f):
