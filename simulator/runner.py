@@ -45,17 +45,20 @@ class Plan:
     chunk_size: int
     variants: list[Variant]
     rotate_seats: bool = False
+    until_ci: float | None = None    # stop once every win-rate interval is narrower than this
 
     @property
     def n_chunks(self) -> int:
         return -(-self.n_games // self.chunk_size)
 
     def tasks(self):
-        """(task, variant index, first game id, n games) for every chunk of every variant."""
-        for v in range(len(self.variants)):
-            for c in range(self.n_chunks):
-                first = c * self.chunk_size
-                yield v * self.n_chunks + c, v, first, min(self.chunk_size, self.n_games - first)
+        """(task, variant index, first game id, n games): chunk by chunk, every variant of a
+        chunk together, so a run stopped early holds the same games for every variant."""
+        for c in range(self.n_chunks):
+            first = c * self.chunk_size
+            for v in range(len(self.variants)):
+                yield (c * len(self.variants) + v, v, first,
+                       min(self.chunk_size, self.n_games - first))
 
 
 def seat_policy_ids(game: Game, plan: Plan, game_ids: np.ndarray) -> np.ndarray:
@@ -153,7 +156,8 @@ def manifest_for(plan: Plan, game: Game, status: str) -> dict:
         "engine_version": game.engine_version,
         "game": plan.game, "n_games": plan.n_games, "n_players": plan.n_players,
         "seats": plan.seats, "rotate_seats": plan.rotate_seats, "seed": plan.seed,
-        "chunk_size": plan.chunk_size, "length_unit": game.length_unit,
+        "chunk_size": plan.chunk_size, "until_ci": plan.until_ci,
+        "length_unit": game.length_unit,
         "variants": [asdict(v) for v in plan.variants],
         "tables": list(table_names(game)),
         "status": status,
@@ -164,69 +168,127 @@ def manifest_for(plan: Plan, game: Game, status: str) -> dict:
 
 def plan_from_manifest(manifest: dict) -> Plan:
     fields = {k: manifest[k] for k in ("game", "n_games", "n_players", "seats", "seed",
-                                        "chunk_size", "rotate_seats")}
+                                        "chunk_size", "rotate_seats", "until_ci")}
     return Plan(variants=[Variant(**v) for v in manifest["variants"]], **fields)
 
 
-def execute(plan: Plan, out: Path, jobs: int = -1, backend: str = "joblib",
+def execute(plan: Plan | None, out: Path, jobs: int = -1, backend: str = "joblib",
             scheduler: str | None = None, resume: bool = False, force: bool = False,
             progress: bool = True) -> dict:
     """Run ``plan`` into ``out`` and return the finished manifest.
 
     With ``resume`` the plan is the one recorded in ``out``'s manifest and only the tasks whose
-    parts are missing are played.
+    parts are missing are played.  With ``plan.until_ci`` games are played in waves of
+    ``WAVE_CHUNKS`` chunks until every win-rate interval (by seat and by policy, in every
+    variant) is narrower than it, or ``plan.n_games`` (the budget) is reached; waves do not
+    depend on ``jobs``, so neither does where the run stops.
     """
-    game = get_game(plan.game) if plan else None
     if resume:
         plan = plan_from_manifest(store.read_manifest(out))
-        game = get_game(plan.game)
+    game = get_game(plan.game)
     params = [game.prepare(v.rules, plan.n_players) for v in plan.variants]
     if not resume:
         store.prepare_out(out, force)
         store.write_manifest(out, manifest_for(plan, game, "running"))
     tasks = list(plan.tasks())
     done = store.finished_tasks(out, table_names(game), range(len(tasks)))
-    todo = [t for t in tasks if t[0] not in done]
-    total = plan.n_games * len(plan.variants)
+    wave = WAVE_CHUNKS * len(plan.variants) if plan.until_ci else len(tasks)
     started = time.perf_counter()
-    played = 0
-    with Progress(total, sum(t[3] for t in tasks if t[0] in done), progress) as bar:
-        for n in _dispatch(plan, params, todo, out, jobs, backend, scheduler):
-            played += n
-            bar.advance(n)
+    played, played_tasks, stop = 0, [], None
+    with Progress(plan.n_games * len(plan.variants), progress) as bar, \
+            Workers(jobs, backend, scheduler) as workers:
+        bar.advance(sum(t[3] for t in tasks if t[0] in done), fresh=False)
+        for start in range(0, len(tasks), wave):
+            batch = tasks[start:start + wave]
+            todo = [(plan, params[v], t, v, first, n, str(out))
+                    for t, v, first, n in batch if t not in done]
+            for n in workers.map(play_task, todo):
+                played += n
+                bar.advance(n)
+            played_tasks += batch
+            if plan.until_ci:
+                stop = widest_interval(out, [t for t, *_ in played_tasks])
+                if stop <= plan.until_ci:
+                    break
     elapsed = time.perf_counter() - started
     manifest = manifest_for(plan, game, "complete")
     manifest["parts"] = {name: [{"file": f"{name}/{store.part_name(t)}",
-                                 "rows": store.part_rows(out, name, t)} for t, *_ in tasks]
+                                 "rows": store.part_rows(out, name, t)} for t, *_ in played_tasks]
                          for name in table_names(game)}
+    if plan.until_ci:
+        games = sum(n for _, v, _, n in played_tasks if v == 0)
+        reached = stop <= plan.until_ci
+        manifest.update(n_games=games, games_budget=plan.n_games, stopped={
+            "reason": "interval width reached" if reached else "game budget reached",
+            "widest_interval": round(float(stop), 6), "games_per_variant": games})
     manifest["played_this_run"] = {"games": played, "seconds": round(elapsed, 3)}
     store.write_manifest(out, manifest)
     return manifest
 
 
-def _dispatch(plan, params, todo, out, jobs, backend, scheduler):
-    args = [(plan, params[v], t, v, first, n, str(out)) for t, v, first, n in todo]
-    if backend == "dask":
-        from distributed import Client, as_completed
-        with Client(scheduler) as client:
-            futures = [client.submit(play_task, *a, pure=False) for a in args]
+WAVE_CHUNKS = 4
+
+
+def widest_interval(out: Path, tasks: list[int]) -> float:
+    """Widest Wilson 95% interval of the win rate by seat and by policy in every variant."""
+    import polars as pl
+
+    from simulator.stats import wilson_interval
+    players = pl.scan_parquet([out / "players" / store.part_name(t) for t in tasks])
+    widest = 0.0
+    for key in ("seat", "policy"):
+        counts = players.group_by("variant", key).agg(
+            pl.col("won").sum().alias("wins"), pl.len().alias("n")).collect()
+        low, high = wilson_interval(counts["wins"].to_numpy(), counts["n"].to_numpy())
+        widest = max(widest, float(np.max(high - low)))
+    return widest
+
+
+class Workers:
+    """Runs task functions on local processes (joblib) or a dask.distributed cluster."""
+
+    def __init__(self, jobs: int, backend: str, scheduler: str | None):
+        self.jobs, self.backend, self.scheduler = jobs, backend, scheduler
+
+    def __enter__(self):
+        if self.backend == "dask":
+            from distributed import Client
+            self.client = Client(self.scheduler)
+        elif self.jobs != 1:
+            from joblib import Parallel
+            self.parallel = Parallel(n_jobs=self.jobs, return_as="generator_unordered")
+            self.parallel.__enter__()
+        return self
+
+    def map(self, function, args_list):
+        """Results of ``function(*args)`` for every args, in completion order."""
+        if not args_list:
+            return
+        if self.backend == "dask":
+            from distributed import as_completed
+            futures = [self.client.submit(function, *a, pure=False) for a in args_list]
             for future in as_completed(futures):
                 yield future.result()
-        return
-    from joblib import Parallel, delayed
-    if jobs == 1 or len(args) <= 1:
-        for a in args:
-            yield play_task(*a)
-        return
-    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-    yield from parallel(delayed(play_task)(*a) for a in args)
+        elif self.jobs == 1 or len(args_list) == 1:
+            for a in args_list:
+                yield function(*a)
+        else:
+            from joblib import delayed
+            yield from self.parallel(delayed(function)(*a) for a in args_list)
+
+    def __exit__(self, *exc):
+        if self.backend == "dask":
+            self.client.close()
+        elif self.jobs != 1:
+            self.parallel.__exit__(*exc)
+        return False
 
 
 class Progress:
     """Games done, games/s and ETA on stderr; silent when off or stderr is not a terminal."""
 
-    def __init__(self, total: int, already: int, enabled: bool):
-        self.total, self.done = total, already
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.done = total, 0
         self.enabled = enabled and sys.stderr.isatty()
         self.start = time.perf_counter()
         self.fresh = 0
@@ -235,9 +297,10 @@ class Progress:
         self._draw()
         return self
 
-    def advance(self, n: int) -> None:
+    def advance(self, n: int, fresh: bool = True) -> None:
+        """Count n more games done; ``fresh=False`` for games found done by --resume."""
         self.done += n
-        self.fresh += n
+        self.fresh += n if fresh else 0
         self._draw()
 
     def _draw(self) -> None:

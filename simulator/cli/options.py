@@ -17,6 +17,14 @@ class GameName(click.ParamType):
         return get_game(value).name  # UserError naming the known games
 
 
+DEFAULT_GAMES = 100_000
+DEFAULT_BUDGET = 10_000_000
+
+
+def games_to_play(n_games: int | None, until_ci: float | None) -> int:
+    return n_games or (DEFAULT_BUDGET if until_ci else DEFAULT_GAMES)
+
+
 def game_argument(f):
     return click.argument("game", type=GameName(), metavar="GAME")(f)
 
@@ -53,8 +61,14 @@ def run_options(f):
                      help="Worker processes; -1 uses every core.")(f)
     f = click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=1,
                      show_default=True, help="Master seed; game k's seed is hash(seed, k).")(f)
-    f = click.option("-n", "--games", "n_games", type=click.IntRange(min=1), default=100_000,
-                     show_default=True, help="Games to play (per variant).")(f)
+    f = click.option("--until-ci", type=click.FloatRange(min=0, min_open=True, max=1),
+                     metavar="WIDTH",
+                     help="Keep playing until every win-rate 95%% interval (by seat and by "
+                          "policy, in every variant) is narrower than WIDTH; -n is then the "
+                          "budget.")(f)
+    f = click.option("-n", "--games", "n_games", type=click.IntRange(min=1),
+                     help=f"Games to play per variant [default: {DEFAULT_GAMES:,}; with "
+                          f"--until-ci, a budget of {DEFAULT_BUDGET:,}].")(f)
     return f
 
 

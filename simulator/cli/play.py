@@ -8,8 +8,8 @@ import click
 
 from simulator import bench as bench_mod
 from simulator.cli import cli
-from simulator.cli.options import (game_argument, jobs_count, load, rules_options, run_options,
-                                   seat_list, seat_options, store_options)
+from simulator.cli.options import (game_argument, games_to_play, jobs_count, load, rules_options,
+                                   run_options, seat_list, seat_options, store_options)
 from simulator.errors import UserError
 from simulator.runner import Plan, execute
 from simulator.sweep import grid_variants
@@ -25,6 +25,11 @@ def _execute(game, plan, out, jobs, backend, scheduler, resume, force, quiet):
     rate = done["games"] / done["seconds"] if done["seconds"] else 0.0
     rows = ", ".join(f"{name} {sum(p['rows'] for p in parts):,} rows"
                      for name, parts in manifest["parts"].items())
+    if "stopped" in manifest:
+        stopped = manifest["stopped"]
+        click.echo(f"stopped: {stopped['reason']} (widest win-rate interval "
+                   f"{stopped['widest_interval']:.4f}, {stopped['games_per_variant']:,} games "
+                   f"per variant)")
     click.echo(f"{out}: {manifest['game']}, {manifest['n_games'] * len(manifest['variants']):,} "
                f"games ({rows}); played {done['games']:,} in {done['seconds']:.1f} s "
                f"({rate:,.0f} games/s)")
@@ -36,8 +41,8 @@ def _execute(game, plan, out, jobs, backend, scheduler, resume, force, quiet):
 @seat_options
 @rules_options
 @store_options
-def run(game, n_games, seed, jobs, chunk_size, quiet, players, policy, seats, rotate_seats,
-        rules_files, sets, out, resume, force, backend, scheduler):
+def run(game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, policy, seats,
+        rotate_seats, rules_files, sets, out, resume, force, backend, scheduler):
     """Play N games of GAME and write a Parquet dataset.
 
     \b
@@ -46,12 +51,14 @@ def run(game, n_games, seed, jobs, chunk_size, quiet, players, policy, seats, ro
       balsim run karnaxis --seats tycoon,scholar,cautious --set loans.cap_usd=100000
       balsim run karmaggan -p 6 --policy rusher --out runs/km6 --force
       balsim run ekonos --out runs/ek --resume        # finish an interrupted run
+      balsim run ekonos -p 5 --until-ci 0.01          # play until the intervals are tight
     """
     if resume:
         return _execute(None, None, out or _missing_out(), jobs, backend, scheduler, True, False, quiet)
     g, rules = load(game, rules_files, sets)
-    plan = Plan(game=game, n_games=n_games, n_players=0, seats=[], seed=seed,
-                chunk_size=chunk_size or g.chunk_size, variants=[], rotate_seats=rotate_seats)
+    plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=0, seats=[],
+                seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci), variants=[],
+                rotate_seats=rotate_seats, until_ci=until_ci)
     plan.seats = seat_list(g, players, policy, seats)
     plan.n_players = len(plan.seats)
     plan.variants = grid_variants(g, rules, (), ())
@@ -69,8 +76,8 @@ def run(game, n_games, seed, jobs, chunk_size, quiet, players, policy, seats, ro
 @seat_options
 @rules_options
 @store_options
-def sweep(game, varies, variant_files, n_games, seed, jobs, chunk_size, quiet, players, policy,
-          seats, rotate_seats, rules_files, sets, out, resume, force, backend, scheduler):
+def sweep(game, varies, variant_files, n_games, until_ci, seed, jobs, chunk_size, quiet, players,
+          policy, seats, rotate_seats, rules_files, sets, out, resume, force, backend, scheduler):
     """Play every variant of GAME on the same seeds into one dataset.
 
     The base rules (defaults + --rules/--set) are variant "base"; each --vary value (or the
@@ -89,11 +96,16 @@ def sweep(game, varies, variant_files, n_games, seed, jobs, chunk_size, quiet, p
         raise UserError("sweep needs at least one --vary KEY=V1,V2 or --variant NAME=FILE")
     g, rules = load(game, rules_files, sets)
     names = seat_list(g, players, policy, seats)
-    plan = Plan(game=game, n_games=n_games, n_players=len(names), seats=names, seed=seed,
-                chunk_size=chunk_size or g.chunk_size,
+    plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=len(names),
+                seats=names, seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci),
                 variants=grid_variants(g, rules, varies, variant_files),
-                rotate_seats=rotate_seats)
+                rotate_seats=rotate_seats, until_ci=until_ci)
     _execute(g, plan, out or f"runs/{game}-sweep", jobs, backend, scheduler, False, force, quiet)
+
+
+def default_chunk(game, until_ci):
+    """Smaller chunks when stopping on precision, so the check comes often."""
+    return max(1, game.chunk_size // 5) if until_ci else game.chunk_size
 
 
 def _missing_out():

@@ -1,0 +1,75 @@
+"""Sweeps (common random numbers across variants) and sequential stopping."""
+
+import json
+
+import polars as pl
+from click.testing import CliRunner
+
+from simulator.cli import cli
+from simulator.runner import execute
+
+from conftest import small_plan
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_sweep_grid_labels_rows_and_shares_seeds(tmp_path):
+    out = tmp_path / "sw"
+    result = invoke("sweep", "ekonos", "--vary", "setup.start_money=0,6", "--vary",
+                    "companies.market_indicators=10,12", "-n", 300, "-j", 1, "--out", out)
+    assert result.exit_code == 0, result.output
+    games = pl.read_parquet(out / "games")
+    assert games["variant"].n_unique() == 4 and games.height == 4 * 300
+    assert {"setup_start_money", "companies_market_indicators"} <= set(games.columns)
+    base = games.filter(pl.col("variant") == "base")
+    assert base["setup_start_money"].unique().to_list() == [0]
+    # common random numbers: game k has the same seed in every variant
+    seeds = games.group_by("game_id").agg(pl.col("seed").n_unique().alias("k"))
+    assert (seeds["k"] == 1).all()
+    # start money reaches every player's final cash accounting
+    players = pl.read_parquet(out / "players")
+    dealt = players.group_by("variant").agg(pl.col("money_dealt").min()).sort("money_dealt")
+    assert dealt["money_dealt"].to_list() == [36, 36, 42, 42]
+
+
+def test_named_variant_files(tmp_path):
+    flat = tmp_path / "rich.toml"
+    flat.write_text("[setup]\nstart_money = 20\n")
+    out = tmp_path / "named"
+    result = invoke("sweep", "ekonos", "--variant", f"rich={flat}", "-n", 100, "-j", 1,
+                    "--out", out)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [v["name"] for v in manifest["variants"]] == ["base", "rich"]
+    assert manifest["variants"][1]["rules"]["setup"]["start_money"] == 20
+
+
+def test_until_ci_stops_by_itself_and_says_why(tmp_path):
+    out = tmp_path / "ci"
+    result = invoke("run", "ekonos", "-p", 3, "--until-ci", 0.1, "--chunk-size", 100, "-j", 1,
+                    "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "stopped: interval width reached" in result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    stopped = manifest["stopped"]
+    assert stopped["reason"] == "interval width reached" and stopped["widest_interval"] <= 0.1
+    # it stops at the first wave boundary where the intervals are narrow enough
+    assert manifest["n_games"] % 400 == 0 and manifest["n_games"] < manifest["games_budget"]
+    assert pl.read_parquet(out / "games").height == manifest["n_games"]
+
+
+def test_until_ci_budget_and_jobs_independence(tmp_path):
+    plan = small_plan("ekonos", n_games=1000, chunk_size=100)
+    plan.until_ci = 0.001
+    one = execute(plan, tmp_path / "one", jobs=1, progress=False)
+    two = execute(plan, tmp_path / "two", jobs=2, progress=False)
+    assert one["stopped"]["reason"] == "game budget reached" and one["n_games"] == 1000
+    assert one["stopped"] == two["stopped"]
+    plan.until_ci = 0.2
+    a = execute(plan, tmp_path / "a", jobs=1, progress=False)
+    b = execute(plan, tmp_path / "b", jobs=2, progress=False)
+    assert a["n_games"] == b["n_games"] < 1000
+    assert pl.read_parquet(tmp_path / "a" / "players").sort("game_id", "seat").equals(
+        pl.read_parquet(tmp_path / "b" / "players").sort("game_id", "seat"))
