@@ -2,6 +2,8 @@
 
 import json
 
+import numpy as np
+
 import polars as pl
 from click.testing import CliRunner
 
@@ -73,3 +75,24 @@ def test_until_ci_budget_and_jobs_independence(tmp_path):
     assert a["n_games"] == b["n_games"] < 1000
     assert pl.read_parquet(tmp_path / "a" / "players").sort("game_id", "seat").equals(
         pl.read_parquet(tmp_path / "b" / "players").sort("game_id", "seat"))
+
+
+def test_paired_differences_against_base(tmp_path):
+    from simulator.analysis.paired import holm, paired_differences
+    same = tmp_path / "same.toml"
+    same.write_text("[setup]\nstart_money = 0\n")          # identical to the base rules
+    rich = tmp_path / "rich.toml"
+    rich.write_text("[setup]\nstart_money = 40\n")
+    out = tmp_path / "paired"
+    assert invoke("sweep", "ekonos", "--variant", f"same={same}", "--variant", f"rich={rich}",
+                  "-n", 2000, "-j", 1, "--out", out).exit_code == 0
+    table = paired_differences(out)
+    same_rows = table.filter(pl.col("variant") == "same")
+    # the same rules on the same seeds: every difference is exactly zero
+    assert (same_rows["diff"] == 0).all() and (same_rows["ci_low"] == 0).all()
+    assert not same_rows["significant"].any()
+    rich_score = table.filter((pl.col("variant") == "rich") & (pl.col("metric") == "mean_score"))
+    # 40 more M.U. each: scores rise, clearly
+    assert (rich_score["diff"] > 20).all() and rich_score["significant"].all()
+    assert set(table["group"].unique()) >= {"seat=0", "policy=cash_hoarder", "all"}
+    np.testing.assert_allclose(holm(np.array([0.01, 0.04, 0.03])), [0.03, 0.06, 0.06])
