@@ -156,7 +156,7 @@ def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> 
 
 GAME = Game(
     name="ekonos", engine_version=ENGINE_VERSION, player_counts=range(3, 7), default_players=4,
-    chunk_size=50_000, length_unit="turns", policies=policies.POLICIES, check=check,
+    chunk_size=20_000, length_unit="turns", policies=policies.POLICIES, check=check,
     prepare=prepare, play=play, replay=replay,
     categories={"end_reason": ("final_turn",)},
 )
