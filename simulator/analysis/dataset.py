@@ -1,0 +1,88 @@
+"""A dataset directory opened for analysis: the manifest plus lazy scans of its tables."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+import polars as pl
+
+from simulator import store
+
+CORE_TABLES = ("games", "players")
+
+
+class Dataset:
+    """One ``balsim run``/``sweep`` output folder (DESIGN.md "Batch runner and store").
+
+    ``games``, ``players`` and ``timeline(name)`` are polars LazyFrames over all parts, so
+    nothing is read until a query collects, and then only the columns it needs.  The manifest
+    fixes the player count of every game, so ``players`` carries it as ``n_players``.
+    """
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.manifest = store.read_manifest(self.path)
+
+    def __repr__(self) -> str:
+        return f"Dataset({str(self.path)!r}: {self.game}, {self.n_players} players)"
+
+    @property
+    def game(self) -> str:
+        return self.manifest["game"]
+
+    @property
+    def n_players(self) -> int:
+        return int(self.manifest["n_players"])
+
+    @property
+    def n_games(self) -> int:
+        return int(self.manifest["n_games"]) * max(1, len(self.variants))
+
+    @property
+    def length_unit(self) -> str:
+        return self.manifest.get("length_unit", "turns")
+
+    @property
+    def variants(self) -> list[dict]:
+        return self.manifest.get("variants", [])
+
+    @property
+    def rules(self) -> dict:
+        """Effective rules of the first variant (every variant's are in ``variants``)."""
+        return self.variants[0]["rules"] if self.variants else {}
+
+    @property
+    def label(self) -> str:
+        """Short name for headings: game, player count and folder."""
+        return f"{self.game}, {self.n_players} players ({self.path.name})"
+
+    def scan(self, table: str) -> pl.LazyFrame:
+        folder = self.path / table
+        if not any(folder.glob("part-*.parquet")):
+            raise FileNotFoundError(f"{self.path} has no {table} parts")
+        return pl.scan_parquet(folder / "part-*.parquet")
+
+    @property
+    def games(self) -> pl.LazyFrame:
+        return self.scan("games")
+
+    @property
+    def players(self) -> pl.LazyFrame:
+        lf = self.scan("players")
+        if "n_players" not in self.columns("players"):
+            lf = lf.with_columns(pl.lit(self.n_players, dtype=pl.Int8).alias("n_players"))
+        return lf
+
+    @cached_property
+    def timelines(self) -> tuple[str, ...]:
+        names = self.manifest.get("tables") or [p.name for p in self.path.iterdir() if p.is_dir()]
+        return tuple(n for n in names if n not in CORE_TABLES
+                     and any((self.path / n).glob("part-*.parquet")))
+
+    def timeline(self, name: str) -> pl.LazyFrame | None:
+        """The named timeline, or None when this dataset has none by that name."""
+        return self.scan(name) if name in self.timelines else None
+
+    def columns(self, table: str) -> list[str]:
+        return self.scan(table).collect_schema().names()
