@@ -14,7 +14,7 @@ import math
 import numpy as np
 import polars as pl
 
-from simulator.analysis.stats import chi_square_uniform, gini_expr, wilson_exprs
+from simulator.analysis.stats import chi_square_uniform, wilson_exprs
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
@@ -156,13 +156,26 @@ def histogram(frame, value: str, bins: int = 30, by=None) -> pl.DataFrame | None
 
 
 def margins(players) -> pl.LazyFrame | None:
-    """Per game: the winning score, the runner-up's and the margin of victory (lazy)."""
+    """Per game: the winning score, the runner-up's and the margin of victory (lazy).
+
+    Uses the contract's ``rank`` column (1 = best, ties share) so the per-game step is a plain
+    aggregation; a tie for first is a margin of 0.
+    """
     if not has(players, "game_id", "score"):
         return None
     lf = lazy(players)
-    return (lf.group_by(game_keys(lf))
-            .agg(top=pl.col("score").max(), second=pl.col("score").top_k(2).min())
-            .with_columns((pl.col("top") - pl.col("second")).alias("margin")))
+    keys = game_keys(lf)
+    if not has(lf, "rank"):
+        best = pl.col("score").max().over(keys)
+        lf = lf.with_columns(pl.when(pl.col("score") == best).then(1).otherwise(2).alias("rank"))
+    other = pl.when(pl.col("rank") > 1).then(pl.col("score")).otherwise(None)
+    return (lf.group_by(keys)
+            .agg(top=pl.col("score").max(), runner_up=other.max(),
+                 tied=(pl.col("rank") == 1).cast(pl.Int32).sum())
+            .with_columns(pl.when(pl.col("tied") > 1).then(pl.col("top"))
+                          .otherwise(pl.col("runner_up")).alias("second"))
+            .with_columns((pl.col("top") - pl.col("second")).alias("margin"))
+            .drop("runner_up", "tied"))
 
 
 def margin_of_victory(players, by=None) -> pl.DataFrame | None:
@@ -198,11 +211,23 @@ def round_cap_rate(games, reason: str = "round_cap") -> pl.DataFrame | None:
 
 
 def gini_by_game(players, value: str = "score") -> pl.LazyFrame | None:
-    """Gini of ``value`` among the players of each game (lazy; negatives counted as 0)."""
+    """Gini of ``value`` among the players of each game (lazy; negatives counted as 0).
+
+    Same formula as :func:`~simulator.analysis.stats.gini`: 2 sum(i x_(i)) / (n sum x) -
+    (n + 1) / n with i the ascending position of x inside its game.
+    """
     if not has(players, "game_id", value):
         return None
     lf = lazy(players)
-    return lf.group_by(game_keys(lf)).agg(gini_expr(value).alias("gini"))
+    keys = game_keys(lf)
+    x = pl.col(value).cast(pl.Float64).clip(lower_bound=0.0)
+    lf = lf.select([*keys, x.alias("x"), x.rank("ordinal").over(keys).cast(pl.Float64).alias("i")])
+    n, total = pl.col("n").cast(pl.Float64), pl.col("total")
+    return (lf.group_by(keys).agg(pl.len().alias("n"), pl.col("x").sum().alias("total"),
+                                  (pl.col("i") * pl.col("x")).sum().alias("weighted"))
+            .with_columns(pl.when(total > 0).then(2.0 * pl.col("weighted") / (n * total)
+                                                  - (n + 1.0) / n).otherwise(None).alias("gini"))
+            .select([*keys, "gini"]))
 
 
 def gini_summary(players, value: str = "score") -> pl.DataFrame | None:

@@ -23,6 +23,7 @@ class Dataset:
     def __init__(self, path: Path | str):
         self.path = Path(path)
         self.manifest = store.read_manifest(self.path)
+        self._schemas: dict[str, dict] = {}
 
     def __repr__(self) -> str:
         return f"Dataset({str(self.path)!r}: {self.game}, {self.n_players} players)"
@@ -58,10 +59,21 @@ class Dataset:
         return f"{self.game}, {self.n_players} players ({self.path.name})"
 
     def scan(self, table: str) -> pl.LazyFrame:
+        """All parts of ``table``; ``variant`` becomes an Enum (fast group-by and join keys)."""
         folder = self.path / table
         if not any(folder.glob("part-*.parquet")):
             raise FileNotFoundError(f"{self.path} has no {table} parts")
-        return pl.scan_parquet(folder / "part-*.parquet")
+        lf = pl.scan_parquet(folder / "part-*.parquet")
+        names = [v["name"] for v in self.variants]
+        if names and "variant" in self._schema(table):
+            lf = lf.with_columns(pl.col("variant").cast(pl.Enum(names)))
+        return lf
+
+    def _schema(self, table: str) -> list[str]:
+        if table not in self._schemas:
+            first = sorted((self.path / table).glob("part-*.parquet"))[0]
+            self._schemas[table] = pl.read_parquet_schema(first)
+        return list(self._schemas[table])
 
     @property
     def games(self) -> pl.LazyFrame:
@@ -85,4 +97,4 @@ class Dataset:
         return self.scan(name) if name in self.timelines else None
 
     def columns(self, table: str) -> list[str]:
-        return self.scan(table).collect_schema().names()
+        return self._schema(table)

@@ -65,9 +65,10 @@ def top_company(games) -> pl.LazyFrame | None:
         return None
     cols = [f"company{c}_value" for c in idx]
     lf = lazy(games)
-    return lf.select([*game_keys(lf),
-                      pl.concat_list(cols).list.arg_max().alias("top_company"),
-                      pl.max_horizontal(cols).alias("top_value")])
+    top = pl.max_horizontal(cols)
+    first_top = pl.coalesce([pl.when(pl.col(col) == top).then(pl.lit(c, dtype=pl.Int32))
+                             for c, col in zip(idx, cols)])
+    return lf.select([*game_keys(lf), first_top.alias("top_company"), top.alias("top_value")])
 
 
 def presidency_advantage(games, players) -> pl.DataFrame | None:
@@ -82,9 +83,10 @@ def presidency_advantage(games, players) -> pl.DataFrame | None:
     if top is None or not idx or not has(players, "won"):
         return None
     keys = [k for k in game_keys(players) if has(games, k)]
-    pres = pl.concat_list([f"company{c}_president" for c in idx])
+    presides_top = pl.any_horizontal([(pl.col("top_company") == c) & pl.col(f"company{c}_president")
+                                      for c in idx])
     lf = (lazy(players).join(top, on=keys)
-          .with_columns(pres.list.get(pl.col("top_company")).alias("top_president")))
+          .with_columns(presides_top.alias("top_president")))
     fair = pl.col("wins").sum() / pl.col("n").sum()
     return (lf.group_by("top_president")
             .agg(pl.len().alias("n"), pl.col("won").cast(pl.Int64).sum().alias("wins"))

@@ -91,16 +91,3 @@ def gini(values) -> float:
         return float("nan")
     i = np.arange(1, n + 1)
     return float(2.0 * (i * x).sum() / (n * total) - (n + 1.0) / n)
-
-
-def gini_expr(value: str) -> pl.Expr:
-    """Gini of ``value`` as a ``group_by().agg`` expression (negative values clipped to 0).
-
-    Same formula as :func:`gini`, from the ordinal rank of each value inside its group.
-    """
-    x = pl.col(value).cast(pl.Float64).clip(lower_bound=0.0)
-    n = pl.len().cast(pl.Float64)
-    i = x.rank(method="ordinal").cast(pl.Float64)
-    total = x.sum()
-    g = 2.0 * (i * x).sum() / (n * total) - (n + 1.0) / n
-    return pl.when(total > 0).then(g).otherwise(None)
