@@ -14,7 +14,7 @@ import math
 import numpy as np
 import polars as pl
 
-from simulator.analysis.stats import chi_square_uniform, wilson_exprs
+from simulator.analysis.stats import chi_square_uniform, wilson, wilson_exprs
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
@@ -84,7 +84,8 @@ def seat_advantage(players) -> pl.DataFrame | None:
     equal shares, and the first player's (seat 0) win rate and excess over 1/n with intervals.
 
     Columns: n_players, [variant], n_games, chi2, dof, p_value, first_win_rate (+_lo/_hi),
-    fair_share, first_excess (+_lo/_hi), best_seat, best_win_rate, worst_seat, worst_win_rate.
+    fair_share, first_excess (+_lo/_hi), best_seat, best_win_rate (+_lo/_hi), worst_seat,
+    worst_win_rate (+_lo/_hi).
     """
     if not has(players, "seat", "won"):
         return None
@@ -106,6 +107,9 @@ def seat_advantage(players) -> pl.DataFrame | None:
                      "fair_share": float(fair),
                      "best_seat": int(part["seat"][best]), "best_win_rate": float(rate[best]),
                      "worst_seat": int(part["seat"][worst]), "worst_win_rate": float(rate[worst])})
+        for which, k in (("best", best), ("worst", worst)):
+            lo, hi = wilson(wins[k], n[k])
+            rows[-1][f"{which}_win_rate_lo"], rows[-1][f"{which}_win_rate_hi"] = float(lo), float(hi)
     out = pl.DataFrame(rows).with_columns(*rate_columns("first_wins", "first_n", "first_win_rate"))
     return out.with_columns(
         (pl.col(c) - pl.col("fair_share")).alias(c.replace("win_rate", "excess"))

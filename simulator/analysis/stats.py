@@ -26,7 +26,7 @@ def wilson(k, n, z: float = Z95):
         denom = 1.0 + z2 / n
         centre = (p + z2 / (2.0 * n)) / denom
         half = z / denom * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
-    return centre - half, centre + half
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
 
 
 def wilson_exprs(k: str | pl.Expr, n: str | pl.Expr, z: float = Z95,
@@ -40,7 +40,8 @@ def wilson_exprs(k: str | pl.Expr, n: str | pl.Expr, z: float = Z95,
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2.0 * n)) / denom
     half = z / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt()
-    return [(centre - half).alias(names[0]), (centre + half).alias(names[1])]
+    return [(centre - half).clip(0.0, 1.0).alias(names[0]),
+            (centre + half).clip(0.0, 1.0).alias(names[1])]
 
 
 def chi2_sf(x: float, dof: int) -> float:
