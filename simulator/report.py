@@ -44,10 +44,14 @@ HATCHES = ("", "//", "..", "xx", "\\\\", "--", "++", "oo")
 LINES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)), (0, (3, 1, 1, 1, 1, 1)))
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 MAX_TABLE_ROWS = 60
+MAX_HEADLINES = 8    # distinct findings listed first; the others fold under "more flags"
 
 
 @dataclass
 class Flag:
+    game: str
+    n_players: int
+    kind: str           # what crossed which threshold; one headline per game and kind
     severity: float     # larger is more urgent; orders the flags
     text: str           # one sentence with the number and its interval
     anchor: str         # id of the chart that shows it
@@ -324,7 +328,7 @@ def dataset_section(i: int, ds: Dataset, res: dict, flags: list[Flag]) -> str:
         if cap is not None:
             for r in cap.iter_rows(named=True):
                 if r["rate"] >= THRESHOLDS["round_cap_rate"]:
-                    flags.append(Flag(10 * r["rate"], f"{ds.label}: {pct(r['rate'])} of games "
+                    flags.append(Flag(ds.game, ds.n_players, "round_cap", 10 * r["rate"], f"{ds.label}: {pct(r['rate'])} of games "
                                       f"end at the round cap ({interval(r['rate_lo'], r['rate_hi'])}, "
                                       f"{r['games']:,} games{variant_note(r, ds)}).", anchor,
                                       "How games end"))
@@ -344,7 +348,7 @@ def dataset_section(i: int, ds: Dataset, res: dict, flags: list[Flag]) -> str:
         parts.append(block(anchor, "Runaway leader: does the leader two thirds in win?", fig, df))
         for r in df.iter_rows(named=True):
             if r["rate"] >= THRESHOLDS["runaway_rate"]:
-                flags.append(Flag(r["rate"] / max(r["fair_share"], 1e-9) - 1,
+                flags.append(Flag(ds.game, ds.n_players, "runaway", r["rate"] / max(r["fair_share"], 1e-9) - 1,
                                   f"{ds.label}: the leader two thirds into the game wins "
                                   f"{pct(r['rate'])} of games ({interval(r['rate_lo'], r['rate_hi'])}, "
                                   f"{r['games']:,} games){variant_note(r, ds)}: the end is decided early.",
@@ -397,16 +401,16 @@ def win_flags(ds: Dataset, group: str, df: pl.DataFrame, anchor: str, chart: str
         if group == "team":
             if (r["win_rate_lo"] > fair or r["win_rate_hi"] < fair) and \
                     abs(rate - fair) / fair >= THRESHOLDS["team_relative"]:
-                flags.append(Flag(abs(rate - fair) / fair, f"{ds.label}: {name} wins "
+                flags.append(Flag(ds.game, ds.n_players, f"team {r[group]}", abs(rate - fair) / fair, f"{ds.label}: {name} wins "
                                   f"{pct(rate)} of games {evidence} against a fair {pct(fair)}.",
                                   anchor, chart))
         elif r["win_rate_lo"] >= THRESHOLDS["dominant_ratio"] * fair:
-            flags.append(Flag(rate / fair - 1, f"{ds.label}: {name} wins {pct(rate)} of its games "
+            flags.append(Flag(ds.game, ds.n_players, f"dominant {name}", rate / fair - 1, f"{ds.label}: {name} wins {pct(rate)} of its games "
                               f"{evidence}, {rate / fair:.1f}× its fair share of {pct(fair)}.",
                               anchor, chart))
         elif group == "policy" and r[group] != "random" and \
                 r["win_rate_hi"] < THRESHOLDS["weak_ratio"] * fair:
-            flags.append(Flag(0.5 * (1 - rate / fair), f"{ds.label}: {name} almost never wins: "
+            flags.append(Flag(ds.game, ds.n_players, f"weak {name}", 0.5 * (1 - rate / fair), f"{ds.label}: {name} almost never wins: "
                               f"{pct(rate)} {evidence} against a fair share of {pct(fair)}.",
                               anchor, chart))
 
@@ -424,7 +428,7 @@ def seat_flags(ds: Dataset, seat: pl.DataFrame | None, anchor: str, chart: str,
             abs(r["first_win_rate"] - fair) / fair >= THRESHOLDS["seat_relative"]
         if first_off:
             what = "more" if r["first_win_rate"] > fair else "less"
-            flags.append(Flag(abs(r["first_win_rate"] - fair) / fair,
+            flags.append(Flag(ds.game, ds.n_players, "seat", abs(r["first_win_rate"] - fair) / fair,
                               f"{ds.label}: the first player wins {what} than a fair share: "
                               f"{pct(r['first_win_rate'])} "
                               f"({interval(r['first_win_rate_lo'], r['first_win_rate_hi'])}) against "
@@ -434,7 +438,7 @@ def seat_flags(ds: Dataset, seat: pl.DataFrame | None, anchor: str, chart: str,
         which = max(("best", "worst"), key=lambda w: abs(r[f"{w}_win_rate"] - fair))
         rate, lo, hi = (r[f"{which}_win_rate{s}"] for s in ("", "_lo", "_hi"))
         if (lo > fair or hi < fair) and abs(rate - fair) / fair >= THRESHOLDS["seat_relative"]:
-            flags.append(Flag(abs(rate - fair) / fair,
+            flags.append(Flag(ds.game, ds.n_players, "seat", abs(rate - fair) / fair,
                               f"{ds.label}: seat {r[f'{which}_seat']} wins {pct(rate)} "
                               f"({interval(lo, hi)}) against a fair {pct(fair)} (chi-square over "
                               f"seats {p_text(r['p_value'])}, {r['n_games']:,} "
@@ -489,12 +493,12 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict, flags: list[Flag]) -> str:
                            "cap_binding: peak loans reached the loan cap."))
         for r in df.iter_rows(named=True):
             if r.get("cap_binding") is not None and r["cap_binding"] >= THRESHOLDS["loan_cap_binding"]:
-                flags.append(Flag(r["cap_binding"], f"{ds.label}: the loan cap binds for "
+                flags.append(Flag(ds.game, ds.n_players, f"loan cap {r['policy']}", r["cap_binding"], f"{ds.label}: the loan cap binds for "
                                   f"{pct(r['cap_binding'])} of {r['policy']} players "
                                   f"({interval(r['cap_binding_lo'], r['cap_binding_hi'])}, n = {r['n']:,}).",
                                   anchor, "Loans"))
             if r.get("delinquent") is not None and r["delinquent"] >= THRESHOLDS["delinquency_rate"]:
-                flags.append(Flag(r["delinquent"], f"{ds.label}: {pct(r['delinquent'])} of "
+                flags.append(Flag(ds.game, ds.n_players, f"delinquency {r['policy']}", r["delinquent"], f"{ds.label}: {pct(r['delinquent'])} of "
                                   f"{r['policy']} players take delinquent payment notices "
                                   f"({interval(r['delinquent_lo'], r['delinquent_hi'])}, n = {r['n']:,}).",
                                   anchor, "Loans"))
@@ -591,7 +595,7 @@ def ekonos_parts(pid: str, ds: Dataset, res: dict, flags: list[Flag]) -> str:
         if top.height:
             r = top.row(0, named=True)
             if r["win_rate_lo"] >= THRESHOLDS["presidency_ratio"] * r["fair_share"]:
-                flags.append(Flag(r["win_rate"] / r["fair_share"] - 1,
+                flags.append(Flag(ds.game, ds.n_players, "presidency", r["win_rate"] / r["fair_share"] - 1,
                                   f"{ds.label}: the president of the most valuable company wins "
                                   f"{pct(r['win_rate'])} of games ({interval(r['win_rate_lo'], r['win_rate_hi'])}, "
                                   f"n = {r['n']:,}), {r['win_rate'] / r['fair_share']:.1f}× the fair "
@@ -625,11 +629,40 @@ table.facts th{text-align:left}
 """
 
 
+def headline_flags(flags: list[Flag]) -> tuple[list[tuple[Flag, list[Flag]]], list[Flag]]:
+    """The most severe flag of each (game, kind) with the other flags of that kind, and the rest.
+
+    Flags come sorted by severity, so the first screen shows distinct findings rather than the
+    same one at every player count.
+    """
+    heads: dict[tuple[str, str], tuple[Flag, list[Flag]]] = {}
+    rest = []
+    for f in flags:
+        key = (f.game, f.kind)
+        if key in heads:
+            heads[key][1].append(f)
+            rest.append(f)
+        else:
+            heads[key] = (f, [])
+    return list(heads.values()), rest
+
+
+def flag_item(f: Flag, also: list[Flag] = ()) -> str:
+    counts = sorted({g.n_players for g in also if g.n_players != f.n_players})
+    more = f" Also flagged with {', '.join(map(str, counts))} players." if counts else ""
+    return (f"<li><b>{html.escape(f.text)}</b>{html.escape(more)} <a href='#{f.anchor}'>→ chart: "
+            f"{html.escape(f.chart)}</a></li>")
+
+
 def render_page(datasets: list[Dataset], flags: list[Flag], body: list[str], seconds: float) -> str:
     if flags:
-        items = "".join(f"<li><b>{html.escape(f.text)}</b> <a href='#{f.anchor}'>→ chart: "
-                        f"{html.escape(f.chart)}</a></li>" for f in flags)
-        flag_html = f"<ol>{items}</ol>"
+        heads, rest = headline_flags(flags)
+        rest = [f for f, _ in heads[MAX_HEADLINES:]] + rest
+        heads = heads[:MAX_HEADLINES]
+        flag_html = "<ol>" + "".join(flag_item(f, also) for f, also in heads) + "</ol>"
+        if rest:
+            flag_html += (f"<details><summary>{len(rest)} more flag(s)</summary>"
+                          "<ul>" + "".join(flag_item(f) for f in rest) + "</ul></details>")
     else:
         flag_html = "<p>No finding crossed a threshold.</p>"
     rules = "; ".join(f"{k} = {v}" for k, v in THRESHOLDS.items())
