@@ -29,21 +29,49 @@ def _usd(values) -> list[float]:
     return [v * 1000 for v in values] if values and max(values) < 1000 else values
 
 
-def tax_tables(rules: dict) -> tuple[list[float], list[float]]:
-    """(standard, smart) tax per bracket in dollars, from the rules when found there."""
+def tax_table_keys(rules: dict) -> tuple[str, str] | None:
+    """Dotted keys of the (standard, smart) tax tables in ``rules``, or None when not found.
+
+    The smart table is the list under a key containing "smart"; the standard one is a list of
+    the same length in the same section (a key with "standard", else "tax").
+    """
     smart = find_rule(rules, "smart", kind=list)
-    standard = None
-    if smart is not None:
-        section = smart[0].rsplit(".", 1)[0]
-        for words in (("standard",), ("tax", "table"), ("tax",)):
-            found = find_rule(rules, section, *words, kind=list)
-            if found and found[0] != smart[0] and len(found[1]) == len(smart[1]) \
-                    and all(isinstance(v, (int, float)) for v in found[1]):
-                standard = found
-                break
-    if smart is None or standard is None or not all(isinstance(v, (int, float)) for v in smart[1]):
+    if smart is None or not all(isinstance(v, (int, float)) for v in smart[1]):
+        return None
+    section = smart[0].rsplit(".", 1)[0]
+    for words in (("standard",), ("tax",), ()):
+        for key, value in _lists(rules):
+            low = key.lower()
+            if key != smart[0] and key.startswith(section + ".") and all(w in low for w in words) \
+                    and len(value) == len(smart[1]) and all(isinstance(v, (int, float)) for v in value) \
+                    and "bracket" not in low.rsplit(".", 1)[-1] and "income" not in low:
+                return key, smart[0]
+    return None
+
+
+def _lists(rules: dict, path: str = ""):
+    for k, v in rules.items():
+        key = f"{path}.{k}" if path else str(k)
+        if isinstance(v, dict):
+            yield from _lists(v, key)
+        elif isinstance(v, list):
+            yield key, v
+
+
+def rule_value(rules: dict, key: str):
+    node = rules
+    for part in key.split("."):
+        node = node[part]
+    return node
+
+
+def tax_tables(rules: dict) -> tuple[list[float], list[float]]:
+    """(standard, smart) tax per bracket in dollars: from the rules when :func:`tax_table_keys`
+    finds them (tables printed in thousands are converted), else the rulebook's."""
+    keys = tax_table_keys(rules)
+    if keys is None:
         return list(map(float, STANDARD_TAX_USD)), list(map(float, SMART_TAX_USD))
-    return _usd(standard[1]), _usd(smart[1])
+    return _usd(rule_value(rules, keys[0])), _usd(rule_value(rules, keys[1]))
 
 
 def loan_cap(rules: dict) -> float:
