@@ -21,6 +21,7 @@ from pathlib import Path
 
 import polars as pl
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from simulator.analysis import Dataset, summarise
 
@@ -231,8 +232,9 @@ def lines_chart(df: pl.DataFrame, x: str, y: str, group: str | None, xlabel: str
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(color="0.88")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if abs(v) >= 1000 else f"{v:g}"))
     if group:
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
@@ -245,7 +247,7 @@ def stacked_bars(labels, parts: dict[str, list[float]], ylabel: str, title: str 
         bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if len(labels) > 3:
         ax.tick_params(axis="x", labelrotation=20)
     return fig
@@ -399,8 +401,8 @@ def win_flags(ds: Dataset, group: str, df: pl.DataFrame, anchor: str, chart: str
         name = f"{group} {r[group]}"
         evidence = f"({interval(r['win_rate_lo'], r['win_rate_hi'])}, n = {r['n']:,})"
         if group == "team":
-            if (r["win_rate_lo"] > fair or r["win_rate_hi"] < fair) and \
-                    abs(rate - fair) / fair >= THRESHOLDS["team_relative"]:
+            # the team that wins too often (with two teams the other one is its mirror)
+            if r["win_rate_lo"] > fair and (rate - fair) / fair >= THRESHOLDS["team_relative"]:
                 flags.append(Flag(ds.game, ds.n_players, f"team {r[group]}", abs(rate - fair) / fair, f"{ds.label}: {name} wins "
                                   f"{pct(rate)} of games {evidence} against a fair {pct(fair)}.",
                                   anchor, chart))
@@ -477,7 +479,7 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict, flags: list[Flag]) -> str:
         if "variant" in piv.columns:
             piv = piv.filter(pl.col("variant") == piv["variant"][0])
         wide = piv.pivot(on="tax_bracket", index="policy", values="share").fill_null(0.0)
-        brackets = [c for c in wide.columns if c != "policy"]
+        brackets = sorted((c for c in wide.columns if c != "policy"), key=int)
         fig = stacked_bars(wide["policy"].to_list(),
                            {f"bracket {b}": [100 * x for x in wide[b].to_list()] for b in brackets},
                            "% of player-years", ds.label)
