@@ -17,6 +17,7 @@ import pytest
 
 from simulator.analysis import (Dataset, chi2_sf, chi_square_uniform, describe, ekonos,
                                 end_reasons, gini, gini_by_game, karmaggan, karnaxis, margins,
+                                paired_difference,
                                 round_cap_rate, runaway_leader, seat_advantage, summarise,
                                 value_counts, wilson, wilson_exprs, win_rates)
 
@@ -182,6 +183,19 @@ def test_runaway_leader_uses_the_two_thirds_checkpoint():
     got = runaway_leader(years, players, "year", "cash_usd").row(0, named=True)
     assert (got["games"], got["leader_won"]) == (4, 2)
     assert got["rate"] == pytest.approx(0.5) and got["fair_share"] == pytest.approx(0.5)
+
+
+def test_paired_difference_pairs_games_and_seats():
+    # the variant adds exactly +2 to seat 0 and +4 to seat 1 in each of 3 games
+    rows = [{"game_id": g, "seat": s, "variant": v, "policy": f"p{s}",
+             "score": 10.0 * g + s + (0 if v == "base" else 2 * (s + 1))}
+            for g in range(3) for s in range(2) for v in ("base", "rich")]
+    frame = pl.DataFrame(rows)
+    got = paired_difference(frame, "score", "base", "rich", "policy")
+    assert got["n"].to_list() == [3, 3] and got["mean_diff"].to_list() == [2.0, 4.0]
+    assert got["diff_lo"].to_list() == [2.0, 4.0]      # no noise: zero-width interval
+    overall = paired_difference(frame, "score", "base", "rich").row(0, named=True)
+    assert overall["mean_diff"] == 3.0 and overall["sd"] == pytest.approx(math.sqrt(1.2))
 
 
 def test_describe_quantiles_and_value_counts():

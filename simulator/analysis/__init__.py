@@ -20,14 +20,15 @@ import polars as pl
 
 from simulator.analysis import ekonos, karmaggan, karnaxis
 from simulator.analysis.core import (describe, end_reasons, find_rule, gini_by_game, gini_summary,
-                                     has, histogram, margin_of_victory, margins, round_cap_rate,
+                                     has, histogram, margin_of_victory, margins, paired_difference,
+                                     round_cap_rate,
                                      runaway_leader, seat_advantage, value_counts, win_rates)
 from simulator.analysis.dataset import Dataset
 from simulator.analysis.stats import chi2_sf, chi_square_uniform, gini, wilson, wilson_exprs
 
 __all__ = [
     "Dataset", "summarise", "win_rates", "seat_advantage", "describe", "value_counts", "histogram",
-    "margins", "margin_of_victory", "end_reasons", "round_cap_rate", "gini_by_game", "gini_summary",
+    "margins", "margin_of_victory", "paired_difference", "end_reasons", "round_cap_rate", "gini_by_game", "gini_summary",
     "runaway_leader", "find_rule", "wilson", "wilson_exprs", "chi2_sf", "chi_square_uniform",
     "gini", "karnaxis", "karmaggan", "ekonos",
 ]

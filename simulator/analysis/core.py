@@ -64,15 +64,17 @@ def win_rates(players, by="seat") -> pl.DataFrame | None:
 
     ``by`` is a column or list (``"seat"``, ``"policy"``, ``"character"``, ``"team"``,
     ``"variant"``...).  Groups are split by ``n_players``.  ``fair_share`` is the win rate of
-    an average player at that player count (1/n when every game has one winner, 1/2 for two
-    teams); ``excess`` = win_rate - fair_share.
+    an average player at that player count (and variant, when grouped by it): 1/n when every
+    game has one winner, 1/2 for two teams; ``excess`` = win_rate - fair_share.
     """
     by = as_list(by)
     if not has(players, "won", *by):
         return None
     lf = with_n_players(players)
     keys = ["n_players", *[b for b in by if b != "n_players"]]
-    fair = pl.col("wins").sum().over("n_players") / pl.col("n").sum().over("n_players")
+    # the fair share is taken within the player count and, when grouped by it, the variant
+    base = ["n_players"] + (["variant"] if "variant" in by else [])
+    fair = pl.col("wins").sum().over(base) / pl.col("n").sum().over(base)
     return (lf.group_by(keys).agg(n=pl.len(), wins=pl.col("won").cast(pl.Int64).sum())
             .with_columns(*rate_columns("wins", "n", "win_rate"), fair.alias("fair_share"))
             .with_columns((pl.col("win_rate") - pl.col("fair_share")).alias("excess"))
@@ -296,3 +298,26 @@ def find_rule(rules: dict, *words: str, kind=None):
                 and not isinstance(value, bool):
             return key, value
     return None
+
+
+def paired_difference(players, value: str, baseline: str, variant: str, by=None) -> pl.DataFrame | None:
+    """Mean change of ``value`` from ``baseline`` to ``variant``, pairing rows by game and seat.
+
+    Variants of a sweep replay the same deals and rolls (common random numbers), so pairing
+    by ``game_id`` and ``seat`` removes most of the noise.  Returns per group: n pairs,
+    mean_diff, sd and a normal 95% interval ``diff_lo``/``diff_hi``.
+    """
+    by = as_list(by)
+    if not has(players, "variant", "game_id", "seat", value, *by):
+        return None
+    lf = lazy(players).with_columns(pl.col("variant").cast(pl.String))
+    keys = ["game_id", "seat"]
+    base = lf.filter(pl.col("variant") == baseline).select([*keys, *by, pl.col(value).alias("a")])
+    other = lf.filter(pl.col("variant") == variant).select([*keys, pl.col(value).alias("b")])
+    d = (pl.col("b") - pl.col("a")).cast(pl.Float64)
+    aggs = [pl.len().alias("n"), d.mean().alias("mean_diff"), d.std().alias("sd")]
+    joined = base.join(other, on=keys)
+    out = joined.group_by(by).agg(aggs).sort(by) if by else joined.select(aggs)
+    half = 1.959963984540054 * pl.col("sd") / pl.col("n").cast(pl.Float64).sqrt()
+    return out.with_columns((pl.col("mean_diff") - half).alias("diff_lo"),
+                            (pl.col("mean_diff") + half).alias("diff_hi")).collect()
