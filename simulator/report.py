@@ -45,6 +45,7 @@ HATCHES = ("", "//", "..", "xx", "\\\\", "--", "++", "oo")
 LINES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)), (0, (3, 1, 1, 1, 1, 1)))
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 MAX_TABLE_ROWS = 60
+PLURAL = {"policy": "policies", "character": "characters", "team": "teams"}
 MAX_HEADLINES = 8    # distinct findings listed first; the others fold under "more flags"
 
 
@@ -391,30 +392,44 @@ def dataset_facts(ds: Dataset) -> str:
 
 def win_flags(ds: Dataset, group: str, df: pl.DataFrame, anchor: str, chart: str,
               flags: list[Flag]) -> None:
-    """Dominant or hopeless policies/characters, and unbalanced teams."""
+    """Dominant or hopeless policies/characters (one flag per group naming every member that
+    crosses the threshold, strongest first), and a team that wins too often."""
     if group in ("seat", "variant"):
         return
-    for r in df.iter_rows(named=True):
-        fair, rate = r["fair_share"], r["win_rate"]
-        if not fair:
-            continue
-        name = f"{group} {r[group]}"
-        evidence = f"({interval(r['win_rate_lo'], r['win_rate_hi'])}, n = {r['n']:,})"
-        if group == "team":
-            # the team that wins too often (with two teams the other one is its mirror)
-            if r["win_rate_lo"] > fair and (rate - fair) / fair >= THRESHOLDS["team_relative"]:
-                flags.append(Flag(ds.game, ds.n_players, f"team {r[group]}", abs(rate - fair) / fair, f"{ds.label}: {name} wins "
-                                  f"{pct(rate)} of games {evidence} against a fair {pct(fair)}.",
-                                  anchor, chart))
-        elif r["win_rate_lo"] >= THRESHOLDS["dominant_ratio"] * fair:
-            flags.append(Flag(ds.game, ds.n_players, f"dominant {name}", rate / fair - 1, f"{ds.label}: {name} wins {pct(rate)} of its games "
-                              f"{evidence}, {rate / fair:.1f}× its fair share of {pct(fair)}.",
-                              anchor, chart))
-        elif group == "policy" and r[group] != "random" and \
-                r["win_rate_hi"] < THRESHOLDS["weak_ratio"] * fair:
-            flags.append(Flag(ds.game, ds.n_players, f"weak {name}", 0.5 * (1 - rate / fair), f"{ds.label}: {name} almost never wins: "
-                              f"{pct(rate)} {evidence} against a fair share of {pct(fair)}.",
-                              anchor, chart))
+    fair = df["fair_share"][0]
+    if not fair:
+        return
+
+    def evidence(r):
+        return f"{pct(r['win_rate'])} ({interval(r['win_rate_lo'], r['win_rate_hi'])}, n = {r['n']:,})"
+
+    rows = sorted(df.iter_rows(named=True), key=lambda r: -r["win_rate"])
+    if group == "team":
+        # the team that wins too often (with two teams the other one is its mirror)
+        for r in rows:
+            if r["win_rate_lo"] > fair and (r["win_rate"] - fair) / fair >= THRESHOLDS["team_relative"]:
+                flags.append(Flag(ds.game, ds.n_players, "team", (r["win_rate"] - fair) / fair,
+                                  f"{ds.label}: team {r[group]} wins {evidence(r)} of games against "
+                                  f"a fair {pct(fair)}.", anchor, chart))
+        return
+    strong = [r for r in rows if r["win_rate_lo"] >= THRESHOLDS["dominant_ratio"] * fair]
+    if strong:
+        top = strong[0]["win_rate"]
+        if len(strong) == 1:
+            text = (f"{ds.label}: {group} {strong[0][group]} wins {evidence(strong[0])} of its games, "
+                    f"{top / fair:.1f}× its fair share of {pct(fair)}.")
+        else:
+            names = "; ".join(f"{r[group]} {evidence(r)}" for r in strong)
+            text = (f"{ds.label}: {len(strong)} {PLURAL.get(group, group)} win far more than their fair share "
+                    f"of {pct(fair)} (up to {top / fair:.1f}×): {names}.")
+        flags.append(Flag(ds.game, ds.n_players, f"dominant {group}", top / fair - 1, text, anchor, chart))
+    weak = [r for r in rows[::-1] if group == "policy" and r[group] != "random"
+            and r["win_rate_hi"] < THRESHOLDS["weak_ratio"] * fair]
+    if weak:
+        names = "; ".join(f"{r[group]} {evidence(r)}" for r in weak)
+        flags.append(Flag(ds.game, ds.n_players, f"weak {group}", 0.5 * (1 - weak[0]["win_rate"] / fair),
+                          f"{ds.label}: scripted {PLURAL.get(group, group)} that almost never win, "
+                          f"against a fair share of {pct(fair)}: {names}.", anchor, chart))
 
 
 def seat_flags(ds: Dataset, seat: pl.DataFrame | None, anchor: str, chart: str,
@@ -493,17 +508,17 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict, flags: list[Flag]) -> str:
                         title=ds.label) if rate else None
         parts.append(block(anchor, "Loans: borrowing, cap binding, delinquency, interest", fig, df,
                            "cap_binding: peak loans reached the loan cap."))
-        for r in df.iter_rows(named=True):
-            if r.get("cap_binding") is not None and r["cap_binding"] >= THRESHOLDS["loan_cap_binding"]:
-                flags.append(Flag(ds.game, ds.n_players, f"loan cap {r['policy']}", r["cap_binding"], f"{ds.label}: the loan cap binds for "
-                                  f"{pct(r['cap_binding'])} of {r['policy']} players "
-                                  f"({interval(r['cap_binding_lo'], r['cap_binding_hi'])}, n = {r['n']:,}).",
-                                  anchor, "Loans"))
-            if r.get("delinquent") is not None and r["delinquent"] >= THRESHOLDS["delinquency_rate"]:
-                flags.append(Flag(ds.game, ds.n_players, f"delinquency {r['policy']}", r["delinquent"], f"{ds.label}: {pct(r['delinquent'])} of "
-                                  f"{r['policy']} players take delinquent payment notices "
-                                  f"({interval(r['delinquent_lo'], r['delinquent_hi'])}, n = {r['n']:,}).",
-                                  anchor, "Loans"))
+        for rate, kind, what in (("cap_binding", "loan_cap_binding", "the loan cap binds for"),
+                                 ("delinquent", "delinquency_rate", "delinquent payment notices hit")):
+            hit = sorted((r for r in df.iter_rows(named=True)
+                          if r.get(rate) is not None and r[rate] >= THRESHOLDS[kind]),
+                         key=lambda r: -r[rate])
+            if hit:
+                names = "; ".join(f"{pct(r[rate])} of {r['policy']} players "
+                                  f"({interval(r[rate + '_lo'], r[rate + '_hi'])}, n = {r['n']:,})"
+                                  for r in hit)
+                flags.append(Flag(ds.game, ds.n_players, kind, hit[0][rate],
+                                  f"{ds.label}: {what} {names}.", anchor, "Loans"))
     df = res.get("karnaxis_rank_titles")
     if df is not None and "policy" in df.columns:
         wide = df.pivot(on="rank_title", index="policy", values="share").fill_null(0.0)

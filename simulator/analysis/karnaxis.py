@@ -19,6 +19,7 @@ STANDARD_TAX_USD = (5_000, 15_000, 30_000, 60_000, 90_000, 120_000, 150_000, 180
 SMART_TAX_USD = (0, 5_000, 10_000, 30_000, 50_000, 70_000, 90_000, 110_000)
 ACCOUNTANT_USD = 10_000            # Hire Accountant: $10,000 per year
 LOAN_CAP_USD = 200_000             # Loan Odds 'n Ends: never more than $200,000 in loans
+PEAK_LOANS = ("peak_loans_usd", "peak_loans_outstanding_usd")  # accepted names of that column
 RANK_TITLES = ((2_000_000, "Elite"), (1_500_000, "Expert"), (1_000_000, "Novice"),
                (500_000, "Amateur"))  # Game End rank chart; below $500,000: "Unranked"
 
@@ -173,7 +174,8 @@ def loan_summary(players, by="policy", cap_usd: float = LOAN_CAP_USD) -> pl.Data
     """Loans per group: who borrows, how much, how often the cap binds, delinquency, interest.
 
     Rates carry Wilson intervals: borrowed (loans_taken_usd > 0), cap_binding
-    (peak_loans_usd >= cap_usd), delinquent (delinquent_notices > 0).  Pieces whose column is
+    (peak_loans_usd or peak_loans_outstanding_usd >= cap_usd), delinquent
+    (delinquent_notices > 0).  Pieces whose column is
     missing are left out; None when none is present.
     """
     by = [b for b in as_list(by) if has(players, b)]
@@ -183,9 +185,10 @@ def loan_summary(players, by="policy", cap_usd: float = LOAN_CAP_USD) -> pl.Data
         aggs += [(pl.col("loans_taken_usd") > 0).cast(pl.Int64).sum().alias("borrowers"),
                  pl.col("loans_taken_usd").mean().alias("mean_loans_taken_usd")]
         rates.append(("borrowers", "borrowed"))
-    if has(lf, "peak_loans_usd"):
-        aggs += [(pl.col("peak_loans_usd") >= cap_usd).cast(pl.Int64).sum().alias("at_cap"),
-                 pl.col("peak_loans_usd").mean().alias("mean_peak_loans_usd")]
+    peak = next((c for c in PEAK_LOANS if has(lf, c)), None)
+    if peak:
+        aggs += [(pl.col(peak) >= cap_usd).cast(pl.Int64).sum().alias("at_cap"),
+                 pl.col(peak).mean().alias("mean_peak_loans_usd")]
         rates.append(("at_cap", "cap_binding"))
     if has(lf, "delinquent_notices"):
         aggs += [(pl.col("delinquent_notices") > 0).cast(pl.Int64).sum().alias("delinquents"),
