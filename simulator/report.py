@@ -348,7 +348,10 @@ def dataset_section(i: int, ds: Dataset, res: dict, flags: list[Flag]) -> str:
             df.with_columns(pl.lit("all").alias("variant"))
         fig = rate_bars(chart, "variant", "rate", "% of games the leader at 2/3 wins",
                         df["fair_share"][0], ds.label)
-        parts.append(block(anchor, "Runaway leader: does the leader two thirds in win?", fig, df))
+        measure = {"karnaxis": "cash", "karmaggan": "blood coins"}.get(ds.game, "score")
+        parts.append(block(anchor, "Runaway leader: does the leader two thirds in win?", fig, df,
+                           f"Leader: the seat with the most {measure} two thirds of the way "
+                           f"through the game (e.g. year 8 of 12); dashed: fair share."))
         for r in df.iter_rows(named=True):
             if r["rate"] >= THRESHOLDS["runaway_rate"]:
                 flags.append(Flag(ds.game, ds.n_players, "runaway", r["rate"] / max(r["fair_share"], 1e-9) - 1,
