@@ -307,7 +307,7 @@ def dataset_section(i: int, ds: Dataset, res: dict, flags: list[Flag]) -> str:
         win_flags(ds, group, df, anchor, title, flags)
     seat_flags(ds, res.get("seat_advantage"), f"{pid}-win-seat", "Win rate by seat", flags)
 
-    parts.append(f"<h3>Scores and game length</h3>")
+    parts.append("<h3>Scores and game length</h3>")
     if "score_by_policy" in res:
         df = res["score_by_policy"]
         parts.append(block(f"{pid}-score", "Final score by policy",

@@ -38,7 +38,8 @@ def study_seats(game, n_players: int) -> list[str]:
 
 
 def study_variants(game, spec: dict) -> list[Variant]:
-    variants = [Variant("base", game.rules())]
+    # every variant records the same value columns, so the dataset's parts line up
+    variants = [Variant("base", game.rules(), {"overrides": ""} if spec.get("variants") else {})]
     for name, sets in spec.get("variants", {}).items():
         try:
             variants.append(Variant(name, game.rules(sets=tuple(sets)), {"overrides": "; ".join(sets)}))

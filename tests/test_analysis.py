@@ -415,6 +415,21 @@ def test_dataset_scans_are_lazy_and_typed(real_dataset):
     assert real_dataset.game == "ekonos" and real_dataset.n_players == 4
 
 
+def test_dataset_stacks_parts_whose_columns_differ(tmp_path):
+    """Variants may record different value columns; the parts still read as one table."""
+    players = players_frame([0, 1], 2)
+    path = write_dataset(tmp_path / "mixed", "ekonos", 2, {"games": pl.DataFrame(
+        {"game_id": [0, 1], "variant": ["base", "rich"], "length": [3, 3]}), "players": players},
+        variants=("base", "rich"))
+    rich = players.with_columns(pl.lit("rich").alias("variant"), pl.lit(12).alias("start_money"))
+    rich.write_parquet(path / "players" / "part-00001.parquet")
+    ds = Dataset(path)
+    assert "start_money" in ds.columns("players")
+    got = ds.players.collect()
+    assert got.height == 8 and got["start_money"].null_count() == 4
+    assert win_rates(ds.players, ["variant", "seat"]).height == 4
+
+
 def test_summarise_tolerates_engines_without_game_columns(tmp_path):
     """A Karnaxis/Karmaggän dataset with only the contract's columns still summarises."""
     players = players_frame([0, 1, 1, 0], 2).with_columns(pl.lit(1, pl.Int8).alias("rank"))

@@ -23,7 +23,7 @@ class Dataset:
     def __init__(self, path: Path | str):
         self.path = Path(path)
         self.manifest = store.read_manifest(self.path)
-        self._schemas: dict[str, dict] = {}
+        self._schemas: dict[Path, dict] = {}
 
     def __repr__(self) -> str:
         return f"Dataset({str(self.path)!r}: {self.game}, {self.n_players} players)"
@@ -59,21 +59,38 @@ class Dataset:
         return f"{self.game}, {self.n_players} players ({self.path.name})"
 
     def scan(self, table: str) -> pl.LazyFrame:
-        """All parts of ``table``; ``variant`` becomes an Enum (fast group-by and join keys)."""
-        folder = self.path / table
-        if not any(folder.glob("part-*.parquet")):
-            raise FileNotFoundError(f"{self.path} has no {table} parts")
-        lf = pl.scan_parquet(folder / "part-*.parquet")
+        """All parts of ``table``; ``variant`` becomes an Enum (fast group-by and join keys).
+
+        Parts normally share one schema and are scanned as one; when they do not (variants
+        that record different ``values`` columns), they are stacked with missing columns null.
+        """
+        files = self._parts(table)
+        if len({tuple(self._part_schema(f).items()) for f in files}) == 1:
+            lf = pl.scan_parquet(self.path / table / "part-*.parquet")
+        else:
+            lf = pl.concat([pl.scan_parquet(f) for f in files], how="diagonal_relaxed")
         names = [v["name"] for v in self.variants]
         if names and "variant" in self._schema(table):
             lf = lf.with_columns(pl.col("variant").cast(pl.Enum(names)))
         return lf
 
+    def _parts(self, table: str) -> list[Path]:
+        files = sorted((self.path / table).glob("part-*.parquet"))
+        if not files:
+            raise FileNotFoundError(f"{self.path} has no {table} parts")
+        return files
+
+    def _part_schema(self, file: Path) -> dict:
+        if file not in self._schemas:
+            self._schemas[file] = dict(pl.read_parquet_schema(file))
+        return self._schemas[file]
+
     def _schema(self, table: str) -> list[str]:
-        if table not in self._schemas:
-            first = sorted((self.path / table).glob("part-*.parquet"))[0]
-            self._schemas[table] = pl.read_parquet_schema(first)
-        return list(self._schemas[table])
+        """Column names of ``table``: the union over its parts, in first-seen order."""
+        names: dict[str, None] = {}
+        for f in self._parts(table):
+            names.update(dict.fromkeys(self._part_schema(f)))
+        return list(names)
 
     @property
     def games(self) -> pl.LazyFrame:
