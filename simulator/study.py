@@ -29,13 +29,6 @@ STUDY = {
     "karnaxis": {"n_games": 20_000, "player_counts": (2, 4, 6), "variants": {}},
     "karmaggan": {"n_games": 8_000, "player_counts": (2, 4, 6), "variants": {}},
 }
-DEFAULT_STUDY at its default player count.  "variants" maps a variant name to rule
-# overrides (``--set`` syntax); a variant whose keys the game rejects is skipped with a note.
-STUDY = {
-    "ekonos": {"n_games": 60_000, "player_counts": (3, 4, 5, 6), "variants": {}},
-    "karnaxis": {"n_games": 50_000, "player_counts": (2, 4, 6), "variants": {}},
-    "karmaggan": {"n_games": 30_000, "player_counts": (2, 4, 6), "variants": {}},
-}
 DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
 
 
