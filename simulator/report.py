@@ -79,7 +79,7 @@ def write_report(dataset_dirs: list[Path], out: Path) -> Path:
     body = []
     for game in dict.fromkeys(ds.game for ds in datasets):
         members = [(i, ds, r) for i, (ds, r) in enumerate(zip(datasets, results)) if ds.game == game]
-        body.append(game_section(game, members, flags))
+        body.append(game_section(game, members))
     for i, (ds, res) in enumerate(zip(datasets, results)):
         body.append(dataset_section(i, ds, res, flags))
     flags.sort(key=lambda f: -f.severity)
@@ -256,7 +256,7 @@ def stacked_bars(labels, parts: dict[str, list[float]], ylabel: str, title: str 
 
 # ----------------------------------------------------------------------------- sections
 
-def game_section(game: str, members: list, flags: list[Flag]) -> str:
+def game_section(game: str, members: list) -> str:
     """Seat advantage across the player counts of one game's datasets."""
     frames = [r["seat_advantage"] for _, _, r in members if "seat_advantage" in r]
     if not frames:
