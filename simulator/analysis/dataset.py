@@ -36,9 +36,10 @@ class Dataset:
     def n_players(self) -> int:
         return int(self.manifest["n_players"])
 
-    @property
+    @cached_property
     def n_games(self) -> int:
-        return int(self.manifest["n_games"]) * max(1, len(self.variants))
+        """Games in the dataset, all variants together (counted from the parts' metadata)."""
+        return int(self.scan("games").select(pl.len()).collect().item())
 
     @property
     def length_unit(self) -> str:
