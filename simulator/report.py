@@ -189,6 +189,24 @@ def rate_bars(df: pl.DataFrame, label: str, rate: str, xlabel: str, fair: float 
     return fig
 
 
+def diff_bars(df: pl.DataFrame, label: str, xlabel: str, title: str = "") -> Figure:
+    """Horizontal bars of paired mean differences with their 95% intervals around zero."""
+    labels = [str(v) for v in df[label].to_list()]
+    vals = df["mean_diff"].to_list()
+    lo, hi = df["diff_lo"].to_list(), df["diff_hi"].to_list()
+    fig, ax = figure(6.0, max(1.8, 0.4 * len(labels) + 1.0))
+    ax.barh(range(len(labels)), vals, color="0.7", edgecolor="black",
+            xerr=[[max(0.0, v - a) for v, a in zip(vals, lo)], [max(0.0, b - v) for v, b in zip(vals, hi)]],
+            error_kw={"ecolor": "black", "capsize": 3})
+    ax.axvline(0, color="black", linewidth=1)
+    ax.set_yticks(range(len(labels)), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", color="0.85")
+    return fig
+
+
 def box_chart(df: pl.DataFrame, label: str, ylabel: str, title: str = "") -> Figure:
     """Boxes from precomputed quantiles: whiskers p5/p95, box p25/p75, line median."""
     stats = [{"label": str(r.get(label, "")), "whislo": r["p5"], "q1": r["p25"], "med": r["p50"],
@@ -292,6 +310,12 @@ def dataset_section(i: int, ds: Dataset, res: dict, flags: list[Flag]) -> str:
     pid = f"ds{i}"
     parts = [f"<section><h2 id='{pid}'>{html.escape(ds.label)}</h2>", dataset_facts(ds)]
     unit = ds.length_unit
+    if len(ds.variants) > 1:
+        parts.append(f"<p class='note'>{len(ds.variants)} variants: the charts by seat, policy, "
+                     f"character or team and the game's own analyses describe the first, "
+                     f"<b>{html.escape(ds.variants[0]['name'])}</b>; the variants are compared in "
+                     f"'Win rate by variant', 'Change against the base rules' and the "
+                     f"distributions split by variant.</p>")
     parts.append("<h3>Who wins</h3>")
     for group in ("seat", "policy", "character", "team", "variant"):
         df = res.get(f"win_rate_{group}")
@@ -307,6 +331,13 @@ def dataset_section(i: int, ds: Dataset, res: dict, flags: list[Flag]) -> str:
         win_flags(ds, group, df, anchor, title, flags)
     seat_flags(ds, res.get("seat_advantage"), f"{pid}-win-seat", "Win rate by seat", flags)
 
+    df = res.get("paired_change")
+    if df is not None:
+        chart = df.with_columns(pl.format("{} · {}", "variant", "policy").alias("label"))
+        parts.append(block(f"{pid}-paired", "Change against the base rules", diff_bars(
+            chart, "label", f"change of {df['value'][0]} against {ds.variants[0]['name']}",
+            ds.label), df, "Mean change per player, paired by game and seat (same deals and "
+            "rolls), with a normal 95% interval."))
     parts.append("<h3>Scores and game length</h3>")
     if "score_by_policy" in res:
         df = res["score_by_policy"]

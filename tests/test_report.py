@@ -175,6 +175,31 @@ def test_report_on_real_ekonos_data(tmp_path_factory, tmp_path):
     assert re.search(r"scripted policies that almost never win[^:]*: cash_hoarder 0\.0%", flags_text(page))
 
 
+def test_report_compares_variants_against_the_base(tmp_path):
+    from simulator.analysis import Dataset, summarise
+    from simulator.game import get_game
+    from simulator.runner import Plan, Variant, execute
+
+    game = get_game("ekonos")
+    variants = [Variant("base", game.rules(), {"start_money": 0}),
+                Variant("start_12", game.rules(sets=("setup.start_money=12",)), {"start_money": 12})]
+    plan = Plan(game="ekonos", n_games=600, n_players=4,
+                seats=["value_investor", "president_seeker", "market_builder", "cash_hoarder"],
+                seed=11, chunk_size=300, variants=variants, rotate_seats=True)
+    execute(plan, tmp_path / "sweep", jobs=1, progress=False)
+    res = summarise(Dataset(tmp_path / "sweep"))
+    assert res["win_rate_policy"]["n"].to_list() == [600] * 4          # base variant only
+    assert res["win_rate_variant"]["n"].to_list() == [2400, 2400]
+    change = res["paired_change"]
+    assert change["variant"].unique().to_list() == ["start_12"] and change["n"].to_list() == [600] * 4
+    # 12 more M.U. at the start: the hoarder banks them, so its score rises by about 12
+    hoarder = change.filter(pl.col("policy") == "cash_hoarder").row(0, named=True)
+    assert 9 < hoarder["mean_diff"] < 13 and hoarder["diff_lo"] < hoarder["mean_diff"] < hoarder["diff_hi"]
+    page = write_report([tmp_path / "sweep"], tmp_path / "sweep.html").read_text()
+    assert_self_contained(page)
+    assert "<h4>Change against the base rules" in page and "<h4>Win rate by variant" in page
+
+
 def test_headline_flags_keep_one_per_finding():
     flags = [Flag("g", n, "seat", 1.0 / n, f"seat {n}", "a", "c") for n in (3, 4, 5)] + \
             [Flag("g", 4, "round_cap", 0.1, "cap", "b", "c")]
