@@ -1,0 +1,165 @@
+"""Karmaggän analyses: blood coins, deaths, damage by source, spawns, starting-coin effects.
+
+Players columns used when present: team, start_blood_coins, final_blood_coins, died,
+death_round, blood_lost_<source> (arrows, acid, fire, piston, rollers, combat),
+turns_as_spawn, turns_holding_egg.  Games: length, end_reason, winning_team.  A per-round
+timeline (columns ``round``, ``seat`` and one whose name contains ``blood``) is used for
+blood coins per round when the dataset has one.  Missing columns skip their piece.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from simulator.analysis.core import (as_list, columns, describe, game_keys, has, lazy,
+                                     rate_columns, value_counts)
+
+DAMAGE_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat")
+
+
+def _groups(frame, by) -> list[str]:
+    return [b for b in as_list(by) if has(frame, b)]
+
+
+def blood_coins(players, by="team") -> pl.DataFrame | None:
+    """Per group: mean starting and final blood coins, quartiles of the final count and the
+    share of players who end with none."""
+    if not has(players, "final_blood_coins"):
+        return None
+    lf, by = lazy(players), _groups(players, by)
+    v = pl.col("final_blood_coins").cast(pl.Float64)
+    aggs = [pl.len().alias("n"), v.mean().alias("mean_final"), v.quantile(0.25, "linear").alias("q25_final"),
+            v.median().alias("median_final"), v.quantile(0.75, "linear").alias("q75_final"),
+            (v <= 0).cast(pl.Int64).sum().alias("broke")]
+    if has(lf, "start_blood_coins"):
+        aggs.insert(1, pl.col("start_blood_coins").cast(pl.Float64).mean().alias("mean_start"))
+    out = lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)
+    return out.with_columns(*rate_columns("broke", "n", "broke_share")).collect()
+
+
+def blood_timeline_name(timelines: dict) -> str | None:
+    """Name of the timeline holding blood coins per round and seat, among ``{name: frame}``."""
+    for name, frame in timelines.items():
+        cols = columns(frame)
+        if "round" in cols and "seat" in cols and any("blood" in c for c in cols):
+            return name
+    return None
+
+
+def blood_by_round(timeline, players=None, by="team") -> pl.DataFrame | None:
+    """Median and quartiles of blood coins held per round and group (team, seat or policy)."""
+    if timeline is None or not has(timeline, "round", "seat"):
+        return None
+    value = next((c for c in columns(timeline) if "blood" in c), None)
+    if value is None:
+        return None
+    tl = lazy(timeline)
+    groups = [b for b in as_list(by) if has(tl, b) or has(players, b)]
+    missing = [b for b in groups if not has(tl, b)]
+    if missing:
+        keys = [k for k in game_keys(tl) if has(players, k)] + ["seat"]
+        tl = tl.join(lazy(players).select([*keys, *missing]), on=keys, how="left")
+    keys = (["variant"] if has(tl, "variant") else []) + groups + ["round"]
+    v = pl.col(value).cast(pl.Float64)
+    return (tl.group_by(keys).agg(pl.len().alias("n"), v.quantile(0.25, "linear").alias("q25"),
+                                  v.median().alias("median"), v.quantile(0.75, "linear").alias("q75"),
+                                  v.mean().alias("mean"))
+            .sort(keys).collect())
+
+
+def deaths(players, by="team") -> pl.DataFrame | None:
+    """Per group: death rate (Wilson interval) and when deaths happen (mean, median round)."""
+    if not has(players, "died"):
+        return None
+    lf, by = lazy(players), _groups(players, by)
+    aggs = [pl.len().alias("n"), pl.col("died").cast(pl.Int64).sum().alias("deaths")]
+    if has(lf, "death_round"):
+        r = pl.col("death_round").filter(pl.col("died")).cast(pl.Float64)
+        aggs += [r.mean().alias("mean_death_round"), r.median().alias("median_death_round")]
+    out = lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)
+    return out.with_columns(*rate_columns("deaths", "n", "death_rate")).collect()
+
+
+def death_rounds(players) -> pl.DataFrame | None:
+    """How many deaths happen in each round (count and share of all deaths)."""
+    if not has(players, "died", "death_round"):
+        return None
+    return value_counts(lazy(players).filter(pl.col("died")), "death_round")
+
+
+def damage_by_source(players, by=None) -> pl.DataFrame | None:
+    """Blood coins lost per source: mean per player, total and share of all damage (tidy:
+    one row per group x source)."""
+    sources = [s for s in DAMAGE_SOURCES if has(players, f"blood_lost_{s}")]
+    sources += [c[len("blood_lost_"):] for c in columns(players)
+                if c.startswith("blood_lost_") and c[len("blood_lost_"):] not in sources]
+    if not sources:
+        return None
+    lf, by = lazy(players), _groups(players, by)
+    aggs = [pl.len().alias("n")] + [pl.col(f"blood_lost_{s}").cast(pl.Float64).sum().alias(s)
+                                    for s in sources]
+    wide = lf.group_by(by).agg(aggs) if by else lf.select(aggs)
+    long = wide.unpivot(index=[*by, "n"], on=sources, variable_name="source", value_name="total")
+    share = pl.col("total") / pl.col("total").sum().over(by) if by else \
+        pl.col("total") / pl.col("total").sum()
+    return (long.with_columns((pl.col("total") / pl.col("n")).alias("mean_per_player"),
+                              share.alias("share"))
+            .sort([*by, "total"], descending=[False] * len(by) + [True]).collect())
+
+
+def spawn_turns(players, by="team") -> pl.DataFrame | None:
+    """Per group: turns spent as a spawn (mean, share who ever were one) and turns holding the Egg."""
+    lf, by = lazy(players), _groups(players, by)
+    aggs = [pl.len().alias("n")]
+    if has(lf, "turns_as_spawn"):
+        aggs += [pl.col("turns_as_spawn").cast(pl.Float64).mean().alias("mean_turns_as_spawn"),
+                 (pl.col("turns_as_spawn") > 0).cast(pl.Int64).sum().alias("ever_spawn")]
+    if has(lf, "turns_holding_egg"):
+        aggs.append(pl.col("turns_holding_egg").cast(pl.Float64).mean().alias("mean_turns_holding_egg"))
+    if len(aggs) == 1:
+        return None
+    out = lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)
+    if has(lf, "turns_as_spawn"):
+        out = out.with_columns(*rate_columns("ever_spawn", "n", "spawn_share"))
+    return out.collect()
+
+
+def start_coins_per_game(games, players) -> pl.LazyFrame | None:
+    """Games with their ``start_blood_coins`` (the most any seat started with)."""
+    if not has(players, "start_blood_coins"):
+        return None
+    keys = [k for k in game_keys(players) if has(games, k)]
+    start = lazy(players).group_by(keys).agg(pl.col("start_blood_coins").max())
+    return lazy(games).join(start, on=keys)
+
+
+def length_by_start_coins(games, players) -> pl.DataFrame | None:
+    """Game length distribution and round-cap rate per number of starting blood coins."""
+    lf = start_coins_per_game(games, players)
+    if lf is None or not has(games, "length"):
+        return None
+    by = ["start_blood_coins"]
+    out = describe(lf, "length", by)
+    if has(games, "end_reason"):
+        capped = (lf.group_by(by).agg(pl.len().alias("games"),
+                                       (pl.col("end_reason") == "round_cap").cast(pl.Int64).sum()
+                                       .alias("capped"))
+                  .with_columns(*rate_columns("capped", "games", "round_cap_rate")).collect())
+        out = out.join(capped, on=by)
+    return out.sort(by)
+
+
+def team_wins_by_start_coins(players) -> pl.DataFrame | None:
+    """Win rate of each team (Wilson interval) per number of starting blood coins."""
+    if not has(players, "team", "won", "start_blood_coins"):
+        return None
+    keys = [k for k in game_keys(players)]
+    lf = lazy(players)
+    per_game = lf.with_columns(pl.col("start_blood_coins").max().over(keys).alias("start_coins"))
+    # one row per game and team: did that team win?
+    teams = (per_game.group_by([*keys, "team", "start_coins"])
+             .agg(pl.col("won").any().alias("won")))
+    return (teams.group_by(["start_coins", "team"])
+            .agg(pl.len().alias("games"), pl.col("won").cast(pl.Int64).sum().alias("wins"))
+            .with_columns(*rate_columns("wins", "games", "win_rate"))
+            .sort(["start_coins", "team"]).collect())

@@ -1,0 +1,93 @@
+"""The default balance study: every implemented game at several player counts, then the report.
+
+``run_study`` plays each game of :data:`simulator.game.GAME_NAMES` at the player counts of
+:data:`STUDY`, with the game's scripted policies filling the seats in turn and seats rotated
+every game (so seat and policy effects separate), writes one dataset per game and player count
+under ``runs_dir`` and the playtest report to ``report_path``.  Sizes are set so the whole study
+takes a few minutes on 2 cores; tune them in :data:`STUDY`, the one place they live.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from simulator.game import GAME_NAMES, get_game
+from simulator.report import write_report
+from simulator.runner import Plan, Variant, execute
+
+STUDY_SEED = 20_261_129
+
+# Games per dataset and the player counts studied, per game.  A game missing here is studied
+# with DEFAULT_STUDY at its default player count.  "variants" maps a variant name to rule
+# overrides (``--set`` syntax); a variant whose keys the game rejects is skipped with a note.
+# Sized for about 3 minutes on 2 busy cores (measured 2026-11, jobs=2): Ekonos ~3,500 games/s,
+# Karnaxis ~1,000-1,700 games/s with its years timeline, Karmaggan ~350-450 games/s.
+STUDY = {
+    "ekonos": {"n_games": 50_000, "player_counts": (3, 4, 5, 6), "variants": {}},
+    "karnaxis": {"n_games": 20_000, "player_counts": (2, 4, 6), "variants": {}},
+    "karmaggan": {"n_games": 8_000, "player_counts": (2, 4, 6), "variants": {}},
+}
+DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
+
+
+def study_seats(game, n_players: int) -> list[str]:
+    """Seat policies: the scripted policies in turn (random only when a game has no other)."""
+    names = [p.name for p in sorted(game.policies, key=lambda p: p.id) if p.name != "random"]
+    names = names or ["random"]
+    return [names[i % len(names)] for i in range(n_players)]
+
+
+def study_variants(game, spec: dict) -> list[Variant]:
+    # every variant records the same value columns, so the dataset's parts line up
+    variants = [Variant("base", game.rules(), {"overrides": ""} if spec.get("variants") else {})]
+    for name, sets in spec.get("variants", {}).items():
+        try:
+            variants.append(Variant(name, game.rules(sets=tuple(sets)), {"overrides": "; ".join(sets)}))
+        except Exception as e:  # a rules key an engine does not (yet) have
+            print(f"study: skipping {game.name} variant {name}: {e}", file=sys.stderr)
+    return variants
+
+
+def study_plans(scale: float = 1.0) -> list[tuple[str, Plan]]:
+    """(folder name, plan) of every dataset of the study; ``scale`` multiplies game counts."""
+    plans = []
+    for name in GAME_NAMES:
+        game = get_game(name)
+        spec = STUDY.get(name, DEFAULT_STUDY)
+        counts = [n for n in spec["player_counts"] if n in game.player_counts] or [game.default_players]
+        n_games = max(100, int(spec["n_games"] * scale))
+        chunk = max(1_000, min(game.chunk_size, -(-n_games // 4)))
+        variants = study_variants(game, spec)
+        for n in counts:
+            plans.append((f"{name}-{n}p", Plan(game=name, n_games=n_games, n_players=n,
+                                              seats=study_seats(game, n), seed=STUDY_SEED,
+                                              chunk_size=chunk, variants=variants,
+                                              rotate_seats=True)))
+    return plans
+
+
+def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool = True,
+              scale: float = 1.0) -> list[Path]:
+    """Run the default study into ``runs_dir`` and write the report to ``report_path``.
+
+    Earlier study datasets in ``runs_dir`` are replaced.  Prints one line per dataset and where
+    the report is; returns the dataset folders.  ``scale`` shrinks or grows every game count
+    (tests use a small one).
+    """
+    runs_dir, report_path = Path(runs_dir), Path(report_path)
+    started = time.perf_counter()
+    dirs = []
+    for folder, plan in study_plans(scale):
+        out = runs_dir / folder
+        t = time.perf_counter()
+        execute(plan, out, jobs=jobs, progress=progress, force=True)
+        games = plan.n_games * len(plan.variants)
+        print(f"{folder}: {games:,} games in {time.perf_counter() - t:.1f} s -> {out}", flush=True)
+        dirs.append(out)
+    t = time.perf_counter()
+    write_report(dirs, report_path)
+    print(f"report: {report_path} ({time.perf_counter() - t:.1f} s); study took "
+          f"{time.perf_counter() - started:.0f} s", flush=True)
+    return dirs

@@ -1,0 +1,227 @@
+"""The playtest report: one self-contained HTML file whose flags catch planted imbalances.
+
+Synthetic datasets (written with the runner's layout) plant known imbalances: a first player
+who wins half the 4-player games, a loan cap that binds for most Karnaxis players, Karmaggän
+games that hit the round cap and a team that wins too often.  The report must state each in
+its balance flags with the planted number.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from simulator.report import THRESHOLDS, headline_flags, Flag, write_report
+from simulator.study import STUDY, run_study, study_plans
+from test_analysis import real_ekonos, write_dataset
+
+N = 4_000   # synthetic games per dataset
+RNG_SEED = 5  # any fixed seed; the planted effects are far larger than the noise
+
+
+def winners_with_first_seat_share(rng, n_games: int, n_players: int, share: float) -> np.ndarray:
+    first = rng.random(n_games) < share
+    other = rng.integers(1, n_players, n_games)
+    return np.where(first, 0, other)
+
+
+def contract_tables(rng, n_games: int, n_players: int, winners: np.ndarray, policies: list[str],
+                    length, end_reason) -> tuple[pl.DataFrame, pl.DataFrame]:
+    game_id = np.arange(n_games)
+    seat = np.tile(np.arange(n_players), n_games)
+    won = seat == np.repeat(winners, n_players)
+    score = rng.normal(100, 10, n_games * n_players) + 30 * won
+    rotation = (seat + np.repeat(game_id, n_players)) % len(policies)
+    games = pl.DataFrame({"game_id": game_id, "variant": "base", "n_players": n_players,
+                          "winner_seat": winners, "length": length, "end_reason": end_reason})
+    players = pl.DataFrame({"game_id": np.repeat(game_id, n_players), "variant": "base",
+                            "seat": seat.astype(np.int8),
+                            "policy": np.array(policies)[rotation], "score": score,
+                            "rank": np.where(won, 1, 2).astype(np.int8), "won": won})
+    return games, players
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory) -> dict[str, Path]:
+    rng = np.random.default_rng(RNG_SEED)
+    base = tmp_path_factory.mktemp("planted")
+    out = {}
+
+    # Ekonos-like: the first player wins 50% of 4-player games (fair: 25%).
+    winners = winners_with_first_seat_share(rng, N, 4, 0.5)
+    games, players = contract_tables(rng, N, 4, winners, ["a", "b", "c", "d"], 3, "final_turn")
+    out["first"] = write_dataset(base / "first-player", "ekonos", 4,
+                                 {"games": games, "players": players})
+
+    # Karnaxis: the $200,000 cap binds for 70% of players; 12 years; a years timeline.
+    winners = rng.integers(0, 4, N)
+    games, players = contract_tables(rng, N, 4, winners, ["tycoon", "cautious"], 12, "year_12")
+    rows = N * 4
+    peak = np.where(rng.random(rows) < 0.7, 200_000, rng.integers(0, 150_000, rows))
+    players = players.with_columns(
+        pl.Series("character", np.array(["Zack", "Julie", "Wes"])[rng.integers(0, 3, rows)]),
+        pl.Series("peak_loans_usd", peak), pl.Series("loans_taken_usd", peak + 10_000),
+        pl.Series("interest_paid_usd", peak // 10), pl.Series("taxes_paid_usd", rng.integers(0, 500_000, rows)),
+        pl.Series("delinquent_notices", rng.integers(0, 2, rows)),
+        (pl.col("score") * 10_000).alias("score"))
+    years = pl.DataFrame({"game_id": np.repeat(np.arange(N), 12 * 4), "variant": "base",
+                          "year": np.tile(np.repeat(np.arange(1, 13), 4), N),
+                          "seat": np.tile(np.arange(4), N * 12).astype(np.int8)})
+    bracket = rng.integers(0, 8, years.height)
+    years = years.with_columns(pl.Series("tax_bracket", bracket),
+                               pl.Series("smart_tax", rng.random(years.height) < 0.3),
+                               pl.Series("income_usd", (bracket + 1) * 30_000),
+                               pl.Series("cash_usd", rng.normal(200_000, 50_000, years.height)
+                                         * np.tile(np.repeat(np.arange(1, 13), 4), N) / 6),
+                               pl.Series("loans_outstanding_usd", rng.integers(0, 200_001, years.height)),
+                               pl.Series("delinquent_notices", np.zeros(years.height, np.int8)))
+    years = years.with_columns(pl.when(pl.col("smart_tax")).then(10_000).otherwise(30_000)
+                               .alias("tax_paid_usd"))
+    out["karnaxis"] = write_dataset(base / "karnaxis", "karnaxis", 4,
+                                    {"games": games, "players": players, "years": years},
+                                    length_unit="years")
+
+    # Karmaggän: 8% of games hit the round cap; team 0 wins 65% of games; 3 or 4 starting coins.
+    team_wins = np.where(rng.random(N) < 0.65, 0, 1)
+    winners = team_wins  # seat 0 is team 0, seat 1 team 1
+    capped = rng.random(N) < 0.08
+    games, players = contract_tables(rng, N, 4, winners, ["rusher", "hunter", "supporter"],
+                                     rng.integers(10, 60, N), np.where(capped, "round_cap", "egg_escaped"))
+    team = np.tile(np.array([0, 1, 0, 1]), N)
+    won = team == np.repeat(team_wins, 4)
+    start = np.repeat(np.where(np.arange(N) % 2 == 0, 3, 4), 4)
+    players = players.with_columns(
+        pl.Series("team", team), pl.Series("won", won), pl.Series("score", won.astype(float)),
+        pl.Series("start_blood_coins", start), pl.Series("final_blood_coins", rng.integers(0, 8, N * 4)),
+        pl.Series("died", rng.random(N * 4) < 0.3), pl.Series("death_round", rng.integers(1, 40, N * 4)),
+        *[pl.Series(f"blood_lost_{s}", rng.integers(0, 4, N * 4))
+          for s in ("arrows", "acid", "fire", "piston", "rollers", "combat")],
+        pl.Series("turns_as_spawn", rng.integers(0, 5, N * 4)),
+        pl.Series("turns_holding_egg", rng.integers(0, 5, N * 4)))
+    out["karmaggan"] = write_dataset(base / "karmaggan", "karmaggan", 4,
+                                     {"games": games, "players": players}, length_unit="rounds")
+    return out
+
+
+def flags_text(page: str) -> str:
+    block = page[page.index("<div class='flags'>"):page.index("<h2>Datasets</h2>")]
+    return re.sub(r"<[^>]+>", " ", block)
+
+
+def assert_self_contained(page: str) -> None:
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    sources = re.findall(r"(?:src|href)='([^']*)'", page)
+    assert sources, "the report has charts"
+    assert all(s.startswith(("data:image/png;base64,", "#")) for s in sources), \
+        [s[:40] for s in sources if not s.startswith(("data:", "#"))]
+    assert "<link" not in page and "<script" not in page and "http" not in page.replace("http-equiv", "")
+    # every flag's link points at a chart block of this page
+    for anchor in re.findall(r"href='#([^']+)'", page):
+        assert f"id='{anchor}'" in page, anchor
+
+
+def test_report_flags_a_planted_first_player_advantage(planted, tmp_path):
+    out = write_report([planted["first"]], tmp_path / "report.html")
+    assert out == tmp_path / "report.html" and list(tmp_path.iterdir()) == [out]
+    page = out.read_text()
+    assert_self_contained(page)
+    flags = flags_text(page)
+    m = re.search(r"first player wins more than a fair share: ([\d.]+)% \(95% CI ([\d.]+)%–([\d.]+)%\)",
+                  flags)
+    assert m, flags
+    rate, lo, hi = map(float, m.groups())
+    assert 48.0 < rate < 52.0 and lo < rate < hi
+    assert "chi-square over seats p" in flags and "Win rate by seat" in flags
+    # the numbers of the chart are in the table beside it
+    seat_block = page[page.index("id='ds0-win-seat'"):page.index("id='ds0-win-policy'")]
+    assert f"{rate:.1f}%" in seat_block and "<img" in seat_block and "<table" in seat_block
+
+
+def test_report_sections_and_flags_for_karnaxis_and_karmaggan(planted, tmp_path):
+    out = write_report([planted["karnaxis"], planted["karmaggan"]], tmp_path / "r.html")
+    page = out.read_text()
+    assert_self_contained(page)
+    for title in ("Tax paid per bracket", "What the smart table saves", "Loans: borrowing",
+                  "Rank titles", "Cash trajectories by year and policy", "Win rate by character",
+                  "Runaway leader", "Share of player-years in each bracket",
+                  "Damage by source", "Deaths", "Game length against starting blood coins",
+                  "Team win rate against starting blood coins", "Win rate by team", "How games end"):
+        assert f"<h4>{title}" in page, title
+    flags = flags_text(page)
+    cap = re.search(r"the loan cap binds for ([\d.]+)% of (\w+) players", flags)
+    assert cap and 67 < float(cap.group(1)) < 73, flags
+    rc = re.search(r"([\d.]+)% of games end at the round cap \(95% CI", flags)
+    assert rc and 6.5 < float(rc.group(1)) < 9.5, flags
+    team = re.search(r"team 0 wins ([\d.]+)% \(95% CI [^)]*\) of games", flags)
+    assert team and 62 < float(team.group(1)) < 68, flags
+    # nothing planted on Karnaxis seats (Karmaggän seats carry the team effect: teams alternate)
+    assert not re.search(r"karnaxis[^.]*: (the first player|seat \d) wins", flags), flags
+
+
+def test_report_on_real_ekonos_data(tmp_path_factory, tmp_path):
+    ds = real_ekonos(tmp_path_factory.getbasetemp())
+    page = write_report([ds], tmp_path / "ek.html").read_text()
+    assert_self_contained(page)
+    for title in ("Score split: cash against holdings", "Company values at the end",
+                  "Presidency advantage", "Seat advantage by player count", "Final score by policy",
+                  "Margin of victory"):
+        assert title in page, title
+    assert "Balance flags" in page
+    # the scripted cash hoarder never competes with holdings in Ekonos: flagged as hopeless
+    assert re.search(r"scripted policies that almost never win[^:]*: cash_hoarder 0\.0%", flags_text(page))
+
+
+def test_report_compares_variants_against_the_base(tmp_path):
+    from simulator.analysis import Dataset, summarise
+    from simulator.game import get_game
+    from simulator.runner import Plan, Variant, execute
+
+    game = get_game("ekonos")
+    variants = [Variant("base", game.rules(), {"start_money": 0}),
+                Variant("start_12", game.rules(sets=("setup.start_money=12",)), {"start_money": 12})]
+    plan = Plan(game="ekonos", n_games=600, n_players=4,
+                seats=["value_investor", "president_seeker", "market_builder", "cash_hoarder"],
+                seed=11, chunk_size=300, variants=variants, rotate_seats=True)
+    execute(plan, tmp_path / "sweep", jobs=1, progress=False)
+    res = summarise(Dataset(tmp_path / "sweep"))
+    assert res["win_rate_policy"]["n"].to_list() == [600] * 4          # base variant only
+    assert res["win_rate_variant"]["n"].to_list() == [2400, 2400]
+    change = res["paired_change"]
+    assert change["variant"].unique().to_list() == ["start_12"] and change["n"].to_list() == [600] * 4
+    # 12 more M.U. at the start: the hoarder banks them, so its score rises by about 12
+    hoarder = change.filter(pl.col("policy") == "cash_hoarder").row(0, named=True)
+    assert 9 < hoarder["mean_diff"] < 13 and hoarder["diff_lo"] < hoarder["mean_diff"] < hoarder["diff_hi"]
+    page = write_report([tmp_path / "sweep"], tmp_path / "sweep.html").read_text()
+    assert_self_contained(page)
+    assert "<h4>Change against the base rules" in page and "<h4>Win rate by variant" in page
+
+
+def test_headline_flags_keep_one_per_finding():
+    flags = [Flag("g", n, "seat", 1.0 / n, f"seat {n}", "a", "c") for n in (3, 4, 5)] + \
+            [Flag("g", 4, "round_cap", 0.1, "cap", "b", "c")]
+    heads, rest = headline_flags(sorted(flags, key=lambda f: -f.severity))
+    assert [(h.kind, h.n_players, len(also)) for h, also in heads] == [("seat", 3, 2), ("round_cap", 4, 0)]
+    assert [f.n_players for f in rest] == [4, 5]
+    assert THRESHOLDS["seat_p_value"] < 0.05
+
+
+def test_study_plans_cover_every_game_and_run_small(tmp_path):
+    from simulator.game import GAME_NAMES, get_game
+
+    plans = study_plans()
+    assert {plan.game for _, plan in plans} == set(GAME_NAMES)
+    for folder, plan in plans:
+        game = get_game(plan.game)
+        assert plan.n_players in game.player_counts and plan.rotate_seats
+        assert len(plan.seats) == plan.n_players and "random" not in plan.seats
+        assert plan.n_games == STUDY.get(plan.game, {"n_games": plan.n_games})["n_games"]
+    dirs = run_study(tmp_path / "runs", tmp_path / "reports" / "study.html", jobs=1,
+                     progress=False, scale=0.01)
+    assert [d.name for d in dirs] == [folder for folder, _ in plans]
+    assert all((d / "manifest.json").exists() for d in dirs)
+    page = (tmp_path / "reports" / "study.html").read_text()
+    assert page.count("<section>") >= len(dirs) and "Balance flags" in page
