@@ -333,11 +333,15 @@ def dataset_section(i: int, ds: Dataset, res: dict, flags: list[Flag]) -> str:
 
     df = res.get("paired_change")
     if df is not None:
-        chart = df.with_columns(pl.format("{} · {}", "variant", "policy").alias("label"))
+        rates = df.filter(pl.col("metric") == "win_rate").with_columns(
+            pl.format("{} · {}{}", "variant", "group",
+                      pl.when("significant").then(pl.lit(" *")).otherwise(pl.lit(""))).alias("label"))
         parts.append(block(f"{pid}-paired", "Change against the base rules", diff_bars(
-            chart, "label", f"change of {df['value'][0]} against {ds.variants[0]['name']}",
-            ds.label), df, "Mean change per player, paired by game and seat (same deals and "
-            "rolls), with a normal 95% interval."))
+            rates, "label", f"change of win rate against {ds.variants[0]['name']} (fraction)",
+            ds.label), df, "Paired by game (same deals and rolls): mean difference with a "
+            "normal 95% interval; * and 'significant' = survives Holm's correction over the "
+            "whole table at 5%."))
+        variant_flags(ds, df, f"{pid}-paired", flags)
     parts.append("<h3>Scores and game length</h3>")
     if "score_by_policy" in res:
         df = res["score_by_policy"]
@@ -423,6 +427,20 @@ def dataset_facts(ds: Dataset) -> str:
 
 
 # ----------------------------------------------------------------------------- flags
+
+
+def variant_flags(ds: Dataset, df: pl.DataFrame, anchor: str, flags: list[Flag]) -> None:
+    """A rule variant that changes a win rate significantly (after Holm's correction)."""
+    changed = df.filter(pl.col("significant") & (pl.col("metric") == "win_rate"))
+    if changed.is_empty():
+        return
+    top = changed.sort(pl.col("mean_diff").abs(), descending=True).row(0, named=True)
+    more = f" ({changed.height - 1} more such changes in the table)" if changed.height > 1 else ""
+    flags.append(Flag(ds.game, ds.n_players, "variant", abs(top["mean_diff"]) * 10,
+                      f"{ds.label}: variant {top['variant']} moves the win rate of {top['group']} "
+                      f"from {pct(top['base_mean'])} to {pct(top['variant_mean'])} "
+                      f"(change {interval(top['diff_lo'], top['diff_hi'])}, Holm p = "
+                      f"{top['p_holm']:.2g}){more}.", anchor, "Change against the base rules"))
 
 def win_flags(ds: Dataset, group: str, df: pl.DataFrame, anchor: str, chart: str,
               flags: list[Flag]) -> None:

@@ -233,13 +233,13 @@ def widest_interval(out: Path, tasks: list[int]) -> float:
     """Widest Wilson 95% interval of the win rate by seat and by policy in every variant."""
     import polars as pl
 
-    from simulator.stats import wilson_interval
+    from simulator.analysis.stats import wilson
     players = pl.scan_parquet([out / "players" / store.part_name(t) for t in tasks])
     widest = 0.0
     for key in ("seat", "policy"):
         counts = players.group_by("variant", key).agg(
             pl.col("won").sum().alias("wins"), pl.len().alias("n")).collect()
-        low, high = wilson_interval(counts["wins"].to_numpy(), counts["n"].to_numpy())
+        low, high = wilson(counts["wins"].to_numpy(), counts["n"].to_numpy())
         widest = max(widest, float(np.max(high - low)))
     return widest
 

@@ -89,10 +89,10 @@ def test_paired_differences_against_base(tmp_path):
     table = paired_differences(out)
     same_rows = table.filter(pl.col("variant") == "same")
     # the same rules on the same seeds: every difference is exactly zero
-    assert (same_rows["diff"] == 0).all() and (same_rows["ci_low"] == 0).all()
+    assert (same_rows["mean_diff"] == 0).all() and (same_rows["diff_lo"] == 0).all()
     assert not same_rows["significant"].any()
     rich_score = table.filter((pl.col("variant") == "rich") & (pl.col("metric") == "mean_score"))
     # 40 more M.U. each: scores rise, clearly
-    assert (rich_score["diff"] > 20).all() and rich_score["significant"].all()
+    assert (rich_score["mean_diff"] > 20).all() and rich_score["significant"].all()
     assert set(table["group"].unique()) >= {"seat=0", "policy=cash_hoarder", "all"}
     np.testing.assert_allclose(holm(np.array([0.01, 0.04, 0.03])), [0.03, 0.06, 0.06])

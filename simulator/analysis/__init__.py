@@ -24,6 +24,7 @@ from simulator.analysis.core import (describe, end_reasons, find_rule, gini_by_g
                                      round_cap_rate,
                                      runaway_leader, seat_advantage, value_counts, win_rates)
 from simulator.analysis.dataset import Dataset
+from simulator.analysis.paired import paired_differences
 from simulator.analysis.stats import chi2_sf, chi_square_uniform, gini, wilson, wilson_exprs
 
 __all__ = [
@@ -45,7 +46,7 @@ def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
     ``round_cap``, ``gini``, ``runaway_leader``, then the game's own (``karnaxis_*``,
     ``karmaggan_*``, ``ekonos_*``).  With several variants, the per-policy and game analyses
     describe the first (base) variant, and ``win_rate_variant`` and ``paired_change`` (each
-    variant's change of final score against the base, paired by game and seat) compare them.
+    variant against the base, paired by game, with Holm-corrected significance) compare them.
     """
     players, games = ds.players, ds.games
     names = [v["name"] for v in ds.variants]
@@ -56,13 +57,7 @@ def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
         base = pl.col("variant") == names[0]
         base_players, base_games = players.filter(base), games.filter(base)
         out["win_rate_variant"] = win_rates(players, "variant")
-        value = "final_blood_coins" if ds.game == "karmaggan" else "score"
-        changes = [paired_difference(players, value, names[0], v, "policy") for v in names[1:]]
-        found = [c.with_columns(pl.lit(v).alias("variant"), pl.lit(value).alias("value"))
-                 for c, v in zip(changes, names[1:]) if c is not None]
-        out["paired_change"] = pl.concat(found).select(
-            "variant", "policy", "value", "n", "mean_diff", "sd", "diff_lo", "diff_hi") \
-            if found else None
+        out["paired_change"] = paired_differences(ds)
     else:
         base_players, base_games = players, games
     for group in WIN_RATE_GROUPS:

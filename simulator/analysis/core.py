@@ -14,7 +14,7 @@ import math
 import numpy as np
 import polars as pl
 
-from simulator.analysis.stats import chi_square_uniform, wilson, wilson_exprs
+from simulator.analysis.stats import Z95, chi_square_uniform, wilson, wilson_exprs
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
@@ -300,24 +300,28 @@ def find_rule(rules: dict, *words: str, kind=None):
     return None
 
 
-def paired_difference(players, value: str, baseline: str, variant: str, by=None) -> pl.DataFrame | None:
-    """Mean change of ``value`` from ``baseline`` to ``variant``, pairing rows by game and seat.
+def paired_difference(frame, value: str, baseline: str, variant: str, by=None) -> pl.DataFrame | None:
+    """Mean change of ``value`` from ``baseline`` to ``variant``, pairing rows by game (and seat,
+    for a players table).
 
     Variants of a sweep replay the same deals and rolls (common random numbers), so pairing
     by ``game_id`` and ``seat`` removes most of the noise.  Returns per group: n pairs,
     mean_diff, sd and a normal 95% interval ``diff_lo``/``diff_hi``.
     """
     by = as_list(by)
-    if not has(players, "variant", "game_id", "seat", value, *by):
+    if not has(frame, "variant", "game_id", value, *by):
         return None
-    lf = lazy(players).with_columns(pl.col("variant").cast(pl.String))
-    keys = ["game_id", "seat"]
-    base = lf.filter(pl.col("variant") == baseline).select([*keys, *by, pl.col(value).alias("a")])
+    lf = lazy(frame).with_columns(pl.col("variant").cast(pl.String))
+    keys = ["game_id", "seat"] if has(frame, "seat") else ["game_id"]
+    extra = [b for b in by if b not in keys]
+    base = lf.filter(pl.col("variant") == baseline).select([*keys, *extra, pl.col(value).alias("a")])
     other = lf.filter(pl.col("variant") == variant).select([*keys, pl.col(value).alias("b")])
-    d = (pl.col("b") - pl.col("a")).cast(pl.Float64)
-    aggs = [pl.len().alias("n"), d.mean().alias("mean_diff"), d.std().alias("sd")]
+    d = pl.col("b").cast(pl.Float64) - pl.col("a").cast(pl.Float64)
+    aggs = [pl.len().alias("n"), pl.col("a").cast(pl.Float64).mean().alias("base_mean"),
+            pl.col("b").cast(pl.Float64).mean().alias("variant_mean"),
+            d.mean().alias("mean_diff"), d.std().fill_null(0.0).alias("sd")]
     joined = base.join(other, on=keys)
     out = joined.group_by(by).agg(aggs).sort(by) if by else joined.select(aggs)
-    half = 1.959963984540054 * pl.col("sd") / pl.col("n").cast(pl.Float64).sqrt()
+    half = Z95 * pl.col("sd") / pl.col("n").cast(pl.Float64).sqrt()
     return out.with_columns((pl.col("mean_diff") - half).alias("diff_lo"),
                             (pl.col("mean_diff") + half).alias("diff_hi")).collect()
