@@ -1,0 +1,254 @@
+"""Karnaxis policies: which character, which action squares, what to trade, what to study.
+
+Every scripted policy values each legal option in dollars with the same reading of the game
+(a job is worth its remaining salary, a business its remaining income, a share its expected
+move) and takes the best; the knobs in ``[policies.NAME]`` of the rules make the strategies
+differ: how much each kind of income weighs, how far it will borrow, whether it insures.
+"""
+
+import numpy as np
+from numba import njit
+
+from policies.common import RANDOM, pick_best, pick_random
+from simulator.game import Policy
+from simulator.games.karnaxis.state import (
+    ACT_ADVERTISE, ACT_BUSINESS, ACT_COLLEGE, ACT_FRANCHISE, ACT_JOB_SEARCH, ACT_KARNAXIS,
+    ACT_MARKET, ACT_PASS, ACT_RETIREMENT, ACT_STUDY, ACT_UNEMPLOYMENT, ACT_WORK, ACTIVE, ATTR,
+    B_ATTR, B_GROWTH, B_LEVEL, C_ATTR, C_KARNAXIS, CASH, CFG_ACCOUNTANT_COST,
+    CFG_EXTRA_TOKEN, CFG_YEARS, COLLEGE, D_ACTION, D_ATTRIBUTE, D_CHARACTER,
+    D_MARKET, D_REROLL, FUND, GROWTH, INCOME, INSURED, J_ATTR, J_AVAILABLE, J_COLLEGE, J_SALARY,
+    JOB, JOB_B, K_BUSINESSES, K_CASH, K_COLLEGE, K_DIVIDENDS, K_FRANCHISES, K_GROWTH, K_INCOME,
+    K_JOB, K_JOBS, K_LEVEL, K_RETIREMENT, K_SALARY, K_SHARES, LOANS, MK_ACCOUNTANT, MK_BUY,
+    MK_DONE, MK_INSURANCE, MK_SELL, N_ATTR, NONE, OPT_A, OPT_ACTION, OPT_B, OPT_COST,
+    RETIRE_TOKENS, USED, T_AD_GROWTH, T_BRACKET_MAX, T_FRANCHISE_GROWTH, T_RETIRE_PAYOUT,
+    T_TAX_SMART, T_TAX_STANDARD, VALUE, YEAR)
+
+SCHOLAR, TYCOON, SPECULATOR, CAUTIOUS = range(1, 5)
+POLICIES = (
+    Policy(RANDOM, "random", "uniformly random among the legal options at every decision"),
+    Policy(SCHOLAR, "scholar", "college to senior year, then the best-paid job it qualifies for"),
+    Policy(TYCOON, "tycoon", "starts businesses and franchises early, borrowing to the cap to grow"),
+    Policy(SPECULATOR, "speculator", "buys cheap shares, sells high, collects dividends"),
+    Policy(CAUTIOUS, "cautious", "never borrows by choice; insurance, retirement fund, steady jobs"),
+)
+KNOBS = ("college_target", "university_value", "job_weight", "business_weight", "stock_weight",
+         "buy_below", "sell_at", "borrow_limit", "borrow_penalty", "retirement_weight",
+         "insurance", "accountant_income", "card_value", "study_value")
+(COLLEGE_TARGET, UNIVERSITY_VALUE, JOB_WEIGHT, BUSINESS_WEIGHT, STOCK_WEIGHT, BUY_BELOW, SELL_AT,
+ BORROW_LIMIT, BORROW_PENALTY, RETIREMENT_WEIGHT, INSURANCE, ACCOUNTANT_INCOME, CARD_VALUE,
+ STUDY_VALUE) = range(14)
+
+NO = -1.0e12          # an option the policy refuses (still legal; chosen only if all are refused)
+MUST = 1.0e9          # Go To Work / a better job as the first action of a job holder
+TAX_KEEP = 0.6        # share of extra income kept after taxes, for valuing income streams
+
+# Karnaxis kinds each strategy is drawn to when choosing a character
+# (rows by policy id, -1 pads)
+LIKES = np.array([[-1, -1, -1, -1, -1],
+                  [K_JOB, K_COLLEGE, K_SALARY, K_JOBS, -1],
+                  [K_GROWTH, K_BUSINESSES, K_LEVEL, K_FRANCHISES, K_INCOME],
+                  [K_SHARES, K_DIVIDENDS, K_CASH, -1, -1],
+                  [K_RETIREMENT, K_CASH, K_COLLEGE, K_JOBS, -1]], dtype=np.int64)
+
+
+@njit(cache=True)
+def held_salary(jobs, players, p):
+    best = 0
+    for slot in (JOB, JOB_B):
+        j = players[p, slot]
+        if j >= 0:
+            best = max(best, jobs[j, J_SALARY])
+    return best
+
+
+@njit(cache=True)
+def borrow_cost(k, players, p, cost):
+    """Dollars of penalty for the loan an option needs; NO past the policy's borrow limit."""
+    need = cost - players[p, CASH]
+    if need <= 0:
+        return 0.0
+    if players[p, LOANS] + need > k[BORROW_LIMIT]:
+        return NO
+    return need * k[BORROW_PENALTY]
+
+
+@njit(cache=True)
+def income_stream(growth, years_left):
+    """Business income a growth of ``growth`` adds over the remaining year ends."""
+    return growth * years_left * (years_left + 1) / 2.0 * TAX_KEEP
+
+
+@njit(cache=True)
+def target_gap(data, state, p, k, a):
+    """How far attribute ``a`` is below the best-paid job (scholar-like) or the biggest
+    business (business-minded) the player does not yet qualify for."""
+    jobs, biz = data[4], data[5]
+    players = state[0]
+    if k[JOB_WEIGHT] >= k[BUSINESS_WEIGHT]:
+        best, gap = -1, 0
+        for j in range(jobs.shape[0]):
+            if jobs[j, J_AVAILABLE] == 1 and state[5][j] == NONE and jobs[j, J_SALARY] > best:
+                need = jobs[j, J_ATTR + a] - players[p, ATTR + a]
+                short = False
+                for b in range(N_ATTR):
+                    if jobs[j, J_ATTR + b] > players[p, ATTR + b]:
+                        short = True
+                if short or players[p, COLLEGE] < jobs[j, J_COLLEGE]:
+                    best, gap = jobs[j, J_SALARY], need
+        return gap
+    best, gap = -1, 0
+    for b in range(biz.shape[0]):
+        if state[4][b] == NONE and biz[b, B_GROWTH] > best:
+            short = False
+            for c in range(N_ATTR):
+                if biz[b, B_ATTR + c] > players[p, ATTR + c]:
+                    short = True
+            if short:
+                best, gap = biz[b, B_GROWTH], biz[b, B_ATTR + a] - players[p, ATTR + a]
+    return gap
+
+
+@njit(cache=True)
+def market_value(data, state, p, k, years_left):
+    """What a Buy/Sell Stock visit is worth to the policy before it sees the trades."""
+    cfg, tables = data[0], data[1]
+    players, stocks, shares = state[0], state[2], state[3]
+    value = 0.0
+    if k[INSURANCE] > 0 and players[p, INSURED] == 0 and years_left > 1:
+        value += 6000.0 * k[INSURANCE]
+    expected = held_salary(data[4], players, p) + players[p, INCOME] + players[p, GROWTH]
+    if expected >= k[ACCOUNTANT_INCOME] > 0:
+        b = 0
+        while b < data[2][T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
+            b += 1
+        value += tables[T_TAX_STANDARD, b] - tables[T_TAX_SMART, b] - cfg[CFG_ACCOUNTANT_COST]
+    for s in range(stocks.shape[0]):
+        if stocks[s, ACTIVE] == 1:
+            v = stocks[s, VALUE]
+            if shares[p, s] > 0 and (v >= k[SELL_AT] > 0 or years_left == 1):
+                value += shares[p, s] * v * 1000.0
+            if years_left > 1 and 0 < v <= k[BUY_BELOW]:
+                value += 4000.0 * k[STOCK_WEIGHT]
+    return value
+
+
+@njit(cache=True)
+def action_value(data, state, p, row, k):
+    cfg, tables, jobs, biz = data[0], data[1], data[4], data[5]
+    players, board = state[0], state[1]
+    years_left = cfg[CFG_YEARS] - board[YEAR] + 1
+    action, a, cost = row[OPT_ACTION], row[OPT_A], row[OPT_COST]
+    penalty = borrow_cost(k, players, p, cost)
+    if penalty == NO:
+        return NO
+    if action == ACT_WORK:
+        return MUST + jobs[a, J_SALARY]
+    if action == ACT_JOB_SEARCH:
+        held = held_salary(jobs, players, p)
+        if held > 0 and (players[p, JOB] >= 0 or players[p, JOB_B] >= 0) and players[p, USED] == 0:
+            # first action of a job holder: switch only to a better job
+            return MUST + jobs[a, J_SALARY] if jobs[a, J_SALARY] > held else NO
+        gain = jobs[a, J_SALARY] + max(0, jobs[a, J_SALARY] - held) * (years_left - 1)
+        return k[JOB_WEIGHT] * gain
+    if action == ACT_UNEMPLOYMENT:
+        return float(board[FUND]) + 1000.0
+    if action == ACT_STUDY:
+        return k[STUDY_VALUE]
+    if action == ACT_COLLEGE:
+        if a == 0:
+            if players[p, COLLEGE] < k[COLLEGE_TARGET] and years_left > 2:
+                return 4.0 * k[STUDY_VALUE] + 2500.0 * years_left - cost - penalty
+            return k[STUDY_VALUE] - cost - penalty
+        return k[UNIVERSITY_VALUE] + 2.0 * k[STUDY_VALUE] - cost - penalty
+    if action == ACT_RETIREMENT:
+        t = players[p, RETIRE_TOKENS]
+        if t + 1 < data[2][T_RETIRE_PAYOUT]:
+            nxt = tables[T_RETIRE_PAYOUT, t + 1] - tables[T_RETIRE_PAYOUT, t]
+        else:
+            nxt = cfg[CFG_EXTRA_TOKEN]
+        return k[RETIREMENT_WEIGHT] * nxt - cost - penalty
+    if action == ACT_KARNAXIS:
+        return k[CARD_VALUE] - cost - penalty
+    if action == ACT_MARKET:
+        return market_value(data, state, p, k, years_left)
+    if action == ACT_BUSINESS:
+        return k[BUSINESS_WEIGHT] * income_stream(biz[a, B_GROWTH], years_left) - cost - penalty
+    if action == ACT_FRANCHISE:
+        g = tables[T_FRANCHISE_GROWTH, biz[a, B_LEVEL] - 1]
+        return k[BUSINESS_WEIGHT] * income_stream(g, years_left) - cost - penalty
+    if action == ACT_ADVERTISE:
+        return k[BUSINESS_WEIGHT] * income_stream(tables[T_AD_GROWTH, a], years_left) - cost - penalty
+    if action == ACT_PASS:
+        return 0.0
+    return 0.0
+
+
+@njit(cache=True)
+def market_option_value(data, state, p, row, k):
+    cfg, tables = data[0], data[1]
+    players, board, stocks = state[0], state[1], state[2]
+    years_left = cfg[CFG_YEARS] - board[YEAR] + 1
+    kind, s, count, cost = row[OPT_ACTION], row[OPT_A], row[OPT_B], row[OPT_COST]
+    if kind == MK_DONE:
+        return 0.0
+    penalty = borrow_cost(k, players, p, cost)
+    if penalty == NO:
+        return NO
+    if kind == MK_INSURANCE:
+        if k[INSURANCE] > 0 and years_left > 1:
+            return 1.0
+        return -1.0
+    if kind == MK_ACCOUNTANT:
+        expected = held_salary(data[4], players, p) + players[p, INCOME] + players[p, GROWTH]
+        if k[ACCOUNTANT_INCOME] <= 0 or expected < k[ACCOUNTANT_INCOME]:
+            return -1.0
+        b = 0
+        while b < data[2][T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
+            b += 1
+        return tables[T_TAX_STANDARD, b] - tables[T_TAX_SMART, b] - cost - penalty
+    v = stocks[s, VALUE]
+    if kind == MK_SELL:
+        if years_left == 1 or (k[SELL_AT] > 0 and v >= k[SELL_AT]):
+            return float(-cost)
+        return -1.0
+    # MK_BUY: a cheap share gains on average; its dividends come at the top.
+    if k[STOCK_WEIGHT] <= 0 or years_left <= 1 or v > k[BUY_BELOW]:
+        return -1.0
+    return k[STOCK_WEIGHT] * (k[BUY_BELOW] + 1 - v) * 1000.0 * count - penalty
+
+
+@njit(cache=True)
+def choose(kind, seat, options, n, policy_id, data, state):
+    """Index into ``options[:n]`` chosen by ``policy_id`` for decision ``kind`` of ``seat``."""
+    rng = state[11]
+    if policy_id == RANDOM or n == 1:
+        return pick_random(n, rng)
+    k = data[8][policy_id]
+    scores = np.empty(n)
+    players = state[0]
+    if kind == D_CHARACTER:
+        chars = data[3]
+        likes = LIKES[min(policy_id, LIKES.shape[0] - 1)]
+        for i in range(n):
+            c = options[i, OPT_ACTION]
+            s = 0.0
+            for a in range(N_ATTR):
+                s += chars[c, C_ATTR + a]
+            for like in likes:
+                if chars[c, C_KARNAXIS] == like:
+                    s += 5.0
+            scores[i] = s
+    elif kind == D_ACTION:
+        for i in range(n):
+            scores[i] = action_value(data, state, seat, options[i], k)
+    elif kind == D_ATTRIBUTE:
+        for i in range(n):
+            a = options[i, OPT_ACTION]
+            scores[i] = target_gap(data, state, seat, k, a) - 0.01 * players[seat, ATTR + a]
+    elif kind == D_MARKET:
+        for i in range(n):
+            scores[i] = market_option_value(data, state, seat, options[i], k)
+    else:  # D_REROLL: re-roll a falling stock
+        for i in range(n):
+            scores[i] = 1.0 if (options[i, OPT_ACTION] == 1) == (options[i, OPT_A] < 0) else 0.0
+    return pick_best(scores, n, rng)
