@@ -51,7 +51,7 @@ LIKES = np.array([[-1, -1, -1, -1, -1],
                   [K_RETIREMENT, K_CASH, K_COLLEGE, K_JOBS, -1]], dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def held_salary(jobs, players, p):
     best = 0
     for slot in (JOB, JOB_B):
@@ -61,7 +61,7 @@ def held_salary(jobs, players, p):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def borrow_cost(k, players, p, cost):
     """Dollars of penalty for the loan an option needs; NO past the policy's borrow limit."""
     need = cost - players[p, CASH]
@@ -72,7 +72,7 @@ def borrow_cost(k, players, p, cost):
     return need * k[BORROW_PENALTY]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def income_stream(growth, years_left):
     """Business income a growth of ``growth`` adds over the remaining year ends."""
     return growth * years_left * (years_left + 1) / 2.0 * TAX_KEEP

@@ -35,7 +35,7 @@ from simulator.rng import DICE, SETUP, rng_below, rng_new, shuffle
 
 # ---------------------------------------------------------------- bookkeeping helpers
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def record(state, event, seat, a, b, before, after):
     """Append one trace row [event, year, seat, a, b, before, after] when tracing."""
     board, trace = state[1], state[13]
@@ -47,26 +47,26 @@ def record(state, event, seat, a, b, before, after):
         board[TRACE_N] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gain(players, p, amount, column):
     """Cash in, booked to a ledger inflow column."""
     players[p, CASH] += amount
     players[p, column] += amount
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def spend(players, p, amount, column):
     """Cash out, booked to a ledger outflow column."""
     players[p, CASH] -= amount
     players[p, column] += amount
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def holds_job(players, p, job):
     return job >= 0 and (players[p, JOB] == job or players[p, JOB_B] == job)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def job_holder(players, job):
     """The seat holding a job card, or NONE."""
     if job < 0:
@@ -77,7 +77,7 @@ def job_holder(players, job):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ability(data, players, p, which):
     """A character's ability value when the character has ability ``which``, else 0 (1 for
     valueless abilities)."""
@@ -89,7 +89,7 @@ def ability(data, players, p, which):
     return v if v != 0 else 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def firm_owner(data, state, firm_slot):
     """Seat owning the level-4 firm of cfg slot ``firm_slot`` (CFG_FIRM_*), or NONE."""
     b = data[0][firm_slot]
@@ -99,7 +99,7 @@ def firm_owner(data, state, firm_slot):
     return owner if owner >= 0 else NONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def has_firm_franchise(data, state, p, firm_slot):
     b = data[0][firm_slot]
     if b < 0:
@@ -111,7 +111,7 @@ def has_firm_franchise(data, state, p, firm_slot):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def firm_benefit(data, state, p, firm_slot):
     """Ins 'n Outs: owners of a level-4 firm and of its franchises get its token/discount."""
     return firm_owner(data, state, firm_slot) == p or has_firm_franchise(data, state, p, firm_slot)
@@ -119,7 +119,7 @@ def firm_benefit(data, state, p, firm_slot):
 
 # ---------------------------------------------------------------- loans
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def borrow_needed(cfg, players, p, cost):
     """Loan Odds 'n Ends: the loan (in whole notes) that lets p pay ``cost``, 0 when cash
     suffices, -1 when it would pass the cap."""
@@ -154,7 +154,7 @@ def take_loan(data, state, p, amount):
         players[p, FORFEIT_DUE] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_afford(cfg, players, p, cost):
     return borrow_needed(cfg, players, p, cost) >= 0
 
@@ -212,12 +212,17 @@ def pay_required(data, state, p, amount, column, to_seat, can_borrow):
         spend(players, p, amount, column)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def settle_forfeit(data, state, p):
     """Bits 'n Pieces (Zack): after a loan, the Karnaxis reward is paid back once."""
     players = state[0]
-    if players[p, FORFEIT_DUE] == 0:
-        return
+    if players[p, FORFEIT_DUE] == 1:
+        pay_back(data, state, p)
+
+
+@njit(cache=True)
+def pay_back(data, state, p):
+    players = state[0]
     players[p, FORFEIT_DUE] = 0
     players[p, KARNAXIS_REVOKED] = 1
     before = players[p, CASH]
@@ -227,7 +232,7 @@ def settle_forfeit(data, state, p):
 
 # ---------------------------------------------------------------- Karnaxis (ambition)
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def total_shares(shares, p):
     t = 0
     for s in range(shares.shape[1]):
@@ -236,11 +241,9 @@ def total_shares(shares, p):
 
 
 @njit(cache=True)
-def ambition_met(data, state, p):
+def ambition_met(chars, players, shares, p):
     """Fulfilling Your Karnaxis: whether p's character ambition is met now (kinds in state.py;
     all but Wes's, Whitney's and Zack's are ASSUMED)."""
-    chars = data[3]
-    players, shares = state[0], state[3]
     c = players[p, CHARACTER]
     kind, v = chars[c, C_KARNAXIS], chars[c, C_KARNAXIS_VALUE]
     if kind == K_GROWTH:
@@ -279,11 +282,11 @@ def ambition_met(data, state, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def check_karnaxis(data, state, p):
     """Fulfilling Your Karnaxis: on fulfilment the player immediately receives $100,000."""
     players = state[0]
-    if players[p, KARNAXIS_DONE] == 1 or not ambition_met(data, state, p):
+    if players[p, KARNAXIS_DONE] == 1 or not ambition_met(data[3], players, state[3], p):
         return
     before = players[p, CASH]
     players[p, KARNAXIS_DONE] = 1
@@ -332,7 +335,7 @@ def move_stock(data, state, s, delta):
         stocks[s, VALUE] = v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def roll_stock_die(data, state):
     tables, table_len = data[1], data[2]
     return tables[T_DIE, rng_below(state[11], DICE, table_len[T_DIE])]
@@ -366,7 +369,7 @@ def update_stocks(data, state):
         move_stock(data, state, s, d)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def give_shares(data, state, p, s, count):
     """Start Business / Start Franchise: +5 shares, as far as the share supply lasts
     (ASSUMED: the 59 share tokens are the limit)."""
@@ -475,7 +478,7 @@ def update_new_year(data, state, year):
 
 # ---------------------------------------------------------------- Take Action!
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def qualifies(players, p, attrs_row, offset, college_needed):
     """Job Search / Start Business prerequisites: attribute minimums and college years."""
     if players[p, COLLEGE] < college_needed:
@@ -486,12 +489,12 @@ def qualifies(players, p, attrs_row, offset, college_needed):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def karnaxis_card_cost(data, players, p):
     return max(0, data[0][CFG_CARD_COST] - ability(data, players, p, AB_KARNAXIS_DISCOUNT))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tuition(data, state, p, university):
     cfg, players, board = data[0], state[0], state[1]
     if board[EVENT_TUITION_FREE] == 1:
@@ -500,35 +503,35 @@ def tuition(data, state, p, university):
     return max(0, base - ability(data, players, p, AB_TUITION_DISCOUNT))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def retirement_cost(data, state, p):
     cfg = data[0]
     discount = cfg[CFG_INS_FIRM_DISCOUNT] if firm_benefit(data, state, p, CFG_FIRM_INSURANCE) else 0
     return max(0, cfg[CFG_RETIREMENT_COST] - discount)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def business_cost(data, state, p, b):
     tables, biz = data[1], data[5]
     return max(0, tables[T_LEVEL_COST, biz[b, B_LEVEL] - 1]
                - ability(data, state[0], p, AB_BUSINESS_DISCOUNT))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def franchise_cost(data, state, p, b):
     tables, biz = data[1], data[5]
     return max(0, tables[T_FRANCHISE_COST, biz[b, B_LEVEL] - 1]
                - ability(data, state[0], p, AB_FRANCHISE_DISCOUNT))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def advertise_cost(data, state, p, tier):
     cfg, tables = data[0], data[1]
     discount = cfg[CFG_AD_FIRM_DISCOUNT] if firm_benefit(data, state, p, CFG_FIRM_ADVERTISING) else 0
     return max(0, tables[T_AD_COST, tier] - discount)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_option(options, n, action, a, b, cost):
     if n < options.shape[0]:
         options[n, OPT_ACTION], options[n, OPT_A], options[n, OPT_B], options[n, OPT_COST] = (
@@ -895,7 +898,7 @@ def take_actions(data, state):
 
 # ---------------------------------------------------------------- Year End Review
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tax_bracket(data, income):
     """Tax Brackets: index of the bracket of a year's income."""
     tables, table_len = data[1], data[2]
@@ -1028,7 +1031,7 @@ def year_end(data, state, year):
 
 # ---------------------------------------------------------------- Game End
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def retirement_payout(data, tokens):
     """Retirement Fund (At Game End): ASSUMED payout table, extra tokens beyond it."""
     cfg, tables, table_len = data[0], data[1], data[2]
@@ -1038,7 +1041,7 @@ def retirement_payout(data, tokens):
     return tables[T_RETIRE_PAYOUT, last] + (tokens - last) * cfg[CFG_EXTRA_TOKEN]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rank_title(cash):
     """Game End: the rank chart (0 = below $500,000)."""
     title = 0
