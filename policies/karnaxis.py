@@ -16,12 +16,12 @@ from simulator.games.karnaxis.state import (
     ACT_MARKET, ACT_PASS, ACT_RETIREMENT, ACT_STUDY, ACT_UNEMPLOYMENT, ACT_WORK, ACTIVE, ATTR,
     B_ATTR, B_GROWTH, B_LEVEL, C_ATTR, C_KARNAXIS, CASH, CFG_ACCOUNTANT_COST,
     CFG_EXTRA_TOKEN, CFG_YEARS, COLLEGE, D_ACTION, D_ATTRIBUTE, D_CHARACTER,
-    D_MARKET, D_REROLL, FUND, GROWTH, INCOME, INSURED, J_ATTR, J_AVAILABLE, J_COLLEGE, J_SALARY,
+    D_MARKET, FUND, GROWTH, INCOME, INSURED, J_ATTR, J_AVAILABLE, J_COLLEGE, J_SALARY,
     JOB, JOB_B, K_BUSINESSES, K_CASH, K_COLLEGE, K_DIVIDENDS, K_FRANCHISES, K_GROWTH, K_INCOME,
-    K_JOB, K_JOBS, K_LEVEL, K_RETIREMENT, K_SALARY, K_SHARES, LOANS, MK_ACCOUNTANT, MK_BUY,
+    K_JOB, K_JOBS, K_LEVEL, K_RETIREMENT, K_SALARY, K_SHARES, LOANS, MK_ACCOUNTANT,
     MK_DONE, MK_INSURANCE, MK_SELL, N_ATTR, NONE, OPT_A, OPT_ACTION, OPT_B, OPT_COST,
     RETIRE_TOKENS, USED, T_AD_GROWTH, T_BRACKET_MAX, T_FRANCHISE_GROWTH, T_RETIRE_PAYOUT,
-    T_TAX_SMART, T_TAX_STANDARD, VALUE, YEAR)
+    T_LEN, T_TAX_SMART, T_TAX_STANDARD, VALUE, YEAR, OWN_BIZ, OWN_JOB)
 
 SCHOLAR, TYCOON, SPECULATOR, CAUTIOUS = range(1, 5)
 POLICIES = (
@@ -79,15 +79,13 @@ def income_stream(growth, years_left):
 
 
 @njit(cache=True)
-def target_gap(data, state, p, k, a):
+def target_gap(jobs, biz, players, owners, p, k, a):
     """How far attribute ``a`` is below the best-paid job (scholar-like) or the biggest
     business (business-minded) the player does not yet qualify for."""
-    jobs, biz = data[4], data[5]
-    players = state[0]
     if k[JOB_WEIGHT] >= k[BUSINESS_WEIGHT]:
         best, gap = -1, 0
         for j in range(jobs.shape[0]):
-            if jobs[j, J_AVAILABLE] == 1 and state[5][j] == NONE and jobs[j, J_SALARY] > best:
+            if jobs[j, J_AVAILABLE] == 1 and owners[OWN_JOB, j] == NONE and jobs[j, J_SALARY] > best:
                 need = jobs[j, J_ATTR + a] - players[p, ATTR + a]
                 short = False
                 for b in range(N_ATTR):
@@ -98,7 +96,7 @@ def target_gap(data, state, p, k, a):
         return gap
     best, gap = -1, 0
     for b in range(biz.shape[0]):
-        if state[4][b] == NONE and biz[b, B_GROWTH] > best:
+        if owners[OWN_BIZ, b] == NONE and biz[b, B_GROWTH] > best:
             short = False
             for c in range(N_ATTR):
                 if biz[b, B_ATTR + c] > players[p, ATTR + c]:
@@ -109,17 +107,15 @@ def target_gap(data, state, p, k, a):
 
 
 @njit(cache=True)
-def market_value(data, state, p, k, years_left):
+def market_value(cfg, tables, jobs, players, stocks, shares, p, k, years_left):
     """What a Buy/Sell Stock visit is worth to the policy before it sees the trades."""
-    cfg, tables = data[0], data[1]
-    players, stocks, shares = state[0], state[2], state[3]
     value = 0.0
     if k[INSURANCE] > 0 and players[p, INSURED] == 0 and years_left > 1:
         value += 6000.0 * k[INSURANCE]
-    expected = held_salary(data[4], players, p) + players[p, INCOME] + players[p, GROWTH]
+    expected = held_salary(jobs, players, p) + players[p, INCOME] + players[p, GROWTH]
     if expected >= k[ACCOUNTANT_INCOME] > 0:
         b = 0
-        while b < data[2][T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
+        while b < tables[T_LEN, T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
             b += 1
         value += tables[T_TAX_STANDARD, b] - tables[T_TAX_SMART, b] - cfg[CFG_ACCOUNTANT_COST]
     for s in range(stocks.shape[0]):
@@ -132,12 +128,10 @@ def market_value(data, state, p, k, years_left):
     return value
 
 
-@njit(cache=True)
-def action_value(data, state, p, row, k):
-    cfg, tables, jobs, biz = data[0], data[1], data[4], data[5]
-    players, board = state[0], state[1]
+@njit(cache=True, inline="always")
+def action_value(cfg, tables, jobs, biz, players, board, stocks, shares, p, options, i, k):
     years_left = cfg[CFG_YEARS] - board[YEAR] + 1
-    action, a, cost = row[OPT_ACTION], row[OPT_A], row[OPT_COST]
+    action, a, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_COST]
     penalty = borrow_cost(k, players, p, cost)
     if penalty == NO:
         return NO
@@ -162,7 +156,7 @@ def action_value(data, state, p, row, k):
         return k[UNIVERSITY_VALUE] + 2.0 * k[STUDY_VALUE] - cost - penalty
     if action == ACT_RETIREMENT:
         t = players[p, RETIRE_TOKENS]
-        if t + 1 < data[2][T_RETIRE_PAYOUT]:
+        if t + 1 < tables[T_LEN, T_RETIRE_PAYOUT]:
             nxt = tables[T_RETIRE_PAYOUT, t + 1] - tables[T_RETIRE_PAYOUT, t]
         else:
             nxt = cfg[CFG_EXTRA_TOKEN]
@@ -170,7 +164,7 @@ def action_value(data, state, p, row, k):
     if action == ACT_KARNAXIS:
         return k[CARD_VALUE] - cost - penalty
     if action == ACT_MARKET:
-        return market_value(data, state, p, k, years_left)
+        return market_value(cfg, tables, jobs, players, stocks, shares, p, k, years_left)
     if action == ACT_BUSINESS:
         return k[BUSINESS_WEIGHT] * income_stream(biz[a, B_GROWTH], years_left) - cost - penalty
     if action == ACT_FRANCHISE:
@@ -183,12 +177,10 @@ def action_value(data, state, p, row, k):
     return 0.0
 
 
-@njit(cache=True)
-def market_option_value(data, state, p, row, k):
-    cfg, tables = data[0], data[1]
-    players, board, stocks = state[0], state[1], state[2]
+@njit(cache=True, inline="always")
+def market_option_value(cfg, tables, jobs, players, board, stocks, p, options, i, k):
     years_left = cfg[CFG_YEARS] - board[YEAR] + 1
-    kind, s, count, cost = row[OPT_ACTION], row[OPT_A], row[OPT_B], row[OPT_COST]
+    kind, s, count, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_B], options[i, OPT_COST]
     if kind == MK_DONE:
         return 0.0
     penalty = borrow_cost(k, players, p, cost)
@@ -199,11 +191,11 @@ def market_option_value(data, state, p, row, k):
             return 1.0
         return -1.0
     if kind == MK_ACCOUNTANT:
-        expected = held_salary(data[4], players, p) + players[p, INCOME] + players[p, GROWTH]
+        expected = held_salary(jobs, players, p) + players[p, INCOME] + players[p, GROWTH]
         if k[ACCOUNTANT_INCOME] <= 0 or expected < k[ACCOUNTANT_INCOME]:
             return -1.0
         b = 0
-        while b < data[2][T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
+        while b < tables[T_LEN, T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
             b += 1
         return tables[T_TAX_STANDARD, b] - tables[T_TAX_SMART, b] - cost - penalty
     v = stocks[s, VALUE]
@@ -218,36 +210,44 @@ def market_option_value(data, state, p, row, k):
 
 
 @njit(cache=True)
-def choose(kind, seat, options, n, policy_id, data, state):
+def action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, n, k, scores):
+    for i in range(n):
+        scores[i] = action_value(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, i, k)
+
+
+@njit(cache=True)
+def market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, k, scores):
+    for i in range(n):
+        scores[i] = market_option_value(cfg, tables, jobs, players, board, stocks, seat, options, i, k)
+
+
+@njit(cache=True)
+def choose(kind, seat, n, policy_id, cfg, tables, chars, jobs, biz, knobs, players, board, stocks,
+           shares, owners, rng, options):
     """Index into ``options[:n]`` chosen by ``policy_id`` for decision ``kind`` of ``seat``."""
-    rng = state[11]
     if policy_id == RANDOM or n == 1:
         return pick_random(n, rng)
-    k = data[8][policy_id]
+    k = knobs[policy_id]
     scores = np.empty(n)
-    players = state[0]
     if kind == D_CHARACTER:
-        chars = data[3]
-        likes = LIKES[min(policy_id, LIKES.shape[0] - 1)]
+        row = min(policy_id, LIKES.shape[0] - 1)
         for i in range(n):
             c = options[i, OPT_ACTION]
             s = 0.0
             for a in range(N_ATTR):
                 s += chars[c, C_ATTR + a]
-            for like in likes:
-                if chars[c, C_KARNAXIS] == like:
+            for j in range(LIKES.shape[1]):
+                if chars[c, C_KARNAXIS] == LIKES[row, j]:
                     s += 5.0
             scores[i] = s
     elif kind == D_ACTION:
-        for i in range(n):
-            scores[i] = action_value(data, state, seat, options[i], k)
+        action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, n, k, scores)
     elif kind == D_ATTRIBUTE:
         for i in range(n):
             a = options[i, OPT_ACTION]
-            scores[i] = target_gap(data, state, seat, k, a) - 0.01 * players[seat, ATTR + a]
+            scores[i] = target_gap(jobs, biz, players, owners, seat, k, a) - 0.01 * players[seat, ATTR + a]
     elif kind == D_MARKET:
-        for i in range(n):
-            scores[i] = market_option_value(data, state, seat, options[i], k)
+        market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, k, scores)
     else:  # D_REROLL: re-roll a falling stock
         for i in range(n):
             scores[i] = 1.0 if (options[i, OPT_ACTION] == 1) == (options[i, OPT_A] < 0) else 0.0

@@ -133,7 +133,7 @@ def _first(items, test):
 
 
 def prepare(rules: dict, n_players: int) -> tuple:
-    """The kernel's ``data`` tuple (engine module docstring) for ``n_players``."""
+    """The kernel's rules arrays (engine module docstring) and the labels, for ``n_players``."""
     if not 1 <= n_players <= 6:
         raise ValueError(f"Karnaxis is played by 1-6 players, not {n_players}")
     setup, stock, taxes, loans = rules["setup"], rules["stock"], rules["taxes"], rules["loans"]
@@ -183,12 +183,11 @@ def prepare(rules: dict, n_players: int) -> tuple:
             T_FRANCHISE_GROWTH: business["franchise_growth_usd"],
             T_AD_LEVEL: business["advertise_level"], T_AD_COST: business["advertise_cost_usd"],
             T_AD_GROWTH: business["advertise_growth_usd"], T_BUY_LOTS: stock["buy_lots"]}
-    width = max(len(v) for v in rows.values())
+    width = max(N_TABLE, max(len(v) for v in rows.values()))
     tables = np.zeros((N_TABLE, width), dtype=np.int64)
-    table_len = np.zeros(N_TABLE, dtype=np.int64)
     for t, values_ in rows.items():
         tables[t, :len(values_)] = values_
-        table_len[t] = len(values_)
+        tables[T_LEN, t] = len(values_)
 
     chars = np.zeros((len(char_names), C_WIDTH), dtype=np.int64)
     for i, c in enumerate(rules["characters"]):
@@ -218,8 +217,8 @@ def prepare(rules: dict, n_players: int) -> tuple:
     kcards = np.array([[CARD_EFFECTS.index(e), v] for e, v in zip(cards["effect"], cards["value"])],
                       dtype=np.int64).reshape(-1, 2)
     knobs = policy_knobs(rules, policies.POLICIES, policies.KNOBS)
-    # the kernel's data tuple, then the labels the wrapper writes (never passed to the kernel)
-    return (cfg, tables, table_len, chars, jobs, biz, events, kcards, knobs,
+    # the kernel's rules arrays, then the labels the wrapper writes (never passed to the kernel)
+    return (cfg, tables, chars, jobs, biz, events, kcards, knobs,
             np.array(char_names), np.array(job_names))
 
 
@@ -230,14 +229,14 @@ def allocate(cfg: np.ndarray, n: int):
             np.zeros((n * years * p, N_YEAR_OUT), np.int64))
 
 
-N_DATA = 9  # params[:N_DATA] is the kernel's data tuple
+N_DATA = 8  # params[:N_DATA] are the kernel's rules arrays
 
 
 def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     """Play ``len(seeds)`` games; the contract's three tables (see simulator.game)."""
     cfg = params[0]
     out_games, out_players, out_years = allocate(cfg, len(seeds))
-    engine.play_games(params[:N_DATA], np.asarray(seeds, np.uint64),
+    engine.play_games(*params[:N_DATA], np.asarray(seeds, np.uint64),
                       np.asarray(seat_policies, np.int8), out_games, out_players, out_years)
     games = {"winner_seat": out_games[:, G_WINNER], "length": out_games[:, G_LENGTH],
              "end_reason": out_games[:, G_END_REASON],
@@ -292,7 +291,7 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     cfg = params[0]
     out_game, out_players, out_years = allocate(cfg, 1)
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    n = engine.play_game(params[:N_DATA], np.uint64(seed), np.asarray(seat_policies, np.int8), 0,
+    n = engine.play_game(*params[:N_DATA], np.uint64(seed), np.asarray(seat_policies, np.int8), 0,
                          out_game[0], out_players[0], out_years, trace)
     return trace[:n], out_players[0]
 

@@ -1,21 +1,23 @@
 """Karnaxis engine: numba kernels over plain int64 arrays (rulebook: shared/rules/karnaxis.md).
 
 Same state pattern as every balsim engine (documented in simulator/games/ekonos/engine.py):
-int64 arrays whose slots are named module constants (state.py).  Two tuples carry them:
+int64 arrays whose slots are named module constants (state.py), passed to every kernel as
+plain arguments (never bundled in tuples: numba would then reference-count each member on
+every call, which made the engine ten times slower).
 
-* ``data`` (read-only, built once per variant by the wrapper's ``prepare``):
-  ``cfg`` int64[N_CFG], ``tables`` int64[N_TABLE, width] + ``table_len`` int64[N_TABLE],
+* rules, built once per variant by the wrapper's ``prepare``: ``cfg`` int64[N_CFG],
+  ``tables`` int64[N_TABLE, width] (lookup tables, row T_LEN their lengths),
   ``chars`` int64[n_characters, C_WIDTH], ``jobs`` int64[n_jobs, J_WIDTH],
   ``biz`` int64[n_businesses, B_WIDTH], ``events`` int64[n_events, 2],
   ``kcards`` int64[n_karnaxis_cards, 2], ``knobs`` float64[n_policies, n_knobs].
-* ``state`` (one game): ``players`` int64[n_players, N_PLAYER] (board, year flags, ledger),
+* one game: ``players`` int64[n_players, N_PLAYER] (board, year flags, ledger),
   ``board`` int64[N_BOARD], ``stocks`` int64[n_players + 1, N_STOCK] (row n_players is the
-  black business), ``shares`` int64[n_players, n_players + 1], ``biz_owner`` int64[n_businesses]
-  (seat, NONE available, -2 removed by the player count), ``job_owner`` int64[n_jobs],
-  ``fr_owner``/``fr_mother`` int64[franchise cards] (seat / mother business, NONE unused),
-  ``event_order``, ``card_order`` (shuffled decks), ``rng`` uint64[N_STREAMS],
-  ``options`` int64[MAX_OPTIONS, OPT_WIDTH], ``policy_ids`` int8[n_players] and ``trace``
+  black business), ``shares`` int64[n_players, n_players + 1], ``owners`` int64[N_OWNERS, w]
+  (card holders and shuffled decks), ``rng`` uint64[N_STREAMS], ``options``
+  int64[MAX_OPTIONS, OPT_WIDTH], ``pol`` int8[n_players] policy ids and ``trace``
   int64[max_events, TRACE_WIDTH] (zero rows in bulk runs).
+
+The rule functions that may ask a policy take all of these, in that order.
 
 Decisions: the engine lists the legal options in ``options`` and asks the seat's policy
 (``policies.karnaxis.choose``) for an index, so an illegal move cannot be expressed.
@@ -36,9 +38,8 @@ from simulator.rng import DICE, SETUP, rng_below, rng_new, shuffle
 # ---------------------------------------------------------------- bookkeeping helpers
 
 @njit(cache=True, inline="always")
-def record(state, event, seat, a, b, before, after):
+def record(board, trace, event, seat, a, b, before, after):
     """Append one trace row [event, year, seat, a, b, before, after] when tracing."""
-    board, trace = state[1], state[13]
     n = board[TRACE_N]
     if n < trace.shape[0]:
         row = trace[n]
@@ -78,10 +79,9 @@ def job_holder(players, job):
 
 
 @njit(cache=True, inline="always")
-def ability(data, players, p, which):
+def ability(chars, players, p, which):
     """A character's ability value when the character has ability ``which``, else 0 (1 for
     valueless abilities)."""
-    chars = data[3]
     c = players[p, CHARACTER]
     if chars[c, C_ABILITY] != which:
         return 0
@@ -90,31 +90,30 @@ def ability(data, players, p, which):
 
 
 @njit(cache=True, inline="always")
-def firm_owner(data, state, firm_slot):
+def firm_owner(cfg, owners, firm_slot):
     """Seat owning the level-4 firm of cfg slot ``firm_slot`` (CFG_FIRM_*), or NONE."""
-    b = data[0][firm_slot]
+    b = cfg[firm_slot]
     if b < 0:
         return NONE
-    owner = state[4][b]
+    owner = owners[OWN_BIZ, b]
     return owner if owner >= 0 else NONE
 
 
 @njit(cache=True, inline="always")
-def has_firm_franchise(data, state, p, firm_slot):
-    b = data[0][firm_slot]
+def has_firm_franchise(cfg, owners, p, firm_slot):
+    b = cfg[firm_slot]
     if b < 0:
         return False
-    fr_owner, fr_mother = state[6], state[7]
-    for f in range(fr_owner.shape[0]):
-        if fr_owner[f] == p and fr_mother[f] == b:
+    for f in range(cfg[CFG_FRANCHISE_CARDS]):
+        if owners[FR_OWNER, f] == p and owners[FR_MOTHER, f] == b:
             return True
     return False
 
 
 @njit(cache=True, inline="always")
-def firm_benefit(data, state, p, firm_slot):
+def firm_benefit(cfg, owners, p, firm_slot):
     """Ins 'n Outs: owners of a level-4 firm and of its franchises get its token/discount."""
-    return firm_owner(data, state, firm_slot) == p or has_firm_franchise(data, state, p, firm_slot)
+    return firm_owner(cfg, owners, firm_slot) == p or has_firm_franchise(cfg, owners, p, firm_slot)
 
 
 # ---------------------------------------------------------------- loans
@@ -137,18 +136,16 @@ def borrow_needed(cfg, players, p, cost):
 
 
 @njit(cache=True)
-def take_loan(data, state, p, amount):
+def take_loan(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, amount):
     """Loan Odds 'n Ends: take bank loan notes.  A character whose Karnaxis is forfeited by a
     loan (Zack) owes the $100,000 back once it is fulfilled."""
-    chars = data[3]
-    players = state[0]
     before = players[p, CASH]
     players[p, LOANS] += amount
     players[p, LOANS_COUNT] += 1
     gain(players, p, amount, L_LOANS)
     if players[p, LOANS] > players[p, PEAK_LOANS]:
         players[p, PEAK_LOANS] = players[p, LOANS]
-    record(state, EV_LOAN, p, amount, players[p, LOANS], before, players[p, CASH])
+    record(board, trace, EV_LOAN, p, amount, players[p, LOANS], before, players[p, CASH])
     c = players[p, CHARACTER]
     if chars[c, C_FORFEIT] == 1 and players[p, KARNAXIS_DONE] == 1 and players[p, KARNAXIS_REVOKED] == 0:
         players[p, FORFEIT_DUE] = 1
@@ -160,15 +157,14 @@ def can_afford(cfg, players, p, cost):
 
 
 @njit(cache=True)
-def pay_by_choice(data, state, p, cost, column, to_seat):
+def pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cost, column, to_seat):
     """An expense the player chose (an action): borrow what cash lacks, then pay the bank, or
     another seat when ``to_seat`` >= 0.  Options are only listed when affordable."""
-    players = state[0]
     if cost <= 0:
         return
-    amount = borrow_needed(data[0], players, p, cost)
+    amount = borrow_needed(cfg, players, p, cost)
     if amount > 0:
-        take_loan(data, state, p, amount)
+        take_loan(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, amount)
     if to_seat >= 0 and to_seat != p:
         spend(players, p, cost, L_TO_PLAYERS)
         gain(players, to_seat, cost, L_FROM_PLAYERS)
@@ -177,34 +173,31 @@ def pay_by_choice(data, state, p, cost, column, to_seat):
 
 
 @njit(cache=True)
-def delinquent(data, state, p, expense, short):
+def delinquent(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, expense, short):
     """Loan Odds 'n Ends: a player who cannot pay takes a delinquent payment notice (two when
     the expense is over $100,000) and the bank pays the shortfall."""
-    cfg, players = data[0], state[0]
     k = 2 if expense > cfg[CFG_SECOND_NOTICE_OVER] else 1
     players[p, NOTICES] += k
     gain(players, p, short, L_BAILOUT)
-    record(state, EV_NOTICE, p, k, expense, players[p, CASH] - short, players[p, CASH])
+    record(board, trace, EV_NOTICE, p, k, expense, players[p, CASH] - short, players[p, CASH])
 
 
 @njit(cache=True)
-def pay_required(data, state, p, amount, column, to_seat, can_borrow):
+def pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, amount, column, to_seat, can_borrow):
     """An expense a player must pay (taxes, events, loan payments): cash first, then loans up
     to the cap when allowed, then delinquent notices.  Cash never goes below zero."""
-    players = state[0]
     if amount <= 0:
         return
     short = amount - players[p, CASH]
     if short > 0 and can_borrow:
-        cfg = data[0]
         unit = cfg[CFG_LOAN_UNIT]
         room = cfg[CFG_LOAN_CAP] - players[p, LOANS]
         loan = min(-(-short // unit) * unit, room)
         if loan > 0:
-            take_loan(data, state, p, loan)
+            take_loan(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, loan)
         short = amount - players[p, CASH]
     if short > 0:
-        delinquent(data, state, p, amount, short)
+        delinquent(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, amount, short)
     if to_seat >= 0 and to_seat != p:
         spend(players, p, amount, L_TO_PLAYERS)
         gain(players, to_seat, amount, L_FROM_PLAYERS)
@@ -213,21 +206,19 @@ def pay_required(data, state, p, amount, column, to_seat, can_borrow):
 
 
 @njit(cache=True, inline="always")
-def settle_forfeit(data, state, p):
+def settle_forfeit(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
     """Bits 'n Pieces (Zack): after a loan, the Karnaxis reward is paid back once."""
-    players = state[0]
     if players[p, FORFEIT_DUE] == 1:
-        pay_back(data, state, p)
+        pay_back(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
 
 
 @njit(cache=True)
-def pay_back(data, state, p):
-    players = state[0]
+def pay_back(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
     players[p, FORFEIT_DUE] = 0
     players[p, KARNAXIS_REVOKED] = 1
     before = players[p, CASH]
-    pay_required(data, state, p, data[0][CFG_KARNAXIS_BONUS], L_KARNAXIS_PAYBACK, NONE, True)
-    record(state, EV_FORFEIT, p, data[0][CFG_KARNAXIS_BONUS], 0, before, players[p, CASH])
+    pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cfg[CFG_KARNAXIS_BONUS], L_KARNAXIS_PAYBACK, NONE, True)
+    record(board, trace, EV_FORFEIT, p, cfg[CFG_KARNAXIS_BONUS], 0, before, players[p, CASH])
 
 
 # ---------------------------------------------------------------- Karnaxis (ambition)
@@ -283,45 +274,54 @@ def ambition_met(chars, players, shares, p):
 
 
 @njit(cache=True, inline="always")
-def check_karnaxis(data, state, p):
+def check_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
     """Fulfilling Your Karnaxis: on fulfilment the player immediately receives $100,000."""
-    players = state[0]
-    if players[p, KARNAXIS_DONE] == 1 or not ambition_met(data[3], players, state[3], p):
+    if players[p, KARNAXIS_DONE] == 1 or not ambition_met(chars, players, shares, p):
         return
     before = players[p, CASH]
     players[p, KARNAXIS_DONE] = 1
-    players[p, KARNAXIS_YEAR] = state[1][YEAR]
-    gain(players, p, data[0][CFG_KARNAXIS_BONUS], L_KARNAXIS)
-    record(state, EV_KARNAXIS, p, players[p, CHARACTER], 0, before, players[p, CASH])
+    players[p, KARNAXIS_YEAR] = board[YEAR]
+    gain(players, p, cfg[CFG_KARNAXIS_BONUS], L_KARNAXIS)
+    record(board, trace, EV_KARNAXIS, p, players[p, CHARACTER], 0, before, players[p, CASH])
 
 
 @njit(cache=True)
-def check_all_karnaxis(data, state):
-    for p in range(state[0].shape[0]):
-        check_karnaxis(data, state, p)
+def check_all_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace):
+    for p in range(players.shape[0]):
+        check_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
 
 
 # ---------------------------------------------------------------- stock market
 
 @njit(cache=True)
-def move_stock(data, state, s, delta):
-    """Update stocks: move stock s by ``delta``.  At 0 each holder loses half their shares
-    (rounded up; ASSUMED per holder) and the value returns to 1; at the "$" space every share
+def move_stock(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, s, delta):
+    """Update stocks: move stock s by ``delta``.  At 0 half the shares (rounded up) are
+    removed and the value returns to 1; at the "$" space every share
     pays $1,000 and the value returns to 9.  Each movement is one hit, so several movements in
     a year (die, events, re-roll) apply the rule each time."""
-    cfg = data[0]
-    players, board, stocks, shares = state[0], state[1], state[2], state[3]
     before = stocks[s, VALUE]
     v = before + delta
     if v <= 0:
-        removed = 0
+        total = 0
         for p in range(shares.shape[0]):
-            k = (shares[p, s] + 1) // 2
+            total += shares[p, s]
+        removed = (total + 1) // 2
+        # ASSUMED split: each holder loses half their shares rounded down, and the odd ones
+        # left over by rounding come off odd holdings in seat order from the business's seat.
+        left = removed
+        for p in range(shares.shape[0]):
+            k = shares[p, s] // 2
             shares[p, s] -= k
-            removed += k
+            left -= k
+        n = shares.shape[0]
+        for i in range(n):
+            p = (s + i) % n
+            if left > 0 and shares[p, s] % 2 == 1:
+                shares[p, s] -= 1
+                left -= 1
         board[SHARE_POOL] += removed
         stocks[s, VALUE] = cfg[CFG_AFTER_CRASH]
-        record(state, EV_CRASH, NONE, s, removed, before, stocks[s, VALUE])
+        record(board, trace, EV_CRASH, NONE, s, removed, before, stocks[s, VALUE])
     elif v >= cfg[CFG_STOCK_TOP]:
         paid = 0
         for p in range(shares.shape[0]):
@@ -330,50 +330,47 @@ def move_stock(data, state, s, delta):
                 gain(players, p, amount, L_DIVIDENDS)
                 paid += amount
         stocks[s, VALUE] = cfg[CFG_AFTER_DIVIDEND]
-        record(state, EV_DIVIDEND, NONE, s, paid, before, stocks[s, VALUE])
+        record(board, trace, EV_DIVIDEND, NONE, s, paid, before, stocks[s, VALUE])
     else:
         stocks[s, VALUE] = v
 
 
 @njit(cache=True, inline="always")
-def roll_stock_die(data, state):
-    tables, table_len = data[1], data[2]
-    return tables[T_DIE, rng_below(state[11], DICE, table_len[T_DIE])]
+def roll_stock_die(tables, rng):
+    return tables[T_DIE, rng_below(rng, DICE, tables[T_LEN, T_DIE])]
 
 
 @njit(cache=True)
-def update_stocks(data, state):
+def update_stocks(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace):
     """Update New Year, step 4: the owner of each active business rolls the stock die for it;
     the starting player rolls for the black business.  Bits 'n Pieces (Josh): holding shares of
     another player's or the black business, he may roll again and must keep the second roll."""
-    chars = data[3]
-    players, board, stocks, shares, options = state[0], state[1], state[2], state[3], state[12]
     n = players.shape[0]
     for k in range(n + 1):
         s = k if k == n else (board[STARTER] + k) % n
         if stocks[s, ACTIVE] == 0:
             continue
         roller = board[STARTER] if s == n else s
-        d = roll_stock_die(data, state)
+        d = roll_stock_die(tables, rng)
         for j in range(n):
             if (j != s and shares[j, s] > 0
                     and chars[players[j, CHARACTER], C_ABILITY] == AB_STOCK_REROLL):
                 options[0, OPT_ACTION], options[0, OPT_A], options[0, OPT_B] = 0, d, s
                 options[1, OPT_ACTION], options[1, OPT_A], options[1, OPT_B] = 1, d, s
-                if choose(D_REROLL, j, options, 2, state[10][j], data, state) == 1:
+                if choose(D_REROLL, j, 2, pol[j], cfg, tables, chars, jobs, biz, knobs, players, board,
+                   stocks, shares, owners, rng, options) == 1:
                     first = d
-                    d = roll_stock_die(data, state)
-                    record(state, EV_REROLL, j, s, first, d, 0)
+                    d = roll_stock_die(tables, rng)
+                    record(board, trace, EV_REROLL, j, s, first, d, 0)
         before = stocks[s, VALUE]
-        record(state, EV_STOCK, roller, s, d, before, before + d)
-        move_stock(data, state, s, d)
+        record(board, trace, EV_STOCK, roller, s, d, before, before + d)
+        move_stock(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, s, d)
 
 
 @njit(cache=True, inline="always")
-def give_shares(data, state, p, s, count):
+def give_shares(board, shares, p, s, count):
     """Start Business / Start Franchise: +5 shares, as far as the share supply lasts
     (ASSUMED: the 59 share tokens are the limit)."""
-    board, shares = state[1], state[3]
     k = min(count, board[SHARE_POOL])
     shares[p, s] += k
     board[SHARE_POOL] -= k
@@ -382,60 +379,57 @@ def give_shares(data, state, p, s, count):
 # ---------------------------------------------------------------- Update New Year
 
 @njit(cache=True)
-def lose_job(state, p, job):
-    players, job_owner = state[0], state[5]
+def lose_job(players, board, owners, trace, p, job):
     if job < 0:
         return
-    job_owner[job] = NONE
+    owners[OWN_JOB, job] = NONE
     if players[p, JOB] == job:
         players[p, JOB] = NONE
     if players[p, JOB_B] == job:
         players[p, JOB_B] = NONE
-    record(state, EV_FIRED, p, job, 0, players[p, CASH], players[p, CASH])
+    record(board, trace, EV_FIRED, p, job, 0, players[p, CASH], players[p, CASH])
 
 
 @njit(cache=True)
-def apply_event(data, state, e):
+def apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, e):
     """Update New Year, step 2: the year's event card (ASSUMED deck, effects in rules.toml).
     Insured players are immune to its negative effects, except on stocks."""
-    cfg, jobs, events = data[0], data[4], data[6]
-    players, board, stocks = state[0], state[1], state[2]
     n = players.shape[0]
     effect, value = events[e, E_EFFECT], events[e, E_VALUE]
     board[EVENT] = e
-    record(state, EV_EVENT, NONE, e, value, 0, 0)
+    record(board, trace, EV_EVENT, NONE, e, value, 0, 0)
     for p in range(n):
         before = players[p, CASH]
         if effect == EF_CASH:
             if value > 0:
                 gain(players, p, value, L_EVENT_GAIN)
             elif players[p, PROTECTED] == 0:
-                pay_required(data, state, p, -value, L_EVENT_LOSS, NONE, True)
+                pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, -value, L_EVENT_LOSS, NONE, True)
         elif effect == EF_LOTTERY:
-            if rng_below(state[11], DICE, 6) == 5:
+            if rng_below(rng, DICE, 6) == 5:
                 gain(players, p, value, L_EVENT_GAIN)
         elif effect == EF_MEDICAL:
-            if players[p, PROTECTED] == 0 and rng_below(state[11], DICE, 6) < 2:
-                pay_required(data, state, p, value, L_EVENT_LOSS, NONE, True)
+            if players[p, PROTECTED] == 0 and rng_below(rng, DICE, 6) < 2:
+                pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, value, L_EVENT_LOSS, NONE, True)
         elif effect == EF_LAYOFF:
             if players[p, PROTECTED] == 0:
                 for slot in (JOB, JOB_B):
                     j = players[p, slot]
                     if j >= 0 and jobs[j, J_SALARY] <= value:
-                        lose_job(state, p, j)
+                        lose_job(players, board, owners, trace, p, j)
         elif effect == EF_GROWTH:
             if players[p, N_BUSINESSES] + players[p, N_FRANCHISES] > 0:
                 if value > 0 or players[p, PROTECTED] == 0:
                     players[p, GROWTH] = max(0, players[p, GROWTH] + value)
         if players[p, CASH] != before:
-            record(state, EV_EVENT_CASH, p, e, 0, before, players[p, CASH])
-        settle_forfeit(data, state, p)
+            record(board, trace, EV_EVENT_CASH, p, e, 0, before, players[p, CASH])
+        settle_forfeit(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
     if effect == EF_STOCK_ALL:
         for s in range(n + 1):
             if stocks[s, ACTIVE] == 1:
-                move_stock(data, state, s, value)
+                move_stock(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, s, value)
     elif effect == EF_STOCK_BLACK:
-        move_stock(data, state, n, value)
+        move_stock(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, n, value)
     elif effect == EF_SALARY:
         board[EVENT_SALARY] = value
     elif effect == EF_BUSINESS_INCOME:
@@ -446,19 +440,16 @@ def apply_event(data, state, e):
         board[EVENT_TUITION_FREE] = 1
     elif effect == EF_UNEMPLOYMENT:
         board[FUND] += value
-    _ = cfg
 
 
 @njit(cache=True)
-def update_new_year(data, state, year):
+def update_new_year(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, year):
     """1. Update New Year: move the year marker, read the event card, add $10,000 to the
     unemployment fund, update stocks.  Year 1: everyone is insured (Year Chart)."""
-    cfg = data[0]
-    players, board = state[0], state[1]
     board[YEAR] = year
     board[UNEMP_TAKEN] = 0
     board[EVENT_SALARY], board[EVENT_INCOME], board[EVENT_TAX], board[EVENT_TUITION_FREE] = 0, 0, 0, 0
-    record(state, EV_YEAR, board[STARTER], year, 0, 0, 0)
+    record(board, trace, EV_YEAR, board[STARTER], year, 0, 0, 0)
     for p in range(players.shape[0]):
         players[p, USED] = 0
         players[p, WORKED] = 0
@@ -466,68 +457,64 @@ def update_new_year(data, state, year):
         players[p, TAX_FREE] = 0
         players[p, YEAR_SALARY], players[p, YEAR_BUSINESS], players[p, YEAR_TAX] = 0, 0, 0
         protected = (year == 1 or players[p, INSURED] == 1
-                     or ability(data, players, p, AB_ALWAYS_INSURED) > 0
-                     or firm_benefit(data, state, p, CFG_FIRM_INSURANCE))
+                     or ability(chars, players, p, AB_ALWAYS_INSURED) > 0
+                     or firm_benefit(cfg, owners, p, CFG_FIRM_INSURANCE))
         players[p, PROTECTED] = 1 if protected else 0
         players[p, INSURED] = 0      # the token covered this event and goes back
-    apply_event(data, state, state[8][year - 1])
+    apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, owners[DECK_EVENTS, year - 1])
     board[FUND] += cfg[CFG_FUND_INCREMENT]
-    update_stocks(data, state)
-    check_all_karnaxis(data, state)
+    update_stocks(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace)
+    check_all_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace)
 
 
 # ---------------------------------------------------------------- Take Action!
 
 @njit(cache=True, inline="always")
-def qualifies(players, p, attrs_row, offset, college_needed):
-    """Job Search / Start Business prerequisites: attribute minimums and college years."""
+def qualifies(players, p, cards, r, offset, college_needed):
+    """Job Search / Start Business prerequisites: attribute minimums (``cards[r, offset:]``,
+    a job or business row) and college years."""
     if players[p, COLLEGE] < college_needed:
         return False
     for a in range(N_ATTR):
-        if players[p, ATTR + a] < attrs_row[offset + a]:
+        if players[p, ATTR + a] < cards[r, offset + a]:
             return False
     return True
 
 
 @njit(cache=True, inline="always")
-def karnaxis_card_cost(data, players, p):
-    return max(0, data[0][CFG_CARD_COST] - ability(data, players, p, AB_KARNAXIS_DISCOUNT))
+def karnaxis_card_cost(cfg, chars, players, p):
+    return max(0, cfg[CFG_CARD_COST] - ability(chars, players, p, AB_KARNAXIS_DISCOUNT))
 
 
 @njit(cache=True, inline="always")
-def tuition(data, state, p, university):
-    cfg, players, board = data[0], state[0], state[1]
+def tuition(cfg, chars, players, board, p, university):
     if board[EVENT_TUITION_FREE] == 1:
         return 0
     base = cfg[CFG_UNIVERSITY_COST] if university else cfg[CFG_COLLEGE_COST]
-    return max(0, base - ability(data, players, p, AB_TUITION_DISCOUNT))
+    return max(0, base - ability(chars, players, p, AB_TUITION_DISCOUNT))
 
 
 @njit(cache=True, inline="always")
-def retirement_cost(data, state, p):
-    cfg = data[0]
-    discount = cfg[CFG_INS_FIRM_DISCOUNT] if firm_benefit(data, state, p, CFG_FIRM_INSURANCE) else 0
+def retirement_cost(cfg, owners, p):
+    discount = cfg[CFG_INS_FIRM_DISCOUNT] if firm_benefit(cfg, owners, p, CFG_FIRM_INSURANCE) else 0
     return max(0, cfg[CFG_RETIREMENT_COST] - discount)
 
 
 @njit(cache=True, inline="always")
-def business_cost(data, state, p, b):
-    tables, biz = data[1], data[5]
+def business_cost(tables, chars, biz, players, p, b):
     return max(0, tables[T_LEVEL_COST, biz[b, B_LEVEL] - 1]
-               - ability(data, state[0], p, AB_BUSINESS_DISCOUNT))
+               - ability(chars, players, p, AB_BUSINESS_DISCOUNT))
 
 
 @njit(cache=True, inline="always")
-def franchise_cost(data, state, p, b):
-    tables, biz = data[1], data[5]
+def franchise_cost(tables, chars, biz, players, p, b):
     return max(0, tables[T_FRANCHISE_COST, biz[b, B_LEVEL] - 1]
-               - ability(data, state[0], p, AB_FRANCHISE_DISCOUNT))
+               - ability(chars, players, p, AB_FRANCHISE_DISCOUNT))
 
 
 @njit(cache=True, inline="always")
-def advertise_cost(data, state, p, tier):
-    cfg, tables = data[0], data[1]
-    discount = cfg[CFG_AD_FIRM_DISCOUNT] if firm_benefit(data, state, p, CFG_FIRM_ADVERTISING) else 0
+def advertise_cost(cfg, tables, owners, p, tier):
+    discount = cfg[CFG_AD_FIRM_DISCOUNT] if firm_benefit(cfg, owners, p, CFG_FIRM_ADVERTISING) else 0
     return max(0, tables[T_AD_COST, tier] - discount)
 
 
@@ -541,20 +528,17 @@ def add_option(options, n, action, a, b, cost):
 
 
 @njit(cache=True)
-def list_actions(data, state, p, first):
+def list_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, first):
     """Take Action!: every action space p may use now, one row per concrete choice.  A space
     used already this year is not offered; Collect Unemployment once per year; Go To Work only
     as the first action of a job holder; unaffordable choices (even with loans to the cap) are
     not offered."""
-    cfg, tables, table_len, chars, jobs, biz = data[0], data[1], data[2], data[3], data[4], data[5]
-    players, board, biz_owner, job_owner = state[0], state[1], state[4], state[5]
-    options = state[12]
     used = players[p, USED]
     n = 0
     if (used >> ACT_UNEMPLOYMENT) & 1 == 0 and board[UNEMP_TAKEN] == 0:
         n = add_option(options, n, ACT_UNEMPLOYMENT, board[FUND], 0, 0)
-    if (used >> ACT_KARNAXIS) & 1 == 0 and board[NEXT_CARD] < state[9].shape[0]:
-        cost = karnaxis_card_cost(data, players, p)
+    if (used >> ACT_KARNAXIS) & 1 == 0 and board[NEXT_CARD] < kcards.shape[0]:
+        cost = karnaxis_card_cost(cfg, chars, players, p)
         if can_afford(cfg, players, p, cost):
             n = add_option(options, n, ACT_KARNAXIS, 0, 0, cost)
     if first:
@@ -563,21 +547,21 @@ def list_actions(data, state, p, first):
                 n = add_option(options, n, ACT_WORK, players[p, slot], 0, 0)
     if (used >> ACT_JOB_SEARCH) & 1 == 0:
         for j in range(jobs.shape[0]):
-            if (jobs[j, J_AVAILABLE] == 1 and job_owner[j] == NONE
-                    and qualifies(players, p, jobs[j], J_ATTR, jobs[j, J_COLLEGE])):
+            if (jobs[j, J_AVAILABLE] == 1 and owners[OWN_JOB, j] == NONE
+                    and qualifies(players, p, jobs, j, J_ATTR, jobs[j, J_COLLEGE])):
                 n = add_option(options, n, ACT_JOB_SEARCH, j, 0, 0)
     if (used >> ACT_STUDY) & 1 == 0:
         n = add_option(options, n, ACT_STUDY, 0, 0, 0)
     if (used >> ACT_COLLEGE) & 1 == 0:
         if players[p, COLLEGE] < cfg[CFG_COLLEGE_YEARS]:
-            cost = tuition(data, state, p, False)
+            cost = tuition(cfg, chars, players, board, p, False)
             if can_afford(cfg, players, p, cost):
                 n = add_option(options, n, ACT_COLLEGE, 0, 0, cost)
-        cost = tuition(data, state, p, True)
+        cost = tuition(cfg, chars, players, board, p, True)
         if can_afford(cfg, players, p, cost):
             n = add_option(options, n, ACT_COLLEGE, 1, 0, cost)
     if (used >> ACT_RETIREMENT) & 1 == 0 and board[RETIRE_POOL] > 0:
-        cost = retirement_cost(data, state, p)
+        cost = retirement_cost(cfg, owners, p)
         if can_afford(cfg, players, p, cost):
             n = add_option(options, n, ACT_RETIREMENT, 0, 0, cost)
     if (used >> ACT_MARKET) & 1 == 0:
@@ -585,43 +569,41 @@ def list_actions(data, state, p, first):
     year = board[YEAR]
     if (used >> ACT_BUSINESS) & 1 == 0 and players[p, BUSINESS_YEAR] != year:
         for b in range(biz.shape[0]):
-            if biz_owner[b] != NONE:
+            if owners[OWN_BIZ, b] != NONE:
                 continue
             only = biz[b, B_ONLY_CHARACTER]
             if only >= 0 and only != players[p, CHARACTER]:
                 continue
-            if not qualifies(players, p, biz[b], B_ATTR, 0):
+            if not qualifies(players, p, biz, b, B_ATTR, 0):
                 continue
-            cost = business_cost(data, state, p, b)
+            cost = business_cost(tables, chars, biz, players, p, b)
             if can_afford(cfg, players, p, cost):
                 n = add_option(options, n, ACT_BUSINESS, b, 0, cost)
     if ((used >> ACT_FRANCHISE) & 1 == 0 and players[p, FRANCHISE_YEAR] != year
             and board[FRANCHISES_LEFT] > 0):
         for b in range(biz.shape[0]):
-            owner = biz_owner[b]
-            if owner < 0 or owner == p or not qualifies(players, p, biz[b], B_ATTR, 0):
+            owner = owners[OWN_BIZ, b]
+            if owner < 0 or owner == p or not qualifies(players, p, biz, b, B_ATTR, 0):
                 continue
-            cost = franchise_cost(data, state, p, b)
+            cost = franchise_cost(tables, chars, biz, players, p, b)
             if can_afford(cfg, players, p, cost):
                 n = add_option(options, n, ACT_FRANCHISE, b, 0, cost)
     if ((used >> ACT_ADVERTISE) & 1 == 0
             and players[p, N_BUSINESSES] + players[p, N_FRANCHISES] > 0):
-        for t in range(table_len[T_AD_LEVEL]):
+        for t in range(tables[T_LEN, T_AD_LEVEL]):
             if tables[T_AD_LEVEL, t] <= players[p, MERGED_LEVEL]:
-                cost = advertise_cost(data, state, p, t)
+                cost = advertise_cost(cfg, tables, owners, p, t)
                 if can_afford(cfg, players, p, cost):
                     n = add_option(options, n, ACT_ADVERTISE, t, 0, cost)
     if n == 0:
         n = add_option(options, n, ACT_PASS, 0, 0, 0)
-    _ = chars
     return n
 
 
 @njit(cache=True)
-def raise_attributes(data, state, p, count):
+def raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, count):
     """Personal Study / College / University: +count attributes of the player's choice (the
     policy picks), each up to the top of the track."""
-    cfg, players, options = data[0], state[0], state[12]
     for _ in range(count):
         n = 0
         for a in range(N_ATTR):
@@ -629,15 +611,15 @@ def raise_attributes(data, state, p, count):
                 n = add_option(options, n, a, players[p, ATTR + a], 0, 0)
         if n == 0:
             return
-        i = choose(D_ATTRIBUTE, p, options, n, state[10][p], data, state)
+        i = choose(D_ATTRIBUTE, p, n, pol[p], cfg, tables, chars, jobs, biz, knobs, players, board,
+                   stocks, shares, owners, rng, options)
         players[p, ATTR + options[i, OPT_ACTION]] += 1
 
 
 @njit(cache=True)
-def take_job(data, state, p, j):
+def take_job(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, j):
     """Job Search: the job card goes on the player board; it counts as work this year."""
-    players, job_owner = state[0], state[5]
-    job_owner[j] = p
+    owners[OWN_JOB, j] = p
     if players[p, JOB] == NONE:
         players[p, JOB] = j
         players[p, WORKED] = 1
@@ -649,38 +631,35 @@ def take_job(data, state, p, j):
 
 
 @njit(cache=True)
-def go_to_work(state, p, j):
+def go_to_work(players, board, owners, trace, p, j):
     """Go To Work: keep one and only one job card; any other goes back to the job board."""
-    players = state[0]
     other = players[p, JOB_B] if players[p, JOB] == j else players[p, JOB]
     if other >= 0:
-        lose_job(state, p, other)
+        lose_job(players, board, owners, trace, p, other)
     players[p, JOB] = j
     players[p, JOB_B] = NONE
     players[p, WORKED] = 1
 
 
 @njit(cache=True)
-def buy_karnaxis_card(data, state, p):
+def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
     """Buy Karnaxis Card: $15,000 to the bank; the Consultant collects $5,000 (ASSUMED: from
     the bank).  ASSUMED: the card is used at once (selling it to a player is not modelled)."""
-    cfg, tables, kcards = data[0], data[1], data[7]
-    players, board, stocks, shares = state[0], state[1], state[2], state[3]
-    pay_by_choice(data, state, p, karnaxis_card_cost(data, players, p), L_TO_BANK, NONE)
+    pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, karnaxis_card_cost(cfg, chars, players, p), L_TO_BANK, NONE)
     players[p, CARDS_BOUGHT] += 1
     consultant = job_holder(players, cfg[CFG_JOB_CONSULTANT])
     if consultant >= 0:
         gain(players, consultant, cfg[CFG_CONSULTANT_FEE], L_BANK_BENEFITS)
-    card = state[9][board[NEXT_CARD]]
+    card = owners[DECK_CARDS, board[NEXT_CARD]]
     board[NEXT_CARD] += 1
     effect, value = kcards[card, KC_EFFECT], kcards[card, KC_VALUE]
     before = players[p, CASH]
     if effect == KE_CASH:
         gain(players, p, value, L_CARD_CASH)
     elif effect == KE_DICE_CASH:
-        gain(players, p, (rng_below(state[11], DICE, 6) + 1) * value, L_CARD_CASH)
+        gain(players, p, (rng_below(rng, DICE, 6) + 1) * value, L_CARD_CASH)
     elif effect == KE_ATTRIBUTES:
-        raise_attributes(data, state, p, value)
+        raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, value)
     elif effect == KE_GROWTH:
         if players[p, N_BUSINESSES] + players[p, N_FRANCHISES] > 0:
             players[p, GROWTH] += value
@@ -691,30 +670,27 @@ def buy_karnaxis_card(data, state, p):
         players[p, RETIRE_TOKENS] += k
         board[RETIRE_POOL] -= k
     elif effect == KE_BLACK_SHARES:
-        give_shares(data, state, p, players.shape[0], value)
+        give_shares(board, shares, p, players.shape[0], value)
     elif effect == KE_COLLEGE:
         if players[p, COLLEGE] < cfg[CFG_COLLEGE_YEARS]:
             players[p, COLLEGE] += 1
-        raise_attributes(data, state, p, 1)
+        raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, 1)
     elif effect == KE_TAX_FREE:
         players[p, TAX_FREE] = 1
     elif effect == KE_FORGIVE:
         players[p, LOANS] -= min(value, players[p, LOANS])
-    record(state, EV_CARD, p, card, value, before, players[p, CASH])
-    _ = tables, stocks, shares
+    record(board, trace, EV_CARD, p, card, value, before, players[p, CASH])
 
 
 @njit(cache=True)
-def start_business(data, state, p, b):
+def start_business(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, b):
     """Start Business: pay the level's cost; +1 business card, +its business growth, +5 shares;
     the first business puts the seat's stock at 5.  Merged level = highest level owned."""
-    cfg, biz = data[0], data[5]
-    players, stocks, biz_owner = state[0], state[2], state[4]
-    pay_by_choice(data, state, p, business_cost(data, state, p, b), L_TO_BANK, NONE)
-    biz_owner[b] = p
-    players[p, BUSINESS_YEAR] = state[1][YEAR]
+    pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, business_cost(tables, chars, biz, players, p, b), L_TO_BANK, NONE)
+    owners[OWN_BIZ, b] = p
+    players[p, BUSINESS_YEAR] = board[YEAR]
     players[p, N_BUSINESSES] += 1
-    players[p, GROWTH] += (biz[b, B_GROWTH] + ability(data, players, p, AB_GROWTH_BONUS)
+    players[p, GROWTH] += (biz[b, B_GROWTH] + ability(chars, players, p, AB_GROWTH_BONUS)
                            + players[p, PENDING_GROWTH])
     players[p, PENDING_GROWTH] = 0
     players[p, MERGED_LEVEL] = max(players[p, MERGED_LEVEL], biz[b, B_LEVEL])
@@ -722,44 +698,39 @@ def start_business(data, state, p, b):
     if stocks[p, ACTIVE] == 0:
         stocks[p, ACTIVE] = 1
         stocks[p, VALUE] = cfg[CFG_STOCK_START]
-    give_shares(data, state, p, p, cfg[CFG_SHARES_PER_START])
+    give_shares(board, shares, p, p, cfg[CFG_SHARES_PER_START])
 
 
 @njit(cache=True)
-def start_franchise(data, state, p, b):
+def start_franchise(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, b):
     """Start Franchise: pay the mother business's owner by its level; +1 franchise card,
     +business growth (ASSUMED by the mother's level), +5 shares in the mother business."""
-    cfg, tables, biz = data[0], data[1], data[5]
-    players, board, biz_owner = state[0], state[1], state[4]
-    fr_owner, fr_mother = state[6], state[7]
-    owner = biz_owner[b]
-    pay_by_choice(data, state, p, franchise_cost(data, state, p, b), L_TO_PLAYERS, owner)
+    owner = owners[OWN_BIZ, b]
+    pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, franchise_cost(tables, chars, biz, players, p, b), L_TO_PLAYERS, owner)
     level = biz[b, B_LEVEL]
-    for f in range(fr_owner.shape[0]):
-        if fr_owner[f] == NONE:
-            fr_owner[f], fr_mother[f] = p, b
+    for f in range(cfg[CFG_FRANCHISE_CARDS]):
+        if owners[FR_OWNER, f] == NONE:
+            owners[FR_OWNER, f], owners[FR_MOTHER, f] = p, b
             break
     board[FRANCHISES_LEFT] -= 1
     players[p, FRANCHISE_YEAR] = board[YEAR]
     players[p, N_FRANCHISES] += 1
     players[p, GROWTH] += (tables[T_FRANCHISE_GROWTH, level - 1]
-                           + ability(data, players, p, AB_GROWTH_BONUS) + players[p, PENDING_GROWTH])
+                           + ability(chars, players, p, AB_GROWTH_BONUS) + players[p, PENDING_GROWTH])
     players[p, PENDING_GROWTH] = 0
     players[p, MERGED_LEVEL] = max(players[p, MERGED_LEVEL], level)
-    give_shares(data, state, p, owner, cfg[CFG_SHARES_PER_START])
+    give_shares(board, shares, p, owner, cfg[CFG_SHARES_PER_START])
 
 
 @njit(cache=True)
-def market(data, state, p):
+def market(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
     """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: any number of trades at the
     stock value x $1,000 per share (bounded by stock.max_trades_per_action), an accountant for
     this year's taxes and insurance for the next event.  Fees go to the owner of the
     Accounting / Insurance and Investing firm when another player owns it."""
-    cfg, tables, table_len = data[0], data[1], data[2]
-    players, board, stocks, shares, options = state[0], state[1], state[2], state[3], state[12]
     n_stocks = stocks.shape[0]
     price = cfg[CFG_SHARE_PRICE]
-    free_accountant = firm_benefit(data, state, p, CFG_FIRM_ACCOUNTING)
+    free_accountant = firm_benefit(cfg, owners, p, CFG_FIRM_ACCOUNTING)
     if free_accountant:
         players[p, ACCOUNTANT] = 1
     for _ in range(cfg[CFG_MAX_TRADES]):
@@ -774,39 +745,37 @@ def market(data, state, p):
         for s in range(n_stocks):
             if stocks[s, ACTIVE] == 0:
                 continue
-            for k in range(table_len[T_BUY_LOTS]):
+            for k in range(tables[T_LEN, T_BUY_LOTS]):
                 lot = tables[T_BUY_LOTS, k]
                 cost = lot * stocks[s, VALUE] * price
                 if lot <= board[SHARE_POOL] and can_afford(cfg, players, p, cost):
                     n = add_option(options, n, MK_BUY, s, lot, cost)
-        i = choose(D_MARKET, p, options, n, state[10][p], data, state)
+        i = choose(D_MARKET, p, n, pol[p], cfg, tables, chars, jobs, biz, knobs, players, board,
+                   stocks, shares, owners, rng, options)
         kind, s, k, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_B], options[i, OPT_COST]
         if kind == MK_DONE:
             return
         before = players[p, CASH]
         if kind == MK_ACCOUNTANT:
-            pay_by_choice(data, state, p, cost, L_TO_BANK, firm_owner(data, state, CFG_FIRM_ACCOUNTING))
+            pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cost, L_TO_BANK, firm_owner(cfg, owners, CFG_FIRM_ACCOUNTING))
             players[p, ACCOUNTANT] = 1
         elif kind == MK_INSURANCE:
-            pay_by_choice(data, state, p, cost, L_TO_BANK, firm_owner(data, state, CFG_FIRM_INSURANCE))
+            pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cost, L_TO_BANK, firm_owner(cfg, owners, CFG_FIRM_INSURANCE))
             players[p, INSURED] = 1
         elif kind == MK_SELL:
             shares[p, s] -= k
             board[SHARE_POOL] += k
             gain(players, p, -cost, L_SHARES_SOLD)
         else:
-            pay_by_choice(data, state, p, cost, L_SHARES_BOUGHT, NONE)
+            pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cost, L_SHARES_BOUGHT, NONE)
             shares[p, s] += k
             board[SHARE_POOL] -= k
-        record(state, EV_TRADE, p, kind, s * 1000 + k, before, players[p, CASH])
+        record(board, trace, EV_TRADE, p, kind, s * 1000 + k, before, players[p, CASH])
 
 
 @njit(cache=True)
-def do_action(data, state, p, row, first):
-    """Perform one chosen action row (Take Action!: the action spaces)."""
-    cfg, tables, jobs = data[0], data[1], data[4]
-    players, board = state[0], state[1]
-    action, a = row[OPT_ACTION], row[OPT_A]
+def do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, action, a, first):
+    """Perform one chosen action (Take Action!: the action spaces); ``a`` is its OPT_A."""
     before = players[p, CASH]
     if action != ACT_PASS:
         players[p, USED] |= 1 << action
@@ -815,64 +784,61 @@ def do_action(data, state, p, row, first):
     if first and action != ACT_WORK and (players[p, JOB] >= 0 or players[p, JOB_B] >= 0):
         for slot in (JOB, JOB_B):
             if players[p, slot] >= 0:
-                lose_job(state, p, players[p, slot])
+                lose_job(players, board, owners, trace, p, players[p, slot])
     if action == ACT_UNEMPLOYMENT:
         amount = board[FUND]
         board[FUND] = 0
         board[UNEMP_TAKEN] = 1
         board[NEXT_STARTER] = p
         gain(players, p, amount, L_UNEMPLOYMENT)
-        bonus = ability(data, players, p, AB_UNEMPLOYMENT_BONUS)
+        bonus = ability(chars, players, p, AB_UNEMPLOYMENT_BONUS)
         if bonus > 0:
             gain(players, p, bonus, L_BANK_BENEFITS)
     elif action == ACT_KARNAXIS:
-        buy_karnaxis_card(data, state, p)
+        buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
     elif action == ACT_JOB_SEARCH:
-        take_job(data, state, p, a)
+        take_job(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, a)
     elif action == ACT_WORK:
-        go_to_work(state, p, a)
+        go_to_work(players, board, owners, trace, p, a)
     elif action == ACT_STUDY:
-        raise_attributes(data, state, p, cfg[CFG_STUDY_ATTRS] + ability(data, players, p, AB_STUDY_BONUS))
+        raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cfg[CFG_STUDY_ATTRS] + ability(chars, players, p, AB_STUDY_BONUS))
     elif action == ACT_COLLEGE:
-        pay_by_choice(data, state, p, tuition(data, state, p, a == 1), L_TO_BANK, NONE)
+        pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, tuition(cfg, chars, players, board, p, a == 1), L_TO_BANK, NONE)
         if a == 0:
             players[p, COLLEGE] += 1
-            raise_attributes(data, state, p, 1)
+            raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, 1)
         else:
             players[p, UNIVERSITY_YEARS] += 1
-            raise_attributes(data, state, p, cfg[CFG_UNIVERSITY_ATTRS])
+            raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cfg[CFG_UNIVERSITY_ATTRS])
         professor = job_holder(players, cfg[CFG_JOB_PROFESSOR])
         if professor >= 0:
             gain(players, professor, cfg[CFG_PROFESSOR_FEE], L_BANK_BENEFITS)
     elif action == ACT_RETIREMENT:
-        pay_by_choice(data, state, p, retirement_cost(data, state, p), L_TO_BANK,
-                      firm_owner(data, state, CFG_FIRM_INSURANCE))
+        pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, retirement_cost(cfg, owners, p), L_TO_BANK,
+                      firm_owner(cfg, owners, CFG_FIRM_INSURANCE))
         players[p, RETIRE_TOKENS] += 1
         board[RETIRE_POOL] -= 1
     elif action == ACT_MARKET:
-        market(data, state, p)
+        market(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
     elif action == ACT_BUSINESS:
-        start_business(data, state, p, a)
+        start_business(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, a)
     elif action == ACT_FRANCHISE:
-        start_franchise(data, state, p, a)
+        start_franchise(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, a)
     elif action == ACT_ADVERTISE:
-        pay_by_choice(data, state, p, advertise_cost(data, state, p, a), L_TO_BANK,
-                      firm_owner(data, state, CFG_FIRM_ADVERTISING))
+        pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, advertise_cost(cfg, tables, owners, p, a), L_TO_BANK,
+                      firm_owner(cfg, owners, CFG_FIRM_ADVERTISING))
         players[p, GROWTH] += tables[T_AD_GROWTH, a]
-    record(state, EV_ACTION, p, action, a, before, players[p, CASH])
-    check_karnaxis(data, state, p)
-    settle_forfeit(data, state, p)
-    _ = jobs
+    record(board, trace, EV_ACTION, p, action, a, before, players[p, CASH])
+    check_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
+    settle_forfeit(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
 
 
 @njit(cache=True)
-def take_actions(data, state):
+def take_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace):
     """2. Take Action!: clockwise from the starting player, one action square at a time, until
     every player has placed theirs: two each, three for a Rocket Scientist / Pro Athlete
     (ASSUMED: holding the card at the start of the stage).  Collecting unemployment makes the
     collector the starting player of the following year."""
-    cfg, jobs = data[0], data[4]
-    players, board, options = state[0], state[1], state[12]
     n = players.shape[0]
     most = 0
     for p in range(n):
@@ -889,56 +855,53 @@ def take_actions(data, state):
             p = (board[STARTER] + i) % n
             if players[p, ACTIONS] <= turn:
                 continue
-            m = list_actions(data, state, p, turn == 0)
-            choice = choose(D_ACTION, p, options, m, state[10][p], data, state)
-            row = options[choice].copy()
-            do_action(data, state, p, row, turn == 0)
+            m = list_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, turn == 0)
+            choice = choose(D_ACTION, p, m, pol[p], cfg, tables, chars, jobs, biz, knobs, players, board,
+                   stocks, shares, owners, rng, options)
+            do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                      shares, owners, rng, options, pol, trace, p, options[choice, OPT_ACTION],
+                      options[choice, OPT_A], turn == 0)
     board[STARTER] = board[NEXT_STARTER]
 
 
 # ---------------------------------------------------------------- Year End Review
 
 @njit(cache=True, inline="always")
-def tax_bracket(data, income):
+def tax_bracket(tables, income):
     """Tax Brackets: index of the bracket of a year's income."""
-    tables, table_len = data[1], data[2]
-    for i in range(table_len[T_BRACKET_MAX]):
+    for i in range(tables[T_LEN, T_BRACKET_MAX]):
         if income <= tables[T_BRACKET_MAX, i]:
             return i
-    return table_len[T_BRACKET_MAX]
+    return tables[T_LEN, T_BRACKET_MAX]
 
 
 @njit(cache=True)
-def tax_due(data, state, p, income, smart):
+def tax_due(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, income, smart):
     """Tax Brackets + Jobs 'n Stuff: the bracket's tax (smart table with an accountant), the
     event's change, minus the Tax Collector's $5,000 per player and the character's discount."""
-    cfg, tables = data[0], data[1]
-    players, board = state[0], state[1]
-    bracket = tax_bracket(data, income)
+    bracket = tax_bracket(tables, income)
     tax = tables[T_TAX_SMART, bracket] if smart else tables[T_TAX_STANDARD, bracket]
     change = board[EVENT_TAX]
     if change < 0 or players[p, PROTECTED] == 0:
         tax += change
     if holds_job(players, p, cfg[CFG_JOB_TAX_COLLECTOR]):
         tax -= cfg[CFG_TC_DISCOUNT] * players.shape[0]
-    tax -= ability(data, players, p, AB_TAX_DISCOUNT)
+    tax -= ability(chars, players, p, AB_TAX_DISCOUNT)
     if players[p, TAX_FREE] == 1:
         tax = 0
     return max(0, tax)
 
 
 @njit(cache=True)
-def pay_income(data, state, p):
+def pay_income(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
     """Year End Review, step 1: salary for each job worked (gone to work and/or just started)
     and business income: the income marker rises by the business growth, then the new income
     is paid (the rulebook's shoe-shop example)."""
-    jobs = data[4]
-    players, board = state[0], state[1]
     salary = 0
     for slot in (JOB, JOB_B):
         j = players[p, slot]
         if j >= 0 and (slot == JOB_B or players[p, WORKED] == 1):
-            pay = jobs[j, J_SALARY] + ability(data, players, p, AB_SALARY_BONUS)
+            pay = jobs[j, J_SALARY] + ability(chars, players, p, AB_SALARY_BONUS)
             change = board[EVENT_SALARY]
             if change > 0 or players[p, PROTECTED] == 0:
                 pay += change
@@ -946,13 +909,13 @@ def pay_income(data, state, p):
     if salary > 0:
         before = players[p, CASH]
         gain(players, p, salary, L_SALARY)
-        record(state, EV_SALARY, p, salary, 0, before, players[p, CASH])
+        record(board, trace, EV_SALARY, p, salary, 0, before, players[p, CASH])
     business = 0
     if players[p, N_BUSINESSES] + players[p, N_FRANCHISES] > 0 or players[p, GROWTH] > 0:
         players[p, INCOME] += players[p, GROWTH]
         business = players[p, INCOME]
         if players[p, N_BUSINESSES] > 0:
-            business += ability(data, players, p, AB_INCOME_BONUS)
+            business += ability(chars, players, p, AB_INCOME_BONUS)
         change = board[EVENT_INCOME]
         if change > 0 or players[p, PROTECTED] == 0:
             business += change
@@ -960,39 +923,36 @@ def pay_income(data, state, p):
         if business > 0:
             before = players[p, CASH]
             gain(players, p, business, L_BUSINESS_INCOME)
-            record(state, EV_BUSINESS_INCOME, p, business, players[p, GROWTH], before, players[p, CASH])
+            record(board, trace, EV_BUSINESS_INCOME, p, business, players[p, GROWTH], before, players[p, CASH])
     players[p, YEAR_SALARY] = salary
     players[p, YEAR_BUSINESS] = business
 
 
 @njit(cache=True)
-def pay_taxes(data, state, p):
+def pay_taxes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
     """Year End Review: taxes from the bracket table on the year's income (salary + business
     income; ASSUMED), the smart table with an accountant (hired this year, or free from the
     Accounting firm).  Taxes may be paid with loans."""
-    players = state[0]
     income = players[p, YEAR_SALARY] + players[p, YEAR_BUSINESS]
-    smart = players[p, ACCOUNTANT] == 1 or firm_benefit(data, state, p, CFG_FIRM_ACCOUNTING)
-    tax = tax_due(data, state, p, income, smart)
-    players[p, YEAR_BRACKET] = tax_bracket(data, income)
+    smart = players[p, ACCOUNTANT] == 1 or firm_benefit(cfg, owners, p, CFG_FIRM_ACCOUNTING)
+    tax = tax_due(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, income, smart)
+    players[p, YEAR_BRACKET] = tax_bracket(tables, income)
     players[p, YEAR_SMART] = 1 if smart else 0
     players[p, YEAR_TAX] = tax
     if smart:
         players[p, SMART_YEARS] += 1
     before = players[p, CASH]
-    pay_required(data, state, p, tax, L_TAXES, NONE, True)
-    record(state, EV_TAX, p, tax, players[p, YEAR_BRACKET], before, players[p, CASH])
+    pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, tax, L_TAXES, NONE, True)
+    record(board, trace, EV_TAX, p, tax, players[p, YEAR_BRACKET], before, players[p, CASH])
 
 
 @njit(cache=True)
-def repay_loans(data, state, p, pct, final):
+def repay_loans(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, pct, final):
     """Year Chart + Loan Odds 'n Ends: ``pct``% of the loans outstanding plus interest
     (ASSUMED: interest_pct of the principal repaid).  No loan may pay a loan payment: a
     shortfall takes delinquent notices.  The Banker pays no interest and receives the
     interest others pay.  At game end (``final``) the rest is subtracted from cash, which may
     go negative."""
-    cfg = data[0]
-    players = state[0]
     principal = -(-players[p, LOANS] * pct // 100)
     if principal <= 0:
         return
@@ -1001,41 +961,38 @@ def repay_loans(data, state, p, pct, final):
     before = players[p, CASH]
     short = principal + interest - players[p, CASH]
     if short > 0 and not final:
-        delinquent(data, state, p, principal + interest, short)
+        delinquent(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, principal + interest, short)
     players[p, LOANS] -= principal
     spend(players, p, principal, L_PRINCIPAL)
     spend(players, p, interest, L_INTEREST)
     if banker >= 0 and banker != p:
         gain(players, banker, interest, L_INTEREST_RECEIVED)
-    record(state, EV_LOAN_PAYMENT, p, principal, interest, before, players[p, CASH])
+    record(board, trace, EV_LOAN_PAYMENT, p, principal, interest, before, players[p, CASH])
 
 
 @njit(cache=True)
-def year_end(data, state, year):
+def year_end(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, year):
     """3. Year End Review: income and salary, taxes, loan payments due this year."""
-    tables, table_len = data[1], data[2]
-    players = state[0]
     n = players.shape[0]
     for p in range(n):
-        pay_income(data, state, p)
-    check_all_karnaxis(data, state)
+        pay_income(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
+    check_all_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace)
     for p in range(n):
-        pay_taxes(data, state, p)
-        settle_forfeit(data, state, p)
-    for d in range(table_len[T_DUE_YEAR]):
+        pay_taxes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
+        settle_forfeit(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
+    for d in range(tables[T_LEN, T_DUE_YEAR]):
         if tables[T_DUE_YEAR, d] == year:
             for p in range(n):
-                repay_loans(data, state, p, tables[T_DUE_PCT, d], False)
-    check_all_karnaxis(data, state)
+                repay_loans(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, tables[T_DUE_PCT, d], False)
+    check_all_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace)
 
 
 # ---------------------------------------------------------------- Game End
 
 @njit(cache=True, inline="always")
-def retirement_payout(data, tokens):
+def retirement_payout(cfg, tables, tokens):
     """Retirement Fund (At Game End): ASSUMED payout table, extra tokens beyond it."""
-    cfg, tables, table_len = data[0], data[1], data[2]
-    last = table_len[T_RETIRE_PAYOUT] - 1
+    last = tables[T_LEN, T_RETIRE_PAYOUT] - 1
     if tokens <= last:
         return tables[T_RETIRE_PAYOUT, tokens]
     return tables[T_RETIRE_PAYOUT, last] + (tokens - last) * cfg[CFG_EXTRA_TOKEN]
@@ -1052,24 +1009,22 @@ def rank_title(cash):
 
 
 @njit(cache=True)
-def end_game(data, state, out_game, out_players):
+def end_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, out_game, out_players):
     """Game End: turn in retirement tokens, subtract $100,000 per delinquent notice and the
     outstanding loans plus interest; shares do not count; most cash wins (ASSUMED: tied
     leaders all win and winner_seat is -1)."""
-    cfg = data[0]
-    players, board, shares = state[0], state[1], state[3]
     n = players.shape[0]
     for p in range(n):
         row = out_players[p]
         row[P_CASH_BEFORE_END] = players[p, CASH]
-        payout = retirement_payout(data, players[p, RETIRE_TOKENS])
-        payout += players[p, RETIRE_TOKENS] * ability(data, players, p, AB_RETIREMENT_BONUS)
+        payout = retirement_payout(cfg, tables, players[p, RETIRE_TOKENS])
+        payout += players[p, RETIRE_TOKENS] * ability(chars, players, p, AB_RETIREMENT_BONUS)
         before = players[p, CASH]
         gain(players, p, payout, L_RETIREMENT_PAYOUT)
-        record(state, EV_RETIREMENT, p, players[p, RETIRE_TOKENS], payout, before, players[p, CASH])
+        record(board, trace, EV_RETIREMENT, p, players[p, RETIRE_TOKENS], payout, before, players[p, CASH])
         spend(players, p, players[p, NOTICES] * cfg[CFG_NOTICE_PENALTY], L_NOTICE_PENALTY)
-        repay_loans(data, state, p, 100, True)
-        record(state, EV_FINAL, p, players[p, NOTICES], 0, before, players[p, CASH])
+        repay_loans(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, 100, True)
+        record(board, trace, EV_FINAL, p, players[p, NOTICES], 0, before, players[p, CASH])
     best = players[0, CASH]
     for p in range(n):
         best = max(best, players[p, CASH])
@@ -1120,40 +1075,39 @@ def end_game(data, state, out_game, out_players):
 # ---------------------------------------------------------------- setup and the game loop
 
 @njit(cache=True)
-def new_state(data, seed, policy_ids, trace):
-    """Game Setup: a fresh state tuple (see the module docstring)."""
-    cfg, jobs, biz, events, kcards = data[0], data[4], data[5], data[6], data[7]
+def new_state(cfg, chars, jobs, biz, events, kcards, seed):
+    """Game Setup: fresh state arrays (see the module docstring)."""
     n = cfg[CFG_PLAYERS]
     players = np.zeros((n, N_PLAYER), dtype=np.int64)
     board = np.zeros(N_BOARD, dtype=np.int64)
     stocks = np.zeros((n + 1, N_STOCK), dtype=np.int64)
     shares = np.zeros((n, n + 1), dtype=np.int64)
-    biz_owner = np.full(biz.shape[0], NONE, dtype=np.int64)
-    job_owner = np.full(jobs.shape[0], NONE, dtype=np.int64)
-    fr_owner = np.full(cfg[CFG_FRANCHISE_CARDS], NONE, dtype=np.int64)
-    fr_mother = np.full(cfg[CFG_FRANCHISE_CARDS], NONE, dtype=np.int64)
-    event_order = np.arange(events.shape[0])
-    card_order = np.arange(kcards.shape[0])
+    width = max(biz.shape[0], jobs.shape[0], cfg[CFG_FRANCHISE_CARDS], events.shape[0],
+                kcards.shape[0], chars.shape[0])
+    owners = np.full((N_OWNERS, width), NONE, dtype=np.int64)
     rng = rng_new(seed)
     options = np.zeros((MAX_OPTIONS, OPT_WIDTH), dtype=np.int64)
-    return (players, board, stocks, shares, biz_owner, job_owner, fr_owner, fr_mother,
-            event_order, card_order, policy_ids, rng, options, trace)
+    return players, board, stocks, shares, owners, rng, options
 
 
 @njit(cache=True)
-def setup(data, state):
+def setup(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace):
     """Game Setup: $10,000 each; deal 3 characters each and keep 1 (its four attributes);
     black business at 5; job and business cards by player-count symbol; shuffle the event and
     Karnaxis decks.  Seat 0 is the starting player (the highest die roll)."""
-    cfg, chars, jobs, biz = data[0], data[3], data[4], data[5]
-    players, board, stocks, biz_owner = state[0], state[1], state[2], state[4]
-    rng, options = state[11], state[12]
     n = players.shape[0]
     for b in range(biz.shape[0]):
         if biz[b, B_AVAILABLE] == 0:
-            biz_owner[b] = -2
-    shuffle(rng, SETUP, state[8])
-    shuffle(rng, SETUP, state[9])
+            owners[OWN_BIZ, b] = REMOVED
+    for j in range(jobs.shape[0]):
+        if jobs[j, J_AVAILABLE] == 0:
+            owners[OWN_JOB, j] = REMOVED
+    for e in range(events.shape[0]):
+        owners[DECK_EVENTS, e] = e
+    for k in range(kcards.shape[0]):
+        owners[DECK_CARDS, k] = k
+    shuffle(rng, SETUP, owners[DECK_EVENTS, :events.shape[0]])
+    shuffle(rng, SETUP, owners[DECK_CARDS, :kcards.shape[0]])
     deck = np.arange(chars.shape[0])
     shuffle(rng, SETUP, deck)
     board[FUND] = cfg[CFG_FUND_START]
@@ -1167,21 +1121,20 @@ def setup(data, state):
         for k in range(dealt):
             c = deck[p * dealt + k]
             options[k, OPT_ACTION], options[k, OPT_A], options[k, OPT_B], options[k, OPT_COST] = c, 0, 0, 0
-        i = choose(D_CHARACTER, p, options, dealt, state[10][p], data, state)
+        i = choose(D_CHARACTER, p, dealt, pol[p], cfg, tables, chars, jobs, biz, knobs, players, board,
+                   stocks, shares, owners, rng, options)
         c = options[i, OPT_ACTION]
         players[p, CHARACTER] = c
         for a in range(N_ATTR):
             players[p, ATTR + a] = chars[c, C_ATTR + a]
         players[p, CASH] = cfg[CFG_START_CASH]
         players[p, JOB], players[p, JOB_B] = NONE, NONE
-        record(state, EV_CHARACTER, p, c, 0, 0, players[p, CASH])
-    _ = jobs
+        record(board, trace, EV_CHARACTER, p, c, 0, 0, players[p, CASH])
 
 
 @njit(cache=True)
-def write_years(state, out_years, game, year):
+def write_years(players, out_years, game, year):
     """The `years` timeline: one row per seat after the Year End Review."""
-    players = state[0]
     for p in range(players.shape[0]):
         row = out_years[p]
         row[Y_GAME], row[Y_YEAR], row[Y_SEAT] = game, year, p
@@ -1198,35 +1151,35 @@ def write_years(state, out_years, game, year):
 
 
 @njit(cache=True)
-def play_game(data, seed, policy_ids, game, out_game, out_players, out_years, trace):
+def play_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, seed, pol, game, out_game,
+              out_players, out_years, trace):
     """One whole game.  out_game int64[N_GAME_OUT]; out_players int64[n_players,
-    N_PLAYER_OUT + ledger columns]; out_years int64[years * n_players, N_YEAR_OUT].  Returns
-    the number of trace rows written."""
-    cfg = data[0]
+    N_PLAYER_OUT + ledger columns]; out_years int64[years * n_players, N_YEAR_OUT]; pol
+    int8[n_players] policy ids.  Returns the number of trace rows written."""
     n = cfg[CFG_PLAYERS]
-    state = new_state(data, seed, policy_ids, trace)
-    setup(data, state)
+    players, board, stocks, shares, owners, rng, options = new_state(cfg, chars, jobs, biz, events, kcards, seed)
+    setup(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace)
     for year in range(1, cfg[CFG_YEARS] + 1):
-        update_new_year(data, state, year)
-        take_actions(data, state)
-        year_end(data, state, year)
-        write_years(state, out_years[(year - 1) * n:year * n], game, year)
-    end_game(data, state, out_game, out_players)
-    return state[1][TRACE_N]
+        update_new_year(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, year)
+        take_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace)
+        year_end(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, year)
+        write_years(players, out_years[(year - 1) * n:year * n], game, year)
+    end_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, out_game, out_players)
+    return board[TRACE_N]
 
 
 @njit(cache=True)
-def play_games(data, seeds, seat_policies, out_games, out_players, out_years):
+def play_games(cfg, tables, chars, jobs, biz, events, kcards, knobs, seeds, seat_policies,
+               out_games, out_players, out_years):
     """Play ``len(seeds)`` games.
 
-    data: the tuple from ``prepare`` (module docstring); seeds uint64[n]; seat_policies
+    The rules arrays from ``prepare`` (module docstring); seeds uint64[n]; seat_policies
     int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT], out_players
     int64[n, n_players, N_PLAYER_OUT + ledger columns], out_years
     int64[n * years * n_players, N_YEAR_OUT] (game-major, then year, then seat).
     """
-    cfg = data[0]
     rows = cfg[CFG_YEARS] * cfg[CFG_PLAYERS]
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for g in range(seeds.shape[0]):
-        play_game(data, seeds[g], seat_policies[g], g, out_games[g], out_players[g],
-                  out_years[g * rows:(g + 1) * rows], no_trace)
+        play_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, seeds[g], seat_policies[g],
+                  g, out_games[g], out_players[g], out_years[g * rows:(g + 1) * rows], no_trace)

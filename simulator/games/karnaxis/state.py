@@ -24,8 +24,8 @@ NONE = -1           # no seat, no job, no card
 # tables int64[N_TABLE, TABLE_WIDTH]: one row per lookup table, unused tail is zero
 (T_BRACKET_MAX, T_TAX_STANDARD, T_TAX_SMART, T_DIE, T_DUE_YEAR, T_DUE_PCT, T_RETIRE_PAYOUT,
  T_LEVEL_COST, T_FRANCHISE_COST, T_FRANCHISE_GROWTH, T_AD_LEVEL, T_AD_COST, T_AD_GROWTH,
- T_BUY_LOTS, N_TABLE) = range(15)
-# lengths of the variable tables live in column 0 of a second array, `table_len`
+ T_BUY_LOTS, T_LEN, N_TABLE) = range(16)
+# row T_LEN holds the length of every other row: tables[T_LEN, T_DIE] faces on the stock die
 
 # characters int64[n_characters, C_WIDTH]
 (C_ATTR, C_ABILITY, C_ABILITY_VALUE, C_KARNAXIS, C_KARNAXIS_VALUE, C_KARNAXIS_JOB,
@@ -70,11 +70,11 @@ CARD_EFFECTS = ("cash", "attributes", "growth", "retirement", "black_shares", "c
  KE_FORGIVE, KE_DICE_CASH) = range(9)
 
 # players int64[n_players, N_PLAYER]: the player board plus the year's flags and the ledger.
-# ATTR..ATTR+3 attributes; JOB/JOB_B job cards held (index or NONE): at most two, JOB_B being
+# ATTR..ATTR+3 the four attributes (N_ATTR slots); JOB/JOB_B job cards held (index or NONE): at most two, JOB_B being
 # one found by Job Search after going to work; WORKED 0/1 whether JOB was worked this year;
 # INSURED a token bought for the next event, PROTECTED this year's event protection; USED a bitmask of action spaces used
 # this year; JOBS_SEEN a bitmask of jobs ever held.
-(CASH, CHARACTER, ATTR, COLLEGE, RETIRE_TOKENS, LOANS, PEAK_LOANS, NOTICES, JOB, JOB_B, WORKED,
+(CASH, CHARACTER, ATTR, _ATTR1, _ATTR2, _ATTR3, COLLEGE, RETIRE_TOKENS, LOANS, PEAK_LOANS, NOTICES, JOB, JOB_B, WORKED,
  GROWTH, INCOME, ACCOUNTANT, INSURED, N_BUSINESSES, N_FRANCHISES, MERGED_LEVEL, BUSINESS_YEAR,
  FRANCHISE_YEAR, ACTIONS, USED, KARNAXIS_DONE, KARNAXIS_YEAR, KARNAXIS_REVOKED, JOBS_SEEN,
  PENDING_GROWTH, CARDS_BOUGHT, TAX_FREE, YEAR_SALARY, YEAR_BUSINESS, YEAR_TAX, YEAR_BRACKET,
@@ -84,7 +84,7 @@ CARD_EFFECTS = ("cash", "attributes", "growth", "retirement", "black_shares", "c
  L_SALARY, L_BUSINESS_INCOME, L_DIVIDENDS, L_UNEMPLOYMENT, L_KARNAXIS, L_LOANS, L_SHARES_SOLD,
  L_EVENT_GAIN, L_CARD_CASH, L_FROM_PLAYERS, L_BANK_BENEFITS, L_BAILOUT, L_RETIREMENT_PAYOUT,
  L_INTEREST_RECEIVED, L_TAXES, L_INTEREST, L_PRINCIPAL, L_SHARES_BOUGHT, L_TO_BANK, L_TO_PLAYERS, L_EVENT_LOSS,
- L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK, N_PLAYER) = range(68)
+ L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK, N_PLAYER) = range(71)
 LEDGER_IN = (L_SALARY, L_BUSINESS_INCOME, L_DIVIDENDS, L_UNEMPLOYMENT, L_KARNAXIS, L_LOANS,
              L_SHARES_SOLD, L_EVENT_GAIN, L_CARD_CASH, L_FROM_PLAYERS, L_BANK_BENEFITS, L_BAILOUT,
              L_RETIREMENT_PAYOUT, L_INTEREST_RECEIVED)
@@ -94,6 +94,13 @@ LEDGER_OUT = (L_TAXES, L_INTEREST, L_PRINCIPAL, L_SHARES_BOUGHT, L_TO_BANK, L_TO
 # board int64[N_BOARD]: the shared pieces
 (YEAR, FUND, STARTER, NEXT_STARTER, SHARE_POOL, RETIRE_POOL, EVENT, NEXT_CARD, FRANCHISES_LEFT,
  UNEMP_TAKEN, EVENT_SALARY, EVENT_INCOME, EVENT_TAX, EVENT_TUITION_FREE, TRACE_N, N_BOARD) = range(16)
+
+# owners int64[N_OWNERS, width]: who holds each card, and the shuffled decks
+# OWN_BIZ / OWN_JOB: seat, NONE (on the board) or REMOVED (player-count symbol);
+# FR_OWNER / FR_MOTHER: per franchise card, its seat and mother business (NONE unused);
+# DECK_EVENTS / DECK_CARDS: event and Karnaxis card order
+OWN_BIZ, OWN_JOB, FR_OWNER, FR_MOTHER, DECK_EVENTS, DECK_CARDS, N_OWNERS = range(7)
+REMOVED = -2
 
 # stocks int64[n_players + 1, N_STOCK]: row p is seat p's business, row n_players the black one
 VALUE, ACTIVE, N_STOCK = range(3)
