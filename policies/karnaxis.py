@@ -62,14 +62,14 @@ def held_salary(jobs, players, p):
 
 
 @njit(cache=True, inline="always")
-def borrow_cost(k, players, p, cost):
+def borrow_cost(knobs, pid, players, p, cost):
     """Dollars of penalty for the loan an option needs; NO past the policy's borrow limit."""
     need = cost - players[p, CASH]
     if need <= 0:
         return 0.0
-    if players[p, LOANS] + need > k[BORROW_LIMIT]:
+    if players[p, LOANS] + need > knobs[pid, BORROW_LIMIT]:
         return NO
-    return need * k[BORROW_PENALTY]
+    return need * knobs[pid, BORROW_PENALTY]
 
 
 @njit(cache=True, inline="always")
@@ -79,10 +79,10 @@ def income_stream(growth, years_left):
 
 
 @njit(cache=True)
-def target_gap(jobs, biz, players, owners, p, k, a):
+def target_gap(jobs, biz, players, owners, p, knobs, pid, a):
     """How far attribute ``a`` is below the best-paid job (scholar-like) or the biggest
     business (business-minded) the player does not yet qualify for."""
-    if k[JOB_WEIGHT] >= k[BUSINESS_WEIGHT]:
+    if knobs[pid, JOB_WEIGHT] >= knobs[pid, BUSINESS_WEIGHT]:
         best, gap = -1, 0
         for j in range(jobs.shape[0]):
             if jobs[j, J_AVAILABLE] == 1 and owners[OWN_JOB, j] == NONE and jobs[j, J_SALARY] > best:
@@ -107,13 +107,13 @@ def target_gap(jobs, biz, players, owners, p, k, a):
 
 
 @njit(cache=True)
-def market_value(cfg, tables, jobs, players, stocks, shares, p, k, years_left):
+def market_value(cfg, tables, jobs, players, stocks, shares, p, knobs, pid, years_left):
     """What a Buy/Sell Stock visit is worth to the policy before it sees the trades."""
     value = 0.0
-    if k[INSURANCE] > 0 and players[p, INSURED] == 0 and years_left > 1:
-        value += 6000.0 * k[INSURANCE]
+    if knobs[pid, INSURANCE] > 0 and players[p, INSURED] == 0 and years_left > 1:
+        value += 6000.0 * knobs[pid, INSURANCE]
     expected = held_salary(jobs, players, p) + players[p, INCOME] + players[p, GROWTH]
-    if expected >= k[ACCOUNTANT_INCOME] > 0:
+    if expected >= knobs[pid, ACCOUNTANT_INCOME] > 0:
         b = 0
         while b < tables[T_LEN, T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
             b += 1
@@ -121,18 +121,18 @@ def market_value(cfg, tables, jobs, players, stocks, shares, p, k, years_left):
     for s in range(stocks.shape[0]):
         if stocks[s, ACTIVE] == 1:
             v = stocks[s, VALUE]
-            if shares[p, s] > 0 and (v >= k[SELL_AT] > 0 or years_left == 1):
+            if shares[p, s] > 0 and (v >= knobs[pid, SELL_AT] > 0 or years_left == 1):
                 value += shares[p, s] * v * 1000.0
-            if years_left > 1 and 0 < v <= k[BUY_BELOW]:
-                value += 4000.0 * k[STOCK_WEIGHT]
+            if years_left > 1 and 0 < v <= knobs[pid, BUY_BELOW]:
+                value += 4000.0 * knobs[pid, STOCK_WEIGHT]
     return value
 
 
 @njit(cache=True, inline="always")
-def action_value(cfg, tables, jobs, biz, players, board, stocks, shares, p, options, i, k):
+def action_value(cfg, tables, jobs, biz, players, board, stocks, shares, p, options, i, knobs, pid):
     years_left = cfg[CFG_YEARS] - board[YEAR] + 1
     action, a, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_COST]
-    penalty = borrow_cost(k, players, p, cost)
+    penalty = borrow_cost(knobs, pid, players, p, cost)
     if penalty == NO:
         return NO
     if action == ACT_WORK:
@@ -143,56 +143,56 @@ def action_value(cfg, tables, jobs, biz, players, board, stocks, shares, p, opti
             # first action of a job holder: switch only to a better job
             return MUST + jobs[a, J_SALARY] if jobs[a, J_SALARY] > held else NO
         gain = jobs[a, J_SALARY] + max(0, jobs[a, J_SALARY] - held) * (years_left - 1)
-        return k[JOB_WEIGHT] * gain
+        return knobs[pid, JOB_WEIGHT] * gain
     if action == ACT_UNEMPLOYMENT:
         return float(board[FUND]) + 1000.0
     if action == ACT_STUDY:
-        return k[STUDY_VALUE]
+        return knobs[pid, STUDY_VALUE]
     if action == ACT_COLLEGE:
         if a == 0:
-            if players[p, COLLEGE] < k[COLLEGE_TARGET] and years_left > 2:
-                return 4.0 * k[STUDY_VALUE] + 2500.0 * years_left - cost - penalty
-            return k[STUDY_VALUE] - cost - penalty
-        return k[UNIVERSITY_VALUE] + 2.0 * k[STUDY_VALUE] - cost - penalty
+            if players[p, COLLEGE] < knobs[pid, COLLEGE_TARGET] and years_left > 2:
+                return 4.0 * knobs[pid, STUDY_VALUE] + 2500.0 * years_left - cost - penalty
+            return knobs[pid, STUDY_VALUE] - cost - penalty
+        return knobs[pid, UNIVERSITY_VALUE] + 2.0 * knobs[pid, STUDY_VALUE] - cost - penalty
     if action == ACT_RETIREMENT:
         t = players[p, RETIRE_TOKENS]
         if t + 1 < tables[T_LEN, T_RETIRE_PAYOUT]:
             nxt = tables[T_RETIRE_PAYOUT, t + 1] - tables[T_RETIRE_PAYOUT, t]
         else:
             nxt = cfg[CFG_EXTRA_TOKEN]
-        return k[RETIREMENT_WEIGHT] * nxt - cost - penalty
+        return knobs[pid, RETIREMENT_WEIGHT] * nxt - cost - penalty
     if action == ACT_KARNAXIS:
-        return k[CARD_VALUE] - cost - penalty
+        return knobs[pid, CARD_VALUE] - cost - penalty
     if action == ACT_MARKET:
-        return market_value(cfg, tables, jobs, players, stocks, shares, p, k, years_left)
+        return market_value(cfg, tables, jobs, players, stocks, shares, p, knobs, pid, years_left)
     if action == ACT_BUSINESS:
-        return k[BUSINESS_WEIGHT] * income_stream(biz[a, B_GROWTH], years_left) - cost - penalty
+        return knobs[pid, BUSINESS_WEIGHT] * income_stream(biz[a, B_GROWTH], years_left) - cost - penalty
     if action == ACT_FRANCHISE:
         g = tables[T_FRANCHISE_GROWTH, biz[a, B_LEVEL] - 1]
-        return k[BUSINESS_WEIGHT] * income_stream(g, years_left) - cost - penalty
+        return knobs[pid, BUSINESS_WEIGHT] * income_stream(g, years_left) - cost - penalty
     if action == ACT_ADVERTISE:
-        return k[BUSINESS_WEIGHT] * income_stream(tables[T_AD_GROWTH, a], years_left) - cost - penalty
+        return knobs[pid, BUSINESS_WEIGHT] * income_stream(tables[T_AD_GROWTH, a], years_left) - cost - penalty
     if action == ACT_PASS:
         return 0.0
     return 0.0
 
 
 @njit(cache=True, inline="always")
-def market_option_value(cfg, tables, jobs, players, board, stocks, p, options, i, k):
+def market_option_value(cfg, tables, jobs, players, board, stocks, p, options, i, knobs, pid):
     years_left = cfg[CFG_YEARS] - board[YEAR] + 1
     kind, s, count, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_B], options[i, OPT_COST]
     if kind == MK_DONE:
         return 0.0
-    penalty = borrow_cost(k, players, p, cost)
+    penalty = borrow_cost(knobs, pid, players, p, cost)
     if penalty == NO:
         return NO
     if kind == MK_INSURANCE:
-        if k[INSURANCE] > 0 and years_left > 1:
+        if knobs[pid, INSURANCE] > 0 and years_left > 1:
             return 1.0
         return -1.0
     if kind == MK_ACCOUNTANT:
         expected = held_salary(jobs, players, p) + players[p, INCOME] + players[p, GROWTH]
-        if k[ACCOUNTANT_INCOME] <= 0 or expected < k[ACCOUNTANT_INCOME]:
+        if knobs[pid, ACCOUNTANT_INCOME] <= 0 or expected < knobs[pid, ACCOUNTANT_INCOME]:
             return -1.0
         b = 0
         while b < tables[T_LEN, T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
@@ -200,25 +200,25 @@ def market_option_value(cfg, tables, jobs, players, board, stocks, p, options, i
         return tables[T_TAX_STANDARD, b] - tables[T_TAX_SMART, b] - cost - penalty
     v = stocks[s, VALUE]
     if kind == MK_SELL:
-        if years_left == 1 or (k[SELL_AT] > 0 and v >= k[SELL_AT]):
+        if years_left == 1 or (knobs[pid, SELL_AT] > 0 and v >= knobs[pid, SELL_AT]):
             return float(-cost)
         return -1.0
     # MK_BUY: a cheap share gains on average; its dividends come at the top.
-    if k[STOCK_WEIGHT] <= 0 or years_left <= 1 or v > k[BUY_BELOW]:
+    if knobs[pid, STOCK_WEIGHT] <= 0 or years_left <= 1 or v > knobs[pid, BUY_BELOW]:
         return -1.0
-    return k[STOCK_WEIGHT] * (k[BUY_BELOW] + 1 - v) * 1000.0 * count - penalty
+    return knobs[pid, STOCK_WEIGHT] * (knobs[pid, BUY_BELOW] + 1 - v) * 1000.0 * count - penalty
 
 
 @njit(cache=True)
-def action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, n, k, scores):
+def action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, n, knobs, pid, scores):
     for i in range(n):
-        scores[i] = action_value(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, i, k)
+        scores[i] = action_value(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, i, knobs, pid)
 
 
 @njit(cache=True)
-def market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, k, scores):
+def market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, knobs, pid, scores):
     for i in range(n):
-        scores[i] = market_option_value(cfg, tables, jobs, players, board, stocks, seat, options, i, k)
+        scores[i] = market_option_value(cfg, tables, jobs, players, board, stocks, seat, options, i, knobs, pid)
 
 
 @njit(cache=True)
@@ -227,7 +227,6 @@ def choose(kind, seat, n, policy_id, cfg, tables, chars, jobs, biz, knobs, playe
     """Index into ``options[:n]`` chosen by ``policy_id`` for decision ``kind`` of ``seat``."""
     if policy_id == RANDOM or n == 1:
         return pick_random(n, rng)
-    k = knobs[policy_id]
     scores = np.empty(n)
     if kind == D_CHARACTER:
         row = min(policy_id, LIKES.shape[0] - 1)
@@ -241,13 +240,13 @@ def choose(kind, seat, n, policy_id, cfg, tables, chars, jobs, biz, knobs, playe
                     s += 5.0
             scores[i] = s
     elif kind == D_ACTION:
-        action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, n, k, scores)
+        action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, n, knobs, policy_id, scores)
     elif kind == D_ATTRIBUTE:
         for i in range(n):
             a = options[i, OPT_ACTION]
-            scores[i] = target_gap(jobs, biz, players, owners, seat, k, a) - 0.01 * players[seat, ATTR + a]
+            scores[i] = target_gap(jobs, biz, players, owners, seat, knobs, policy_id, a) - 0.01 * players[seat, ATTR + a]
     elif kind == D_MARKET:
-        market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, k, scores)
+        market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, knobs, policy_id, scores)
     else:  # D_REROLL: re-roll a falling stock
         for i in range(n):
             scores[i] = 1.0 if (options[i, OPT_ACTION] == 1) == (options[i, OPT_A] < 0) else 0.0

@@ -4,6 +4,7 @@ Rulebook: shared/rules/karnaxis.md.  Rule functions are called on a real game st
 the engine's own setup, so each test reads like the rulebook's situation.
 """
 
+import inspect
 import os
 import subprocess
 import sys
@@ -43,6 +44,13 @@ class World:
                 self.knobs, self.players, self.board, self.stocks, self.shares, self.owners,
                 self.rng, self.options, self.pol, self.trace)
 
+    def call(self, name, *args):
+        """Call engine rule ``name`` with this game's arrays (by parameter name) and ``args``."""
+        fn = getattr(engine, name)
+        params = list(inspect.signature(getattr(fn, "py_func", fn)).parameters)
+        arrays = [getattr(self, p) for p in params[:len(params) - len(args)]]
+        return fn(*arrays, *args)
+
     def index(self, table, name):
         return [item["name"] for item in self.rules[table]].index(name)
 
@@ -71,7 +79,7 @@ def test_business_income_worked_example():
     p = 0
     w.make(p, "Ines")                      # no ability touching business income
     w.players[p, K.CASH] = 100_000
-    engine.start_business(*w.W, p, w.index("businesses", "Shoe Shop"))
+    w.call("start_business", p, w.index("businesses", "Shoe Shop"))
     assert w.players[p, K.GROWTH] == 2000
     received = []
     for year, advertise in ((1, False), (2, True), (3, False)):
@@ -79,7 +87,7 @@ def test_business_income_worked_example():
         if advertise:
             w.players[p, K.GROWTH] += 2000     # Advertise, level 1+: +$2,000 growth
         before = cash(w, p)
-        engine.pay_income(*w.W, p)
+        w.call("pay_income", p)
         received.append(cash(w, p) - before)
     assert received == [2000, 6000, 10000]
 
@@ -90,9 +98,9 @@ def test_advertise_adds_the_table_growth():
     p = 0
     w.make(p, "Ines")
     w.players[p, K.CASH] = 100_000
-    engine.start_business(*w.W, p, w.index("businesses", "Shoe Shop"))
+    w.call("start_business", p, w.index("businesses", "Shoe Shop"))
     before = cash(w, p)
-    engine.do_action(*w.W, p, K.ACT_ADVERTISE, 0, False)
+    w.call("do_action", p, K.ACT_ADVERTISE, 0, False)
     assert w.players[p, K.GROWTH] == 4000
     assert before - cash(w, p) == 10_000
 
@@ -107,8 +115,8 @@ def test_tax_brackets(income, standard, smart):
     """Tax Brackets (player board): standard and smart (accountant) tax by income."""
     w = World()
     w.make(0, "Ines")
-    assert engine.tax_due(*w.W, 0, income, False) == standard
-    assert engine.tax_due(*w.W, 0, income, True) == smart
+    assert w.call("tax_due", 0, income, False) == standard
+    assert w.call("tax_due", 0, income, True) == smart
 
 
 def test_tax_collector_discount_is_5000_per_player():
@@ -116,8 +124,8 @@ def test_tax_collector_discount_is_5000_per_player():
     w = World(n_players=4)
     w.make(0, "Ines")
     w.players[0, K.JOB] = w.index("jobs", "Tax Collector")
-    assert engine.tax_due(*w.W, 0, 120_000, False) == 60_000 - 20_000
-    assert engine.tax_due(*w.W, 0, 10_000, False) == 0       # never below zero
+    assert w.call("tax_due", 0, 120_000, False) == 60_000 - 20_000
+    assert w.call("tax_due", 0, 10_000, False) == 0       # never below zero
 
 
 def test_accountant_means_smart_tax_in_the_year_timeline():
@@ -127,7 +135,7 @@ def test_accountant_means_smart_tax_in_the_year_timeline():
     w.players[0, K.YEAR_SALARY] = 60_000
     w.players[0, K.ACCOUNTANT] = 1
     w.players[0, K.CASH] = 50_000
-    engine.pay_taxes(*w.W, 0)
+    w.call("pay_taxes", 0)
     assert w.players[0, K.YEAR_SMART] == 1 and w.players[0, K.YEAR_TAX] == 10_000
     assert w.players[0, K.YEAR_BRACKET] == 2 and cash(w, 0) == 40_000
 
@@ -145,7 +153,7 @@ def test_stock_die_zero_removes_half_the_shares_rounded_up():
     w.stocks[black, K.VALUE] = 1
     w.shares[0, black], w.shares[1, black] = 5, 2
     pool = int(w.board[K.SHARE_POOL])
-    engine.move_stock(*w.W, black, -2)
+    w.call("move_stock", black, -2)
     assert w.stocks[black, K.VALUE] == 1
     assert w.shares[:, black].sum() == 3
     assert w.board[K.SHARE_POOL] == pool + 4
@@ -156,9 +164,9 @@ def test_stock_single_holder_loses_half_rounded_up():
     w = World()
     w.players[0, K.CASH] = 100_000
     w.make(0, "Ines")
-    engine.start_business(*w.W, 0, w.index("businesses", "Shoe Shop"))
+    w.call("start_business", 0, w.index("businesses", "Shoe Shop"))
     assert w.stocks[0, K.VALUE] == 5 and w.shares[0, 0] == 5   # first business: 5 at 5
-    engine.move_stock(*w.W, 0, -5)
+    w.call("move_stock", 0, -5)
     assert w.shares[0, 0] == 2 and w.stocks[0, K.VALUE] == 1
 
 
@@ -169,10 +177,10 @@ def test_stock_dollar_space_pays_1000_per_share_and_returns_to_9():
     w.stocks[black, K.VALUE] = 9
     w.shares[0, black], w.shares[2, black] = 4, 10
     before = [cash(w, p) for p in range(4)]
-    engine.move_stock(*w.W, black, 2)
+    w.call("move_stock", black, 2)
     assert [cash(w, p) - before[p] for p in range(4)] == [4000, 0, 10000, 0]
     assert w.stocks[black, K.VALUE] == 9
-    engine.move_stock(*w.W, black, 1)           # hitting "$" again applies again
+    w.call("move_stock", black, 1)           # hitting "$" again applies again
     assert cash(w, 2) - before[2] == 20_000
 
 
@@ -204,7 +212,7 @@ def test_stock_purchase_example():
     w.shares[0, 0] = 3
     w.players[0, K.CASH] = 25_000
     w.board[K.SHARE_POOL] = 40
-    engine.market(*w.W, 0)
+    w.call("market", 0)
     assert w.shares[0, 0] == 0 and w.shares[0, 1] == 20
     assert cash(w, 0) == 0
     assert w.players[0, K.L_SHARES_SOLD] == 15_000 and w.players[0, K.L_SHARES_BOUGHT] == 40_000
@@ -223,7 +231,7 @@ def test_josh_rerolls_and_keeps_the_second_roll():
                 w.make(p, "Ines")
         black = w.players.shape[0]
         w.shares[josh, black] = 3
-        engine.update_stocks(*w.W)
+        w.call("update_stocks")
         for event in w.events_of(K.EV_REROLL):
             rerolls += 1
             _, _, seat, stock, first, second, _ = event
@@ -242,7 +250,7 @@ def test_loan_at_cap_takes_a_notice_and_the_bank_pays():
     w.make(0, "Ines")
     w.players[0, K.LOANS] = 200_000
     w.players[0, K.CASH] = 3_000
-    engine.pay_required(*w.W, 0, 15_000, K.L_TAXES, K.NONE, True)
+    w.call("pay_required", 0, 15_000, K.L_TAXES, K.NONE, True)
     assert w.players[0, K.NOTICES] == 1 and w.players[0, K.LOANS] == 200_000
     assert cash(w, 0) == 0 and w.players[0, K.L_BAILOUT] == 12_000
 
@@ -251,9 +259,9 @@ def test_expense_over_100000_takes_two_notices():
     w = World()
     w.make(0, "Ines")
     w.players[0, K.LOANS] = 200_000
-    engine.pay_required(*w.W, 0, 150_000, K.L_TAXES, K.NONE, True)
+    w.call("pay_required", 0, 150_000, K.L_TAXES, K.NONE, True)
     assert w.players[0, K.NOTICES] == 2
-    engine.pay_required(*w.W, 0, 100_000, K.L_TAXES, K.NONE, True)
+    w.call("pay_required", 0, 100_000, K.L_TAXES, K.NONE, True)
     assert w.players[0, K.NOTICES] == 3          # exactly $100,000 is not "more than"
 
 
@@ -262,7 +270,7 @@ def test_borrowing_stops_at_the_cap():
     w = World()
     w.make(0, "Ines")
     w.players[0, K.LOANS] = 190_000
-    engine.pay_required(*w.W, 0, 30_000, K.L_EVENT_LOSS, K.NONE, True)
+    w.call("pay_required", 0, 30_000, K.L_EVENT_LOSS, K.NONE, True)
     assert w.players[0, K.LOANS] == 200_000 and w.players[0, K.PEAK_LOANS] == 200_000
     assert w.players[0, K.NOTICES] == 1 and cash(w, 0) == 0
 
@@ -271,7 +279,7 @@ def test_below_the_cap_a_loan_pays_the_expense():
     w = World()
     w.make(0, "Ines")
     w.players[0, K.CASH] = 2_000
-    engine.pay_required(*w.W, 0, 14_000, K.L_TAXES, K.NONE, True)
+    w.call("pay_required", 0, 14_000, K.L_TAXES, K.NONE, True)
     assert w.players[0, K.LOANS] == 15_000 and w.players[0, K.NOTICES] == 0   # $5,000 notes
     assert cash(w, 0) == 3_000
 
@@ -282,7 +290,7 @@ def test_no_option_needs_a_loan_past_the_cap():
     w.make(0, "Ines")
     w.players[0, K.LOANS] = 200_000
     w.players[0, K.CASH] = 4_000
-    n = engine.list_actions(*w.W, 0, True)
+    n = w.call("list_actions", 0, True)
     costs = w.options[:n, K.OPT_COST]
     assert n > 0 and costs.max() <= 4_000
 
@@ -300,8 +308,8 @@ def test_loan_payment_due_with_interest_and_the_banker():
         w.players[p, K.LOANS] = 100_000
         w.players[p, K.CASH] = 200_000
     w.board[K.YEAR] = 4
-    engine.repay_loans(*w.W, 0, 50, False)
-    engine.repay_loans(*w.W, 1, 50, False)
+    w.call("repay_loans", 0, 50, False)
+    w.call("repay_loans", 1, 50, False)
     assert w.players[0, K.LOANS] == 50_000 and w.players[0, K.L_INTEREST] == 5_000
     assert cash(w, 0) == 200_000 - 55_000
     assert w.players[1, K.L_INTEREST] == 0 and w.players[1, K.L_INTEREST_RECEIVED] == 5_000
@@ -314,7 +322,7 @@ def test_a_loan_payment_cannot_be_borrowed():
     w.make(0, "Ines")
     w.players[0, K.LOANS] = 40_000
     w.players[0, K.CASH] = 10_000
-    engine.repay_loans(*w.W, 0, 50, False)
+    w.call("repay_loans", 0, 50, False)
     assert w.players[0, K.LOANS] == 20_000 and w.players[0, K.NOTICES] == 1
     assert cash(w, 0) == 0
 
@@ -329,7 +337,7 @@ def test_game_end_subtracts_notices_and_loans():
     w.players[1, K.LOANS] = 50_000
     out_game = np.zeros(K.N_GAME_OUT, np.int64)
     out_players = np.zeros((2, K.N_PLAYER_OUT + len(K.LEDGER_COLUMNS)), np.int64)
-    engine.end_game(*w.W, out_game, out_players)
+    w.call("end_game", out_game, out_players)
     assert out_players[0, K.P_SCORE] == 300_000
     assert out_players[1, K.P_SCORE] == 500_000 - 55_000
     assert out_game[K.G_WINNER] == 1 and out_players[1, K.P_WON] == 1
@@ -350,7 +358,7 @@ def test_wes_gets_1000_extra_growth_per_business():
     w = World()
     w.make(0, "Wes")
     w.players[0, K.CASH] = 100_000
-    engine.start_business(*w.W, 0, w.index("businesses", "Shoe Shop"))
+    w.call("start_business", 0, w.index("businesses", "Shoe Shop"))
     assert w.players[0, K.GROWTH] == 3000
 
 
@@ -366,14 +374,14 @@ def test_julie_photography_is_a_level_1_business_only_she_can_start():
     studio = w.index("businesses", "Photography Studio")
 
     def offered(p):
-        n = engine.list_actions(*w.W, p, False)
+        n = w.call("list_actions", p, False)
         return [tuple(r) for r in w.options[:n, :2].tolist()]
     assert (K.ACT_BUSINESS, studio) in offered(0)
     assert (K.ACT_BUSINESS, studio) not in offered(1)
-    engine.start_business(*w.W, 0, studio)
+    w.call("start_business", 0, studio)
     assert w.players[0, K.MERGED_LEVEL] == 1
     before = cash(w, 0)
-    engine.start_franchise(*w.W, 1, studio)          # franchise cost of a level 1 mother
+    w.call("start_franchise", 1, studio)          # franchise cost of a level 1 mother
     assert cash(w, 0) - before == 15_000 and w.shares[1, 0] == 5
 
 
@@ -383,12 +391,12 @@ def test_whitney_needs_two_different_jobs_not_at_once():
     w.make(0, "Whitney")
     cashier, waiter = w.index("jobs", "Cashier"), w.index("jobs", "Waiter")
     before = cash(w, 0)
-    engine.take_job(*w.W, 0, cashier)
-    engine.check_all_karnaxis(*w.W)
+    w.call("take_job", 0, cashier)
+    w.call("check_all_karnaxis")
     assert w.players[0, K.KARNAXIS_DONE] == 0
-    engine.lose_job(w.players, w.board, w.owners, w.trace, 0, cashier)
-    engine.take_job(*w.W, 0, waiter)
-    engine.check_all_karnaxis(*w.W)
+    w.call("lose_job", 0, cashier)
+    w.call("take_job", 0, waiter)
+    w.call("check_all_karnaxis")
     assert w.players[0, K.KARNAXIS_DONE] == 1 and cash(w, 0) - before == 100_000
 
 
@@ -398,14 +406,14 @@ def test_zack_fulfils_as_tax_collector_and_pays_back_after_a_loan():
     w = World()
     w.make(0, "Zack")
     w.players[0, K.CASH] = 0
-    engine.take_job(*w.W, 0, w.index("jobs", "Tax Collector"))
-    engine.check_all_karnaxis(*w.W)
+    w.call("take_job", 0, w.index("jobs", "Tax Collector"))
+    w.call("check_all_karnaxis")
     assert cash(w, 0) == 100_000 and w.players[0, K.KARNAXIS_DONE] == 1
-    engine.take_loan(*w.W, 0, 5_000)
-    engine.settle_forfeit(*w.W, 0)
+    w.call("take_loan", 0, 5_000)
+    w.call("settle_forfeit", 0)
     assert cash(w, 0) == 5_000 and w.players[0, K.KARNAXIS_REVOKED] == 1
-    engine.take_loan(*w.W, 0, 5_000)                 # paid back once only
-    engine.settle_forfeit(*w.W, 0)
+    w.call("take_loan", 0, 5_000)                 # paid back once only
+    w.call("settle_forfeit", 0)
     assert cash(w, 0) == 10_000
 
 
@@ -414,9 +422,9 @@ def test_first_action_must_be_go_to_work():
     w = World()
     w.make(0, "Ines")
     cashier = w.index("jobs", "Cashier")
-    engine.take_job(*w.W, 0, cashier)
+    w.call("take_job", 0, cashier)
     w.players[0, K.USED] = 0
-    engine.do_action(*w.W, 0, K.ACT_STUDY, 0, True)
+    w.call("do_action", 0, K.ACT_STUDY, 0, True)
     assert w.players[0, K.JOB] == K.NONE and w.owners[K.OWN_JOB, cashier] == K.NONE
 
 
@@ -430,8 +438,8 @@ def test_professor_and_consultant_fees():
     w.players[2, K.JOB] = w.index("jobs", "Consultant")
     w.players[0, K.CASH] = 100_000
     before1, before2 = cash(w, 1), cash(w, 2)
-    engine.do_action(*w.W, 0, K.ACT_COLLEGE, 0, False)
-    engine.do_action(*w.W, 0, K.ACT_KARNAXIS, 0, False)
+    w.call("do_action", 0, K.ACT_COLLEGE, 0, False)
+    w.call("do_action", 0, K.ACT_KARNAXIS, 0, False)
     assert cash(w, 1) - before1 == 5_000 and cash(w, 2) - before2 == 5_000
     assert w.players[0, K.COLLEGE] == 1
 

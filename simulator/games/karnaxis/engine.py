@@ -136,7 +136,7 @@ def borrow_needed(cfg, players, p, cost):
 
 
 @njit(cache=True)
-def take_loan(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, amount):
+def take_loan(cfg, chars, players, board, trace, p, amount):
     """Loan Odds 'n Ends: take bank loan notes.  A character whose Karnaxis is forfeited by a
     loan (Zack) owes the $100,000 back once it is fulfilled."""
     before = players[p, CASH]
@@ -157,14 +157,14 @@ def can_afford(cfg, players, p, cost):
 
 
 @njit(cache=True)
-def pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cost, column, to_seat):
+def pay_by_choice(cfg, chars, players, board, trace, p, cost, column, to_seat):
     """An expense the player chose (an action): borrow what cash lacks, then pay the bank, or
     another seat when ``to_seat`` >= 0.  Options are only listed when affordable."""
     if cost <= 0:
         return
     amount = borrow_needed(cfg, players, p, cost)
     if amount > 0:
-        take_loan(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, amount)
+        take_loan(cfg, chars, players, board, trace, p, amount)
     if to_seat >= 0 and to_seat != p:
         spend(players, p, cost, L_TO_PLAYERS)
         gain(players, to_seat, cost, L_FROM_PLAYERS)
@@ -173,7 +173,7 @@ def pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players,
 
 
 @njit(cache=True)
-def delinquent(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, expense, short):
+def delinquent(cfg, players, board, trace, p, expense, short):
     """Loan Odds 'n Ends: a player who cannot pay takes a delinquent payment notice (two when
     the expense is over $100,000) and the bank pays the shortfall."""
     k = 2 if expense > cfg[CFG_SECOND_NOTICE_OVER] else 1
@@ -183,7 +183,7 @@ def delinquent(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, bo
 
 
 @njit(cache=True)
-def pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, amount, column, to_seat, can_borrow):
+def pay_required(cfg, chars, players, board, trace, p, amount, column, to_seat, can_borrow):
     """An expense a player must pay (taxes, events, loan payments): cash first, then loans up
     to the cap when allowed, then delinquent notices.  Cash never goes below zero."""
     if amount <= 0:
@@ -194,10 +194,10 @@ def pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, 
         room = cfg[CFG_LOAN_CAP] - players[p, LOANS]
         loan = min(-(-short // unit) * unit, room)
         if loan > 0:
-            take_loan(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, loan)
+            take_loan(cfg, chars, players, board, trace, p, loan)
         short = amount - players[p, CASH]
     if short > 0:
-        delinquent(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, amount, short)
+        delinquent(cfg, players, board, trace, p, amount, short)
     if to_seat >= 0 and to_seat != p:
         spend(players, p, amount, L_TO_PLAYERS)
         gain(players, to_seat, amount, L_FROM_PLAYERS)
@@ -206,18 +206,18 @@ def pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, 
 
 
 @njit(cache=True, inline="always")
-def settle_forfeit(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
+def settle_forfeit(cfg, chars, players, board, trace, p):
     """Bits 'n Pieces (Zack): after a loan, the Karnaxis reward is paid back once."""
     if players[p, FORFEIT_DUE] == 1:
-        pay_back(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
+        pay_back(cfg, chars, players, board, trace, p)
 
 
 @njit(cache=True)
-def pay_back(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
+def pay_back(cfg, chars, players, board, trace, p):
     players[p, FORFEIT_DUE] = 0
     players[p, KARNAXIS_REVOKED] = 1
     before = players[p, CASH]
-    pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cfg[CFG_KARNAXIS_BONUS], L_KARNAXIS_PAYBACK, NONE, True)
+    pay_required(cfg, chars, players, board, trace, p, cfg[CFG_KARNAXIS_BONUS], L_KARNAXIS_PAYBACK, NONE, True)
     record(board, trace, EV_FORFEIT, p, cfg[CFG_KARNAXIS_BONUS], 0, before, players[p, CASH])
 
 
@@ -274,7 +274,7 @@ def ambition_met(chars, players, shares, p):
 
 
 @njit(cache=True, inline="always")
-def check_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
+def check_karnaxis(cfg, chars, players, shares, board, trace, p):
     """Fulfilling Your Karnaxis: on fulfilment the player immediately receives $100,000."""
     if players[p, KARNAXIS_DONE] == 1 or not ambition_met(chars, players, shares, p):
         return
@@ -286,15 +286,15 @@ def check_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players
 
 
 @njit(cache=True)
-def check_all_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace):
+def check_all_karnaxis(cfg, chars, players, shares, board, trace):
     for p in range(players.shape[0]):
-        check_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
+        check_karnaxis(cfg, chars, players, shares, board, trace, p)
 
 
 # ---------------------------------------------------------------- stock market
 
 @njit(cache=True)
-def move_stock(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, s, delta):
+def move_stock(cfg, players, board, stocks, shares, trace, s, delta):
     """Update stocks: move stock s by ``delta``.  At 0 half the shares (rounded up) are
     removed and the value returns to 1; at the "$" space every share
     pays $1,000 and the value returns to 9.  Each movement is one hit, so several movements in
@@ -364,7 +364,7 @@ def update_stocks(cfg, tables, chars, jobs, biz, events, kcards, knobs, players,
                     record(board, trace, EV_REROLL, j, s, first, d, 0)
         before = stocks[s, VALUE]
         record(board, trace, EV_STOCK, roller, s, d, before, before + d)
-        move_stock(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, s, d)
+        move_stock(cfg, players, board, stocks, shares, trace, s, d)
 
 
 @njit(cache=True, inline="always")
@@ -404,13 +404,13 @@ def apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, b
             if value > 0:
                 gain(players, p, value, L_EVENT_GAIN)
             elif players[p, PROTECTED] == 0:
-                pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, -value, L_EVENT_LOSS, NONE, True)
+                pay_required(cfg, chars, players, board, trace, p, -value, L_EVENT_LOSS, NONE, True)
         elif effect == EF_LOTTERY:
             if rng_below(rng, DICE, 6) == 5:
                 gain(players, p, value, L_EVENT_GAIN)
         elif effect == EF_MEDICAL:
             if players[p, PROTECTED] == 0 and rng_below(rng, DICE, 6) < 2:
-                pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, value, L_EVENT_LOSS, NONE, True)
+                pay_required(cfg, chars, players, board, trace, p, value, L_EVENT_LOSS, NONE, True)
         elif effect == EF_LAYOFF:
             if players[p, PROTECTED] == 0:
                 for slot in (JOB, JOB_B):
@@ -423,13 +423,13 @@ def apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, b
                     players[p, GROWTH] = max(0, players[p, GROWTH] + value)
         if players[p, CASH] != before:
             record(board, trace, EV_EVENT_CASH, p, e, 0, before, players[p, CASH])
-        settle_forfeit(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
+        settle_forfeit(cfg, chars, players, board, trace, p)
     if effect == EF_STOCK_ALL:
         for s in range(n + 1):
             if stocks[s, ACTIVE] == 1:
-                move_stock(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, s, value)
+                move_stock(cfg, players, board, stocks, shares, trace, s, value)
     elif effect == EF_STOCK_BLACK:
-        move_stock(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, n, value)
+        move_stock(cfg, players, board, stocks, shares, trace, n, value)
     elif effect == EF_SALARY:
         board[EVENT_SALARY] = value
     elif effect == EF_BUSINESS_INCOME:
@@ -464,7 +464,7 @@ def update_new_year(cfg, tables, chars, jobs, biz, events, kcards, knobs, player
     apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, owners[DECK_EVENTS, year - 1])
     board[FUND] += cfg[CFG_FUND_INCREMENT]
     update_stocks(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace)
-    check_all_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace)
+    check_all_karnaxis(cfg, chars, players, shares, board, trace)
 
 
 # ---------------------------------------------------------------- Take Action!
@@ -528,7 +528,7 @@ def add_option(options, n, action, a, b, cost):
 
 
 @njit(cache=True)
-def list_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, first):
+def list_actions(cfg, tables, chars, jobs, biz, kcards, players, board, owners, options, p, first):
     """Take Action!: every action space p may use now, one row per concrete choice.  A space
     used already this year is not offered; Collect Unemployment once per year; Go To Work only
     as the first action of a job holder; unaffordable choices (even with loans to the cap) are
@@ -617,7 +617,7 @@ def raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, playe
 
 
 @njit(cache=True)
-def take_job(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, j):
+def take_job(players, owners, p, j):
     """Job Search: the job card goes on the player board; it counts as work this year."""
     owners[OWN_JOB, j] = p
     if players[p, JOB] == NONE:
@@ -645,7 +645,7 @@ def go_to_work(players, board, owners, trace, p, j):
 def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
     """Buy Karnaxis Card: $15,000 to the bank; the Consultant collects $5,000 (ASSUMED: from
     the bank).  ASSUMED: the card is used at once (selling it to a player is not modelled)."""
-    pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, karnaxis_card_cost(cfg, chars, players, p), L_TO_BANK, NONE)
+    pay_by_choice(cfg, chars, players, board, trace, p, karnaxis_card_cost(cfg, chars, players, p), L_TO_BANK, NONE)
     players[p, CARDS_BOUGHT] += 1
     consultant = job_holder(players, cfg[CFG_JOB_CONSULTANT])
     if consultant >= 0:
@@ -686,7 +686,7 @@ def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, play
 def start_business(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, b):
     """Start Business: pay the level's cost; +1 business card, +its business growth, +5 shares;
     the first business puts the seat's stock at 5.  Merged level = highest level owned."""
-    pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, business_cost(tables, chars, biz, players, p, b), L_TO_BANK, NONE)
+    pay_by_choice(cfg, chars, players, board, trace, p, business_cost(tables, chars, biz, players, p, b), L_TO_BANK, NONE)
     owners[OWN_BIZ, b] = p
     players[p, BUSINESS_YEAR] = board[YEAR]
     players[p, N_BUSINESSES] += 1
@@ -706,7 +706,7 @@ def start_franchise(cfg, tables, chars, jobs, biz, events, kcards, knobs, player
     """Start Franchise: pay the mother business's owner by its level; +1 franchise card,
     +business growth (ASSUMED by the mother's level), +5 shares in the mother business."""
     owner = owners[OWN_BIZ, b]
-    pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, franchise_cost(tables, chars, biz, players, p, b), L_TO_PLAYERS, owner)
+    pay_by_choice(cfg, chars, players, board, trace, p, franchise_cost(tables, chars, biz, players, p, b), L_TO_PLAYERS, owner)
     level = biz[b, B_LEVEL]
     for f in range(cfg[CFG_FRANCHISE_CARDS]):
         if owners[FR_OWNER, f] == NONE:
@@ -757,17 +757,17 @@ def market(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
             return
         before = players[p, CASH]
         if kind == MK_ACCOUNTANT:
-            pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cost, L_TO_BANK, firm_owner(cfg, owners, CFG_FIRM_ACCOUNTING))
+            pay_by_choice(cfg, chars, players, board, trace, p, cost, L_TO_BANK, firm_owner(cfg, owners, CFG_FIRM_ACCOUNTING))
             players[p, ACCOUNTANT] = 1
         elif kind == MK_INSURANCE:
-            pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cost, L_TO_BANK, firm_owner(cfg, owners, CFG_FIRM_INSURANCE))
+            pay_by_choice(cfg, chars, players, board, trace, p, cost, L_TO_BANK, firm_owner(cfg, owners, CFG_FIRM_INSURANCE))
             players[p, INSURED] = 1
         elif kind == MK_SELL:
             shares[p, s] -= k
             board[SHARE_POOL] += k
             gain(players, p, -cost, L_SHARES_SOLD)
         else:
-            pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cost, L_SHARES_BOUGHT, NONE)
+            pay_by_choice(cfg, chars, players, board, trace, p, cost, L_SHARES_BOUGHT, NONE)
             shares[p, s] += k
             board[SHARE_POOL] -= k
         record(board, trace, EV_TRADE, p, kind, s * 1000 + k, before, players[p, CASH])
@@ -797,13 +797,13 @@ def do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boa
     elif action == ACT_KARNAXIS:
         buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
     elif action == ACT_JOB_SEARCH:
-        take_job(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, a)
+        take_job(players, owners, p, a)
     elif action == ACT_WORK:
         go_to_work(players, board, owners, trace, p, a)
     elif action == ACT_STUDY:
         raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, cfg[CFG_STUDY_ATTRS] + ability(chars, players, p, AB_STUDY_BONUS))
     elif action == ACT_COLLEGE:
-        pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, tuition(cfg, chars, players, board, p, a == 1), L_TO_BANK, NONE)
+        pay_by_choice(cfg, chars, players, board, trace, p, tuition(cfg, chars, players, board, p, a == 1), L_TO_BANK, NONE)
         if a == 0:
             players[p, COLLEGE] += 1
             raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, 1)
@@ -814,7 +814,7 @@ def do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boa
         if professor >= 0:
             gain(players, professor, cfg[CFG_PROFESSOR_FEE], L_BANK_BENEFITS)
     elif action == ACT_RETIREMENT:
-        pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, retirement_cost(cfg, owners, p), L_TO_BANK,
+        pay_by_choice(cfg, chars, players, board, trace, p, retirement_cost(cfg, owners, p), L_TO_BANK,
                       firm_owner(cfg, owners, CFG_FIRM_INSURANCE))
         players[p, RETIRE_TOKENS] += 1
         board[RETIRE_POOL] -= 1
@@ -825,12 +825,12 @@ def do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boa
     elif action == ACT_FRANCHISE:
         start_franchise(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, a)
     elif action == ACT_ADVERTISE:
-        pay_by_choice(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, advertise_cost(cfg, tables, owners, p, a), L_TO_BANK,
+        pay_by_choice(cfg, chars, players, board, trace, p, advertise_cost(cfg, tables, owners, p, a), L_TO_BANK,
                       firm_owner(cfg, owners, CFG_FIRM_ADVERTISING))
         players[p, GROWTH] += tables[T_AD_GROWTH, a]
     record(board, trace, EV_ACTION, p, action, a, before, players[p, CASH])
-    check_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
-    settle_forfeit(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
+    check_karnaxis(cfg, chars, players, shares, board, trace, p)
+    settle_forfeit(cfg, chars, players, board, trace, p)
 
 
 @njit(cache=True)
@@ -855,7 +855,7 @@ def take_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, 
             p = (board[STARTER] + i) % n
             if players[p, ACTIONS] <= turn:
                 continue
-            m = list_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, turn == 0)
+            m = list_actions(cfg, tables, chars, jobs, biz, kcards, players, board, owners, options, p, turn == 0)
             choice = choose(D_ACTION, p, m, pol[p], cfg, tables, chars, jobs, biz, knobs, players, board,
                    stocks, shares, owners, rng, options)
             do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
@@ -876,7 +876,7 @@ def tax_bracket(tables, income):
 
 
 @njit(cache=True)
-def tax_due(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, income, smart):
+def tax_due(cfg, tables, chars, players, board, owners, p, income, smart):
     """Tax Brackets + Jobs 'n Stuff: the bracket's tax (smart table with an accountant), the
     event's change, minus the Tax Collector's $5,000 per player and the character's discount."""
     bracket = tax_bracket(tables, income)
@@ -893,7 +893,7 @@ def tax_due(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board
 
 
 @njit(cache=True)
-def pay_income(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
+def pay_income(chars, jobs, players, board, trace, p):
     """Year End Review, step 1: salary for each job worked (gone to work and/or just started)
     and business income: the income marker rises by the business growth, then the new income
     is paid (the rulebook's shoe-shop example)."""
@@ -929,25 +929,25 @@ def pay_income(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, bo
 
 
 @njit(cache=True)
-def pay_taxes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p):
+def pay_taxes(cfg, tables, chars, players, board, owners, trace, p):
     """Year End Review: taxes from the bracket table on the year's income (salary + business
     income; ASSUMED), the smart table with an accountant (hired this year, or free from the
     Accounting firm).  Taxes may be paid with loans."""
     income = players[p, YEAR_SALARY] + players[p, YEAR_BUSINESS]
     smart = players[p, ACCOUNTANT] == 1 or firm_benefit(cfg, owners, p, CFG_FIRM_ACCOUNTING)
-    tax = tax_due(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, income, smart)
+    tax = tax_due(cfg, tables, chars, players, board, owners, p, income, smart)
     players[p, YEAR_BRACKET] = tax_bracket(tables, income)
     players[p, YEAR_SMART] = 1 if smart else 0
     players[p, YEAR_TAX] = tax
     if smart:
         players[p, SMART_YEARS] += 1
     before = players[p, CASH]
-    pay_required(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, tax, L_TAXES, NONE, True)
+    pay_required(cfg, chars, players, board, trace, p, tax, L_TAXES, NONE, True)
     record(board, trace, EV_TAX, p, tax, players[p, YEAR_BRACKET], before, players[p, CASH])
 
 
 @njit(cache=True)
-def repay_loans(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, pct, final):
+def repay_loans(cfg, players, board, trace, p, pct, final):
     """Year Chart + Loan Odds 'n Ends: ``pct``% of the loans outstanding plus interest
     (ASSUMED: interest_pct of the principal repaid).  No loan may pay a loan payment: a
     shortfall takes delinquent notices.  The Banker pays no interest and receives the
@@ -961,7 +961,7 @@ def repay_loans(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, b
     before = players[p, CASH]
     short = principal + interest - players[p, CASH]
     if short > 0 and not final:
-        delinquent(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, principal + interest, short)
+        delinquent(cfg, players, board, trace, p, principal + interest, short)
     players[p, LOANS] -= principal
     spend(players, p, principal, L_PRINCIPAL)
     spend(players, p, interest, L_INTEREST)
@@ -975,16 +975,16 @@ def year_end(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boar
     """3. Year End Review: income and salary, taxes, loan payments due this year."""
     n = players.shape[0]
     for p in range(n):
-        pay_income(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
-    check_all_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace)
+        pay_income(chars, jobs, players, board, trace, p)
+    check_all_karnaxis(cfg, chars, players, shares, board, trace)
     for p in range(n):
-        pay_taxes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
-        settle_forfeit(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p)
+        pay_taxes(cfg, tables, chars, players, board, owners, trace, p)
+        settle_forfeit(cfg, chars, players, board, trace, p)
     for d in range(tables[T_LEN, T_DUE_YEAR]):
         if tables[T_DUE_YEAR, d] == year:
             for p in range(n):
-                repay_loans(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, tables[T_DUE_PCT, d], False)
-    check_all_karnaxis(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace)
+                repay_loans(cfg, players, board, trace, p, tables[T_DUE_PCT, d], False)
+    check_all_karnaxis(cfg, chars, players, shares, board, trace)
 
 
 # ---------------------------------------------------------------- Game End
@@ -1023,7 +1023,7 @@ def end_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boar
         gain(players, p, payout, L_RETIREMENT_PAYOUT)
         record(board, trace, EV_RETIREMENT, p, players[p, RETIRE_TOKENS], payout, before, players[p, CASH])
         spend(players, p, players[p, NOTICES] * cfg[CFG_NOTICE_PENALTY], L_NOTICE_PENALTY)
-        repay_loans(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, pol, trace, p, 100, True)
+        repay_loans(cfg, players, board, trace, p, 100, True)
         record(board, trace, EV_FINAL, p, players[p, NOTICES], 0, before, players[p, CASH])
     best = players[0, CASH]
     for p in range(n):
