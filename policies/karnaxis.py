@@ -223,11 +223,11 @@ def market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, k
 
 @njit(cache=True)
 def choose(kind, seat, n, policy_id, cfg, tables, chars, jobs, biz, knobs, players, board, stocks,
-           shares, owners, rng, options):
-    """Index into ``options[:n]`` chosen by ``policy_id`` for decision ``kind`` of ``seat``."""
+           shares, owners, rng, options, scores):
+    """Index into ``options[:n]`` chosen by ``policy_id`` for decision ``kind`` of ``seat``;
+    ``scores`` float64[>= n] is scratch space."""
     if policy_id == RANDOM or n == 1:
         return pick_random(n, rng)
-    scores = np.empty(n)
     if kind == D_CHARACTER:
         row = min(policy_id, LIKES.shape[0] - 1)
         for i in range(n):

@@ -32,7 +32,7 @@ class World:
          self.knobs) = self.params[:K.N_DATA]
         self.pol = np.array(policies or [POLICY["random"]] * n_players, dtype=np.int8)
         (self.players, self.board, self.stocks, self.shares, self.owners, self.rng,
-         self.options) = engine.new_state(self.cfg, self.chars, self.jobs, self.biz, self.events,
+         self.options, self.scores) = engine.new_state(self.cfg, self.chars, self.jobs, self.biz, self.events,
                                           self.kcards, np.uint64(seed))
         self.trace = np.zeros((trace_rows, K.TRACE_WIDTH), dtype=np.int64)
         engine.setup(*self.W)
@@ -42,7 +42,7 @@ class World:
     def W(self):
         return (self.cfg, self.tables, self.chars, self.jobs, self.biz, self.events, self.kcards,
                 self.knobs, self.players, self.board, self.stocks, self.shares, self.owners,
-                self.rng, self.options, self.pol, self.trace)
+                self.rng, self.options, self.scores, self.pol, self.trace)
 
     def call(self, name, *args):
         """Call engine rule ``name`` with this game's arrays (by parameter name) and ``args``."""
