@@ -13,7 +13,7 @@ from policies.common import RANDOM, pick_best, pick_random
 from simulator.game import Policy
 from simulator.games.karnaxis.state import (
     ACT_ADVERTISE, ACT_BUSINESS, ACT_COLLEGE, ACT_FRANCHISE, ACT_JOB_SEARCH, ACT_KARNAXIS,
-    ACT_MARKET, ACT_PASS, ACT_RETIREMENT, ACT_STUDY, ACT_UNEMPLOYMENT, ACT_WORK, ACTIVE, ATTR,
+    ACT_MARKET, ACT_RETIREMENT, ACT_STUDY, ACT_UNEMPLOYMENT, ACT_WORK, ACTIVE, ATTR,
     B_ATTR, B_GROWTH, B_LEVEL, C_ATTR, C_KARNAXIS, CASH, CFG_ACCOUNTANT_COST,
     CFG_EXTRA_TOKEN, CFG_YEARS, COLLEGE, D_ACTION, D_ATTRIBUTE, D_CHARACTER,
     D_MARKET, FUND, GROWTH, INCOME, INSURED, J_ATTR, J_AVAILABLE, J_COLLEGE, J_SALARY,
@@ -51,7 +51,7 @@ LIKES = np.array([[-1, -1, -1, -1, -1],
                   [K_RETIREMENT, K_CASH, K_COLLEGE, K_JOBS, -1]], dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def held_salary(jobs, players, p):
     best = 0
     for slot in (JOB, JOB_B):
@@ -61,18 +61,7 @@ def held_salary(jobs, players, p):
     return best
 
 
-@njit(cache=True, inline="always")
-def borrow_cost(knobs, pid, players, p, cost):
-    """Dollars of penalty for the loan an option needs; NO past the policy's borrow limit."""
-    need = cost - players[p, CASH]
-    if need <= 0:
-        return 0.0
-    if players[p, LOANS] + need > knobs[pid, BORROW_LIMIT]:
-        return NO
-    return need * knobs[pid, BORROW_PENALTY]
-
-
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def income_stream(growth, years_left):
     """Business income a growth of ``growth`` adds over the remaining year ends."""
     return growth * years_left * (years_left + 1) / 2.0 * TAX_KEEP
@@ -128,97 +117,107 @@ def market_value(cfg, tables, jobs, players, stocks, shares, p, knobs, pid, year
     return value
 
 
-@njit(cache=True, inline="always")
-def action_value(cfg, tables, jobs, biz, players, board, stocks, shares, p, options, i, knobs, pid):
-    years_left = cfg[CFG_YEARS] - board[YEAR] + 1
-    action, a, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_COST]
-    penalty = borrow_cost(knobs, pid, players, p, cost)
-    if penalty == NO:
-        return NO
-    if action == ACT_WORK:
-        return MUST + jobs[a, J_SALARY]
-    if action == ACT_JOB_SEARCH:
-        held = held_salary(jobs, players, p)
-        if held > 0 and (players[p, JOB] >= 0 or players[p, JOB_B] >= 0) and players[p, USED] == 0:
-            # first action of a job holder: switch only to a better job
-            return MUST + jobs[a, J_SALARY] if jobs[a, J_SALARY] > held else NO
-        gain = jobs[a, J_SALARY] + max(0, jobs[a, J_SALARY] - held) * (years_left - 1)
-        return knobs[pid, JOB_WEIGHT] * gain
-    if action == ACT_UNEMPLOYMENT:
-        return float(board[FUND]) + 1000.0
-    if action == ACT_STUDY:
-        return knobs[pid, STUDY_VALUE]
-    if action == ACT_COLLEGE:
-        if a == 0:
-            if players[p, COLLEGE] < knobs[pid, COLLEGE_TARGET] and years_left > 2:
-                return 4.0 * knobs[pid, STUDY_VALUE] + 2500.0 * years_left - cost - penalty
-            return knobs[pid, STUDY_VALUE] - cost - penalty
-        return knobs[pid, UNIVERSITY_VALUE] + 2.0 * knobs[pid, STUDY_VALUE] - cost - penalty
-    if action == ACT_RETIREMENT:
-        t = players[p, RETIRE_TOKENS]
-        if t + 1 < tables[T_LEN, T_RETIRE_PAYOUT]:
-            nxt = tables[T_RETIRE_PAYOUT, t + 1] - tables[T_RETIRE_PAYOUT, t]
-        else:
-            nxt = cfg[CFG_EXTRA_TOKEN]
-        return knobs[pid, RETIREMENT_WEIGHT] * nxt - cost - penalty
-    if action == ACT_KARNAXIS:
-        return knobs[pid, CARD_VALUE] - cost - penalty
-    if action == ACT_MARKET:
-        return market_value(cfg, tables, jobs, players, stocks, shares, p, knobs, pid, years_left)
-    if action == ACT_BUSINESS:
-        return knobs[pid, BUSINESS_WEIGHT] * income_stream(biz[a, B_GROWTH], years_left) - cost - penalty
-    if action == ACT_FRANCHISE:
-        g = tables[T_FRANCHISE_GROWTH, biz[a, B_LEVEL] - 1]
-        return knobs[pid, BUSINESS_WEIGHT] * income_stream(g, years_left) - cost - penalty
-    if action == ACT_ADVERTISE:
-        return knobs[pid, BUSINESS_WEIGHT] * income_stream(tables[T_AD_GROWTH, a], years_left) - cost - penalty
-    if action == ACT_PASS:
+@njit(cache=True)
+def loan_penalty(cost, cash, loans, limit, per_dollar):
+    """Dollars of penalty for the loan an option needs; NO past the policy's borrow limit."""
+    need = cost - cash
+    if need <= 0:
         return 0.0
-    return 0.0
-
-
-@njit(cache=True, inline="always")
-def market_option_value(cfg, tables, jobs, players, board, stocks, p, options, i, knobs, pid):
-    years_left = cfg[CFG_YEARS] - board[YEAR] + 1
-    kind, s, count, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_B], options[i, OPT_COST]
-    if kind == MK_DONE:
-        return 0.0
-    penalty = borrow_cost(knobs, pid, players, p, cost)
-    if penalty == NO:
+    if loans + need > limit:
         return NO
-    if kind == MK_INSURANCE:
-        if knobs[pid, INSURANCE] > 0 and years_left > 1:
-            return 1.0
-        return -1.0
-    if kind == MK_ACCOUNTANT:
-        expected = held_salary(jobs, players, p) + players[p, INCOME] + players[p, GROWTH]
-        if knobs[pid, ACCOUNTANT_INCOME] <= 0 or expected < knobs[pid, ACCOUNTANT_INCOME]:
-            return -1.0
-        b = 0
-        while b < tables[T_LEN, T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
-            b += 1
-        return tables[T_TAX_STANDARD, b] - tables[T_TAX_SMART, b] - cost - penalty
-    v = stocks[s, VALUE]
-    if kind == MK_SELL:
-        if years_left == 1 or (knobs[pid, SELL_AT] > 0 and v >= knobs[pid, SELL_AT]):
-            return float(-cost)
-        return -1.0
-    # MK_BUY: a cheap share gains on average; its dividends come at the top.
-    if knobs[pid, STOCK_WEIGHT] <= 0 or years_left <= 1 or v > knobs[pid, BUY_BELOW]:
-        return -1.0
-    return knobs[pid, STOCK_WEIGHT] * (knobs[pid, BUY_BELOW] + 1 - v) * 1000.0 * count - penalty
+    return need * per_dollar
 
 
 @njit(cache=True)
-def action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, n, knobs, pid, scores):
+def action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, p, options, n, knobs, pid,
+                  scores):
+    """Take Action!: each option's worth in dollars (one loop, so no call per option)."""
+    years_left = cfg[CFG_YEARS] - board[YEAR] + 1
+    cash, loans = players[p, CASH], players[p, LOANS]
+    limit, per_dollar = knobs[pid, BORROW_LIMIT], knobs[pid, BORROW_PENALTY]
+    held = held_salary(jobs, players, p)
+    first_of_holder = held > 0 and players[p, USED] == 0
     for i in range(n):
-        scores[i] = action_value(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, i, knobs, pid)
+        action, a, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_COST]
+        penalty = loan_penalty(cost, cash, loans, limit, per_dollar)
+        v = 0.0
+        if penalty == NO:
+            v = NO
+        elif action == ACT_WORK:
+            v = MUST + jobs[a, J_SALARY]
+        elif action == ACT_JOB_SEARCH:
+            if first_of_holder:   # first action of a job holder: switch only to a better job
+                v = MUST + jobs[a, J_SALARY] if jobs[a, J_SALARY] > held else NO
+            else:
+                gain = jobs[a, J_SALARY] + max(0, jobs[a, J_SALARY] - held) * (years_left - 1)
+                v = knobs[pid, JOB_WEIGHT] * gain
+        elif action == ACT_UNEMPLOYMENT:
+            v = float(board[FUND]) + 1000.0
+        elif action == ACT_STUDY:
+            v = knobs[pid, STUDY_VALUE]
+        elif action == ACT_COLLEGE:
+            if a == 1:
+                v = knobs[pid, UNIVERSITY_VALUE] + 2.0 * knobs[pid, STUDY_VALUE] - cost - penalty
+            elif players[p, COLLEGE] < knobs[pid, COLLEGE_TARGET] and years_left > 2:
+                v = 4.0 * knobs[pid, STUDY_VALUE] + 2500.0 * years_left - cost - penalty
+            else:
+                v = knobs[pid, STUDY_VALUE] - cost - penalty
+        elif action == ACT_RETIREMENT:
+            t = players[p, RETIRE_TOKENS]
+            if t + 1 < tables[T_LEN, T_RETIRE_PAYOUT]:
+                nxt = tables[T_RETIRE_PAYOUT, t + 1] - tables[T_RETIRE_PAYOUT, t]
+            else:
+                nxt = cfg[CFG_EXTRA_TOKEN]
+            v = knobs[pid, RETIREMENT_WEIGHT] * nxt - cost - penalty
+        elif action == ACT_KARNAXIS:
+            v = knobs[pid, CARD_VALUE] - cost - penalty
+        elif action == ACT_MARKET:
+            v = market_value(cfg, tables, jobs, players, stocks, shares, p, knobs, pid, years_left)
+        elif action == ACT_BUSINESS:
+            v = knobs[pid, BUSINESS_WEIGHT] * income_stream(biz[a, B_GROWTH], years_left) - cost - penalty
+        elif action == ACT_FRANCHISE:
+            g = tables[T_FRANCHISE_GROWTH, biz[a, B_LEVEL] - 1]
+            v = knobs[pid, BUSINESS_WEIGHT] * income_stream(g, years_left) - cost - penalty
+        elif action == ACT_ADVERTISE:
+            g = tables[T_AD_GROWTH, a]
+            v = knobs[pid, BUSINESS_WEIGHT] * income_stream(g, years_left) - cost - penalty
+        scores[i] = v
 
 
 @njit(cache=True)
-def market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, knobs, pid, scores):
+def market_scores(cfg, tables, jobs, players, board, stocks, p, options, n, knobs, pid, scores):
+    """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: each trade's worth."""
+    years_left = cfg[CFG_YEARS] - board[YEAR] + 1
+    cash, loans = players[p, CASH], players[p, LOANS]
+    limit, per_dollar = knobs[pid, BORROW_LIMIT], knobs[pid, BORROW_PENALTY]
+    expected = held_salary(jobs, players, p) + players[p, INCOME] + players[p, GROWTH]
     for i in range(n):
-        scores[i] = market_option_value(cfg, tables, jobs, players, board, stocks, seat, options, i, knobs, pid)
+        kind, s, count, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_B], options[i, OPT_COST]
+        penalty = loan_penalty(cost, cash, loans, limit, per_dollar)
+        v = -1.0
+        if kind == MK_DONE:
+            v = 0.0
+        elif penalty == NO:
+            v = NO
+        elif kind == MK_INSURANCE:
+            if knobs[pid, INSURANCE] > 0 and years_left > 1:
+                v = 1.0
+        elif kind == MK_ACCOUNTANT:
+            if knobs[pid, ACCOUNTANT_INCOME] > 0 and expected >= knobs[pid, ACCOUNTANT_INCOME]:
+                b = 0
+                while b < tables[T_LEN, T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
+                    b += 1
+                v = tables[T_TAX_STANDARD, b] - tables[T_TAX_SMART, b] - cost - penalty
+        elif kind == MK_SELL:
+            price = stocks[s, VALUE]
+            if years_left == 1 or (knobs[pid, SELL_AT] > 0 and price >= knobs[pid, SELL_AT]):
+                v = float(-cost)
+        else:   # MK_BUY: a cheap share gains on average; its dividends come at the top
+            price = stocks[s, VALUE]
+            if knobs[pid, STOCK_WEIGHT] > 0 and years_left > 1 and price <= knobs[pid, BUY_BELOW]:
+                v = (knobs[pid, STOCK_WEIGHT] * (knobs[pid, BUY_BELOW] + 1 - price) * 1000.0 * count
+                     - penalty)
+        scores[i] = v
 
 
 @njit(cache=True)

@@ -37,7 +37,7 @@ from simulator.rng import DICE, SETUP, rng_below, rng_new, shuffle
 
 # ---------------------------------------------------------------- bookkeeping helpers
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def record(board, trace, event, seat, a, b, before, after):
     """Append one trace row [event, year, seat, a, b, before, after] when tracing."""
     n = board[TRACE_N]
@@ -48,26 +48,26 @@ def record(board, trace, event, seat, a, b, before, after):
         board[TRACE_N] = n + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def gain(players, p, amount, column):
     """Cash in, booked to a ledger inflow column."""
     players[p, CASH] += amount
     players[p, column] += amount
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spend(players, p, amount, column):
     """Cash out, booked to a ledger outflow column."""
     players[p, CASH] -= amount
     players[p, column] += amount
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def holds_job(players, p, job):
     return job >= 0 and (players[p, JOB] == job or players[p, JOB_B] == job)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def job_holder(players, job):
     """The seat holding a job card, or NONE."""
     if job < 0:
@@ -78,7 +78,7 @@ def job_holder(players, job):
     return NONE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ability(chars, players, p, which):
     """A character's ability value when the character has ability ``which``, else 0 (1 for
     valueless abilities)."""
@@ -89,7 +89,7 @@ def ability(chars, players, p, which):
     return v if v != 0 else 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def firm_owner(cfg, owners, firm_slot):
     """Seat owning the level-4 firm of cfg slot ``firm_slot`` (CFG_FIRM_*), or NONE."""
     b = cfg[firm_slot]
@@ -99,7 +99,7 @@ def firm_owner(cfg, owners, firm_slot):
     return owner if owner >= 0 else NONE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def has_firm_franchise(cfg, owners, p, firm_slot):
     b = cfg[firm_slot]
     if b < 0:
@@ -110,7 +110,7 @@ def has_firm_franchise(cfg, owners, p, firm_slot):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def firm_benefit(cfg, owners, p, firm_slot):
     """Ins 'n Outs: owners of a level-4 firm and of its franchises get its token/discount."""
     return firm_owner(cfg, owners, firm_slot) == p or has_firm_franchise(cfg, owners, p, firm_slot)
@@ -118,7 +118,7 @@ def firm_benefit(cfg, owners, p, firm_slot):
 
 # ---------------------------------------------------------------- loans
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def borrow_needed(cfg, players, p, cost):
     """Loan Odds 'n Ends: the loan (in whole notes) that lets p pay ``cost``, 0 when cash
     suffices, -1 when it would pass the cap."""
@@ -151,7 +151,7 @@ def take_loan(cfg, chars, players, board, trace, p, amount):
         players[p, FORFEIT_DUE] = 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def can_afford(cfg, players, p, cost):
     return borrow_needed(cfg, players, p, cost) >= 0
 
@@ -205,7 +205,7 @@ def pay_required(cfg, chars, players, board, trace, p, amount, column, to_seat, 
         spend(players, p, amount, column)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def settle_forfeit(cfg, chars, players, board, trace, p):
     """Bits 'n Pieces (Zack): after a loan, the Karnaxis reward is paid back once."""
     if players[p, FORFEIT_DUE] == 1:
@@ -223,7 +223,7 @@ def pay_back(cfg, chars, players, board, trace, p):
 
 # ---------------------------------------------------------------- Karnaxis (ambition)
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def total_shares(shares, p):
     t = 0
     for s in range(shares.shape[1]):
@@ -273,7 +273,7 @@ def ambition_met(chars, players, shares, p):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def check_karnaxis(cfg, chars, players, shares, board, trace, p):
     """Fulfilling Your Karnaxis: on fulfilment the player immediately receives $100,000."""
     if players[p, KARNAXIS_DONE] == 1 or not ambition_met(chars, players, shares, p):
@@ -335,7 +335,7 @@ def move_stock(cfg, players, board, stocks, shares, trace, s, delta):
         stocks[s, VALUE] = v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def roll_stock_die(tables, rng):
     return tables[T_DIE, rng_below(rng, DICE, tables[T_LEN, T_DIE])]
 
@@ -367,7 +367,7 @@ def update_stocks(cfg, tables, chars, jobs, biz, events, kcards, knobs, players,
         move_stock(cfg, players, board, stocks, shares, trace, s, d)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def give_shares(board, shares, p, s, count):
     """Start Business / Start Franchise: +5 shares, as far as the share supply lasts
     (ASSUMED: the 59 share tokens are the limit)."""
@@ -469,7 +469,7 @@ def update_new_year(cfg, tables, chars, jobs, biz, events, kcards, knobs, player
 
 # ---------------------------------------------------------------- Take Action!
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def qualifies(players, p, cards, r, offset, college_needed):
     """Job Search / Start Business prerequisites: attribute minimums (``cards[r, offset:]``,
     a job or business row) and college years."""
@@ -481,12 +481,12 @@ def qualifies(players, p, cards, r, offset, college_needed):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def karnaxis_card_cost(cfg, chars, players, p):
     return max(0, cfg[CFG_CARD_COST] - ability(chars, players, p, AB_KARNAXIS_DISCOUNT))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def tuition(cfg, chars, players, board, p, university):
     if board[EVENT_TUITION_FREE] == 1:
         return 0
@@ -494,31 +494,31 @@ def tuition(cfg, chars, players, board, p, university):
     return max(0, base - ability(chars, players, p, AB_TUITION_DISCOUNT))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def retirement_cost(cfg, owners, p):
     discount = cfg[CFG_INS_FIRM_DISCOUNT] if firm_benefit(cfg, owners, p, CFG_FIRM_INSURANCE) else 0
     return max(0, cfg[CFG_RETIREMENT_COST] - discount)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def business_cost(tables, chars, biz, players, p, b):
     return max(0, tables[T_LEVEL_COST, biz[b, B_LEVEL] - 1]
                - ability(chars, players, p, AB_BUSINESS_DISCOUNT))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def franchise_cost(tables, chars, biz, players, p, b):
     return max(0, tables[T_FRANCHISE_COST, biz[b, B_LEVEL] - 1]
                - ability(chars, players, p, AB_FRANCHISE_DISCOUNT))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def advertise_cost(cfg, tables, owners, p, tier):
     discount = cfg[CFG_AD_FIRM_DISCOUNT] if firm_benefit(cfg, owners, p, CFG_FIRM_ADVERTISING) else 0
     return max(0, tables[T_AD_COST, tier] - discount)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def add_option(options, n, action, a, b, cost):
     if n < options.shape[0]:
         options[n, OPT_ACTION], options[n, OPT_A], options[n, OPT_B], options[n, OPT_COST] = (
@@ -866,7 +866,7 @@ def take_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, 
 
 # ---------------------------------------------------------------- Year End Review
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def tax_bracket(tables, income):
     """Tax Brackets: index of the bracket of a year's income."""
     for i in range(tables[T_LEN, T_BRACKET_MAX]):
@@ -989,7 +989,7 @@ def year_end(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boar
 
 # ---------------------------------------------------------------- Game End
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def retirement_payout(cfg, tables, tokens):
     """Retirement Fund (At Game End): ASSUMED payout table, extra tokens beyond it."""
     last = tables[T_LEN, T_RETIRE_PAYOUT] - 1
@@ -998,7 +998,7 @@ def retirement_payout(cfg, tables, tokens):
     return tables[T_RETIRE_PAYOUT, last] + (tokens - last) * cfg[CFG_EXTRA_TOKEN]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rank_title(cash):
     """Game End: the rank chart (0 = below $500,000)."""
     title = 0
