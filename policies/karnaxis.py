@@ -192,7 +192,8 @@ def market_scores(cfg, tables, jobs, players, board, stocks, p, options, n, knob
     limit, per_dollar = knobs[pid, BORROW_LIMIT], knobs[pid, BORROW_PENALTY]
     expected = held_salary(jobs, players, p) + players[p, INCOME] + players[p, GROWTH]
     for i in range(n):
-        kind, s, count, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_B], options[i, OPT_COST]
+        kind, s, count = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_B]
+        cost = options[i, OPT_COST]
         penalty = loan_penalty(cost, cash, loans, limit, per_dollar)
         v = -1.0
         if kind == MK_DONE:
@@ -239,13 +240,16 @@ def choose(kind, seat, n, policy_id, cfg, tables, chars, jobs, biz, knobs, playe
                     s += 5.0
             scores[i] = s
     elif kind == D_ACTION:
-        action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, n, knobs, policy_id, scores)
+        action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, n,
+                      knobs, policy_id, scores)
     elif kind == D_ATTRIBUTE:
         for i in range(n):
             a = options[i, OPT_ACTION]
-            scores[i] = target_gap(jobs, biz, players, owners, seat, knobs, policy_id, a) - 0.01 * players[seat, ATTR + a]
+            scores[i] = target_gap(jobs, biz, players, owners, seat, knobs, policy_id,
+                                   a) - 0.01 * players[seat, ATTR + a]
     elif kind == D_MARKET:
-        market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, knobs, policy_id, scores)
+        market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, knobs, policy_id,
+                      scores)
     else:  # D_REROLL: re-roll a falling stock
         for i in range(n):
             scores[i] = 1.0 if (options[i, OPT_ACTION] == 1) == (options[i, OPT_A] < 0) else 0.0

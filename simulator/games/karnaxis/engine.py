@@ -14,7 +14,8 @@ every call, which made the engine ten times slower).
   ``board`` int64[N_BOARD], ``stocks`` int64[n_players + 1, N_STOCK] (row n_players is the
   black business), ``shares`` int64[n_players, n_players + 1], ``owners`` int64[N_OWNERS, w]
   (card holders and shuffled decks), ``rng`` uint64[N_STREAMS], ``options``
-  int64[MAX_OPTIONS, OPT_WIDTH] and the policy's ``scores`` float64[MAX_OPTIONS], ``pol`` int8[n_players] policy ids and ``trace``
+  int64[MAX_OPTIONS, OPT_WIDTH] and the policy's ``scores`` float64[MAX_OPTIONS], ``pol``
+  int8[n_players] policy ids and ``trace``
   int64[max_events, TRACE_WIDTH] (zero rows in bulk runs).
 
 The rule functions that may ask a policy take all of these, in that order.
@@ -147,7 +148,8 @@ def take_loan(cfg, chars, players, board, trace, p, amount):
         players[p, PEAK_LOANS] = players[p, LOANS]
     record(board, trace, EV_LOAN, p, amount, players[p, LOANS], before, players[p, CASH])
     c = players[p, CHARACTER]
-    if chars[c, C_FORFEIT] == 1 and players[p, KARNAXIS_DONE] == 1 and players[p, KARNAXIS_REVOKED] == 0:
+    if (chars[c, C_FORFEIT] == 1 and players[p, KARNAXIS_DONE] == 1
+            and players[p, KARNAXIS_REVOKED] == 0):
         players[p, FORFEIT_DUE] = 1
 
 
@@ -217,7 +219,8 @@ def pay_back(cfg, chars, players, board, trace, p):
     players[p, FORFEIT_DUE] = 0
     players[p, KARNAXIS_REVOKED] = 1
     before = players[p, CASH]
-    pay_required(cfg, chars, players, board, trace, p, cfg[CFG_KARNAXIS_BONUS], L_KARNAXIS_PAYBACK, NONE, True)
+    pay_required(cfg, chars, players, board, trace, p, cfg[CFG_KARNAXIS_BONUS], L_KARNAXIS_PAYBACK,
+                 NONE, True)
     record(board, trace, EV_FORFEIT, p, cfg[CFG_KARNAXIS_BONUS], 0, before, players[p, CASH])
 
 
@@ -341,7 +344,8 @@ def roll_stock_die(tables, rng):
 
 
 @njit(cache=True)
-def update_stocks(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace):
+def update_stocks(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                  shares, owners, rng, options, scores, pol, trace):
     """Update New Year, step 4: the owner of each active business rolls the stock die for it;
     the starting player rolls for the black business.  Bits 'n Pieces (Josh): holding shares of
     another player's or the black business, he may roll again and must keep the second roll."""
@@ -357,7 +361,8 @@ def update_stocks(cfg, tables, chars, jobs, biz, events, kcards, knobs, players,
                     and chars[players[j, CHARACTER], C_ABILITY] == AB_STOCK_REROLL):
                 options[0, OPT_ACTION], options[0, OPT_A], options[0, OPT_B] = 0, d, s
                 options[1, OPT_ACTION], options[1, OPT_A], options[1, OPT_B] = 1, d, s
-                if choose(D_REROLL, j, 2, pol[j], cfg, tables, chars, jobs, biz, knobs, players, board,
+                if choose(D_REROLL, j, 2, pol[j], cfg, tables, chars, jobs, biz, knobs, players,
+                          board,
                    stocks, shares, owners, rng, options, scores) == 1:
                     first = d
                     d = roll_stock_die(tables, rng)
@@ -391,7 +396,8 @@ def lose_job(players, board, owners, trace, p, job):
 
 
 @njit(cache=True)
-def apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, e):
+def apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                shares, owners, rng, options, scores, pol, trace, e):
     """Update New Year, step 2: the year's event card (ASSUMED deck, effects in rules.toml).
     Insured players are immune to its negative effects, except on stocks."""
     n = players.shape[0]
@@ -443,7 +449,8 @@ def apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, b
 
 
 @njit(cache=True)
-def update_new_year(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, year):
+def update_new_year(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                    shares, owners, rng, options, scores, pol, trace, year):
     """1. Update New Year: move the year marker, read the event card, add $10,000 to the
     unemployment fund, update stocks.  Year 1: everyone is insured (Year Chart)."""
     board[YEAR] = year
@@ -461,9 +468,11 @@ def update_new_year(cfg, tables, chars, jobs, biz, events, kcards, knobs, player
                      or firm_benefit(cfg, owners, p, CFG_FIRM_INSURANCE))
         players[p, PROTECTED] = 1 if protected else 0
         players[p, INSURED] = 0      # the token covered this event and goes back
-    apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, owners[DECK_EVENTS, year - 1])
+    apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                shares, owners, rng, options, scores, pol, trace, owners[DECK_EVENTS, year - 1])
     board[FUND] += cfg[CFG_FUND_INCREMENT]
-    update_stocks(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace)
+    update_stocks(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                  shares, owners, rng, options, scores, pol, trace)
     check_all_karnaxis(cfg, chars, players, shares, board, trace)
 
 
@@ -601,7 +610,8 @@ def list_actions(cfg, tables, chars, jobs, biz, kcards, players, board, owners, 
 
 
 @njit(cache=True)
-def raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p, count):
+def raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                     shares, owners, rng, options, scores, pol, trace, p, count):
     """Personal Study / College / University: +count attributes of the player's choice (the
     policy picks), each up to the top of the track."""
     for _ in range(count):
@@ -642,10 +652,12 @@ def go_to_work(players, board, owners, trace, p, j):
 
 
 @njit(cache=True)
-def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p):
+def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                      shares, owners, rng, options, scores, pol, trace, p):
     """Buy Karnaxis Card: $15,000 to the bank; the Consultant collects $5,000 (ASSUMED: from
     the bank).  ASSUMED: the card is used at once (selling it to a player is not modelled)."""
-    pay_by_choice(cfg, chars, players, board, trace, p, karnaxis_card_cost(cfg, chars, players, p), L_TO_BANK, NONE)
+    pay_by_choice(cfg, chars, players, board, trace, p, karnaxis_card_cost(cfg, chars, players, p),
+                  L_TO_BANK, NONE)
     players[p, CARDS_BOUGHT] += 1
     consultant = job_holder(players, cfg[CFG_JOB_CONSULTANT])
     if consultant >= 0:
@@ -659,7 +671,8 @@ def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, play
     elif effect == KE_DICE_CASH:
         gain(players, p, (rng_below(rng, DICE, 6) + 1) * value, L_CARD_CASH)
     elif effect == KE_ATTRIBUTES:
-        raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p, value)
+        raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
+                         stocks, shares, owners, rng, options, scores, pol, trace, p, value)
     elif effect == KE_GROWTH:
         if players[p, N_BUSINESSES] + players[p, N_FRANCHISES] > 0:
             players[p, GROWTH] += value
@@ -674,7 +687,8 @@ def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, play
     elif effect == KE_COLLEGE:
         if players[p, COLLEGE] < cfg[CFG_COLLEGE_YEARS]:
             players[p, COLLEGE] += 1
-        raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p, 1)
+        raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
+                         stocks, shares, owners, rng, options, scores, pol, trace, p, 1)
     elif effect == KE_TAX_FREE:
         players[p, TAX_FREE] = 1
     elif effect == KE_FORGIVE:
@@ -683,10 +697,12 @@ def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, play
 
 
 @njit(cache=True)
-def start_business(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p, b):
+def start_business(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                   shares, owners, rng, options, scores, pol, trace, p, b):
     """Start Business: pay the level's cost; +1 business card, +its business growth, +5 shares;
     the first business puts the seat's stock at 5.  Merged level = highest level owned."""
-    pay_by_choice(cfg, chars, players, board, trace, p, business_cost(tables, chars, biz, players, p, b), L_TO_BANK, NONE)
+    pay_by_choice(cfg, chars, players, board, trace, p,
+                  business_cost(tables, chars, biz, players, p, b), L_TO_BANK, NONE)
     owners[OWN_BIZ, b] = p
     players[p, BUSINESS_YEAR] = board[YEAR]
     players[p, N_BUSINESSES] += 1
@@ -702,11 +718,13 @@ def start_business(cfg, tables, chars, jobs, biz, events, kcards, knobs, players
 
 
 @njit(cache=True)
-def start_franchise(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p, b):
+def start_franchise(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                    shares, owners, rng, options, scores, pol, trace, p, b):
     """Start Franchise: pay the mother business's owner by its level; +1 franchise card,
     +business growth (ASSUMED by the mother's level), +5 shares in the mother business."""
     owner = owners[OWN_BIZ, b]
-    pay_by_choice(cfg, chars, players, board, trace, p, franchise_cost(tables, chars, biz, players, p, b), L_TO_PLAYERS, owner)
+    pay_by_choice(cfg, chars, players, board, trace, p,
+                  franchise_cost(tables, chars, biz, players, p, b), L_TO_PLAYERS, owner)
     level = biz[b, B_LEVEL]
     for f in range(cfg[CFG_FRANCHISE_CARDS]):
         if owners[FR_OWNER, f] == NONE:
@@ -723,7 +741,8 @@ def start_franchise(cfg, tables, chars, jobs, biz, events, kcards, knobs, player
 
 
 @njit(cache=True)
-def market(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p):
+def market(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares,
+           owners, rng, options, scores, pol, trace, p):
     """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: any number of trades at the
     stock value x $1,000 per share (bounded by stock.max_trades_per_action), an accountant for
     this year's taxes and insurance for the next event.  Fees go to the owner of the
@@ -741,7 +760,8 @@ def market(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
             n = add_option(options, n, MK_INSURANCE, 0, 0, cfg[CFG_INSURANCE_COST])
         for s in range(n_stocks):
             if shares[p, s] > 0:
-                n = add_option(options, n, MK_SELL, s, shares[p, s], -shares[p, s] * stocks[s, VALUE] * price)
+                n = add_option(options, n, MK_SELL, s, shares[p, s],
+                               -shares[p, s] * stocks[s, VALUE] * price)
         for s in range(n_stocks):
             if stocks[s, ACTIVE] == 0:
                 continue
@@ -752,15 +772,18 @@ def market(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
                     n = add_option(options, n, MK_BUY, s, lot, cost)
         i = choose(D_MARKET, p, n, pol[p], cfg, tables, chars, jobs, biz, knobs, players, board,
                    stocks, shares, owners, rng, options, scores)
-        kind, s, k, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_B], options[i, OPT_COST]
+        kind, s, k = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_B]
+        cost = options[i, OPT_COST]
         if kind == MK_DONE:
             return
         before = players[p, CASH]
         if kind == MK_ACCOUNTANT:
-            pay_by_choice(cfg, chars, players, board, trace, p, cost, L_TO_BANK, firm_owner(cfg, owners, CFG_FIRM_ACCOUNTING))
+            pay_by_choice(cfg, chars, players, board, trace, p, cost, L_TO_BANK,
+                          firm_owner(cfg, owners, CFG_FIRM_ACCOUNTING))
             players[p, ACCOUNTANT] = 1
         elif kind == MK_INSURANCE:
-            pay_by_choice(cfg, chars, players, board, trace, p, cost, L_TO_BANK, firm_owner(cfg, owners, CFG_FIRM_INSURANCE))
+            pay_by_choice(cfg, chars, players, board, trace, p, cost, L_TO_BANK,
+                          firm_owner(cfg, owners, CFG_FIRM_INSURANCE))
             players[p, INSURED] = 1
         elif kind == MK_SELL:
             shares[p, s] -= k
@@ -774,7 +797,8 @@ def market(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
 
 
 @njit(cache=True)
-def do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p, action, a, first):
+def do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares,
+              owners, rng, options, scores, pol, trace, p, action, a, first):
     """Perform one chosen action (Take Action!: the action spaces); ``a`` is its OPT_A."""
     before = players[p, CASH]
     if action != ACT_PASS:
@@ -795,37 +819,49 @@ def do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boa
         if bonus > 0:
             gain(players, p, bonus, L_BANK_BENEFITS)
     elif action == ACT_KARNAXIS:
-        buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p)
+        buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
+                          stocks, shares, owners, rng, options, scores, pol, trace, p)
     elif action == ACT_JOB_SEARCH:
         take_job(players, owners, p, a)
     elif action == ACT_WORK:
         go_to_work(players, board, owners, trace, p, a)
     elif action == ACT_STUDY:
-        raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p, cfg[CFG_STUDY_ATTRS] + ability(chars, players, p, AB_STUDY_BONUS))
+        raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
+                         stocks, shares, owners, rng, options, scores, pol, trace, p,
+                         cfg[CFG_STUDY_ATTRS] + ability(chars, players, p, AB_STUDY_BONUS))
     elif action == ACT_COLLEGE:
-        pay_by_choice(cfg, chars, players, board, trace, p, tuition(cfg, chars, players, board, p, a == 1), L_TO_BANK, NONE)
+        pay_by_choice(cfg, chars, players, board, trace, p,
+                      tuition(cfg, chars, players, board, p, a == 1), L_TO_BANK, NONE)
         if a == 0:
             players[p, COLLEGE] += 1
-            raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p, 1)
+            raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
+                             stocks, shares, owners, rng, options, scores, pol, trace, p, 1)
         else:
             players[p, UNIVERSITY_YEARS] += 1
-            raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p, cfg[CFG_UNIVERSITY_ATTRS])
+            raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
+                             stocks, shares, owners, rng, options, scores, pol, trace, p,
+                             cfg[CFG_UNIVERSITY_ATTRS])
         professor = job_holder(players, cfg[CFG_JOB_PROFESSOR])
         if professor >= 0:
             gain(players, professor, cfg[CFG_PROFESSOR_FEE], L_BANK_BENEFITS)
     elif action == ACT_RETIREMENT:
-        pay_by_choice(cfg, chars, players, board, trace, p, retirement_cost(cfg, owners, p), L_TO_BANK,
+        pay_by_choice(cfg, chars, players, board, trace, p, retirement_cost(cfg, owners, p),
+                      L_TO_BANK,
                       firm_owner(cfg, owners, CFG_FIRM_INSURANCE))
         players[p, RETIRE_TOKENS] += 1
         board[RETIRE_POOL] -= 1
     elif action == ACT_MARKET:
-        market(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p)
+        market(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares,
+               owners, rng, options, scores, pol, trace, p)
     elif action == ACT_BUSINESS:
-        start_business(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p, a)
+        start_business(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                       shares, owners, rng, options, scores, pol, trace, p, a)
     elif action == ACT_FRANCHISE:
-        start_franchise(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, p, a)
+        start_franchise(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
+                        stocks, shares, owners, rng, options, scores, pol, trace, p, a)
     elif action == ACT_ADVERTISE:
-        pay_by_choice(cfg, chars, players, board, trace, p, advertise_cost(cfg, tables, owners, p, a), L_TO_BANK,
+        pay_by_choice(cfg, chars, players, board, trace, p,
+                      advertise_cost(cfg, tables, owners, p, a), L_TO_BANK,
                       firm_owner(cfg, owners, CFG_FIRM_ADVERTISING))
         players[p, GROWTH] += tables[T_AD_GROWTH, a]
     record(board, trace, EV_ACTION, p, action, a, before, players[p, CASH])
@@ -834,7 +870,8 @@ def do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boa
 
 
 @njit(cache=True)
-def take_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace):
+def take_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                 shares, owners, rng, options, scores, pol, trace):
     """2. Take Action!: clockwise from the starting player, one action square at a time, until
     every player has placed theirs: two each, three for a Rocket Scientist / Pro Athlete
     (ASSUMED: holding the card at the start of the stage).  Collecting unemployment makes the
@@ -855,8 +892,10 @@ def take_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, 
             p = (board[STARTER] + i) % n
             if players[p, ACTIONS] <= turn:
                 continue
-            m = list_actions(cfg, tables, chars, jobs, biz, kcards, players, board, owners, options, p, turn == 0)
-            choice = choose(D_ACTION, p, m, pol[p], cfg, tables, chars, jobs, biz, knobs, players, board,
+            m = list_actions(cfg, tables, chars, jobs, biz, kcards, players, board, owners, options,
+                             p, turn == 0)
+            choice = choose(D_ACTION, p, m, pol[p], cfg, tables, chars, jobs, biz, knobs, players,
+                            board,
                    stocks, shares, owners, rng, options, scores)
             do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
                       shares, owners, rng, options, scores, pol, trace, p, options[choice, OPT_ACTION],
@@ -923,7 +962,8 @@ def pay_income(chars, jobs, players, board, trace, p):
         if business > 0:
             before = players[p, CASH]
             gain(players, p, business, L_BUSINESS_INCOME)
-            record(board, trace, EV_BUSINESS_INCOME, p, business, players[p, GROWTH], before, players[p, CASH])
+            record(board, trace, EV_BUSINESS_INCOME, p, business, players[p, GROWTH], before,
+                   players[p, CASH])
     players[p, YEAR_SALARY] = salary
     players[p, YEAR_BUSINESS] = business
 
@@ -971,7 +1011,8 @@ def repay_loans(cfg, players, board, trace, p, pct, final):
 
 
 @njit(cache=True)
-def year_end(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, year):
+def year_end(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares,
+             owners, rng, options, scores, pol, trace, year):
     """3. Year End Review: income and salary, taxes, loan payments due this year."""
     n = players.shape[0]
     for p in range(n):
@@ -1009,7 +1050,8 @@ def rank_title(cash):
 
 
 @njit(cache=True)
-def end_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, out_game, out_players):
+def end_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares,
+             owners, rng, options, scores, pol, trace, out_game, out_players):
     """Game End: turn in retirement tokens, subtract $100,000 per delinquent notice and the
     outstanding loans plus interest; shares do not count; most cash wins (ASSUMED: tied
     leaders all win and winner_seat is -1)."""
@@ -1021,7 +1063,8 @@ def end_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boar
         payout += players[p, RETIRE_TOKENS] * ability(chars, players, p, AB_RETIREMENT_BONUS)
         before = players[p, CASH]
         gain(players, p, payout, L_RETIREMENT_PAYOUT)
-        record(board, trace, EV_RETIREMENT, p, players[p, RETIRE_TOKENS], payout, before, players[p, CASH])
+        record(board, trace, EV_RETIREMENT, p, players[p, RETIRE_TOKENS], payout, before,
+               players[p, CASH])
         spend(players, p, players[p, NOTICES] * cfg[CFG_NOTICE_PENALTY], L_NOTICE_PENALTY)
         repay_loans(cfg, players, board, trace, p, 100, True)
         record(board, trace, EV_FINAL, p, players[p, NOTICES], 0, before, players[p, CASH])
@@ -1045,7 +1088,8 @@ def end_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boar
         row[P_NOTICES] = players[p, NOTICES]
         row[P_LOANS_COUNT] = players[p, LOANS_COUNT]
         row[P_PEAK_LOANS] = players[p, PEAK_LOANS]
-        row[P_KARNAXIS_DONE] = 1 if players[p, KARNAXIS_DONE] == 1 and players[p, KARNAXIS_REVOKED] == 0 else 0
+        kept = players[p, KARNAXIS_DONE] == 1 and players[p, KARNAXIS_REVOKED] == 0
+        row[P_KARNAXIS_DONE] = 1 if kept else 0
         row[P_KARNAXIS_YEAR] = players[p, KARNAXIS_YEAR] if players[p, KARNAXIS_DONE] == 1 else 0
         row[P_KARNAXIS_REVOKED] = players[p, KARNAXIS_REVOKED]
         row[P_BUSINESSES] = players[p, N_BUSINESSES]
@@ -1092,7 +1136,8 @@ def new_state(cfg, chars, jobs, biz, events, kcards, seed):
 
 
 @njit(cache=True)
-def setup(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace):
+def setup(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares,
+          owners, rng, options, scores, pol, trace):
     """Game Setup: $10,000 each; deal 3 characters each and keep 1 (its four attributes);
     black business at 5; job and business cards by player-count symbol; shuffle the event and
     Karnaxis decks.  Seat 0 is the starting player (the highest die roll)."""
@@ -1122,7 +1167,8 @@ def setup(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, 
         for k in range(dealt):
             c = deck[p * dealt + k]
             options[k, OPT_ACTION], options[k, OPT_A], options[k, OPT_B], options[k, OPT_COST] = c, 0, 0, 0
-        i = choose(D_CHARACTER, p, dealt, pol[p], cfg, tables, chars, jobs, biz, knobs, players, board,
+        i = choose(D_CHARACTER, p, dealt, pol[p], cfg, tables, chars, jobs, biz, knobs, players,
+                   board,
                    stocks, shares, owners, rng, options, scores)
         c = options[i, OPT_ACTION]
         players[p, CHARACTER] = c
@@ -1158,14 +1204,20 @@ def play_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, seed, pol, g
     N_PLAYER_OUT + ledger columns]; out_years int64[years * n_players, N_YEAR_OUT]; pol
     int8[n_players] policy ids.  Returns the number of trace rows written."""
     n = cfg[CFG_PLAYERS]
-    players, board, stocks, shares, owners, rng, options, scores = new_state(cfg, chars, jobs, biz, events, kcards, seed)
-    setup(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace)
+    players, board, stocks, shares, owners, rng, options, scores = new_state(
+        cfg, chars, jobs, biz, events, kcards, seed)
+    setup(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares,
+          owners, rng, options, scores, pol, trace)
     for year in range(1, cfg[CFG_YEARS] + 1):
-        update_new_year(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, year)
-        take_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace)
-        year_end(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, year)
+        update_new_year(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
+                        stocks, shares, owners, rng, options, scores, pol, trace, year)
+        take_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                     shares, owners, rng, options, scores, pol, trace)
+        year_end(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                 shares, owners, rng, options, scores, pol, trace, year)
         write_years(players, out_years[(year - 1) * n:year * n], game, year)
-    end_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares, owners, rng, options, scores, pol, trace, out_game, out_players)
+    end_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares,
+             owners, rng, options, scores, pol, trace, out_game, out_players)
     return board[TRACE_N]
 
 
