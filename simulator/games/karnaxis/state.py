@@ -1,0 +1,146 @@
+"""Karnaxis state layout: the named slots of the engine's arrays (see engine.py's docstring).
+
+Shared by the engine, the wrapper and the policies, so none imports another's internals.
+"""
+
+N_ATTR = 4          # attributes on a character card / player board
+NONE = -1           # no seat, no job, no card
+
+# cfg slots: rules numbers for this player count
+(CFG_PLAYERS, CFG_YEARS, CFG_START_CASH, CFG_DEALT, CFG_ACTIONS, CFG_ATTR_MAX, CFG_KARNAXIS_BONUS,
+ CFG_FUND_START, CFG_FUND_INCREMENT,
+ CFG_STOCK_START, CFG_STOCK_TOP, CFG_DIVIDEND, CFG_AFTER_DIVIDEND, CFG_AFTER_CRASH, CFG_SHARE_PRICE,
+ CFG_SHARES_PER_START, CFG_SHARE_TOKENS, CFG_MAX_TRADES,
+ CFG_TC_DISCOUNT, CFG_LOAN_CAP, CFG_LOAN_UNIT, CFG_INTEREST_PCT, CFG_NOTICE_PENALTY,
+ CFG_SECOND_NOTICE_OVER,
+ CFG_CARD_COST, CFG_COLLEGE_COST, CFG_COLLEGE_YEARS, CFG_UNIVERSITY_COST, CFG_UNIVERSITY_ATTRS,
+ CFG_RETIREMENT_COST, CFG_ACCOUNTANT_COST, CFG_INSURANCE_COST, CFG_STUDY_ATTRS, CFG_CONSULTANT_FEE,
+ CFG_PROFESSOR_FEE, CFG_RETIREMENT_TOKENS, CFG_EXTRA_TOKEN, CFG_FRANCHISE_CARDS,
+ CFG_AD_FIRM_DISCOUNT, CFG_INS_FIRM_DISCOUNT,
+ CFG_FIRM_ACCOUNTING, CFG_FIRM_INSURANCE, CFG_FIRM_ADVERTISING,   # business index or NONE
+ CFG_JOB_TAX_COLLECTOR, CFG_JOB_CONSULTANT, CFG_JOB_PROFESSOR, CFG_JOB_BANKER,  # job index or NONE
+ N_CFG) = range(48)
+
+# tables int64[N_TABLE, TABLE_WIDTH]: one row per lookup table, unused tail is zero
+(T_BRACKET_MAX, T_TAX_STANDARD, T_TAX_SMART, T_DIE, T_DUE_YEAR, T_DUE_PCT, T_RETIRE_PAYOUT,
+ T_LEVEL_COST, T_FRANCHISE_COST, T_FRANCHISE_GROWTH, T_AD_LEVEL, T_AD_COST, T_AD_GROWTH,
+ T_BUY_LOTS, T_LEN, N_TABLE) = range(16)
+# row T_LEN holds the length of every other row: tables[T_LEN, T_DIE] faces on the stock die
+
+# characters int64[n_characters, C_WIDTH]
+(C_ATTR, C_ABILITY, C_ABILITY_VALUE, C_KARNAXIS, C_KARNAXIS_VALUE, C_KARNAXIS_JOB,
+ C_FORFEIT) = (0, 4, 5, 6, 7, 8, 9)
+C_WIDTH = 10
+ABILITIES = ("none", "growth_bonus", "stock_reroll", "photography", "tax_discount",
+             "tuition_discount", "salary_bonus", "study_bonus", "unemployment_bonus",
+             "retirement_bonus", "karnaxis_discount", "always_insured", "business_discount",
+             "income_bonus", "franchise_discount")
+(AB_NONE, AB_GROWTH_BONUS, AB_STOCK_REROLL, AB_PHOTOGRAPHY, AB_TAX_DISCOUNT, AB_TUITION_DISCOUNT,
+ AB_SALARY_BONUS, AB_STUDY_BONUS, AB_UNEMPLOYMENT_BONUS, AB_RETIREMENT_BONUS, AB_KARNAXIS_DISCOUNT,
+ AB_ALWAYS_INSURED, AB_BUSINESS_DISCOUNT, AB_INCOME_BONUS, AB_FRANCHISE_DISCOUNT) = range(15)
+AMBITIONS = ("growth", "shares", "businesses", "jobs", "job", "college", "retirement", "cash",
+             "dividends", "level", "franchises", "attribute", "income", "cards", "salary")
+(K_GROWTH, K_SHARES, K_BUSINESSES, K_JOBS, K_JOB, K_COLLEGE, K_RETIREMENT, K_CASH, K_DIVIDENDS,
+ K_LEVEL, K_FRANCHISES, K_ATTRIBUTE, K_INCOME, K_CARDS, K_SALARY) = range(15)
+
+# jobs int64[n_jobs, J_WIDTH]; J_AVAILABLE is 0 when the player count removes the card
+(J_SALARY, J_COLLEGE, J_ATTR, J_BENEFIT, J_AVAILABLE) = (0, 1, 2, 6, 7)
+J_WIDTH = 8
+BENEFITS = ("none", "tax_collector", "consultant", "professor", "banker", "extra_action")
+(BEN_NONE, BEN_TAX_COLLECTOR, BEN_CONSULTANT, BEN_PROFESSOR, BEN_BANKER, BEN_EXTRA_ACTION) = range(6)
+
+# businesses int64[n_businesses, B_WIDTH]
+(B_LEVEL, B_GROWTH, B_ATTR, B_FIRM, B_AVAILABLE, B_ONLY_CHARACTER) = (0, 1, 2, 6, 7, 8)
+B_WIDTH = 9
+FIRMS = ("none", "accounting", "insurance", "advertising")
+FIRM_NONE, FIRM_ACCOUNTING, FIRM_INSURANCE, FIRM_ADVERTISING = range(4)
+
+# events int64[n_events, 2]
+E_EFFECT, E_VALUE = range(2)
+EVENT_EFFECTS = ("none", "cash", "lottery", "medical", "stock_all", "stock_black", "salary",
+                 "business_income", "tax", "tuition_free", "layoff", "growth", "unemployment")
+(EF_NONE, EF_CASH, EF_LOTTERY, EF_MEDICAL, EF_STOCK_ALL, EF_STOCK_BLACK, EF_SALARY,
+ EF_BUSINESS_INCOME, EF_TAX, EF_TUITION_FREE, EF_LAYOFF, EF_GROWTH, EF_UNEMPLOYMENT) = range(13)
+
+# Karnaxis cards int64[n_cards, 2]
+KC_EFFECT, KC_VALUE = range(2)
+CARD_EFFECTS = ("cash", "attributes", "growth", "retirement", "black_shares", "college",
+                "tax_free", "forgive", "dice_cash")
+(KE_CASH, KE_ATTRIBUTES, KE_GROWTH, KE_RETIREMENT, KE_BLACK_SHARES, KE_COLLEGE, KE_TAX_FREE,
+ KE_FORGIVE, KE_DICE_CASH) = range(9)
+
+# players int64[n_players, N_PLAYER]: the player board plus the year's flags and the ledger.
+# ATTR..ATTR+3 the four attributes (N_ATTR slots); JOB/JOB_B job cards held (index or NONE): at most two, JOB_B being
+# one found by Job Search after going to work; WORKED 0/1 whether JOB was worked this year;
+# INSURED a token bought for the next event, PROTECTED this year's event protection; USED a bitmask of action spaces used
+# this year; JOBS_SEEN a bitmask of jobs ever held.
+(CASH, CHARACTER, ATTR, _ATTR1, _ATTR2, _ATTR3, COLLEGE, RETIRE_TOKENS, LOANS, PEAK_LOANS, NOTICES, JOB, JOB_B, WORKED,
+ GROWTH, INCOME, ACCOUNTANT, INSURED, N_BUSINESSES, N_FRANCHISES, MERGED_LEVEL, BUSINESS_YEAR,
+ FRANCHISE_YEAR, ACTIONS, USED, KARNAXIS_DONE, KARNAXIS_YEAR, KARNAXIS_REVOKED, JOBS_SEEN,
+ PENDING_GROWTH, CARDS_BOUGHT, TAX_FREE, YEAR_SALARY, YEAR_BUSINESS, YEAR_TAX, YEAR_BRACKET,
+ YEAR_SMART, SMART_YEARS, LOANS_COUNT, UNIVERSITY_YEARS, DISTINCT_JOBS, FORFEIT_DUE, AD_FRANCHISE,
+ ACC_FRANCHISE, INS_FRANCHISE, PROTECTED, BUSINESS_LEVEL,
+ # ledger: every dollar in or out of CASH goes through one of these (engine.gain / engine.spend)
+ L_SALARY, L_BUSINESS_INCOME, L_DIVIDENDS, L_UNEMPLOYMENT, L_KARNAXIS, L_LOANS, L_SHARES_SOLD,
+ L_EVENT_GAIN, L_CARD_CASH, L_FROM_PLAYERS, L_BANK_BENEFITS, L_BAILOUT, L_RETIREMENT_PAYOUT,
+ L_INTEREST_RECEIVED, L_TAXES, L_INTEREST, L_PRINCIPAL, L_SHARES_BOUGHT, L_TO_BANK, L_TO_PLAYERS, L_EVENT_LOSS,
+ L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK, N_PLAYER) = range(71)
+LEDGER_IN = (L_SALARY, L_BUSINESS_INCOME, L_DIVIDENDS, L_UNEMPLOYMENT, L_KARNAXIS, L_LOANS,
+             L_SHARES_SOLD, L_EVENT_GAIN, L_CARD_CASH, L_FROM_PLAYERS, L_BANK_BENEFITS, L_BAILOUT,
+             L_RETIREMENT_PAYOUT, L_INTEREST_RECEIVED)
+LEDGER_OUT = (L_TAXES, L_INTEREST, L_PRINCIPAL, L_SHARES_BOUGHT, L_TO_BANK, L_TO_PLAYERS,
+              L_EVENT_LOSS, L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK)
+
+# board int64[N_BOARD]: the shared pieces
+(YEAR, FUND, STARTER, NEXT_STARTER, SHARE_POOL, RETIRE_POOL, EVENT, NEXT_CARD, FRANCHISES_LEFT,
+ UNEMP_TAKEN, EVENT_SALARY, EVENT_INCOME, EVENT_TAX, EVENT_TUITION_FREE, TRACE_N, N_BOARD) = range(16)
+
+# owners int64[N_OWNERS, width]: who holds each card, and the shuffled decks
+# OWN_BIZ / OWN_JOB: seat, NONE (on the board) or REMOVED (player-count symbol);
+# FR_OWNER / FR_MOTHER: per franchise card, its seat and mother business (NONE unused);
+# DECK_EVENTS / DECK_CARDS: event and Karnaxis card order
+OWN_BIZ, OWN_JOB, FR_OWNER, FR_MOTHER, DECK_EVENTS, DECK_CARDS, N_OWNERS = range(7)
+REMOVED = -2
+
+# stocks int64[n_players + 1, N_STOCK]: row p is seat p's business, row n_players the black one
+VALUE, ACTIVE, N_STOCK = range(3)
+
+# action spaces (bit k of USED); each option row is [ACTION, A, B, COST]
+(ACT_UNEMPLOYMENT, ACT_KARNAXIS, ACT_JOB_SEARCH, ACT_WORK, ACT_STUDY, ACT_COLLEGE,
+ ACT_RETIREMENT, ACT_MARKET, ACT_BUSINESS, ACT_FRANCHISE, ACT_ADVERTISE, N_SPACES) = range(12)
+ACT_PASS = N_SPACES   # only when nothing else is legal
+ACTION_NAMES = ("collect unemployment", "buy Karnaxis card", "job search", "go to work",
+                "personal study", "college", "retirement fund", "buy/sell stock",
+                "start business", "start franchise", "advertise", "pass")
+# ACT_COLLEGE: A = 0 college, 1 university. ACT_WORK/ACT_JOB_SEARCH: A = job.
+# ACT_BUSINESS: A = business. ACT_FRANCHISE: A = mother business. ACT_ADVERTISE: A = tier.
+# market decision rows: [MK_*, stock, shares, cost]
+MK_DONE, MK_ACCOUNTANT, MK_INSURANCE, MK_SELL, MK_BUY = range(5)
+OPT_ACTION, OPT_A, OPT_B, OPT_COST, OPT_WIDTH = range(5)
+MAX_OPTIONS = 256
+
+# decision kinds a policy is asked about
+D_CHARACTER, D_ACTION, D_ATTRIBUTE, D_MARKET, D_REROLL = range(5)
+
+# trace rows: [event, year, seat, a, b, before, after]
+TRACE_WIDTH = 7
+(EV_CHARACTER, EV_YEAR, EV_EVENT, EV_STOCK, EV_DIVIDEND, EV_CRASH, EV_ACTION, EV_FIRED, EV_LOAN,
+ EV_NOTICE, EV_SALARY, EV_BUSINESS_INCOME, EV_TAX, EV_LOAN_PAYMENT, EV_KARNAXIS, EV_FORFEIT,
+ EV_TRADE, EV_CARD, EV_RETIREMENT, EV_FINAL, EV_REROLL, EV_EVENT_CASH) = range(22)
+
+# games output columns
+G_WINNER, G_LENGTH, G_END_REASON, G_UNEMPLOYMENT_LEFT, G_SHARES_LEFT, N_GAME_OUT = range(6)
+END_REASONS = ("final_year",)
+END_FINAL_YEAR = 0
+
+# players output columns: the P_* below, then the ledger columns L_* copied as they are
+(P_SCORE, P_WON, P_CHARACTER, P_RANK_TITLE, P_CASH_BEFORE_END, P_RETIRE_TOKENS, P_RETIRE_PAYOUT,
+ P_NOTICES, P_LOANS_COUNT, P_PEAK_LOANS, P_KARNAXIS_DONE, P_KARNAXIS_YEAR, P_KARNAXIS_REVOKED,
+ P_BUSINESSES, P_FRANCHISES, P_JOBS_HELD, P_COLLEGE, P_UNIVERSITY, P_SMART_YEARS, P_GROWTH,
+ P_INCOME, P_CARDS, P_FINAL_JOB, P_SHARES_HELD, P_ATTR_TOTAL, N_PLAYER_OUT) = range(26)
+RANK_TITLES = ("Unranked", "Amateur", "Novice", "Expert", "Elite")
+RANK_THRESHOLDS = (500000, 1000000, 1500000, 2000000)   # Game End: the rank chart
+
+# years timeline columns (one row per game x year x seat)
+(Y_GAME, Y_YEAR, Y_SEAT, Y_CASH, Y_INCOME, Y_BRACKET, Y_TAX, Y_SMART, Y_LOANS, Y_NOTICES,
+ Y_SALARY, Y_BUSINESS_INCOME, Y_GROWTH, N_YEAR_OUT) = range(14)
