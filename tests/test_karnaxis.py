@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from simulator.game import get_game
-from simulator.games import karnaxis as K
+from simulator.games.karnaxis import game as K
 from simulator.games.karnaxis import engine
 from simulator.rng import game_seeds
 from simulator.rules import RulesError, merge
