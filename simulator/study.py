@@ -15,6 +15,7 @@ from pathlib import Path
 
 from simulator.game import GAME_NAMES, get_game
 from simulator.report import write_report
+from simulator.rules import RulesError
 from simulator.runner import Plan, Variant, execute
 
 STUDY_SEED = 20_261_129
@@ -45,7 +46,7 @@ def study_variants(game, spec: dict) -> list[Variant]:
     for name, sets in spec.get("variants", {}).items():
         try:
             variants.append(Variant(name, game.rules(sets=tuple(sets)), {"overrides": "; ".join(sets)}))
-        except Exception as e:  # a rules key an engine does not (yet) have
+        except RulesError as e:  # a rules key an engine does not (yet) have
             print(f"study: skipping {game.name} variant {name}: {e}", file=sys.stderr)
     return variants
 

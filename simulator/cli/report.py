@@ -35,7 +35,4 @@ def study(out, report_path, jobs, quiet):
     """Run the default balance study of every game and write its report."""
     from simulator.cli.options import jobs_count
     from simulator.study import run_study
-    dirs = run_study(Path(out), Path(report_path), jobs=jobs_count(jobs), progress=not quiet)
-    for d in dirs:
-        click.echo(f"dataset: {d}")
-    click.echo(f"report: {report_path}")
+    run_study(Path(out), Path(report_path), jobs=jobs_count(jobs), progress=not quiet)
