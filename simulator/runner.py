@@ -108,6 +108,7 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
              "length": pa.array(g["length"].astype(np.int16))}
     games.update({k: column(k, v) for k, v in g.items() if k not in games})
     games.update({k: constant(v, n) for k, v in variant.values.items()})
+    games["engine_version"] = constant(game.engine_version, n)
 
     pl = raw["players"]
     score = pl["score"].astype(np.float64)
@@ -128,7 +129,9 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
                 "variant": constant(variant.name, len(index))}
         cols.update({k: column(k, v) for k, v in t.items() if k != "game_index"})
         tables[name] = pa.table(cols)
-    return tables
+    stamp = {b"balsim.game": game.name.encode(), b"balsim.engine_version": game.engine_version.encode(),
+             b"balsim.version": simulator.__version__.encode()}
+    return {name: table.replace_schema_metadata(stamp) for name, table in tables.items()}
 
 
 def play_task(plan: Plan, params: tuple, task: int, variant_index: int, first: int, n: int,

@@ -122,7 +122,12 @@ def test_parts_are_whole_and_counted(small_datasets, name):
     for table, parts in manifest["parts"].items():
         assert len(parts) == 4
         for part in parts:
-            assert pq.ParquetFile(small_datasets[name] / part["file"]).metadata.num_rows == part["rows"]
+            parquet = pq.ParquetFile(small_datasets[name] / part["file"])
+            assert parquet.metadata.num_rows == part["rows"]
+            stamp = parquet.schema_arrow.metadata
+            assert stamp[b"balsim.engine_version"].decode() == get_game(name).engine_version
+    games = read(small_datasets[name], "games")
+    assert games["engine_version"].unique().to_list() == [get_game(name).engine_version]
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
