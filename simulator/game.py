@@ -28,7 +28,7 @@ from typing import Callable
 
 from simulator import rules as rules_mod
 
-GAME_NAMES = ("ekonos",)  # every implemented game; each new engine adds itself here
+GAME_NAMES = ("ekonos", "karmaggan")  # every implemented game; each new engine adds itself here
 
 
 @dataclass(frozen=True)
