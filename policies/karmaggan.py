@@ -21,7 +21,7 @@ from numba import njit
 from policies.common import RANDOM, pick_best, pick_random
 from simulator.game import Policy
 from simulator.games.karmaggan.board import (
-    EXITS, HATCH_CELLS, UNREACHABLE, distance_map, is_jungle)
+    EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_map, is_jungle)
 from simulator.games.karmaggan.state import (
     ACT_INVOKE, ACT_MEDALLION, ACT_MOVE, ACT_PASS, ACT_PLAY, ACT_SACRIFICE, ACT_STOP, ACT_TAKE,
     ACT_THROW, ACTS, B_BLOOD, B_OCC, B_OPEN, B_TILE, BLOOD_STONE, BLOOD_TILE, BOARD, CARDS,
@@ -30,7 +30,7 @@ from simulator.games.karmaggan.state import (
     G_ACT_N, G_EGG_CARRIER, G_EGG_POS, G_STEPS_LEFT, GAME, GAZE, GREEDY, HANDS, HELM,
     HELM_RING, KNOB_TABLE, NOBODY, OBJECT_TILE, OFF, OPT_A, OPT_ACT, OPT_B, OPTIONS, P_COINS,
     P_HAND_N, P_STATUS, P_SWARM, P_TEAM, PLAYERS, PLUNDERER, POLE, POLICY_IDS, RNG, SALIVA,
-    SPARK, STEP, STONE_TARGET, SWARM_MODE, SWARM_STEP, SWORD, TELEPORT, TEMPLE_TILE,
+    SCORES, SPARK, STEP, STONE_TARGET, SWARM_MODE, SWARM_STEP, SWORD, TELEPORT, TEMPLE_TILE,
     THROW_DEST, TUMULT, ALIVE, NO_CARD)
 from simulator.rng import POLICY, rng_float
 
@@ -48,7 +48,8 @@ KNOBS = ("escort", "hunt", "blood", "objects", "temple", "fight", "hold", "comba
  COMBAT_COUNTER, COMBAT_POWER) = range(11)
 
 NEVER = -1000.0
-DETOUR = 0.6  # cost of a step that does not bring the figure nearer its target
+DETOUR = 0.6   # cost of a step that does not bring the figure nearer its target
+RESTLESS = 0.3  # chance that a plunderer with nothing better to do takes a random step
 
 
 @njit(cache=True)
@@ -73,19 +74,33 @@ def friendly(W, seat, other):
 
 
 @njit(cache=True)
+def teammates_alive(W, seat):
+    players = W[PLAYERS]
+    n = 0
+    for s in range(players.shape[0]):
+        if s != seat and players[s, P_STATUS] == ALIVE and friendly(W, seat, s):
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def plunderer_target(W, seat, k):
-    """The tile a plunderer heads for: the loose Egg; with the Egg, an open hatch (or a hatch
-    to wait at); an enemy carrier; a carrying teammate (escort) or the exits (run ahead)."""
+    """The tile a plunderer heads for: the loose Egg; with the Egg, an open hatch, or while
+    all are closed a hatch to wait at (Temple tiles when alone: only Temple cards open
+    hatches); an enemy carrier; for a carrying teammate, the carrier (escort) or, hatches
+    open, the exits (run ahead) and, hatches closed, the Temple tiles to open them."""
     game, figs = W[GAME], W[FIGS]
     carrier = game[G_EGG_CARRIER]
     if carrier == seat:
-        return exit_target(W)
+        if any_open(W):
+            return EXITS
+        return HATCH_CELLS if teammates_alive(W, seat) > 0 else TEMPLES
     if carrier < 0:
         return game[G_EGG_POS]
     if friendly(W, seat, carrier):
         if k[ESCORT] >= 0.5 or k[HUNT] >= 0.5:
             return figs[carrier, F_POS]
-        return exit_target(W)
+        return EXITS if any_open(W) else TEMPLES
     return figs[carrier, F_POS]
 
 
@@ -118,7 +133,7 @@ def tile_pull(W, seat, node, target, k):
     if tile == OBJECT_TILE and players[seat, P_HAND_N] < W[CFG][CFG_HAND_MAX]:
         return k[OBJECTS]
     if (tile == TEMPLE_TILE or tile == CENTRE_TILE) and node != target:
-        return -k[TEMPLE]
+        return 0.5 if target == TEMPLES else -k[TEMPLE]
     return 0.0
 
 
@@ -136,12 +151,13 @@ def fight_score(W, seat, occ, k):
 
 
 @njit(cache=True)
-def object_value(W, seat, effect, k):
-    """How much a plunderer gains by playing an Object card now, before ``hold``."""
+def object_value(W, seat, effect, k, far):
+    """How much a plunderer gains by playing an Object card now, before ``hold``; ``far`` is
+    its distance to its target."""
     players, game, figs = W[PLAYERS], W[GAME], W[FIGS]
     coins = players[seat, P_COINS]
     if effect == SPARK:
-        return 1.5 if game[G_STEPS_LEFT] > 0 else -1.0
+        return 1.5 if game[G_STEPS_LEFT] > 0 and far > game[G_STEPS_LEFT] else -1.0
     if effect == TUMULT or effect == GREEDY:
         return 1.5 if players[seat, P_HAND_N] <= 4 else 0.3
     if effect == BLOOD_STONE:
@@ -166,7 +182,8 @@ def score_step(W, seat, row, k, d, d_exit, target):
     figs, board, game = W[FIGS], W[BOARD], W[GAME]
     cur = figs[seat, F_POS]
     if act == ACT_STOP:
-        return 0.0
+        # standing on a Temple tile since the turn began: step off and back on to flip a card
+        return -2.0 if target == TEMPLES and d[cur] == 0 and not activated(W, seat, cur) else 0.0
     if act == ACT_MOVE:
         if is_jungle(W, b):
             return 100.0
@@ -183,7 +200,7 @@ def score_step(W, seat, row, k, d, d_exit, target):
         return float(d_exit[figs[a, F_POS]] - d_exit[cur]) - 1.0
     if act == ACT_PLAY:
         effect = W[CARDS][W[HANDS][seat, a], 0]
-        return object_value(W, seat, effect, k) - k[HOLD] - 1.5 * b
+        return object_value(W, seat, effect, k, d[cur]) - k[HOLD] - 1.5 * b
     return NEVER
 
 
@@ -259,13 +276,30 @@ def choose(kind, seat, n, W):
     if kind == COMBAT_CARD:
         return combat_card(W, seat, n, k)
     options, figs, players, game = W[OPTIONS], W[FIGS], W[PLAYERS], W[GAME]
-    scores = np.zeros(n)
+    scores = W[SCORES]
+    scores[:n] = 0.0
     if kind == STEP:
         target = plunderer_target(W, seat, k)
         d = distance_map(W, target)
         d_exit = distance_map(W, exit_target(W))
         for i in range(n):
             scores[i] = score_step(W, seat, options[i], k, d, d_exit, target)
+        best = pick_best(scores, n, rng)
+        if scores[best] <= 0.0 and rng_float(rng, POLICY) < RESTLESS:
+            # nothing gains ground (blocked by an ally, a spawn, a wall): a random step keeps
+            # the game from freezing
+            moves = 0
+            for i in range(n):
+                if options[i, OPT_ACT] == ACT_MOVE and scores[i] > NEVER / 20:
+                    moves += 1
+            if moves > 0:
+                m = pick_random(moves, rng)
+                for i in range(n):
+                    if options[i, OPT_ACT] == ACT_MOVE and scores[i] > NEVER / 20:
+                        if m == 0:
+                            return i
+                        m -= 1
+        return best
     elif kind == SWARM_STEP:
         d = distance_map(W, swarm_target(W, seat))
         for i in range(n):

@@ -19,12 +19,13 @@ from simulator.games.karmaggan.state import (
     ABYSS, B_OPEN, B_TILE, BLANK, BLOOD_TILE, C_COL, C_HATCH, C_HATCH_KIND, C_RING, C_ROW,
     C_START, C_TILE0, C_WALL_CW, C_WALL_IN, CELLS, CENTRE_TILE, CFG, CFG_CENTRE, CFG_COLS,
     CFG_HATCHES, CFG_NODES, CFG_ROWS, DCACHE, DCACHE_SLOTS, G_DCACHE_NEXT, G_DKEY, G_OFFSET,
-    G_VERSION, GAME, BOARD, INVOCATION, JUNGLE, N_CELL, NO_WALL, OBJECT_TILE, PASSAGE_TILE,
+    G_VERSION, G_ADJ_VERSION, ADJ, GAME, BOARD, INVOCATION, JUNGLE, N_CELL, NO_WALL, OBJECT_TILE, PASSAGE_TILE,
     PLAIN_WALL, ARROWS_WALL, ACID_WALL, FIRE_WALL, QUEUE, TEMPLE_TILE, TILE_CHARS)
 
 UNREACHABLE = 1 << 20
 EXITS = -2         # distance target: the jungle beyond every open hatch
 HATCH_CELLS = -3   # distance target: the row-0 cells facing a hatch (waiting for one to open)
+TEMPLES = -4       # distance target: every Temple tile and the Centre (to flip Temple cards)
 
 TILE_CODES = {"S": BLANK, ".": BLANK, "#": ABYSS, "O": OBJECT_TILE, "T": TEMPLE_TILE,
               "B": BLOOD_TILE, "P": PASSAGE_TILE, "I": INVOCATION}
@@ -106,7 +107,19 @@ def hatch_cell(W, h):
 
 
 @njit(cache=True)
-def neighbours(W, node, buf):
+def adjacency(W):
+    """int64[n_nodes, 1 + max_degree]: row ``node`` holds its degree then its neighbours
+    (:func:`raw_neighbours`), rebuilt only after the board changed (``G_VERSION``)."""
+    game, adj = W[GAME], W[ADJ]
+    if game[G_ADJ_VERSION] != game[G_VERSION] + 1:
+        for node in range(adj.shape[0]):
+            adj[node, 0] = raw_neighbours(W, node, adj[node, 1:])
+        game[G_ADJ_VERSION] = game[G_VERSION] + 1
+    return adj
+
+
+@njit(cache=True)
+def raw_neighbours(W, node, buf):
     """Nodes orthogonally adjacent to ``node`` with no wall between (Board: walls are
     impassable); jungle nodes only through an open hatch.  Fills ``buf``, returns the count."""
     cfg, cells, board = W[CFG], W[CELLS], W[BOARD]
@@ -158,7 +171,7 @@ def bfs(W, dist, n_sources):
     ``n_sources`` entries of ``W[QUEUE]`` are the sources; fills ``dist`` (UNREACHABLE where
     no path)."""
     board, queue = W[BOARD], W[QUEUE]
-    buf = np.empty(W[CFG][CFG_COLS] + 4, dtype=np.int64)
+    adj = adjacency(W)
     dist[:] = UNREACHABLE
     for i in range(n_sources):
         dist[queue[i]] = 0
@@ -166,9 +179,8 @@ def bfs(W, dist, n_sources):
     while head < tail:
         node = queue[head]
         head += 1
-        k = neighbours(W, node, buf)
-        for j in range(k):
-            nxt = buf[j]
+        for j in range(1, adj[node, 0] + 1):
+            nxt = adj[node, j]
             if dist[nxt] == UNREACHABLE and board[nxt, B_TILE] != ABYSS:
                 dist[nxt] = dist[node] + 1
                 queue[tail] = nxt
@@ -177,7 +189,7 @@ def bfs(W, dist, n_sources):
 
 @njit(cache=True)
 def distance_map(W, target):
-    """int64[n_nodes] steps to ``target`` (a node, EXITS or HATCH_CELLS), cached per board
+    """int64[n_nodes] steps to ``target`` (a node, EXITS, HATCH_CELLS or TEMPLES), cached per board
     version (rotations and hatch changes bump ``G_VERSION``)."""
     game, cfg, cells, board = W[GAME], W[CFG], W[CELLS], W[BOARD]
     dcache, queue = W[DCACHE], W[QUEUE]
@@ -191,6 +203,11 @@ def distance_map(W, target):
     if target >= 0:
         queue[0] = target
         n = 1
+    elif target == TEMPLES:
+        for node in range(cfg[CFG_CENTRE] + 1):
+            if board[node, B_TILE] == TEMPLE_TILE or board[node, B_TILE] == CENTRE_TILE:
+                queue[n] = node
+                n += 1
     else:
         centre = cfg[CFG_CENTRE]
         for h in range(cfg[CFG_HATCHES]):

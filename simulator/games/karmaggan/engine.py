@@ -37,7 +37,7 @@ from numba import njit
 
 from policies.karmaggan import choose
 from simulator.games.karmaggan.board import (
-    cell_at, distance_map, is_jungle, is_ring_cell, neighbours, outward, phys_col)
+    adjacency, cell_at, distance_map, is_jungle, is_ring_cell, outward, phys_col)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import DICE, SETUP, N_STREAMS, rng_below, rng_new, roll_die, shuffle
 
@@ -65,8 +65,10 @@ def new_world(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed
     dcache = np.zeros((DCACHE_SLOTS, n_nodes), dtype=np.int64)
     queue = np.zeros(n_nodes, dtype=np.int64)
     rng = rng_new(seed)
+    adj = np.zeros((n_nodes, cfg[CFG_COLS] + 5), dtype=np.int64)
+    scores = np.zeros(MAX_OPTIONS, dtype=np.float64)
     return (cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, rng, game, board, figs,
-            players, hands, decks, acts, options, dcache, queue, trace, timeline)
+            players, hands, decks, acts, options, dcache, queue, trace, timeline, adj, scores)
 
 
 @njit(cache=True)
@@ -599,16 +601,15 @@ def invocation_tile(W, node):
             return
     board[node, B_TILE] = INVOCATION
     board[node, B_BLOOD] = 0
+    W[GAME][G_VERSION] += 1
 
 
 @njit(cache=True)
 def free_neighbour(W, node, need_empty):
     """First ring-cell neighbour (not Abyss, not the Centre), optionally unoccupied."""
-    buf = np.empty(W[CFG][CFG_COLS] + 4, dtype=np.int64)
-    board = W[BOARD]
-    k = neighbours(W, node, buf)
-    for j in range(k):
-        nxt = buf[j]
+    board, adj = W[BOARD], adjacency(W)
+    for j in range(1, adj[node, 0] + 1):
+        nxt = adj[node, j]
         if is_ring_cell(W, nxt) and board[nxt, B_TILE] != ABYSS and (not need_empty or board[nxt, B_OCC] == NOBODY):
             return nxt
     return -1
@@ -721,7 +722,7 @@ def fling_egg(W, node):
 def bfs_local(W, dist, source):
     """Distances from ``source`` over walkable ring cells and the Centre (no jungle)."""
     board, queue = W[BOARD], W[QUEUE]
-    buf = np.empty(W[CFG][CFG_COLS] + 4, dtype=np.int64)
+    adj = adjacency(W)
     dist[:] = 1 << 20
     dist[source] = 0
     queue[0] = source
@@ -729,9 +730,8 @@ def bfs_local(W, dist, source):
     while head < tail:
         node = queue[head]
         head += 1
-        k = neighbours(W, node, buf)
-        for j in range(k):
-            nxt = buf[j]
+        for j in range(1, adj[node, 0] + 1):
+            nxt = adj[node, j]
             if dist[nxt] == 1 << 20 and board[nxt, B_TILE] != ABYSS and not is_jungle(W, nxt):
                 dist[nxt] = dist[node] + 1
                 queue[tail] = nxt
@@ -937,15 +937,14 @@ def throw_figure(W, thrower, fig, node):
 @njit(cache=True)
 def path_crossings(W, dist, dest):
     """Roller crossings along one shortest path (from ``dist``'s source) to ``dest``."""
-    buf = np.empty(W[CFG][CFG_COLS] + 4, dtype=np.int64)
+    adj = adjacency(W)
     total = 0
     node = dest
     while dist[node] > 0:
-        k = neighbours(W, node, buf)
         prev = -1
-        for j in range(k):
-            if dist[buf[j]] == dist[node] - 1:
-                prev = buf[j]
+        for j in range(1, adj[node, 0] + 1):
+            if dist[adj[node, j]] == dist[node] - 1:
+                prev = adj[node, j]
                 break
         if prev < 0:
             break
@@ -1106,8 +1105,9 @@ def list_step_options(W, seat):
     if board[node, B_TILE] != ABYSS:
         options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, seat, node
         n += 1
-    buf = np.empty(cfg[CFG_COLS] + 4, dtype=np.int64)
-    k = neighbours(W, node, buf)
+    adj = adjacency(W)
+    k = adj[node, 0]
+    buf = adj[node, 1:]
     steps = game[G_STEPS_LEFT]
     if steps > 0:
         for j in range(k):
@@ -1175,6 +1175,15 @@ def step_plunderer(W, seat, node):
 
 
 @njit(cache=True)
+def movement_roll(rng, carrying):
+    """Movement: roll two dice, the higher is the most tiles to step on (1 to 6); The Alien
+    Egg: its carrier rolls only the black die."""
+    if carrying:
+        return roll_die(rng, 6)
+    return max(roll_die(rng, 6), roll_die(rng, 6))
+
+
+@njit(cache=True)
 def plunderer_turn(W, seat):
     """Turns / Movement: roll two dice and keep the higher (the Egg carrier rolls one die),
     then step, play Objects and handle the Egg until stopping."""
@@ -1185,10 +1194,7 @@ def plunderer_turn(W, seat):
     players[seat, P_TURNS] += 1
     if is_jungle(W, figs[seat, F_POS]):
         return
-    if game[G_EGG_CARRIER] == seat:
-        roll = roll_die(rng, 6)
-    else:
-        roll = max(roll_die(rng, 6), roll_die(rng, 6))
+    roll = movement_roll(rng, game[G_EGG_CARRIER] == seat)
     game[G_STEPS_LEFT] = roll
     record(W, EV_ROLL, seat, roll, game[G_EGG_CARRIER] == seat, players[seat, P_COINS], 0)
     options = W[OPTIONS]
@@ -1278,9 +1284,8 @@ def swarm_turn(W, seat):
     if options[i, OPT_ACT] == ACT_INVOKE:
         invoke_spawn(W, seat, options[i, OPT_B])
     else:
-        game[G_STEPS_LEFT] = max(roll_die(rng, 6), roll_die(rng, 6))
+        game[G_STEPS_LEFT] = movement_roll(rng, False)
         record(W, EV_ROLL, seat, game[G_STEPS_LEFT], -1, 0, 0)
-    buf = np.empty(cfg[CFG_COLS] + 4, dtype=np.int64)
     board = W[BOARD]
     for _ in range(MAX_STEPS_PER_TURN):
         options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, seat, 0
@@ -1290,7 +1295,9 @@ def swarm_turn(W, seat):
             if node == OFF:
                 continue
             if game[G_STEPS_LEFT] > 0:
-                k = neighbours(W, node, buf)
+                adj = adjacency(W)
+                k = adj[node, 0]
+                buf = adj[node, 1:]
                 for j in range(k):
                     if can_enter(W, f, buf[j], game[G_STEPS_LEFT]) and n < MAX_OPTIONS:
                         options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, f, buf[j]

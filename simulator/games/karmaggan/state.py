@@ -7,7 +7,7 @@ name its members (numba resolves these constant indices at compile time).
 
 # members of the world tuple W (built by engine.new_world)
 (CFG, CELLS, ROLLERS, CARDS, TCARDS, BEATS, KNOB_TABLE, POLICY_IDS, RNG, GAME, BOARD, FIGS, PLAYERS,
- HANDS, DECKS, ACTS, OPTIONS, DCACHE, QUEUE, TRACE, TIMELINE) = range(21)
+ HANDS, DECKS, ACTS, OPTIONS, DCACHE, QUEUE, TRACE, TIMELINE, ADJ, SCORES) = range(23)
 
 # cfg slots (int64[N_CFG]): rules numbers for this player count and variant
 (CFG_PLAYERS, CFG_TEAM_MODE, CFG_ROUND_CAP, CFG_START_COINS, CFG_START_OBJECTS,
@@ -60,9 +60,9 @@ ALIVE, DEAD, ELIMINATED = range(3)
 (G_ROUND, G_SEAT, G_EGG_POS, G_EGG_CARRIER, G_EGG_LEFT_ROUND, G_ROLLERS_ON, G_DEATHS, G_BANK,
  G_MEDALLION_BANK, G_TDRAW, G_ODECK_N, G_ODISC_N, G_NEV, G_VERSION, G_WINNER, G_WIN_TEAM,
  G_END, G_ACT_N, G_FIRST_DEATH, G_STEPS_LEFT, G_PLAYS_LEFT, G_POLE, G_CONJURE, G_FIRST_TURN,
- G_DCACHE_NEXT, G_TURN_ENDED, G_TEAM_DIED, G_OFFSET) = range(28)
+ G_DCACHE_NEXT, G_TURN_ENDED, G_TEAM_DIED, G_ADJ_VERSION, G_OFFSET) = range(29)
 G_DKEY = G_OFFSET + MAX_RINGS          # DCACHE_SLOTS (version, target) pairs
-DCACHE_SLOTS = 4
+DCACHE_SLOTS = 8
 N_GAME = G_DKEY + 2 * DCACHE_SLOTS
 # G_TEAM_DIED is a bit set: bit t when team t (or, free-for-all, anyone: bit 0) has lost a plunderer
 
