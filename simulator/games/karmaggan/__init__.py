@@ -98,8 +98,9 @@ def check_board(rules: dict, board: dict, setup: dict) -> None:
     n_blood = sum(line.count("B") for line in board["tiles"])
     require(rules, "setup.blood_tiles", len(setup["blood_tiles"]) == n_blood,
             f"needs one value per Blood tile on the board ({n_blood})")
-    starts = sum(board["tiles"][0].count("S") for _ in [0]) + sum(l.count("S") for l in board["tiles"][1:])
-    require(rules, "board.tiles", starts >= 8, "needs 8 starting points ('S')")
+    starts = sum(line.count("S") for line in board["tiles"])
+    most = max(setup["player_counts"])
+    require(rules, "board.tiles", starts >= most, f"needs {most} starting points ('S')")
     hatches = board["hatch_columns"]
     require(rules, "board.hatch_columns", 1 <= len(hatches) <= MAX_HATCHES
             and all(0 <= c < cols for c in hatches), f"1..{MAX_HATCHES} columns in 0..{cols - 1}")
