@@ -104,13 +104,20 @@ def plunderer_target(W, seat, k):
     return figs[carrier, F_POS]
 
 
+# The scoring helpers below take the state arrays themselves rather than the world tuple:
+# they run for every option of every decision, and unpacking W there costs more than the work.
+
 @njit(cache=True)
-def activated(W, fig, node):
-    acts, game = W[ACTS], W[GAME]
-    for i in range(game[G_ACT_N]):
+def activated(acts, n_acts, fig, node):
+    for i in range(n_acts):
         if acts[i, 0] == fig and acts[i, 1] == node:
             return True
     return False
+
+
+@njit(cache=True)
+def is_friend(players, team_mode, seat, other):
+    return seat == other or (team_mode == 1 and players[seat, P_TEAM] == players[other, P_TEAM])
 
 
 @njit(cache=True)
@@ -122,15 +129,14 @@ def progress(d, cur, nxt):
 
 
 @njit(cache=True)
-def tile_pull(W, seat, node, target, k):
+def tile_pull(seat, node, target, k, hand_max, board, players, acts, n_acts):
     """Pull of the tile itself: full Blood tiles, Object tiles (room in hand), Temple traps."""
-    board, players = W[BOARD], W[PLAYERS]
-    if activated(W, seat, node):
+    if activated(acts, n_acts, seat, node):
         return 0.0
     tile = board[node, B_TILE]
     if tile == BLOOD_TILE and board[node, B_BLOOD] > 0:
         return k[BLOOD]
-    if tile == OBJECT_TILE and players[seat, P_HAND_N] < W[CFG][CFG_HAND_MAX]:
+    if tile == OBJECT_TILE and players[seat, P_HAND_N] < hand_max:
         return k[OBJECTS]
     if (tile == TEMPLE_TILE or tile == CENTRE_TILE) and node != target:
         return 0.5 if target == TEMPLES else -k[TEMPLE]
@@ -138,12 +144,11 @@ def tile_pull(W, seat, node, target, k):
 
 
 @njit(cache=True)
-def fight_score(W, seat, occ, k):
+def fight_score(seat, occ, k, carrier, figs, players):
     """Stepping onto an occupied tile means combat: worth it against the carrier, or against a
     plunderer with ``fight`` fewer coins; spawns are worth fighting with coins to spare."""
-    players, figs, game = W[PLAYERS], W[FIGS], W[GAME]
     mine = players[seat, P_COINS]
-    if occ == game[G_EGG_CARRIER]:
+    if occ == carrier:
         return 3.0 if mine >= 2 else 0.5
     if figs[occ, F_KIND] == PLUNDERER:
         return 0.5 if mine - players[occ, P_COINS] >= k[FIGHT] else NEVER / 10
@@ -151,22 +156,18 @@ def fight_score(W, seat, occ, k):
 
 
 @njit(cache=True)
-def object_value(W, seat, effect, k, far):
+def object_value(seat, effect, k, far, steps_left, enemy_carrier_inside, open_now, players):
     """How much a plunderer gains by playing an Object card now, before ``hold``; ``far`` is
     its distance to its target."""
-    players, game, figs = W[PLAYERS], W[GAME], W[FIGS]
     coins = players[seat, P_COINS]
     if effect == SPARK:
-        return 1.5 if game[G_STEPS_LEFT] > 0 and far > game[G_STEPS_LEFT] else -1.0
+        return 1.5 if steps_left > 0 and far > steps_left else -1.0
     if effect == TUMULT or effect == GREEDY:
         return 1.5 if players[seat, P_HAND_N] <= 4 else 0.3
     if effect == BLOOD_STONE:
         return 2.0 if coins <= 2 else 0.8
     if effect == ECLIPSE:
-        carrier = game[G_EGG_CARRIER]
-        if carrier >= 0 and not friendly(W, seat, carrier) and not is_jungle(W, figs[carrier, F_POS]) and any_open(W):
-            return 6.0
-        return -3.0
+        return 6.0 if enemy_carrier_inside and open_now else -3.0
     if effect == SWORD or effect == GAZE:
         return -5.0
     if effect == SALIVA:
@@ -176,32 +177,42 @@ def object_value(W, seat, effect, k, far):
 
 
 @njit(cache=True)
-def score_step(W, seat, row, k, d, d_exit, target):
-    """Score of one STEP option in tiles gained (stopping scores 0)."""
-    act, a, b = row[OPT_ACT], row[OPT_A], row[OPT_B]
-    figs, board, game = W[FIGS], W[BOARD], W[GAME]
+def score_steps(W, seat, n, k, d, d_exit, target):
+    """Scores of the STEP options in ``W[SCORES]``, in tiles gained (stopping scores 0)."""
+    cfg, game, board, figs, players = W[CFG], W[GAME], W[BOARD], W[FIGS], W[PLAYERS]
+    acts, cards, hands, options, scores = W[ACTS], W[CARDS], W[HANDS], W[OPTIONS], W[SCORES]
+    centre, team_mode, hand_max = cfg[CFG_CENTRE], cfg[CFG_TEAM_MODE], cfg[CFG_HAND_MAX]
+    n_acts, carrier, steps_left = game[G_ACT_N], game[G_EGG_CARRIER], game[G_STEPS_LEFT]
     cur = figs[seat, F_POS]
-    if act == ACT_STOP:
-        # standing on a Temple tile since the turn began: step off and back on to flip a card
-        return -2.0 if target == TEMPLES and d[cur] == 0 and not activated(W, seat, cur) else 0.0
-    if act == ACT_MOVE:
-        if is_jungle(W, b):
-            return 100.0
-        s = progress(d, cur, b)
-        occ = board[b, B_OCC]
-        if occ != NOBODY:
-            return s + fight_score(W, seat, occ, k)
-        return s + tile_pull(W, seat, b, target, k)
-    if act == ACT_PASS or act == ACT_THROW:
-        if not friendly(W, seat, a):
-            return NEVER
-        return float(d_exit[cur] - d_exit[figs[a, F_POS]]) - 1.0
-    if act == ACT_TAKE:
-        return float(d_exit[figs[a, F_POS]] - d_exit[cur]) - 1.0
-    if act == ACT_PLAY:
-        effect = W[CARDS][W[HANDS][seat, a], 0]
-        return object_value(W, seat, effect, k, d[cur]) - k[HOLD] - 1.5 * b
-    return NEVER
+    open_now = any_open(W)
+    enemy_carrier_inside = (carrier >= 0 and not is_friend(players, team_mode, seat, carrier)
+                            and figs[carrier, F_POS] <= centre)
+    for i in range(n):
+        act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
+        score = NEVER
+        if act == ACT_STOP:
+            # standing on a Temple tile since the turn began: step off and back on to flip a card
+            score = -2.0 if target == TEMPLES and d[cur] == 0 and not activated(acts, n_acts, seat, cur) else 0.0
+        elif act == ACT_MOVE:
+            if b > centre:
+                score = 100.0
+            else:
+                score = progress(d, cur, b)
+                occ = board[b, B_OCC]
+                if occ != NOBODY:
+                    score += fight_score(seat, occ, k, carrier, figs, players)
+                else:
+                    score += tile_pull(seat, b, target, k, hand_max, board, players, acts, n_acts)
+        elif act == ACT_PASS or act == ACT_THROW:
+            if is_friend(players, team_mode, seat, a):
+                score = float(d_exit[cur] - d_exit[figs[a, F_POS]]) - 1.0
+        elif act == ACT_TAKE:
+            score = float(d_exit[figs[a, F_POS]] - d_exit[cur]) - 1.0
+        elif act == ACT_PLAY:
+            effect = cards[hands[seat, a], 0]
+            score = (object_value(seat, effect, k, d[cur], steps_left, enemy_carrier_inside,
+                                  open_now, players) - k[HOLD] - 1.5 * b)
+        scores[i] = score
 
 
 @njit(cache=True)
@@ -217,26 +228,31 @@ def swarm_target(W, seat):
 
 
 @njit(cache=True)
-def score_swarm_step(W, seat, row, d):
-    act, a, b = row[OPT_ACT], row[OPT_A], row[OPT_B]
-    figs, board, game, players = W[FIGS], W[BOARD], W[GAME], W[PLAYERS]
-    if act == ACT_STOP:
-        return 0.0
-    if act == ACT_MOVE:
-        s = progress(d, figs[a, F_POS], b)
-        occ = board[b, B_OCC]
-        if occ != NOBODY:
-            if occ == game[G_EGG_CARRIER]:
-                return s + 5.0
-            return s + (1.0 if figs[occ, F_KIND] == PLUNDERER else 0.5)
-        if board[b, B_TILE] == OBJECT_TILE and not activated(W, a, b):
-            s += 0.3
-        return s
-    if act == ACT_MEDALLION:
-        return 0.5
-    if act == ACT_SACRIFICE:
-        return -2.0
-    return NEVER
+def score_swarm_steps(W, n, d):
+    """Scores of the SWARM_STEP options in ``W[SCORES]``: tiles gained, attacks on the carrier
+    above all, Object tiles on the way; sacrifices only when nothing else is possible."""
+    figs, board, game, acts, options, scores = W[FIGS], W[BOARD], W[GAME], W[ACTS], W[OPTIONS], W[SCORES]
+    n_acts, carrier = game[G_ACT_N], game[G_EGG_CARRIER]
+    for i in range(n):
+        act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
+        score = NEVER
+        if act == ACT_STOP:
+            score = 0.0
+        elif act == ACT_MOVE:
+            score = progress(d, figs[a, F_POS], b)
+            occ = board[b, B_OCC]
+            if occ != NOBODY:
+                if occ == carrier:
+                    score += 5.0
+                else:
+                    score += 1.0 if figs[occ, F_KIND] == PLUNDERER else 0.5
+            elif board[b, B_TILE] == OBJECT_TILE and not activated(acts, n_acts, a, b):
+                score += 0.3
+        elif act == ACT_MEDALLION:
+            score = 0.5
+        elif act == ACT_SACRIFICE:
+            score = -2.0
+        scores[i] = score
 
 
 @njit(cache=True)
@@ -282,8 +298,7 @@ def choose(kind, seat, n, W):
         target = plunderer_target(W, seat, k)
         d = distance_map(W, target)
         d_exit = distance_map(W, exit_target(W))
-        for i in range(n):
-            scores[i] = score_step(W, seat, options[i], k, d, d_exit, target)
+        score_steps(W, seat, n, k, d, d_exit, target)
         best = pick_best(scores, n, rng)
         if scores[best] <= 0.0 and rng_float(rng, POLICY) < RESTLESS:
             # nothing gains ground (blocked by an ally, a spawn, a wall): a random step keeps
@@ -301,9 +316,7 @@ def choose(kind, seat, n, W):
                         m -= 1
         return best
     elif kind == SWARM_STEP:
-        d = distance_map(W, swarm_target(W, seat))
-        for i in range(n):
-            scores[i] = score_swarm_step(W, seat, options[i], d)
+        score_swarm_steps(W, n, distance_map(W, swarm_target(W, seat)))
     elif kind == SWARM_MODE:
         swarm = players[seat, P_SWARM]
         first = W[CFG][CFG_PLAYERS] + swarm * W[CFG][CFG_SPAWN_MAX]

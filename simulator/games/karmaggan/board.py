@@ -63,19 +63,25 @@ def build_cells(board: dict) -> np.ndarray:
 
 
 @njit(cache=True)
-def phys_col(W, node):
+def column_of(cells, game, cols, node):
     """Physical column of a ring cell (its frame column turned by its ring's offset)."""
-    cells, game, cfg = W[CELLS], W[GAME], W[CFG]
-    return (cells[node, C_COL] + game[G_OFFSET + cells[node, C_RING]]) % cfg[CFG_COLS]
+    return (cells[node, C_COL] + game[G_OFFSET + cells[node, C_RING]]) % cols
+
+
+@njit(cache=True)
+def cell_of(cells, game, cols, row, col):
+    """The ring cell of ``row`` now at physical column ``col``."""
+    return row * cols + (col - game[G_OFFSET + cells[row * cols, C_RING]]) % cols
+
+
+@njit(cache=True)
+def phys_col(W, node):
+    return column_of(W[CELLS], W[GAME], W[CFG][CFG_COLS], node)
 
 
 @njit(cache=True)
 def cell_at(W, row, col):
-    """The ring cell of ``row`` now at physical column ``col``."""
-    cells, game, cfg = W[CELLS], W[GAME], W[CFG]
-    cols = cfg[CFG_COLS]
-    ring = cells[row * cols, C_RING]
-    return row * cols + (col - game[G_OFFSET + ring]) % cols
+    return cell_of(W[CELLS], W[GAME], W[CFG][CFG_COLS], row, col)
 
 
 @njit(cache=True)
@@ -112,18 +118,19 @@ def adjacency(W):
     (:func:`raw_neighbours`), rebuilt only after the board changed (``G_VERSION``)."""
     game, adj = W[GAME], W[ADJ]
     if game[G_ADJ_VERSION] != game[G_VERSION] + 1:
+        cfg, cells, board = W[CFG], W[CELLS], W[BOARD]
+        cols, rows, centre, n_hatches = cfg[CFG_COLS], cfg[CFG_ROWS], cfg[CFG_CENTRE], cfg[CFG_HATCHES]
         for node in range(adj.shape[0]):
-            adj[node, 0] = raw_neighbours(W, node, adj[node, 1:])
+            adj[node, 0] = raw_neighbours(node, adj[node, 1:], cells, board, game, cols, rows,
+                                          centre, n_hatches)
         game[G_ADJ_VERSION] = game[G_VERSION] + 1
     return adj
 
 
 @njit(cache=True)
-def raw_neighbours(W, node, buf):
+def raw_neighbours(node, buf, cells, board, game, cols, rows, centre, n_hatches):
     """Nodes orthogonally adjacent to ``node`` with no wall between (Board: walls are
     impassable); jungle nodes only through an open hatch.  Fills ``buf``, returns the count."""
-    cfg, cells, board = W[CFG], W[CELLS], W[BOARD]
-    cols, rows, centre = cfg[CFG_COLS], cfg[CFG_ROWS], cfg[CFG_CENTRE]
     n = 0
     if node == centre:
         last = (rows - 1) * cols
@@ -134,7 +141,7 @@ def raw_neighbours(W, node, buf):
         return n
     if node > centre:
         if board[node, B_OPEN] == 1:
-            buf[0] = hatch_cell(W, cells[node, C_HATCH])
+            buf[0] = cell_of(cells, game, cols, 0, cells[node, C_COL])
             return 1
         return 0
     row, col = cells[node, C_ROW], cells[node, C_COL]
@@ -147,17 +154,17 @@ def raw_neighbours(W, node, buf):
     if cells[ccw, C_WALL_CW] == 0:
         buf[n] = ccw
         n += 1
+    p = column_of(cells, game, cols, node)
     if cells[node, C_WALL_IN] == NO_WALL:
-        buf[n] = centre if row == rows - 1 else cell_at(W, row + 1, phys_col(W, node))
+        buf[n] = centre if row == rows - 1 else cell_of(cells, game, cols, row + 1, p)
         n += 1
     if row > 0:
-        out = cell_at(W, row - 1, phys_col(W, node))
+        out = cell_of(cells, game, cols, row - 1, p)
         if cells[out, C_WALL_IN] == NO_WALL:
             buf[n] = out
             n += 1
     else:
-        p = phys_col(W, node)
-        for h in range(cfg[CFG_HATCHES]):
+        for h in range(n_hatches):
             j = centre + 1 + h
             if cells[j, C_COL] == p and board[j, B_OPEN] == 1:
                 buf[n] = j

@@ -83,36 +83,6 @@ def record(W, event, seat, a, b, c, d):
 
 
 @njit(cache=True)
-def same_side(W, seat_a, seat_b):
-    """Game Modes: teammates are allies in Team mode; in Free-for-All nobody is."""
-    if seat_a == seat_b:
-        return True
-    players = W[PLAYERS]
-    return W[CFG][CFG_TEAM_MODE] == 1 and players[seat_a, P_TEAM] == players[seat_b, P_TEAM]
-
-
-@njit(cache=True)
-def fig_team(W, fig):
-    """The side a figure fights for: a plunderer's team (seat in Free-for-All) or a swarm's
-    team (-1: the Free-for-All swarm, everyone's enemy)."""
-    figs = W[FIGS]
-    if figs[fig, F_KIND] == PLUNDERER:
-        return W[PLAYERS][fig, P_TEAM]
-    if W[CFG][CFG_TEAM_MODE] == 1:
-        return figs[fig, F_OWNER]
-    return -1
-
-
-@njit(cache=True)
-def allies(W, fig_a, fig_b):
-    figs = W[FIGS]
-    if figs[fig_a, F_KIND] == SPAWN and figs[fig_b, F_KIND] == SPAWN:
-        return figs[fig_a, F_OWNER] == figs[fig_b, F_OWNER]
-    ta, tb = fig_team(W, fig_a), fig_team(W, fig_b)
-    return ta >= 0 and ta == tb
-
-
-@njit(cache=True)
 def egg_node(W):
     game = W[GAME]
     carrier = game[G_EGG_CARRIER]
@@ -1066,30 +1036,47 @@ def helm_of_contact(W, seat):
 # plunderer turn
 
 @njit(cache=True)
-def can_enter(W, fig, node, steps_left):
+def side_of(fig, figs, players, team_mode):
+    """The side a figure fights for: a plunderer's team (its seat in Free-for-All), a swarm's
+    team in Team mode, and -1 - swarm for the Free-for-All swarm (everyone's enemy)."""
+    if figs[fig, F_KIND] == PLUNDERER:
+        return players[fig, P_TEAM]
+    if team_mode == 1:
+        return figs[fig, F_OWNER]
+    return -1 - figs[fig, F_OWNER]
+
+
+@njit(cache=True)
+def friends(fig_a, fig_b, figs, players, team_mode):
+    """Allies never fight: teammates and their swarm (Team mode), spawns of one swarm."""
+    ta, tb = side_of(fig_a, figs, players, team_mode), side_of(fig_b, figs, players, team_mode)
+    return ta == tb
+
+
+@njit(cache=True)
+def can_enter(fig, node, steps_left, board, figs, players, game, centre, team_mode):
     """Movement: may ``fig`` step onto ``node`` now?  Never onto an Abyss (the Pole allows it
     with a step left to get off), an ally or (Spawns) the uncarried Egg's tile or the jungle;
     the jungle only carrying the Egg or after the carrier (ASSUMED: going out is one-way).
-    An enemy's tile means combat."""
-    board, figs, game = W[BOARD], W[FIGS], W[GAME]
+    An enemy's tile means combat.  (Arrays rather than W: this runs for every neighbour.)"""
     tile = board[node, B_TILE]
     spawn = figs[fig, F_KIND] == SPAWN
     if tile == ABYSS:
         if spawn or game[G_POLE] == 0 or steps_left < 2:
             return False
     occ = board[node, B_OCC]
-    if occ != NOBODY and allies(W, fig, occ):
+    if occ != NOBODY and friends(fig, occ, figs, players, team_mode):
         return False
     if tile == JUNGLE:
         if spawn:
             return False
         carrier = game[G_EGG_CARRIER]
         if carrier == fig:
-            return occ == NOBODY or not allies(W, fig, occ)
+            return True
         return occ != NOBODY and occ == carrier
     if spawn and game[G_EGG_CARRIER] < 0 and game[G_EGG_POS] == node:
         return False
-    if occ != NOBODY and is_jungle(W, figs[fig, F_POS]):
+    if occ != NOBODY and figs[fig, F_POS] > centre:
         return False
     return True
 
@@ -1109,18 +1096,19 @@ def list_step_options(W, seat):
     k = adj[node, 0]
     buf = adj[node, 1:]
     steps = game[G_STEPS_LEFT]
+    centre, team_mode = cfg[CFG_CENTRE], cfg[CFG_TEAM_MODE]
     if steps > 0:
         for j in range(k):
             nxt = buf[j]
-            if can_enter(W, seat, nxt, steps):
+            if can_enter(seat, nxt, steps, board, figs, players, game, centre, team_mode):
                 options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, seat, nxt
                 n += 1
     carrier = game[G_EGG_CARRIER]
-    in_temple = not is_jungle(W, node)
-    if in_temple and cfg[CFG_TEAM_MODE] == 1 and carrier >= 0:
+    in_temple = node <= centre
+    if in_temple and team_mode == 1 and carrier >= 0:
         for j in range(k):
             occ = board[buf[j], B_OCC]
-            if occ == NOBODY or occ >= cfg[CFG_PLAYERS] or not same_side(W, seat, occ):
+            if occ == NOBODY or occ >= cfg[CFG_PLAYERS] or players[occ, P_TEAM] != players[seat, P_TEAM]:
                 continue
             if carrier == seat and not is_jungle(W, buf[j]):
                 options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_PASS, occ, buf[j]
@@ -1290,6 +1278,7 @@ def swarm_turn(W, seat):
     for _ in range(MAX_STEPS_PER_TURN):
         options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, seat, 0
         n = 1
+        centre, team_mode = cfg[CFG_CENTRE], cfg[CFG_TEAM_MODE]
         for f in range(first, first + cfg[CFG_SPAWN_MAX]):
             node = figs[f, F_POS]
             if node == OFF:
@@ -1299,7 +1288,8 @@ def swarm_turn(W, seat):
                 k = adj[node, 0]
                 buf = adj[node, 1:]
                 for j in range(k):
-                    if can_enter(W, f, buf[j], game[G_STEPS_LEFT]) and n < MAX_OPTIONS:
+                    if (can_enter(f, buf[j], game[G_STEPS_LEFT], board, figs, players, game, centre, team_mode)
+                            and n < MAX_OPTIONS):
                         options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, f, buf[j]
                         n += 1
             if node != cfg[CFG_CENTRE] and n < MAX_OPTIONS:
