@@ -79,6 +79,9 @@ def test_starting_coins_reach_the_dataset(game, rules):
     params8 = game.prepare(rules, 8)
     out = game.play(params8, np.arange(1, 4, dtype=np.uint64), np.full((3, 8), RUSHER, np.int8))
     assert (out["players"]["start_blood_coins"] == 5).all()
+    # the variant key of the 4-6 player bracket (a designer's "3 coins instead of 4")
+    three = game.prepare(game.rules(sets=("setup.blood_coins_4_6=3",)), 5)
+    assert (fresh_world(three, policies=(RUSHER,) * 5)[PLAYERS][:, P_COINS] == 3).all()
 
 
 # --- Movement -----------------------------------------------------------------------------------
@@ -373,7 +376,7 @@ def test_free_for_all_and_round_cap_variants(game):
 @pytest.mark.parametrize("assignment,key", [
     ("game.round_cap=0", "game.round_cap"),
     ("game.mode=\"solo\"", "game.mode"),
-    ("setup.blood_coins=[2, 3]", "setup.blood_coins"),
+    ("setup.blood_coins_4_6=0", "setup.blood_coins_4_6"),
     ("board.tiles=[\"S.S\"]", "board.tiles"),
     ("setup.bank_coins=10", "setup.bank_coins"),
     ("combat.beats.attack=[\"attack\"]", "combat.beats.attack"),

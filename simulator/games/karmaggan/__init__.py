@@ -18,20 +18,18 @@ ENGINE_VERSION = "karmaggan-1"
 MODES = ("team", "free_for_all")
 LOSS_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat", "other")
 MAX_TRACE = 50_000
+# Setup, Continued: the rules key holding the starting blood coins of each player count
+BLOOD_COIN_KEYS = {2: "blood_coins_2", 3: "blood_coins_3", 4: "blood_coins_4_6", 5: "blood_coins_4_6",
+                   6: "blood_coins_4_6", 7: "blood_coins_7_8", 8: "blood_coins_7_8"}
 
 
 def check(rules: dict) -> None:
     game, setup, turn, board = rules["game"], rules["setup"], rules["turn"], rules["board"]
     require(rules, "game.mode", game["mode"] in MODES, f"must be one of {', '.join(MODES)}")
     require(rules, "game.round_cap", 1 <= game["round_cap"] <= 10_000, "must be 1..10000")
-    counts = setup["player_counts"]
-    require(rules, "setup.player_counts", bool(counts) and all(2 <= n <= 8 for n in counts),
-            "player counts must be 2..8")
-    require(rules, "setup.blood_coins", len(setup["blood_coins"]) == len(counts),
-            f"needs one entry per player count ({len(counts)})")
-    require(rules, "setup.blood_coins", all(c >= 1 for c in setup["blood_coins"]),
-            "every player starts with at least 1 blood coin")
-    most = max(n * c for n, c in zip(counts, setup["blood_coins"]))
+    for key in BLOOD_COIN_KEYS.values():
+        require(rules, f"setup.{key}", setup[key] >= 1, "every player starts with at least 1 blood coin")
+    most = max(n * setup[key] for n, key in BLOOD_COIN_KEYS.items())
     require(rules, "setup.bank_coins", setup["bank_coins"] >= most,
             f"the bank cannot deal {most} starting coins")
     require(rules, "setup.object_cards", 0 <= setup["object_cards"] <= turn["hand_max"],
@@ -99,8 +97,7 @@ def check_board(rules: dict, board: dict, setup: dict) -> None:
     require(rules, "setup.blood_tiles", len(setup["blood_tiles"]) == n_blood,
             f"needs one value per Blood tile on the board ({n_blood})")
     starts = sum(line.count("S") for line in board["tiles"])
-    most = max(setup["player_counts"])
-    require(rules, "board.tiles", starts >= most, f"needs {most} starting points ('S')")
+    require(rules, "board.tiles", starts >= 8, "needs 8 starting points ('S')")
     hatches = board["hatch_columns"]
     require(rules, "board.hatch_columns", 1 <= len(hatches) <= MAX_HATCHES
             and all(0 <= c < cols for c in hatches), f"1..{MAX_HATCHES} columns in 0..{cols - 1}")
@@ -112,9 +109,8 @@ def check_board(rules: dict, board: dict, setup: dict) -> None:
 
 def prepare(rules: dict, n_players: int) -> tuple:
     setup, turn, board = rules["setup"], rules["turn"], rules["board"]
-    counts = setup["player_counts"]
-    if n_players not in counts:
-        raise ValueError(f"Karmaggän is played by {min(counts)}-{max(counts)} players, not {n_players}")
+    if n_players not in BLOOD_COIN_KEYS:
+        raise ValueError(f"Karmaggän is played by 2-8 players, not {n_players}")
     cells = build_cells(board)
     blood = [v if v > 0 else MEDALLION_VALUE for v in setup["blood_tiles"]]
     cfg = np.zeros(N_CFG + len(blood), dtype=np.int64)
@@ -123,7 +119,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cfg[CFG_PLAYERS] = n_players
     cfg[CFG_TEAM_MODE] = int(rules["game"]["mode"] == "team")
     cfg[CFG_ROUND_CAP] = rules["game"]["round_cap"]
-    cfg[CFG_START_COINS] = setup["blood_coins"][counts.index(n_players)]
+    cfg[CFG_START_COINS] = setup[BLOOD_COIN_KEYS[n_players]]
     cfg[CFG_START_OBJECTS] = setup["object_cards"]
     cfg[CFG_START_MEDALLIONS] = setup["medallions"]
     cfg[CFG_BANK] = setup["bank_coins"]
