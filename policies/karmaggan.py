@@ -27,7 +27,7 @@ from simulator.games.karmaggan.state import (
     ACT_THROW, ACTS, B_BLOOD, B_OCC, B_OPEN, B_TILE, BLOOD_STONE, BLOOD_TILE, BOARD, CARDS,
     CENTRE_TILE, CFG, CFG_CENTRE, CFG_HAND_MAX, CFG_HATCHES, CFG_PLAYERS, CFG_SPAWN_MAX,
     CFG_TEAM_MODE, COMBAT_CARD, CONJURE, ECLIPSE, EGG_DEST, F_KIND, F_OWNER, F_POS, FIGS,
-    G_ACT_N, G_EGG_CARRIER, G_EGG_POS, G_STEPS_LEFT, GAME, GAZE, GREEDY, HANDS, HELM,
+    G_ACT_N, G_EGG_CARRIER, G_EGG_POS, G_OPEN_HATCHES, G_STEPS_LEFT, GAME, GAZE, GREEDY, HANDS, HELM,
     HELM_RING, KNOB_TABLE, NOBODY, OBJECT_TILE, OFF, OPT_A, OPT_ACT, OPT_B, OPTIONS, P_COINS,
     P_HAND_N, P_STATUS, P_SWARM, P_TEAM, PLAYERS, PLUNDERER, POLE, POLICY_IDS, RNG, SALIVA,
     SCORES, SPARK, STEP, STONE_TARGET, SWARM_MODE, SWARM_STEP, SWORD, TELEPORT, TEMPLE_TILE,
@@ -54,12 +54,7 @@ RESTLESS = 0.3  # chance that a plunderer with nothing better to do takes a rand
 
 @njit(cache=True)
 def any_open(W):
-    board, cfg = W[BOARD], W[CFG]
-    centre = cfg[CFG_CENTRE]
-    for h in range(cfg[CFG_HATCHES]):
-        if board[centre + 1 + h, B_OPEN] == 1:
-            return True
-    return False
+    return W[GAME][G_OPEN_HATCHES] > 0
 
 
 @njit(cache=True)
@@ -297,7 +292,12 @@ def choose(kind, seat, n, W):
     if kind == STEP:
         target = plunderer_target(W, seat, k)
         d = distance_map(W, target)
-        d_exit = distance_map(W, exit_target(W))
+        d_exit = d
+        for i in range(n):
+            act = options[i, OPT_ACT]
+            if act == ACT_PASS or act == ACT_TAKE or act == ACT_THROW:
+                d_exit = distance_map(W, exit_target(W))
+                break
         score_steps(W, seat, n, k, d, d_exit, target)
         best = pick_best(scores, n, rng)
         if scores[best] <= 0.0 and rng_float(rng, POLICY) < RESTLESS:

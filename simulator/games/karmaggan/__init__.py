@@ -164,7 +164,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     n, p = len(seeds), int(cfg[CFG_PLAYERS])
     out_games = np.zeros((n, N_GAME_OUT), np.int64)
     out_players = np.zeros((n, p, N_PLAYER_OUT), np.int64)
-    timelines = np.zeros((n, int(timeline_rounds), p), np.int64)
+    timelines = np.zeros((n, int(timeline_rounds), p), np.int16)
     engine.play_games(cfg, cells, rollers, cards, tcards, beats, knobs,
                       np.asarray(seeds, np.uint64), np.asarray(seat_policies, np.int8),
                       out_games, out_players, timelines)
@@ -214,7 +214,7 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     p = int(cfg[CFG_PLAYERS])
     out_game = np.zeros(N_GAME_OUT, np.int64)
     out_players = np.zeros((p, N_PLAYER_OUT), np.int64)
-    timeline = np.zeros((int(cfg[CFG_ROUND_CAP]), p), np.int64)
+    timeline = np.zeros((int(cfg[CFG_ROUND_CAP]), p), np.int16)
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
     n = engine.play_game(cfg, cells, rollers, cards, tcards, beats, knobs, np.uint64(seed),
                          np.asarray(seat_policies, np.int8), out_game, out_players, timeline, trace)
@@ -227,7 +227,7 @@ def world(params: tuple, seed: int, seat_policies, set_up: bool = True):
     p = int(cfg[CFG_PLAYERS])
     W = engine.new_world(cfg, cells, rollers, cards, tcards, beats, knobs,
                          np.asarray(seat_policies, np.int8), np.uint64(seed),
-                         np.zeros((0, TRACE_WIDTH), np.int64), np.zeros((0, p), np.int64))
+                         np.zeros((0, TRACE_WIDTH), np.int64), np.zeros((0, p), np.int16))
     if set_up:
         engine.setup_game(W)
     return W
@@ -334,7 +334,7 @@ def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> 
 
 GAME = Game(
     name="karmaggan", engine_version=ENGINE_VERSION, player_counts=range(2, 9), default_players=4,
-    chunk_size=20_000, length_unit="rounds", policies=policies.POLICIES, check=check,
+    chunk_size=10_000, length_unit="rounds", policies=policies.POLICIES, check=check,
     prepare=prepare, play=play, replay=replay,
     categories={"end_reason": END_REASONS}, timelines=("rounds",),
 )

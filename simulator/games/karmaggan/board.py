@@ -18,7 +18,7 @@ from numba import njit
 from simulator.games.karmaggan.state import (
     ABYSS, B_OPEN, B_TILE, BLANK, BLOOD_TILE, C_COL, C_HATCH, C_HATCH_KIND, C_RING, C_ROW,
     C_START, C_TILE0, C_WALL_CW, C_WALL_IN, CELLS, CENTRE_TILE, CFG, CFG_CENTRE, CFG_COLS,
-    CFG_HATCHES, CFG_NODES, CFG_ROWS, DCACHE, DCACHE_SLOTS, G_DCACHE_NEXT, G_DKEY, G_OFFSET,
+    CFG_HATCHES, CFG_NODES, CFG_ROWS, DCACHE, DCACHE_SLOTS, G_DCACHE_LAST, G_DCACHE_NEXT, G_DKEY, G_OFFSET,
     G_VERSION, G_ADJ_VERSION, ADJ, GAME, BOARD, INVOCATION, JUNGLE, N_CELL, NO_WALL, OBJECT_TILE, PASSAGE_TILE,
     PLAIN_WALL, ARROWS_WALL, ACID_WALL, FIRE_WALL, QUEUE, TEMPLE_TILE, TILE_CHARS)
 
@@ -197,15 +197,21 @@ def bfs(W, dist, n_sources):
 @njit(cache=True)
 def distance_map(W, target):
     """int64[n_nodes] steps to ``target`` (a node, EXITS, HATCH_CELLS or TEMPLES), cached per board
-    version (rotations and hatch changes bump ``G_VERSION``)."""
+    version (rotations, hatch changes and new Invocation tiles bump ``G_VERSION``).  The map
+    stays valid until the second next miss."""
     game, cfg, cells, board = W[GAME], W[CFG], W[CELLS], W[BOARD]
     dcache, queue = W[DCACHE], W[QUEUE]
     version = game[G_VERSION]
     for s in range(DCACHE_SLOTS):
         if game[G_DKEY + 2 * s] == version and game[G_DKEY + 2 * s + 1] == target:
+            game[G_DCACHE_LAST] = s
             return dcache[s]
+    # round-robin replacement, sparing the map returned last: a caller may hold two at once
     s = game[G_DCACHE_NEXT]
+    if s == game[G_DCACHE_LAST]:
+        s = (s + 1) % DCACHE_SLOTS
     game[G_DCACHE_NEXT] = (s + 1) % DCACHE_SLOTS
+    game[G_DCACHE_LAST] = s
     n = 0
     if target >= 0:
         queue[0] = target

@@ -22,7 +22,7 @@ they travel together in one tuple, the world ``W`` (built by :func:`new_world`):
 * ``W[OPTIONS]``  int64[MAX_OPTIONS, OPT_WIDTH]  the legal options of the current decision
 * ``W[DCACHE]``   int64[DCACHE_SLOTS, n_nodes]   cached distance maps; ``W[QUEUE]`` BFS queue
 * ``W[TRACE]``    int64[max_events, TRACE_WIDTH] event log for replay (0 rows in bulk runs)
-* ``W[TIMELINE]`` int64[round_cap, n_players]    blood coins of each seat after each round
+* ``W[TIMELINE]`` int16[round_cap, n_players]    blood coins of each seat after each round
 
 Decisions: the engine lists the legal options in ``W[OPTIONS]`` and asks the deciding seat's
 policy (``policies.karmaggan.choose``) for an index; an illegal move cannot be expressed.
@@ -398,10 +398,13 @@ def set_hatches(W, kind, is_open):
     """Hatch opening/closing (ASSUMED: by Temple cards; kind -1 means every hatch)."""
     cfg, cells, board, game = W[CFG], W[CELLS], W[BOARD], W[GAME]
     centre = cfg[CFG_CENTRE]
+    n_open = 0
     for h in range(cfg[CFG_HATCHES]):
         j = centre + 1 + h
         if kind < 0 or cells[j, C_HATCH_KIND] == kind:
             board[j, B_OPEN] = is_open
+        n_open += board[j, B_OPEN]
+    game[G_OPEN_HATCHES] = n_open
     game[G_VERSION] += 1
     record(W, EV_HATCH, game[G_SEAT], kind, is_open, 0, 0)
 
@@ -1420,7 +1423,7 @@ def write_outputs(W, out_game, out_players):
 def play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids, out_game,
               out_players, timeline, trace):
     """One whole game: out_game int64[N_GAME_OUT], out_players int64[n_players, N_PLAYER_OUT],
-    timeline int64[round_cap, n_players] (coins after each round), trace
+    timeline int16[round_cap, n_players] (coins after each round), trace
     int64[max_events, TRACE_WIDTH].  Returns the number of trace rows written."""
     W = new_world(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed, trace, timeline)
     run_game(W)
@@ -1437,7 +1440,7 @@ def play_games(cfg, cells, rollers, cards, tcards, beats, knobs, seeds, seat_pol
     int64[n_objects, 2]; tcards int64[n_temple]; beats int64[4, 4]; knobs float64[n_policies,
     n_knobs]; seeds uint64[n]; seat_policies int8[n, n_players]; outputs: out_games
     int64[n, N_GAME_OUT], out_players int64[n, n_players, N_PLAYER_OUT], timelines
-    int64[n, round_cap or 0, n_players].
+    int16[n, round_cap or 0, n_players].
     """
     no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for g in range(seeds.shape[0]):

@@ -3,6 +3,10 @@
 Shared by the engine, the board helpers and the policies, so none imports another's internals.
 A game's arrays travel together in one tuple, the *world* ``W``; ``W[GAME]``, ``W[BOARD]``...
 name its members (numba resolves these constant indices at compile time).
+
+Numba freezes these constants into the compiled code, and its on-disk cache is keyed on the
+file of each jitted function only: after renumbering anything here, clear NUMBA_CACHE_DIR (or
+touch engine.py, board.py and policies/karmaggan.py), else stale kernels keep the old slots.
 """
 
 # members of the world tuple W (built by engine.new_world)
@@ -60,11 +64,12 @@ ALIVE, DEAD, ELIMINATED = range(3)
 (G_ROUND, G_SEAT, G_EGG_POS, G_EGG_CARRIER, G_EGG_LEFT_ROUND, G_ROLLERS_ON, G_DEATHS, G_BANK,
  G_MEDALLION_BANK, G_TDRAW, G_ODECK_N, G_ODISC_N, G_NEV, G_VERSION, G_WINNER, G_WIN_TEAM,
  G_END, G_ACT_N, G_FIRST_DEATH, G_STEPS_LEFT, G_PLAYS_LEFT, G_POLE, G_CONJURE, G_FIRST_TURN,
- G_DCACHE_NEXT, G_TURN_ENDED, G_TEAM_DIED, G_ADJ_VERSION, G_OFFSET) = range(29)
+ G_DCACHE_NEXT, G_TURN_ENDED, G_TEAM_DIED, G_ADJ_VERSION, G_OPEN_HATCHES, G_DCACHE_LAST,
+ G_OFFSET) = range(31)
 G_DKEY = G_OFFSET + MAX_RINGS          # DCACHE_SLOTS (version, target) pairs
 DCACHE_SLOTS = 8
 N_GAME = G_DKEY + 2 * DCACHE_SLOTS
-# G_TEAM_DIED is a bit set: bit t when team t (or, free-for-all, anyone: bit 0) has lost a plunderer
+# G_OPEN_HATCHES counts the open hatches; G_TEAM_DIED is a bit set: bit t when team t (or, free-for-all, anyone: bit 0) has lost a plunderer
 
 # end reasons (games.end_reason categories)
 END_EGG, END_ALL_DEAD, END_ROUND_CAP = range(3)
