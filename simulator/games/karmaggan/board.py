@@ -199,13 +199,13 @@ def distance_map(W, target):
     """int64[n_nodes] steps to ``target`` (a node, EXITS, HATCH_CELLS or TEMPLES), cached per board
     version (rotations, hatch changes and new Invocation tiles bump ``G_VERSION``).  The map
     stays valid until the second next miss."""
-    game, cfg, cells, board = W[GAME], W[CFG], W[CELLS], W[BOARD]
-    dcache, queue = W[DCACHE], W[QUEUE]
+    game, dcache = W[GAME], W[DCACHE]
     version = game[G_VERSION]
     for s in range(DCACHE_SLOTS):
         if game[G_DKEY + 2 * s] == version and game[G_DKEY + 2 * s + 1] == target:
             game[G_DCACHE_LAST] = s
             return dcache[s]
+    cfg, board, queue = W[CFG], W[BOARD], W[QUEUE]
     # round-robin replacement, sparing the map returned last: a caller may hold two at once
     s = game[G_DCACHE_NEXT]
     if s == game[G_DCACHE_LAST]:

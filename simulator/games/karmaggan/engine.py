@@ -74,7 +74,10 @@ def new_world(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed
 @njit(cache=True)
 def record(W, event, seat, a, b, c, d):
     """Append one trace row when tracing."""
-    game, trace = W[GAME], W[TRACE]
+    trace = W[TRACE]
+    if trace.shape[0] == 0:
+        return
+    game = W[GAME]
     n = game[G_NEV]
     if n < trace.shape[0]:
         row = trace[n]
@@ -502,15 +505,16 @@ def activate_tile(W, fig, node):
     """Tiles: the effect of the tile a figure steps on.  The same figure cannot activate a tile
     twice in a turn; Spawns activate only Object tiles (Which Tiles Spawns Activate);
     Unpronounceable Conjuring cancels the next one."""
-    game, board, acts, players = W[GAME], W[BOARD], W[ACTS], W[PLAYERS]
+    board = W[BOARD]
+    tile = board[node, B_TILE]
+    if tile == BLANK or tile == INVOCATION or tile == ABYSS or tile == JUNGLE:
+        return  # nothing to activate (and nothing to remember)
+    game, acts, players = W[GAME], W[ACTS], W[PLAYERS]
     if was_activated(W, fig, node):
         return
     if game[G_ACT_N] < MAX_ACTS:
         acts[game[G_ACT_N], 0], acts[game[G_ACT_N], 1] = fig, node
         game[G_ACT_N] += 1
-    tile = board[node, B_TILE]
-    if tile == BLANK or tile == INVOCATION or tile == ABYSS or tile == JUNGLE:
-        return
     spawn = W[FIGS][fig, F_KIND] == SPAWN
     if spawn and tile != OBJECT_TILE:
         return
@@ -624,8 +628,9 @@ def plunderer_dies(W, seat):
 def pick_up_egg(W, fig):
     """The Alien Egg: a plunderer on the Egg's tile picks it up automatically."""
     game = W[GAME]
-    if (fig < W[CFG][CFG_PLAYERS] and game[G_EGG_CARRIER] < 0
-            and game[G_EGG_POS] == W[FIGS][fig, F_POS]):
+    if game[G_EGG_CARRIER] >= 0:
+        return
+    if fig < W[CFG][CFG_PLAYERS] and game[G_EGG_POS] == W[FIGS][fig, F_POS]:
         game[G_EGG_CARRIER] = fig
         game[G_EGG_POS] = -1
         record(W, EV_EGG, fig, W[FIGS][fig, F_POS], EGG_PICKUP, 0, 0)
@@ -1144,7 +1149,8 @@ def step_plunderer(W, seat, node):
     game, board, figs, players = W[GAME], W[BOARD], W[FIGS], W[PLAYERS]
     src = figs[seat, F_POS]
     game[G_STEPS_LEFT] -= 1
-    roller_damage(W, seat, step_crossings(W, src, node))
+    if game[G_ROLLERS_ON] == 1:
+        roller_damage(W, seat, step_crossings(W, src, node))
     if players[seat, P_STATUS] != ALIVE:
         return
     record(W, EV_MOVE, seat, src, node, game[G_STEPS_LEFT], 0)
