@@ -30,7 +30,7 @@ from typing import Callable
 from simulator import rules as rules_mod
 from simulator.errors import UserError
 
-GAME_NAMES = ("ekonos", "karnaxis")  # every implemented game; each new engine adds itself here
+GAME_NAMES = ("ekonos", "karnaxis", "karmaggan")  # every implemented game; each new engine adds itself here
 
 
 @dataclass(frozen=True)
