@@ -16,6 +16,7 @@ from __future__ import annotations
 import platform
 import sys
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -259,6 +260,9 @@ class Workers:
             self.client = Client(self.scheduler)
         elif self.jobs != 1:
             from joblib import Parallel
+            # loky restarts idle workers between runs and says so; nothing is lost
+            warnings.filterwarnings("ignore", message="A worker stopped while some jobs",
+                                    category=UserWarning)
             self.parallel = Parallel(n_jobs=self.jobs, return_as="generator_unordered")
             self.parallel.__enter__()
         return self

@@ -22,13 +22,21 @@ STUDY_SEED = 20_261_129
 
 # Games per dataset and the player counts studied, per game.  A game missing here is studied
 # with DEFAULT_STUDY at its default player count.  "variants" maps a variant name to rule
-# overrides (``--set`` syntax); a variant whose keys the game rejects is skipped with a note.
+# overrides (``--set`` syntax), played beside the base rules at the "variant_players" counts
+# (a sweep on the same seeds); a variant whose keys the game rejects is skipped with a note.
 # Sized for about 3 minutes on 2 busy cores (measured 2026-11, jobs=2): Ekonos ~3,500 games/s,
 # Karnaxis ~1,000-1,700 games/s with its years timeline, Karmaggan ~350-450 games/s.
 STUDY = {
-    "ekonos": {"n_games": 50_000, "player_counts": (3, 4, 5, 6), "variants": {}},
-    "karnaxis": {"n_games": 20_000, "player_counts": (2, 4, 6), "variants": {}},
-    "karmaggan": {"n_games": 8_000, "player_counts": (2, 4, 6), "variants": {}},
+    "ekonos": {"n_games": 50_000, "player_counts": (3, 4, 5, 6),
+               "variants": {"start_12": ["setup.start_money=12"]}, "variant_players": (4,)},
+    "karnaxis": {"n_games": 20_000, "player_counts": (2, 4, 6),
+                 "variants": {"loan_cap_100k": ["loans.cap_usd=100000"],
+                              "flat_tax": ["taxes.standard_usd=[10000, 15000, 25000, 45000, "
+                                           "65000, 85000, 105000, 125000]"]},
+                 "variant_players": (4,)},
+    "karmaggan": {"n_games": 8_000, "player_counts": (2, 4, 6),
+                  "variants": {f"blood_coins_{k}": [f"setup.blood_coins_4_6={k}"] for k in (2, 3, 5, 6)},
+                  "variant_players": (4,)},
 }
 DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
 
@@ -42,7 +50,7 @@ def study_seats(game, n_players: int) -> list[str]:
 
 def study_variants(game, spec: dict) -> list[Variant]:
     # every variant records the same value columns, so the dataset's parts line up
-    variants = [Variant("base", game.rules(), {"overrides": ""} if spec.get("variants") else {})]
+    variants = [Variant("base", game.rules(), {"overrides": ""})]
     for name, sets in spec.get("variants", {}).items():
         try:
             variants.append(Variant(name, game.rules(sets=tuple(sets)), {"overrides": "; ".join(sets)}))
@@ -60,8 +68,9 @@ def study_plans(scale: float = 1.0) -> list[tuple[str, Plan]]:
         counts = [n for n in spec["player_counts"] if n in game.player_counts] or [game.default_players]
         n_games = max(100, int(spec["n_games"] * scale))
         chunk = max(1_000, min(game.chunk_size, -(-n_games // 4)))
-        variants = study_variants(game, spec)
+        swept = study_variants(game, spec)
         for n in counts:
+            variants = swept if n in spec.get("variant_players", ()) else swept[:1]
             plans.append((f"{name}-{n}p", Plan(game=name, n_games=n_games, n_players=n,
                                               seats=study_seats(game, n), seed=STUDY_SEED,
                                               chunk_size=chunk, variants=variants,
