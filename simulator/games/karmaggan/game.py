@@ -8,6 +8,7 @@ decodes traces; the kernels in :mod:`engine` only loop.
 import numpy as np
 
 from policies import karmaggan as policies
+from simulator.errors import UserError
 from simulator.game import Game, policy_knobs
 from simulator.games.karmaggan import engine
 from simulator.games.karmaggan.board import TILE_CODES, WALL_CODES, build_cells, draw_rows
@@ -110,7 +111,7 @@ def check_board(rules: dict, board: dict, setup: dict) -> None:
 def prepare(rules: dict, n_players: int) -> tuple:
     setup, turn, board = rules["setup"], rules["turn"], rules["board"]
     if n_players not in BLOOD_COIN_KEYS:
-        raise ValueError(f"Karmaggän is played by 2-8 players, not {n_players}")
+        raise UserError(f"Karmaggän is played by 2-8 players, not {n_players}")
     cells = build_cells(board)
     blood = [v if v > 0 else MEDALLION_VALUE for v in setup["blood_tiles"]]
     cfg = np.zeros(N_CFG + len(blood), dtype=np.int64)

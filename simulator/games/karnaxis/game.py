@@ -7,6 +7,7 @@ decodes traces; the kernels in :mod:`engine` only loop.
 import numpy as np
 
 from policies import karnaxis as policies
+from simulator.errors import UserError
 from simulator.game import Game, policy_knobs
 from simulator.games.karnaxis import engine
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
@@ -135,7 +136,7 @@ def _first(items, test):
 def prepare(rules: dict, n_players: int) -> tuple:
     """The kernel's rules arrays (engine module docstring) and the labels, for ``n_players``."""
     if not 1 <= n_players <= 6:
-        raise ValueError(f"Karnaxis is played by 1-6 players, not {n_players}")
+        raise UserError(f"Karnaxis is played by 1-6 players, not {n_players}")
     setup, stock, taxes, loans = rules["setup"], rules["stock"], rules["taxes"], rules["loans"]
     actions, retirement, business = rules["actions"], rules["retirement"], rules["business"]
     job_names, char_names = _names(rules["jobs"]), _names(rules["characters"])
