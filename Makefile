@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache  # compiled kernels, one subfolder per source version
+# compiled kernels, one subfolder per version of the sources
+export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 
 .PHONY: run test bench clean
 
