@@ -45,6 +45,28 @@ def game_keys(frame) -> list[str]:
     return ["variant", "game_id"] if has(frame, "variant") else ["game_id"]
 
 
+def with_player_columns(timeline, players, by) -> pl.LazyFrame:
+    """The timeline with the players' ``by`` columns (e.g. policy, team) joined on game and seat."""
+    tl = lazy(timeline)
+    missing = [b for b in as_list(by) if not has(tl, b)]
+    if not missing:
+        return tl
+    keys = [k for k in game_keys(tl) if has(players, k)] + ["seat"]
+    return tl.join(lazy(players).select([*keys, *missing]), on=keys, how="left")
+
+
+def trajectory(timeline, players, by, step: str, value: str) -> pl.DataFrame:
+    """Median, quartiles and mean of ``value`` per ``step`` (year, round), per variant and group."""
+    groups = [b for b in as_list(by) if has(timeline, b) or has(players, b)]
+    tl = with_player_columns(timeline, players, groups)
+    keys = (["variant"] if has(tl, "variant") else []) + groups + [step]
+    v = pl.col(value).cast(pl.Float64)
+    return (tl.group_by(keys).agg(pl.len().alias("n"), v.quantile(0.25, "linear").alias("q25"),
+                                  v.median().alias("median"), v.quantile(0.75, "linear").alias("q75"),
+                                  v.mean().alias("mean"))
+            .sort(keys).collect())
+
+
 def with_n_players(players) -> pl.LazyFrame:
     """Players with an ``n_players`` column (counted per game when the frame lacks one)."""
     lf = lazy(players)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from simulator.analysis.core import (as_list, columns, describe, game_keys, has, lazy,
-                                     rate_columns, value_counts)
+                                     rate_columns, trajectory, value_counts)
 
 DAMAGE_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat")
 
@@ -53,18 +53,7 @@ def blood_by_round(timeline, players=None, by="team") -> pl.DataFrame | None:
     value = next((c for c in columns(timeline) if "blood" in c), None)
     if value is None:
         return None
-    tl = lazy(timeline)
-    groups = [b for b in as_list(by) if has(tl, b) or has(players, b)]
-    missing = [b for b in groups if not has(tl, b)]
-    if missing:
-        keys = [k for k in game_keys(tl) if has(players, k)] + ["seat"]
-        tl = tl.join(lazy(players).select([*keys, *missing]), on=keys, how="left")
-    keys = (["variant"] if has(tl, "variant") else []) + groups + ["round"]
-    v = pl.col(value).cast(pl.Float64)
-    return (tl.group_by(keys).agg(pl.len().alias("n"), v.quantile(0.25, "linear").alias("q25"),
-                                  v.median().alias("median"), v.quantile(0.75, "linear").alias("q75"),
-                                  v.mean().alias("mean"))
-            .sort(keys).collect())
+    return trajectory(timeline, players, by, "round", value)
 
 
 def deaths(players, by="team") -> pl.DataFrame | None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from simulator.analysis.core import (as_list, describe, find_rule, game_keys, has, lazy,
-                                     rate_columns, value_counts)
+from simulator.analysis.core import (as_list, describe, find_rule, has, lazy, rate_columns,
+                                     trajectory, value_counts, with_player_columns)
 
 # Rulebook "Tax Brackets" (Know Your Player Board), in dollars; used when a dataset's rules
 # do not carry the tables under recognisable keys.
@@ -86,12 +86,7 @@ def loan_cap(rules: dict) -> float:
 
 def with_policy(years, players, by) -> pl.LazyFrame:
     """The timeline with the players' ``by`` columns (e.g. policy) joined on game and seat."""
-    by = [b for b in as_list(by) if b not in ("variant", "year")]
-    tl = lazy(years)
-    if not by or has(tl, *by):
-        return tl
-    keys = [k for k in game_keys(tl) if has(players, k)] + ["seat"]
-    return tl.join(lazy(players).select([*keys, *by]), on=keys, how="left")
+    return with_player_columns(years, players, [b for b in as_list(by) if b not in ("variant", "year")])
 
 
 def tax_by_bracket(years) -> pl.DataFrame | None:
@@ -220,14 +215,7 @@ def cash_trajectories(years, players=None, by="policy", value: str = "cash_usd")
     """Median and quartiles of ``value`` by year, per variant and ``by`` (e.g. policy)."""
     if not has(years, "year", value):
         return None
-    groups = [b for b in as_list(by) if has(years, b) or has(players, b)]
-    lf = with_policy(years, players, groups) if groups else lazy(years)
-    keys = (["variant"] if has(lf, "variant") else []) + groups + ["year"]
-    v = pl.col(value).cast(pl.Float64)
-    return (lf.group_by(keys).agg(pl.len().alias("n"), v.quantile(0.25, "linear").alias("q25"),
-                                  v.median().alias("median"), v.quantile(0.75, "linear").alias("q75"),
-                                  v.mean().alias("mean"))
-            .sort(keys).collect())
+    return trajectory(years, players, by, "year", value)
 
 
 def taxes_by_policy(players, by="policy") -> pl.DataFrame | None:
