@@ -84,8 +84,11 @@ def test_paired_differences_against_base(tmp_path):
     rich = tmp_path / "rich.toml"
     rich.write_text("[setup]\nstart_money = 40\n")
     out = tmp_path / "paired"
-    assert invoke("sweep", "ekonos", "--variant", f"same={same}", "--variant", f"rich={rich}",
-                  "-n", 2000, "-j", 1, "--out", out).exit_code == 0
+    result = invoke("sweep", "ekonos", "--variant", f"same={same}", "--variant", f"rich={rich}",
+                    "-n", 2000, "-j", 1, "--out", out)
+    assert result.exit_code == 0
+    assert "paired differences survive Holm's correction:" in result.output
+    assert "rich: mean_score" in result.output and "same:" not in result.output
     table = paired_differences(out)
     same_rows = table.filter(pl.col("variant") == "same")
     # the same rules on the same seeds: every difference is exactly zero

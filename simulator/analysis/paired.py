@@ -66,3 +66,18 @@ def holm(p_values: np.ndarray) -> np.ndarray:
         running = max(running, min(1.0, (len(p) - rank) * p[i]))
         adjusted[i] = running
     return adjusted
+
+
+def summary_lines(table: pl.DataFrame, limit: int = 8) -> list[str]:
+    """The significant changes of a paired table, largest first, one readable line each."""
+    if table.is_empty():
+        return []
+    changed = table.filter("significant").sort(pl.col("mean_diff").abs() / pl.col("base_mean").abs()
+                                               .clip(lower_bound=1e-9), descending=True)
+    lines = [f"{changed.height} of {table.height} paired differences survive Holm's correction"
+             + (":" if changed.height else ".")]
+    for r in changed.head(limit).iter_rows(named=True):
+        lines.append(f"  {r['variant']}: {r['metric']} {r['group']} {r['base_mean']:.4g} -> "
+                     f"{r['variant_mean']:.4g} (95% CI of change {r['diff_lo']:.3g} .. "
+                     f"{r['diff_hi']:.3g})")
+    return lines

@@ -100,7 +100,11 @@ def sweep(game, varies, variant_files, n_games, until_ci, seed, jobs, chunk_size
                 seats=names, seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci),
                 variants=grid_variants(g, rules, varies, variant_files),
                 rotate_seats=rotate_seats, until_ci=until_ci)
-    _execute(g, plan, out or f"runs/{game}-sweep", jobs, backend, scheduler, False, force, quiet)
+    out = out or f"runs/{game}-sweep"
+    _execute(g, plan, out, jobs, backend, scheduler, False, force, quiet)
+    from simulator.analysis.paired import paired_differences, summary_lines
+    for line in summary_lines(paired_differences(out)):
+        click.echo(line)
 
 
 def default_chunk(game, until_ci):
