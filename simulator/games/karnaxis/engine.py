@@ -167,11 +167,18 @@ def pay_by_choice(cfg, chars, players, board, trace, p, cost, column, to_seat):
     amount = borrow_needed(cfg, players, p, cost)
     if amount > 0:
         take_loan(cfg, chars, players, board, trace, p, amount)
+    hand_over(players, p, cost, column, to_seat)
+
+
+@njit(cache=True)
+def hand_over(players, p, amount, column, to_seat):
+    """Money leaves seat p: to another seat when ``to_seat`` >= 0, else to the bank, booked
+    under ``column`` of the ledger."""
     if to_seat >= 0 and to_seat != p:
-        spend(players, p, cost, L_TO_PLAYERS)
-        gain(players, to_seat, cost, L_FROM_PLAYERS)
+        spend(players, p, amount, L_TO_PLAYERS)
+        gain(players, to_seat, amount, L_FROM_PLAYERS)
     else:
-        spend(players, p, cost, column)
+        spend(players, p, amount, column)
 
 
 @njit(cache=True)
@@ -200,11 +207,7 @@ def pay_required(cfg, chars, players, board, trace, p, amount, column, to_seat, 
         short = amount - players[p, CASH]
     if short > 0:
         delinquent(cfg, players, board, trace, p, amount, short)
-    if to_seat >= 0 and to_seat != p:
-        spend(players, p, amount, L_TO_PLAYERS)
-        gain(players, to_seat, amount, L_FROM_PLAYERS)
-    else:
-        spend(players, p, amount, column)
+    hand_over(players, p, amount, column, to_seat)
 
 
 @njit(cache=True)
