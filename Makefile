@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # compiled kernels, one subfolder per version of the sources
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 
-.PHONY: run test bench clean
+.PHONY: run test bench mutants clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ bench: $(STAMP)
 	$(BIN)/balsim bench ekonos
 	$(BIN)/balsim bench karnaxis
 	$(BIN)/balsim bench karmaggan
+
+# every listed rule mutation (tests/mutants/<game>.toml) must make a rule test fail
+mutants: $(STAMP)
+	$(BIN)/python tests/mutants/run.py
 
 clean:
 	rm -rf $(VENV) .numba_cache runs
