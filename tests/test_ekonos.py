@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from policies.ekonos import POLICIES, VALUE_INVESTOR, PRESIDENT_SEEKER
+from policies.ekonos import EXPAND_EARLY, POLICIES, PRESIDENT_SEEKER, VALUE_INVESTOR
 from simulator.game import get_game
 from simulator.games.ekonos import engine
 from simulator.games.ekonos.game import board_adjacency
@@ -142,7 +142,7 @@ def test_growth_expands_by_two_at_four_or_three_at_six(early, level, placed):
         . . . .
     """)
     t.give(0, ALPHA, 1)
-    t.knobs[PRESIDENT_SEEKER, 1] = early        # KNOBS[1] is expand_early
+    t.knobs[PRESIDENT_SEEKER, EXPAND_EARLY] = early
     t.companies[ALPHA, GROWTH] = level - 1
     engine.raise_growth(t.cfg, t.board, t.adjacency, t.companies, t.shares, t.players, 1, ALPHA,
                         t.knobs, t.policies(PRESIDENT_SEEKER), t.rng, t.options, 0,
