@@ -11,9 +11,10 @@ import numpy as np
 
 from simulator.game import Game
 from simulator.rng import game_seeds
-from simulator.runner import Plan, Variant, execute, seat_policy_ids
+from simulator.runner import MAX_CHUNK, Plan, Variant, compiling, execute, seat_policy_ids
 
 TARGET_SECONDS = 5.0
+MAX_GAMES = 10**9        # bench -n: games are played chunk by chunk, so only time limits it
 
 
 def bench(game: Game, rules: dict, seats: list[str], n_games: int | None, store: bool,
@@ -25,13 +26,17 @@ def bench(game: Game, rules: dict, seats: list[str], n_games: int | None, store:
     params = game.prepare(rules, n_players)
 
     def play(n: int, first: int = 0) -> float:
-        ids = np.arange(first, first + n, dtype=np.int64)
-        seeds, seat_ids = game_seeds(1, ids), seat_policy_ids(game, plan, ids)
-        start = time.process_time()  # CPU time of this one process: per core, even on a busy machine
-        game.play(params, seeds, seat_ids)
-        return time.process_time() - start
+        seconds = 0.0
+        for start in range(first, first + n, MAX_CHUNK):  # chunk by chunk: memory stays flat
+            ids = np.arange(start, min(start + MAX_CHUNK, first + n), dtype=np.int64)
+            seeds, seat_ids = game_seeds(1, ids), seat_policy_ids(game, plan, ids)
+            began = time.process_time()  # CPU time of this one process: per core, even on a busy machine
+            game.play(params, seeds, seat_ids)
+            seconds += time.process_time() - began
+        return seconds
 
-    warm = play(8)
+    with compiling(game):
+        warm = play(8)
     probe = 1000
     rate = probe / play(probe, 8)
     n = n_games or max(probe, int(rate * TARGET_SECONDS))
