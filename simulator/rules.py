@@ -25,10 +25,11 @@ class RulesError(UserError):
         self.key = key
 
 
-# The largest magnitude of any number in the rules.  No tabletop game holds a billion of
-# anything, and products of two such values summed over a game stay far inside the engines'
-# 64-bit integers, so no engine integer can overflow whatever a user sets.
-MAX_MAGNITUDE = 10**9
+# The largest magnitude of any number in the rules: far beyond any tabletop game's numbers
+# (the largest default is Karnaxis' $300,000 tax bracket), yet small enough that products of
+# two such values summed over a game stay far inside the engines' 64-bit integers, so no
+# engine integer can overflow whatever a user sets, and a card count fits in memory.
+MAX_MAGNITUDE = 10**7
 
 
 def load_toml(path: str | Path) -> dict:

@@ -189,21 +189,24 @@ def manifest_for(plan: Plan, game: Game, status: str) -> dict:
     }
 
 
-def plan_from_manifest(manifest: dict) -> Plan:
-    """The plan a dataset was started with (``n_games`` is the budget of an --until-ci run)."""
+def plan_from_manifest(manifest: dict, where: Path | str = "the manifest") -> Plan:
+    """The plan a dataset was started with (``n_games`` is the budget of an --until-ci run);
+    ``where`` names the manifest in the error when it is damaged."""
     try:
         fields = {k: manifest[k] for k in ("game", "n_players", "seats", "seed", "chunk_size")}
         return Plan(n_games=manifest.get("games_budget", manifest["n_games"]),
                     rotate_seats=bool(manifest.get("rotate_seats")),
                     until_ci=manifest.get("until_ci"),
                     variants=[Variant(**v) for v in manifest["variants"]], **fields)
-    except (KeyError, TypeError) as e:
-        raise store.StoreError(f"the manifest is damaged ({type(e).__name__}: {e})") from None
+    except KeyError as e:
+        raise store.StoreError(f"{where} is damaged (no {e})") from None
+    except TypeError as e:
+        raise store.StoreError(f"{where} is damaged ({e})") from None
 
 
 def holds_game(out: Path, manifest: dict, game_id: int, variant_index: int) -> bool:
     """Whether the dataset in ``out`` holds game ``game_id`` of that variant (its part is written)."""
-    plan = plan_from_manifest(manifest)
+    plan = plan_from_manifest(manifest, out / store.MANIFEST)
     task = (game_id // plan.chunk_size) * len(plan.variants) + variant_index
     return game_id < manifest["n_games"] and (out / "games" / store.part_name(task)).exists()
 
@@ -212,7 +215,7 @@ def check_readable(out: Path) -> str | None:
     """Refuse a dataset that cannot be analysed (no manifest of ours, no games yet, a damaged or
     missing part), naming the fix; return a one-line warning when the run is unfinished."""
     manifest = store.read_manifest(out)
-    plan = plan_from_manifest(manifest)
+    plan = plan_from_manifest(manifest, out / store.MANIFEST)
     finish = f"`{resume_command(plan, out)}`"
     if not any((out / "games").glob("part-*.parquet")):
         raise UserError(f"{out} holds no games yet (its run stopped before the first part "
@@ -232,13 +235,12 @@ def check_readable(out: Path) -> str | None:
 def resumable_plan(out: Path) -> Plan:
     """The plan recorded in ``out``, refused when this balsim's engine plays other games."""
     manifest = store.read_manifest(out)
-    plan = plan_from_manifest(manifest)
+    plan = plan_from_manifest(manifest, out / store.MANIFEST)
     game = get_game(plan.game)
     if manifest.get("engine_version") != game.engine_version:
         raise UserError(f"{out} was played by {game.name} engine {manifest.get('engine_version')}, "
                         f"this balsim has engine {game.engine_version}: its games would differ; "
                         "start again with --force")
-    check_size(plan)
     return plan
 
 
@@ -283,7 +285,8 @@ def execute(plan: Plan | None, out: Path, jobs: int = -1, backend: str = "joblib
     expected = {name: {t: (n * plan.n_players if name == "players" else n if name == "games"
                            else None) for t, _, _, n in tasks} for name in table_names(game)}
     run = Run(plan, tasks)
-    wrote = created = False
+    run.done = store.finished_tasks(out, expected) if resume else set()
+    wrote, created = False, None
     try:
         with Workers(jobs, backend, scheduler) as workers:
             if not resume:
@@ -292,21 +295,24 @@ def execute(plan: Plan | None, out: Path, jobs: int = -1, backend: str = "joblib
                 wrote = True
             if backend != "dask":
                 warm_up(game, params[0], plan.n_players)
-            run.done = store.finished_tasks(out, expected) if resume else set()
             run.play(workers, params, out, progress, label)
     except KeyboardInterrupt:
         if not (wrote or resume):
             raise Interrupted("Aborted.") from None
-        raise Interrupted(f"Aborted. {run.saved():,} of {run.total:,} games are saved in {shown}; "
-                          f"`{resume_command(plan, shown)}` finishes the run") from None
+        store.remove_temporary_parts(out, table_names(game))
+        raise Interrupted(f"Aborted. {run.saved(out):,} of {run.total:,} games are saved in "
+                          f"{shown}; `{resume_command(plan, shown)}` finishes the run") from None
     except BaseException as e:
+        if wrote or resume:
+            store.remove_temporary_parts(out, table_names(game))
         if wrote and not any(out.glob("*/part-*.parquet")):
             store.remove_dataset(out, created)
         fault = run_fault(e, shown)
         if fault is None:
             raise
-        kept = (f"; {run.saved():,} of {run.total:,} games are saved, `{resume_command(plan, shown)}`"
-                " finishes the run") if run.saved() else ""
+        saved = run.saved(out) if wrote or resume else 0
+        kept = (f"; {saved:,} of {run.total:,} games are saved, `{resume_command(plan, shown)}` "
+                "finishes the run") if saved else ""
         raise Fault(f"{fault}{kept}") from None
     manifest = manifest_for(plan, game, "complete")
     manifest["parts"] = {name: [{"file": f"{name}/{store.part_name(t)}",
@@ -319,6 +325,7 @@ def execute(plan: Plan | None, out: Path, jobs: int = -1, backend: str = "joblib
             "reason": "interval width reached" if reached else "game budget reached",
             "widest_interval": round(float(run.stop), 6), "games_per_variant": games})
     manifest["played_this_run"] = {"games": run.played, "seconds": round(run.elapsed, 3)}
+    store.remove_temporary_parts(out, table_names(game))  # left by workers of a stopped run
     store.write_manifest(out, manifest)
     return manifest
 
@@ -345,8 +352,14 @@ class Run:
         self.done: set[int] = set()
         self.played, self.played_tasks, self.stop, self.elapsed = 0, [], None, 0.0
 
-    def saved(self) -> int:
-        return sum(n for t, _, _, n in self.tasks if t in self.done)
+    def saved(self, out: Path | None = None) -> int:
+        """Games of the tasks known done, or with ``out`` of those whose parts are all there
+        (after a stop, workers may have written parts the parent never heard of)."""
+        if out is None:
+            return sum(n for t, _, _, n in self.tasks if t in self.done)
+        names = table_names(get_game(self.plan.game))
+        return sum(n for t, _, _, n in self.tasks
+                   if all((out / name / store.part_name(t)).exists() for name in names))
 
     def play(self, workers: Workers, params: list, out: Path, progress: bool, label: str) -> None:
         plan, tasks, parent = self.plan, self.tasks, workers.parent

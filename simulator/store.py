@@ -29,7 +29,7 @@ TEMP_FILE = re.compile(r"\.part-\d{5,}\.parquet\.\d+\.tmp")
 TABLE_NAME = re.compile(r"[a-z][a-z0-9_]*")
 # manifests written before the format marker existed carry all of these
 LEGACY_KEYS = frozenset({"balsim_version", "engine_version", "game", "variants", "tables"})
-PLAN_KEYS = ("game", "n_games", "n_players", "seats", "seed", "chunk_size", "variants", "tables")
+REQUIRED_KEYS = ("game", "n_games", "n_players", "variants", "tables")  # what every reader needs
 
 
 class StoreError(UserError):
@@ -133,8 +133,8 @@ def own_manifest(folder: Path) -> dict | None:
         return None
 
 
-def prepare_out(out: Path, force: bool) -> bool:
-    """Make ``out`` ready for a new dataset; returns whether the folder was created.
+def prepare_out(out: Path, force: bool) -> Path | None:
+    """Make ``out`` ready for a new dataset; returns the outermost folder this created, if any.
 
     A non-empty ``out`` is refused unless ``force``; with ``force`` only a balsim dataset is
     cleared, and only of what balsim wrote there (see :func:`clear_dataset`).
@@ -147,7 +147,9 @@ def prepare_out(out: Path, force: bool) -> bool:
                              "or --resume to finish an interrupted run")
         check_replaceable(out)
         clear_dataset(out, own_manifest(out))
-    created = not out.exists()
+    created, folder = None, out
+    while not folder.exists():
+        created, folder = folder, folder.parent
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -187,14 +189,30 @@ def clear_dataset(out: Path, manifest: dict) -> None:
         (out / name).unlink(missing_ok=True)
 
 
-def remove_dataset(out: Path, created: bool) -> None:
+def remove_temporary_parts(out: Path, tables: tuple[str, ...]) -> None:
+    """Delete the temporary files of parts that were being written when their worker was
+    stopped (a part is renamed into place only once whole)."""
+    for name in tables:
+        if (out / name).is_dir():
+            for path in (out / name).iterdir():
+                if TEMP_FILE.fullmatch(path.name):
+                    path.unlink(missing_ok=True)
+
+
+def remove_dataset(out: Path, created: Path | None) -> None:
     """Undo a run that failed before writing a part: its manifest, its empty table folders,
-    and ``out`` itself when the run created it and it is empty again."""
+    and the folders the run created (``created`` and those under it) left empty again."""
     manifest = own_manifest(out)
     if manifest is not None:
         clear_dataset(out, manifest)
-    if created and out.is_dir() and not any(out.iterdir()):
-        out.rmdir()
+    if created is None:
+        return
+    for folder in (out, *out.parents):
+        if not folder.is_dir() or any(folder.iterdir()):
+            return
+        folder.rmdir()
+        if folder == created:
+            return
 
 
 def read_manifest(out: Path) -> dict:
@@ -209,7 +227,7 @@ def read_manifest(out: Path) -> dict:
         raise StoreError(f"cannot read {path}: {e.strerror}") from None
     if not is_balsim_manifest(manifest):
         raise StoreError(f"{path} was not written by balsim: {out} is not a balsim dataset")
-    missing = [k for k in PLAN_KEYS if k not in manifest]
+    missing = [k for k in REQUIRED_KEYS if k not in manifest]
     if missing:
         raise StoreError(f"{path} is damaged (no {', '.join(missing)})")
     return manifest

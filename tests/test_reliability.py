@@ -175,12 +175,15 @@ def fail_if_called(*args, **kwargs):
 def test_a_truncated_part_is_refused_by_report_and_replayed_by_resume(dataset, ekonos_run, tmp_path):
     part = dataset / "players" / "part-00001.parquet"
     part.write_bytes(part.read_bytes()[:500])
+    stale = dataset / "players" / ".part-00001.parquet.4242.tmp"   # a worker stopped mid-write
+    stale.write_bytes(b"PAR1")
     one_error(invoke("report", dataset, "--out", tmp_path / "r.html"),
               f"{part} is damaged (not a complete Parquet file); `balsim run ekonos --out "
               f"{dataset} --resume` plays it again")
     result = invoke("run", "ekonos", "--out", dataset, "--resume", "-j", 1, "-q")
     assert result.exit_code == 0, result.output
     assert "played 100 in" in result.output            # only the damaged task was played again
+    assert not stale.exists()
     for table in ("games", "players"):
         assert pl.read_parquet(dataset / table).equals(pl.read_parquet(ekonos_run / table))
 
@@ -199,6 +202,8 @@ def test_resume_replays_a_part_with_the_wrong_row_count(dataset, ekonos_run):
     ("[1, 2]", "was not written by balsim"),
     ("not json", "is damaged"),
     ('{"format": "balsim-dataset", "game": "ekonos"}', "is damaged (no n_games, n_players"),
+    ('{"format": "balsim-dataset", "game": "ekonos", "n_games": 3, "n_players": 4, '
+     '"variants": [], "tables": ["games"]}', "manifest.json is damaged (no 'seats')"),
 ])
 def test_a_foreign_or_damaged_manifest(dataset, tmp_path, manifest, message):
     (dataset / "manifest.json").write_text(manifest)
@@ -376,9 +381,9 @@ def stop_on_task(task: int, error):
 def test_a_run_that_fails_before_its_first_part_leaves_nothing(tmp_path, monkeypatch, error,
                                                                message):
     monkeypatch.setattr("simulator.runner.play_task", stop_on_task(0, error))
-    out = tmp_path / "new"
+    out = tmp_path / "new" / "deeper"
     one_error(invoke("run", "ekonos", *SMALL, "--out", out), message, code=1)
-    assert not out.exists()
+    assert not (tmp_path / "new").exists()
     existing = tmp_path / "empty"
     existing.mkdir()
     one_error(invoke("run", "ekonos", *SMALL, "--out", existing), message, code=1)

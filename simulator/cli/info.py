@@ -68,7 +68,7 @@ def replay(ctx, game, game_id, seed, dataset, variant, players, policy, seats, r
             raise UserError(f"{', '.join(fixed)} cannot be given with --from: the dataset "
                             "fixes its seed, seats and rules")
         manifest = read_manifest(Path(dataset))
-        plan = plan_from_manifest(manifest)
+        plan = plan_from_manifest(manifest, Path(dataset) / "manifest.json")
         if game is not None and get_game(game).name != plan.game:
             raise UserError(f"{dataset} holds {plan.game} games, not {game}")
         names = [v.name for v in plan.variants]
