@@ -414,3 +414,10 @@ def test_a_signal_while_stopping_ends_at_once_with_one_line(monkeypatch):
     stop.finished(0)
     stop.handle(2, None)                              # Ctrl-C during interpreter shutdown
     assert exits == [1, 0] and len(written) == 1
+
+
+def test_a_bug_shows_its_traceback_on_request(tmp_path, monkeypatch):
+    monkeypatch.setattr("simulator.runner.play_task", stop_on_task(0, RuntimeError("boom")))
+    monkeypatch.setenv("BALSIM_TRACEBACK", "1")
+    result = invoke("run", "ekonos", *SMALL, "--out", tmp_path / "o")
+    assert isinstance(result.exception, RuntimeError) and str(result.exception) == "boom"

@@ -52,7 +52,7 @@ PLAN_OPTIONS = (  # (plan field, parameters that set it, option named in the mes
     ("until_ci", ("until_ci",), "--until-ci"), ("n_players", ("players",), "--players"),
     ("seats", ("policy", "seats"), "--policy/--seats"), ("seed", ("seed",), "--seed"),
     ("chunk_size", ("chunk_size",), "--chunk-size"),
-    ("rotate_seats", ("rotate_seats",), ""),
+    ("rotate_seats", ("rotate_seats",), "--rotate-seats/--fixed-seats"),
     ("variants", ("rules_files", "sets", "varies", "variant_files"),
      "--rules/--set/--vary/--variant"),
 )
@@ -72,14 +72,21 @@ def refuse_disagreeing_options(ctx, plan, out: Path) -> None:
         if field == "variants":
             wrong.append(f"{option} give other rules than the dataset's")
         elif field == "rotate_seats":
-            flag = {True: "--rotate-seats", False: "--fixed-seats"}
-            wrong.append(f"{flag[mine]} (dataset: {flag[theirs]})")
+            wrong.append(f"{shown(field, mine)} (dataset: {shown(field, theirs)})")
         else:
-            text = (lambda v: ",".join(v)) if field == "seats" else (lambda v: "none" if v is None else v)
-            wrong.append(f"{option} {text(mine)} (dataset: {text(theirs)})")
+            wrong.append(f"{option} {shown(field, mine)} (dataset: {shown(field, theirs)})")
     if wrong:
         raise UserError(f"--resume finishes {out} as it was started, but " + "; ".join(wrong)
                         + ": leave those options out, or start again with --force")
+
+
+def shown(field: str, value) -> str:
+    """How a plan's value reads in a message."""
+    if field == "seats":
+        return ",".join(value)
+    if field == "rotate_seats":
+        return "--rotate-seats" if value else "--fixed-seats"
+    return "none" if value is None else str(value)
 
 
 @cli.command()
