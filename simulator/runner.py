@@ -89,6 +89,16 @@ def constant(value, n: int) -> pa.Array:
     return pa.array(np.full(n, value))
 
 
+def narrow(values, dtype, name: str) -> np.ndarray:
+    """``values`` as the contract's ``dtype``, refusing to wrap a value that does not fit."""
+    values = np.asarray(values)
+    info = np.iinfo(dtype)
+    if values.size and (values.min() < info.min or values.max() > info.max):
+        raise Fault(f"games.{name} reached {values.max():,}, beyond the {np.dtype(dtype).name} "
+                    "column the dataset records it in; these rules make games too long")
+    return values.astype(dtype)
+
+
 def ranks(score: np.ndarray) -> np.ndarray:
     """int8 rank per seat, 1 = best, ties share the better rank."""
     return (1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)).astype(np.int8)
@@ -113,7 +123,7 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
     games = {"game_id": pa.array(game_ids.astype(np.int64)), "variant": constant(variant.name, n),
              "seed": pa.array(seeds), "n_players": constant(np.int8(p), n),
              "winner_seat": pa.array(g["winner_seat"].astype(np.int8)),
-             "length": pa.array(g["length"].astype(np.int16))}
+             "length": pa.array(narrow(g["length"], np.int16, "length"))}
     games.update({k: column(k, v) for k, v in g.items() if k not in games})
     games.update({k: constant(v, n) for k, v in variant.values.items()})
     games["engine_version"] = constant(game.engine_version, n)

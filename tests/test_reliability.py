@@ -421,3 +421,13 @@ def test_a_bug_shows_its_traceback_on_request(tmp_path, monkeypatch):
     monkeypatch.setenv("BALSIM_TRACEBACK", "1")
     result = invoke("run", "ekonos", *SMALL, "--out", tmp_path / "o")
     assert isinstance(result.exception, RuntimeError) and str(result.exception) == "boom"
+
+
+def test_a_game_longer_than_its_column_is_refused_not_wrapped():
+    import numpy as np
+
+    from simulator.errors import Fault
+    from simulator.runner import narrow
+    assert narrow(np.array([3, 32_767]), np.int16, "length").dtype == np.int16
+    with pytest.raises(Fault, match="games.length reached 40,000, beyond the int16 column"):
+        narrow(np.array([3, 40_000]), np.int16, "length")
