@@ -11,10 +11,11 @@ import numpy as np
 
 from simulator.game import Game
 from simulator.rng import game_seeds
-from simulator.runner import Plan, Variant, execute, seat_policy_ids
+from simulator.runner import MAX_CHUNK, Plan, Variant, compiling, execute, seat_policy_ids
 
 TARGET_SECONDS = 5.0
 PROBE_SECONDS = 0.5
+MAX_GAMES = 10**9        # bench -n: games are played chunk by chunk, so only time limits it
 
 
 def bench(game: Game, rules: dict, seats: list[str], n_games: int | None, store: bool,
@@ -29,15 +30,18 @@ def bench(game: Game, rules: dict, seats: list[str], n_games: int | None, store:
 
     def play(n: int, first: int = 0) -> float:
         nonlocal decisions
-        ids = np.arange(first, first + n, dtype=np.int64)
-        seeds, seat_ids = game_seeds(1, ids), seat_policy_ids(game, plan, ids)
-        start = time.process_time()  # CPU time of this one process: per core, even on a busy machine
-        raw = game.play(params, seeds, seat_ids)
-        seconds = time.process_time() - start
-        decisions = int(np.sum(raw["games"].get("search_decisions", 0)))
+        seconds, decisions = 0.0, 0
+        for start in range(first, first + n, MAX_CHUNK):  # chunk by chunk: memory stays flat
+            ids = np.arange(start, min(start + MAX_CHUNK, first + n), dtype=np.int64)
+            seeds, seat_ids = game_seeds(1, ids), seat_policy_ids(game, plan, ids)
+            began = time.process_time()  # CPU time of this one process: per core, even on a busy machine
+            raw = game.play(params, seeds, seat_ids)
+            seconds += time.process_time() - began
+            decisions += int(np.sum(raw["games"].get("search_decisions", 0)))
         return seconds
 
-    warm = play(min(8, n_games or 8))
+    with compiling(game):
+        warm = play(min(8, n_games or 8))
     probe, first = 8, 8
     while not n_games:  # double a probe until it takes a measurable time, then size the run
         spent = play(probe, first)

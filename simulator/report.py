@@ -24,6 +24,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from simulator.analysis import Dataset, summarise
+from simulator.store import write_atomic
+
+REPORT_MARKER = b"<title>balsim playtest report"   # how the start of every report reads
 
 # When a finding becomes a balance flag.  Rates are compared with the "fair share": the win
 # rate of an average player at that player count (1/n with one winner per game).
@@ -85,7 +88,7 @@ def write_report(dataset_dirs: list[Path], out: Path) -> Path:
     flags.sort(key=lambda f: -f.severity)
     page = render_page(datasets, flags, body, time.perf_counter() - started)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page, encoding="utf-8")
+    write_atomic(out, page)
     return out
 
 
@@ -413,6 +416,14 @@ def variant_note(row: dict, ds: Dataset) -> str:
     return f", variant {v}" if v not in (None, "") and len(ds.variants) > 1 else ""
 
 
+def incomplete(ds: Dataset) -> str:
+    """What to say of a dataset whose run was interrupted ("" when it is complete)."""
+    if ds.manifest.get("status") == "complete":
+        return ""
+    planned = ds.manifest["n_games"] * max(len(ds.variants), 1)
+    return f"INCOMPLETE: interrupted run, {ds.n_games:,} of {planned:,} games played"
+
+
 def dataset_facts(ds: Dataset) -> str:
     m = ds.manifest
     variants = ", ".join(v["name"] + (f" ({v['values']})" if v.get("values") else "")
@@ -422,6 +433,8 @@ def dataset_facts(ds: Dataset) -> str:
               (" — rotated every game" if m.get("rotate_seats") else "")),
              ("variants", variants), ("seed", m.get("seed")),
              ("engine", m.get("engine_version")), ("folder", str(ds.path))]
+    if incomplete(ds):
+        facts.insert(0, ("status", incomplete(ds)))
     rows = "".join(f"<tr><th>{k}</th><td>{html.escape(str(v))}</td></tr>" for k, v in facts)
     return f"<table class='facts'>{rows}</table>"
 
@@ -735,7 +748,8 @@ def render_page(datasets: list[Dataset], flags: list[Flag], body: list[str], sec
     else:
         flag_html = "<p>No finding crossed a threshold.</p>"
     rules = "; ".join(f"{k} = {v}" for k, v in THRESHOLDS.items())
-    toc = "".join(f"<li><a href='#ds{i}'>{html.escape(ds.label)}</a> — {ds.n_games:,} games</li>"
+    toc = "".join(f"<li><a href='#ds{i}'>{html.escape(ds.label)}</a> — {ds.n_games:,} games"
+                  f"{' — <b>' + incomplete(ds) + '</b>' if incomplete(ds) else ''}</li>"
                   for i, ds in enumerate(datasets))
     games = sorted({ds.game for ds in datasets})
     total = sum(ds.n_games for ds in datasets)

@@ -211,7 +211,7 @@ def test_headline_flags_keep_one_per_finding():
     assert THRESHOLDS["seat_p_value"] < 0.05
 
 
-def test_study_plans_cover_every_game_and_run_small(tmp_path):
+def test_study_plans_cover_every_game_and_run_small(tmp_path, capsys):
     from simulator.game import GAME_NAMES, get_game
 
     plans = study_plans()
@@ -224,6 +224,10 @@ def test_study_plans_cover_every_game_and_run_small(tmp_path):
     dirs = run_study(tmp_path / "runs", tmp_path / "reports" / "study.html", jobs=1,
                      progress=False, scale=0.01)
     assert [d.name for d in dirs] == [folder for folder, _ in plans]
+    lines = capsys.readouterr().out.splitlines()
+    for folder, _ in plans:   # each dataset's line says how fast it played
+        assert any(re.match(rf"{folder}: [\d,]+ games in [\d.]+ s \([\d,]+ games/s\)", line)
+                   for line in lines), folder
     assert all((d / "manifest.json").exists() for d in dirs)
     page = (tmp_path / "reports" / "study.html").read_text()
     assert page.count("<section>") >= len(dirs) and "Balance flags" in page

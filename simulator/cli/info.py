@@ -8,12 +8,13 @@ import click
 import numpy as np
 
 from simulator.cli import cli
-from simulator.cli.options import game_argument, load, rules_options, seat_list, seat_options
+from simulator.cli.options import (game_argument, given, load, rules_options, seat_list,
+                                   seat_options)
 from simulator.errors import UserError
 from simulator.game import get_game, knob_values
 from simulator.rng import game_seeds
 from simulator.rules import to_toml
-from simulator.runner import Plan, Variant, plan_from_manifest, seat_policy_ids
+from simulator.runner import Plan, Variant, holds_game, plan_from_manifest, seat_policy_ids
 from simulator.store import read_manifest
 
 
@@ -46,8 +47,8 @@ def policies(game, rules_files, sets):
 
 @cli.command()
 @click.argument("game", required=False)
-@click.option("--game-id", "--game", "game_id", type=click.IntRange(min=0), required=True,
-              help="Which game of the run (its game_id).")
+@click.option("--game-id", "--game", "game_id", type=click.IntRange(min=0, max=2**62),
+              required=True, help="Which game of the run (its game_id).")
 @click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=1, show_default=True,
               help="Master seed of the run.")
 @click.option("--from", "dataset", type=click.Path(file_okay=False),
@@ -56,7 +57,8 @@ def policies(game, rules_files, sets):
               help="With --from: which variant of the dataset.")
 @seat_options
 @rules_options
-def replay(game, game_id, seed, dataset, variant, players, policy, seats, rotate_seats,
+@click.pass_context
+def replay(ctx, game, game_id, seed, dataset, variant, players, policy, seats, rotate_seats,
            rules_files, sets):
     """Print the play-by-play of one game.
 
@@ -66,15 +68,28 @@ def replay(game, game_id, seed, dataset, variant, players, policy, seats, rotate
       balsim replay --from runs/ek --game 17
     """
     if dataset:
-        plan = plan_from_manifest(read_manifest(Path(dataset)))
-        chosen = [v for v in plan.variants if v.name == variant]
-        if not chosen:
-            raise UserError(f"{dataset} has no variant '{variant}' "
-                            f"(has: {', '.join(v.name for v in plan.variants)})")
-        g, effective = get_game(plan.game), chosen[0].rules
+        fixed = [option for param, option in DATASET_FIXES.items() if given(ctx, param)]
+        if fixed:
+            raise UserError(f"{', '.join(fixed)} cannot be given with --from: the dataset "
+                            "fixes its seed, seats and rules")
+        manifest = read_manifest(Path(dataset))
+        plan = plan_from_manifest(manifest, Path(dataset) / "manifest.json")
+        if game is not None and get_game(game).name != plan.game:
+            raise UserError(f"{dataset} holds {plan.game} games, not {game}")
+        names = [v.name for v in plan.variants]
+        if variant not in names:
+            raise UserError(f"{dataset} has no variant '{variant}' (has: {', '.join(names)})")
+        if not holds_game(Path(dataset), manifest, game_id, names.index(variant)):
+            raise UserError(f"{dataset} does not hold game {game_id} (its games are 0 to "
+                            f"{manifest['n_games'] - 1:,}"
+                            + ("" if manifest.get("status") == "complete" else
+                               ", those of unfinished chunks missing") + ")")
+        g, effective = get_game(plan.game), plan.variants[names.index(variant)].rules
     else:
         if game is None:
             raise UserError("name a GAME or give --from DATASET")
+        if given(ctx, "variant"):
+            raise UserError("--variant needs --from DATASET")
         g, effective = load(game, rules_files, sets)
         plan = Plan(game=g.name, n_games=game_id + 1, n_players=0, seats=seat_list(
             g, players, policy, seats, effective), seed=seed, chunk_size=1,
@@ -89,3 +104,9 @@ def replay(game, game_id, seed, dataset, variant, players, policy, seats, rotate
     params = g.prepare(effective, plan.n_players)
     for line in g.replay(params, int(game_seeds(plan.seed, ids)[0]), seat_ids, effective):
         click.echo(line)
+
+
+# replay options that a dataset fixes, so --from refuses them
+DATASET_FIXES = {"seed": "--seed", "players": "--players", "policy": "--policy", "seats": "--seats",
+                 "rotate_seats": "--rotate-seats/--fixed-seats", "rules_files": "--rules",
+                 "sets": "--set"}
