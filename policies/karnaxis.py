@@ -9,7 +9,7 @@ differ: how much each kind of income weighs, how far it will borrow, whether it 
 import numpy as np
 from numba import njit
 
-from policies.common import RANDOM, pick_best, pick_random
+from policies.common import RANDOM, behaviour, pick_best, pick_random
 from simulator.game import Policy
 from simulator.games.karnaxis.state import (
     ACT_ADVERTISE, ACT_BUSINESS, ACT_COLLEGE, ACT_FRANCHISE, ACT_JOB_SEARCH, ACT_KARNAXIS,
@@ -36,7 +36,7 @@ KNOBS = ("college_target", "university_value", "job_weight", "business_weight", 
          "insurance", "accountant_income", "card_value", "study_value")
 (COLLEGE_TARGET, UNIVERSITY_VALUE, JOB_WEIGHT, BUSINESS_WEIGHT, STOCK_WEIGHT, BUY_BELOW, SELL_AT,
  BORROW_LIMIT, BORROW_PENALTY, RETIREMENT_WEIGHT, INSURANCE, ACCOUNTANT_INCOME, CARD_VALUE,
- STUDY_VALUE) = range(14)
+ STUDY_VALUE) = range(1, 15)  # knobs table columns (column 0: the behaviour)
 
 NO = -1.0e12          # an option the policy refuses (still legal; chosen only if all are refused)
 MUST = 1.0e9          # Go To Work / a better job as the first action of a job holder
@@ -226,10 +226,11 @@ def choose(kind, seat, n, policy_id, cfg, tables, chars, jobs, biz, knobs, playe
            shares, owners, rng, options, scores):
     """Index into ``options[:n]`` chosen by ``policy_id`` for decision ``kind`` of ``seat``;
     ``scores`` float64[>= n] is scratch space."""
-    if policy_id == RANDOM or n == 1:
+    strategy = behaviour(knobs, policy_id)
+    if strategy == RANDOM or n == 1:
         return pick_random(n, rng)
     if kind == D_CHARACTER:
-        row = min(policy_id, LIKES.shape[0] - 1)
+        row = min(strategy, LIKES.shape[0] - 1)
         for i in range(n):
             c = options[i, OPT_ACTION]
             s = 0.0

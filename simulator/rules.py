@@ -17,6 +17,9 @@ from typing import Any
 from simulator.errors import UserError
 
 
+KNOB_SETS = "policies."  # under [policies], a new table is a named knob set (Game.policy_set)
+
+
 class RulesError(UserError):
     """A rules override that cannot be used; ``str()`` is one line naming the key."""
 
@@ -75,6 +78,11 @@ def merge(defaults: dict, override: dict, prefix: str = "") -> dict:
     out = copy.deepcopy(defaults)
     for key, value in override.items():
         path = f"{prefix}{key}"
+        if key not in defaults and path.startswith(KNOB_SETS) and path.count(".") == 1:
+            if not isinstance(value, dict):
+                raise RulesError(path, f"expected a table, got {type_name(value)}")
+            out[key] = copy.deepcopy(value)  # a new named knob set; the game checks its keys
+            continue
         if key not in defaults:
             raise RulesError(path, "unknown key")
         default = defaults[key]
@@ -123,7 +131,8 @@ def effective_rules(defaults: dict, files: tuple[str, ...] = (), sets: tuple[str
         rules = merge(rules, load_toml(path))
     for assignment in sets:
         key, value = parse_set(assignment, rules)
-        lookup(rules, key)  # names the whole key when it is unknown
+        if not (key.startswith(KNOB_SETS) and key.count(".") == 2):
+            lookup(rules, key)  # names the whole key when it is unknown
         rules = merge(rules, nest(key, value))
     return rules
 

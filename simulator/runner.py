@@ -62,9 +62,16 @@ class Plan:
                        min(self.chunk_size, self.n_games - first))
 
 
+def plan_policies(game: Game, plan: Plan) -> tuple:
+    """The policies a plan's seats can name: built-ins and the knob sets of its base rules
+    (every variant of a plan defines the same sets, so ids agree across variants)."""
+    return game.policy_set(plan.variants[0].rules if plan.variants else None)
+
+
 def seat_policy_ids(game: Game, plan: Plan, game_ids: np.ndarray) -> np.ndarray:
     """int8[n, n_players]: seat s of game g plays seats[(s + g) % n] when rotating."""
-    base = np.array([game.policy(name).id for name in plan.seats], dtype=np.int8)
+    ids = {p.name: p.id for p in plan_policies(game, plan)}
+    base = np.array([ids[name] for name in plan.seats], dtype=np.int8)
     if not plan.rotate_seats:
         return np.broadcast_to(base, (len(game_ids), plan.n_players)).copy()
     shift = (np.arange(plan.n_players)[None, :] + game_ids[:, None]) % plan.n_players
@@ -90,7 +97,7 @@ def ranks(score: np.ndarray) -> np.ndarray:
 def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat_ids, raw) -> dict:
     """Arrow tables of one task from the engine's columns plus the contract's common columns."""
     n, p = seat_ids.shape
-    policy_names = [pol.name for pol in sorted(game.policies, key=lambda x: x.id)]
+    policy_names = [pol.name for pol in game.policy_set(variant.rules)]
 
     def column(name, values):
         """Arrow column; ``(codes, labels)`` pairs and ``game.categories`` become strings."""

@@ -63,7 +63,7 @@ def grid_variants(game: Game, base: dict, varies: tuple[str, ...],
         rules = base
         for key, value in combo:
             rules = merge(rules, nest(key, value))
-        game.check(rules)
+        game.validate(rules, base)
         if rules == base:
             continue
         name = ",".join(f"{key}={column_value(value)}" for key, value in combo)
@@ -76,7 +76,7 @@ def grid_variants(game: Game, base: dict, varies: tuple[str, ...],
         if name in seen:
             raise RulesError(item, f"variant name '{name}' is used twice")
         rules = merge(base, load_toml(path))
-        game.check(rules)
+        game.validate(rules, base)
         values = {column_name(k): column_value(lookup(rules, k)) for k in keys}
         variants.append(Variant(name, rules, values))
         seen.add(name)

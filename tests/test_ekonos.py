@@ -1,6 +1,6 @@
 """Ekonos over many games: invariants, the replay, and rule counts over whole games.
 
-The rule-by-rule scenarios are in test_ekonos_rules.py."""
+The rule-by-rule scenarios are in test_ekonos_rules*.py."""
 
 import numpy as np
 import pytest

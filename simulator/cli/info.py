@@ -10,10 +10,10 @@ import numpy as np
 from simulator.cli import cli
 from simulator.cli.options import game_argument, load, rules_options, seat_list, seat_options
 from simulator.errors import UserError
-from simulator.game import get_game
+from simulator.game import get_game, knob_values
 from simulator.rng import game_seeds
 from simulator.rules import to_toml
-from simulator.runner import Plan, plan_from_manifest, seat_policy_ids
+from simulator.runner import Plan, Variant, plan_from_manifest, seat_policy_ids
 from simulator.store import read_manifest
 
 
@@ -28,14 +28,19 @@ def rules(game, rules_files, sets):
 
 @cli.command()
 @game_argument
-def policies(game):
-    """List the policies of GAME with their descriptions and tunable knobs."""
-    g = get_game(game)
-    knobs = g.default_rules().get("policies", {})
-    width = max(len(p.name) for p in g.policies)
-    for p in sorted(g.policies, key=lambda p: p.id):
-        click.echo(f"{p.name:<{width}}  {p.description}")
-        for key, value in knobs.get(p.name, {}).items():
+@rules_options
+def policies(game, rules_files, sets):
+    """List the policies of GAME with their descriptions and tunable knobs.
+
+    Named knob sets (a table ``[policies.NAME]`` with ``base = "POLICY"`` in the rules or a
+    --rules file) are listed after the built-in policies and can be seated like them."""
+    g, effective = load(game, rules_files, sets)
+    listed = g.policy_set(effective)
+    width = max(len(p.name) for p in listed)
+    for p in listed:
+        base = "" if p.behaviour == p.id else f" [runs {listed[p.behaviour].name}]"
+        click.echo(f"{p.name:<{width}}  {p.description}{base}")
+        for key, value in knob_values(effective, listed, p).items():
             click.echo(f"{'':<{width}}    policies.{p.name}.{key} = {value}")
 
 
@@ -72,12 +77,13 @@ def replay(game, game_id, seed, dataset, variant, players, policy, seats, rotate
             raise UserError("name a GAME or give --from DATASET")
         g, effective = load(game, rules_files, sets)
         plan = Plan(game=g.name, n_games=game_id + 1, n_players=0, seats=seat_list(
-            g, players, policy, seats), seed=seed, chunk_size=1, variants=[],
+            g, players, policy, seats, effective), seed=seed, chunk_size=1,
+            variants=[Variant("base", effective)],
             rotate_seats=rotate_seats)
         plan.n_players = len(plan.seats)
     ids = np.array([game_id], dtype=np.int64)
     seat_ids = seat_policy_ids(g, plan, ids)[0]
-    names = {p.id: p.name for p in g.policies}
+    names = {p.id: p.name for p in g.policy_set(effective)}
     click.echo(f"{g.name} game {game_id} (seed {plan.seed}), seats: "
                + ", ".join(f"{s}={names[int(i)]}" for s, i in enumerate(seat_ids)))
     params = g.prepare(effective, plan.n_players)

@@ -86,8 +86,10 @@ def store_options(f):
     return f
 
 
-def seat_list(game: Game, players: int | None, policy: str | None, seats: str | None) -> list[str]:
-    """Policy name of each seat from --players/--policy/--seats, checked against the game."""
+def seat_list(game: Game, players: int | None, policy: str | None, seats: str | None,
+              rules: dict | None = None) -> list[str]:
+    """Policy name of each seat from --players/--policy/--seats, checked against the game's
+    policies under ``rules`` (which may add named knob sets)."""
     if policy and seats:
         raise UserError("give --policy or --seats, not both")
     names = [s.strip() for s in seats.split(",")] if seats else None
@@ -104,7 +106,7 @@ def seat_list(game: Game, players: int | None, policy: str | None, seats: str | 
             scripted = [p.name for p in game.policies if p.id != 0]
             names = [scripted[i % len(scripted)] for i in range(n)]
     for name in names:
-        game.policy(name)
+        game.policy(name, rules)
     return names
 
 

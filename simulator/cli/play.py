@@ -59,7 +59,7 @@ def run(game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, policy,
     plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=0, seats=[],
                 seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci), variants=[],
                 rotate_seats=rotate_seats, until_ci=until_ci)
-    plan.seats = seat_list(g, players, policy, seats)
+    plan.seats = seat_list(g, players, policy, seats, rules)
     plan.n_players = len(plan.seats)
     plan.variants = grid_variants(g, rules, (), ())
     _execute(g, plan, out, jobs, backend, scheduler, False, force, quiet)
@@ -95,7 +95,7 @@ def sweep(game, varies, variant_files, n_games, until_ci, seed, jobs, chunk_size
     if not varies and not variant_files:
         raise UserError("sweep needs at least one --vary KEY=V1,V2 or --variant NAME=FILE")
     g, rules = load(game, rules_files, sets)
-    names = seat_list(g, players, policy, seats)
+    names = seat_list(g, players, policy, seats, rules)
     plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=len(names),
                 seats=names, seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci),
                 variants=grid_variants(g, rules, varies, variant_files),
@@ -121,11 +121,12 @@ def _missing_out():
 @click.option("-n", "--games", "n_games", type=click.IntRange(min=1), help="Games to time "
               "(default: about five seconds' worth).")
 @seat_options
+@rules_options
 @click.option("--store/--no-store", default=False, show_default=True,
               help="Also time a full run with Parquet output on every core.")
-def bench(game, n_games, players, policy, seats, rotate_seats, store):
+def bench(game, n_games, players, policy, seats, rotate_seats, rules_files, sets, store):
     """Measure games per second per core (engine only; --store adds the full pipeline)."""
-    g, rules = load(game, (), ())
-    names = seat_list(g, players, policy, seats)
+    g, rules = load(game, rules_files, sets)
+    names = seat_list(g, players, policy, seats, rules)
     for line in bench_mod.bench(g, rules, names, n_games, store, rotate_seats):
         click.echo(line)

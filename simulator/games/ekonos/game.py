@@ -80,7 +80,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cfg[CFG_PRESIDENCY_INDICATOR] = rules["shares"]["presidency_uses_indicator"]
     deck = np.array(rules["deck"]["cards"], dtype=np.int64)
     adjacency = board_adjacency(rules["board"]["layout"])
-    knobs = policy_knobs(rules, policies.POLICIES, policies.KNOBS)
+    knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
     return cfg, deck, adjacency, knobs
 
 
@@ -171,7 +171,7 @@ def describe(row, rules: dict) -> str:
 
 GAME = Game(
     name="ekonos", engine_version=ENGINE_VERSION, player_counts=range(3, 7), default_players=4,
-    chunk_size=20_000, length_unit="turns", policies=policies.POLICIES, check=check,
+    chunk_size=20_000, length_unit="turns", policies=policies.POLICIES, knob_names=policies.KNOBS, check=check,
     prepare=prepare, play=play, replay=replay,
     categories={"end_reason": ("final_turn",)},
 )

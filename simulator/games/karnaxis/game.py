@@ -217,7 +217,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cards = rules["karnaxis_cards"]
     kcards = np.array([[CARD_EFFECTS.index(e), v] for e, v in zip(cards["effect"], cards["value"])],
                       dtype=np.int64).reshape(-1, 2)
-    knobs = policy_knobs(rules, policies.POLICIES, policies.KNOBS)
+    knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
     # the kernel's rules arrays, then the labels the wrapper writes (never passed to the kernel)
     return (cfg, tables, chars, jobs, biz, events, kcards, knobs,
             np.array(char_names), np.array(job_names))
@@ -376,7 +376,7 @@ def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> 
 
 GAME = Game(
     name="karnaxis", engine_version=ENGINE_VERSION, player_counts=range(1, 7), default_players=4,
-    chunk_size=20_000, length_unit="years", policies=policies.POLICIES, check=check,
+    chunk_size=20_000, length_unit="years", policies=policies.POLICIES, knob_names=policies.KNOBS, check=check,
     prepare=prepare, play=play, replay=replay,
     categories={"end_reason": END_REASONS}, timelines=("years",),
 )
