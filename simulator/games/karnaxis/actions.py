@@ -5,7 +5,8 @@ from numba import njit
 
 from policies.karnaxis import choose
 from simulator.games.karnaxis.money import (
-    ability, add_option, can_afford, check_karnaxis, firm_benefit, firm_owner, gain, job_holder, pay_by_choice, record, settle_forfeit)
+    ability, add_option, can_afford, check_karnaxis, firm_benefit, firm_owner, gain, job_holder,
+    pay_by_choice, record, settle_forfeit)
 from simulator.games.karnaxis.new_year import give_shares, lose_job
 from simulator.games.karnaxis.business import (
     advertise_cost, business_cost, franchise_cost, market, start_business, start_franchise)
@@ -25,6 +26,16 @@ def qualifies(players, p, cards, r, offset, college_needed):
         if players[p, ATTR + a] < cards[r, offset + a]:
             return False
     return True
+
+
+@njit(cache=True)
+def qualifies_for_mother(biz, players, owners, p, mother):
+    """Start Franchise: "They must have the prerequisites for the mother business" (ASSUMED,
+    for a merged business: those of any one of its business cards)."""
+    for b in range(biz.shape[0]):
+        if owners[OWN_BIZ, b] == mother and qualifies(players, p, biz, b, B_ATTR, 0):
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -100,15 +111,15 @@ def list_actions(cfg, tables, chars, jobs, biz, kcards, players, board, owners, 
                 n = add_option(options, n, ACT_BUSINESS, b, 0, cost)
     if ((used >> ACT_FRANCHISE) & 1 == 0 and players[p, FRANCHISE_YEAR] != year
             and board[FRANCHISES_LEFT] > 0):
-        for b in range(biz.shape[0]):
-            owner = owners[OWN_BIZ, b]
-            if owner < 0 or owner == p or not qualifies(players, p, biz, b, B_ATTR, 0):
+        for mother in range(players.shape[0]):
+            if (mother == p or players[mother, N_BUSINESSES] == 0
+                    or not qualifies_for_mother(biz, players, owners, p, mother)):
                 continue
-            cost = franchise_cost(tables, chars, biz, players, p, b)
+            cost = franchise_cost(tables, chars, players, p, mother)
             if can_afford(cfg, players, p, cost):
-                n = add_option(options, n, ACT_FRANCHISE, b, 0, cost)
-    if ((used >> ACT_ADVERTISE) & 1 == 0
-            and players[p, N_BUSINESSES] + players[p, N_FRANCHISES] > 0):
+                n = add_option(options, n, ACT_FRANCHISE, mother, 0, cost)
+    if (used >> ACT_ADVERTISE) & 1 == 0:
+        # a tier needs a merged level of 1+, so no business or franchise, no advertising
         for t in range(tables[T_LEN, T_AD_LEVEL]):
             if tables[T_AD_LEVEL, t] <= players[p, MERGED_LEVEL]:
                 cost = advertise_cost(cfg, tables, owners, p, t)
@@ -162,18 +173,21 @@ def go_to_work(players, board, owners, trace, p, j):
 
 
 @njit(cache=True)
-def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
-                      shares, owners, rng, options, scores, pol, trace, p):
-    """Buy Karnaxis Card: $15,000 to the bank; the Consultant collects $5,000 (ASSUMED: from
-    the bank).  ASSUMED: the card is used at once (selling it to a player is not modelled)."""
-    pay_by_choice(cfg, chars, players, board, trace, p, karnaxis_card_cost(cfg, chars, players, p),
-                  L_TO_BANK, NONE)
-    players[p, CARDS_BOUGHT] += 1
-    consultant = job_holder(players, cfg[CFG_JOB_CONSULTANT])
-    if consultant >= 0:
-        gain(players, consultant, cfg[CFG_CONSULTANT_FEE], L_BANK_BENEFITS)
-    card = owners[DECK_CARDS, board[NEXT_CARD]]
-    board[NEXT_CARD] += 1
+def attend_college(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                   shares, owners, rng, options, scores, pol, trace, p):
+    """College: +1 Aptitude (ASSUMED: the first attribute, setup.attributes[0]), +1 attribute
+    of the player's choice, and the college token moves down one circle (Freshman .. Senior)."""
+    players[p, COLLEGE] += 1
+    players[p, ATTR + APTITUDE] = min(cfg[CFG_ATTR_MAX],
+                                      players[p, ATTR + APTITUDE] + cfg[CFG_COLLEGE_APTITUDE])
+    raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                     shares, owners, rng, options, scores, pol, trace, p, 1)
+
+
+@njit(cache=True)
+def use_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+             shares, owners, rng, options, scores, pol, trace, p, card):
+    """Buy Karnaxis Card: the card's effect (ASSUMED deck, effects in rules.toml)."""
     effect, value = kcards[card, KC_EFFECT], kcards[card, KC_VALUE]
     before = players[p, CASH]
     if effect == KE_CASH:
@@ -184,10 +198,7 @@ def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, play
         raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
                          stocks, shares, owners, rng, options, scores, pol, trace, p, value)
     elif effect == KE_GROWTH:
-        if players[p, N_BUSINESSES] + players[p, N_FRANCHISES] > 0:
-            players[p, GROWTH] += value
-        else:
-            players[p, PENDING_GROWTH] += value
+        players[p, GROWTH] += value
     elif effect == KE_RETIREMENT:
         k = min(value, board[RETIRE_POOL])
         players[p, RETIRE_TOKENS] += k
@@ -196,14 +207,68 @@ def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, play
         give_shares(board, shares, p, players.shape[0], value)
     elif effect == KE_COLLEGE:
         if players[p, COLLEGE] < cfg[CFG_COLLEGE_YEARS]:
-            players[p, COLLEGE] += 1
-        raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
-                         stocks, shares, owners, rng, options, scores, pol, trace, p, 1)
+            attend_college(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
+                           stocks, shares, owners, rng, options, scores, pol, trace, p)
+        else:
+            raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
+                             stocks, shares, owners, rng, options, scores, pol, trace, p, 1)
     elif effect == KE_TAX_FREE:
         players[p, TAX_FREE] = 1
     elif effect == KE_FORGIVE:
         players[p, LOANS] -= min(value, players[p, LOANS])
     record(board, trace, EV_CARD, p, card, value, before, players[p, CASH])
+
+
+@njit(cache=True)
+def buy_karnaxis_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                      shares, owners, rng, options, scores, pol, trace, p):
+    """Buy Karnaxis Card: $15,000 to the bank (Jobs 'n Stuff: the Consultant collects $5,000,
+    ASSUMED from the bank); the player uses the card immediately or saves it for later (selling
+    it to another player is not modelled)."""
+    pay_by_choice(cfg, chars, players, board, trace, p, karnaxis_card_cost(cfg, chars, players, p),
+                  L_TO_BANK, NONE)
+    players[p, CARDS_BOUGHT] += 1
+    consultant = job_holder(players, cfg[CFG_JOB_CONSULTANT])
+    if consultant >= 0:
+        gain(players, consultant, cfg[CFG_CONSULTANT_FEE], L_BANK_BENEFITS)
+    card = owners[DECK_CARDS, board[NEXT_CARD]]
+    board[NEXT_CARD] += 1
+    effect, value = kcards[card, KC_EFFECT], kcards[card, KC_VALUE]
+    n = add_option(options, 0, CU_USE, card, effect, value)
+    n = add_option(options, n, CU_SAVE, card, effect, value)
+    i = choose(D_CARD, p, n, pol[p], cfg, tables, chars, jobs, biz, knobs, players, board, stocks,
+               shares, owners, rng, options, scores)
+    if options[i, OPT_ACTION] == CU_USE:
+        use_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                 shares, owners, rng, options, scores, pol, trace, p, card)
+    else:
+        owners[KC_HOLDER, card] = p
+        players[p, CARDS_HELD] += 1
+        record(board, trace, EV_CARD_SAVED, p, card, kcards[card, KC_VALUE], players[p, CASH],
+               players[p, CASH])
+
+
+@njit(cache=True)
+def use_saved_cards(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                    shares, owners, rng, options, scores, pol, trace, p):
+    """Buy Karnaxis Card: a card saved for later is used when its holder chooses (ASSUMED: at
+    the start of any of their action turns); one still saved at Game End is worth nothing."""
+    while players[p, CARDS_HELD] > 0:
+        n = add_option(options, 0, CU_SAVE, NONE, 0, 0)
+        for card in range(kcards.shape[0]):
+            if owners[KC_HOLDER, card] == p:
+                n = add_option(options, n, CU_USE, card, kcards[card, KC_EFFECT],
+                               kcards[card, KC_VALUE])
+        i = choose(D_CARD, p, n, pol[p], cfg, tables, chars, jobs, biz, knobs, players, board,
+                   stocks, shares, owners, rng, options, scores)
+        if options[i, OPT_ACTION] == CU_SAVE:
+            return
+        card = options[i, OPT_A]
+        owners[KC_HOLDER, card] = NONE
+        players[p, CARDS_HELD] -= 1
+        use_card(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
+                 shares, owners, rng, options, scores, pol, trace, p, card)
+        check_karnaxis(cfg, chars, players, shares, board, trace, p)
 
 
 @njit(cache=True)
@@ -243,9 +308,8 @@ def do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boa
         pay_by_choice(cfg, chars, players, board, trace, p,
                       tuition(cfg, chars, players, board, p, a == 1), L_TO_BANK, NONE)
         if a == 0:
-            players[p, COLLEGE] += 1
-            raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
-                             stocks, shares, owners, rng, options, scores, pol, trace, p, 1)
+            attend_college(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
+                           stocks, shares, owners, rng, options, scores, pol, trace, p)
         else:
             players[p, UNIVERSITY_YEARS] += 1
             raise_attributes(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board,
@@ -285,7 +349,8 @@ def take_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, 
     """2. Take Action!: clockwise from the starting player, one action square at a time, until
     every player has placed theirs: two each, three for a Rocket Scientist / Pro Athlete
     (ASSUMED: holding the card at the start of the stage).  Collecting unemployment makes the
-    collector the starting player of the following year."""
+    collector the starting player of the following year.  Before each action square a player
+    may use Karnaxis cards saved earlier."""
     n = players.shape[0]
     most = 0
     for p in range(n):
@@ -302,11 +367,13 @@ def take_actions(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, 
             p = (board[STARTER] + i) % n
             if players[p, ACTIONS] <= turn:
                 continue
+            if players[p, CARDS_HELD] > 0:
+                use_saved_cards(cfg, tables, chars, jobs, biz, events, kcards, knobs, players,
+                                board, stocks, shares, owners, rng, options, scores, pol, trace, p)
             m = list_actions(cfg, tables, chars, jobs, biz, kcards, players, board, owners, options,
                              p, turn == 0)
             choice = choose(D_ACTION, p, m, pol[p], cfg, tables, chars, jobs, biz, knobs, players,
-                            board,
-                   stocks, shares, owners, rng, options, scores)
+                            board, stocks, shares, owners, rng, options, scores)
             do_action(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
                       shares, owners, rng, options, scores, pol, trace, p, options[choice, OPT_ACTION],
                       options[choice, OPT_A], turn == 0)

@@ -90,12 +90,13 @@ def setup(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, 
     stocks[n, VALUE] = cfg[CFG_STOCK_START]
     dealt = cfg[CFG_DEALT]
     for p in range(n):
+        for k in range(N_DEALT_KEPT):
+            players[p, DEALT + k] = deck[p * dealt + k] if k < dealt else NONE
         for k in range(dealt):
             c = deck[p * dealt + k]
             options[k, OPT_ACTION], options[k, OPT_A], options[k, OPT_B], options[k, OPT_COST] = c, 0, 0, 0
         i = choose(D_CHARACTER, p, dealt, pol[p], cfg, tables, chars, jobs, biz, knobs, players,
-                   board,
-                   stocks, shares, owners, rng, options, scores)
+                   board, stocks, shares, owners, rng, options, scores)
         c = options[i, OPT_ACTION]
         players[p, CHARACTER] = c
         for a in range(N_ATTR):

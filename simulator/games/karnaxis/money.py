@@ -77,18 +77,21 @@ def firm_owner(cfg, owners, firm_slot):
 
 @njit(cache=True)
 def has_firm_franchise(cfg, owners, p, firm_slot):
-    b = cfg[firm_slot]
-    if b < 0:
+    """Whether p holds a franchise of the merged business that includes the firm (ASSUMED:
+    the franchise's mother is its owner's merged business as it is now)."""
+    owner = firm_owner(cfg, owners, firm_slot)
+    if owner == NONE:
         return False
     for f in range(cfg[CFG_FRANCHISE_CARDS]):
-        if owners[FR_OWNER, f] == p and owners[FR_MOTHER, f] == b:
+        if owners[FR_OWNER, f] == p and owners[FR_MOTHER, f] == owner:
             return True
     return False
 
 
 @njit(cache=True)
 def firm_benefit(cfg, owners, p, firm_slot):
-    """Ins 'n Outs: owners of a level-4 firm and of its franchises get its token/discount."""
+    """Ins 'n Outs of Businesses & Franchises: owners of a level-4 firm and of its franchises
+    get its token or discount."""
     return firm_owner(cfg, owners, firm_slot) == p or has_firm_franchise(cfg, owners, p, firm_slot)
 
 
@@ -157,31 +160,29 @@ def hand_over(players, p, amount, column, to_seat):
 
 
 @njit(cache=True)
-def delinquent(cfg, players, board, trace, p, expense, short):
-    """Loan Odds 'n Ends: a player who cannot pay takes a delinquent payment notice (two when
-    the expense is over $100,000) and the bank pays the shortfall."""
+def delinquent(cfg, players, board, trace, p, expense):
+    """Loan Odds 'n Ends: a player who would have to borrow past the $200,000 cap takes a
+    delinquent payment notice (another when the expense is over $100,000); "the bank will then
+    pay the expense for them": the whole expense, so the player's cash is untouched."""
     k = 2 if expense > cfg[CFG_SECOND_NOTICE_OVER] else 1
     players[p, NOTICES] += k
-    gain(players, p, short, L_BAILOUT)
-    record(board, trace, EV_NOTICE, p, k, expense, players[p, CASH] - short, players[p, CASH])
+    gain(players, p, expense, L_BAILOUT)
+    record(board, trace, EV_NOTICE, p, k, expense, players[p, CASH] - expense, players[p, CASH])
 
 
 @njit(cache=True)
-def pay_required(cfg, chars, players, board, trace, p, amount, column, to_seat, can_borrow):
-    """An expense a player must pay (taxes, events, loan payments): cash first, then loans up
-    to the cap when allowed, then delinquent notices.  Cash never goes below zero."""
+def pay_required(cfg, chars, players, board, trace, p, amount, column, to_seat):
+    """Loan Odds 'n Ends: an expense a player must pay (taxes, events, the Karnaxis payback):
+    cash, and loans for what cash lacks; when that would pass the cap, delinquent notices and
+    the bank pays it (ASSUMED below the cap too: no loan is taken that would not cover it).
+    Cash never goes below zero."""
     if amount <= 0:
         return
-    short = amount - players[p, CASH]
-    if short > 0 and can_borrow:
-        unit = cfg[CFG_LOAN_UNIT]
-        room = cfg[CFG_LOAN_CAP] - players[p, LOANS]
-        loan = min(-(-short // unit) * unit, room)
-        if loan > 0:
-            take_loan(cfg, chars, players, board, trace, p, loan)
-        short = amount - players[p, CASH]
-    if short > 0:
-        delinquent(cfg, players, board, trace, p, amount, short)
+    loan = borrow_needed(cfg, players, p, amount)
+    if loan > 0:
+        take_loan(cfg, chars, players, board, trace, p, loan)
+    elif loan < 0:
+        delinquent(cfg, players, board, trace, p, amount)
     hand_over(players, p, amount, column, to_seat)
 
 
@@ -198,7 +199,7 @@ def pay_back(cfg, chars, players, board, trace, p):
     players[p, KARNAXIS_REVOKED] = 1
     before = players[p, CASH]
     pay_required(cfg, chars, players, board, trace, p, cfg[CFG_KARNAXIS_BONUS], L_KARNAXIS_PAYBACK,
-                 NONE, True)
+                 NONE)
     record(board, trace, EV_FORFEIT, p, cfg[CFG_KARNAXIS_BONUS], 0, before, players[p, CASH])
 
 

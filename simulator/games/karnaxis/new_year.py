@@ -15,9 +15,10 @@ from simulator.rng import DICE, rng_below
 @njit(cache=True)
 def move_stock(cfg, players, board, stocks, shares, trace, s, delta):
     """Update stocks: move stock s by ``delta``.  At 0 half the shares (rounded up) are
-    removed and the value returns to 1; at the "$" space every share
-    pays $1,000 and the value returns to 9.  Each movement is one hit, so several movements in
-    a year (die, events, re-roll) apply the rule each time."""
+    removed and the value returns to 1; at the "$" space every share pays $1,000 and the value
+    returns to 9.  A move (one die roll, or an event's change) is applied whole, like the ring
+    moved along the track: one that reaches or passes 0 or "$" is one hit, and every such move
+    in a year hits again ("the above rules are applied each time")."""
     before = stocks[s, VALUE]
     v = before + delta
     if v <= 0:
@@ -126,13 +127,13 @@ def apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, b
             if value > 0:
                 gain(players, p, value, L_EVENT_GAIN)
             elif players[p, PROTECTED] == 0:
-                pay_required(cfg, chars, players, board, trace, p, -value, L_EVENT_LOSS, NONE, True)
+                pay_required(cfg, chars, players, board, trace, p, -value, L_EVENT_LOSS, NONE)
         elif effect == EF_LOTTERY:
             if rng_below(rng, DICE, 6) == 5:
                 gain(players, p, value, L_EVENT_GAIN)
         elif effect == EF_MEDICAL:
             if players[p, PROTECTED] == 0 and rng_below(rng, DICE, 6) < 2:
-                pay_required(cfg, chars, players, board, trace, p, value, L_EVENT_LOSS, NONE, True)
+                pay_required(cfg, chars, players, board, trace, p, value, L_EVENT_LOSS, NONE)
         elif effect == EF_LAYOFF:
             if players[p, PROTECTED] == 0:
                 for slot in (JOB, JOB_B):
@@ -183,7 +184,7 @@ def update_new_year(cfg, tables, chars, jobs, biz, events, kcards, knobs, player
                      or ability(chars, players, p, AB_ALWAYS_INSURED) > 0
                      or firm_benefit(cfg, owners, p, CFG_FIRM_INSURANCE))
         players[p, PROTECTED] = 1 if protected else 0
-        players[p, INSURED] = 0      # the token covered this event and goes back
+        players[p, INSURED] = 0      # ASSUMED: a token bought last year covers this year, then goes back
     apply_event(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks,
                 shares, owners, rng, options, scores, pol, trace, owners[DECK_EVENTS, year - 1])
     board[FUND] += cfg[CFG_FUND_INCREMENT]

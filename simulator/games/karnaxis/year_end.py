@@ -4,7 +4,8 @@ End (rulebook: shared/rules/karnaxis.md)."""
 from numba import njit
 
 from simulator.games.karnaxis.money import (
-    ability, check_all_karnaxis, delinquent, firm_benefit, gain, holds_job, job_holder, pay_required, record, settle_forfeit, spend, total_shares)
+    ability, check_all_karnaxis, delinquent, firm_benefit, gain, holds_job, job_holder,
+    pay_required, record, settle_forfeit, spend, total_shares)
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 
 
@@ -37,10 +38,11 @@ def tax_due(cfg, tables, chars, players, board, owners, p, income, smart):
 
 
 @njit(cache=True)
-def pay_income(chars, jobs, players, board, trace, p):
+def pay_income(cfg, chars, jobs, players, board, trace, p):
     """Year End Review, step 1: salary for each job worked (gone to work and/or just started)
     and business income: the income marker rises by the business growth, then the new income
-    is paid (the rulebook's shoe-shop example)."""
+    is paid (the rulebook's shoe-shop example).  Know Your Player Board: the marker cannot
+    pass the board's last income circle (business.income_max_usd)."""
     salary = 0
     for slot in (JOB, JOB_B):
         j = players[p, slot]
@@ -56,7 +58,7 @@ def pay_income(chars, jobs, players, board, trace, p):
         record(board, trace, EV_SALARY, p, salary, 0, before, players[p, CASH])
     business = 0
     if players[p, N_BUSINESSES] + players[p, N_FRANCHISES] > 0 or players[p, GROWTH] > 0:
-        players[p, INCOME] += players[p, GROWTH]
+        players[p, INCOME] = min(players[p, INCOME] + players[p, GROWTH], cfg[CFG_INCOME_MAX])
         business = players[p, INCOME]
         if players[p, N_BUSINESSES] > 0:
             business += ability(chars, players, p, AB_INCOME_BONUS)
@@ -87,26 +89,40 @@ def pay_taxes(cfg, tables, chars, players, board, owners, trace, p):
     if smart:
         players[p, SMART_YEARS] += 1
     before = players[p, CASH]
-    pay_required(cfg, chars, players, board, trace, p, tax, L_TAXES, NONE, True)
+    pay_required(cfg, chars, players, board, trace, p, tax, L_TAXES, NONE)
     record(board, trace, EV_TAX, p, tax, players[p, YEAR_BRACKET], before, players[p, CASH])
+
+
+@njit(cache=True)
+def interest_on(principal, rate_pct):
+    return -(-principal * rate_pct // 100)
 
 
 @njit(cache=True)
 def repay_loans(cfg, players, board, trace, p, pct, final):
     """Year Chart + Loan Odds 'n Ends: ``pct``% of the loans outstanding plus interest
-    (ASSUMED: interest_pct of the principal repaid).  No loan may pay a loan payment: a
-    shortfall takes delinquent notices.  The Banker pays no interest and receives the
-    interest others pay.  At game end (``final``) the rest is subtracted from cash, which may
-    go negative."""
+    (ASSUMED: interest_pct of the principal repaid).  Jobs 'n Stuff: the Banker pays no
+    interest and receives the interest others pay.  No loan may pay a loan payment: at the
+    $200,000 cap a shortfall takes delinquent notices and the bank pays the payment; below the
+    cap the rulebook is silent (loans.notices_below_cap: notices as at the cap, or else cash
+    pays what it can and the rest stays on loan).  Game End (``final``): the payment is
+    subtracted from cash, which may go negative."""
     principal = -(-players[p, LOANS] * pct // 100)
     if principal <= 0:
         return
     banker = job_holder(players, cfg[CFG_JOB_BANKER])
-    interest = 0 if banker == p else -(-principal * cfg[CFG_INTEREST_PCT] // 100)
+    rate = 0 if banker == p else cfg[CFG_INTEREST_PCT]
+    interest = interest_on(principal, rate)
     before = players[p, CASH]
-    short = principal + interest - players[p, CASH]
-    if short > 0 and not final:
-        delinquent(cfg, players, board, trace, p, principal + interest, short)
+    if not final and principal + interest > players[p, CASH]:
+        if players[p, LOANS] >= cfg[CFG_LOAN_CAP] or cfg[CFG_NOTICES_BELOW_CAP] == 1:
+            delinquent(cfg, players, board, trace, p, principal + interest)
+        else:
+            principal = players[p, CASH] * 100 // (100 + rate)
+            interest = interest_on(principal, rate)
+            if principal + interest > players[p, CASH]:
+                principal -= 1
+                interest = interest_on(principal, rate)
     players[p, LOANS] -= principal
     spend(players, p, principal, L_PRINCIPAL)
     spend(players, p, interest, L_INTEREST)
@@ -118,16 +134,18 @@ def repay_loans(cfg, players, board, trace, p, pct, final):
 @njit(cache=True)
 def year_end(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares,
              owners, rng, options, scores, pol, trace, year):
-    """3. Year End Review: income and salary, taxes, loan payments due this year."""
+    """3. Year End Review: income and salary, taxes, loan payments due this year (Year
+    Chart).  The last year's payment is the Game End step, which subtracts every outstanding
+    loan plus interest from cash (:func:`end_game`)."""
     n = players.shape[0]
     for p in range(n):
-        pay_income(chars, jobs, players, board, trace, p)
+        pay_income(cfg, chars, jobs, players, board, trace, p)
     check_all_karnaxis(cfg, chars, players, shares, board, trace)
     for p in range(n):
         pay_taxes(cfg, tables, chars, players, board, owners, trace, p)
         settle_forfeit(cfg, chars, players, board, trace, p)
     for d in range(tables[T_LEN, T_DUE_YEAR]):
-        if tables[T_DUE_YEAR, d] == year:
+        if tables[T_DUE_YEAR, d] == year and year < cfg[CFG_YEARS]:
             for p in range(n):
                 repay_loans(cfg, players, board, trace, p, tables[T_DUE_PCT, d], False)
     check_all_karnaxis(cfg, chars, players, shares, board, trace)
@@ -212,6 +230,9 @@ def end_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, boar
         for a in range(N_ATTR):
             t += players[p, ATTR + a]
         row[P_ATTR_TOTAL] = t
+        row[P_CARDS_UNUSED] = players[p, CARDS_HELD]
+        for k in range(N_DEALT_KEPT):
+            row[P_DEALT + k] = players[p, DEALT + k]
         for k in range(L_SALARY, N_PLAYER):
             row[N_PLAYER_OUT + k - L_SALARY] = players[p, k]
     out_game[G_WINNER] = winner if winners == 1 else NONE
