@@ -3,11 +3,18 @@
 ``World`` builds one game's arrays with the engine's own Game Setup and calls any rule function
 by name, filling in the game's arrays by parameter name, so a test reads like the rulebook's
 situation: who holds what, then the rule, then what the rulebook says happens.
+
+The rule functions run as plain Python, as under NUMBA_DISABLE_JIT=1, so the scenario tests
+compile nothing (compiling each rule function as its own entry point costs minutes); the
+compiled kernels are checked against the same plain Python in test_karnaxis.py.
 """
 
 import inspect
+import sys
+import types
 
 import numpy as np
+from numba.core.dispatcher import Dispatcher
 
 from simulator.game import get_game
 from simulator.games.karnaxis import actions, business, engine, money, new_year, year_end
@@ -16,6 +23,40 @@ from simulator.games.karnaxis import game as K
 GAME = get_game("karnaxis")
 POLICY = {p.name: p.id for p in GAME.policies}
 RULE_MODULES = (money, new_year, actions, business, year_end, engine)
+
+
+def plain_python(modules):
+    """{name: function} of every kernel in ``modules`` as plain Python: each kernel's own code
+    (``py_func``) run against a copy of its module's globals in which every kernel it calls is
+    plain Python too."""
+    namespaces, plain = {}, {}
+
+    def namespace(module_name):
+        if module_name not in namespaces:
+            ns = namespaces[module_name] = dict(sys.modules[module_name].__dict__)
+            for name, value in list(ns.items()):
+                if isinstance(value, Dispatcher):
+                    ns[name] = to_plain(value)
+        return namespaces[module_name]
+
+    def to_plain(kernel):
+        f = kernel.py_func
+        if f not in plain:
+            g = namespace(f.__module__)
+            if f not in plain:
+                plain[f] = types.FunctionType(f.__code__, g, f.__name__, f.__defaults__,
+                                              f.__closure__)
+        return plain[f]
+
+    found = {}
+    for module in reversed(modules):
+        for name, value in vars(module).items():
+            if isinstance(value, Dispatcher) or inspect.isfunction(value):
+                found[name] = to_plain(value) if isinstance(value, Dispatcher) else value
+    return found
+
+
+RULES = plain_python(RULE_MODULES)
 
 
 class World:
@@ -28,10 +69,10 @@ class World:
          self.knobs) = self.params[:K.N_DATA]
         self.pol = np.array(policies or [POLICY["random"]] * n_players, dtype=np.int8)
         (self.players, self.board, self.stocks, self.shares, self.owners, self.rng,
-         self.options, self.scores) = engine.new_state(self.cfg, self.chars, self.jobs, self.biz,
-                                                       self.events, self.kcards, np.uint64(seed))
+         self.options, self.scores) = RULES["new_state"](self.cfg, self.chars, self.jobs, self.biz,
+                                                         self.events, self.kcards, np.uint64(seed))
         self.trace = np.zeros((trace_rows, K.TRACE_WIDTH), dtype=np.int64)
-        engine.setup(*self.arrays)
+        RULES["setup"](*self.arrays)
         self.board[K.YEAR] = 1
         self.black = n_players          # the black business's row in stocks / column in shares
 
@@ -43,8 +84,8 @@ class World:
 
     def call(self, name, *args):
         """Call rule ``name`` with this game's arrays (by parameter name), then ``args``."""
-        fn = next(getattr(m, name) for m in RULE_MODULES if hasattr(m, name))
-        params = list(inspect.signature(getattr(fn, "py_func", fn)).parameters)
+        fn = RULES[name]
+        params = list(inspect.signature(fn).parameters)
         arrays = [getattr(self, p) for p in params[:len(params) - len(args)]]
         return fn(*arrays, *args)
 
