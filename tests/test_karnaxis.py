@@ -58,6 +58,17 @@ def test_loans_never_pass_the_cap_and_cash_never_negative(played):
         assert len(years["year"]) == len(tables["games"]["length"]) * 12 * n
 
 
+def test_income_ceiling_and_saved_cards_hold_in_every_game(played):
+    """Know Your Player Board: no business income marker passes the last circle; a Karnaxis
+    card left unused at the end is one that was bought."""
+    ceiling = GAME.default_rules()["business"]["income_max_usd"]
+    for n, (tables, _) in played.items():
+        pl = tables["players"]
+        assert pl["business_income_level_usd"].max() <= ceiling
+        assert (pl["karnaxis_cards_unused"] <= pl["karnaxis_cards_bought"]).all()
+    assert played[4][0]["players"]["business_income_level_usd"].max() == ceiling   # it binds
+
+
 def test_policies_borrow_and_some_hit_the_cap(played):
     """The loan analysis needs borrowing: scripted policies borrow, and the cap binds."""
     tables, seat = played[4]
