@@ -36,6 +36,8 @@ METRIC_HELP = {
                             "(0 = starting player), policy, character (Karnaxis) or team "
                             "(Karmaggän, 0 or 1); e.g. win_rate:seat=0, win_rate:policy=tycoon",
     "score:GROUP=VALUE": "mean final score of the seats of a group",
+    "outscore:GROUP=VALUE": "share of the other seats that the group's seats outscore (ties "
+                            "count half)",
     "max_GROUP_share": "the highest win rate in the group over the fair share (1.0 = even; "
                        "e.g. max_policy_share, max_seat_share, max_character_share)",
     "first_player_edge": "seat 0's win rate minus the mean seat's",
@@ -200,6 +202,16 @@ def _group_rate(group: str, label: str, per_seat: str) -> Metric:
                   proportion=per_seat == "won")
 
 
+def _outscore(group: str, label: str) -> Metric:
+    def components(o: Outcomes):
+        mask = _members(o, group, label)
+        above = (o.score[:, :, None] > o.score[:, None, :]).sum(axis=2)
+        tied = (o.score[:, :, None] == o.score[:, None, :]).sum(axis=2) - 1
+        share = (above + 0.5 * tied) / max(o.n_players - 1, 1)
+        return np.stack([(share * mask).sum(axis=1), mask.sum(axis=1)], axis=1)
+    return Metric(f"outscore:{group}={label}", components, lambda m: m[..., 0] / m[..., 1])
+
+
 def _max_share(group: str, labels: tuple[str, ...]) -> Metric:
     k = len(labels)
 
@@ -252,9 +264,11 @@ def parse_metric(name: str, labels: dict[str, tuple[str, ...]], end_reasons: tup
     kind, sep, rest = name.partition(":")
     if sep:
         group, eq, label = rest.partition("=")
-        if kind not in ("win_rate", "score") or not eq:
+        if kind not in ("win_rate", "score", "outscore") or not eq:
             raise UserError(f"unknown metric '{name}' ({known_metrics()})")
         _check_label(name, group, label, labels)
+        if kind == "outscore":
+            return _outscore(group, label)
         return _group_rate(group, label, "won" if kind == "win_rate" else "score")
     if name.startswith("max_") and name.endswith("_share"):
         group = name[4:-6]

@@ -113,7 +113,7 @@ def choose_factors(game: Game, rules: dict, named: list[str], assumed: bool,
 
 
 def factors_for(game: Game, rules: dict, keys: list[str], scale: tuple[float, float],
-                strict: bool) -> tuple[list[Factor], list[dict]]:
+                strict: bool, allow_none: bool = False) -> tuple[list[Factor], list[dict]]:
     """The factors of ``keys`` (``K`` or ``K=LOW:HIGH``), and the keys skipped with the reason.
 
     With ``strict`` (keys the user named) a key that cannot be screened is an error; otherwise

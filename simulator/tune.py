@@ -5,7 +5,8 @@ built-in behaviour.  It plays one seat against the field (Karmaggän in team mod
 team against a team of the field, since a team wins or loses together); seat orders are the
 runner's balanced ones.  CMA-ES (:mod:`simulator.optimise`) proposes a generation of knob
 sets; every candidate of a generation plays the same games (common random numbers), each
-generation new ones.  The final knobs are then checked on held-out games: the tuned set and
+generation new ones.  A candidate's worth is its win rate plus :data:`TIE_BREAK` times the
+share of opponents it outscores, so knob sets that never win still show which way is better.  The final knobs are then checked on held-out games: the tuned set and
 the original knobs in the same seat on the same seeds, compared game by game.
 
 Search ranges: ``[knob_ranges]`` in the rules (``knob = [low, high]``, integer bounds for an
@@ -29,6 +30,7 @@ RANGES = "knob_ranges"
 HELD_OUT_SHARE = 0.1     # of the budget, for each side of the held-out comparison
 GENERATIONS = 12         # aimed for when choosing games per candidate
 MIN_GAMES = 100          # per candidate and generation, and per side held out
+TIE_BREAK = 0.1          # weight of the share of opponents outscored, beside the win rate
 
 
 @dataclass
@@ -153,13 +155,16 @@ def tune(lab: Lab, rules: dict, policy: str, n_players: int, budget: int, seed: 
     candidate = lambda knobs: with_knob_set(rules, name, base, description, knobs)  # noqa: E731
     before = {d.name: d.start for d in space}
     design = Design(game.name, line_up(rules, name, field_names, n_players), seed)
-    objective = lab.probe(design, candidate(before)).metric(f"win_rate:policy={name}")
+    probe = lab.probe(design, candidate(before))
+    objective = probe.metric(f"win_rate:policy={name}")
+    tie_break = probe.metric(f"outscore:policy={name}")
     batches = iter(range(generations))
 
     def evaluate(candidates: list[dict]) -> list[float]:
         outcomes = lab.play(design, [candidate(c) for c in candidates],
                             batch_ids(next(batches), per_candidate))
-        return [-objective.estimate(o).value for o in outcomes]
+        return [-objective.estimate(o).value - TIE_BREAK * tie_break.estimate(o).value
+                for o in outcomes]
 
     after, history = cma_search(space, evaluate, generations, seed)
     after = {knob: rounded(value) for knob, value in after.items()}  # as the overlay writes them

@@ -63,6 +63,13 @@ def test_first_player_edge_and_team_gap():
     assert o.metric("team_gap").estimate(o).value == pytest.approx(0.75 - 0.25)
 
 
+def test_outscore_is_the_share_of_other_seats_beaten_with_ties_half():
+    o = outcomes([[0, 0, 0]])
+    o.score[:] = [[5.0, 5.0, 1.0]]   # seat 0 beats seat 2 and ties seat 1
+    assert o.metric("outscore:seat=0").estimate(o).value == pytest.approx(0.75)
+    assert o.metric("outscore:seat=2").estimate(o).value == pytest.approx(0.0)
+
+
 def test_length_and_round_cap_rate():
     o = outcomes([[1, 0]] * 4, length=[10, 20, 30, 40], end=[0, 1, 1, 0])
     assert o.metric("length").estimate(o).value == pytest.approx(25.0)
@@ -121,6 +128,6 @@ def test_balance_metrics_cover_every_group_present():
 
 def test_every_metric_family_is_documented_in_the_help():
     text = metric_help_text()
-    for family in ("win_rate:GROUP=VALUE", "max_GROUP_share", "first_player_edge", "team_gap",
+    for family in ("win_rate:GROUP=VALUE", "outscore:GROUP=VALUE", "max_GROUP_share", "first_player_edge", "team_gap",
                    "length", "round_cap_rate", "score:GROUP=VALUE"):
         assert family in text
