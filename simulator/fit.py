@@ -12,7 +12,8 @@ Two stages, both on common random numbers (every candidate of a batch plays the 
    thus keep getting games until one is clearly best or the budget is spent.
 
 Key ranges: ``--key K=LO:HI``, or else a quarter to four times the default value, cut to what
-the game's checks accept (:func:`simulator.experiments.checked_range`).
+the game's checks accept (:func:`simulator.experiments.checked_range`); an integer key moves in
+the steps the checks allow (:func:`simulator.experiments.key_step`, e.g. $5,000 for a loan cap).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from scipy.stats import norm
 
 from simulator.errors import UserError
 from simulator.experiments import (OUT_MARK, Design, Lab, accepts, batch_ids, checked_range,
-                                   finish_out_dir, new_out_dir, numeric_value, with_values)
+                                   finish_out_dir, key_step, lattice_range, new_out_dir,
+                                   numeric_value, parse_span, with_values)
 from simulator.metrics import Estimate, Metric, Outcomes
 from simulator.optimise import Dimension, cma_search, population_size
 from simulator.rules import RulesError, nest, to_toml
@@ -48,9 +50,13 @@ class KeyRange:
     high: float
     default: float
     integer: bool
+    step: int = 1             # integers: the spacing the game's checks allow
 
     def dimension(self) -> Dimension:
-        return Dimension(self.key, self.low, self.high, self.default, self.integer)
+        return Dimension(self.key, self.low, self.high, self.default, self.integer, self.step)
+
+    def values(self) -> list[int]:
+        return list(range(int(self.low), int(self.high) + 1, self.step))
 
 
 def key_range(game, rules: dict, text: str) -> KeyRange:
@@ -61,24 +67,21 @@ def key_range(game, rules: dict, text: str) -> KeyRange:
     if isinstance(default, list):
         raise RulesError(key, "a list cannot be fitted; name one number")
     integer = isinstance(default, int)
+    step = key_step(game, rules, key)
     if sep:
-        try:
-            low, high = (float(v) for v in span.split(":"))
-        except ValueError:
-            raise RulesError(key, f"expected {key}=LOW:HIGH, got '{span}'") from None
+        low, high = parse_span(key, span)
+        if integer:   # inward onto the values the checks allow
+            low, high = lattice_range(low, high, default, step)
         for end in (low, high):
-            if (integer and end != int(end)) or not accepts(game, rules, key, int(end) if integer else end):
+            if not accepts(game, rules, key, end):
                 raise RulesError(key, f"the game's checks refuse {end:g}")
     elif default == 0:
         raise RulesError(key, f"its default is 0, so give a range: --key {key}=LOW:HIGH")
     else:
-        low, high = sorted((default / 4, default * 4))
-        low, high = checked_range(game, rules, key, low, high)
-    if integer:
-        low, high = int(np.ceil(low)), int(np.floor(high))
+        low, high = checked_range(game, rules, key, *sorted((default / 4, default * 4)), step)
     if not high > low:
         raise RulesError(key, f"empty range {low:g}:{high:g}")
-    return KeyRange(key, low, high, min(max(default, low), high), integer)
+    return KeyRange(key, low, high, min(max(default, low), high), integer, step)
 
 
 def parse_target(text: str) -> tuple[str, float]:
@@ -129,8 +132,8 @@ def fit(lab: Lab, rules: dict, design: Design, keys: list[KeyRange], metric_name
     candidate = lambda values: with_values(rules, values)  # noqa: E731
     metric = lab.probe(design, rules).metric(metric_name)
     evaluations: list[Evaluation] = []
-    if len(keys) == 1 and keys[0].integer and keys[0].high - keys[0].low + 1 <= GRID_MAX:
-        finalists = [{keys[0].key: v} for v in range(int(keys[0].low), int(keys[0].high) + 1)]
+    if len(keys) == 1 and keys[0].integer and len(keys[0].values()) <= GRID_MAX:
+        finalists = [{keys[0].key: v} for v in keys[0].values()]
         race_budget = budget
     else:
         finalists = search_stage(lab, design, candidate, keys, metric, target,
@@ -170,7 +173,7 @@ def neighbours(values: dict, keys: list[KeyRange]) -> list[dict]:
     out = []
     for k in keys:
         if k.integer:
-            out += [{**values, k.key: v} for v in (values[k.key] - 1, values[k.key] + 1)
+            out += [{**values, k.key: v} for v in (values[k.key] - k.step, values[k.key] + k.step)
                     if k.low <= v <= k.high]
     return out
 

@@ -2,7 +2,7 @@
 
 Every dimension is searched on [0, 1] (its range scaled), so one step size suits knobs in
 dollars and knobs in fractions alike.  Integer dimensions (including binary knobs: integers in
-[0, 1]) use CMA-ES with margin (``cmaes.CMAwM``), which keeps a discrete variable from getting
+[0, 1]; a dimension may move in steps, e.g. $5,000) use CMA-ES with margin (``cmaes.CMAwM``), which keeps a discrete variable from getting
 stuck on one value.  The objective is evaluated one generation at a time, so a caller plays
 every candidate of a generation on the same game seeds.
 """
@@ -21,6 +21,7 @@ class Dimension:
     high: float
     start: float
     integer: bool = False
+    step: int = 1              # integers: values are low + k * step
 
     def __post_init__(self):
         if not self.high > self.low:
@@ -31,7 +32,9 @@ class Dimension:
 
     def from_unit(self, x: float):
         value = self.low + float(np.clip(x, 0.0, 1.0)) * (self.high - self.low)
-        return int(round(value)) if self.integer else value
+        if self.integer:
+            return int(self.low + round((value - self.low) / self.step) * self.step)
+        return value
 
 
 @dataclass
@@ -56,7 +59,7 @@ def cma_search(space: list[Dimension], evaluate, generations: int, seed: int,
 
     d = len(space)
     bounds = np.array([[0.0, 1.0]] * d)
-    steps = np.array([1.0 / (dim.high - dim.low) if dim.integer else 0.0 for dim in space])
+    steps = np.array([dim.step / (dim.high - dim.low) if dim.integer else 0.0 for dim in space])
     start = np.array([dim.to_unit(dim.start) for dim in space])
     optimiser = CMAwM(mean=start, sigma=sigma, bounds=bounds, steps=steps,
                       seed=seed % (2**31 - 1), population_size=population or population_size(d))

@@ -1,7 +1,8 @@
 """``balsim sensitivity``: which rules keys move the balance metrics (Morris screening).
 
 Each key is a *factor* with a range: ``--range 0.5,1.5`` times its value (a list of numbers is
-scaled as a whole), or ``K=LOW:HIGH`` given with the key.  SALib draws Morris trajectories
+scaled as a whole), or ``K=LOW:HIGH`` given with the key; an integer key keeps to the steps
+the game's checks allow (a loan cap in $5,000 notes).  SALib draws Morris trajectories
 over the factors (each step of a trajectory moves one key); every run of the screen plays the
 same games (common random numbers), so the step from one run to the next is a paired
 comparison and a key that does nothing shows no difference at all.
@@ -25,6 +26,7 @@ position in its range as ``x:KEY`` in [0, 1], each metric's value) and ``sensiti
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 from dataclasses import asdict, dataclass
@@ -35,7 +37,8 @@ from scipy.stats import chi2
 
 from simulator.errors import UserError
 from simulator.experiments import (OUT_MARK, Design, Lab, accepts, batch_ids, checked_range,
-                                   finish_out_dir, new_out_dir, numeric_value, scaled, with_values)
+                                   finish_out_dir, key_step, new_out_dir, numeric_value,
+                                   on_lattice, parse_span, scaled, with_values)
 from simulator.game import Game
 from simulator.metrics import balance_metrics
 from simulator.rules import RulesError
@@ -88,13 +91,15 @@ class Factor:
     low: float
     high: float
     absolute: bool = False
+    step: int = 1            # an integer key's values are default + k * step
 
     def value(self, x: float):
         """The key's value at position ``x`` in [0, 1] of its range."""
         at = self.low + float(x) * (self.high - self.low)
-        if self.absolute:
-            return int(round(at)) if isinstance(self.default, int) else at
-        return scaled(self.default, at)
+        if isinstance(self.default, list):
+            return scaled(self.default, at)
+        value = at if self.absolute else self.default * at
+        return on_lattice(value, self.default, self.step) if isinstance(self.default, int) else value
 
 
 def choose_factors(game: Game, rules: dict, named: list[str], assumed: bool,
@@ -140,24 +145,22 @@ def factors_for(game: Game, rules: dict, keys: list[str], scale: tuple[float, fl
 
 def make_factor(game: Game, rules: dict, key: str, span: str | None, scale) -> Factor:
     default = numeric_value(rules, key)
+    step = 1 if isinstance(default, list) else key_step(game, rules, key)
     if span is not None:
-        try:
-            low, high = (float(v) for v in span.split(":"))
-        except ValueError:
-            raise RulesError(key, f"expected {key}=LOW:HIGH, got '{span}'") from None
+        low, high = parse_span(key, span)
         if isinstance(default, list):
             raise RulesError(key, "a list takes --range factors, not LOW:HIGH")
-        factor = Factor(key, default, low, high, absolute=True)
+        factor = Factor(key, default, low, high, absolute=True, step=step)
     elif not any(default if isinstance(default, list) else [default]):
         raise RulesError(key, f"its value is 0, so scaling cannot move it; give {key}=LOW:HIGH")
     else:
-        factor = Factor(key, default, *scale)
+        factor = Factor(key, default, *scale, step=step)
     ends = [factor.value(0.0), factor.value(1.0)]
     if not all(accepts(game, rules, key, v) for v in ends):
         if isinstance(default, list) or factor.absolute:
             raise RulesError(key, f"the game's checks refuse {ends[0]} or {ends[1]}")
-        low, high = checked_range(game, rules, key, *sorted(ends))
-        factor = Factor(key, default, low, high, absolute=True)
+        low, high = checked_range(game, rules, key, *sorted(ends), step)
+        factor = Factor(key, default, low, high, absolute=True, step=step)
         ends = [factor.value(0.0), factor.value(1.0)]
     if ends[0] == ends[1]:
         raise RulesError(key, f"its range holds one value ({ends[0]})")
@@ -186,8 +189,8 @@ def screen(lab: Lab, rules: dict, design: Design, factors: list[Factor], traject
     names = [f.key for f in factors]
     problem = {"num_vars": len(factors), "names": names, "bounds": [[0.0, 1.0]] * len(factors)}
     x = morris_sample.sample(problem, N=trajectories, num_levels=LEVELS, seed=seed)
-    candidates = [with_values(rules, {f.key: f.value(v) for f, v in zip(factors, row)}) for row in x]
-    outcomes = lab.play(design, candidates, batch_ids(0, games_per_run))
+    outcomes = lab.play(design, [run_rules(lab.game, rules, factors, row) for row in x],
+                        batch_ids(0, games_per_run))
     metrics = balance_metrics(outcomes[0].present, outcomes[0].end_reasons)
     y = np.full((len(x), len(metrics)), np.nan)
     z2 = np.zeros((len(metrics), len(factors)))
@@ -202,18 +205,35 @@ def screen(lab: Lab, rules: dict, design: Design, factors: list[Factor], traject
             z2[:, moved] += [step_z(e - p) ** 2 for e, p in zip(estimates, previous)]
         previous = estimates
     effects = []
-    for m, metric in enumerate(metrics):
-        if not np.all(np.isfinite(y[:, m])):
-            continue
-        result = morris_analyze.analyze(problem, x, y[:, m], num_resamples=1000,
-                                        conf_level=1 - ALPHA, num_levels=LEVELS, seed=seed)
-        effects += metric_effects(metric.name, names, result, z2[m], steps)
+    gc.freeze()   # statsmodels' Holm runs a full garbage collection per call: skip what exists
+    try:
+        for m, metric in enumerate(metrics):
+            if not np.all(np.isfinite(y[:, m])):
+                continue
+            result = morris_analyze.analyze(problem, x, y[:, m], num_resamples=1000,
+                                            conf_level=1 - ALPHA, num_levels=LEVELS, seed=seed)
+            effects += metric_effects(metric.name, names, result, z2[m], steps)
+    finally:
+        gc.unfreeze()
     runs = [{"run": r, "trajectory": r // (len(factors) + 1),
              **{f"x:{k}": float(v) for k, v in zip(names, x[r])},
              **{metric.name: float(y[r, m]) for m, metric in enumerate(metrics)}}
             for r in range(len(x))]
     return Screen(design, factors, skipped or [], trajectories, games_per_run, effects, runs,
                   [m.name for m in metrics], lab.played)
+
+
+def run_rules(game: Game, rules: dict, factors: list[Factor], row) -> dict:
+    """The rules of one run; keys whose ranges the checks refuse together are an error
+    naming the combination, before any game is played."""
+    values = {f.key: f.value(v) for f, v in zip(factors, row)}
+    try:
+        out = with_values(rules, values)
+        game.validate(out)
+    except RulesError as e:
+        named = ", ".join(f"{k} = {v}" for k, v in values.items() if k == e.key or k in str(e))
+        raise UserError(f"{e} (in a run with {named}); narrow the ranges with KEY=LOW:HIGH") from None
+    return out
 
 
 def step_z(difference) -> float:

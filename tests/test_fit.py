@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from simulator.cli import cli
 from simulator.errors import UserError
-from simulator.experiments import Design, Lab, checked_range
+from simulator.experiments import Design, Lab, checked_range, key_step
 from simulator.fit import KeyRange, fit, key_range, parse_target
 from simulator.game import get_game
 from simulator.metrics import Outcomes
@@ -66,6 +66,14 @@ def test_checks_bound_a_key_karnaxis_years_between_its_loan_years_and_its_events
     # loans fall due in year 12 at the latest, and 28 event cards cover at most 28 years
     assert checked_range(KARNAXIS, rules, "setup.years", 3, 48) == (12, 28)
     assert key_range(KARNAXIS, rules, "setup.years") == KeyRange("setup.years", 12, 28, 12, True)
+
+
+def test_an_integer_key_moves_in_the_steps_its_checks_allow():
+    # the loan cap must be a multiple of loans.unit_usd ($5,000 notes)
+    rules = KARNAXIS.rules()
+    assert key_step(KARNAXIS, rules, "loans.cap_usd") == rules["loans"]["unit_usd"] == 5000
+    assert key_range(KARNAXIS, rules, "loans.cap_usd=52000:103000") == KeyRange(
+        "loans.cap_usd", 55000, 100000, 100000, True, 5000)
 
 
 def test_fit_finds_the_number_of_years_that_gives_a_length_by_construction(tmp_path):

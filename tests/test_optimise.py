@@ -34,6 +34,19 @@ def test_candidates_stay_inside_their_ranges():
     assert inside and all(inside)
 
 
+def test_a_stepped_dimension_only_proposes_its_steps():
+    space = [Dimension("cap", 50_000, 300_000, start=200_000, integer=True, step=5_000)]
+    seen = []
+
+    def evaluate(candidates):
+        seen.extend(c["cap"] for c in candidates)
+        return [abs(c["cap"] - 123_456) for c in candidates]
+
+    best, _ = cma_search(space, evaluate, generations=40, seed=2)
+    assert all(v % 5_000 == 0 and 50_000 <= v <= 300_000 for v in seen)
+    assert best["cap"] == 125_000
+
+
 def test_an_empty_range_is_refused():
     with pytest.raises(ValueError, match="empty range"):
         Dimension("x", 1.0, 1.0, start=1.0)
