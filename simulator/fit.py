@@ -30,7 +30,7 @@ from simulator.errors import UserError
 from simulator.experiments import (OUT_MARK, Design, Lab, accepts, batch_ids, checked_range,
                                    finish_out_dir, key_step, lattice_range, new_out_dir,
                                    numeric_value, parse_span, with_values)
-from simulator.metrics import Estimate, Metric, Outcomes
+from simulator.metrics import Estimate, Metric, Outcomes, parse_metric
 from simulator.optimise import Dimension, cma_search, population_size
 from simulator.rules import RulesError, nest, to_toml
 
@@ -130,7 +130,9 @@ def fit(lab: Lab, rules: dict, design: Design, keys: list[KeyRange], metric_name
     if len(set(names)) != len(names):
         raise UserError("each --key may be given once")
     candidate = lambda values: with_values(rules, values)  # noqa: E731
-    metric = lab.probe(design, rules).metric(metric_name)
+    probe = lab.probe(design, rules)
+    seated = {**probe.labels, "policy": tuple(dict.fromkeys(design.lineup))}
+    metric = parse_metric(metric_name, seated, probe.end_reasons)
     evaluations: list[Evaluation] = []
     if len(keys) == 1 and keys[0].integer and len(keys[0].values()) <= GRID_MAX:
         finalists = [{keys[0].key: v} for v in keys[0].values()]

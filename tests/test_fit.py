@@ -114,6 +114,8 @@ def test_fit_command_writes_an_overlay_that_rules_accepts(tmp_path):
     (["--key", "setup.nope", "--target", "length=3"], "rules key 'setup.nope': unknown key"),
     (["--key", "setup.years", "--target", "length"], "--target needs METRIC=VALUE"),
     (["--key", "setup.years", "--target", "speed=3"], "unknown metric 'speed'"),
+    (["--key", "setup.years", "--target", "win_rate:policy=random=0.3"],
+     "no policy 'random' in these games"),
     (["--key", "setup.years=1:20", "--target", "length=3"],
      "rules key 'setup.years': the game's checks refuse 1"),
     (["--key", "unemployment.start_usd", "--target", "length=3"],
