@@ -48,6 +48,7 @@ ALPHA = 0.05
 SCHEMA = 1
 HEADLINE = ("first_player_edge", "max_policy_share", "max_character_share", "team_gap",
             "length", "round_cap_rate")   # the chart's panels, where the game has them
+MAX_PANELS = 4
 
 
 def assumed_keys(game: Game) -> list[str]:
@@ -319,16 +320,18 @@ def headline(metrics: list[str]) -> list[str]:
 
 
 def chart(effects, summary: dict, path: Path, top: int = 10) -> None:
-    """One panel per headline metric: the keys ranked by mu_star with 95% intervals, the
-    significant ones in colour."""
+    """One panel per headline metric (those a key moves significantly first): the keys ranked
+    by mu_star with 95% intervals, the significant ones in colour."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import polars as pl
 
     moved = set(effects.filter(pl.col("mu_star") > 0)["metric"].to_list())
-    panels = [m for m in headline(summary["metrics"]) if m in moved] or sorted(moved)[:4] or \
-        summary["metrics"][:1]
+    found = set(effects.filter(pl.col("significant"))["metric"].to_list())
+    panels = sorted((m for m in headline(summary["metrics"]) if m in moved),
+                    key=lambda m: m not in found)[:MAX_PANELS] or sorted(moved)[:MAX_PANELS] \
+        or summary["metrics"][:1]
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 0.35 * top + 1.6),
                              squeeze=False)
     for ax, metric in zip(axes[0], panels):
@@ -380,7 +383,7 @@ def html_section(out: str | Path) -> str:
         f"{escape(', '.join(summary['lineup']))}). Keys: {escape(', '.join(keys))}. An effect is "
         f"the mean absolute change of the metric when the key moves across its range; "
         f"significant means beyond the games' noise (Holm-corrected p &lt; {ALPHA:g}).</p>"
-        f"<img alt='ranked effects' src='data:image/png;base64,{image}'>"
+        f"<img alt='ranked effects' style='max-width:100%' src='data:image/png;base64,{image}'>"
         + (f"<table><tr><th>metric</th><th>key</th><th>effect</th><th>95% CI</th>"
            f"<th>mean change</th><th>Holm p</th></tr>{rows}</table>" if rows else
            "<p>No key moves any metric beyond the noise.</p>")
