@@ -87,7 +87,7 @@ def test_fit_finds_the_number_of_years_that_gives_a_length_by_construction(tmp_p
     with Lab(KARNAXIS, jobs=1) as lab:   # two keys: CMA-ES, then the race
         searched = fit(lab, rules, design, [key_range(KARNAXIS, rules, "setup.years"),
                                             key_range(KARNAXIS, rules, "loans.interest_pct")],
-                       "length", 20, budget=12_000, seed=2)
+                       "length", 20, budget=6_000, seed=2)
     assert searched.best["setup.years"] == 20
     assert {e.stage for e in searched.evaluations} == {"search", "race"}
 
