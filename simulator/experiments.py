@@ -149,6 +149,11 @@ def chunk_games(n_games: int, n_candidates: int, jobs: int, largest: int) -> int
     return int(max(1, min(n_games, largest, max(50, per_task))))
 
 
+def round_to(n: int, multiple: int) -> int:
+    """``n`` rounded up to a multiple: batches of whole rounds of seat orders."""
+    return -(-n // multiple) * multiple
+
+
 def batch_ids(batch: int, size: int, offset: int = 0) -> np.ndarray:
     """Game ids of batch ``batch`` of ``size`` games: consecutive blocks, never reused."""
     return np.arange(offset + batch * size, offset + (batch + 1) * size, dtype=np.int64)

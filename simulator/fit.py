@@ -29,7 +29,7 @@ from scipy.stats import norm
 from simulator.errors import UserError
 from simulator.experiments import (OUT_MARK, Design, Lab, accepts, batch_ids, checked_range,
                                    finish_out_dir, key_step, lattice_range, new_out_dir,
-                                   numeric_value, parse_span, with_values)
+                                   numeric_value, parse_span, round_to, with_values)
 from simulator.metrics import Estimate, Metric, Outcomes, parse_metric
 from simulator.optimise import Dimension, cma_search, population_size
 from simulator.rules import RulesError, nest, to_toml
@@ -149,7 +149,8 @@ def fit(lab: Lab, rules: dict, design: Design, keys: list[KeyRange], metric_name
 def search_stage(lab, design, candidate, keys, metric, target, budget, seed, evaluations):
     """CMA-ES on the distance to the target; returns the candidates to race."""
     population = population_size(len(keys))
-    per_candidate = max(MIN_BATCH, budget // (population * GENERATIONS))
+    per_candidate = round_to(max(MIN_BATCH, budget // (population * GENERATIONS)),
+                             design.n_players)
     generations = max(1, budget // (population * per_candidate))
     batches = iter(range(generations))
 
@@ -183,7 +184,7 @@ def neighbours(values: dict, keys: list[KeyRange]) -> list[dict]:
 def race(lab, design, candidate, finalists, metric: Metric, target, budget, evaluations):
     """Successive elimination on paired distances; returns (best values, its estimate,
     whether it was the last one left)."""
-    batch = max(MIN_BATCH, budget // (len(finalists) * RACE_ROUNDS))
+    batch = round_to(max(MIN_BATCH, budget // (len(finalists) * RACE_ROUNDS)), design.n_players)
     alive = list(range(len(finalists)))
     games: dict[int, list[Outcomes]] = {i: [] for i in alive}
     spent, round_no, last = 0, 0, {}

@@ -20,7 +20,8 @@ import copy
 from dataclasses import dataclass, field
 
 from simulator.errors import UserError
-from simulator.experiments import HELD_OUT, Design, Lab, batch_ids, is_team_game, scripted_field
+from simulator.experiments import (HELD_OUT, Design, Lab, batch_ids, is_team_game, round_to,
+                                   scripted_field)
 from simulator.game import Game, knob_values
 from simulator.metrics import Estimate
 from simulator.optimise import Dimension, Generation, cma_search, population_size
@@ -125,11 +126,6 @@ def plan_budget(budget: int, n_dims: int, n_players: int, per_candidate: int | N
         raise UserError(f"--budget {budget:,} is too small to tune {n_dims} knobs: "
                         f"give at least {need:,} games")
     return generations, per_candidate, held_out
-
-
-def round_to(n: int, multiple: int) -> int:
-    """``n`` rounded up to a multiple (whole rounds of seat orders)."""
-    return -(-n // multiple) * multiple
 
 
 def tune(lab: Lab, rules: dict, policy: str, n_players: int, budget: int, seed: int = 1,
