@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # compiled kernels, one subfolder per version of the sources
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 
-.PHONY: run test bench mutants clean
+.PHONY: run test bench mutants tuned clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,12 @@ bench: $(STAMP)
 # every listed rule mutation (tests/mutants/<game>.toml) must make a rule test fail
 mutants: $(STAMP)
 	$(BIN)/python tests/mutants/run.py
+
+# the tuned knob sets of the default rules: copy each file's tables into the game's rules.toml
+tuned: $(STAMP)
+	$(BIN)/balsim tune ekonos --all -p 4 --budget 400000 --out tuned/ekonos.toml --force
+	$(BIN)/balsim tune karnaxis --all -p 4 --budget 400000 --out tuned/karnaxis.toml --force
+	$(BIN)/balsim tune karmaggan --all -p 4 --budget 200000 --out tuned/karmaggan.toml --force
 
 clean:
 	rm -rf $(VENV) .numba_cache runs
