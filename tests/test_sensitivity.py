@@ -12,6 +12,7 @@ from simulator import sensitivity as sens
 from simulator.cli import cli
 from simulator.experiments import Design, Lab
 from simulator.game import get_game
+from simulator.rules import lookup
 
 EKONOS = get_game("ekonos")
 FIELD = ("president_seeker", "value_investor", "market_builder")
@@ -91,10 +92,21 @@ def test_assumed_keys_are_the_keys_whose_own_line_is_marked(tmp_path):
 
 
 def test_assumed_screens_every_assumed_number_it_can_and_says_why_not_the_others():
-    factors, skipped = sens.choose_factors(EKONOS, EKONOS.rules(), [], True, (0.5, 1.5))
-    assert [f.key for f in factors] == ["companies.market_indicators", "shares.indicators_per_player"]
-    assert skipped == [{"key": "setup.start_money", "reason": "its value is 0, so scaling cannot "
-                        "move it; give setup.start_money=LOW:HIGH"}]
+    rules = EKONOS.rules()
+    factors, skipped = sens.choose_factors(EKONOS, rules, [], True, (0.5, 1.5))
+    reasons = {s["key"]: s["reason"] for s in skipped}
+    assumed = sens.assumed_keys(EKONOS)
+    assert sorted([f.key for f in factors] + list(reasons)) == sorted(assumed)
+    for key in assumed:
+        value = lookup(rules, key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            assert reasons[key] == "not a number (only numeric keys can be varied)"
+        elif value == 0:
+            assert reasons[key] == (f"its value is 0, so scaling cannot move it; give "
+                                    f"{key}=LOW:HIGH")
+        else:
+            assert key in [f.key for f in factors]
+    assert reasons["setup.start_money"].startswith("its value is 0")
 
 
 def test_a_scaled_range_the_checks_refuse_is_cut_to_what_they_accept():
