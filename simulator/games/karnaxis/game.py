@@ -9,7 +9,7 @@ import numpy as np
 from policies import karnaxis as policies
 from simulator.errors import UserError
 from simulator.game import Game, policy_knobs
-from simulator.games.karnaxis import engine
+from simulator.games.karnaxis import games
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import require
 
@@ -224,34 +224,59 @@ def prepare(rules: dict, n_players: int) -> tuple:
     kcards = np.array([[CARD_EFFECTS.index(e), v] for e, v in zip(cards["effect"], cards["value"])],
                       dtype=np.int64).reshape(-1, 2)
     knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
-    # the kernel's rules arrays, then the labels the wrapper writes (never passed to the kernel)
-    return (cfg, tables, chars, jobs, biz, events, kcards, knobs,
+    # the kernel's rules array, its knobs, then the labels the wrapper writes
+    return (rules_array(cfg, tables, chars, jobs, biz, events, kcards), knobs,
             np.array(char_names), np.array(job_names))
 
 
-def allocate(cfg: np.ndarray, n: int):
-    p, years = cfg[CFG_PLAYERS], cfg[CFG_YEARS]
+def rules_array(cfg, tables, chars, jobs, biz, events, kcards) -> np.ndarray:
+    """The header ``cfg`` then every table, flat, with their offsets and counts in the header
+    and the sizes of the state's card block (state.py)."""
+    blocks = {CFG_TABLES: tables, CFG_CHARS: chars, CFG_JOBS: jobs, CFG_BIZ: biz,
+              CFG_EVENTS: events, CFG_KCARDS: kcards}
+    at = N_CFG
+    for slot, block in blocks.items():
+        cfg[slot] = at
+        at += block.size
+    cfg[CFG_TABLE_WIDTH] = tables.shape[1]
+    counts = {CFG_N_CHARS: chars, CFG_N_JOBS: jobs, CFG_N_BIZ: biz, CFG_N_EVENTS: events,
+              CFG_N_KCARDS: kcards}
+    for slot, block in counts.items():
+        cfg[slot] = block.shape[0]
+    deck = max(max(block.shape[0] for block in counts.values()), cfg[CFG_FRANCHISE_CARDS])
+    cfg[CFG_DECK_WIDTH] = deck
+    cfg[CFG_UNSEEN] = OWNERS + N_OWNERS * deck
+    cfg[CFG_STATE_SIZE] = cfg[CFG_UNSEEN] + deck
+    return np.concatenate([cfg] + [block.ravel() for block in blocks.values()]).astype(np.int64)
+
+
+def allocate(rules: np.ndarray, n: int):
+    p, years = rules[CFG_PLAYERS], rules[CFG_YEARS]
     return (np.zeros((n, N_GAME_OUT), np.int64),
             np.zeros((n, p, N_PLAYER_OUT + len(LEDGER_COLUMNS)), np.int64),
             np.zeros((n * years * p, N_YEAR_OUT), np.int64))
 
 
-N_DATA = 8  # params[:N_DATA] are the kernel's rules arrays
-
-
 def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     """Play ``len(seeds)`` games; the contract's three tables (see simulator.game)."""
-    cfg = params[0]
-    out_games, out_players, out_years = allocate(cfg, len(seeds))
-    engine.play_games(*params[:N_DATA], np.asarray(seeds, np.uint64),
-                      np.asarray(seat_policies, np.int8), out_games, out_players, out_years)
-    games = {"winner_seat": out_games[:, G_WINNER], "length": out_games[:, G_LENGTH],
-             "end_reason": out_games[:, G_END_REASON],
-             "unemployment_fund_left_usd": out_games[:, G_UNEMPLOYMENT_LEFT],
-             "share_tokens_left": out_games[:, G_SHARES_LEFT].astype(np.int16)}
+    rules, knobs = params[0], params[1]
+    out_games, out_players, out_years = allocate(rules, len(seeds))
+    games.play_games(rules, knobs, np.asarray(seeds, np.uint64),
+                     np.asarray(seat_policies, np.int8), out_games, out_players, out_years)
+    return output_tables(params, out_games, out_players, out_years)
+
+
+def output_tables(params: tuple, out_games, out_players, out_years) -> dict:
+    """The kernel's output arrays as the contract's tables."""
+    rules = params[0]
+    games_ = {"winner_seat": out_games[:, G_WINNER], "length": out_games[:, G_LENGTH],
+              "end_reason": out_games[:, G_END_REASON],
+              "unemployment_fund_left_usd": out_games[:, G_UNEMPLOYMENT_LEFT],
+              "share_tokens_left": out_games[:, G_SHARES_LEFT].astype(np.int16),
+              "search_decisions": out_games[:, G_SEARCH_DECISIONS].astype(np.int32)}
     o = out_players
-    char_labels = params[N_DATA].tolist()
-    job_labels = ["none"] + params[N_DATA + 1].tolist()
+    char_labels = params[2].tolist()
+    job_labels = ["none"] + params[3].tolist()
     players = {
         "score": o[:, :, P_SCORE].astype(np.float64),
         "won": o[:, :, P_WON].astype(bool),
@@ -286,7 +311,9 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     for k, name in enumerate(LEDGER_COLUMNS):
         players[name] = o[:, :, N_PLAYER_OUT + k]
     y = out_years
-    years = {"game_index": y[:, Y_GAME], "year": y[:, Y_YEAR].astype(np.int16),
+    rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
+    years = {"game_index": np.repeat(np.arange(len(out_games), dtype=np.int64), rows),
+             "year": y[:, Y_YEAR].astype(np.int16),
              "seat": y[:, Y_SEAT].astype(np.int8), "cash_usd": y[:, Y_CASH],
              "income_usd": y[:, Y_INCOME], "tax_bracket": y[:, Y_BRACKET].astype(np.int8),
              "tax_paid_usd": y[:, Y_TAX], "smart_tax": y[:, Y_SMART].astype(bool),
@@ -294,15 +321,14 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
              "delinquent_notices": y[:, Y_NOTICES].astype(np.int16),
              "salary_usd": y[:, Y_SALARY], "business_income_usd": y[:, Y_BUSINESS_INCOME],
              "business_growth_usd": y[:, Y_GROWTH]}
-    return {"games": games, "players": players, "years": years}
+    return {"games": games_, "players": players, "years": years}
 
 
 def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: int = 20_000):
     """The trace rows (int64[k, TRACE_WIDTH]) of one game, and its output rows."""
-    cfg = params[0]
-    out_game, out_players, out_years = allocate(cfg, 1)
+    out_game, out_players, out_years = allocate(params[0], 1)
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    n = engine.play_game(*params[:N_DATA], np.uint64(seed), np.asarray(seat_policies, np.int8), 0,
+    n = games.trace_game(params[0], params[1], np.uint64(seed), np.asarray(seat_policies, np.int8),
                          out_game[0], out_players[0], out_years, trace)
     return trace[:n], out_players[0]
 

@@ -1,0 +1,63 @@
+"""Karnaxis whole games: setup, the loop to the end (through the search driver when a seat
+searches), Game End, and a chunk of games per call."""
+
+import numpy as np
+from numba import njit
+
+from simulator.games.karnaxis.engine import advance, new_game, write_years
+from simulator.games.karnaxis.search import search_step
+from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karnaxis.year_end import end_game
+from simulator.rng import N_STREAMS
+
+
+@njit(cache=True)
+def play_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players,
+              out_years, work, work_rng, values):
+    """One whole game into out_game int64[N_GAME_OUT], out_players int64[n_players,
+    N_PLAYER_OUT + ledger columns] and out_years int64[years * n_players, N_YEAR_OUT] (work
+    buffers: search.search_step).  Returns the number of trace rows written."""
+    new_game(state, rules, knobs, rng, seed, seat_policies)
+    if state[MODE] == PLAIN:
+        advance(state, rules, knobs, rng, trace, out_years, rules[CFG_YEARS])
+    else:
+        while state[PHASE] != AT_END:
+            year_ends = state[PHASE] == AT_YEAR_END
+            search_step(state, rules, knobs, rng, trace, work, work_rng, values)
+            if year_ends:
+                write_years(state, rules, out_years)
+    end_game(state, rules, trace, out_game, out_players)
+    return state[TRACE_N]
+
+
+@njit(cache=True)
+def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years):
+    """Play ``len(seeds)`` games.
+
+    rules int64 (state.py), knobs float64[n_policies, 1 + n_knobs], seeds uint64[n],
+    seat_policies int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT], out_players
+    int64[n, n_players, N_PLAYER_OUT + ledger columns], out_years
+    int64[n * years * n_players, N_YEAR_OUT] (game-major, then year, then seat).
+    """
+    rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
+    size = rules[CFG_STATE_SIZE]
+    state = np.zeros(size, dtype=np.int64)
+    rng = np.zeros(N_STREAMS, dtype=np.uint64)
+    work = np.zeros((3, size), dtype=np.int64)
+    work_rng = np.zeros((3, N_STREAMS), dtype=np.uint64)
+    values = np.zeros((3, MAX_OPTIONS), dtype=np.float64)
+    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
+    for g in range(seeds.shape[0]):
+        play_game(state, rules, knobs, rng, no_trace, seeds[g], seat_policies[g], out_games[g],
+                  out_players[g], out_years[g * rows:(g + 1) * rows], work, work_rng, values)
+
+
+@njit(cache=True)
+def trace_game(rules, knobs, seed, seat_policies, out_game, out_players, out_years, trace):
+    """One game with its trace rows (see play_game); returns how many were written."""
+    size = rules[CFG_STATE_SIZE]
+    return play_game(np.zeros(size, dtype=np.int64), rules, knobs,
+                     np.zeros(N_STREAMS, dtype=np.uint64), trace, seed, seat_policies,
+                     out_game, out_players, out_years, np.zeros((3, size), dtype=np.int64),
+                     np.zeros((3, N_STREAMS), dtype=np.uint64),
+                     np.zeros((3, MAX_OPTIONS), dtype=np.float64))
