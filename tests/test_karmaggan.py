@@ -14,7 +14,7 @@ import pytest
 from simulator.game import get_game
 from simulator.games.karmaggan import game as K
 from simulator.games.karmaggan import board as B
-from simulator.games.karmaggan import engine as E
+from simulator.games.karmaggan import combat, core, egg, movement, traps
 from simulator.games.karmaggan.state import (
     ACT_MOVE, ALIVE, ATTACK, BOARD, CELLS, CFG, CFG_CENTRE, COUNTER, DEAD, F_POS, FIGS, G_BANK,
     G_EGG_CARRIER, G_EGG_POS, G_OFFSET, G_ROLLERS_ON, GAME, HANDS, NO_CARD, NOTHING, OFF, P_COINS,
@@ -91,11 +91,11 @@ def test_movement_roll_is_the_max_of_two_dice(params):
     standard error of each frequency is below 0.0011, the tolerance 0.005 is ~5 of them."""
     W = fresh_world(params)
     n = 200_000
-    rolls = np.array([E.movement_roll(W[RNG], False) for _ in range(n)])
+    rolls = np.array([movement.movement_roll(W[RNG], False) for _ in range(n)])
     freq = np.bincount(rolls, minlength=7)[1:] / n
     exact = np.array([(2 * k - 1) / 36 for k in range(1, 7)])
     assert np.abs(freq - exact).max() < 0.005
-    carrier = np.array([E.movement_roll(W[RNG], True) for _ in range(60_000)])
+    carrier = np.array([movement.movement_roll(W[RNG], True) for _ in range(60_000)])
     assert np.abs(np.bincount(carrier, minlength=7)[1:] / 60_000 - 1 / 6).max() < 0.01
 
 
@@ -126,19 +126,19 @@ def test_rotation_moves_tiles_walls_and_figures_with_the_ring(params):
     """Board / Rotations: a ring turns by sectors; figures and tiles turn with it and the
     cells facing each other across its edges change."""
     W = fresh_world(params)
-    E.place_figure(W, 1, 2 * 16 + 6)          # seat 1 on the middle ring, row 2, column 6
+    core.place_figure(W, 1, 2 * 16 + 6)          # seat 1 on the middle ring, row 2, column 6
     assert draw(W) == BEFORE
     outer = 1 * 16 + 6                         # outer ring, row 1, column 6: open inward
     adjacency = B.adjacency(W)
     assert 2 * 16 + 6 in adjacency[outer, 1:1 + adjacency[outer, 0]]
-    E.rotate_ring(W, 1, 1)
+    traps.rotate_ring(W, 1, 1)
     assert draw(W) == AFTER
     assert W[FIGS][1, F_POS] == 2 * 16 + 6     # same cell of its ring ...
     assert B.phys_col(W, 2 * 16 + 6) == 8      # ... now two columns clockwise
     adjacency = B.adjacency(W)
     inward = adjacency[outer, 1:1 + adjacency[outer, 0]]
     assert 2 * 16 + 4 in inward and 2 * 16 + 6 not in inward
-    E.rotate_ring(W, 1, -1)
+    traps.rotate_ring(W, 1, -1)
     assert draw(W) == BEFORE
 
 
@@ -146,7 +146,7 @@ def test_a_full_turn_restores_the_board(params):
     W = fresh_world(params)
     before = draw(W)
     for _ in range(8):
-        E.rotate_ring(W, 0, 1)
+        traps.rotate_ring(W, 0, 1)
     assert draw(W) == before
 
 
@@ -155,20 +155,20 @@ def test_rollers_charge_each_crossing(params):
     sit between columns 5|6 and 13|14 of the outer ring.  E[(1D6) - 1] = 2.5; 600 crossings
     give a standard error of 0.07, the tolerance is 0.3."""
     W = fresh_world(params)
-    assert E.roller_crossings(W, 5, 6, 1, 1) == 1
-    assert E.roller_crossings(W, 4, 5, 1, 1) == 0
-    assert E.roller_crossings(W, 6, 5, -1, 1) == 1
-    assert E.roller_crossings(W, 4, 12, 1, 8) == 1        # sweeping past 5|6 only
-    assert E.roller_crossings(W, 4, 14, 1, 10) == 2       # ... and past 13|14
-    assert E.roller_crossings(W, 0, 0, 1, 16) == 2        # a full turn crosses both
+    assert traps.roller_crossings(W, 5, 6, 1, 1) == 1
+    assert traps.roller_crossings(W, 4, 5, 1, 1) == 0
+    assert traps.roller_crossings(W, 6, 5, -1, 1) == 1
+    assert traps.roller_crossings(W, 4, 12, 1, 8) == 1        # sweeping past 5|6 only
+    assert traps.roller_crossings(W, 4, 14, 1, 10) == 2       # ... and past 13|14
+    assert traps.roller_crossings(W, 0, 0, 1, 16) == 2        # a full turn crosses both
     for seat in (1, 2, 3):
-        E.place_figure(W, seat, OFF)
+        core.place_figure(W, seat, OFF)
 
     def dragged(start_col, sectors):
         W[GAME][G_OFFSET] = 0
-        E.place_figure(W, 0, start_col)                   # outer row 0
+        core.place_figure(W, 0, start_col)                   # outer row 0
         W[PLAYERS][0, P_COINS] = 20
-        E.rotate_ring(W, 0, sectors)
+        traps.rotate_ring(W, 0, sectors)
         return 20 - W[PLAYERS][0, P_COINS]
 
     assert dragged(4, 1) == 0                             # Rollers not placed yet
@@ -195,11 +195,11 @@ def test_wall_trap_fires_outward_and_stops_at_the_first_figure(params):
     W = fresh_world(params)
     assert W[CELLS][61, C_WALL_IN] == ARROWS_WALL
     for seat in (0, 2, 3):
-        E.place_figure(W, seat, OFF)
-    E.place_figure(W, 1, 29)
-    E.place_figure(W, 0, 13)
+        core.place_figure(W, seat, OFF)
+    core.place_figure(W, 1, 29)
+    core.place_figure(W, 0, 13)
     bank = W[GAME][G_BANK]
-    E.fire_wall_traps(W, ARROWS_WALL, 1, SRC_ARROWS)
+    traps.fire_wall_traps(W, ARROWS_WALL, 1, SRC_ARROWS)
     assert W[PLAYERS][1, P_COINS] == 3
     assert W[PLAYERS][0, P_COINS] == 4
     assert W[GAME][G_BANK] == bank + 1
@@ -209,11 +209,11 @@ def test_spawns_stop_traps_but_are_immune(params):
     """Other Traps: Spawns are immune to Temple traps, but they stop Wall Traps."""
     W = fresh_world(params)
     for seat in (0, 2, 3):
-        E.place_figure(W, seat, OFF)
-    E.place_figure(W, 1, 29)
+        core.place_figure(W, seat, OFF)
+    core.place_figure(W, 1, 29)
     spawn = W[PLAYERS].shape[0]                    # first spawn of swarm 0
-    E.place_figure(W, spawn, 45)
-    E.fire_wall_traps(W, ARROWS_WALL, 1, SRC_ARROWS)
+    core.place_figure(W, spawn, 45)
+    traps.fire_wall_traps(W, ARROWS_WALL, 1, SRC_ARROWS)
     assert W[PLAYERS][1, P_COINS] == 4
     assert W[FIGS][spawn, F_POS] == 45
 
@@ -221,11 +221,11 @@ def test_spawns_stop_traps_but_are_immune(params):
 @pytest.mark.parametrize("coins,lost", [(7, 3), (1, 0), (4, 2), (5, 2), (2, 1)])
 def test_piston_takes_half_rounded_in_the_victims_favour(params, coins, lost):
     """The Piston: 'if it has 7, it loses 3; if it has 1, it loses none'."""
-    assert E.piston_loss(coins) == lost
+    assert traps.piston_loss(coins) == lost
     W = fresh_world(params)
     W[PLAYERS][0, P_COINS] = coins
-    E.place_figure(W, 0, W[CFG][CFG_CENTRE])
-    E.piston(W)
+    core.place_figure(W, 0, W[CFG][CFG_CENTRE])
+    traps.piston(W)
     assert W[PLAYERS][0, P_COINS] == coins - lost
     assert W[PLAYERS][1, P_COINS] == 4              # only the Centre is crushed
 
@@ -241,11 +241,11 @@ def test_combat_comparison_table(params):
     for a in (NOTHING, ATTACK, COUNTER, POWER):
         for b in (NOTHING, ATTACK, COUNTER, POWER):
             expected = 1 if (a, b) in wins else -1 if (b, a) in wins else 0
-            assert E.round_result(beats, a, b) == expected, (a, b)
-        assert E.round_result(beats, a, NO_CARD) == 1
-        assert E.round_result(beats, NO_CARD, a) == -1
-    assert E.round_result(beats, NO_CARD, NO_CARD) == 0
-    assert E.round_result(beats, NOTHING, COUNTER) == 0     # printed as a tie
+            assert combat.round_result(beats, a, b) == expected, (a, b)
+        assert combat.round_result(beats, a, NO_CARD) == 1
+        assert combat.round_result(beats, NO_CARD, a) == -1
+    assert combat.round_result(beats, NO_CARD, NO_CARD) == 0
+    assert combat.round_result(beats, NOTHING, COUNTER) == 0     # printed as a tie
 
 
 def give_hand(W, seat, value, count):
@@ -263,16 +263,16 @@ def test_combat_loser_pays_is_thrown_and_gives_up_the_egg(params):
     give_hand(W, 0, ATTACK, 3)
     give_hand(W, 1, NOTHING, 3)
     src, node = 1 * 16 + 4, 2 * 16 + 4
-    E.place_figure(W, 0, src)
-    E.place_figure(W, 1, node)
+    core.place_figure(W, 0, src)
+    core.place_figure(W, 1, node)
     W[GAME][G_EGG_CARRIER], W[GAME][G_EGG_POS] = 1, -1
     total = W[PLAYERS][:, P_COINS].sum() + W[GAME][G_BANK]
-    assert E.resolve_combat(W, 0, 1, node)
+    assert combat.resolve_combat(W, 0, 1, node)
     assert W[PLAYERS][0, P_COINS] == 7 and W[PLAYERS][1, P_COINS] == 1
     assert W[GAME][G_EGG_CARRIER] == 0
     assert W[FIGS][0, F_POS] == node
     dist = np.empty(W[BOARD].shape[0], np.int64)
-    E.bfs_local(W, dist, node)
+    egg.bfs_local(W, dist, node)
     assert dist[W[FIGS][1, F_POS]] >= 3
     assert W[PLAYERS][0, P_COMBATS_WON] == 1
     assert W[PLAYERS][:, P_HAND_N][:2].tolist() == [3, 3]
@@ -283,9 +283,9 @@ def test_defender_wins_a_tied_combat_and_ties_return_cards(params):
     W = fresh_world(params)
     give_hand(W, 0, COUNTER, 3)
     give_hand(W, 1, COUNTER, 3)
-    E.place_figure(W, 0, 1 * 16 + 4)
-    E.place_figure(W, 1, 2 * 16 + 4)
-    assert not E.resolve_combat(W, 0, 1, 2 * 16 + 4)
+    core.place_figure(W, 0, 1 * 16 + 4)
+    core.place_figure(W, 1, 2 * 16 + 4)
+    assert not combat.resolve_combat(W, 0, 1, 2 * 16 + 4)
     assert W[PLAYERS][0, P_COINS] == 4 and W[PLAYERS][1, P_COINS] == 4
     assert W[PLAYERS][0, P_HAND_N] == 3 and W[PLAYERS][1, P_HAND_N] == 3
     assert W[FIGS][1, F_POS] == 2 * 16 + 4          # the defender keeps its tile
@@ -296,13 +296,13 @@ def test_a_spawn_dies_on_losing_a_round(params):
     plunderer beaten by a Spawn discards its coin to the bank."""
     W = fresh_world(params)
     W[PLAYERS][1, P_STATUS] = DEAD
-    E.place_figure(W, 1, OFF)
+    core.place_figure(W, 1, OFF)
     give_hand(W, 1, NOTHING, 0)
     give_hand(W, 0, POWER, 3)
     spawn = 4 + 6 * 1                               # first spawn of swarm 1 (seat 1's team)
-    E.place_figure(W, 0, 1 * 16 + 4)
-    E.place_figure(W, spawn, 2 * 16 + 4)
-    assert E.resolve_combat(W, 0, spawn, 2 * 16 + 4)
+    core.place_figure(W, 0, 1 * 16 + 4)
+    core.place_figure(W, spawn, 2 * 16 + 4)
+    assert combat.resolve_combat(W, 0, spawn, 2 * 16 + 4)
     assert W[FIGS][spawn, F_POS] == OFF
     assert W[PLAYERS][0, P_COINS] == 4              # nothing is paid by a dying Spawn
 

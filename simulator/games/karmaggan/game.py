@@ -10,7 +10,7 @@ import numpy as np
 from policies import karmaggan as policies
 from simulator.errors import UserError
 from simulator.game import Game, policy_knobs
-from simulator.games.karmaggan import engine
+from simulator.games.karmaggan import core, engine
 from simulator.games.karmaggan.board import TILE_CODES, WALL_CODES, build_cells, draw_rows
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import require
@@ -226,7 +226,7 @@ def world(params: tuple, seed: int, seat_policies, set_up: bool = True):
     """A fresh world tuple for one game (tests and notebooks poke at single rules with it)."""
     cfg, cells, rollers, cards, tcards, beats, knobs, _ = params
     p = int(cfg[CFG_PLAYERS])
-    W = engine.new_world(cfg, cells, rollers, cards, tcards, beats, knobs,
+    W = core.new_world(cfg, cells, rollers, cards, tcards, beats, knobs,
                          np.asarray(seat_policies, np.int8), np.uint64(seed),
                          np.zeros((0, TRACE_WIDTH), np.int64), np.zeros((0, p), np.int16))
     if set_up:

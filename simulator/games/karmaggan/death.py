@@ -1,0 +1,82 @@
+"""Karmaggän: Dead or Alive and A New Life — losing blood coins, dying, Invocation tiles.
+
+Rulebook: shared/rules/karmaggan.md, sections "Dead or Alive", "Invocation Tiles", "A New Life".
+"""
+
+from numba import njit
+
+from simulator.games.karmaggan.board import adjacency, is_jungle, is_ring_cell
+from simulator.games.karmaggan.core import record, place_figure
+from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+
+
+@njit(cache=True)
+def lose_coins(W, seat, amount, source):
+    """Pay ``amount`` blood coins (at most all of them) to the bank; Dead or Alive: a
+    plunderer with no coins left dies."""
+    game, players = W[GAME], W[PLAYERS]
+    if players[seat, P_STATUS] != ALIVE or amount <= 0:
+        return 0
+    amount = min(amount, players[seat, P_COINS])
+    before = players[seat, P_COINS]
+    players[seat, P_COINS] -= amount
+    game[G_BANK] += amount
+    players[seat, P_LOST_ARROWS + source] += amount
+    record(W, EV_DAMAGE, seat, source, amount, before, players[seat, P_COINS])
+    if players[seat, P_COINS] == 0:
+        plunderer_dies(W, seat)
+    return amount
+
+
+@njit(cache=True)
+def plunderer_dies(W, seat):
+    """Dead or Alive / A New Life: the plunderer leaves the Temple; its tile becomes an
+    Invocation tile (a second one on an adjacent tile for the first death of its team, or the
+    first death of all in Free-for-All).  It drops the Egg where it falls (ASSUMED)."""
+    game, players, figs = W[GAME], W[PLAYERS], W[FIGS]
+    node = figs[seat, F_POS]
+    players[seat, P_STATUS] = DEAD
+    players[seat, P_DEATH_ROUND] = game[G_ROUND]
+    game[G_DEATHS] += 1
+    if seat == game[G_SEAT]:
+        game[G_TURN_ENDED] = 1
+    record(W, EV_DEATH, seat, node, 0, 0, 0)
+    if game[G_EGG_CARRIER] == seat:
+        game[G_EGG_CARRIER] = -1
+        game[G_EGG_POS] = node
+        record(W, EV_EGG, seat, node, EGG_DROPPED, 0, 0)
+    place_figure(W, seat, OFF)
+    if node < 0 or is_jungle(W, node):
+        return
+    invocation_tile(W, node)
+    bit = 1 << (players[seat, P_TEAM] if W[CFG][CFG_TEAM_MODE] == 1 else 0)
+    if game[G_TEAM_DIED] & bit == 0:
+        game[G_TEAM_DIED] |= bit
+        second = free_neighbour(W, node, False)
+        if second >= 0:
+            invocation_tile(W, second)
+
+
+@njit(cache=True)
+def invocation_tile(W, node):
+    """A New Life: the tile becomes an Invocation tile, whatever it was (a full Blood tile
+    loses its coins).  ASSUMED: the Centre never does; the tile goes to a neighbour instead."""
+    board = W[BOARD]
+    if node == W[CFG][CFG_CENTRE]:
+        node = free_neighbour(W, node, False)
+        if node < 0:
+            return
+    board[node, B_TILE] = INVOCATION
+    board[node, B_BLOOD] = 0
+    W[GAME][G_VERSION] += 1
+
+
+@njit(cache=True)
+def free_neighbour(W, node, need_empty):
+    """First ring-cell neighbour (not Abyss, not the Centre), optionally unoccupied."""
+    board, adj = W[BOARD], adjacency(W)
+    for j in range(1, adj[node, 0] + 1):
+        nxt = adj[node, j]
+        if is_ring_cell(W, nxt) and board[nxt, B_TILE] != ABYSS and (not need_empty or board[nxt, B_OCC] == NOBODY):
+            return nxt
+    return -1
