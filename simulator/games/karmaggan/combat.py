@@ -71,7 +71,7 @@ def resolve_combat(W, att, dfd, node):
     wins, the Defender on a tie.  End of Combat: the loser is thrown 3 tiles (eliminated in the
     jungle), the Egg passes to the winner (a Spawn flings it 1 tile), both draw up to 3.
     Returns True when the attacker won."""
-    cfg, figs, players, beats = W[CFG], W[FIGS], W[PLAYERS], W[BEATS]
+    cfg, players, beats = W[CFG], W[PLAYERS], W[BEATS]
     n_players = cfg[CFG_PLAYERS]
     sa, sd = controller(W, att), controller(W, dfd)
     a_spawn, d_spawn = att >= n_players, dfd >= n_players
@@ -93,6 +93,14 @@ def resolve_combat(W, att, dfd, node):
             if cd >= 0:
                 aside[n_aside], aside_owner[n_aside] = cd, sd
                 n_aside += 1
+            if va == NO_CARD and a_spawn != d_spawn:
+                # End of Combat: a round without a card costs the plunderer 1 coin even against
+                # a Spawn that played none either (two plunderers would pay each other)
+                payer, payee = (dfd, att) if a_spawn else (att, dfd)
+                paid = pay_round(W, payer, payee)
+                if players[payer, P_COINS] == 0 and paid >= 0:
+                    loser = payer
+                    break
             continue
         if ca >= 0:
             discard_card(W, ca)
@@ -202,8 +210,7 @@ def throw_figure(W, thrower, fig, node):
         dest = options[choose(THROW_DEST, controller(W, thrower), n, W), OPT_B]
     place_figure(W, fig, dest)
     record(W, EV_THROWN, controller(W, fig), fig, node, dest, 0)
-    if fig < cfg[CFG_PLAYERS] and W[GAME][G_ROLLERS_ON] == 1:
-        roller_damage(W, fig, path_crossings(W, dist, dest))
+    roller_damage(W, fig, path_crossings(W, dist, dest))
     if W[GAME][G_EGG_POS] == dest:
         pick_up_egg(W, fig)
 

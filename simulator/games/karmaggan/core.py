@@ -67,13 +67,14 @@ def egg_moved(W):
 
 @njit(cache=True)
 def place_figure(W, fig, node):
-    """Move a figure to ``node`` (or OFF), keeping occupancy and the carried Egg in step."""
+    """Move a figure to ``node`` (or OFF), keeping occupancy and the carried Egg in step.  A
+    figure crossing an ally's tile (Movement) leaves that tile's occupant in place."""
     figs, board = W[FIGS], W[BOARD]
     old = figs[fig, F_POS]
     if old >= 0 and board[old, B_OCC] == fig:
         board[old, B_OCC] = NOBODY
     figs[fig, F_POS] = node
-    if node >= 0:
+    if node >= 0 and board[node, B_OCC] == NOBODY:
         board[node, B_OCC] = fig
     if W[GAME][G_EGG_CARRIER] == fig:
         egg_moved(W)
@@ -96,6 +97,24 @@ def controller(W, fig):
         if players[s, P_STATUS] == DEAD and players[s, P_SWARM] == swarm and players[s, P_HAND_N] > best_cards:
             best, best_cards = s, players[s, P_HAND_N]
     return best
+
+
+@njit(cache=True)
+def side_of(fig, figs, players, team_mode):
+    """The side a figure fights for: a plunderer's team (its seat in Free-for-All), a swarm's
+    team in Team mode, and -1 - swarm for the Free-for-All swarm (everyone's enemy)."""
+    if figs[fig, F_KIND] == PLUNDERER:
+        return players[fig, P_TEAM]
+    if team_mode == 1:
+        return figs[fig, F_OWNER]
+    return -1 - figs[fig, F_OWNER]
+
+
+@njit(cache=True)
+def friends(fig_a, fig_b, figs, players, team_mode):
+    """Allies never fight: teammates and their swarm (Team mode), spawns of one swarm."""
+    ta, tb = side_of(fig_a, figs, players, team_mode), side_of(fig_b, figs, players, team_mode)
+    return ta == tb
 
 
 @njit(cache=True)

@@ -31,8 +31,9 @@ def lose_coins(W, seat, amount, source):
 @njit(cache=True)
 def plunderer_dies(W, seat):
     """Dead or Alive / A New Life: the plunderer leaves the Temple; its tile becomes an
-    Invocation tile (a second one on an adjacent tile for the first death of its team, or the
-    first death of all in Free-for-All).  It drops the Egg where it falls (ASSUMED)."""
+    Invocation tile of its swarm (a second one on an adjacent tile for the first death of its
+    team, or the first death of all in Free-for-All).  It drops the Egg where it falls
+    (ASSUMED)."""
     game, players, figs = W[GAME], W[PLAYERS], W[FIGS]
     node = figs[seat, F_POS]
     players[seat, P_STATUS] = DEAD
@@ -48,35 +49,56 @@ def plunderer_dies(W, seat):
     place_figure(W, seat, OFF)
     if node < 0 or is_jungle(W, node):
         return
-    invocation_tile(W, node)
+    swarm = players[seat, P_SWARM]
+    invocation_tile(W, node, swarm)
     bit = 1 << (players[seat, P_TEAM] if W[CFG][CFG_TEAM_MODE] == 1 else 0)
     if game[G_TEAM_DIED] & bit == 0:
         game[G_TEAM_DIED] |= bit
-        second = free_neighbour(W, node, False)
+        second = neighbour_for_invocation(W, node, swarm)
         if second >= 0:
-            invocation_tile(W, second)
+            invocation_tile(W, second, swarm)
 
 
 @njit(cache=True)
-def invocation_tile(W, node):
-    """A New Life: the tile becomes an Invocation tile, whatever it was (a full Blood tile
-    loses its coins).  ASSUMED: the Centre never does; the tile goes to a neighbour instead."""
+def invocation_tile(W, node, swarm):
+    """A New Life: the tile becomes an Invocation tile of ``swarm``'s colour, whatever it was
+    (a full Blood tile loses its coins; another swarm's tile goes back to that swarm).
+    Components: each swarm has 6 (Illuminated / Dark); ASSUMED: none is placed while all of
+    them are on the board, and the Centre never becomes one (the tile goes to a neighbour)."""
     board = W[BOARD]
     if node == W[CFG][CFG_CENTRE]:
-        node = free_neighbour(W, node, False)
+        node = neighbour_for_invocation(W, node, swarm)
         if node < 0:
             return
+    if board[node, B_TILE] == INVOCATION and board[node, B_SWARM] == swarm:
+        return
+    if invocation_tiles_placed(W, swarm) >= W[CFG][CFG_INVOCATION_TILES]:
+        return
     board[node, B_TILE] = INVOCATION
+    board[node, B_SWARM] = swarm
     board[node, B_BLOOD] = 0
     W[GAME][G_VERSION] += 1
 
 
 @njit(cache=True)
-def free_neighbour(W, node, need_empty):
-    """First ring-cell neighbour (not Abyss, not the Centre), optionally unoccupied."""
+def invocation_tiles_placed(W, swarm):
+    board = W[BOARD]
+    n = 0
+    for node in range(W[CFG][CFG_CENTRE]):
+        if board[node, B_TILE] == INVOCATION and board[node, B_SWARM] == swarm:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def neighbour_for_invocation(W, node, swarm):
+    """A New Life: "place a second Invocation Tile on an adjacent Tile" (ASSUMED: the first ring
+    cell next to ``node``, in the order of :func:`board.raw_neighbours`, that is no Abyss and
+    not already one of the swarm's Invocation tiles)."""
     board, adj = W[BOARD], adjacency(W)
     for j in range(1, adj[node, 0] + 1):
         nxt = adj[node, j]
-        if is_ring_cell(W, nxt) and board[nxt, B_TILE] != ABYSS and (not need_empty or board[nxt, B_OCC] == NOBODY):
+        if (is_ring_cell(W, nxt) and board[nxt, B_TILE] != ABYSS
+                and not (board[nxt, B_TILE] == INVOCATION and board[nxt, B_SWARM] == swarm)):
             return nxt
     return -1

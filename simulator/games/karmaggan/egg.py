@@ -36,19 +36,47 @@ def give_egg(W, giver, receiver, how):
 
 
 @njit(cache=True)
-def throw_line(W, node):
-    """Throwing the Egg: the first figure on the line of fire outward from ``node`` (as a Wall
-    Trap: stopped by walls), or -1.  ASSUMED: no line of fire out of the Centre or the jungle."""
+def first_on_line(W, node):
+    """The first figure on the line of fire that runs outward from ``node`` (``node`` included)
+    to the outer edge, or NOBODY: walls stop it, Abysses do not (Ring Traps; Throwing the Egg:
+    "as if it were a Wall Trap")."""
     board, cells = W[BOARD], W[CELLS]
-    if not is_ring_cell(W, node):
-        return -1
     while True:
+        occ = board[node, B_OCC]
+        if occ != NOBODY:
+            return occ
         out = outward(W, node)
         if out < 0 or cells[out, C_WALL_IN] != NO_WALL:
-            return -1
+            return NOBODY
         node = out
-        if board[node, B_OCC] != NOBODY:
-            return board[node, B_OCC]
+
+
+@njit(cache=True)
+def list_throws(W, seat, n):
+    """Throwing the Egg: ACT_THROW options after ``n`` — a plunderer at the end of a line of
+    fire from the carrier's tile outward, with no wall or other figure in between; from the
+    Centre (the innermost tile) the lines run out through every cell of the last row open to
+    it.  Returns the new option count."""
+    cfg, cells, figs = W[CFG], W[CELLS], W[FIGS]
+    node = figs[seat, F_POS]
+    if node == cfg[CFG_CENTRE]:
+        adj = adjacency(W)
+        for j in range(1, adj[node, 0] + 1):
+            n = add_throw(W, seat, first_on_line(W, adj[node, j]), n)
+    elif is_ring_cell(W, node):
+        out = outward(W, node)
+        if out >= 0 and cells[out, C_WALL_IN] == NO_WALL:
+            n = add_throw(W, seat, first_on_line(W, out), n)
+    return n
+
+
+@njit(cache=True)
+def add_throw(W, seat, target, n):
+    if 0 <= target < W[CFG][CFG_PLAYERS] and target != seat and n < MAX_OPTIONS:
+        options = W[OPTIONS]
+        options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_THROW, target, W[FIGS][target, F_POS]
+        n += 1
+    return n
 
 
 @njit(cache=True)

@@ -17,7 +17,7 @@ State pattern (shared by every balsim engine, see the Ekonos engine): a game's s
 handful of int64 arrays whose slots have names (``state.py``).  Karmaggän has more of them, so
 they travel together in one tuple, the world ``W`` (built by :func:`core.new_world`):
 
-* ``W[CFG]``      int64[N_CFG + n_blood]        rules numbers for this variant (CFG_*)
+* ``W[CFG]``      int64[N_CFG + n_blood + n_players]  rules numbers, Blood tiles, start points
 * ``W[CELLS]``    int64[n_nodes, N_CELL]         static board: ring/row/column, walls, tiles
 * ``W[ROLLERS]``  int64[n_rollers]               outer-ring boundaries b (between b and b+1)
 * ``W[CARDS]``    int64[n_objects, 2]            object card id -> (effect, combat value)
@@ -53,20 +53,22 @@ from simulator.games.karmaggan.core import new_world, record, place_figure, gain
 from simulator.games.karmaggan.movement import plunderer_turn
 from simulator.games.karmaggan.spawns import swarm_turn
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rng import SETUP, shuffle
+from simulator.rng import SETUP, rng_below, shuffle
 
 
 @njit(cache=True)
 def setup_game(W):
     """Setup / Setup, Continued: rings aligned, hatches closed, the Egg on the Centre, Blood
     tiles face down (shuffled), plunderers on the starting points, each player with 4 Object
-    cards, 1 Golden Medallion and the blood coins of the player count.  Seats alternate teams
-    (team = seat % 2).  ASSUMED: with fewer than 8 players seat s takes starting point
-    s * 8 // n (spread around the Temple)."""
+    cards, 1 Golden Medallion and the blood coins of the player count.  Seat 0 starts ("the
+    player with the least honour"): its team is drawn, so either team may move first; seats
+    alternate teams around the table.  ASSUMED: the starting point of each seat
+    (``board.start_points``)."""
     cfg, cells, game, board, figs, players = W[CFG], W[CELLS], W[GAME], W[BOARD], W[FIGS], W[PLAYERS]
     rng, decks = W[RNG], W[DECKS]
     n_players, n_nodes = cfg[CFG_PLAYERS], cfg[CFG_NODES]
     centre = cfg[CFG_CENTRE]
+    first_team = rng_below(rng, SETUP, 2)
     for k in range(DCACHE_SLOTS):
         game[G_DKEY + 2 * k] = -1
     game[G_EGG_POS], game[G_EGG_CARRIER], game[G_EGG_LEFT_ROUND] = centre, -1, -1
@@ -75,14 +77,8 @@ def setup_game(W):
     for node in range(n_nodes):
         board[node, B_TILE] = cells[node, C_TILE0]
         board[node, B_OCC] = NOBODY
-    n_blood = cfg[CFG_N_BLOOD]
-    values = cfg[N_CFG:N_CFG + n_blood].copy()
-    shuffle(rng, SETUP, values)
-    k = 0
-    for node in range(centre):
-        if board[node, B_TILE] == BLOOD_TILE and k < n_blood:
-            board[node, B_BLOOD] = values[k]
-            k += 1
+        board[node, B_SWARM] = -1
+    deal_blood_tiles(W)
     # Objects: the two decks
     n_t = W[TCARDS].shape[0]
     decks[D_TEMPLE, :n_t] = W[TCARDS]
@@ -104,16 +100,40 @@ def setup_game(W):
         else:
             figs[fig, F_KIND] = SPAWN
             figs[fig, F_OWNER] = (fig - n_players) // cfg[CFG_SPAWN_MAX]
+    start_at = N_CFG + cfg[CFG_N_BLOOD]
     for seat in range(n_players):
+        team = (seat + first_team) % 2
         players[seat, P_STATUS] = ALIVE
-        players[seat, P_TEAM] = seat % 2 if cfg[CFG_TEAM_MODE] == 1 else seat
-        players[seat, P_SWARM] = seat % 2 if cfg[CFG_TEAM_MODE] == 1 else 0
+        players[seat, P_TEAM] = team if cfg[CFG_TEAM_MODE] == 1 else seat
+        players[seat, P_SWARM] = team if cfg[CFG_TEAM_MODE] == 1 else 0
         players[seat, P_DEATH_ROUND] = -1
         players[seat, P_MEDALLIONS] = cfg[CFG_START_MEDALLIONS]
         gain_coins(W, seat, cfg[CFG_START_COINS], P_START_COINS)
         for _ in range(cfg[CFG_START_OBJECTS]):
             draw_object(W, seat)
-        place_figure(W, seat, starts[seat * cfg[CFG_N_STARTS] // n_players])
+        place_figure(W, seat, starts[cfg[start_at + seat]])
+
+
+@njit(cache=True)
+def deal_blood_tiles(W):
+    """Setup: the Blood tiles go face down (shuffled) on the Blood spaces; a space left without
+    one (the assumed board has a spare, so that it stays symmetric) is a Blank tile."""
+    cfg, board = W[CFG], W[BOARD]
+    centre, n_blood = cfg[CFG_CENTRE], cfg[CFG_N_BLOOD]
+    spaces = 0
+    for node in range(centre):
+        if board[node, B_TILE] == BLOOD_TILE:
+            spaces += 1
+    values = np.zeros(spaces, dtype=np.int64)
+    values[:n_blood] = cfg[N_CFG:N_CFG + n_blood]
+    shuffle(W[RNG], SETUP, values)
+    k = 0
+    for node in range(centre):
+        if board[node, B_TILE] == BLOOD_TILE:
+            board[node, B_BLOOD] = values[k]
+            if values[k] == 0:
+                board[node, B_TILE] = BLANK
+            k += 1
 
 
 @njit(cache=True)
@@ -136,8 +156,17 @@ def escaped(W, seat):
 @njit(cache=True)
 def run_game(W):
     """One whole game from setup to its end; fills the game scalars and the timeline."""
-    cfg, game, players = W[CFG], W[GAME], W[PLAYERS]
     setup_game(W)
+    play_rounds(W)
+
+
+@njit(cache=True)
+def play_rounds(W):
+    """Setup / Turns: rounds of turns in seat order (clockwise, from the starting player): a
+    living plunderer moves, a dead player's swarm acts.  Final Moments: a plunderer beginning
+    its turn in the jungle with the Egg wins; the game also ends when every plunderer is dead,
+    or at the round cap (ASSUMED)."""
+    cfg, game, players = W[CFG], W[GAME], W[PLAYERS]
     n_players = cfg[CFG_PLAYERS]
     timeline = W[TIMELINE]
     for rnd in range(cfg[CFG_ROUND_CAP]):
@@ -225,9 +254,9 @@ def play_games(cfg, cells, rollers, cards, tcards, beats, knobs, seeds, seat_pol
                out_players, timelines):
     """Play ``len(seeds)`` games.
 
-    cfg int64[N_CFG + n_blood]; cells int64[n_nodes, N_CELL]; rollers int64[n_rollers]; cards
-    int64[n_objects, 2]; tcards int64[n_temple]; beats int64[4, 4]; knobs float64[n_policies,
-    n_knobs]; seeds uint64[n]; seat_policies int8[n, n_players]; outputs: out_games
+    cfg int64[N_CFG + n_blood + n_players]; cells int64[n_nodes, N_CELL]; rollers
+    int64[n_rollers]; cards int64[n_objects, 2]; tcards int64[n_temple]; beats int64[4, 4];
+    knobs float64[n_policies, n_knobs]; seeds uint64[n]; seat_policies int8[n, n_players]; outputs: out_games
     int64[n, N_GAME_OUT], out_players int64[n, n_players, N_PLAYER_OUT], timelines
     int16[n, round_cap or 0, n_players].
     """

@@ -15,7 +15,7 @@ from simulator.games.karmaggan.board import TILE_CODES, WALL_CODES, build_cells,
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import require
 
-ENGINE_VERSION = "karmaggan-1"
+ENGINE_VERSION = "karmaggan-2"
 MODES = ("team", "free_for_all")
 LOSS_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat", "other")
 MAX_TRACE = 50_000
@@ -41,7 +41,7 @@ def check(rules: dict) -> None:
             "must cover every player's medallions and the Blood tile's")
     require(rules, "setup.blood_tiles", all(v >= 0 for v in setup["blood_tiles"]),
             "values are coins (>= 0; 0 is a Golden Medallion)")
-    for key in ("hand_max", "combat_hand", "throw_distance", "spawn_max"):
+    for key in ("hand_max", "combat_hand", "throw_distance", "spawn_max", "invocation_tiles"):
         require(rules, f"turn.{key}", turn[key] >= 1, "must be >= 1")
     require(rules, "turn.combat_hand", turn["combat_hand"] <= turn["hand_max"], "must be <= turn.hand_max")
     for key in ("objects_per_turn", "spark_steps", "tumult_cards", "ram_cards", "greedy_victims"):
@@ -95,10 +95,15 @@ def check_board(rules: dict, board: dict, setup: dict) -> None:
             require(rules, f"board.{key}", len(line) == cols, f"row {r} needs {cols} characters")
             require(rules, f"board.{key}", set(line) <= codes, f"row {r}: characters must be in {sorted(codes)!r}")
     n_blood = sum(line.count("B") for line in board["tiles"])
-    require(rules, "setup.blood_tiles", len(setup["blood_tiles"]) == n_blood,
-            f"needs one value per Blood tile on the board ({n_blood})")
+    require(rules, "setup.blood_tiles", len(setup["blood_tiles"]) <= n_blood,
+            f"{len(setup['blood_tiles'])} Blood tiles do not fit the {n_blood} Blood spaces ('B')")
     starts = sum(line.count("S") for line in board["tiles"])
     require(rules, "board.tiles", starts >= 8, "needs 8 starting points ('S')")
+    for n in BLOOD_COIN_KEYS:
+        points = board["start_points"].get(str(n))
+        require(rules, f"board.start_points.{n}", isinstance(points, list) and len(points) == n
+                and len(set(points)) == n and all(0 <= s < starts for s in points),
+                f"needs {n} different starting points numbered 0..{starts - 1}")
     hatches = board["hatch_columns"]
     require(rules, "board.hatch_columns", 1 <= len(hatches) <= MAX_HATCHES
             and all(0 <= c < cols for c in hatches), f"1..{MAX_HATCHES} columns in 0..{cols - 1}")
@@ -114,8 +119,10 @@ def prepare(rules: dict, n_players: int) -> tuple:
         raise UserError(f"Karmaggän is played by 2-8 players, not {n_players}")
     cells = build_cells(board)
     blood = [v if v > 0 else MEDALLION_VALUE for v in setup["blood_tiles"]]
-    cfg = np.zeros(N_CFG + len(blood), dtype=np.int64)
-    cfg[N_CFG:] = blood
+    starts = board["start_points"][str(n_players)]
+    cfg = np.zeros(N_CFG + len(blood) + n_players, dtype=np.int64)
+    cfg[N_CFG:N_CFG + len(blood)] = blood
+    cfg[N_CFG + len(blood):] = starts
     cfg[CFG_N_BLOOD] = len(blood)
     cfg[CFG_PLAYERS] = n_players
     cfg[CFG_TEAM_MODE] = int(rules["game"]["mode"] == "team")
@@ -134,6 +141,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cfg[CFG_TUMULT] = turn["tumult_cards"]
     cfg[CFG_RAM] = turn["ram_cards"]
     cfg[CFG_GREEDY] = turn["greedy_victims"]
+    cfg[CFG_INVOCATION_TILES] = turn["invocation_tiles"]
     cfg[CFG_COMBAT_ROUNDS] = rules["combat"]["rounds"]
     traps = rules["traps"]
     cfg[CFG_ARROWS], cfg[CFG_FIRE] = traps["arrows"], traps["fire"]

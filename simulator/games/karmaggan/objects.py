@@ -3,7 +3,6 @@
 Rulebook: shared/rules/karmaggan.md, sections "Objects", "Object Effects".
 """
 
-import numpy as np
 from numba import njit
 
 from policies.karmaggan import choose
@@ -11,7 +10,7 @@ from simulator.games.karmaggan.board import is_jungle
 from simulator.games.karmaggan.core import (
     record, gain_coins, add_to_hand, draw_object, take_from_hand, discard_card, discard_hand)
 from simulator.games.karmaggan.traps import (
-    rotate_ring, set_hatches, resolve_temple_card, draw_temple_card)
+    draw_temple_card, resolve_temple_card, set_hatches, turn_ring)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import DICE, rng_below, roll_die
 
@@ -43,10 +42,12 @@ def play_object(W, seat, slot, paid_medallion):
     elif effect == BLOOD_STONE:
         blood_stone(W, seat)
     elif effect == HELM:
-        helm_of_contact(W, seat)
+        turn_ring(W, seat, 0, cfg[CFG_RINGS])   # Helm of Contact: any ring, either way
     elif effect == SPARK:
         game[G_STEPS_LEFT] += cfg[CFG_SPARK]
     elif effect == SALIVA:
+        # Saliva of Khaleidas activates Temple cards wherever the player stands: the text asks
+        # for no Temple tile (a Flash then takes it to a Temple tile of its ring)
         draw_object(W, seat)
         for _ in range(roll_die(rng, 6)):
             if players[seat, P_STATUS] != ALIVE:
@@ -61,27 +62,41 @@ def play_object(W, seat, slot, paid_medallion):
 
 @njit(cache=True)
 def greedy_fingers(W, seat):
-    """Greedy Fingers: steal a random card from one or two different players (ASSUMED: those
-    holding the most cards; plunderers in the jungle are immune)."""
-    players, hands, figs = W[PLAYERS], W[HANDS], W[FIGS]
-    taken = np.zeros(players.shape[0], dtype=np.bool_)
-    for _ in range(W[CFG][CFG_GREEDY]):
-        victim, most = -1, 0
+    """Greedy Fingers: steal a random card from one or two different players, whom the player
+    picks (a teammate too: the text excludes nobody).  Plunderers outside the Temple are
+    immune (Final Moments); the hand limit of 8 stops the theft."""
+    players, hands, options = W[PLAYERS], W[HANDS], W[OPTIONS]
+    robbed = -1
+    for k in range(W[CFG][CFG_GREEDY]):
+        n = 0
+        if k > 0:   # "one or two": the second victim is optional
+            options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, -1, 0
+            n = 1
         for s in range(players.shape[0]):
-            if (s != seat and not taken[s] and players[s, P_STATUS] != ELIMINATED
-                    and players[s, P_HAND_N] > most
-                    and not (players[s, P_STATUS] == ALIVE and is_jungle(W, figs[s, F_POS]))):
-                victim, most = s, players[s, P_HAND_N]
-        if victim < 0 or players[seat, P_HAND_N] >= W[CFG][CFG_HAND_MAX]:
+            if s != seat and s != robbed and can_be_robbed(W, s):
+                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, s, 0
+                n += 1
+        if n == 0 or players[seat, P_HAND_N] >= W[CFG][CFG_HAND_MAX]:
             return
-        taken[victim] = True
-        k = rng_below(W[RNG], DICE, most)
+        victim = options[choose(VICTIM, seat, n, W), OPT_A]
+        if victim < 0:
+            return
+        robbed = victim
+        pick = rng_below(W[RNG], DICE, players[victim, P_HAND_N])
         for slot in range(hands.shape[1]):
             if hands[victim, slot] >= 0:
-                if k == 0:
+                if pick == 0:
                     add_to_hand(W, seat, take_from_hand(W, victim, slot))
                     break
-                k -= 1
+                pick -= 1
+
+
+@njit(cache=True)
+def can_be_robbed(W, s):
+    """Holds a card and is still in the game, not a plunderer out in the jungle."""
+    players = W[PLAYERS]
+    return (players[s, P_HAND_N] > 0 and players[s, P_STATUS] != ELIMINATED
+            and not (players[s, P_STATUS] == ALIVE and is_jungle(W, W[FIGS][s, F_POS])))
 
 
 @njit(cache=True)
@@ -106,17 +121,3 @@ def blood_stone(W, seat):
         players[target, P_COINS] += 1
         players[target, P_GAIN_OTHER] += 1
     record(W, EV_STONE, seat, target, before, players[seat, P_COINS], 0)
-
-
-@njit(cache=True)
-def helm_of_contact(W, seat):
-    """Helm of Contact: choose a Ring and a direction, then a D6 gives the sectors."""
-    options = W[OPTIONS]
-    n = 0
-    for ring in range(W[CFG][CFG_RINGS]):
-        for d in (1, -1):
-            options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, ring, d
-            n += 1
-    i = choose(HELM_RING, seat, n, W)
-    ring, d = options[i, OPT_A], options[i, OPT_B]
-    rotate_ring(W, ring, d * roll_die(W[RNG], 6))

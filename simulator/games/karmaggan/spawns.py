@@ -6,12 +6,12 @@ Rulebook: shared/rules/karmaggan.md, sections "Spawns", "Controlling the Swarm".
 from numba import njit
 
 from policies.karmaggan import choose
-from simulator.games.karmaggan.board import adjacency
-from simulator.games.karmaggan.core import record, place_figure
+from simulator.games.karmaggan.core import friends, place_figure, record
 from simulator.games.karmaggan.death import invocation_tile
 from simulator.games.karmaggan.tiles import activate_tile
 from simulator.games.karmaggan.combat import resolve_combat
-from simulator.games.karmaggan.movement import MAX_STEPS_PER_TURN, can_enter, movement_roll
+from simulator.games.karmaggan.movement import (
+    MAX_STEPS_PER_TURN, begin_turn, crossing, leave_tile, list_moves, movement_roll, settle)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 
 
@@ -42,12 +42,16 @@ def invoke_spawn(W, seat, node):
 
 @njit(cache=True)
 def list_invocation_options(W, seat, act, n):
-    """Unoccupied Invocation tiles (not the uncarried Egg's) as ``act`` options after ``n``."""
+    """The swarm's unoccupied Invocation tiles (not the uncarried Egg's) as ``act`` options
+    after ``n``, while it has fewer than 6 Spawns.  ASSUMED: a swarm invokes only on tiles of
+    its own colour (Components: Illuminated and Dark Invocation tiles, one set per swarm)."""
     board, game, options = W[BOARD], W[GAME], W[OPTIONS]
-    if spawn_count(W, W[PLAYERS][seat, P_SWARM]) >= W[CFG][CFG_SPAWN_MAX]:
+    swarm = W[PLAYERS][seat, P_SWARM]
+    if spawn_count(W, swarm) >= W[CFG][CFG_SPAWN_MAX]:
         return n
     for node in range(W[CFG][CFG_CENTRE]):
-        if (board[node, B_TILE] == INVOCATION and board[node, B_OCC] == NOBODY
+        if (board[node, B_TILE] == INVOCATION and board[node, B_SWARM] == swarm
+                and board[node, B_OCC] == NOBODY
                 and not (game[G_EGG_CARRIER] < 0 and game[G_EGG_POS] == node) and n < MAX_OPTIONS):
             options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = act, seat, node
             n += 1
@@ -58,10 +62,10 @@ def list_invocation_options(W, seat, act, n):
 def swarm_turn(W, seat):
     """Controlling the Swarm: INVOKE a Spawn, or MOVE (two dice, keep the higher, split among
     the Spawns); at any moment sacrifice a Spawn (its tile becomes an Invocation tile) or pay a
-    Golden Medallion to invoke one.  Losing a combat does not end the swarm's turn."""
-    cfg, game, figs, players, options, rng = W[CFG], W[GAME], W[FIGS], W[PLAYERS], W[OPTIONS], W[RNG]
-    game[G_ACT_N], game[G_POLE], game[G_CONJURE], game[G_TURN_ENDED] = 0, 0, 0, 0
-    players[seat, P_TURNS] += 1
+    Golden Medallion to invoke one.  Losing a combat does not end the swarm's turn.  A Spawn
+    crossing an ally's tile moves on before anything else happens (ASSUMED)."""
+    cfg, game, players, options, rng = W[CFG], W[GAME], W[PLAYERS], W[OPTIONS], W[RNG]
+    begin_turn(W, seat)
     players[seat, P_SPAWN_TURNS] += 1
     swarm = players[seat, P_SWARM]
     first = cfg[CFG_PLAYERS] + swarm * cfg[CFG_SPAWN_MAX]
@@ -78,48 +82,76 @@ def swarm_turn(W, seat):
     else:
         game[G_STEPS_LEFT] = movement_roll(rng, False)
         record(W, EV_ROLL, seat, game[G_STEPS_LEFT], -1, 0, 0)
-    board = W[BOARD]
     for _ in range(MAX_STEPS_PER_TURN):
-        options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, seat, 0
-        n = 1
-        centre, team_mode = cfg[CFG_CENTRE], cfg[CFG_TEAM_MODE]
+        mover = -1
         for f in range(first, first + cfg[CFG_SPAWN_MAX]):
-            node = figs[f, F_POS]
-            if node == OFF:
+            if crossing(W, f):
+                mover = f
+        if mover >= 0:
+            n = list_moves(W, mover, 0)
+            if n == 0:
+                settle(W, mover)
                 continue
-            if game[G_STEPS_LEFT] > 0:
-                adj = adjacency(W)
-                k = adj[node, 0]
-                buf = adj[node, 1:]
-                for j in range(k):
-                    if (can_enter(f, buf[j], game[G_STEPS_LEFT], board, figs, players, game, centre, team_mode)
-                            and n < MAX_OPTIONS):
-                        options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, f, buf[j]
-                        n += 1
-            if node != cfg[CFG_CENTRE] and n < MAX_OPTIONS:
-                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_SACRIFICE, f, node
-                n += 1
-        if players[seat, P_MEDALLIONS] > 0:
-            n = list_invocation_options(W, seat, ACT_MEDALLION, n)
+        else:
+            n = list_swarm_options(W, seat, first)
         i = choose(SWARM_STEP, seat, n, W)
         act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
         if act == ACT_STOP:
             break
         if act == ACT_MOVE:
-            game[G_STEPS_LEFT] -= 1
-            src = figs[a, F_POS]
-            record(W, EV_MOVE, seat, src, b, game[G_STEPS_LEFT], a)
-            occ = board[b, B_OCC]
-            if occ != NOBODY:
-                resolve_combat(W, a, occ, b)
-            else:
-                place_figure(W, a, b)
-                activate_tile(W, a, b)
+            step_spawn(W, seat, a, b)
         elif act == ACT_SACRIFICE:
-            record(W, EV_SACRIFICE, seat, b, a, 0, 0)
-            place_figure(W, a, OFF)
-            invocation_tile(W, b)
+            sacrifice(W, seat, a)
         elif act == ACT_MEDALLION:
             players[seat, P_MEDALLIONS] -= 1
             game[G_MEDALLION_BANK] += 1
             invoke_spawn(W, seat, b)
+    for f in range(first, first + cfg[CFG_SPAWN_MAX]):
+        settle(W, f)
+
+
+@njit(cache=True)
+def list_swarm_options(W, seat, first):
+    """Controlling the Swarm: stop, move a Spawn a tile, sacrifice one (not on the Centre,
+    which never becomes an Invocation tile) or pay a Golden Medallion to invoke one."""
+    cfg, figs, options = W[CFG], W[FIGS], W[OPTIONS]
+    options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, seat, 0
+    n = 1
+    for f in range(first, first + cfg[CFG_SPAWN_MAX]):
+        node = figs[f, F_POS]
+        if node == OFF:
+            continue
+        n = list_moves(W, f, n)
+        if node != cfg[CFG_CENTRE] and n < MAX_OPTIONS:
+            options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_SACRIFICE, f, node
+            n += 1
+    if W[PLAYERS][seat, P_MEDALLIONS] > 0:
+        n = list_invocation_options(W, seat, ACT_MEDALLION, n)
+    return n
+
+
+@njit(cache=True)
+def step_spawn(W, seat, fig, node):
+    """Movement for a Spawn: one of the swarm's steps; an enemy's tile means combat, an ally's
+    is crossed, a free one activated (Which Tiles Spawns Activate)."""
+    game, board, figs = W[GAME], W[BOARD], W[FIGS]
+    leave_tile(W, fig)
+    game[G_STEPS_LEFT] -= 1
+    record(W, EV_MOVE, seat, figs[fig, F_POS], node, game[G_STEPS_LEFT], fig)
+    occ = board[node, B_OCC]
+    if occ != NOBODY and not friends(fig, occ, figs, W[PLAYERS], W[CFG][CFG_TEAM_MODE]):
+        resolve_combat(W, fig, occ, node)
+        return
+    place_figure(W, fig, node)
+    if occ == NOBODY:
+        activate_tile(W, fig, node)
+
+
+@njit(cache=True)
+def sacrifice(W, seat, fig):
+    """Controlling the Swarm: a sacrificed Spawn leaves the board and an Invocation Tile of its
+    swarm replaces the tile where it stood."""
+    node = W[FIGS][fig, F_POS]
+    record(W, EV_SACRIFICE, seat, node, fig, 0, 0)
+    place_figure(W, fig, OFF)
+    invocation_tile(W, node, W[FIGS][fig, F_OWNER])

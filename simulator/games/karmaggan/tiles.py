@@ -23,9 +23,9 @@ def was_activated(W, fig, node):
 
 @njit(cache=True)
 def activate_tile(W, fig, node):
-    """Tiles: the effect of the tile a figure steps on.  The same figure cannot activate a tile
-    twice in a turn; Spawns activate only Object tiles (Which Tiles Spawns Activate);
-    Unpronounceable Conjuring cancels the next one."""
+    """Tiles: the effect of the free tile a figure steps on (Blank and Invocation tiles have
+    none).  The same figure cannot activate a tile twice in a turn (Invocation Tiles:
+    Important); Spawns activate only Object tiles (Which Tiles Spawns Activate)."""
     board = W[BOARD]
     tile = board[node, B_TILE]
     if tile == BLANK or tile == INVOCATION or tile == ABYSS or tile == JUNGLE:
@@ -38,9 +38,6 @@ def activate_tile(W, fig, node):
         game[G_ACT_N] += 1
     spawn = W[FIGS][fig, F_KIND] == SPAWN
     if spawn and tile != OBJECT_TILE:
-        return
-    if not spawn and game[G_CONJURE] == 1:
-        game[G_CONJURE] = 0
         return
     seat = controller(W, fig)
     if tile == OBJECT_TILE:
@@ -58,7 +55,7 @@ def activate_tile(W, fig, node):
 def consume_blood(W, seat, node):
     """Blood Tiles: a full Blood tile yields its 2, 3 or 4 coins or a Golden Medallion, then
     becomes a Blank tile.  Policies always consume (ASSUMED: never worth declining)."""
-    board, players, game = W[BOARD], W[PLAYERS], W[GAME]
+    board, players = W[BOARD], W[PLAYERS]
     value = board[node, B_BLOOD]
     before = players[seat, P_COINS]
     if value == MEDALLION_VALUE:

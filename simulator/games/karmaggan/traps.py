@@ -7,10 +7,10 @@ Rulebook: shared/rules/karmaggan.md, sections "Traps", "Temple Tiles".
 from numba import njit
 
 from policies.karmaggan import choose
-from simulator.games.karmaggan.board import is_ring_cell, outward, phys_col
+from simulator.games.karmaggan.board import is_jungle, is_ring_cell, phys_col
 from simulator.games.karmaggan.core import record, place_figure, draw_object, discard_hand
 from simulator.games.karmaggan.death import lose_coins
-from simulator.games.karmaggan.egg import pick_up_egg
+from simulator.games.karmaggan.egg import first_on_line, pick_up_egg
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import SETUP, roll_die, shuffle
 
@@ -61,21 +61,12 @@ def fire_wall_traps(W, kind, damage, source):
     """Ring Traps: every wall of this type fires from the wall outward, toward the outer edge
     of the Temple; the first plunderer or spawn in its path stops it (a plunderer loses
     ``damage`` coins, spawns are immune); another wall stops it too; Abyss tiles do not."""
-    cfg, cells, board, figs = W[CFG], W[CELLS], W[BOARD], W[FIGS]
+    cfg, cells, figs = W[CFG], W[CELLS], W[FIGS]
     for start in range(cfg[CFG_CENTRE]):
-        if cells[start, C_WALL_IN] != kind:
-            continue
-        node = start
-        while node >= 0:
-            occupant = board[node, B_OCC]
-            if occupant != NOBODY:
-                if figs[occupant, F_KIND] == PLUNDERER:
-                    lose_coins(W, occupant, damage, source)
-                break
-            out = outward(W, node)
-            if out < 0 or cells[out, C_WALL_IN] != NO_WALL:
-                break
-            node = out
+        if cells[start, C_WALL_IN] == kind:
+            victim = first_on_line(W, start)
+            if victim != NOBODY and figs[victim, F_KIND] == PLUNDERER:
+                lose_coins(W, victim, damage, source)
 
 
 @njit(cache=True)
@@ -102,7 +93,7 @@ def rotate_ring(W, ring, sectors):
         return
     shift = sectors * cfg[CFG_CELLS_PER_SECTOR]
     cols = cfg[CFG_COLS]
-    if ring == 0 and game[G_ROLLERS_ON] == 1:
+    if ring == 0:
         direction = 1 if shift > 0 else -1
         for seat in range(cfg[CFG_PLAYERS]):
             node = figs[seat, F_POS]
@@ -112,6 +103,22 @@ def rotate_ring(W, ring, sectors):
     game[G_OFFSET + ring] = (game[G_OFFSET + ring] + shift) % cols
     game[G_VERSION] += 1
     record(W, EV_ROTATE, game[G_SEAT], ring, sectors, game[G_OFFSET + ring], 0)
+
+
+@njit(cache=True)
+def turn_ring(W, seat, first_ring, end_ring):
+    """Rotations: a ring turns in either direction by a D6 number of sectors.  ``seat`` picks
+    the ring (among ``first_ring``..``end_ring`` - 1) and the direction, then rolls — as the
+    Helm of Contact prints; ASSUMED the same for a Temple card's rotation, whose chooser the
+    rulebook does not name (the player who activated it)."""
+    options = W[OPTIONS]
+    n = 0
+    for ring in range(first_ring, end_ring):
+        for d in (1, -1):
+            options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, ring, d
+            n += 1
+    i = choose(ROTATION, seat, n, W)
+    rotate_ring(W, options[i, OPT_A], options[i, OPT_B] * roll_die(W[RNG], 6))
 
 
 @njit(cache=True)
@@ -142,10 +149,8 @@ def resolve_temple_card(W, seat, card):
     elif card == T_FIRE:
         fire_wall_traps(W, FIRE_WALL, cfg[CFG_FIRE], SRC_FIRE)
     elif T_ROT_OUTER <= card <= T_ROT_CENTRAL:
-        sectors = roll_die(rng, 6)
-        if roll_die(rng, 6) % 2 == 0:
-            sectors = -sectors
-        rotate_ring(W, card - T_ROT_OUTER, sectors)
+        ring = card - T_ROT_OUTER
+        turn_ring(W, seat, ring, ring + 1)
     elif card == T_PISTON:
         piston(W)
     elif card == T_RAM:
@@ -185,17 +190,19 @@ def ram(W, seat):
 
 @njit(cache=True)
 def iris_flash(W, seat):
-    """The Flash: the plunderer resumes its movement from another Temple tile of the same
-    Ring, without activating it (ASSUMED: nothing happens when no other one is free)."""
-    figs, board, cells, options = W[FIGS], W[BOARD], W[CELLS], W[OPTIONS]
+    """The Flash: the plunderer resumes its movement from another (free) Temple tile of its
+    Ring, without activating it.  ASSUMED: the Centre, a large Temple tile, belongs to the
+    Central ring; nothing happens when no other Temple tile of the ring is free."""
+    cfg, figs, board, options = W[CFG], W[FIGS], W[BOARD], W[OPTIONS]
     node = figs[seat, F_POS]
-    if W[PLAYERS][seat, P_STATUS] != ALIVE or not is_ring_cell(W, node):
+    if W[PLAYERS][seat, P_STATUS] != ALIVE or node < 0 or is_jungle(W, node):
         return
-    ring = cells[node, C_RING]
+    ring = flash_ring(W, node)
     n = 0
-    for other in range(W[CFG][CFG_CENTRE]):
-        if (other != node and cells[other, C_RING] == ring and board[other, B_TILE] == TEMPLE_TILE
-                and board[other, B_OCC] == NOBODY and n < MAX_OPTIONS):
+    for other in range(cfg[CFG_CENTRE] + 1):
+        tile = board[other, B_TILE]
+        if (other != node and (tile == TEMPLE_TILE or tile == CENTRE_TILE)
+                and flash_ring(W, other) == ring and board[other, B_OCC] == NOBODY and n < MAX_OPTIONS):
             options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, seat, other
             n += 1
     if n == 0:
@@ -204,3 +211,9 @@ def iris_flash(W, seat):
     record(W, EV_FLASH, seat, node, dest, 0, 0)
     place_figure(W, seat, dest)
     pick_up_egg(W, seat)
+
+
+@njit(cache=True)
+def flash_ring(W, node):
+    """The ring of a ring cell; the Centre counts as the Central (last) ring's (ASSUMED)."""
+    return min(W[CELLS][node, C_RING], W[CFG][CFG_RINGS] - 1)
