@@ -19,7 +19,7 @@ from simulator.games.karmaggan.state import (
     FIGS, F_POS, G_BANK, G_EGG_CARRIER, G_EGG_POS, G_OFFSET, G_ROLLERS_ON, G_STEPS_LEFT,
     G_TDRAW, GAME as G, MEDALLION_VALUE, OPT_ACT, OPT_B, OPTIONS, P_COINS, P_HAND_N,
     P_MEDALLIONS, P_STATUS, P_SWARM, P_TEAM, PASSAGE_TILE, PLAYERS, RNG, T_OPEN_DAY,
-    TEMPLE_TILE, CENTRE_TILE, DEAD, G_SEAT, ABYSS)
+    TEMPLE_TILE, CENTRE_TILE, DEAD, G_SEAT, ABYSS, G_ODECK_N)
 
 
 def options(W, n):
@@ -157,6 +157,8 @@ def test_steps_are_orthogonal_and_walls_are_impassable():
     adj = B.adjacency(W)
     x = at(W, 1, 3)
     assert set(adj[x, 1:1 + adj[x, 0]].tolist()) == {at(W, 1, 4), at(W, 0, 3)}
+    w = at(W, 1, 2)                                # the cell whose clockwise side is walled
+    assert set(adj[w, 1:1 + adj[w, 0]].tolist()) == {at(W, 1, 1), at(W, 0, 2), at(W, 2, 2)}
     y = at(W, 1, 5)
     assert set(adj[y, 1:1 + adj[y, 0]].tolist()) == {at(W, 1, 4), at(W, 1, 6), at(W, 0, 5), at(W, 2, 5)}
 
@@ -253,11 +255,11 @@ DEAD_END = ["SSSSSSSS",
 
 def test_no_turn_ends_on_anothers_tile():
     """Movement: whatever a (random) player chooses, its turn never ends on another figure's
-    tile nor on an Abyss.  Seats 2 and 0 are teammates in a dead end:
+    tile nor on an Abyss.  Seat 0, its teammate seat 2 and their Spawn 'a' in a walled dead end:
 
-        row 1   # 0 2 2'. # . .      (seat 0 may cross both teammates, then find no way on)
+        row 1   # 0 2 a # . . .      (rolling a 3, seat 0 may cross both and find no way on)
     """
-    for seed in range(1, 25):
+    for seed in range(1, 200):
         W = scene(DEAD_END, seed=seed, policy=RANDOM, walls_in=["--------", "--------", "        "])
         put(W, 0, 1, 1)
         put(W, 2, 1, 2)
@@ -312,8 +314,10 @@ def test_object_tiles_draw_a_card_up_to_the_hand_limit():
     step(W, 0, (1, 2))
     assert W[PLAYERS][0, P_HAND_N] == 1
     give(W, 0, list(range(10, 18)))
+    deck = W[G][G_ODECK_N]
     step(W, 0, (1, 3))
     assert W[PLAYERS][0, P_HAND_N] == 8 and hand(W, 0) == list(range(10, 18))
+    assert W[G][G_ODECK_N] == deck                 # not drawn
 
 
 def test_a_tile_activates_once_a_turn():

@@ -290,12 +290,12 @@ def test_invoking_places_a_spawn_on_a_free_invocation_tile_of_the_swarm():
     W = scene(turn__spawn_max=2)
     kill(W, 1)
     swarm = int(W[PLAYERS][1, P_SWARM])
-    for col, owner in ((0, swarm), (1, swarm), (2, swarm), (3, 1 - swarm)):
+    for col, owner in ((0, swarm), (1, swarm), (2, swarm), (3, 1 - swarm), (5, swarm)):
         death.invocation_tile(W, at(W, 1, col), owner)
     put(W, 2, 1, 1)
     W[G][G_EGG_POS] = at(W, 1, 2)
     n = spawns.list_invocation_options(W, 1, ACT_MEDALLION, 0)
-    assert W[OPTIONS][:n, OPT_B].tolist() == [at(W, 1, 0)]
+    assert W[OPTIONS][:n, OPT_B].tolist() == [at(W, 1, 0), at(W, 1, 5)]
     W[G][G_EGG_POS] = centre(W)
     spawns.invoke_spawn(W, 1, at(W, 1, 0))
     spawns.invoke_spawn(W, 1, at(W, 1, 2))

@@ -187,7 +187,7 @@ def begin_turn(W, seat):
     cfg, game, players = W[CFG], W[GAME], W[PLAYERS]
     game[G_TURN_ENDED], game[G_ACT_N], game[G_POLE], game[G_CONJURE], game[G_STEPS_LEFT] = 0, 0, 0, 0, 0
     game[G_FIRST_TURN] = 1 if players[seat, P_TURNS] == 0 else 0
-    game[G_PLAYS_LEFT] = 0 if game[G_FIRST_TURN] == 1 else cfg[CFG_OBJECTS_PER_TURN]
+    game[G_PLAYS_LEFT] = cfg[CFG_OBJECTS_PER_TURN]
     players[seat, P_TURNS] += 1
 
 
