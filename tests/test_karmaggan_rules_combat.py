@@ -10,14 +10,14 @@ import pytest
 
 from karmaggan_scenes import (
     RANDOM, at, cards_of, centre, give, hand, next_dice, put, scene, spawn)
-from simulator.games.karmaggan import combat, death, egg, engine, movement, objects, spawns, traps
+from simulator.games.karmaggan import combat, core, death, egg, engine, movement, objects, spawns, traps
 from simulator.games.karmaggan.state import (
     ACT_MEDALLION, ACT_PASS, ACT_PLAY, ACT_TAKE, ACT_THROW, ATTACK, B_BLOOD, B_OCC, B_OPEN,
     B_SWARM, B_TILE, BEATS, BOARD, COUNTER, DEAD, ELIMINATED, END_ALL_DEAD, END_EGG,
     END_ROUND_CAP, F_POS, FIGS, G_BANK, G_EGG_CARRIER, G_EGG_POS, G_END, G_ROLLERS_ON, G_ROUND,
     G_SEAT, G_STEPS_LEFT, G_TDRAW, G_WINNER, GAME as G, INVOCATION, NO_CARD, NOTHING, OFF,
     OPT_A, OPT_ACT, OPT_B, OPTIONS, P_COINS, P_HAND_N, P_MEDALLIONS, P_STATUS, P_SWARM,
-    PLAYERS, POWER, HANDS, P_SPAWN_TURNS, P_TURNS, ACT_SACRIFICE, D_TEMPLE, DECKS, T_ARROWS,
+    PLAYERS, POWER, HANDS, P_SPAWN_TURNS, P_TURNS, ACT_SACRIFICE, D_TEMPLE, DECKS, T_ARROWS, GREEDY,
     T_CLOSE_ALL)
 
 
@@ -504,7 +504,10 @@ def test_outside_the_temple_no_objects_and_immune_to_them():
     assert W[FIGS][0, F_POS] == jungle and W[PLAYERS][0, P_HAND_N] == 3
     traps.resolve_temple_card(W, 1, T_ARROWS)                # its column's Arrows
     assert coins(W, 0) == [4]
-    assert not objects.can_be_robbed(W, 0)
+    card = cards_of(W, effect=GREEDY)[0]                     # seat 1 robs two players, not it
+    core.add_to_hand(W, 1, card)
+    objects.play_object(W, 1, list(W[HANDS][1]).index(card), 0)
+    assert W[PLAYERS][0, P_HAND_N] == 3
 
 
 def test_a_plunderer_beginning_its_turn_outside_with_the_egg_wins():

@@ -72,22 +72,16 @@ def invocation_tile(W, node, swarm):
             return
     if board[node, B_TILE] == INVOCATION and board[node, B_SWARM] == swarm:
         return
-    if invocation_tiles_placed(W, swarm) >= W[CFG][CFG_INVOCATION_TILES]:
+    placed = 0
+    for other in range(W[CFG][CFG_CENTRE]):
+        if board[other, B_TILE] == INVOCATION and board[other, B_SWARM] == swarm:
+            placed += 1
+    if placed >= W[CFG][CFG_INVOCATION_TILES]:
         return
     board[node, B_TILE] = INVOCATION
     board[node, B_SWARM] = swarm
     board[node, B_BLOOD] = 0
     W[GAME][G_VERSION] += 1
-
-
-@njit(cache=True)
-def invocation_tiles_placed(W, swarm):
-    board = W[BOARD]
-    n = 0
-    for node in range(W[CFG][CFG_CENTRE]):
-        if board[node, B_TILE] == INVOCATION and board[node, B_SWARM] == swarm:
-            n += 1
-    return n
 
 
 @njit(cache=True)

@@ -57,25 +57,21 @@ def list_throws(W, seat, n):
     fire from the carrier's tile outward, with no wall or other figure in between; from the
     Centre (the innermost tile) the lines run out through every cell of the last row open to
     it.  Returns the new option count."""
-    cfg, cells, figs = W[CFG], W[CELLS], W[FIGS]
+    cfg, cells, figs, options = W[CFG], W[CELLS], W[FIGS], W[OPTIONS]
     node = figs[seat, F_POS]
-    if node == cfg[CFG_CENTRE]:
-        adj = adjacency(W)
-        for j in range(1, adj[node, 0] + 1):
-            n = add_throw(W, seat, first_on_line(W, adj[node, j]), n)
-    elif is_ring_cell(W, node):
-        out = outward(W, node)
-        if out >= 0 and cells[out, C_WALL_IN] == NO_WALL:
-            n = add_throw(W, seat, first_on_line(W, out), n)
-    return n
-
-
-@njit(cache=True)
-def add_throw(W, seat, target, n):
-    if 0 <= target < W[CFG][CFG_PLAYERS] and target != seat and n < MAX_OPTIONS:
-        options = W[OPTIONS]
-        options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_THROW, target, W[FIGS][target, F_POS]
-        n += 1
+    centre = cfg[CFG_CENTRE]
+    if not (is_ring_cell(W, node) or node == centre):
+        return n
+    adj = adjacency(W)
+    lines = adj[node, 0] if node == centre else 1
+    for j in range(lines):
+        start = adj[node, 1 + j] if node == centre else outward(W, node)
+        if start < 0 or (node != centre and cells[start, C_WALL_IN] != NO_WALL):
+            continue
+        target = first_on_line(W, start)
+        if 0 <= target < cfg[CFG_PLAYERS] and target != seat and n < MAX_OPTIONS:
+            options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_THROW, target, figs[target, F_POS]
+            n += 1
     return n
 
 

@@ -78,7 +78,23 @@ def setup_game(W):
         board[node, B_TILE] = cells[node, C_TILE0]
         board[node, B_OCC] = NOBODY
         board[node, B_SWARM] = -1
-    deal_blood_tiles(W)
+    # the Blood tiles go face down (shuffled) on the Blood spaces; a space left without one
+    # (the assumed board has a spare, so that it stays symmetric) is a Blank tile
+    n_blood = cfg[CFG_N_BLOOD]
+    spaces = 0
+    for node in range(centre):
+        if board[node, B_TILE] == BLOOD_TILE:
+            spaces += 1
+    values = np.zeros(spaces, dtype=np.int64)
+    values[:n_blood] = cfg[N_CFG:N_CFG + n_blood]
+    shuffle(rng, SETUP, values)
+    k = 0
+    for node in range(centre):
+        if board[node, B_TILE] == BLOOD_TILE:
+            board[node, B_BLOOD] = values[k]
+            if values[k] == 0:
+                board[node, B_TILE] = BLANK
+            k += 1
     # Objects: the two decks
     n_t = W[TCARDS].shape[0]
     decks[D_TEMPLE, :n_t] = W[TCARDS]
@@ -115,28 +131,6 @@ def setup_game(W):
 
 
 @njit(cache=True)
-def deal_blood_tiles(W):
-    """Setup: the Blood tiles go face down (shuffled) on the Blood spaces; a space left without
-    one (the assumed board has a spare, so that it stays symmetric) is a Blank tile."""
-    cfg, board = W[CFG], W[BOARD]
-    centre, n_blood = cfg[CFG_CENTRE], cfg[CFG_N_BLOOD]
-    spaces = 0
-    for node in range(centre):
-        if board[node, B_TILE] == BLOOD_TILE:
-            spaces += 1
-    values = np.zeros(spaces, dtype=np.int64)
-    values[:n_blood] = cfg[N_CFG:N_CFG + n_blood]
-    shuffle(W[RNG], SETUP, values)
-    k = 0
-    for node in range(centre):
-        if board[node, B_TILE] == BLOOD_TILE:
-            board[node, B_BLOOD] = values[k]
-            if values[k] == 0:
-                board[node, B_TILE] = BLANK
-            k += 1
-
-
-@njit(cache=True)
 def alive_plunderers(W):
     players = W[PLAYERS]
     n = 0
@@ -151,13 +145,6 @@ def escaped(W, seat):
     """Final Moments of the Game: a plunderer who begins its turn in the jungle with the Egg
     wins (for its team in Team mode)."""
     return W[GAME][G_EGG_CARRIER] == seat and is_jungle(W, W[FIGS][seat, F_POS])
-
-
-@njit(cache=True)
-def run_game(W):
-    """One whole game from setup to its end; fills the game scalars and the timeline."""
-    setup_game(W)
-    play_rounds(W)
 
 
 @njit(cache=True)
@@ -244,7 +231,8 @@ def play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids
     timeline int16[round_cap, n_players] (coins after each round), trace
     int64[max_events, TRACE_WIDTH].  Returns the number of trace rows written."""
     W = new_world(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed, trace, timeline)
-    run_game(W)
+    setup_game(W)
+    play_rounds(W)
     write_outputs(W, out_game, out_players)
     return W[GAME][G_NEV]
 

@@ -65,7 +65,7 @@ def greedy_fingers(W, seat):
     """Greedy Fingers: steal a random card from one or two different players, whom the player
     picks (a teammate too: the text excludes nobody).  Plunderers outside the Temple are
     immune (Final Moments); the hand limit of 8 stops the theft."""
-    players, hands, options = W[PLAYERS], W[HANDS], W[OPTIONS]
+    players, hands, figs, options = W[PLAYERS], W[HANDS], W[FIGS], W[OPTIONS]
     robbed = -1
     for k in range(W[CFG][CFG_GREEDY]):
         n = 0
@@ -73,7 +73,8 @@ def greedy_fingers(W, seat):
             options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, -1, 0
             n = 1
         for s in range(players.shape[0]):
-            if s != seat and s != robbed and can_be_robbed(W, s):
+            if (s != seat and s != robbed and players[s, P_HAND_N] > 0 and players[s, P_STATUS] != ELIMINATED
+                    and not (players[s, P_STATUS] == ALIVE and is_jungle(W, figs[s, F_POS]))):
                 options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, s, 0
                 n += 1
         if n == 0 or players[seat, P_HAND_N] >= W[CFG][CFG_HAND_MAX]:
@@ -89,14 +90,6 @@ def greedy_fingers(W, seat):
                     add_to_hand(W, seat, take_from_hand(W, victim, slot))
                     break
                 pick -= 1
-
-
-@njit(cache=True)
-def can_be_robbed(W, s):
-    """Holds a card and is still in the game, not a plunderer out in the jungle."""
-    players = W[PLAYERS]
-    return (players[s, P_HAND_N] > 0 and players[s, P_STATUS] != ELIMINATED
-            and not (players[s, P_STATUS] == ALIVE and is_jungle(W, W[FIGS][s, F_POS])))
 
 
 @njit(cache=True)

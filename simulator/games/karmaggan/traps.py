@@ -193,16 +193,18 @@ def iris_flash(W, seat):
     """The Flash: the plunderer resumes its movement from another (free) Temple tile of its
     Ring, without activating it.  ASSUMED: the Centre, a large Temple tile, belongs to the
     Central ring; nothing happens when no other Temple tile of the ring is free."""
-    cfg, figs, board, options = W[CFG], W[FIGS], W[BOARD], W[OPTIONS]
+    cfg, cells, figs, board, options = W[CFG], W[CELLS], W[FIGS], W[BOARD], W[OPTIONS]
     node = figs[seat, F_POS]
     if W[PLAYERS][seat, P_STATUS] != ALIVE or node < 0 or is_jungle(W, node):
         return
-    ring = flash_ring(W, node)
+    last = cfg[CFG_RINGS] - 1          # the Centre's C_RING is one past the last ring
+    ring = min(cells[node, C_RING], last)
     n = 0
     for other in range(cfg[CFG_CENTRE] + 1):
         tile = board[other, B_TILE]
         if (other != node and (tile == TEMPLE_TILE or tile == CENTRE_TILE)
-                and flash_ring(W, other) == ring and board[other, B_OCC] == NOBODY and n < MAX_OPTIONS):
+                and min(cells[other, C_RING], last) == ring and board[other, B_OCC] == NOBODY
+                and n < MAX_OPTIONS):
             options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, seat, other
             n += 1
     if n == 0:
@@ -211,9 +213,3 @@ def iris_flash(W, seat):
     record(W, EV_FLASH, seat, node, dest, 0, 0)
     place_figure(W, seat, dest)
     pick_up_egg(W, seat)
-
-
-@njit(cache=True)
-def flash_ring(W, node):
-    """The ring of a ring cell; the Centre counts as the Central (last) ring's (ASSUMED)."""
-    return min(W[CELLS][node, C_RING], W[CFG][CFG_RINGS] - 1)
