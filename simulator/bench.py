@@ -17,11 +17,12 @@ TARGET_SECONDS = 5.0
 
 
 def bench(game: Game, rules: dict, seats: list[str], n_games: int | None, store: bool,
-          rotate: bool) -> list[str]:
+          fixed_seats: bool) -> list[str]:
     """Lines of a benchmark report: compile/cache time, then a timed run on one core."""
     n_players = len(seats)
     plan = Plan(game=game.name, n_games=0, n_players=n_players, seats=seats, seed=1,
-                chunk_size=game.chunk_size, variants=[], rotate_seats=rotate)
+                chunk_size=game.chunk_size, variants=[Variant("base", rules)],
+                fixed_seats=fixed_seats)
     params = game.prepare(rules, n_players)
 
     def play(n: int, first: int = 0) -> float:
@@ -43,7 +44,6 @@ def bench(game: Game, rules: dict, seats: list[str], n_games: int | None, store:
     if store:
         n_store = max(n, 10 * game.chunk_size)
         plan.n_games = n_store
-        plan.variants = [Variant("base", rules)]
         cores = os.cpu_count() or 1
         with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()

@@ -419,7 +419,7 @@ def dataset_facts(ds: Dataset) -> str:
                          for v in ds.variants) or "–"
     facts = [("game", ds.game), ("players", ds.n_players), ("games", f"{ds.n_games:,}"),
              ("seats (policies)", ", ".join(m.get("seats", [])) +
-              (" — rotated every game" if m.get("rotate_seats") else "")),
+              (" — as listed in every game" if m.get("fixed_seats") else " — balanced seat orders")),
              ("variants", variants), ("seed", m.get("seed")),
              ("engine", m.get("engine_version")), ("folder", str(ds.path))]
     rows = "".join(f"<tr><th>{k}</th><td>{html.escape(str(v))}</td></tr>" for k, v in facts)

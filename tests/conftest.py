@@ -13,7 +13,7 @@ def small_plan(name: str, n_games: int = 600, chunk_size: int = 150, seed: int =
     game = get_game(name)
     seats = seat_list(game, None, None, None)
     return Plan(game=name, n_games=n_games, n_players=len(seats), seats=seats, seed=seed,
-                chunk_size=chunk_size, variants=[Variant("base", game.rules())], rotate_seats=True)
+                chunk_size=chunk_size, variants=[Variant("base", game.rules())])
 
 
 @pytest.fixture(scope="session")

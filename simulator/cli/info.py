@@ -13,7 +13,7 @@ from simulator.errors import UserError
 from simulator.game import get_game
 from simulator.rng import game_seeds
 from simulator.rules import to_toml
-from simulator.runner import Plan, plan_from_manifest, seat_policy_ids
+from simulator.runner import Plan, Variant, plan_from_manifest, seat_policy_ids
 from simulator.store import read_manifest
 
 
@@ -51,7 +51,7 @@ def policies(game):
               help="With --from: which variant of the dataset.")
 @seat_options
 @rules_options
-def replay(game, game_id, seed, dataset, variant, players, policy, seats, rotate_seats,
+def replay(game, game_id, seed, dataset, variant, players, policy, seats, fixed_seats,
            rules_files, sets):
     """Print the play-by-play of one game.
 
@@ -72,8 +72,8 @@ def replay(game, game_id, seed, dataset, variant, players, policy, seats, rotate
             raise UserError("name a GAME or give --from DATASET")
         g, effective = load(game, rules_files, sets)
         plan = Plan(game=g.name, n_games=game_id + 1, n_players=0, seats=seat_list(
-            g, players, policy, seats), seed=seed, chunk_size=1, variants=[],
-            rotate_seats=rotate_seats)
+            g, players, policy, seats), seed=seed, chunk_size=1,
+            variants=[Variant("base", effective)], fixed_seats=fixed_seats)
         plan.n_players = len(plan.seats)
     ids = np.array([game_id], dtype=np.int64)
     seat_ids = seat_policy_ids(g, plan, ids)[0]

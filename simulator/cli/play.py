@@ -42,7 +42,7 @@ def _execute(game, plan, out, jobs, backend, scheduler, resume, force, quiet):
 @rules_options
 @store_options
 def run(game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, policy, seats,
-        rotate_seats, rules_files, sets, out, resume, force, backend, scheduler):
+        fixed_seats, rules_files, sets, out, resume, force, backend, scheduler):
     """Play N games of GAME and write a Parquet dataset.
 
     \b
@@ -58,7 +58,7 @@ def run(game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, policy,
     g, rules = load(game, rules_files, sets)
     plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=0, seats=[],
                 seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci), variants=[],
-                rotate_seats=rotate_seats, until_ci=until_ci)
+                fixed_seats=fixed_seats, until_ci=until_ci)
     plan.seats = seat_list(g, players, policy, seats)
     plan.n_players = len(plan.seats)
     plan.variants = grid_variants(g, rules, (), ())
@@ -77,7 +77,7 @@ def run(game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, policy,
 @rules_options
 @store_options
 def sweep(game, varies, variant_files, n_games, until_ci, seed, jobs, chunk_size, quiet, players,
-          policy, seats, rotate_seats, rules_files, sets, out, resume, force, backend, scheduler):
+          policy, seats, fixed_seats, rules_files, sets, out, resume, force, backend, scheduler):
     """Play every variant of GAME on the same seeds into one dataset.
 
     The base rules (defaults + --rules/--set) are variant "base"; each --vary value (or the
@@ -99,7 +99,7 @@ def sweep(game, varies, variant_files, n_games, until_ci, seed, jobs, chunk_size
     plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=len(names),
                 seats=names, seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci),
                 variants=grid_variants(g, rules, varies, variant_files),
-                rotate_seats=rotate_seats, until_ci=until_ci)
+                fixed_seats=fixed_seats, until_ci=until_ci)
     out = out or f"runs/{game}-sweep"
     _execute(g, plan, out, jobs, backend, scheduler, False, force, quiet)
     from simulator.analysis.paired import paired_differences, summary_lines
@@ -123,9 +123,9 @@ def _missing_out():
 @seat_options
 @click.option("--store/--no-store", default=False, show_default=True,
               help="Also time a full run with Parquet output on every core.")
-def bench(game, n_games, players, policy, seats, rotate_seats, store):
+def bench(game, n_games, players, policy, seats, fixed_seats, store):
     """Measure games per second per core (engine only; --store adds the full pipeline)."""
     g, rules = load(game, (), ())
     names = seat_list(g, players, policy, seats)
-    for line in bench_mod.bench(g, rules, names, n_games, store, rotate_seats):
+    for line in bench_mod.bench(g, rules, names, n_games, store, fixed_seats):
         click.echo(line)
