@@ -19,6 +19,7 @@ STANDARD_TAX_USD = (5_000, 15_000, 30_000, 60_000, 90_000, 120_000, 150_000, 180
 SMART_TAX_USD = (0, 5_000, 10_000, 30_000, 50_000, 70_000, 90_000, 110_000)
 ACCOUNTANT_USD = 10_000            # Hire Accountant: $10,000 per year
 LOAN_CAP_USD = 200_000             # Loan Odds 'n Ends: never more than $200,000 in loans
+BRACKET_MAX_USD = (25_000, 50_000, 100_000, 150_000, 200_000, 250_000, 300_000)  # Tax Brackets
 PEAK_LOANS = ("peak_loans_usd", "peak_loans_outstanding_usd")  # accepted names of that column
 RANK_TITLES = ((2_000_000, "Elite"), (1_500_000, "Expert"), (1_000_000, "Novice"),
                (500_000, "Amateur"))  # Game End rank chart; below $500,000: "Unranked"
@@ -73,6 +74,29 @@ def tax_tables(rules: dict) -> tuple[list[float], list[float]]:
     if keys is None:
         return list(map(float, STANDARD_TAX_USD)), list(map(float, SMART_TAX_USD))
     return _usd(rule_value(rules, keys[0])), _usd(rule_value(rules, keys[1]))
+
+
+def bracket_labels(rules: dict) -> list[str]:
+    """Income range of each tax bracket, e.g. ["$0–25k", "$25–50k", ..., "over $300k"], from
+    the rules' ``bracket_max`` list (else the rulebook's)."""
+    found = find_rule(rules, "bracket", "max", kind=list)
+    bounds = _usd(found[1]) if found else [float(b) for b in BRACKET_MAX_USD]
+
+    lows = [0.0, *bounds]
+    return ([f"${lo / 1000:g}–{hi / 1000:g}k" for lo, hi in zip(lows, bounds)]
+            + [f"over ${bounds[-1] / 1000:g}k"])
+
+
+def label_brackets(df: pl.DataFrame | None, rules: dict) -> pl.DataFrame | None:
+    """``df`` with an ``income`` column (the bracket's income range) after ``tax_bracket``."""
+    if df is None or "tax_bracket" not in df.columns:
+        return df
+    labels = bracket_labels(rules)
+    income = pl.col("tax_bracket").cast(pl.Int64).replace_strict(
+        list(range(len(labels))), labels, default=None, return_dtype=pl.String)
+    out = df.with_columns(income.alias("income"))
+    at = out.columns.index("tax_bracket") + 1
+    return out.select([*out.columns[:at], "income", *[c for c in out.columns[at:] if c != "income"]])
 
 
 def loan_cap(rules: dict) -> float:
@@ -221,3 +245,34 @@ def cash_trajectories(years, players=None, by="policy", value: str = "cash_usd")
 def taxes_by_policy(players, by="policy") -> pl.DataFrame | None:
     """Distribution of the total taxes a player pays over a game, per group."""
     return describe(players, "taxes_paid_usd", [b for b in as_list(by) if has(players, b)])
+
+
+DEALT = ("dealt_character_1", "dealt_character_2", "dealt_character_3")
+
+
+def dealt_characters(players, by=None) -> pl.DataFrame | None:
+    """Which dealt characters are kept, and how each does when merely dealt.
+
+    Game Setup deals three characters and the player keeps one, so a kept character's win
+    rate mixes the card with the choosing policy; being *dealt* a character is chance alone.
+    Per character (and ``by``, e.g. policy): dealt (players dealt it), kept, keep_rate
+    (kept / dealt, with Wilson interval), win_rate_dealt (wins among the players dealt it),
+    win_rate_kept (wins among those who kept it), each with Wilson intervals.  Needs the
+    ``dealt_character_1..3`` columns; None without them.
+    """
+    if not has(players, *DEALT, "character", "won"):
+        return None
+    by = [b for b in as_list(by) if has(players, b)]
+    lf = lazy(players).with_columns(pl.col("character").cast(pl.String))
+    dealt = pl.concat([lf.select(*by, "won", pl.col(c).cast(pl.String).alias("dealt"),
+                                 (pl.col(c).cast(pl.String) == pl.col("character")).alias("kept"))
+                       for c in DEALT])
+    won = pl.col("won").cast(pl.Int64)
+    return (dealt.group_by("dealt", *by)
+            .agg(n_dealt=pl.len(), kept=pl.col("kept").cast(pl.Int64).sum(),
+                 wins_dealt=won.sum(), wins_kept=(won * pl.col("kept").cast(pl.Int64)).sum())
+            .rename({"dealt": "character"})
+            .with_columns(*rate_columns("kept", "n_dealt", "keep_rate"),
+                          *rate_columns("wins_dealt", "n_dealt", "win_rate_dealt"),
+                          *rate_columns("wins_kept", "kept", "win_rate_kept"))
+            .sort("character", *by).collect())
