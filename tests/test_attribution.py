@@ -55,6 +55,7 @@ def test_a_level_that_never_wins_and_an_aliased_factor_are_reported_not_fitted()
     # the team is the seat's parity: the seat, fitted after it, adds nothing new
     seat = table.filter(pl.col("component") == "seat")
     assert seat["note"].to_list() == ["aliased with the terms before it"]
+    assert seat["level"].to_list() == ["all"] and seat["odds_ratio"].is_nan().all()
     assert table.filter(pl.col("component") == "character")["odds_ratio"].is_finite().all()
 
 

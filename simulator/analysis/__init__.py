@@ -136,6 +136,11 @@ def _karmaggan(ds: Dataset, players, games, base_players) -> dict:
     }
 
 
+def _presidency_within_policy(games, players):
+    frame = ekonos.with_presidency(games, players)
+    return stratified_rates(frame, "presidency") if frame is not None else None
+
+
 def _ekonos(ds: Dataset, players, games) -> dict:
     names = ds.rules.get("companies", {}).get("names")
     return {
@@ -144,5 +149,6 @@ def _ekonos(ds: Dataset, players, games) -> dict:
         "ekonos_holdings_share": ekonos.holdings_share(players),
         "ekonos_company_values": ekonos.company_values(games, names),
         "ekonos_presidency": ekonos.presidency_advantage(games, players),
+        "ekonos_presidency_within_policy": _presidency_within_policy(games, players),
         "ekonos_presidencies_held": ekonos.presidencies_held(players),
     }

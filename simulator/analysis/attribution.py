@@ -36,6 +36,7 @@ FACTORS = ("policy", "character", "team", "seat", "left_policy")   # fitted in t
 COUNTS = ("jobs_held", "businesses", "franchises", "karnaxis_cards_bought", "objects_played")
 PRESIDENT = re.compile(r"company(\d+)_president$")
 MAX_ROWS = 400_000    # larger datasets are fitted on their first games (seeds are hashed)
+ALIASED = "aliased with the terms before it"
 
 
 def components(players) -> tuple[list[str], list[str]]:
@@ -97,7 +98,7 @@ def attribution(players, variant: str | None = None) -> pl.DataFrame | None:
     for term in factors + numeric:
         index = [i for i, (t, _) in enumerate(names) if t == term]
         if term in aliased:
-            rows.append(table_row(df, term, None, None, "aliased with the terms before it"))
+            rows.append(table_row(df, term, None, None, ALIASED))
         elif term in numeric:
             if index:
                 rows.append(table_row(df, term, None, (coef[index[0]], cov[index[0], index[0]])))
@@ -180,9 +181,10 @@ def table_row(df: pl.DataFrame, term: str, level, estimate, note: str = "") -> l
         subset = df
     n, wins = subset.height, int(subset["won"].sum())
     label = level if level is not None else ("true vs false" if column.dtype == pl.Boolean
-                                              else "per unit")
-    if estimate is None:
-        odds, lo, hi, p = (0.0 if wins == 0 else np.inf), np.nan, np.nan, np.nan
+                                              else "all" if note == ALIASED else "per unit")
+    if estimate is None:   # no finite odds ratio: 0 or infinite when separated, none if aliased
+        odds = np.nan if note == ALIASED else (0.0 if wins == 0 else np.inf)
+        lo, hi, p = np.nan, np.nan, np.nan
     else:
         beta, var = float(estimate[0]), float(estimate[1])
         se = np.sqrt(max(var, 0.0))

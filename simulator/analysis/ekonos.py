@@ -92,18 +92,13 @@ def top_companies(games) -> pl.LazyFrame | None:
 PRESIDENCY_KINDS = ("top_president", "co_top_president", "other")
 
 
-def presidency_advantage(games, players) -> pl.DataFrame | None:
-    """Does the president of the most valuable company win?
-
-    Ties for most valuable are common, so games are split: ``top_president`` presides the
-    single most valuable company; ``co_top_president`` presides one of several companies
-    tied for most valuable; ``other`` is every other player.  Columns: player, n, wins,
-    win_rate (+ Wilson interval), fair_share (the average player's win rate) and
-    tied_games_share (share of games whose top value is shared by several companies).
-    """
+def with_presidency(games, players) -> pl.LazyFrame | None:
+    """The players with a ``presidency`` column: ``top_president`` (presides the single most
+    valuable company), ``co_top_president`` (presides one of several companies tied for most
+    valuable) or ``other``; and ``n_top``, the number of companies tied for most valuable."""
     idx = companies(players, "president")
     top = top_companies(games)
-    if top is None or not idx or not has(players, "won"):
+    if top is None or not idx:
         return None
     keys = [k for k in game_keys(players) if has(games, k)]
     presides_top = pl.any_horizontal([pl.col(f"top{c}") & pl.col(f"company{c}_president")
@@ -111,12 +106,26 @@ def presidency_advantage(games, players) -> pl.DataFrame | None:
     kind = (pl.when(presides_top & (pl.col("n_top") == 1)).then(pl.lit(PRESIDENCY_KINDS[0]))
             .when(presides_top).then(pl.lit(PRESIDENCY_KINDS[1]))
             .otherwise(pl.lit(PRESIDENCY_KINDS[2])))
-    lf = lazy(players).join(top, on=keys).with_columns(kind.alias("player"))
-    tied = (pl.col("n_top") > 1).cast(pl.Float64).mean()
+    return (lazy(players).join(top.select(*keys, "n_top", *[f"top{c}" for c in idx]), on=keys)
+            .with_columns(kind.alias("presidency")).drop([f"top{c}" for c in idx]))
+
+
+def presidency_advantage(games, players) -> pl.DataFrame | None:
+    """Does the president of the most valuable company win?
+
+    Ties for most valuable are common, so games are split (see :func:`with_presidency`): one
+    row per kind of player, ``top_president``, ``co_top_president`` and ``other``, with n,
+    wins, win_rate (+ Wilson interval), fair_share (the average player's win rate) and
+    tied_games_share (share of games whose top value is shared by several companies).
+    """
+    lf = with_presidency(games, players)
+    if lf is None or not has(players, "won"):
+        return None
     shares = lf.select(fair_share=pl.col("won").cast(pl.Float64).mean(),
-                       tied_games_share=tied).collect().row(0, named=True)
+                       tied_games_share=(pl.col("n_top") > 1).cast(pl.Float64).mean()
+                       ).collect().row(0, named=True)
     order = pl.col("player").replace_strict(PRESIDENCY_KINDS, [0, 1, 2], return_dtype=pl.Int8)
-    return (lf.group_by("player")
+    return (lf.group_by(pl.col("presidency").alias("player"))
             .agg(pl.len().alias("n"), pl.col("won").cast(pl.Int64).sum().alias("wins"))
             .with_columns(*rate_columns("wins", "n", "win_rate"),
                           pl.lit(shares["fair_share"]).alias("fair_share"),
