@@ -82,7 +82,10 @@ def box_chart(df: pl.DataFrame, label: str, ylabel: str, title: str = "") -> Fig
 
 def count_bars(x, y, xlabel: str, ylabel: str, title: str = "") -> Figure:
     fig, ax = figure(6.0, 3.0)
-    ax.bar([str(v) for v in x], y, color="0.6", edgecolor="black")
+    labels = [str(v) for v in x]
+    ax.bar(labels, y, color="0.6", edgecolor="black")
+    if sum(len(label) for label in labels) > 40:   # long labels (income ranges) would overlap
+        ax.tick_params(axis="x", labelrotation=30)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
@@ -143,5 +146,16 @@ def odds_chart(df: pl.DataFrame, title: str = "") -> Figure:
     ax.set_xlabel("odds ratio of winning (log scale; 1 = no effect)")
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", color="0.85")
+    return fig
+
+
+def adjusted_bars(df: pl.DataFrame, fair: float | None, title: str = "") -> Figure:
+    """Win rate within policy (bars with 95% intervals) with the raw rate as an open diamond."""
+    chart = df.rename({"adjusted_rate": "r", "adjusted_rate_lo": "r_lo", "adjusted_rate_hi": "r_hi"})
+    fig = rate_bars(chart, "level", "r", "win rate (% of player-games)", fair, title)
+    ax = fig.axes[0]
+    ax.plot([100 * v for v in df["raw_rate"].to_list()], range(df.height), linestyle="none",
+            marker="D", markerfacecolor="white", markeredgecolor="black", label="raw rate")
+    ax.legend(fontsize=8, loc="lower right")
     return fig
 

@@ -43,6 +43,7 @@ THRESHOLDS = {
     "presidency_ratio": 2.0,      # the top company's president wins >= 2x the fair share
 }
 MAX_HEADLINES = 5   # flags on the first screen; the others fold under "more flags"
+MAX_ALSO = 3        # other datasets quoted under a merged flag
 
 
 @dataclass(frozen=True)
@@ -238,7 +239,7 @@ class Rules:
         rows = table.filter((pl.col("component") == component) & pl.col("or_lo").is_finite())
         return {r["level"]: f"odds ratio {r['odds_ratio']:.2f} (95% CI {r['or_lo']:.2f}–"
                             f"{r['or_hi']:.2f}) against the average {component.replace('_', ' ')}, "
-                            f"seat and policy held fixed" for r in rows.iter_rows(named=True)}
+                            f"seat, policy and the other components held fixed" for r in rows.iter_rows(named=True)}
 
     def teams(self):
         """A team that wins too often with each player's policy held fixed."""
@@ -335,21 +336,26 @@ class Rules:
                          f"{what} {names}.", evidence(top, rate), "loans", "Loans", ["loans"])
 
     def presidency(self):
-        df = self.res.get("ekonos_presidency")
-        if df is None:
+        """The president of the single most valuable company wins far more than a fair share,
+        with each player's policy held fixed (strong policies become presidents more often)."""
+        df, strat = self.res.get("ekonos_presidency"), self.res.get("ekonos_presidency_within_policy")
+        if df is None or strat is None:
             return
-        top = df.filter(pl.col("player") == "top_president")
-        if top.is_empty():
+        raw = df.filter(pl.col("player") == "top_president")
+        top = strat.filter(pl.col("level") == "top_president")
+        if raw.is_empty() or top.is_empty():
             return
-        r = top.row(0, named=True)
+        r, a = raw.row(0, named=True), top.row(0, named=True)
         fair = r["fair_share"]
-        if r["win_rate_lo"] < THRESHOLDS["presidency_ratio"] * fair:
+        rate, lo, hi = a["adjusted_rate"], a["adjusted_rate_lo"], a["adjusted_rate_hi"]
+        if lo < THRESHOLDS["presidency_ratio"] * fair:
             return
-        ev = evidence(r)
-        self.add("presidency", "", relative(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], fair),
-                 f"the president of the single most valuable company wins {ev} of games, "
-                 f"{r['win_rate'] / fair:.1f}× the fair share of {pct(fair)} ({pct(r['tied_games_share'])} "
-                 f"of games have several companies tied for most valuable and are counted apart).",
+        ev = f"{pct(rate)} ({interval(lo, hi)}, n = {a['n']:,})"
+        self.add("presidency", "", relative(rate, lo, hi, fair),
+                 f"the president of the single most valuable company wins {ev} of games with the "
+                 f"policy held fixed (raw {pct(r['win_rate'])}), {rate / fair:.1f}× the fair share "
+                 f"of {pct(fair)} ({pct(r['tied_games_share'])} of games have several companies "
+                 f"tied for most valuable and are counted apart).",
                  ev, "presidency", "Presidency advantage", ["deck", "board", "companies"])
 
 
@@ -360,8 +366,9 @@ def flag_item(f: Flag) -> str:
     counts = sorted({f.n_players, *(g.n_players for g in others)})
     marks = []
     if others:
-        also = "; ".join(f"{g.where}: {g.evidence}" for g in others)
-        marks.append(f"Holds at {', '.join(map(str, counts))} players. Also {also}.")
+        also = "; ".join(f"{g.where}: {g.evidence}" for g in others[:MAX_ALSO])
+        more = f"; {len(others) - MAX_ALSO} more" if len(others) > MAX_ALSO else ""
+        marks.append(f"Holds at {', '.join(map(str, counts))} players. Also {also}{more}.")
     if f.assumed:
         keys = ", ".join(k.label for k in f.assumed)
         marks.append(f"Rests on ASSUMED rules data: {keys}.")

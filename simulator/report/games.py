@@ -164,6 +164,13 @@ def ekonos_parts(pid: str, ds: Dataset, res: dict) -> str:
                            "co_top_president: presides one of several companies tied for most "
                            "valuable (tied_games_share of the games), counted apart rather than "
                            "crediting the lowest-numbered company."))
+    df = res.get("ekonos_presidency_within_policy")
+    if df is not None:
+        parts.append(block(f"{pid}-presidency-policy", "Presidency with the policy held fixed",
+                           None, df.drop("component"),
+                           "adjusted_rate: the win rate within each policy, averaged with the whole "
+                           "field's policy mix (strong policies become presidents more often); "
+                           "confounded: raw and adjusted rates lie outside each other's interval."))
     df = res.get("ekonos_presidencies_held")
     if df is not None:
         fig = rate_bars(df.with_columns(pl.col("presidencies").cast(pl.String)), "presidencies",

@@ -17,6 +17,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 MAX_TABLE_ROWS = 60
+WRAP_TEXT = 24     # longer text cells may wrap; shorter ones and numbers never do
 P_FLOOR = 1e-300   # smaller p-values are below what a double holds reliably
 
 
@@ -27,7 +28,7 @@ def pct(x: float, digits: int = 1) -> str:
         digits = 3
     elif 0 < abs(x) < 0.01:
         digits = 2
-    return f"{100 * x:.{digits}f}%"
+    return f"{100 * x:.{digits}f}%".replace("-", "−")
 
 
 def interval(lo: float, hi: float) -> str:
@@ -49,7 +50,7 @@ def p_text(p: float) -> str:
 
 
 def money(x: float) -> str:
-    return f"-${-x:,.0f}" if x < 0 else f"${x:,.0f}"
+    return f"−${-x:,.0f}" if x < 0 else f"${x:,.0f}"
 
 
 def is_p_column(name: str) -> bool:
@@ -66,8 +67,10 @@ def cell(name: str, value) -> str:
             return html.escape(p_number(value))
         if math.isinf(value):
             return "∞" if value > 0 else "−∞"
+        # rates and their bounds are percentages; odds ratios and paired differences (whose
+        # unit is the metric's) are plain numbers
         if any(k in name for k in ("rate", "share", "excess")) or name.endswith(("_lo", "_hi")) \
-                and not name.startswith("or_"):
+                and not name.startswith(("or_", "diff_")):
             return pct(value)
         if "usd" in name:
             return money(value)
@@ -84,6 +87,12 @@ def header(name: str) -> str:
     return html.escape(name).replace("_", "_<wbr>")
 
 
+def td(text: str, value) -> str:
+    """A table cell; numbers and short words stay on one line, long text may wrap."""
+    long = isinstance(value, str) and len(value) > WRAP_TEXT
+    return f"<td class='wrap'>{text}</td>" if long else f"<td>{text}</td>"
+
+
 def table_html(df: pl.DataFrame | None, keep: list[str] | None = None) -> str:
     if df is None:
         return ""
@@ -91,7 +100,7 @@ def table_html(df: pl.DataFrame | None, keep: list[str] | None = None) -> str:
         df = df.select([c for c in keep if c in df.columns])
     rows = df.head(MAX_TABLE_ROWS).rows()
     head = "".join(f"<th>{header(c)}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{cell(c, v)}</td>" for c, v in zip(df.columns, r)) + "</tr>"
+    body = "".join("<tr>" + "".join(td(cell(c, v), v) for c, v in zip(df.columns, r)) + "</tr>"
                    for r in rows)
     more = f"<p class='note'>first {MAX_TABLE_ROWS} of {df.height} rows</p>" if df.height > MAX_TABLE_ROWS else ""
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
@@ -138,8 +147,8 @@ h3{margin-top:1.6em} h4{margin:.2em 0}
 table{border-collapse:collapse;font-size:12px;max-width:100%}
 th,td{border:1px solid #bbb;padding:2px 5px;text-align:right}
 th{background:#e6e6e6;font-weight:600} td:first-child,th:first-child{text-align:left}
-td{overflow-wrap:anywhere}
-table.facts th{text-align:left}
+td{white-space:nowrap} td.wrap{white-space:normal;min-width:12em}
+table.facts th{text-align:left} table.facts td{white-space:normal;text-align:left}
 .note{color:#444;font-size:12px;margin:.2em 0}
 """
 

@@ -8,7 +8,8 @@ import html
 import polars as pl
 
 from simulator.analysis import Dataset
-from simulator.report.charts import box_chart, count_bars, diff_bars, odds_chart, rate_bars
+from simulator.report.charts import (adjusted_bars, box_chart, count_bars, diff_bars, odds_chart,
+                                     rate_bars)
 from simulator.report.games import ekonos_parts, karmaggan_parts, karnaxis_parts
 from simulator.report.page import block
 
@@ -19,6 +20,7 @@ ATTRIBUTION_NOTE = (
     "per unit. p_holm: Holm-corrected over the table. A level that never wins has no finite "
     "odds ratio; a factor the others determine (e.g. team = seat parity) is 'aliased'.")
 STRATIFIED_NOTE = (
+    "Bars: adjusted_rate with its interval; diamonds: raw_rate; dashed: fair share. "
     "raw_rate: win rate of the level as played; adjusted_rate: its win rate within each "
     "policy, averaged with the whole field's policy mix (95% normal interval). confounded: "
     "each lies outside the other's interval: the raw rate reflects who picks the level. "
@@ -172,9 +174,8 @@ def attribution_parts(pid: str, ds: Dataset, res: dict) -> str:
         df = res.get(f"stratified_{component}")
         if df is None:
             continue
-        chart = df.rename({"adjusted_rate": "r", "adjusted_rate_lo": "r_lo", "adjusted_rate_hi": "r_hi"})
-        fig = rate_bars(chart, "level", "r", "win rate within policy (% of player-games)",
-                        title=ds.label)
+        rates = res.get("win_rate_policy")
+        fig = adjusted_bars(df, rates["fair_share"][0] if rates is not None else None, ds.label)
         name = "neighbours" if component == "left_policy" else f"attribution-{component}"
         note = STRATIFIED_NOTE
         if component == "left_policy" and "neighbours" in res:
