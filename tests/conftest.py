@@ -25,3 +25,13 @@ def small_datasets(tmp_path_factory) -> dict[str, Path]:
         execute(small_plan(name), path, jobs=1, progress=False)
         out[name] = path
     return out
+
+
+@pytest.fixture(scope="session")
+def small_study(tmp_path_factory) -> dict:
+    """The default study at 1% of its size: its dataset folders and its report."""
+    from simulator.study import run_study
+    base = tmp_path_factory.mktemp("study")
+    report = base / "reports" / "study.html"
+    dirs = run_study(base / "runs", report, jobs=1, progress=False, scale=0.01)
+    return {"dirs": dirs, "report": report}

@@ -18,7 +18,7 @@ import pytest
 from simulator.report import THRESHOLDS, Flag, merge_flags, write_report
 from simulator.report.flags import FieldCheck, Sensitivity, flag_item, flags_html
 from simulator.report.page import cell, p_text
-from simulator.study import STUDY, run_study, study_plans
+from simulator.study import STUDY, study_plans
 from test_analysis import real_ekonos, write_dataset
 
 N = 4_000   # synthetic games per dataset
@@ -291,7 +291,7 @@ def test_p_values_below_the_floor_are_not_zero():
     assert p_text(0.012) == "p = 0.012" and cell("p_value", 2.5e-7) == "2.5e-07"
 
 
-def test_study_plans_cover_every_game_and_run_small(tmp_path):
+def test_study_plans_cover_every_game_and_run_small(small_study):
     from simulator.game import GAME_NAMES, get_game
 
     plans = study_plans()
@@ -301,9 +301,11 @@ def test_study_plans_cover_every_game_and_run_small(tmp_path):
         assert plan.n_players in game.player_counts and not plan.fixed_seats
         assert len(plan.seats) == plan.n_players and "random" not in plan.seats
         assert plan.n_games == STUDY.get(plan.game, {"n_games": plan.n_games})["n_games"]
-    dirs = run_study(tmp_path / "runs", tmp_path / "reports" / "study.html", jobs=1,
-                     progress=False, scale=0.01)
+    dirs = small_study["dirs"]
     assert [d.name for d in dirs] == [folder for folder, _ in plans]
     assert all((d / "manifest.json").exists() for d in dirs)
-    page = (tmp_path / "reports" / "study.html").read_text()
+    page = small_study["report"].read_text()
     assert page.count("<section>") >= len(dirs) and "Balance flags" in page
+    # every game's attribution table is in the report
+    for i, d in enumerate(dirs):
+        assert f"id='ds{i}-attribution'" in page, d.name
