@@ -125,3 +125,21 @@ def test_datasets_record_the_seating_and_the_left_neighbour(small_datasets, name
         team = players["team"].to_numpy().reshape(-1, n)
         for row, teams in zip(policies, team):
             assert {tuple(sorted(row[teams == t])) for t in (0, 1)} == groups
+
+
+def test_every_sweep_variant_seats_game_k_alike(tmp_path):
+    from simulator.game import get_game
+    from simulator.runner import Plan, Variant, execute
+
+    game = get_game("ekonos")
+    variants = [Variant("base", game.rules()),
+                Variant("rich", game.rules(sets=("setup.start_money=12",)))]
+    plan = Plan(game="ekonos", n_games=96, n_players=4, seats=["value_investor", "president_seeker",
+                                                               "market_builder", "cash_hoarder"],
+                seed=5, chunk_size=48, variants=variants)
+    execute(plan, tmp_path / "sweep", jobs=1, progress=False)
+    players = pl.read_parquet(tmp_path / "sweep" / "players").sort("variant", "game_id", "seat")
+    base, rich = (players.filter(pl.col("variant") == v) for v in ("base", "rich"))
+    assert base["policy"].to_list() == rich["policy"].to_list()
+    # and the orders are balanced: 96 games = 4 blocks of the 24 orders
+    assert Counter(base.filter(pl.col("seat") == 0)["policy"]) == {p: 24 for p in plan.seats}
