@@ -252,6 +252,21 @@ def test_karnaxis_tax_per_bracket_and_year():
     assert by_year["mean_tax_usd"].to_list() == pytest.approx([10_000, 22_500, 35_000])
 
 
+def test_karnaxis_bracket_share_intervals_count_games_not_years():
+    # game 0: brackets 0, 0, 1, 1; game 1: 0, 0, 0, 0.  Per-game shares of bracket 0 are 0.5
+    # and 1 (mean 0.75, standard error 0.25), of bracket 1 0.5 and 0 (mean 0.25).
+    years = pl.DataFrame({"game_id": [0] * 4 + [1] * 4, "tax_bracket": [0, 0, 1, 1, 0, 0, 0, 0],
+                          "tax_paid_usd": [0] * 8})
+    table = karnaxis.tax_by_bracket(years).sort("tax_bracket")
+    assert table["share"].to_list() == [0.75, 0.25]
+    half = 1.959964 * 0.25
+    assert table["share_lo"].to_list() == pytest.approx([0.75 - half, 0.0], abs=1e-6)
+    assert table["share_hi"].to_list() == pytest.approx([1.0, 0.25 + half], abs=1e-6)
+    labelled = karnaxis.label_brackets(table, {})
+    assert labelled.columns[:2] == ["tax_bracket", "income"]
+    assert labelled["income"].to_list() == ["$0–25k", "$25–50k"]
+
+
 def test_karnaxis_smart_table_savings_from_the_rulebook_tables():
     savings = karnaxis.smart_tax_savings(karnaxis_years())
     row = savings.filter(pl.col("tax_bracket") == 2).row(0, named=True)

@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 
 from simulator.analysis import attribution, karnaxis, neighbour_effects, stratified_rates
+from simulator.analysis.neighbours import neighbour_summary
 
 RNG_SEED = 11   # any fixed seed: the planted effects are many standard errors wide
 
@@ -78,6 +79,10 @@ def test_stratified_rates_undo_the_policy_that_picks_a_character():
     assert n["adjusted_rate"] == pytest.approx(0.40, abs=0.015)
     assert n["adjusted_rate_lo"] < 0.40 < n["adjusted_rate_hi"]
     assert n["confounded"] and n["main_stratum"] == "p1" and n["main_stratum_share"] == pytest.approx(0.9, abs=0.02)
+    # against players of the same policies holding M, N's players win no more (the expected
+    # rate leans on the 1,000 p1 players holding M: 3 standard errors are 0.045)
+    assert n["expected_rate"] == pytest.approx(0.56, abs=0.045)
+    assert n["excess_lo"] < 0 < n["excess_hi"]
     # dealt at random, a character with a real effect is not confounded: raw = adjusted
     rng = np.random.default_rng(RNG_SEED)
     df = confounded_players().with_columns(pl.Series("character", rng.choice(["N", "M"], 20_000)))
@@ -86,6 +91,7 @@ def test_stratified_rates_undo_the_policy_that_picks_a_character():
     n = stratified_rates(df, "character").filter(pl.col("level") == "N").row(0, named=True)
     assert n["adjusted_rate"] == pytest.approx(n["raw_rate"], abs=0.01) and not n["confounded"]
     assert n["adjusted_rate"] == pytest.approx(0.4 + 0.6 * 0.25, abs=0.015)
+    assert n["excess"] == pytest.approx(0.6 * 0.25, abs=0.02) and n["excess_lo"] > 0.1
 
 
 def test_neighbour_effects_find_the_seat_after_a_planted_policy():
@@ -103,7 +109,14 @@ def test_neighbour_effects_find_the_seat_after_a_planted_policy():
     assert v["h"]["win_rate"] == pytest.approx(0.5, abs=0.02) and v["h"]["significant"]
     assert v["v"]["win_rate"] == pytest.approx(0.2, abs=0.02)
     # h never sits after h: one neighbour only, nothing to test
-    assert table.filter(pl.col("policy") == "h").is_empty()
+    h = table.filter(pl.col("policy") == "h")
+    assert h["left_policy"].to_list() == ["v"] and h["p_value"].is_null().all() and not h["significant"].any()
+    # each player against its own policy: after h, v wins 0.5 where v wins 0.3 overall; after
+    # v, v wins 0.2 (excess -0.1) and h its usual 0.2, so -0.1 x 2/3 of those players
+    summary = {r["left_policy"]: r for r in neighbour_summary(players).iter_rows(named=True)}
+    assert summary["h"]["expected_rate"] == pytest.approx(0.3, abs=0.01)
+    assert summary["h"]["excess"] == pytest.approx(0.2, abs=0.02) and summary["h"]["excess_lo"] > 0.15
+    assert summary["v"]["excess"] == pytest.approx(-0.2 / 3, abs=0.015)
 
 
 def test_dealt_characters_count_keeps_and_wins_when_dealt():

@@ -26,7 +26,7 @@ from simulator.analysis.core import (describe, end_reasons, find_rule, gini_by_g
                                      round_cap_rate,
                                      runaway_leader, seat_advantage, value_counts, win_rates)
 from simulator.analysis.dataset import Dataset
-from simulator.analysis.neighbours import neighbour_effects
+from simulator.analysis.neighbours import neighbour_effects, neighbour_summary
 from simulator.analysis.paired import paired_differences
 from simulator.analysis.stats import chi2_sf, chi_square_uniform, gini, holm, wilson, wilson_exprs
 
@@ -34,14 +34,14 @@ __all__ = [
     "Dataset", "summarise", "win_rates", "seat_advantage", "describe", "value_counts", "histogram",
     "margins", "margin_of_victory", "paired_difference", "end_reasons", "round_cap_rate", "gini_by_game", "gini_summary",
     "runaway_leader", "find_rule", "wilson", "wilson_exprs", "chi2_sf", "chi_square_uniform",
-    "gini", "holm", "attribution", "stratified_rates", "neighbour_effects", "karnaxis", "karmaggan",
+    "gini", "holm", "attribution", "stratified_rates", "neighbour_effects", "neighbour_summary", "karnaxis", "karmaggan",
     "ekonos",
 ]
 
 # Grouping columns for win rates, in report order; each is used when the players table has it.
 WIN_RATE_GROUPS = ("seat", "policy", "character", "team", "variant")
 # Components whose win rate is also shown within policy (stratified), beside the raw rate.
-STRATIFIED = ("character", "team", "left_policy")
+STRATIFIED = ("character", "team")
 
 
 def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
@@ -51,7 +51,7 @@ def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
     ``score``, ``score_by_policy``, ``length``, ``length_counts``, ``margin``, ``end_reasons``,
     ``round_cap``, ``gini``, ``runaway_leader``, ``attribution`` (odds ratios, other things
     held fixed), ``stratified_<component>`` for each of STRATIFIED present, ``neighbours``
-    (win rate by left neighbour), then the game's own (``karnaxis_*``, ``karmaggan_*``,
+    and ``neighbour_summary`` (win rate by left neighbour), then the game's own (``karnaxis_*``, ``karmaggan_*``,
     ``ekonos_*``).  With several variants, the per-policy and game analyses
     describe the first (base) variant, and ``win_rate_variant`` and ``paired_change`` (each
     variant against the base, paired by game, with Holm-corrected significance) compare them.
@@ -76,6 +76,7 @@ def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
     for component in STRATIFIED:
         out[f"stratified_{component}"] = stratified_rates(base_players, component)
     out["neighbours"] = neighbour_effects(base_players)
+    out["neighbour_summary"] = neighbour_summary(base_players)
     variant = ["variant"] if len(names) > 1 else None
     scored = ds.game != "karmaggan"   # Karmaggän's score is only 1/0 for the winning side
     if scored:

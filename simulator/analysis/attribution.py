@@ -4,7 +4,7 @@ A raw win rate mixes a component with whatever comes with it: Karnaxis policies 
 characters, so a character's raw rate is partly its pickers' strength.  Two answers separate
 them (DESIGN.md "Analysis and reports"; STYLE.md "Experiments"):
 
-* :func:`attribution`: a logistic regression (statsmodels GLM, binomial) of ``won`` on seat,
+* :func:`attribution`: a logistic regression (statsmodels ``Logit``) of ``won`` on seat,
   policy, the left neighbour's policy and the game's components found in ``players``
   (:data:`FACTORS`, :data:`COUNTS`, Ekonos' ``company{c}_president``).  Factors use deviation
   coding, so each level's odds ratio compares it with the average level of its factor (the
@@ -66,8 +66,7 @@ def attribution(players, variant: str | None = None) -> pl.DataFrame | None:
     Columns: component, level, n, wins, win_rate, odds_ratio, or_lo, or_hi, p_value, p_holm,
     significant, note.  ``variant`` restricts to one variant of a sweep.  None without data.
     """
-    from statsmodels.genmod.families import Binomial
-    from statsmodels.genmod.generalized_linear_model import GLM
+    from statsmodels.discrete.discrete_model import Logit
 
     df = model_frame(players, variant)
     if df is None or df.height == 0:
@@ -77,21 +76,19 @@ def attribution(players, variant: str | None = None) -> pl.DataFrame | None:
     fit_df = df
     for (f, level) in separated:
         fit_df = fit_df.filter(pl.col(f) != level)
-    blocks, names, aliased = [np.ones((fit_df.height, 1))], [("intercept", None)], set()
+    blocks, labels = [np.ones((fit_df.height, 1))], [("intercept", None)]
     for term in factors + numeric:
-        block, labels = design_block(fit_df, term, term in factors)
-        if block is None:
-            continue
-        candidate = np.hstack([*blocks, block])
-        if np.linalg.matrix_rank(candidate.T @ candidate) < candidate.shape[1]:
-            aliased.add(term)
-            continue
-        blocks.append(block)
-        names += [(term, label) for label in labels]
+        block, levels_of = design_block(fit_df, term, term in factors)
+        if block is not None:
+            blocks.append(block)
+            labels += [(term, label) for label in levels_of]
+    X = np.hstack(blocks)
+    keep, aliased = independent_terms(X.T @ X, [t for t, _ in labels])
+    X, names = X[:, keep], [labels[i] for i in keep]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # near-separation warnings: the intervals show it
-        fit = GLM(fit_df["won"].cast(pl.Float64).to_numpy(), np.hstack(blocks),
-                  family=Binomial()).fit(method="newton", maxiter=100, disp=False,
+        fit = Logit(fit_df["won"].cast(pl.Float64).to_numpy(), X).fit(
+            method="newton", maxiter=100, disp=False,
             cov_type="cluster", cov_kwds={"groups": fit_df["game_id"].to_numpy()})
     coef, cov = np.asarray(fit.params), np.asarray(fit.cov_params())
     rows = []
@@ -131,6 +128,20 @@ def attribution(players, variant: str | None = None) -> pl.DataFrame | None:
             .with_columns(significant=pl.col("p_holm").fill_nan(1.0) < 0.05)
             .select("component", "level", "n", "wins", "win_rate", "odds_ratio", "or_lo", "or_hi",
                     "p_value", "p_holm", "significant", "note"))
+
+
+def independent_terms(gram: np.ndarray, terms: list[str]) -> tuple[list[int], set[str]]:
+    """Columns of the terms that add to the rank of those before them (from the design's
+    Gram matrix X'X), and the terms left out because earlier ones determine them."""
+    keep, aliased = [], set()
+    for term in dict.fromkeys(terms):
+        columns = [i for i, t in enumerate(terms) if t == term]
+        trial = keep + columns
+        if np.linalg.matrix_rank(gram[np.ix_(trial, trial)]) < len(trial):
+            aliased.add(term)
+        else:
+            keep = trial
+    return keep, aliased
 
 
 def separated_levels(df: pl.DataFrame, factors: list[str]) -> dict[tuple[str, str], str]:
@@ -196,13 +207,21 @@ def table_row(df: pl.DataFrame, term: str, level, estimate, note: str = "") -> l
 
 def stratified_rates(players, component: str, strata: str = "policy",
                      variant: str | None = None) -> pl.DataFrame | None:
-    """Each level's raw win rate beside its rate within ``strata`` (policy), standardised.
+    """Each level's raw win rate beside its rate within ``strata`` (policy).
 
-    adjusted = sum over strata s of w_s x rate(level, s) / sum of those w_s, with w_s the share
-    of stratum s among all players and the sum over the strata in which the level occurs;
-    its 95% interval is normal with variance sum (w_s / W)^2 rate (1 - rate) / n.  Columns:
-    component, level, n, wins, raw_rate (+ Wilson _lo/_hi), adjusted_rate (+ _lo/_hi),
-    main_stratum and main_stratum_share (where the level's players come from), confounded.
+    * adjusted_rate: direct standardisation, sum over strata s of w_s x rate(level, s) / W,
+      w_s the share of stratum s among all players and W the sum of w_s over the strata in
+      which the level occurs: the level's rate were every policy to hold it as often as the
+      field plays that policy;
+    * expected_rate: what the level's own players' policies win without it, sum over s of
+      n(level, s) x rate(others, s) / n(level), and excess = raw_rate - expected_rate: the
+      effect among those who hold the level (over the strata that also have other levels).
+
+    Intervals are normal 95% (a cell's variance from (wins + 0.5) / (n + 1), so a cell with
+    no win still counts), the raw rate's Wilson.  Columns: component, level, n, wins, raw_rate
+    (+ _lo/_hi), adjusted_rate (+ _lo/_hi), expected_rate, excess (+ _lo/_hi), main_stratum
+    and main_stratum_share (where the level's players come from), confounded (raw and
+    adjusted rates each outside the other's interval).
     """
     lf = lazy(players)
     if variant is not None and has(lf, "variant"):
@@ -212,23 +231,38 @@ def stratified_rates(players, component: str, strata: str = "policy",
     level = pl.col(component).cast(pl.String).alias("level")
     cells = (lf.group_by(level, pl.col(strata).cast(pl.String).alias("stratum"))
              .agg(n=pl.len(), wins=pl.col("won").cast(pl.Int64).sum()).collect())
-    weights = cells.group_by("stratum").agg(pl.col("n").sum().alias("w"))
-    weights = weights.with_columns(pl.col("w") / pl.col("w").sum())
-    cells = cells.join(weights, on="stratum").with_columns(rate=pl.col("wins") / pl.col("n"))
+    totals = cells.group_by("stratum").agg(N=pl.col("n").sum(), WINS=pl.col("wins").sum())
+    totals = totals.with_columns(w=pl.col("N") / pl.col("N").sum())
+    smoothed = (pl.col("wins") + 0.5) / (pl.col("n") + 1)
+    others_n, others_wins = pl.col("N") - pl.col("n"), pl.col("WINS") - pl.col("wins")
+    others_smoothed = (others_wins + 0.5) / (others_n + 1)
+    cells = cells.join(totals, on="stratum").with_columns(
+        rate=pl.col("wins") / pl.col("n"), var=smoothed * (1 - smoothed) / pl.col("n"),
+        others_rate=others_wins / others_n,
+        others_var=others_smoothed * (1 - others_smoothed) / others_n,
+        comparable=others_n > 0)
+    comparable_n = pl.col("n").filter(pl.col("comparable"))
     per_level = (cells.sort("n", descending=True).group_by("level").agg(
         n=pl.col("n").sum(), wins=pl.col("wins").sum(), W=pl.col("w").sum(),
-        weighted=(pl.col("w") * pl.col("rate")).sum(),
-        var=(pl.col("w") ** 2 * pl.col("rate") * (1 - pl.col("rate")) / pl.col("n")).sum(),
+        weighted=(pl.col("w") * pl.col("rate")).sum(), var=(pl.col("w") ** 2 * pl.col("var")).sum(),
+        m=comparable_n.sum(), held=pl.col("wins").filter(pl.col("comparable")).sum(),
+        expected=(comparable_n * pl.col("others_rate").filter(pl.col("comparable"))).sum(),
+        excess_var=(comparable_n ** 2 * (pl.col("var") + pl.col("others_var"))
+                    .filter(pl.col("comparable"))).sum(),
         main_stratum=pl.col("stratum").first(), main_n=pl.col("n").first()))
+    half = Z95 * pl.col("var").sqrt() / pl.col("W")
+    excess_half = Z95 * pl.col("excess_var").sqrt() / pl.col("m")
     out = per_level.with_columns(
-        raw_rate=pl.col("wins") / pl.col("n"),
-        adjusted_rate=pl.col("weighted") / pl.col("W"),
-        half=Z95 * pl.col("var").sqrt() / pl.col("W"),
+        raw_rate=pl.col("wins") / pl.col("n"), adjusted_rate=pl.col("weighted") / pl.col("W"),
+        expected_rate=pl.col("expected") / pl.col("m"),
+        excess=(pl.col("held") - pl.col("expected")) / pl.col("m"),
         main_stratum_share=pl.col("main_n") / pl.col("n"))
     lo, hi = wilson(out["wins"].to_numpy(), out["n"].to_numpy())
     out = out.with_columns(raw_rate_lo=pl.Series(lo), raw_rate_hi=pl.Series(hi),
-                           adjusted_rate_lo=(pl.col("adjusted_rate") - pl.col("half")).clip(0, 1),
-                           adjusted_rate_hi=(pl.col("adjusted_rate") + pl.col("half")).clip(0, 1))
+                           adjusted_rate_lo=(pl.col("adjusted_rate") - half).clip(0, 1),
+                           adjusted_rate_hi=(pl.col("adjusted_rate") + half).clip(0, 1),
+                           excess_lo=pl.col("excess") - excess_half,
+                           excess_hi=pl.col("excess") + excess_half)
     outside = ((pl.col("raw_rate") < pl.col("adjusted_rate_lo")) | (pl.col("raw_rate") > pl.col("adjusted_rate_hi"))) & \
         ((pl.col("adjusted_rate") < pl.col("raw_rate_lo")) | (pl.col("adjusted_rate") > pl.col("raw_rate_hi")))
     order = levels(out.select(pl.col("level").alias(component)), component)
@@ -236,5 +270,5 @@ def stratified_rates(players, component: str, strata: str = "policy",
             .with_columns(pl.col("level").replace_strict(order, list(range(len(order)))).alias("_o"))
             .sort("_o").select("component", "level", "n", "wins", "raw_rate", "raw_rate_lo",
                                "raw_rate_hi", "adjusted_rate", "adjusted_rate_lo",
-                               "adjusted_rate_hi", "main_stratum", "main_stratum_share",
-                               "confounded"))
+                               "adjusted_rate_hi", "expected_rate", "excess", "excess_lo",
+                               "excess_hi", "main_stratum", "main_stratum_share", "confounded"))

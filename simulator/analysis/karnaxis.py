@@ -12,6 +12,7 @@ import polars as pl
 
 from simulator.analysis.core import (as_list, describe, find_rule, has, lazy, rate_columns,
                                      trajectory, value_counts, with_player_columns)
+from simulator.analysis.stats import Z95
 
 # Rulebook "Tax Brackets" (Know Your Player Board), in dollars; used when a dataset's rules
 # do not carry the tables under recognisable keys.
@@ -114,8 +115,9 @@ def with_policy(years, players, by) -> pl.LazyFrame:
 
 
 def tax_by_bracket(years) -> pl.DataFrame | None:
-    """Per variant and bracket: player-years, their share, income and tax paid (mean, total),
-    and the share of those years taxed on the smart table."""
+    """Per variant and bracket: player-years, their share (with a 95% interval over games:
+    the years of one game are not independent), income and tax paid (mean, total), and the
+    share of those years taxed on the smart table."""
     if not has(years, "tax_bracket", "tax_paid_usd"):
         return None
     lf = lazy(years)
@@ -131,9 +133,33 @@ def tax_by_bracket(years) -> pl.DataFrame | None:
         pl.col("player_years") / pl.col("player_years").sum()
     tax_share = pl.col("total_tax_usd") / pl.col("total_tax_usd").sum().over(by) if by else \
         pl.col("total_tax_usd") / pl.col("total_tax_usd").sum()
-    return (lf.group_by([*by, "tax_bracket"]).agg(aggs)
-            .with_columns(share.alias("share"), tax_share.alias("share_of_tax"))
-            .sort([*by, "tax_bracket"]).collect())
+    out = (lf.group_by([*by, "tax_bracket"]).agg(aggs)
+           .with_columns(share.alias("share"), tax_share.alias("share_of_tax")))
+    if has(lf, "game_id"):
+        out = out.join(share_interval_by_game(lf, by, "tax_bracket"), on=[*by, "tax_bracket"])
+    return out.sort([*by, "tax_bracket"]).collect()
+
+
+def share_interval_by_game(lf: pl.LazyFrame, by: list[str], value: str) -> pl.LazyFrame:
+    """95% interval (``share_lo``/``share_hi``) of the share of rows holding each ``value``,
+    from its per-game shares (a game without that value counts 0): games are independent,
+    rows of one game are not.  ``by`` splits the rows (e.g. by variant)."""
+    keys = by or [pl.lit(0).alias("_all")]
+    lf = lf.with_columns(*([] if by else keys))
+    by = by or ["_all"]
+    totals = lf.group_by([*by, "game_id"]).agg(t=pl.len())
+    games = totals.group_by(by).agg(g=pl.len().cast(pl.Float64))
+    share = pl.col("k") / pl.col("t")
+    stats = (lf.group_by([*by, "game_id", value]).agg(k=pl.len())
+             .join(totals, on=[*by, "game_id"])
+             .group_by([*by, value]).agg(s=share.sum(), s2=(share ** 2).sum())
+             .join(games, on=by))
+    mean = pl.col("s") / pl.col("g")
+    var = (pl.col("s2") / pl.col("g") - mean ** 2) * pl.col("g") / (pl.col("g") - 1)
+    half = Z95 * (var.clip(lower_bound=0) / pl.col("g")).sqrt()
+    out = stats.select(*by, value, (mean - half).clip(0, 1).alias("share_lo"),
+                       (mean + half).clip(0, 1).alias("share_hi"))
+    return out.drop("_all") if by == ["_all"] else out
 
 
 def tax_by_year(years) -> pl.DataFrame | None:
