@@ -198,7 +198,12 @@ def test_character_flags_use_the_rate_with_the_policy_held_fixed(tmp_path):
                          length_unit="years")
     page = write_report([path], tmp_path / "c.html").read_text()
     flags = flags_text(page)
-    assert re.search(r"character Zack wins [\d.]+% \(95% CI [^)]*\) with the policy held fixed", flags), flags
+    zack = re.search(r"players who keep character Zack win [\d.]+% \(95% CI [^)]*\) against "
+                     r"([\d.]+)% for players of the same policies with another character: "
+                     r"\+([\d.]+) points", flags)
+    assert zack, flags
+    # Zack triples his player's weight: about +25 points over the same policies' other players
+    assert 15 < float(zack.group(2)) < 35
     assert "character Nadia" not in flags
     table = page[page.index("id='ds0-attribution-character'"):]
     nadia = re.search(r"<td>Nadia</td>(.*?)</tr>", table).group(1)

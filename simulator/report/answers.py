@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import polars as pl
 
 from simulator.analysis import Dataset, karnaxis
-from simulator.analysis.stats import wilson
 from simulator.assumed import changed_keys
 from simulator.report.flags import anchor
 from simulator.report.page import interval, money, pct
@@ -84,11 +83,8 @@ def tax_answer(members) -> Answer | None:
         brackets = brackets.filter(pl.col("variant") == base)
     total = int(brackets["player_years"].sum())
     top = brackets.sort("player_years", descending=True).head(2)
-    sits = []
-    for r in top.iter_rows(named=True):
-        lo, hi = wilson(r["player_years"], total)
-        sits.append(f"{r.get('income', r['tax_bracket'])} ({pct(r['player_years'] / total)}, "
-                    f"{interval(float(lo), float(hi))})")
+    sits = [f"{r.get('income', r['tax_bracket'])} ({pct(r['share'])}, "
+            f"{interval(r['share_lo'], r['share_hi'])})" for r in top.iter_rows(named=True)]
     text = f"most player-years fall in {' and '.join(sits)}"
     smart = res.get("karnaxis_smart_savings")
     if smart is not None:
@@ -166,14 +162,21 @@ def scoring_answer(members) -> Answer | None:
         parts.append(f"winners hold {pct(w['share'])} of their final score in shares "
                      f"({interval(w['share_lo'], w['share_hi'])}) against {pct(o['share'])} for "
                      f"the others, so holdings, not cash, win")
+    within = res.get("ekonos_presidency_within_policy")
     if pres is not None:
         top = pres.filter(pl.col("player") == "top_president")
         if top.height:
             r = top.row(0, named=True)
-            parts.append(f"the president of the single most valuable company wins "
-                         f"{pct(r['win_rate'])} ({interval(r['win_rate_lo'], r['win_rate_hi'])}) "
-                         f"against a fair {pct(r['fair_share'])} ({pct(r['tied_games_share'])} of "
-                         f"games tie for most valuable and are counted apart)")
+            text = (f"the president of the single most valuable company wins {pct(r['win_rate'])} "
+                    f"({interval(r['win_rate_lo'], r['win_rate_hi'])})")
+            fixed = within.filter(pl.col("level") == "top_president") if within is not None else None
+            if fixed is not None and fixed.height:
+                a = fixed.row(0, named=True)
+                text += (f" against {pct(a['expected_rate'])} for players of the same policies who "
+                         f"do not preside it")
+            parts.append(f"{text} and a fair share of {pct(r['fair_share'])} "
+                         f"({pct(r['tied_games_share'])} of games tie for most valuable and are "
+                         f"counted apart)")
     if not parts:
         return None
     return Answer(f"Ekonos scoring ({ds.n_players} players)", "; ".join(parts) + ".",

@@ -32,7 +32,8 @@ from simulator.report.page import interval, p_text, pct
 THRESHOLDS = {
     "seat_p_value": 0.001,        # chi-square over seats must reject equal shares ...
     "seat_relative": 0.10,        # ... and a seat must be >= 10% off its fair share, CI excluding it
-    "dominant_ratio": 1.3,        # a policy/character whose CI lower bound is >= 1.3x fair share
+    "dominant_ratio": 1.3,        # a policy whose CI lower bound is >= 1.3x fair share; a character
+                                  # whose players win >= 1.3x what the same policies win without it
     "weak_ratio": 0.25,           # a scripted policy whose CI upper bound is < 0.25x fair share
     "team_relative": 0.10,        # a team >= 10% off its fair share, CI excluding it
     "neighbour_relative": 0.10,   # sitting after a policy moves the win rate >= 10%, CI excluding 0
@@ -40,7 +41,8 @@ THRESHOLDS = {
     "loan_cap_binding": 0.5,      # the loan cap binds for most players of a policy
     "delinquency_rate": 0.25,     # a quarter of a policy's players get delinquent notices
     "runaway_rate": 0.8,          # the leader two thirds in wins >= 80% of games
-    "presidency_ratio": 2.0,      # the top company's president wins >= 2x the fair share
+    "presidency_ratio": 1.5,      # the top company's president wins >= 1.5x what players of the
+                                  # same policies win without presiding it
 }
 MAX_HEADLINES = 5   # flags on the first screen; the others fold under "more flags"
 MAX_ALSO = 3        # other datasets quoted under a merged flag
@@ -115,6 +117,11 @@ def relative(rate: float, lo: float, hi: float, reference: float) -> tuple[float
     return abs(rate - reference) / reference, max(0.0, nearest / reference)
 
 
+def points(x: float) -> str:
+    """A difference of rates in percentage points, signed."""
+    return f"{100 * x:+.1f} points".replace("-", "−")
+
+
 def evidence(r: dict, rate: str = "win_rate", n: str = "n") -> str:
     return f"{pct(r[rate])} ({interval(r[rate + '_lo'], r[rate + '_hi'])}, n = {r[n]:,})"
 
@@ -132,11 +139,11 @@ class Rules:
             rule()
         return self.out
 
-    def add(self, kind, subject, effect, text, ev, name, chart, subjects=()):
+    def add(self, kind, subject, effect, text, ev, name, chart, subjects=(), row=None):
+        where = f"{self.ds.n_players} players ({self.ds.path.name}{self.variant_note(row or {})})"
         self.out.append(Flag(self.ds.game, self.ds.n_players, kind, subject, effect[0], effect[1],
-                             f"{self.ds.label}: {text}", ev,
-                             f"{self.ds.n_players} players ({self.ds.path.name})",
-                             anchor(self.i, name), chart, tuple(self.assumed(subjects))))
+                             f"{self.ds.label}: {text}", ev, where, anchor(self.i, name), chart,
+                             tuple(self.assumed(subjects))))
 
     def assumed(self, subjects) -> list[AssumedKey]:
         if not subjects or self.ds.game not in GAME_NAMES:
@@ -166,7 +173,7 @@ class Rules:
                 self.add("seat", "seat 0", relative(r["first_win_rate"], r["first_win_rate_lo"],
                                                     r["first_win_rate_hi"], fair),
                          f"the first player wins {what} than a fair share: {ev} against {pct(fair)} "
-                         f"({chi}).", ev, "win-seat", "Win rate by seat")
+                         f"({chi}).", ev, "win-seat", "Win rate by seat", row=r)
                 continue
             which = max(("best", "worst"), key=lambda w: abs(r[f"{w}_win_rate"] - fair))
             rate, lo, hi = (r[f"{which}_win_rate{s}"] for s in ("", "_lo", "_hi"))
@@ -174,7 +181,7 @@ class Rules:
                 ev = f"{pct(rate)} ({interval(lo, hi)})"
                 self.add("seat", f"seat {r[f'{which}_seat']}", relative(rate, lo, hi, fair),
                          f"seat {r[f'{which}_seat']} wins {ev} against a fair {pct(fair)} ({chi}).",
-                         ev, "win-seat", "Win rate by seat")
+                         ev, "win-seat", "Win rate by seat", row=r)
 
     @staticmethod
     def _off(rate, lo, hi, fair, threshold) -> bool:
@@ -201,35 +208,52 @@ class Rules:
                          [f"policies.{name}"])
 
     def characters(self):
-        """Characters that win far more than their share with the policy held fixed."""
-        strat, raw = self.res.get("stratified_character"), self.res.get("win_rate_character")
-        if strat is None or raw is None:
+        """Characters whose players win far more than players of the same policies holding
+        another character (the policy that picks a card is held fixed)."""
+        strat = self.res.get("stratified_character")
+        if strat is None:
             return
-        fair = raw["fair_share"][0]
         odds = self._odds("character")
         dealt = self.res.get("karnaxis_dealt")
         dealt = {r["character"]: r for r in dealt.iter_rows(named=True)} if dealt is not None else {}
         for r in strat.iter_rows(named=True):
-            if not r["adjusted_rate_lo"] >= THRESHOLDS["dominant_ratio"] * fair:
+            effect = self._excess(r, "dominant_ratio")
+            if effect is None:
                 continue
             name = r["level"]
-            ev = f"{pct(r['adjusted_rate'])} ({interval(r['adjusted_rate_lo'], r['adjusted_rate_hi'])}, n = {r['n']:,})"
-            text = (f"character {name} wins {ev} with the policy held fixed, "
-                    f"{r['adjusted_rate'] / fair:.1f}× the fair share of {pct(fair)}")
+            ev = self._excess_text(r)
+            text = (f"players who keep character {name} win {pct(r['raw_rate'])} "
+                    f"({interval(r['raw_rate_lo'], r['raw_rate_hi'])}, n = {r['n']:,}) against "
+                    f"{pct(r['expected_rate'])} for players of the same policies with another "
+                    f"character: {ev}")
             if name in odds:
                 text += f"; {odds[name]}"
             if r["confounded"]:
-                text += (f"; the raw rate {pct(r['raw_rate'])} is confounded with the policies that "
-                         f"choose the card ({r['main_stratum']} in {pct(r['main_stratum_share'])} of its games)")
+                text += (f"; its raw rate is confounded with the policies that choose it "
+                         f"({r['main_stratum']} in {pct(r['main_stratum_share'])} of its games; "
+                         f"{pct(r['adjusted_rate'])} with the field's policy mix)")
             if name in dealt:
                 d = dealt[name]
                 text += (f"; players dealt the card win {pct(d['win_rate_dealt'])} "
                          f"({interval(d['win_rate_dealt_lo'], d['win_rate_dealt_hi'])}) and keep it "
                          f"{pct(d['keep_rate'])} of the time")
-            self.add("dominant character", name, relative(r["adjusted_rate"], r["adjusted_rate_lo"],
-                                                          r["adjusted_rate_hi"], fair),
-                     text + ".", ev, "attribution-character", "Character win rates within policy",
+            self.add("dominant character", name, effect, text + ".", ev,
+                     "attribution-character", "Character win rates within policy",
                      [f"characters[{name}]"])
+
+    @staticmethod
+    def _excess(r: dict, threshold: str) -> tuple[float, float] | None:
+        """(excess / expected, the same at the interval's lower end) when the lower end reaches
+        the threshold ratio over the rate the same policies have without the level."""
+        expected = r["expected_rate"]
+        if not expected or r["excess_lo"] / expected < THRESHOLDS[threshold] - 1:
+            return None
+        return r["excess"] / expected, r["excess_lo"] / expected
+
+    @staticmethod
+    def _excess_text(r: dict) -> str:
+        return (f"{points(r['excess'])} (95% CI {100 * r['excess_lo']:+.1f} to "
+                f"{100 * r['excess_hi']:+.1f})").replace("-", "−")
 
     def _odds(self, component: str) -> dict[str, str]:
         """'odds ratio x (95% CI a–b) ...' of each level of a component, from the attribution."""
@@ -257,24 +281,22 @@ class Rules:
                          "Team win rates within policy")
 
     def neighbours(self):
-        """Sitting just after a policy moves the win rate, with one's own policy held fixed."""
-        strat, tests = self.res.get("stratified_left_policy"), self.res.get("neighbours")
-        raw = self.res.get("win_rate_policy")
-        if strat is None or tests is None or raw is None:
-            return
-        fair = raw["fair_share"][0]
-        for r in strat.iter_rows(named=True):
-            rate, lo, hi = r["adjusted_rate"], r["adjusted_rate_lo"], r["adjusted_rate_hi"]
-            after = tests.filter((pl.col("left_policy") == r["level"]) & pl.col("significant"))
-            if after.is_empty() or not self._off(rate, lo, hi, fair, "neighbour_relative"):
+        """Players seated just after a policy win more or less than their own policies do."""
+        df = self.res.get("neighbour_summary")
+        for r in df.iter_rows(named=True) if df is not None else ():
+            expected, excess = r["expected_rate"], r["excess"]
+            if not (expected and r["p_holm"] < 0.05 and (r["excess_lo"] > 0 or r["excess_hi"] < 0)
+                    and abs(excess) / expected >= THRESHOLDS["neighbour_relative"]):
                 continue
-            top = after.sort(pl.col("excess").abs(), descending=True).row(0, named=True)
-            ev = f"{pct(rate)} ({interval(lo, hi)}, n = {r['n']:,})"
-            self.add("left neighbour", r["level"], relative(rate, lo, hi, fair),
-                     f"the player seated just after {r['level']} wins {ev} with its own policy held "
-                     f"fixed, against a fair {pct(fair)} (e.g. {top['policy']} {pct(top['win_rate'])} "
-                     f"after it against {pct(top['policy_rate'])} overall, {p_text(top['p_holm'])} "
-                     f"after Holm).", ev, "neighbours", "Win rate by left neighbour")
+            half = (r["excess_hi"] - r["excess_lo"]) / 2
+            ev = (f"{points(excess)} (95% CI {100 * r['excess_lo']:+.1f} to "
+                  f"{100 * r['excess_hi']:+.1f})").replace("-", "−")
+            self.add("left neighbour", r["left_policy"],
+                     (abs(excess) / expected, max(0.0, abs(excess) - half) / expected),
+                     f"the players seated just after {r['left_policy']} win {pct(r['win_rate'])} "
+                     f"of their games against the {pct(expected)} their own policies win after "
+                     f"any neighbour: {ev}, Holm {p_text(r['p_holm'])}, n = {r['n']:,}.",
+                     ev, "neighbours", "Win rate by left neighbour")
 
     def variants(self):
         """A rule variant that changes a win rate significantly (after Holm's correction)."""
@@ -303,11 +325,11 @@ class Rules:
         limit = THRESHOLDS["round_cap_rate"]
         for r in df.iter_rows(named=True) if df is not None else ():
             if r["rate"] >= limit:
-                ev = f"{pct(r['rate'])} ({interval(r['rate_lo'], r['rate_hi'])}{self.variant_note(r)})"
+                ev = f"{pct(r['rate'])} ({interval(r['rate_lo'], r['rate_hi'])})"
                 self.add("round_cap", "", (r["rate"] / limit - 1, max(0.0, r["rate_lo"] / limit - 1)),
                          f"{pct(r['rate'])} of games end at the round cap ({interval(r['rate_lo'], r['rate_hi'])}, "
                          f"{r['games']:,} games{self.variant_note(r)}).", ev, "end", "How games end",
-                         ["game.round_cap"])
+                         ["game.round_cap"], row=r)
 
     def runaway(self):
         df = self.res.get("runaway_leader")
@@ -317,7 +339,7 @@ class Rules:
                 self.add("runaway", "", relative(r["rate"], r["rate_lo"], r["rate_hi"], r["fair_share"]),
                          f"the leader two thirds into the game wins {ev} of games ({r['games']:,} "
                          f"games{self.variant_note(r)}): the end is decided early.", ev, "runaway",
-                         "Runaway leader")
+                         "Runaway leader", row=r)
 
     def loans(self):
         df = self.res.get("karnaxis_loans")
@@ -336,8 +358,8 @@ class Rules:
                          f"{what} {names}.", evidence(top, rate), "loans", "Loans", ["loans"])
 
     def presidency(self):
-        """The president of the single most valuable company wins far more than a fair share,
-        with each player's policy held fixed (strong policies become presidents more often)."""
+        """The president of the single most valuable company wins far more than players of the
+        same policies who do not preside it (strong policies become presidents more often)."""
         df, strat = self.res.get("ekonos_presidency"), self.res.get("ekonos_presidency_within_policy")
         if df is None or strat is None:
             return
@@ -346,18 +368,16 @@ class Rules:
         if raw.is_empty() or top.is_empty():
             return
         r, a = raw.row(0, named=True), top.row(0, named=True)
-        fair = r["fair_share"]
-        rate, lo, hi = a["adjusted_rate"], a["adjusted_rate_lo"], a["adjusted_rate_hi"]
-        if lo < THRESHOLDS["presidency_ratio"] * fair:
+        effect = self._excess(a, "presidency_ratio")
+        if effect is None:
             return
-        ev = f"{pct(rate)} ({interval(lo, hi)}, n = {a['n']:,})"
-        self.add("presidency", "", relative(rate, lo, hi, fair),
-                 f"the president of the single most valuable company wins {ev} of games with the "
-                 f"policy held fixed (raw {pct(r['win_rate'])}), {rate / fair:.1f}× the fair share "
-                 f"of {pct(fair)} ({pct(r['tied_games_share'])} of games have several companies "
+        ev = self._excess_text(a)
+        self.add("presidency", "", effect,
+                 f"the president of the single most valuable company wins {evidence(r)} of games "
+                 f"against {pct(a['expected_rate'])} for players of the same policies who do not "
+                 f"preside it: {ev} ({pct(r['tied_games_share'])} of games have several companies "
                  f"tied for most valuable and are counted apart).",
                  ev, "presidency", "Presidency advantage", ["deck", "board", "companies"])
-
 
 def flag_item(f: Flag) -> str:
     """One flag as a list item: its sentence, the other player counts and variants where the

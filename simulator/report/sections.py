@@ -15,7 +15,7 @@ from simulator.report.page import block
 
 ATTRIBUTION_NOTE = (
     "Logistic regression of winning on seat, policy, the left neighbour's policy and the game's "
-    "components (statsmodels GLM, standard errors clustered by game). A factor's odds ratio "
+    "components (statsmodels Logit, standard errors clustered by game). A factor's odds ratio "
     "compares a level with the average level of that factor, others held fixed; a count's is "
     "per unit. p_holm: Holm-corrected over the table. A level that never wins has no finite "
     "odds ratio; a factor the others determine (e.g. team = seat parity) is 'aliased'.")
@@ -25,6 +25,11 @@ STRATIFIED_NOTE = (
     "policy, averaged with the whole field's policy mix (95% normal interval). confounded: "
     "each lies outside the other's interval: the raw rate reflects who picks the level. "
     "main_stratum: the policy most of the level's players use, and its share.")
+NEIGHBOUR_NOTE = (
+    "The players seated just after each policy (left_policy is the seat that plays just before "
+    "them), against the rate their own policies have after any neighbour: excess with a normal "
+    "95% interval, p_holm over the table. The table under it: each policy after each left "
+    "neighbour, with a chi-square test per policy (Holm-corrected).")
 
 
 def game_section(game: str, members: list) -> str:
@@ -158,6 +163,7 @@ def dataset_facts(ds: Dataset) -> str:
     return f"<table class='facts'>{rows}</table>"
 
 
+
 def attribution_parts(pid: str, ds: Dataset, res: dict) -> str:
     """Odds ratios with seat, policy and components held fixed; component rates within policy."""
     parts = []
@@ -168,23 +174,23 @@ def attribution_parts(pid: str, ds: Dataset, res: dict) -> str:
                            odds_chart(df, ds.label), df, ATTRIBUTION_NOTE,
                            ["component", "level", "n", "win_rate", "odds_ratio", "or_lo", "or_hi",
                             "p_holm", "note"]))
-    titles = {"character": "Character win rates within policy", "team": "Team win rates within policy",
-              "left_policy": "Win rate by left neighbour"}
+    titles = {"character": "Character win rates within policy", "team": "Team win rates within policy"}
+    rates = res.get("win_rate_policy")
     for component, title in titles.items():
         df = res.get(f"stratified_{component}")
-        if df is None:
-            continue
-        rates = res.get("win_rate_policy")
-        fig = adjusted_bars(df, rates["fair_share"][0] if rates is not None else None, ds.label)
-        name = "neighbours" if component == "left_policy" else f"attribution-{component}"
-        note = STRATIFIED_NOTE
-        if component == "left_policy" and "neighbours" in res:
-            note += (" The table under it: each policy's win rate after each left neighbour, with "
-                     "a chi-square test per policy (Holm-corrected).")
-        parts.append(block(f"{pid}-{name}", title, fig, df.drop("component"), note))
-        if component == "left_policy" and "neighbours" in res:
-            parts.append(block(f"{pid}-neighbour-table", "Each policy by left neighbour", None,
-                               res["neighbours"], keep=["policy", "left_policy", "n", "win_rate",
+        if df is not None:
+            fig = adjusted_bars(df, rates["fair_share"][0] if rates is not None else None, ds.label)
+            parts.append(block(f"{pid}-attribution-{component}", title, fig, df.drop("component"),
+                               STRATIFIED_NOTE))
+    df = res.get("neighbour_summary")
+    if df is not None:
+        chart = df.rename({"excess": "mean_diff", "excess_lo": "diff_lo", "excess_hi": "diff_hi"})
+        fig = diff_bars(chart, "left_policy", "win rate after it minus the players' own rate "
+                        "(fraction)", ds.label)
+        parts.append(block(f"{pid}-neighbours", "Win rate by left neighbour", fig, df,
+                           NEIGHBOUR_NOTE))
+        parts.append(block(f"{pid}-neighbour-table", "Each policy by left neighbour", None,
+                           res.get("neighbours"), keep=["policy", "left_policy", "n", "win_rate",
                                                         "win_rate_lo", "win_rate_hi", "policy_rate",
                                                         "excess", "p_holm", "significant"]))
     return "".join(parts)
