@@ -55,4 +55,4 @@ def test_notebook_executes(name, tmp_path, monkeypatch):
     if name in ATTRIBUTION:
         text = [str(o.get("data", {}).get("text/html", "")) for o in outputs]
         assert any("odds_ratio" in t for t in text), "the attribution table is shown"
-        assert any("adjusted_rate" in t for t in text), "the rates within policy are shown"
+        assert any("expected_rate" in t for t in text), "the rates within policy are shown"

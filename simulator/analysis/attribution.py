@@ -12,8 +12,9 @@ them (DESIGN.md "Analysis and reports"; STYLE.md "Experiments"):
   clustered by game (players of one game, teammates above all, share an outcome), intervals
   are 95%, and p-values are Holm-corrected over the table.
 * :func:`stratified_rates`: each level's win rate within each policy, averaged with the
-  weights of the whole field (direct standardisation), beside the raw rate.  ``confounded``
-  marks a level whose raw rate lies outside the adjusted interval and vice versa.
+  weights of the whole field (direct standardisation), beside the raw rate, and the excess of
+  its players over players of the same policies without it.  ``confounded`` marks a level
+  whose raw rate lies outside the adjusted interval and vice versa.
 
 A level that never wins (or always wins) has no finite odds ratio: its rows are left out of
 the fit (as the maximum-likelihood limit would) and the table says so.  A factor that the
@@ -48,7 +49,7 @@ def components(players) -> tuple[list[str], list[str]]:
 
 
 def model_frame(players, variant: str | None = None) -> pl.DataFrame | None:
-    """The rows the regression reads: one per player of the first ``MAX_ROWS`` rows' games."""
+    """The rows the regression reads: one per player, the first ``MAX_ROWS`` in game order."""
     if not has(players, "won", "game_id"):
         return None
     lf = lazy(players)
@@ -101,6 +102,7 @@ def attribution(players, variant: str | None = None) -> pl.DataFrame | None:
                 rows.append(table_row(df, term, None, (coef[index[0]], cov[index[0], index[0]])))
         else:
             fitted = [names[i][1] for i in index]
+            fit_levels = levels(fit_df, term)
             for level in levels(df, term):
                 if (term, level) in separated:
                     rows.append(table_row(df, term, level, None, separated[(term, level)]))
@@ -109,9 +111,9 @@ def attribution(players, variant: str | None = None) -> pl.DataFrame | None:
                 w = np.zeros(len(coef))
                 if level in fitted:
                     w[index[fitted.index(level)]] = 1.0
-                elif fitted:
+                elif index and level == fit_levels[-1]:
                     w[index] = -1.0
-                else:
+                else:   # nothing to compare it with once separated levels are left out
                     continue
                 rows.append(table_row(df, term, level, (w @ coef, w @ cov @ w)))
     if not rows:

@@ -168,9 +168,11 @@ def ekonos_parts(pid: str, ds: Dataset, res: dict) -> str:
     if df is not None:
         parts.append(block(f"{pid}-presidency-policy", "Presidency with the policy held fixed",
                            None, df.drop("component"),
-                           "adjusted_rate: the win rate within each policy, averaged with the whole "
-                           "field's policy mix (strong policies become presidents more often); "
-                           "confounded: raw and adjusted rates lie outside each other's interval."))
+                           "Strong policies become presidents more often. adjusted_rate: the win "
+                           "rate within each policy, averaged with the whole field's policy mix; "
+                           "expected_rate: what players of the same policies win without it; "
+                           "excess: raw minus expected; confounded: raw and adjusted rates lie "
+                           "outside each other's interval."))
     df = res.get("ekonos_presidencies_held")
     if df is not None:
         fig = rate_bars(df.with_columns(pl.col("presidencies").cast(pl.String)), "presidencies",

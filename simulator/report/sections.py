@@ -24,6 +24,8 @@ STRATIFIED_NOTE = (
     "raw_rate: win rate of the level as played; adjusted_rate: its win rate within each "
     "policy, averaged with the whole field's policy mix (95% normal interval). confounded: "
     "each lies outside the other's interval: the raw rate reflects who picks the level. "
+    "expected_rate: what players of the same policies win without the level; excess: raw "
+    "minus expected, with its interval (the effect among those who hold it). "
     "main_stratum: the policy most of the level's players use, and its share.")
 NEIGHBOUR_NOTE = (
     "The players seated just after each policy (left_policy is the seat that plays just before "
