@@ -9,7 +9,7 @@ export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 # the report's browser test renders it in headless Chromium (Debian's package)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test bench clean browser
+.PHONY: run test bench mutants clean browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ bench: $(STAMP)
 	$(BIN)/balsim bench ekonos
 	$(BIN)/balsim bench karnaxis
 	$(BIN)/balsim bench karmaggan
+
+# every listed rule mutation (tests/mutants/<game>.toml) must make a rule test fail
+mutants: $(STAMP)
+	$(BIN)/python tests/mutants/run.py
 
 clean:
 	rm -rf $(VENV) .numba_cache runs

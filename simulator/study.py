@@ -17,6 +17,7 @@ from simulator.game import GAME_NAMES, get_game
 from simulator.report import write_report
 from simulator.rules import RulesError
 from simulator.runner import Plan, Variant, execute
+from simulator.store import check_replaceable, checked_path
 
 STUDY_SEED = 20_261_129
 
@@ -87,13 +88,19 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
     """
     runs_dir, report_path = Path(runs_dir), Path(report_path)
     started = time.perf_counter()
+    plans = study_plans(scale)
+    checked_path(runs_dir, "--out")
+    for folder, _ in plans:  # refuse a folder that is not a dataset before any game runs
+        check_replaceable(runs_dir / folder)
     dirs = []
-    for folder, plan in study_plans(scale):
+    for i, (folder, plan) in enumerate(plans):
         out = runs_dir / folder
         t = time.perf_counter()
-        execute(plan, out, jobs=jobs, progress=progress, force=True)
-        games = plan.n_games * len(plan.variants)
-        print(f"{folder}: {games:,} games in {time.perf_counter() - t:.1f} s -> {out}", flush=True)
+        execute(plan, out, jobs=jobs, progress=progress, force=True,
+                label=f"[{i + 1}/{len(plans)}] {folder}")
+        games, seconds = plan.n_games * len(plan.variants), time.perf_counter() - t
+        print(f"{folder}: {games:,} games in {seconds:.1f} s ({games / seconds:,.0f} games/s) "
+              f"-> {out}", flush=True)
         dirs.append(out)
     t = time.perf_counter()
     write_report(dirs, report_path)

@@ -29,9 +29,14 @@ def small_datasets(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def small_study(tmp_path_factory) -> dict:
-    """The default study at 1% of its size: its dataset folders and its report."""
+    """The default study at 1% of its size: its dataset folders, its report and what it printed."""
+    import contextlib
+    import io
+
     from simulator.study import run_study
     base = tmp_path_factory.mktemp("study")
     report = base / "reports" / "study.html"
-    dirs = run_study(base / "runs", report, jobs=1, progress=False, scale=0.01)
-    return {"dirs": dirs, "report": report}
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        dirs = run_study(base / "runs", report, jobs=1, progress=False, scale=0.01)
+    return {"dirs": dirs, "report": report, "output": printed.getvalue()}

@@ -33,7 +33,7 @@ def write_dataset(path: Path, game: str, n_players: int, tables: dict[str, pl.Da
     for name, df in tables.items():
         (path / name).mkdir(exist_ok=True)
         df.write_parquet(path / name / "part-00000.parquet")
-    manifest = {"game": game, "n_games": int(tables["games"].height // len(variants)),
+    manifest = {"format": "balsim-dataset", "game": game, "n_games": int(tables["games"].height // len(variants)),
                 "n_players": n_players, "seats": [], "fixed_seats": False, "seed": 0,
                 "length_unit": length_unit, "engine_version": f"{game}-synthetic",
                 "variants": [{"name": v, "rules": rules or {}, "values": {}} for v in variants],

@@ -128,4 +128,8 @@ def test_dealt_characters_count_keeps_and_wins_when_dealt():
     assert (table["A"]["n_dealt"], table["A"]["kept"], table["A"]["wins_dealt"]) == (4, 2, 2)
     assert table["A"]["keep_rate"] == 0.5 and table["A"]["win_rate_kept"] == 0.5
     assert (table["C"]["n_dealt"], table["C"]["kept"], table["C"]["wins_kept"]) == (4, 1, 1)
-    assert karnaxis.dealt_characters(players.drop("dealt_character_3")) is None
+    # fewer cards dealt: the columns there are ("none" where a player got fewer)
+    two = karnaxis.dealt_characters(players.drop("dealt_character_3"))
+    assert dict(zip(two["character"], two["n_dealt"])) == {"A": 4, "B": 3, "C": 1}
+    assert karnaxis.dealt_characters(players.drop("dealt_character_1", "dealt_character_2",
+                                                  "dealt_character_3")) is None

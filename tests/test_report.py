@@ -308,6 +308,10 @@ def test_study_plans_cover_every_game_and_run_small(small_study):
         assert plan.n_games == STUDY.get(plan.game, {"n_games": plan.n_games})["n_games"]
     dirs = small_study["dirs"]
     assert [d.name for d in dirs] == [folder for folder, _ in plans]
+    lines = small_study["output"].splitlines()
+    for folder, _ in plans:   # each dataset's line says how fast it played
+        assert any(re.match(rf"{folder}: [\d,]+ games in [\d.]+ s \([\d,]+ games/s\)", line)
+                   for line in lines), folder
     assert all((d / "manifest.json").exists() for d in dirs)
     page = small_study["report"].read_text()
     assert page.count("<section>") >= len(dirs) and "Balance flags" in page

@@ -8,9 +8,11 @@ absent, so a dataset without them simply skips that analysis.
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
-from simulator.analysis.core import (as_list, describe, find_rule, has, lazy, rate_columns,
+from simulator.analysis.core import (as_list, columns, describe, find_rule, has, lazy, rate_columns,
                                      trajectory, value_counts, with_player_columns)
 from simulator.analysis.stats import Z95
 
@@ -273,26 +275,27 @@ def taxes_by_policy(players, by="policy") -> pl.DataFrame | None:
     return describe(players, "taxes_paid_usd", [b for b in as_list(by) if has(players, b)])
 
 
-DEALT = ("dealt_character_1", "dealt_character_2", "dealt_character_3")
+DEALT = re.compile(r"dealt_character_\d+$")   # the characters dealt at Game Setup, one column each
 
 
 def dealt_characters(players, by=None) -> pl.DataFrame | None:
     """Which dealt characters are kept, and how each does when merely dealt.
 
-    Game Setup deals three characters and the player keeps one, so a kept character's win
-    rate mixes the card with the choosing policy; being *dealt* a character is chance alone.
-    Per character (and ``by``, e.g. policy): dealt (players dealt it), kept, keep_rate
-    (kept / dealt, with Wilson interval), win_rate_dealt (wins among the players dealt it),
-    win_rate_kept (wins among those who kept it), each with Wilson intervals.  Needs the
-    ``dealt_character_1..3`` columns; None without them.
+    Game Setup deals characters and the player keeps one, so a kept character's win rate
+    mixes the card with the choosing policy; being *dealt* a character is chance alone.  Per
+    character (and ``by``, e.g. policy): n_dealt (players dealt it), kept, keep_rate (kept /
+    n_dealt), win_rate_dealt (wins among the players dealt it) and win_rate_kept (wins among
+    those who kept it), each with a Wilson interval.  Needs the ``dealt_character_<k>``
+    columns (one per card dealt; "none" where fewer were dealt); None without them.
     """
-    if not has(players, *DEALT, "character", "won"):
+    dealt_columns = [c for c in columns(players) if DEALT.match(c)] if players is not None else []
+    if not dealt_columns or not has(players, "character", "won"):
         return None
     by = [b for b in as_list(by) if has(players, b)]
     lf = lazy(players).with_columns(pl.col("character").cast(pl.String))
     dealt = pl.concat([lf.select(*by, "won", pl.col(c).cast(pl.String).alias("dealt"),
                                  (pl.col(c).cast(pl.String) == pl.col("character")).alias("kept"))
-                       for c in DEALT])
+                       for c in dealt_columns]).filter(pl.col("dealt") != "none")
     won = pl.col("won").cast(pl.Int64)
     return (dealt.group_by("dealt", *by)
             .agg(n_dealt=pl.len(), kept=pl.col("kept").cast(pl.Int64).sum(),

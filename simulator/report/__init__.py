@@ -20,9 +20,12 @@ from simulator.analysis import Dataset, summarise
 from simulator.report.answers import answers_html
 from simulator.report.flags import THRESHOLDS, Flag, Rules, flags_html, merge_flags
 from simulator.report.page import render_page
-from simulator.report.sections import dataset_section, game_section
+from simulator.report.sections import dataset_section, game_section, incomplete
+from simulator.store import write_atomic
 
-__all__ = ["write_report", "THRESHOLDS", "Flag", "merge_flags"]
+__all__ = ["write_report", "REPORT_MARKER", "THRESHOLDS", "Flag", "merge_flags"]
+
+REPORT_MARKER = b"<title>balsim playtest report"   # how the start of every report reads
 
 
 def write_report(dataset_dirs: list[Path], out: Path) -> Path:
@@ -41,11 +44,12 @@ def write_report(dataset_dirs: list[Path], out: Path) -> Path:
     body += [dataset_section(i, ds, res) for i, ds, res in members]
     games = sorted({ds.game for ds in datasets})
     total = sum(ds.n_games for ds in datasets)
-    toc = "".join(f"<li><a href='#ds{i}'>{html.escape(ds.label)}</a> — {ds.n_games:,} games</li>"
+    toc = "".join(f"<li><a href='#ds{i}'>{html.escape(ds.label)}</a> — {ds.n_games:,} games"
+                  f"{' — <b>' + incomplete(ds) + '</b>' if incomplete(ds) else ''}</li>"
                   for i, ds in enumerate(datasets))
     meta = (f"{len(datasets)} dataset(s), {total:,} simulated games of "
             f"{html.escape(', '.join(games))}; analysed in {time.perf_counter() - started:.1f} s.")
     page = render_page(games, meta, answers_html(members), flags_html(flags), toc, body)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page, encoding="utf-8")
+    write_atomic(out, page)
     return out

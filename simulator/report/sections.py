@@ -151,6 +151,14 @@ def score_unit(ds: Dataset) -> str:
     return {"karnaxis": "final cash (USD)", "ekonos": "final score (M.U.)"}.get(ds.game, "score")
 
 
+def incomplete(ds: Dataset) -> str:
+    """What to say of a dataset whose run was interrupted ("" when it is complete)."""
+    if ds.manifest.get("status") == "complete":
+        return ""
+    planned = ds.manifest["n_games"] * max(len(ds.variants), 1)
+    return f"INCOMPLETE: interrupted run, {ds.n_games:,} of {planned:,} games played"
+
+
 def dataset_facts(ds: Dataset) -> str:
     m = ds.manifest
     variants = ", ".join(v["name"] + (f" ({v['values']})" if v.get("values") else "")
@@ -161,6 +169,8 @@ def dataset_facts(ds: Dataset) -> str:
                " — balanced seat orders")),
              ("variants", variants), ("seed", m.get("seed")),
              ("engine", m.get("engine_version")), ("folder", str(ds.path))]
+    if incomplete(ds):
+        facts.insert(0, ("status", incomplete(ds)))
     rows = "".join(f"<tr><th>{k}</th><td>{html.escape(str(v))}</td></tr>" for k, v in facts)
     return f"<table class='facts'>{rows}</table>"
 
