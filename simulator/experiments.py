@@ -47,12 +47,9 @@ class Design:
 def seated_plan(design: Design, rules: dict) -> Plan:
     """A plan seating ``design.lineup`` the way ``balsim run`` does by default, so that
     :func:`simulator.runner.seat_policy_ids` gives every game's seat order."""
-    plan = Plan(game=design.game, n_games=0, n_players=design.n_players,
+    return Plan(game=design.game, n_games=0, n_players=design.n_players,
                 seats=list(design.lineup), seed=design.seed, chunk_size=1,
                 variants=[Variant("candidate", rules)])
-    if hasattr(plan, "rotate_seats"):
-        plan.rotate_seats = True   # the runner's rotation, until balanced seat orders land
-    return plan
 
 
 def play_chunk(design: Design, rules: dict, params: tuple, game_ids: np.ndarray) -> Outcomes:
