@@ -27,9 +27,11 @@ from simulator.metrics import GROUP_COLUMNS, Outcomes
 from simulator.rng import game_seeds
 from simulator.rules import RulesError, lookup, merge, nest
 from simulator.runner import Plan, Progress, Variant, Workers, seat_policy_ids
+from simulator.seating import Seating, team_mode
 
 HELD_OUT = 1 << 40     # game ids from here on are kept for final, held-out comparisons
 NOT_SCRIPTED = ("random", "search")   # built-ins that are not a scripted field policy
+MAX_BLOCK = 24         # batches round up to whole rounds of at most this many seat orders
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,12 @@ class Design:
     @property
     def n_players(self) -> int:
         return len(self.lineup)
+
+    def block(self, rules: dict) -> int:
+        """Games per whole round of seat orders: batches of this many games seat every policy
+        equally often (the number of distinct orders, when small; else one per seat)."""
+        orders = Seating.of(self.lineup, teams=team_mode([rules])).orders
+        return len(orders) if orders is not None and len(orders) <= MAX_BLOCK else self.n_players
 
 
 def seated_plan(design: Design, rules: dict) -> Plan:
