@@ -3,9 +3,16 @@
 import numpy as np
 from numba import njit
 
+from simulator.game import KNOB_BEHAVIOUR
 from simulator.rng import POLICY, rng_below, rng_float
 
-RANDOM = 0  # policy id 0 is `random` in every game
+RANDOM = 0  # behaviour 0 is `random` in every game
+
+
+@njit(cache=True)
+def behaviour(knobs, policy_id):
+    """The built-in behaviour a policy runs (a named knob set runs its base's code)."""
+    return np.int64(knobs[policy_id, KNOB_BEHAVIOUR])
 
 
 @njit(cache=True, inline="always")

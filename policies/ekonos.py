@@ -8,7 +8,7 @@ best; the knobs in ``[policies.NAME]`` of the rules make the strategies differ.
 import numpy as np
 from numba import njit
 
-from policies.common import RANDOM, keep_best, pick_random
+from policies.common import RANDOM, behaviour, keep_best, pick_random
 from simulator.game import Policy
 from simulator.games.ekonos.state import (
     BUY, CASH, CHOOSE_CARD, CHOOSE_SPACE, EMPTY, EXPAND_NOW, NAME_PRESIDENT, ON_BOARD, OPT_A,
@@ -26,7 +26,8 @@ POLICIES = (
     Policy(CASH_HOARDER, "cash_hoarder", "keeps its cash, buying only clear bargains"),
 )
 KNOBS = ("presidency_bonus", "expand_early", "buy_margin", "sell_margin", "place_weight")
-PRESIDENCY_BONUS, EXPAND_EARLY, BUY_MARGIN, SELL_MARGIN, PLACE_WEIGHT = range(5)
+# knobs table columns (column 0 is the behaviour, simulator.game.policy_knobs)
+PRESIDENCY_BONUS, EXPAND_EARLY, BUY_MARGIN, SELL_MARGIN, PLACE_WEIGHT = range(1, 6)
 
 FUTURE_GROWTH = 2.0  # expected rise of a company's value before the end when not in the last turn
 
@@ -98,7 +99,7 @@ def option_score(kind, seat, company, row, k, cfg, players, companies, shares, b
 def choose(kind, seat, company, options, n, policy_id, knobs, cfg, players, companies, shares,
            board, adjacency, last_turn, rng):
     """Index into ``options[:n]`` chosen by ``policy_id`` for decision ``kind`` of ``seat``."""
-    if policy_id == RANDOM:
+    if behaviour(knobs, policy_id) == RANDOM:
         return pick_random(n, rng)
     k = knobs[policy_id]
     best, count, choice = -np.inf, 0, 0

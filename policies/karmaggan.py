@@ -17,7 +17,7 @@ combat value (``combat_*``), and plays no card only with an empty hand.
 
 from numba import njit
 
-from policies.common import RANDOM, pick_best, pick_random
+from policies.common import RANDOM, behaviour, pick_best, pick_random
 from simulator.game import Policy
 from simulator.games.karmaggan.board import (
     EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_map)
@@ -44,7 +44,7 @@ POLICIES = (
 KNOBS = ("escort", "hunt", "blood", "objects", "temple", "fight", "hold", "combat_nothing",
          "combat_attack", "combat_counter", "combat_power")
 (ESCORT, HUNT, BLOOD, OBJECTS, TEMPLE, FIGHT, HOLD, COMBAT_NOTHING, COMBAT_ATTACK,
- COMBAT_COUNTER, COMBAT_POWER) = range(11)
+ COMBAT_COUNTER, COMBAT_POWER) = range(1, 12)  # knobs table columns (column 0: the behaviour)
 
 NEVER = -1000.0
 DETOUR = 0.6   # cost of a step that does not bring the figure nearer its target
@@ -283,7 +283,7 @@ def choose(kind, seat, n, W):
     if n <= 1:
         return 0
     policy_id = W[POLICY_IDS][seat]
-    if policy_id == RANDOM:
+    if behaviour(W[KNOB_TABLE], policy_id) == RANDOM:
         return pick_random(n, rng)
     k = W[KNOB_TABLE][policy_id]
     if kind == COMBAT_CARD:

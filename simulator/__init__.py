@@ -2,24 +2,29 @@
 
 import hashlib
 import os
+import re
 import sys
 from pathlib import Path
 
 __version__ = "0.1.0"
+KERNEL = re.compile(rb"^@(numba\.)?njit", re.MULTILINE)   # a module that defines kernels
 
 
 def _numba_cache_dir() -> str:
-    """A compiled-kernel cache folder per version of the sources.
+    """A compiled-kernel cache folder per version of the kernels' sources.
 
     numba's own cache only notices edits to the file that defines a kernel, not to the
-    kernels it calls from other files; keying the folder on every source file keeps a stale
-    compiled engine from ever being loaded.  NUMBA_CACHE_DIR, when set, is the parent folder.
+    kernels it calls from other files; keying the folder on every file kernels are compiled
+    from (the engines, the policies and any other module with njit code) keeps a stale
+    compiled engine from ever being loaded, while an edit elsewhere (the CLI, the analysis)
+    does not cost a recompile.  NUMBA_CACHE_DIR, when set, is the parent folder.
     """
     root = Path(__file__).resolve().parent
     digest = hashlib.sha1()
-    for package in (root, root.parent / "policies"):
-        for path in sorted(package.rglob("*.py")):
-            digest.update(path.read_bytes())
+    for path in sorted([*root.rglob("*.py"), *(root.parent / "policies").rglob("*.py")]):
+        text = path.read_bytes()
+        if KERNEL.search(text) or root / "games" in path.parents or path.parent.name == "policies":
+            digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + text)
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "balsim", "numba")
     return os.path.join(base, digest.hexdigest()[:12])
@@ -28,11 +33,27 @@ def _numba_cache_dir() -> str:
 def _use_numba_cache_dir() -> None:
     if os.environ.get("NUMBA_CACHE_DIR") and (
             os.environ.get("NUMBA_CACHE_DIR") == os.environ.get("BALSIM_NUMBA_CACHE_DIR")):
-        return  # a worker process: the parent already chose the folder
-    os.environ["BALSIM_NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"] = _numba_cache_dir()
+        return  # a worker process: the parent already chose the folder (and warned)
+    folder = _numba_cache_dir()
+    os.environ["BALSIM_NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"] = folder
     numba = sys.modules.get("numba")
     if numba is not None:  # imported before us: numba has already read its configuration
-        numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
+        numba.config.CACHE_DIR = folder
+    _warn_if_unwritable(folder)
+
+
+def _warn_if_unwritable(folder: str) -> None:
+    """numba silently compiles every run when it cannot save its cache: say so, once."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+        probe = os.path.join(folder, f".write-test-{os.getpid()}")
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as e:
+        print(f"balsim: warning: cannot write compiled engines to {folder} ({e.strerror}); "
+              "every run will compile them again (minutes). Set NUMBA_CACHE_DIR to a writable "
+              "folder.", file=sys.stderr)
 
 
 _use_numba_cache_dir()

@@ -35,9 +35,18 @@ GAME_NAMES = ("ekonos", "karnaxis", "karmaggan")  # every implemented game; each
 
 @dataclass(frozen=True)
 class Policy:
+    """A policy a seat can play: a built-in behaviour, or a named knob set over one.
+
+    ``id`` indexes the knobs table and the seat-policy arrays; ``behaviour`` is the id of the
+    built-in policy whose code it runs (its own id for a built-in)."""
     id: int
     name: str
     description: str
+    behaviour: int = -1
+
+    def __post_init__(self):
+        if self.behaviour < 0:
+            object.__setattr__(self, "behaviour", self.id)
 
 
 @dataclass(frozen=True)
@@ -48,13 +57,14 @@ class Game:
     default_players: int
     chunk_size: int              # games per worker task and per Parquet part
     length_unit: str             # what games.length counts: "years", "rounds", "turns"
-    policies: tuple[Policy, ...]
+    policies: tuple[Policy, ...]              # the built-in behaviours, ids 0..k-1
     check: Callable[[dict], None]              # raises RulesError on impossible values
     prepare: Callable[[dict, int], tuple]
     play: Callable[..., dict]
     replay: Callable[..., list]
     categories: dict[str, tuple[str, ...]] = field(default_factory=dict)
     timelines: tuple[str, ...] = ()
+    knob_names: tuple[str, ...] = ()           # the policies' tunable numbers (KNOBS)
 
     @property
     def rules_path(self) -> Path:
@@ -66,14 +76,37 @@ class Game:
     def rules(self, files: tuple[str, ...] = (), sets: tuple[str, ...] = ()) -> dict:
         """Effective rules: defaults + overrides, fully validated."""
         rules = rules_mod.effective_rules(self.default_rules(), files, sets)
-        self.check(rules)
+        self.validate(rules)
         return rules
 
-    def policy(self, name: str) -> Policy:
-        for p in self.policies:
+    def validate(self, rules: dict, base: dict | None = None) -> None:
+        """Raise RulesError for impossible values; a variant of ``base`` must keep its policies
+        (their ids are shared by every variant of a dataset)."""
+        self.check(rules)
+        check_knob_sets(self, rules)
+        if base is not None and ([p.name for p in self.policy_set(rules)]
+                                 != [p.name for p in self.policy_set(base)]):
+            raise rules_mod.RulesError("policies", "a variant cannot add or remove knob sets")
+
+    def policy_set(self, rules: dict | None = None) -> tuple[Policy, ...]:
+        """Every policy a seat can play under ``rules``: the built-ins, then each named knob
+        set ``[policies.NAME]`` with ``base = "BUILTIN"``, in the order the rules list them."""
+        rules = self.default_rules() if rules is None else rules
+        out = list(sorted(self.policies, key=lambda p: p.id))
+        builtin = {p.name: p for p in out}
+        for name, table in rules.get("policies", {}).items():
+            if isinstance(table, dict) and "base" in table and name not in builtin:
+                base = builtin[table["base"]]
+                out.append(Policy(len(out), name, table.get(
+                    "description", f"{base.name} with its own knobs"), base.id))
+        return tuple(out)
+
+    def policy(self, name: str, rules: dict | None = None) -> Policy:
+        policies = self.policy_set(rules)
+        for p in policies:
             if p.name == name:
                 return p
-        known = ", ".join(p.name for p in self.policies)
+        known = ", ".join(p.name for p in policies)
         raise UserError(f"unknown {self.name} policy '{name}' (known: {known})")
 
 
@@ -83,16 +116,61 @@ def get_game(name: str) -> Game:
     return importlib.import_module(f"simulator.games.{name}.game").GAME
 
 
-def policy_knobs(rules: dict, policies: tuple[Policy, ...], knob_names: tuple[str, ...]):
-    """float64[n_policies, n_knobs] of each policy's tunable numbers from ``[policies.NAME]``.
+KNOB_BEHAVIOUR = 0  # column 0 of the knobs table: the built-in behaviour a policy runs
 
-    A knob a policy does not list is 0.0; kernels index rows by policy id and columns by the
-    game's knob constants.
-    """
+
+def knob_values(rules: dict, policies: tuple[Policy, ...], policy: Policy) -> dict:
+    """The knobs of one policy: its base's ``[policies.BASE]`` values, overridden by its own."""
+    tables = rules.get("policies", {})
+    base = policies[policy.behaviour].name
+    values = dict(tables.get(base, {}))
+    if policy.name != base:
+        values.update(tables.get(policy.name, {}))
+    return {k: v for k, v in values.items() if k not in ("base", "description")}
+
+
+def policy_knobs(rules: dict, policies: tuple[Policy, ...], knob_names: tuple[str, ...]):
+    """float64[n_policies, 1 + n_knobs]: column KNOB_BEHAVIOUR holds each policy's behaviour
+    id, column 1 + k its knob ``knob_names[k]`` (0.0 where not set).
+
+    Kernels index rows by policy id.  A knob given as a string names another policy (e.g. a
+    search player's ``rollout_policy``) and is stored as that policy's id."""
     import numpy as np
 
-    table = np.zeros((len(policies), len(knob_names)), dtype=np.float64)
+    ids = {p.name: p.id for p in policies}
+    table = np.zeros((len(policies), 1 + len(knob_names)), dtype=np.float64)
     for p in policies:
+        table[p.id, KNOB_BEHAVIOUR] = p.behaviour
+        values = knob_values(rules, policies, p)
         for k, knob in enumerate(knob_names):
-            table[p.id, k] = float(rules.get("policies", {}).get(p.name, {}).get(knob, 0.0))
+            value = values.get(knob, 0.0)
+            table[p.id, 1 + k] = ids[value] if isinstance(value, str) else float(value)
     return table
+
+
+def check_knob_sets(game: Game, rules: dict) -> None:
+    """Named knob sets name a built-in base and only the game's knobs; a knob naming a policy
+    names one that exists."""
+    builtin = {p.name for p in game.policies}
+    tables = rules.get("policies", {})
+    for name, table in tables.items():
+        key = f"policies.{name}"
+        rules_mod.require(rules, key, isinstance(table, dict), "expected a table")
+        if name in builtin:
+            continue
+        rules_mod.require(rules, f"{key}.base", isinstance(table.get("base"), str)
+                          and table["base"] in builtin,
+                          f"a knob set needs base = one of {', '.join(sorted(builtin))}")
+    names = {p.name for p in game.policy_set(rules)}
+    for name, table in tables.items():
+        for knob, value in table.items():
+            key = f"policies.{name}.{knob}"
+            if knob in ("base", "description"):
+                rules_mod.require(rules, key, isinstance(value, str), "expected a string")
+                continue
+            rules_mod.require(rules, key, knob in game.knob_names,
+                              f"unknown knob (knobs: {', '.join(game.knob_names)})")
+            rules_mod.require(rules, key, isinstance(value, (int, float, str))
+                              and not isinstance(value, bool), "expected a number")
+            if isinstance(value, str):
+                rules_mod.require(rules, key, value in names, f"no policy named '{value}'")

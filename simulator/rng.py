@@ -4,17 +4,19 @@ Each game's seed is ``game_seed(master_seed, game_id)``, so any game replays alo
 dataset does not depend on ``--jobs``, chunk size or backend.  Every variant of a sweep uses
 the same game seeds (common random numbers).
 
-Inside a game, randomness comes from three independent SplitMix64 streams kept in a
-``uint64[N_STREAMS]`` array that is part of the game state: setup and shuffles, dice, and
-policy choices.  Keeping them apart means a policy change does not shift the dice, so paired
-variants see the same deals and rolls as far as the rules allow.
+Inside a game, randomness comes from independent SplitMix64 streams kept in a
+``uint64[N_STREAMS]`` array that is part of the game state: setup and shuffles, dice, policy
+choices, and the search player's own stream (it re-draws what a seat cannot know for each
+rollout, so a search never reads the real game's future).  Keeping them apart means a policy
+change does not shift the dice, so paired variants see the same deals and rolls as far as the
+rules allow.
 """
 
 import numpy as np
 from numba import njit
 
-SETUP, DICE, POLICY = range(3)  # stream slots in the rng state array
-N_STREAMS = 3
+SETUP, DICE, POLICY, SEARCH = range(4)  # stream slots in the rng state array
+N_STREAMS = 4
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -2,8 +2,8 @@
 
 Overrides come from ``--rules FILE`` (merged over the defaults) and ``--set key.path=value``
 (TOML value syntax).  Every override is checked against the defaults' shape before any game
-runs: an unknown key or a value of the wrong type raises :class:`RulesError` naming the key.
-Each game then checks its impossible values (``Game.check``).
+runs: an unknown key, a value of the wrong type or a number beyond :data:`MAX_MAGNITUDE` raises
+:class:`RulesError` naming the key.  Each game then checks its impossible values (``Game.check``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ from typing import Any
 from simulator.errors import UserError
 
 
+KNOB_SETS = "policies."  # under [policies], a new table is a named knob set (Game.policy_set)
+
+
 class RulesError(UserError):
     """A rules override that cannot be used; ``str()`` is one line naming the key."""
 
@@ -25,14 +28,25 @@ class RulesError(UserError):
         self.key = key
 
 
+# The largest magnitude of any number in the rules: far beyond any tabletop game's numbers
+# (the largest default is Karnaxis' $300,000 tax bracket), yet small enough that products of
+# two such values summed over a game stay far inside the engines' 64-bit integers, so no
+# engine integer can overflow whatever a user sets, and a card count fits in memory.
+MAX_MAGNITUDE = 10**7
+
+
 def load_toml(path: str | Path) -> dict:
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)
     except FileNotFoundError:
         raise RulesError(str(path), "file not found") from None
+    except UnicodeDecodeError:
+        raise RulesError(str(path), "not UTF-8 text (TOML files are UTF-8)") from None
     except tomllib.TOMLDecodeError as e:
         raise RulesError(str(path), f"not valid TOML ({e})") from None
+    except OSError as e:
+        raise RulesError(str(path), f"cannot read it ({e.strerror or e})") from None
 
 
 def parse_set(assignment: str, defaults: dict) -> tuple[str, Any]:
@@ -75,6 +89,11 @@ def merge(defaults: dict, override: dict, prefix: str = "") -> dict:
     out = copy.deepcopy(defaults)
     for key, value in override.items():
         path = f"{prefix}{key}"
+        if key not in defaults and path.startswith(KNOB_SETS) and path.count(".") == 1:
+            if not isinstance(value, dict):
+                raise RulesError(path, f"expected a table, got {type_name(value)}")
+            out[key] = copy.deepcopy(value)  # a new named knob set; the game checks its keys
+            continue
         if key not in defaults:
             raise RulesError(path, "unknown key")
         default = defaults[key]
@@ -84,6 +103,7 @@ def merge(defaults: dict, override: dict, prefix: str = "") -> dict:
             out[key] = merge(default, value, prefix=path + ".")
         else:
             check_type(path, value, default)
+            check_magnitudes(value, path)
             out[key] = copy.deepcopy(value)
     return out
 
@@ -123,9 +143,24 @@ def effective_rules(defaults: dict, files: tuple[str, ...] = (), sets: tuple[str
         rules = merge(rules, load_toml(path))
     for assignment in sets:
         key, value = parse_set(assignment, rules)
-        lookup(rules, key)  # names the whole key when it is unknown
+        if not (key.startswith(KNOB_SETS) and key.count(".") == 2):
+            lookup(rules, key)  # names the whole key when it is unknown
         rules = merge(rules, nest(key, value))
     return rules
+
+
+def check_magnitudes(value: Any, path: str) -> None:
+    """Raise for the first number anywhere in ``value`` beyond :data:`MAX_MAGNITUDE`."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            check_magnitudes(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            check_magnitudes(item, f"{path}[{i}]")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not abs(value) <= MAX_MAGNITUDE:
+            raise RulesError(path, f"{value!r} is beyond the largest magnitude a rules value "
+                                   f"may have ({MAX_MAGNITUDE:,})")
 
 
 def require(rules: dict, key: str, ok: bool, problem: str) -> None:

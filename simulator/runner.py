@@ -13,10 +13,13 @@ e.g. a shared filesystem).
 
 from __future__ import annotations
 
+import os
 import platform
+import shlex
 import sys
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -25,8 +28,13 @@ import pyarrow as pa
 
 import simulator
 from simulator import store
+from simulator.errors import Fault, Interrupted, UserError
 from simulator.game import Game, get_game
 from simulator.rng import game_seeds
+from simulator.seating import Seating, neighbour, team_mode
+
+MAX_PARTS = 100_000      # parts per table: keeps the task list and the manifest small
+MAX_CHUNK = 100_000      # games per task: a chunk's output arrays must fit in memory
 
 
 @dataclass
@@ -41,11 +49,11 @@ class Plan:
     game: str
     n_games: int
     n_players: int
-    seats: list[str]                 # policy name of each seat (before rotation)
+    seats: list[str]                 # the line-up: policy of each seat before seating
     seed: int
     chunk_size: int
     variants: list[Variant]
-    rotate_seats: bool = False
+    fixed_seats: bool = False        # True: the line-up as listed; else balanced orders
     until_ci: float | None = None    # stop once every win-rate interval is narrower than this
 
     @property
@@ -62,13 +70,23 @@ class Plan:
                        min(self.chunk_size, self.n_games - first))
 
 
+def plan_policies(game: Game, plan: Plan) -> tuple:
+    """The policies a plan's seats can name: built-ins and the knob sets of its base rules
+    (every variant of a plan defines the same sets, so ids agree across variants)."""
+    return game.policy_set(plan.variants[0].rules if plan.variants else None)
+
+
+def plan_seating(plan: Plan) -> Seating:
+    """The plan's seating design (see :mod:`simulator.seating`)."""
+    return Seating.of(plan.seats, plan.fixed_seats, team_mode(v.rules for v in plan.variants))
+
+
 def seat_policy_ids(game: Game, plan: Plan, game_ids: np.ndarray) -> np.ndarray:
-    """int8[n, n_players]: seat s of game g plays seats[(s + g) % n] when rotating."""
-    base = np.array([game.policy(name).id for name in plan.seats], dtype=np.int8)
-    if not plan.rotate_seats:
-        return np.broadcast_to(base, (len(game_ids), plan.n_players)).copy()
-    shift = (np.arange(plan.n_players)[None, :] + game_ids[:, None]) % plan.n_players
-    return base[shift]
+    """int8[n, n_players]: the policy id at each seat of each game under the plan's seating."""
+    ids = {p.name: p.id for p in plan_policies(game, plan)}
+    lineup = np.array([ids[name] for name in plan.seats], dtype=np.int8)
+    positions = plan_seating(plan).positions(game_seeds(plan.seed, game_ids), game_ids)
+    return lineup[positions]
 
 
 def strings(labels, codes) -> pa.Array:
@@ -82,6 +100,16 @@ def constant(value, n: int) -> pa.Array:
     return pa.array(np.full(n, value))
 
 
+def narrow(values, dtype, name: str) -> np.ndarray:
+    """``values`` as the contract's ``dtype``, refusing to wrap a value that does not fit."""
+    values = np.asarray(values)
+    info = np.iinfo(dtype)
+    if values.size and (values.min() < info.min or values.max() > info.max):
+        raise Fault(f"games.{name} reached {values.max():,}, beyond the {np.dtype(dtype).name} "
+                    "column the dataset records it in; these rules make games too long")
+    return values.astype(dtype)
+
+
 def ranks(score: np.ndarray) -> np.ndarray:
     """int8 rank per seat, 1 = best, ties share the better rank."""
     return (1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)).astype(np.int8)
@@ -90,7 +118,7 @@ def ranks(score: np.ndarray) -> np.ndarray:
 def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat_ids, raw) -> dict:
     """Arrow tables of one task from the engine's columns plus the contract's common columns."""
     n, p = seat_ids.shape
-    policy_names = [pol.name for pol in sorted(game.policies, key=lambda x: x.id)]
+    policy_names = [pol.name for pol in game.policy_set(variant.rules)]
 
     def column(name, values):
         """Arrow column; ``(codes, labels)`` pairs and ``game.categories`` become strings."""
@@ -106,7 +134,7 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
     games = {"game_id": pa.array(game_ids.astype(np.int64)), "variant": constant(variant.name, n),
              "seed": pa.array(seeds), "n_players": constant(np.int8(p), n),
              "winner_seat": pa.array(g["winner_seat"].astype(np.int8)),
-             "length": pa.array(g["length"].astype(np.int16))}
+             "length": pa.array(narrow(g["length"], np.int16, "length"))}
     games.update({k: column(k, v) for k, v in g.items() if k not in games})
     games.update({k: constant(v, n) for k, v in variant.values.items()})
     games["engine_version"] = constant(game.engine_version, n)
@@ -120,6 +148,8 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
                "score": pa.array(score.reshape(-1)),
                "rank": pa.array(ranks(score).reshape(-1)),
                "won": pa.array(pl["won"].astype(bool).reshape(-1))}
+    if p > 1:  # the seat that plays just before: neighbour effects (simulator.analysis.neighbours)
+        players["left_policy"] = strings(policy_names, neighbour(seat_ids).reshape(-1))
     players.update({k: column(k, v) for k, v in pl.items() if k not in players})
 
     tables = {"games": pa.table(games), "players": pa.table(players)}
@@ -136,17 +166,28 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
 
 
 def play_task(plan: Plan, params: tuple, task: int, variant_index: int, first: int, n: int,
-              out: str) -> int:
-    """Play and write one task; returns its number of games.  Runs in a worker process."""
+              out: str, parent: int | None = None) -> int:
+    """Play and write one task; returns (task, its number of games).  Runs in a worker process.
+
+    ``parent`` is the pid of the process running the plan: a local worker whose parent has
+    died (killed, even by SIGKILL) stops before playing or writing instead of playing on.
+    """
+    stop_if_orphaned(parent)
     game = get_game(plan.game)
     game_ids = np.arange(first, first + n, dtype=np.int64)
     seeds = game_seeds(plan.seed, game_ids)
     seat_ids = seat_policy_ids(game, plan, game_ids)
     raw = game.play(params, seeds, seat_ids)
     tables = build_tables(game, plan, plan.variants[variant_index], game_ids, seeds, seat_ids, raw)
+    stop_if_orphaned(parent)
     for name, table in tables.items():
         store.write_part(Path(out), name, task, table)
-    return n
+    return task, n
+
+
+def stop_if_orphaned(parent: int | None) -> None:
+    if parent is not None and os.getpid() != parent and os.getppid() != parent:
+        os._exit(1)  # nobody is left to collect the result; the parts written so far are whole
 
 
 def table_names(game: Game) -> tuple[str, ...]:
@@ -156,10 +197,12 @@ def table_names(game: Game) -> tuple[str, ...]:
 def manifest_for(plan: Plan, game: Game, status: str) -> dict:
     import numba
     return {
+        "format": store.FORMAT,
         "balsim_version": simulator.__version__,
         "engine_version": game.engine_version,
         "game": plan.game, "n_games": plan.n_games, "n_players": plan.n_players,
-        "seats": plan.seats, "rotate_seats": plan.rotate_seats, "seed": plan.seed,
+        "seats": plan.seats, "fixed_seats": plan.fixed_seats,
+        "seating": plan_seating(plan).record(), "seed": plan.seed,
         "chunk_size": plan.chunk_size, "until_ci": plan.until_ci,
         "length_unit": game.length_unit,
         "variants": [asdict(v) for v in plan.variants],
@@ -170,64 +213,249 @@ def manifest_for(plan: Plan, game: Game, status: str) -> dict:
     }
 
 
-def plan_from_manifest(manifest: dict) -> Plan:
-    fields = {k: manifest[k] for k in ("game", "n_games", "n_players", "seats", "seed",
-                                        "chunk_size", "rotate_seats", "until_ci")}
-    return Plan(variants=[Variant(**v) for v in manifest["variants"]], **fields)
+def plan_from_manifest(manifest: dict, where: Path | str = "the manifest") -> Plan:
+    """The plan a dataset was started with (``n_games`` is the budget of an --until-ci run);
+    ``where`` names the manifest in the error when it is damaged."""
+    try:
+        fields = {k: manifest[k] for k in ("game", "n_players", "seats", "seed", "chunk_size")}
+        return Plan(n_games=manifest.get("games_budget", manifest["n_games"]),
+                    fixed_seats=recorded_fixed_seats(manifest),
+                    until_ci=manifest.get("until_ci"),
+                    variants=[Variant(**v) for v in manifest["variants"]], **fields)
+    except KeyError as e:
+        raise store.StoreError(f"{where} is damaged (no {e})") from None
+    except TypeError as e:
+        raise store.StoreError(f"{where} is damaged ({e})") from None
+
+
+def recorded_fixed_seats(manifest: dict) -> bool:
+    """Whether a dataset seats its line-up as listed; one written with rotated seats by an older
+    balsim cannot be continued or replayed (its seat orders are no longer made)."""
+    if "fixed_seats" in manifest:
+        return bool(manifest["fixed_seats"])
+    if manifest.get("rotate_seats"):
+        raise UserError("this dataset was written with rotated seats by an older balsim; "
+                        "play it again with --force")
+    return True
+
+
+def holds_game(out: Path, manifest: dict, game_id: int, variant_index: int) -> bool:
+    """Whether the dataset in ``out`` holds game ``game_id`` of that variant (its part is written)."""
+    plan = plan_from_manifest(manifest, out / store.MANIFEST)
+    task = (game_id // plan.chunk_size) * len(plan.variants) + variant_index
+    return game_id < manifest["n_games"] and (out / "games" / store.part_name(task)).exists()
+
+
+def check_readable(out: Path) -> str | None:
+    """Refuse a dataset that cannot be analysed (no manifest of ours, no games yet, a damaged or
+    missing part), naming the fix; return a one-line warning when the run is unfinished."""
+    manifest = store.read_manifest(out)
+    plan = plan_from_manifest(manifest, out / store.MANIFEST)
+    finish = f"`{resume_command(plan, out)}`"
+    if not any((out / "games").glob("part-*.parquet")):
+        raise UserError(f"{out} holds no games yet (its run stopped before the first part "
+                        f"was written); {finish} plays them")
+    listed = [p["file"] for parts in manifest.get("parts", {}).values() for p in parts]
+    missing = [f for f in listed if not (out / f).exists()]
+    damaged = store.damaged_parts(out, manifest["tables"]) + [f"{out / f} is missing" for f in missing]
+    if damaged:
+        more = f" (and {len(damaged) - 1} more)" if len(damaged) > 1 else ""
+        raise UserError(f"{damaged[0]}{more}; {finish} plays it again")
+    if manifest.get("status") != "complete":
+        return (f"warning: {out} is incomplete (an interrupted run); the report covers the games "
+                f"played so far, and {finish} finishes it")
+    return None
+
+
+def resumable_plan(out: Path) -> Plan:
+    """The plan recorded in ``out``, refused when this balsim's engine plays other games."""
+    manifest = store.read_manifest(out)
+    plan = plan_from_manifest(manifest, out / store.MANIFEST)
+    game = get_game(plan.game)
+    if manifest.get("engine_version") != game.engine_version:
+        raise UserError(f"{out} was played by {game.name} engine {manifest.get('engine_version')}, "
+                        f"this balsim has engine {game.engine_version}: its games would differ; "
+                        "start again with --force")
+    return plan
+
+
+def check_size(plan: Plan) -> None:
+    """Refuse a plan whose task list or chunks could not fit in memory, before anything runs."""
+    if not 1 <= plan.chunk_size <= MAX_CHUNK:
+        raise UserError(f"--chunk-size must be 1..{MAX_CHUNK:,}, not {plan.chunk_size:,}")
+    parts = plan.n_chunks * len(plan.variants)
+    if plan.n_games < 1 or parts > MAX_PARTS:
+        raise UserError(f"-n {plan.n_games:,} in chunks of {plan.chunk_size:,} games makes "
+                        f"{parts:,} parts; at most {MAX_PARTS:,} (raise --chunk-size or lower -n)")
+
+
+def resume_command(plan: Plan, shown: Path) -> str:
+    return f"balsim run {plan.game} --out {shlex.quote(str(shown))} --resume"
 
 
 def execute(plan: Plan | None, out: Path, jobs: int = -1, backend: str = "joblib",
             scheduler: str | None = None, resume: bool = False, force: bool = False,
-            progress: bool = True) -> dict:
+            progress: bool = True, label: str = "") -> dict:
     """Run ``plan`` into ``out`` and return the finished manifest.
 
-    With ``resume`` the plan is the one recorded in ``out``'s manifest and only the tasks whose
-    parts are missing are played.  With ``plan.until_ci`` games are played in waves of
-    ``WAVE_CHUNKS`` chunks until every win-rate interval (by seat and by policy, in every
-    variant) is narrower than it, or ``plan.n_games`` (the budget) is reached; waves do not
-    depend on ``jobs``, so neither does where the run stops.
+    With ``resume`` the plan is the one recorded in ``out``'s manifest, every finished part is
+    verified (its Parquet footer and row count) and only the tasks whose parts are missing or
+    damaged are played.  With ``plan.until_ci`` games are played in waves of ``WAVE_CHUNKS``
+    chunks until every win-rate interval (by seat and by policy, in every variant) is narrower
+    than it, or ``plan.n_games`` (the budget) is reached; waves do not depend on ``jobs``, so
+    neither does where the run stops.
+
+    Nothing is touched before the plan, the rules and the workers are ready.  Ctrl-C or
+    SIGTERM raises :class:`Interrupted` (the parts written are whole; ``--resume`` finishes
+    them); a worker killed or a full disk raises :class:`Fault`.  A run that fails before its
+    first part removes the manifest it wrote.
     """
+    shown, out = Path(out), store.checked_path(out, "--out")
     if resume:
-        plan = plan_from_manifest(store.read_manifest(out))
+        plan = resumable_plan(out)
+    check_size(plan)
     game = get_game(plan.game)
     params = [game.prepare(v.rules, plan.n_players) for v in plan.variants]
-    if not resume:
-        store.prepare_out(out, force)
-        store.write_manifest(out, manifest_for(plan, game, "running"))
     tasks = list(plan.tasks())
-    done = store.finished_tasks(out, table_names(game), range(len(tasks)))
-    wave = WAVE_CHUNKS * len(plan.variants) if plan.until_ci else len(tasks)
-    started = time.perf_counter()
-    played, played_tasks, stop = 0, [], None
-    with Progress(plan.n_games * len(plan.variants), progress) as bar, \
-            Workers(jobs, backend, scheduler) as workers:
-        bar.advance(sum(t[3] for t in tasks if t[0] in done), fresh=False)
-        for start in range(0, len(tasks), wave):
-            batch = tasks[start:start + wave]
-            todo = [(plan, params[v], t, v, first, n, str(out))
-                    for t, v, first, n in batch if t not in done]
-            for n in workers.map(play_task, todo):
-                played += n
-                bar.advance(n)
-            played_tasks += batch
-            if plan.until_ci:
-                stop = widest_interval(out, [t for t, *_ in played_tasks])
-                if stop <= plan.until_ci:
-                    break
-    elapsed = time.perf_counter() - started
+    expected = {name: {t: (n * plan.n_players if name == "players" else n if name == "games"
+                           else None) for t, _, _, n in tasks} for name in table_names(game)}
+    run = Run(plan, tasks)
+    run.done = store.finished_tasks(out, expected) if resume else set()
+    wrote, created = False, None
+    try:
+        with Workers(jobs, backend, scheduler) as workers:
+            if not resume:
+                created = store.prepare_out(out, force)
+                store.write_manifest(out, manifest_for(plan, game, "running"))
+                wrote = True
+            if backend != "dask":
+                warm_up(game, params[0], plan.n_players)
+            run.play(workers, params, out, progress, label)
+    except KeyboardInterrupt:
+        if not (wrote or resume):
+            raise Interrupted("Aborted.") from None
+        store.remove_temporary_parts(out, table_names(game))
+        raise Interrupted(f"Aborted. {run.saved(out):,} of {run.total:,} games are saved in "
+                          f"{shown}; `{resume_command(plan, shown)}` finishes the run") from None
+    except BaseException as e:
+        if wrote or resume:
+            store.remove_temporary_parts(out, table_names(game))
+        if wrote and not any(out.glob("*/part-*.parquet")):
+            store.remove_dataset(out, created)
+        fault = run_fault(e, shown)
+        if fault is None:
+            raise
+        saved = run.saved(out) if wrote or resume else 0
+        kept = (f"; {saved:,} of {run.total:,} games are saved, `{resume_command(plan, shown)}` "
+                "finishes the run") if saved else ""
+        raise Fault(f"{fault}{kept}") from None
     manifest = manifest_for(plan, game, "complete")
     manifest["parts"] = {name: [{"file": f"{name}/{store.part_name(t)}",
-                                 "rows": store.part_rows(out, name, t)} for t, *_ in played_tasks]
+                                 "rows": store.part_rows(out, name, t)} for t, *_ in run.played_tasks]
                          for name in table_names(game)}
     if plan.until_ci:
-        games = sum(n for _, v, _, n in played_tasks if v == 0)
-        reached = stop <= plan.until_ci
+        games = sum(n for _, v, _, n in run.played_tasks if v == 0)
+        reached = run.stop <= plan.until_ci
         manifest.update(n_games=games, games_budget=plan.n_games, stopped={
             "reason": "interval width reached" if reached else "game budget reached",
-            "widest_interval": round(float(stop), 6), "games_per_variant": games})
-    manifest["played_this_run"] = {"games": played, "seconds": round(elapsed, 3)}
+            "widest_interval": round(float(run.stop), 6), "games_per_variant": games})
+    manifest["played_this_run"] = {"games": run.played, "seconds": round(run.elapsed, 3)}
+    store.remove_temporary_parts(out, table_names(game))  # left by workers of a stopped run
     store.write_manifest(out, manifest)
     return manifest
+
+
+def run_fault(error: BaseException, out: Path) -> str | None:
+    """One line for a failure that is not the user's input, or None for a real bug."""
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+    if isinstance(error, TerminatedWorkerError):
+        return "a worker process stopped unexpectedly (killed, or out of memory)"
+    if isinstance(error, MemoryError):
+        return "out of memory (lower --chunk-size or --jobs)"
+    if isinstance(error, OSError) and not isinstance(error, (ConnectionError, TimeoutError)):
+        where = f" ({error.filename})" if error.filename else ""
+        return f"cannot write the dataset in {out}: {error.strerror or error}{where}"
+    return None
+
+
+class Run:
+    """The bookkeeping of one execution: tasks done before, played now, and where it stopped."""
+
+    def __init__(self, plan: Plan, tasks: list[tuple]):
+        self.plan, self.tasks = plan, tasks
+        self.total = plan.n_games * len(plan.variants)
+        self.done: set[int] = set()
+        self.played, self.played_tasks, self.stop, self.elapsed = 0, [], None, 0.0
+
+    def saved(self, out: Path | None = None) -> int:
+        """Games of the tasks known done, or with ``out`` of those whose parts are all there
+        (after a stop, workers may have written parts the parent never heard of)."""
+        if out is None:
+            return sum(n for t, _, _, n in self.tasks if t in self.done)
+        names = table_names(get_game(self.plan.game))
+        return sum(n for t, _, _, n in self.tasks
+                   if all((out / name / store.part_name(t)).exists() for name in names))
+
+    def play(self, workers: Workers, params: list, out: Path, progress: bool, label: str) -> None:
+        plan, tasks, parent = self.plan, self.tasks, workers.parent
+        wave = WAVE_CHUNKS * len(plan.variants) if plan.until_ci else len(tasks)
+        started = time.perf_counter()
+        with Progress(self.total, progress, label) as bar:
+            bar.advance(self.saved(), fresh=False)
+            for start in range(0, len(tasks), wave):
+                batch = tasks[start:start + wave]
+                todo = [(plan, params[v], t, v, first, n, str(out), parent)
+                        for t, v, first, n in batch if t not in self.done]
+                for t, n in workers.map(play_task, todo):
+                    self.done.add(t)
+                    self.played += n
+                    bar.advance(n)
+                self.played_tasks += batch
+                if plan.until_ci:
+                    self.stop = widest_interval(out, [t for t, *_ in self.played_tasks])
+                    if self.stop <= plan.until_ci:
+                        break
+        self.elapsed = time.perf_counter() - started
+
+
+DISPLAY_NAMES = {"karmaggan": "Karmaggän"}
+
+
+def compiled_marker(game: Game) -> Path | None:
+    """A file in the compiled-kernel cache (one folder per version of the sources) that says
+    this version's engine of ``game`` has been compiled; None when kernels are not compiled."""
+    import numba
+    folder = os.environ.get("BALSIM_NUMBA_CACHE_DIR")
+    if numba.config.DISABLE_JIT or not folder:
+        return None
+    return Path(folder) / f"{game.name}.compiled"
+
+
+@contextmanager
+def compiling(game: Game):
+    """Say on stderr, before a first call that compiles ``game``'s engine (minutes, once per
+    version of the sources), that it is compiling; remember it once the call succeeds."""
+    marker = compiled_marker(game)
+    if marker is not None and not marker.exists():
+        name = DISPLAY_NAMES.get(game.name, game.name.capitalize())
+        print(f"compiling the {name} engine, first run only…", file=sys.stderr, flush=True)
+    yield
+    if marker is not None and not marker.exists():
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass  # an unwritable cache was reported at import; it compiles every run
+
+
+def warm_up(game: Game, params: tuple, n_players: int) -> None:
+    """Compile ``game``'s engine here, once, when its cache does not hold it yet: the notice
+    comes before the pause, and the workers then load the cached kernels."""
+    marker = compiled_marker(game)
+    if marker is None or marker.exists():
+        return
+    with compiling(game):
+        game.play(params, game_seeds(0, np.zeros(1, np.int64)), np.zeros((1, n_players), np.int8))
 
 
 WAVE_CHUNKS = 4
@@ -249,15 +477,18 @@ def widest_interval(out: Path, tasks: list[int]) -> float:
 
 
 class Workers:
-    """Runs task functions on local processes (joblib) or a dask.distributed cluster."""
+    """Runs task functions on local processes (joblib) or a dask.distributed cluster.
+
+    ``parent`` is this process's pid for local workers (they stop when it dies), None for dask.
+    """
 
     def __init__(self, jobs: int, backend: str, scheduler: str | None):
         self.jobs, self.backend, self.scheduler = jobs, backend, scheduler
+        self.parent = None if backend == "dask" else os.getpid()
 
     def __enter__(self):
         if self.backend == "dask":
-            from distributed import Client
-            self.client = Client(self.scheduler)
+            self.client = dask_client(self.scheduler)
         elif self.jobs != 1:
             from joblib import Parallel
             # loky restarts idle workers between runs and says so; nothing is lost
@@ -291,11 +522,29 @@ class Workers:
         return False
 
 
+def dask_client(address: str | None):
+    """A client of the scheduler at ``address``; a malformed or unreachable address is one
+    line naming it (the connection timeout is dask's ``distributed.comm.timeouts.connect``)."""
+    from distributed import Client
+    from distributed.comm.addressing import parse_address, parse_host_port
+    try:
+        protocol, location = parse_address(address or "", strict=True)
+        if protocol in ("tcp", "tls", "ws", "wss", "ucx"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as e:
+        raise UserError(f"--scheduler '{address}' is not a scheduler address like "
+                        f"tcp://HOST:8786 ({e})") from None
+    try:
+        return Client(address)
+    except (OSError, TimeoutError) as e:
+        raise UserError(f"cannot reach the dask scheduler at {address} ({e})") from None
+
+
 class Progress:
     """Games done, games/s and ETA on stderr; silent when off or stderr is not a terminal."""
 
-    def __init__(self, total: int, enabled: bool):
-        self.total, self.done = total, 0
+    def __init__(self, total: int, enabled: bool, label: str = ""):
+        self.total, self.done, self.label = total, 0, f"{label} " if label else ""
         self.enabled = enabled and sys.stderr.isatty()
         self.start = time.perf_counter()
         self.fresh = 0
@@ -319,8 +568,8 @@ class Progress:
         width = 30
         filled = int(width * self.done / max(self.total, 1))
         eta = f"ETA {left:5.0f}s" if left == left else "ETA    ?"
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done:,}/{self.total:,} "
-                         f"games  {rate:,.0f} games/s  {eta} ")
+        sys.stderr.write(f"\r{self.label}[{'#' * filled}{'.' * (width - filled)}] "
+                         f"{self.done:,}/{self.total:,} games  {rate:,.0f} games/s  {eta} ")
         sys.stderr.flush()
 
     def __exit__(self, *exc):

@@ -1,8 +1,8 @@
 """The default balance study: every implemented game at several player counts, then the report.
 
 ``run_study`` plays each game of :data:`simulator.game.GAME_NAMES` at the player counts of
-:data:`STUDY`, with the game's scripted policies filling the seats in turn and seats rotated
-every game (so seat and policy effects separate), writes one dataset per game and player count
+:data:`STUDY`, with the game's scripted policies filling the seats in turn and balanced seat
+orders (so seat, neighbour and policy effects separate), writes one dataset per game and player count
 under ``runs_dir`` and the playtest report to ``report_path``.  Sizes are set so the whole study
 takes a few minutes on 2 cores; tune them in :data:`STUDY`, the one place they live.
 """
@@ -17,6 +17,7 @@ from simulator.game import GAME_NAMES, get_game
 from simulator.report import write_report
 from simulator.rules import RulesError
 from simulator.runner import Plan, Variant, execute
+from simulator.store import check_replaceable, checked_path
 
 STUDY_SEED = 20_261_129
 
@@ -73,8 +74,7 @@ def study_plans(scale: float = 1.0) -> list[tuple[str, Plan]]:
             variants = swept if n in spec.get("variant_players", ()) else swept[:1]
             plans.append((f"{name}-{n}p", Plan(game=name, n_games=n_games, n_players=n,
                                               seats=study_seats(game, n), seed=STUDY_SEED,
-                                              chunk_size=chunk, variants=variants,
-                                              rotate_seats=True)))
+                                              chunk_size=chunk, variants=variants)))
     return plans
 
 
@@ -88,13 +88,19 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
     """
     runs_dir, report_path = Path(runs_dir), Path(report_path)
     started = time.perf_counter()
+    plans = study_plans(scale)
+    checked_path(runs_dir, "--out")
+    for folder, _ in plans:  # refuse a folder that is not a dataset before any game runs
+        check_replaceable(runs_dir / folder)
     dirs = []
-    for folder, plan in study_plans(scale):
+    for i, (folder, plan) in enumerate(plans):
         out = runs_dir / folder
         t = time.perf_counter()
-        execute(plan, out, jobs=jobs, progress=progress, force=True)
-        games = plan.n_games * len(plan.variants)
-        print(f"{folder}: {games:,} games in {time.perf_counter() - t:.1f} s -> {out}", flush=True)
+        execute(plan, out, jobs=jobs, progress=progress, force=True,
+                label=f"[{i + 1}/{len(plans)}] {folder}")
+        games, seconds = plan.n_games * len(plan.variants), time.perf_counter() - t
+        print(f"{folder}: {games:,} games in {seconds:.1f} s ({games / seconds:,.0f} games/s) "
+              f"-> {out}", flush=True)
         dirs.append(out)
     t = time.perf_counter()
     write_report(dirs, report_path)

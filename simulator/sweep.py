@@ -41,6 +41,11 @@ def column_value(value):
     return toml_value(value)
 
 
+def same_value(a, b) -> bool:
+    """Equal as rules values: 5 and 5.0 are one value, true and 1 are not."""
+    return a == b and isinstance(a, bool) == isinstance(b, bool)
+
+
 def grid_variants(game: Game, base: dict, varies: tuple[str, ...],
                   variant_files: tuple[str, ...]) -> list[Variant]:
     """The base variant, then the product of every --vary list, then each named file.
@@ -54,7 +59,13 @@ def grid_variants(game: Game, base: dict, varies: tuple[str, ...],
         if not values.strip():
             raise RulesError(key or vary, "--vary needs KEY=V1,V2,...")
         lookup(base, key)
-        axes.append([(key, parse_set(f"{key}={v}", base)[1]) for v in split_values(values)])
+        if key in (axis[0][0] for axis in axes):
+            raise RulesError(key, "given in two --vary options; list all its values in one")
+        axis = [(key, parse_set(f"{key}={v}", base)[1]) for v in split_values(values)]
+        for i, (_, value) in enumerate(axis):
+            if any(same_value(value, earlier) for _, earlier in axis[:i]):
+                raise RulesError(key, f"--vary lists the value {toml_value(value)} twice")
+        axes.append(axis)
     keys = [axis[0][0] for axis in axes]
     base_values = {column_name(k): column_value(lookup(base, k)) for k in keys}
     variants = [Variant(BASE, base, base_values)]
@@ -63,7 +74,7 @@ def grid_variants(game: Game, base: dict, varies: tuple[str, ...],
         rules = base
         for key, value in combo:
             rules = merge(rules, nest(key, value))
-        game.check(rules)
+        game.validate(rules, base)
         if rules == base:
             continue
         name = ",".join(f"{key}={column_value(value)}" for key, value in combo)
@@ -76,7 +87,7 @@ def grid_variants(game: Game, base: dict, varies: tuple[str, ...],
         if name in seen:
             raise RulesError(item, f"variant name '{name}' is used twice")
         rules = merge(base, load_toml(path))
-        game.check(rules)
+        game.validate(rules, base)
         values = {column_name(k): column_value(lookup(rules, k)) for k in keys}
         variants.append(Variant(name, rules, values))
         seen.add(name)

@@ -8,12 +8,13 @@ import click
 import numpy as np
 
 from simulator.cli import cli
-from simulator.cli.options import game_argument, load, rules_options, seat_list, seat_options
+from simulator.cli.options import (game_argument, given, load, rules_options, seat_list,
+                                   seat_options)
 from simulator.errors import UserError
-from simulator.game import get_game
+from simulator.game import get_game, knob_values
 from simulator.rng import game_seeds
 from simulator.rules import to_toml
-from simulator.runner import Plan, plan_from_manifest, seat_policy_ids
+from simulator.runner import Plan, Variant, holds_game, plan_from_manifest, seat_policy_ids
 from simulator.store import read_manifest
 
 
@@ -28,21 +29,26 @@ def rules(game, rules_files, sets):
 
 @cli.command()
 @game_argument
-def policies(game):
-    """List the policies of GAME with their descriptions and tunable knobs."""
-    g = get_game(game)
-    knobs = g.default_rules().get("policies", {})
-    width = max(len(p.name) for p in g.policies)
-    for p in sorted(g.policies, key=lambda p: p.id):
-        click.echo(f"{p.name:<{width}}  {p.description}")
-        for key, value in knobs.get(p.name, {}).items():
+@rules_options
+def policies(game, rules_files, sets):
+    """List the policies of GAME with their descriptions and tunable knobs.
+
+    Named knob sets (a table ``[policies.NAME]`` with ``base = "POLICY"`` in the rules or a
+    --rules file) are listed after the built-in policies and can be seated like them."""
+    g, effective = load(game, rules_files, sets)
+    listed = g.policy_set(effective)
+    width = max(len(p.name) for p in listed)
+    for p in listed:
+        base = "" if p.behaviour == p.id else f" [runs {listed[p.behaviour].name}]"
+        click.echo(f"{p.name:<{width}}  {p.description}{base}")
+        for key, value in knob_values(effective, listed, p).items():
             click.echo(f"{'':<{width}}    policies.{p.name}.{key} = {value}")
 
 
 @cli.command()
 @click.argument("game", required=False)
-@click.option("--game-id", "--game", "game_id", type=click.IntRange(min=0), required=True,
-              help="Which game of the run (its game_id).")
+@click.option("--game-id", "--game", "game_id", type=click.IntRange(min=0, max=2**62),
+              required=True, help="Which game of the run (its game_id).")
 @click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=1, show_default=True,
               help="Master seed of the run.")
 @click.option("--from", "dataset", type=click.Path(file_okay=False),
@@ -51,7 +57,8 @@ def policies(game):
               help="With --from: which variant of the dataset.")
 @seat_options
 @rules_options
-def replay(game, game_id, seed, dataset, variant, players, policy, seats, rotate_seats,
+@click.pass_context
+def replay(ctx, game, game_id, seed, dataset, variant, players, policy, seats, fixed_seats,
            rules_files, sets):
     """Print the play-by-play of one game.
 
@@ -61,25 +68,45 @@ def replay(game, game_id, seed, dataset, variant, players, policy, seats, rotate
       balsim replay --from runs/ek --game 17
     """
     if dataset:
-        plan = plan_from_manifest(read_manifest(Path(dataset)))
-        chosen = [v for v in plan.variants if v.name == variant]
-        if not chosen:
-            raise UserError(f"{dataset} has no variant '{variant}' "
-                            f"(has: {', '.join(v.name for v in plan.variants)})")
-        g, effective = get_game(plan.game), chosen[0].rules
+        fixed = [option for param, option in DATASET_FIXES.items() if given(ctx, param)]
+        if fixed:
+            raise UserError(f"{', '.join(fixed)} cannot be given with --from: the dataset "
+                            "fixes its seed, seats and rules")
+        manifest = read_manifest(Path(dataset))
+        plan = plan_from_manifest(manifest, Path(dataset) / "manifest.json")
+        if game is not None and get_game(game).name != plan.game:
+            raise UserError(f"{dataset} holds {plan.game} games, not {game}")
+        names = [v.name for v in plan.variants]
+        if variant not in names:
+            raise UserError(f"{dataset} has no variant '{variant}' (has: {', '.join(names)})")
+        if not holds_game(Path(dataset), manifest, game_id, names.index(variant)):
+            raise UserError(f"{dataset} does not hold game {game_id} (its games are 0 to "
+                            f"{manifest['n_games'] - 1:,}"
+                            + ("" if manifest.get("status") == "complete" else
+                               ", those of unfinished chunks missing") + ")")
+        g, effective = get_game(plan.game), plan.variants[names.index(variant)].rules
     else:
         if game is None:
             raise UserError("name a GAME or give --from DATASET")
+        if given(ctx, "variant"):
+            raise UserError("--variant needs --from DATASET")
         g, effective = load(game, rules_files, sets)
         plan = Plan(game=g.name, n_games=game_id + 1, n_players=0, seats=seat_list(
-            g, players, policy, seats), seed=seed, chunk_size=1, variants=[],
-            rotate_seats=rotate_seats)
+            g, players, policy, seats, effective), seed=seed, chunk_size=1,
+            variants=[Variant("base", effective)],
+            fixed_seats=fixed_seats)
         plan.n_players = len(plan.seats)
     ids = np.array([game_id], dtype=np.int64)
     seat_ids = seat_policy_ids(g, plan, ids)[0]
-    names = {p.id: p.name for p in g.policies}
+    names = {p.id: p.name for p in g.policy_set(effective)}
     click.echo(f"{g.name} game {game_id} (seed {plan.seed}), seats: "
                + ", ".join(f"{s}={names[int(i)]}" for s, i in enumerate(seat_ids)))
     params = g.prepare(effective, plan.n_players)
     for line in g.replay(params, int(game_seeds(plan.seed, ids)[0]), seat_ids, effective):
         click.echo(line)
+
+
+# replay options that a dataset fixes, so --from refuses them
+DATASET_FIXES = {"seed": "--seed", "players": "--players", "policy": "--policy", "seats": "--seats",
+                 "fixed_seats": "--fixed-seats/--balanced-seats", "rules_files": "--rules",
+                 "sets": "--set"}

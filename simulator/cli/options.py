@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 
 import click
+from click.core import ParameterSource
 
 from simulator.errors import UserError
 from simulator.game import Game, get_game
+from simulator.runner import MAX_CHUNK
 
 
 class GameName(click.ParamType):
@@ -25,6 +27,19 @@ def games_to_play(n_games: int | None, until_ci: float | None) -> int:
     return n_games or (DEFAULT_BUDGET if until_ci else DEFAULT_GAMES)
 
 
+class Width(click.FloatRange):
+    """An interval width in (0, 1]; unlike FloatRange it also refuses nan."""
+
+    def __init__(self):
+        super().__init__(min=0, min_open=True, max=1)
+
+    def convert(self, value, param, ctx):
+        width = super().convert(value, param, ctx)
+        if width != width:
+            self.fail(f"{value!r} is not a width in (0, 1]", param, ctx)
+        return width
+
+
 def game_argument(f):
     return click.argument("game", type=GameName(), metavar="GAME")(f)
 
@@ -40,14 +55,15 @@ def rules_options(f):
 
 
 def seat_options(f):
-    f = click.option("--rotate-seats/--fixed-seats", default=True, show_default=True,
-                     help="Cycle the seat assignment over games so a policy is not tied to a "
-                          "seat.")(f)
+    f = click.option("--fixed-seats/--balanced-seats", "fixed_seats", default=False,
+                     show_default=True,
+                     help="Seat the policies as listed in every game, instead of a balanced "
+                          "permutation per game (every seat and neighbour equally often).")(f)
     f = click.option("--seats", metavar="P1,P2,..",
                      help="Policy of each seat, starting player first.")(f)
     f = click.option("--policy", metavar="NAME",
                      help="One policy for every seat (default: the scripted policies in "
-                          "turn, rotated).")(f)
+                          "turn).")(f)
     f = click.option("-p", "--players", type=int, help="Number of players (default: the "
                      "game's usual count, or the length of --seats).")(f)
     return f
@@ -55,14 +71,13 @@ def seat_options(f):
 
 def run_options(f):
     f = click.option("-q", "--quiet", is_flag=True, help="No progress bar.")(f)
-    f = click.option("--chunk-size", type=click.IntRange(min=1),
+    f = click.option("--chunk-size", type=click.IntRange(min=1, max=MAX_CHUNK),
                      help="Games per worker task and per Parquet part (default per game).")(f)
     f = click.option("-j", "--jobs", type=int, default=-1, show_default=True,
                      help="Worker processes; -1 uses every core.")(f)
     f = click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=1,
                      show_default=True, help="Master seed; game k's seed is hash(seed, k).")(f)
-    f = click.option("--until-ci", type=click.FloatRange(min=0, min_open=True, max=1),
-                     metavar="WIDTH",
+    f = click.option("--until-ci", type=Width(), metavar="WIDTH",
                      help="Keep playing until every win-rate 95%% interval (by seat and by "
                           "policy, in every variant) is narrower than WIDTH; -n is then the "
                           "budget.")(f)
@@ -86,14 +101,16 @@ def store_options(f):
     return f
 
 
-def seat_list(game: Game, players: int | None, policy: str | None, seats: str | None) -> list[str]:
-    """Policy name of each seat from --players/--policy/--seats, checked against the game."""
+def seat_list(game: Game, players: int | None, policy: str | None, seats: str | None,
+              rules: dict | None = None) -> list[str]:
+    """Policy name of each seat from --players/--policy/--seats, checked against the game's
+    policies under ``rules`` (which may add named knob sets)."""
     if policy and seats:
         raise UserError("give --policy or --seats, not both")
     names = [s.strip() for s in seats.split(",")] if seats else None
     if names and players is not None and players != len(names):
         raise UserError(f"--seats names {len(names)} policies but --players is {players}")
-    n = len(names) if names else (players or game.default_players)
+    n = len(names) if names else (game.default_players if players is None else players)
     if n not in game.player_counts:
         raise UserError(f"{game.name} is played by {game.player_counts.start}-"
                         f"{game.player_counts.stop - 1} players, not {n}")
@@ -104,16 +121,26 @@ def seat_list(game: Game, players: int | None, policy: str | None, seats: str | 
             scripted = [p.name for p in game.policies if p.id != 0]
             names = [scripted[i % len(scripted)] for i in range(n)]
     for name in names:
-        game.policy(name)
+        game.policy(name, rules)
     return names
 
 
-def jobs_count(jobs: int) -> int:
+def jobs_count(jobs: int, backend: str = "joblib") -> int:
+    """Worker processes for --jobs: -1 is every core; more than the cores is capped, saying so."""
     if jobs == 0 or jobs < -1:
         raise UserError("--jobs must be a positive number or -1 (every core)")
-    return os.cpu_count() or 1 if jobs == -1 else jobs
+    cores = os.cpu_count() or 1
+    if jobs > cores and backend == "joblib":
+        click.echo(f"note: --jobs {jobs} is more than this machine's {cores} cores; using {cores}",
+                   err=True)
+    return cores if jobs == -1 or (jobs > cores and backend == "joblib") else jobs
 
 
 def load(game_name: str, rules_files, sets) -> tuple[Game, dict]:
     game = get_game(game_name)
     return game, game.rules(tuple(rules_files), tuple(sets))
+
+
+def given(ctx: click.Context, *params: str) -> bool:
+    """Whether any of ``params`` was given on the command line (not left at its default)."""
+    return any(ctx.get_parameter_source(p) not in (None, ParameterSource.DEFAULT) for p in params)

@@ -8,19 +8,29 @@ import click
 
 from simulator import bench as bench_mod
 from simulator.cli import cli
-from simulator.cli.options import (game_argument, games_to_play, jobs_count, load, rules_options,
-                                   run_options, seat_list, seat_options, store_options)
+from simulator.cli.options import (game_argument, games_to_play, given, jobs_count, load,
+                                   rules_options, run_options, seat_list, seat_options,
+                                   store_options)
 from simulator.errors import UserError
-from simulator.runner import Plan, execute
+from simulator.runner import Plan, execute, resumable_plan
 from simulator.sweep import grid_variants
 
 
-def _execute(game, plan, out, jobs, backend, scheduler, resume, force, quiet):
+def _execute(ctx, game, plan, out, jobs, backend, scheduler, resume, force, quiet):
     if backend == "dask" and not scheduler:
         raise UserError("--backend dask needs --scheduler tcp://HOST:PORT")
-    out = Path(out or f"runs/{game.name if game else 'run'}")
-    manifest = execute(plan, out, jobs=jobs_count(jobs), backend=backend, scheduler=scheduler,
-                       resume=resume, force=force, progress=not quiet)
+    if backend != "dask" and scheduler:
+        raise UserError("--scheduler needs --backend dask")
+    if resume and force:
+        raise UserError("give --resume (finish the dataset) or --force (start it again), not both")
+    if resume and not out:
+        raise UserError("--resume needs --out DIR (the dataset to finish)")
+    out = Path(out or f"runs/{game.name}")
+    if resume:
+        refuse_disagreeing_options(ctx, plan, out)
+    manifest = execute(None if resume else plan, out, jobs=jobs_count(jobs, backend),
+                       backend=backend, scheduler=scheduler, resume=resume, force=force,
+                       progress=not quiet)
     done = manifest["played_this_run"]
     rate = done["games"] / done["seconds"] if done["seconds"] else 0.0
     rows = ", ".join(f"{name} {sum(p['rows'] for p in parts):,} rows"
@@ -33,6 +43,50 @@ def _execute(game, plan, out, jobs, backend, scheduler, resume, force, quiet):
     click.echo(f"{out}: {manifest['game']}, {manifest['n_games'] * len(manifest['variants']):,} "
                f"games ({rows}); played {done['games']:,} in {done['seconds']:.1f} s "
                f"({rate:,.0f} games/s)")
+    return out
+
+
+# what each option of a run decides in its plan; --resume refuses those that disagree
+PLAN_OPTIONS = (  # (plan field, parameters that set it, option named in the message)
+    ("game", ("game",), "GAME"), ("n_games", ("n_games",), "-n"),
+    ("until_ci", ("until_ci",), "--until-ci"), ("n_players", ("players",), "--players"),
+    ("seats", ("policy", "seats"), "--policy/--seats"), ("seed", ("seed",), "--seed"),
+    ("chunk_size", ("chunk_size",), "--chunk-size"),
+    ("fixed_seats", ("fixed_seats",), "--fixed-seats/--balanced-seats"),
+    ("variants", ("rules_files", "sets", "varies", "variant_files"),
+     "--rules/--set/--vary/--variant"),
+)
+
+
+def refuse_disagreeing_options(ctx, plan, out: Path) -> None:
+    """--resume finishes a dataset as it was started: an option given on the command line
+    that would make another plan is refused, naming it, before anything runs."""
+    recorded = resumable_plan(out)
+    wrong = []
+    for field, params, option in PLAN_OPTIONS:
+        mine, theirs = getattr(plan, field), getattr(recorded, field)
+        if field == "variants":
+            mine, theirs = [(v.name, v.rules) for v in mine], [(v.name, v.rules) for v in theirs]
+        if mine == theirs or not given(ctx, *(p for p in params if p in ctx.params)):
+            continue
+        if field == "variants":
+            wrong.append(f"{option} give other rules than the dataset's")
+        elif field == "fixed_seats":
+            wrong.append(f"{shown(field, mine)} (dataset: {shown(field, theirs)})")
+        else:
+            wrong.append(f"{option} {shown(field, mine)} (dataset: {shown(field, theirs)})")
+    if wrong:
+        raise UserError(f"--resume finishes {out} as it was started, but " + "; ".join(wrong)
+                        + ": leave those options out, or start again with --force")
+
+
+def shown(field: str, value) -> str:
+    """How a plan's value reads in a message."""
+    if field == "seats":
+        return ",".join(value)
+    if field == "fixed_seats":
+        return "--fixed-seats" if value else "--balanced-seats"
+    return "none" if value is None else str(value)
 
 
 @cli.command()
@@ -41,8 +95,9 @@ def _execute(game, plan, out, jobs, backend, scheduler, resume, force, quiet):
 @seat_options
 @rules_options
 @store_options
-def run(game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, policy, seats,
-        rotate_seats, rules_files, sets, out, resume, force, backend, scheduler):
+@click.pass_context
+def run(ctx, game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, policy, seats,
+        fixed_seats, rules_files, sets, out, resume, force, backend, scheduler):
     """Play N games of GAME and write a Parquet dataset.
 
     \b
@@ -53,16 +108,14 @@ def run(game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, policy,
       balsim run ekonos --out runs/ek --resume        # finish an interrupted run
       balsim run ekonos -p 5 --until-ci 0.01          # play until the intervals are tight
     """
-    if resume:
-        return _execute(None, None, out or _missing_out(), jobs, backend, scheduler, True, False, quiet)
     g, rules = load(game, rules_files, sets)
     plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=0, seats=[],
                 seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci), variants=[],
-                rotate_seats=rotate_seats, until_ci=until_ci)
-    plan.seats = seat_list(g, players, policy, seats)
+                fixed_seats=fixed_seats, until_ci=until_ci)
+    plan.seats = seat_list(g, players, policy, seats, rules)
     plan.n_players = len(plan.seats)
     plan.variants = grid_variants(g, rules, (), ())
-    _execute(g, plan, out, jobs, backend, scheduler, False, force, quiet)
+    _execute(ctx, g, plan, out, jobs, backend, scheduler, resume, force, quiet)
 
 
 @cli.command()
@@ -76,8 +129,10 @@ def run(game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, policy,
 @seat_options
 @rules_options
 @store_options
-def sweep(game, varies, variant_files, n_games, until_ci, seed, jobs, chunk_size, quiet, players,
-          policy, seats, rotate_seats, rules_files, sets, out, resume, force, backend, scheduler):
+@click.pass_context
+def sweep(ctx, game, varies, variant_files, n_games, until_ci, seed, jobs, chunk_size, quiet,
+          players, policy, seats, fixed_seats, rules_files, sets, out, resume, force, backend,
+          scheduler):
     """Play every variant of GAME on the same seeds into one dataset.
 
     The base rules (defaults + --rules/--set) are variant "base"; each --vary value (or the
@@ -90,18 +145,16 @@ def sweep(game, varies, variant_files, n_games, until_ci, seed, jobs, chunk_size
       balsim sweep karmaggan -p 4 --vary setup.blood_coins_4_6=2,3,5,6
       balsim sweep karnaxis --variant flat=flat_tax.toml --out runs/flat
     """
-    if resume:
-        return _execute(None, None, out or _missing_out(), jobs, backend, scheduler, True, False, quiet)
-    if not varies and not variant_files:
+    if not varies and not variant_files and not resume:
         raise UserError("sweep needs at least one --vary KEY=V1,V2 or --variant NAME=FILE")
     g, rules = load(game, rules_files, sets)
-    names = seat_list(g, players, policy, seats)
+    names = seat_list(g, players, policy, seats, rules)
     plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=len(names),
                 seats=names, seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci),
                 variants=grid_variants(g, rules, varies, variant_files),
-                rotate_seats=rotate_seats, until_ci=until_ci)
-    out = out or f"runs/{game}-sweep"
-    _execute(g, plan, out, jobs, backend, scheduler, False, force, quiet)
+                fixed_seats=fixed_seats, until_ci=until_ci)
+    out = _execute(ctx, g, plan, out or (None if resume else f"runs/{game}-sweep"), jobs,
+                   backend, scheduler, resume, force, quiet)
     from simulator.analysis.paired import paired_differences, summary_lines
     for line in summary_lines(paired_differences(out)):
         click.echo(line)
@@ -112,20 +165,17 @@ def default_chunk(game, until_ci):
     return max(1, game.chunk_size // 5) if until_ci else game.chunk_size
 
 
-def _missing_out():
-    raise UserError("--resume needs --out DIR (the dataset to finish)")
-
-
 @cli.command()
 @game_argument
-@click.option("-n", "--games", "n_games", type=click.IntRange(min=1), help="Games to time "
-              "(default: about five seconds' worth).")
+@click.option("-n", "--games", "n_games", type=click.IntRange(min=1, max=bench_mod.MAX_GAMES),
+              help="Games to time (default: about five seconds' worth).")
 @seat_options
+@rules_options
 @click.option("--store/--no-store", default=False, show_default=True,
               help="Also time a full run with Parquet output on every core.")
-def bench(game, n_games, players, policy, seats, rotate_seats, store):
+def bench(game, n_games, players, policy, seats, fixed_seats, rules_files, sets, store):
     """Measure games per second per core (engine only; --store adds the full pipeline)."""
-    g, rules = load(game, (), ())
-    names = seat_list(g, players, policy, seats)
-    for line in bench_mod.bench(g, rules, names, n_games, store, rotate_seats):
+    g, rules = load(game, rules_files, sets)
+    names = seat_list(g, players, policy, seats, rules)
+    for line in bench_mod.bench(g, rules, names, n_games, store, fixed_seats):
         click.echo(line)

@@ -7,19 +7,28 @@ from pathlib import Path
 import click
 
 from simulator.cli import cli
-from simulator.errors import UserError
+from simulator.store import check_file_out
+
+FORCE_HELP = "Overwrite an existing file that is not a balsim report (never a dataset's file)."
 
 
 @cli.command()
 @click.argument("datasets", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option("-o", "--out", default="reports/report.html", show_default=True,
               type=click.Path(dir_okay=False), help="HTML file to write.")
-def report(datasets, out):
-    """Write one self-contained HTML playtest report of DATASETS, balance flags first."""
-    from simulator.report import write_report
+@click.option("--force", is_flag=True, help=FORCE_HELP)
+def report(datasets, out, force):
+    """Write one self-contained HTML playtest report of DATASETS, balance flags first.
+
+    An interrupted dataset is reported as it stands, marked incomplete.
+    """
+    from simulator.report import REPORT_MARKER, write_report
+    from simulator.runner import check_readable
+    check_file_out(Path(out), force, "--out", REPORT_MARKER)
     for d in datasets:
-        if not (Path(d) / "manifest.json").exists():
-            raise UserError(f"{d} is not a balsim dataset (no manifest.json)")
+        warning = check_readable(Path(d))
+        if warning:
+            click.echo(warning, err=True)
     path = write_report([Path(d) for d in datasets], Path(out))
     click.echo(f"report: {path}")
 
@@ -29,10 +38,13 @@ def report(datasets, out):
               help="Folder for the study's datasets.")
 @click.option("--report", "report_path", default="reports/study.html", show_default=True,
               type=click.Path(dir_okay=False), help="HTML report to write.")
+@click.option("--force", is_flag=True, help=FORCE_HELP)
 @click.option("-j", "--jobs", type=int, default=-1, show_default=True, help="Worker processes.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
-def study(out, report_path, jobs, quiet):
+def study(out, report_path, force, jobs, quiet):
     """Run the default balance study of every game and write its report."""
     from simulator.cli.options import jobs_count
+    from simulator.report import REPORT_MARKER
     from simulator.study import run_study
+    check_file_out(Path(report_path), force, "--report", REPORT_MARKER)
     run_study(Path(out), Path(report_path), jobs=jobs_count(jobs), progress=not quiet)

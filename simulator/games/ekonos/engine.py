@@ -54,19 +54,28 @@ def company_value(companies, c):
 
 
 @njit(cache=True, inline="always")
-def place_marker(board, companies, space, c):
-    """Put a market indicator of company c on a space, returning any unprotected indicator it
-    replaces to that company's supply (Playing a Card: growth may replace others' indicators).
-    Returns the replaced company or EMPTY."""
+def place_marker(cfg, board, companies, space, c):
+    """Put a market indicator of company c on a space (Playing a Card).  An unprotected
+    indicator of another company that growth replaces goes back to its company's supply
+    (ASSUMED, ``companies.replaced_markers_return``: the rulebook does not say where it goes),
+    or out of the game when that switch is off.  Returns the replaced company or EMPTY."""
     replaced = board[space, OWNER]
     if replaced != EMPTY:
         companies[replaced, ON_BOARD] -= 1
-        companies[replaced, SUPPLY] += 1
+        if cfg[CFG_REPLACED_RETURN]:
+            companies[replaced, SUPPLY] += 1
     board[space, OWNER] = c
     board[space, PROTECTED] = 0
     companies[c, ON_BOARD] += 1
     companies[c, SUPPLY] -= 1
     return replaced
+
+
+@njit(cache=True, inline="always")
+def protect_marker(board, companies, space):
+    """Playing a Card, function 1: turn a placed indicator over, making it protected."""
+    board[space, PROTECTED] = 1
+    companies[board[space, OWNER], PROTECTED_ON_BOARD] += 1
 
 
 @njit(cache=True, inline="always")
@@ -130,8 +139,9 @@ def list_expand_options(board, adjacency, c, options):
 def raise_growth(cfg, board, adjacency, companies, shares, players, seat, c, knobs, policy_ids,
                  rng, options, turn, trace, n_events, last_turn):
     """Playing a Card, functions 2 and 3: raise c's growth indicator one level.  At level 4 the
-    president may expand by 2 now or wait; at level 6 the president expands by 3.  Without a
-    president the indicator keeps climbing to level 6 and stops (ASSUMED)."""
+    president may expand by 2 now or wait (ASSUMED: only offered when an indicator can be
+    placed); at level 6 the president expands by 3.  Without a president the indicator keeps
+    climbing to level 6 and stops there (ASSUMED) until the company has a president."""
     companies[c, GROWTH] += 1
     level = companies[c, GROWTH]
     president = companies[c, PRESIDENT]
@@ -139,6 +149,8 @@ def raise_growth(cfg, board, adjacency, companies, shares, players, seat, c, kno
     if president == NONE:
         return n_events
     if level == cfg[CFG_GROWTH_SMALL]:
+        if companies[c, SUPPLY] == 0 or list_expand_options(board, adjacency, c, options) == 0:
+            return record(trace, n_events, EV_EXPAND_WAIT, turn, president, c, level, 1, 0)
         options[0, OPT_A], options[1, OPT_A] = 1, 0
         if choose(EXPAND_NOW, president, c, options, 2, policy_ids[president], knobs, cfg,
                   players, companies, shares, board, adjacency, last_turn, rng) == 0:
@@ -158,9 +170,11 @@ def expand(cfg, board, adjacency, companies, shares, players, c, count, knobs, p
            rng, options, turn, trace, n_events, last_turn):
     """Playing a Card (growth): the president places ``count`` indicators of c, each adjacent
     to an indicator of c, replacing unprotected indicators of other companies; the growth
-    indicator goes back to zero."""
+    indicator goes back to zero.  ASSUMED: an expansion at level 6 that can place nothing
+    (no indicator in supply, no space to take) still sends the indicator back to zero; it
+    counts as an empty expansion, not as an expansion."""
     president = companies[c, PRESIDENT]
-    players[president, EXPANSIONS] += 1
+    placed = 0
     for _ in range(count):
         if companies[c, SUPPLY] == 0:
             break
@@ -170,16 +184,76 @@ def expand(cfg, board, adjacency, companies, shares, players, c, count, knobs, p
         i = choose(CHOOSE_SPACE, president, c, options, n, policy_ids[president], knobs, cfg,
                    players, companies, shares, board, adjacency, last_turn, rng)
         space = options[i, OPT_A]
-        replaced = place_marker(board, companies, space, c)
+        replaced = place_marker(cfg, board, companies, space, c)
         n_events = record(trace, n_events, EV_EXPAND, turn, president, c, space, replaced, 0)
+        placed += 1
+    if placed > 0:
+        players[president, EXPANSIONS] += 1
+    else:
+        players[president, EMPTY_EXPANSIONS] += 1
+        why = NO_SUPPLY if companies[c, SUPPLY] == 0 else NO_SPACE
+        n_events = record(trace, n_events, EV_EXPAND_EMPTY, turn, president, c, why, 0, 0)
     companies[c, GROWTH] = 0
     return n_events
 
 
+@njit(cache=True)
+def expand_on_taking_office(cfg, board, adjacency, companies, shares, players, c, knobs,
+                            policy_ids, rng, options, turn, trace, n_events, last_turn):
+    """Playing a Card: "the President may wait for the Growth Indicator to reach level six" and
+    then places three.  ASSUMED: a company whose indicator reached level 6 while it had no
+    president waits there, and whoever becomes its president places the three at once."""
+    if companies[c, PRESIDENT] == NONE or companies[c, GROWTH] < cfg[CFG_GROWTH_LARGE]:
+        return n_events
+    return expand(cfg, board, adjacency, companies, shares, players, c, cfg[CFG_EXPAND_LARGE],
+                  knobs, policy_ids, rng, options, turn, trace, n_events, last_turn)
+
+
 @njit(cache=True, inline="always")
-def buy_share(players, companies, shares, seat, c):
-    """The Buying and Selling of Shares + Presidency: pay the price, take a share; the first
-    buyer becomes president, and anyone holding more than the president takes over."""
+def set_president(cfg, players, companies, c, seat):
+    """Presidency "is shown on the board with a Share Indicator": ASSUMED
+    (``shares.presidency_uses_indicator``) one of the president's own share indicators, given
+    back when the presidency passes on.  ``seat`` NONE leaves the company without one."""
+    old = companies[c, PRESIDENT]
+    if cfg[CFG_PRESIDENCY_INDICATOR]:
+        if old != NONE:
+            players[old, INDICATORS_LEFT] += 1
+        if seat != NONE:
+            players[seat, INDICATORS_LEFT] -= 1
+    companies[c, PRESIDENT] = seat
+
+
+@njit(cache=True, inline="always")
+def can_show_presidency(cfg, players, seat):
+    """Presidency: a player can take a presidency only with a share indicator to show it."""
+    return cfg[CFG_PRESIDENCY_INDICATOR] == 0 or players[seat, INDICATORS_LEFT] > 0
+
+
+@njit(cache=True, inline="always")
+def buy_makes_president(companies, shares, seat, c):
+    """Presidency: the first buyer becomes president, and a buyer who then holds more shares
+    than the current president takes over (a company without a president counts as held by
+    nobody, so its next buyer becomes president)."""
+    president = companies[c, PRESIDENT]
+    return president == NONE or (president != seat and shares[seat, c] + 1 > shares[president, c])
+
+
+@njit(cache=True, inline="always")
+def indicators_to_buy(cfg, companies, shares, seat, c):
+    """Share indicators a purchase puts on the board: one for the share, plus the presidency's
+    when the purchase makes the buyer president (a takeover is immediate, so a buyer without
+    the indicator for it cannot make that purchase: ASSUMED)."""
+    if cfg[CFG_PRESIDENCY_INDICATOR] and buy_makes_president(companies, shares, seat, c):
+        return 2
+    return 1
+
+
+@njit(cache=True, inline="always")
+def buy_share(cfg, players, companies, shares, seat, c):
+    """The Buying and Selling of Shares + Presidency: pay the price, take a share (placing a
+    share indicator); the first buyer becomes president, and anyone holding more than the
+    president takes over."""
+    takes_office = buy_makes_president(companies, shares, seat, c)
     price = buy_price(companies, c)
     players[seat, CASH] -= price
     players[seat, SPENT] += price
@@ -187,9 +261,8 @@ def buy_share(players, companies, shares, seat, c):
     players[seat, INDICATORS_LEFT] -= 1
     shares[seat, c] += 1
     companies[c, SHARES_OUT] += 1
-    president = companies[c, PRESIDENT]
-    if president == NONE or shares[seat, c] > shares[president, c]:
-        companies[c, PRESIDENT] = seat
+    if takes_office:
+        set_president(cfg, players, companies, c, seat)
     return price
 
 
@@ -210,28 +283,29 @@ def sell_share(players, companies, shares, seat, c):
 def presidency_after_sale(cfg, players, companies, shares, board, adjacency, seat, c, knobs,
                           policy_ids, rng, options, last_turn):
     """Presidency: after the president sells, whoever now holds more takes over; when several
-    players tie for the most, the selling president chooses among them.  A company whose
-    shares are all sold has no president."""
+    players tie for the most, the selling president chooses among them.  ASSUMED: a company
+    whose shares are all sold has no president, and a player without a share indicator free
+    to show the presidency is passed over."""
     if companies[c, PRESIDENT] != seat:
         return companies[c, PRESIDENT]
     most = 0
     for p in range(shares.shape[0]):
-        if p != seat and shares[p, c] > most:
+        if p != seat and shares[p, c] > most and can_show_presidency(cfg, players, p):
             most = shares[p, c]
     if shares[seat, c] >= most:
         if shares[seat, c] == 0:
-            companies[c, PRESIDENT] = NONE
+            set_president(cfg, players, companies, c, NONE)
         return companies[c, PRESIDENT]
     n = 0
     for p in range(shares.shape[0]):
-        if p != seat and shares[p, c] == most:
+        if p != seat and shares[p, c] == most and can_show_presidency(cfg, players, p):
             options[n, OPT_A], options[n, OPT_B], options[n, OPT_C] = p, 0, 0
             n += 1
     i = 0
     if n > 1:
         i = choose(NAME_PRESIDENT, seat, c, options, n, policy_ids[seat], knobs, cfg, players,
                    companies, shares, board, adjacency, last_turn, rng)
-    companies[c, PRESIDENT] = options[i, OPT_A]
+    set_president(cfg, players, companies, c, options[i, OPT_A])
     return companies[c, PRESIDENT]
 
 
@@ -263,20 +337,18 @@ def play_card(cfg, deck, hands, board, adjacency, companies, shares, players, se
                companies, shares, board, adjacency, last_turn, rng)
     space = options[i, OPT_A]
     if board[space, OWNER] == c:
-        board[space, PROTECTED] = 1
-        companies[c, PROTECTED_ON_BOARD] += 1
+        protect_marker(board, companies, space)
         players[seat, PROTECTED_PLAYS] += 1
         return record(trace, n_events, EV_PROTECT, turn, seat, c, space, 0, 0)
-    place_marker(board, companies, space, c)
+    place_marker(cfg, board, companies, space, c)
     players[seat, PLACED] += 1
     return record(trace, n_events, EV_PLACE, turn, seat, c, space, 0, 0)
 
 
 @njit(cache=True)
-def trade(cfg, board, adjacency, companies, shares, players, seat, knobs, policy_ids, rng,
-          options, turn, trace, n_events, last_turn):
-    """Round, steps 2 and 3 — sell one share if chosen, then buy one share if chosen.  A buyer
-    needs the cash and a share indicator of their colour left."""
+def sell_step(cfg, board, adjacency, companies, shares, players, seat, knobs, policy_ids, rng,
+              options, turn, trace, n_events, last_turn):
+    """Round, step 2 — Selling a company share, if chosen: any company the seat holds."""
     options[0, OPT_A] = NONE
     n = 1
     for c in range(companies.shape[0]):
@@ -285,34 +357,56 @@ def trade(cfg, board, adjacency, companies, shares, players, seat, knobs, policy
             n += 1
     c = options[choose(SELL, seat, -1, options, n, policy_ids[seat], knobs, cfg, players,
                        companies, shares, board, adjacency, last_turn, rng), OPT_A]
-    if c != NONE:
-        before = players[seat, CASH]
-        price = sell_share(players, companies, shares, seat, c)
-        n_events = record(trace, n_events, EV_SELL, turn, seat, c, price, before,
-                          players[seat, CASH])
-        old = companies[c, PRESIDENT]
-        new = presidency_after_sale(cfg, players, companies, shares, board, adjacency, seat, c,
-                                    knobs, policy_ids, rng, options, last_turn)
-        if new != old:
-            n_events = record(trace, n_events, EV_PRESIDENT, turn, new, c, old, 0, 0)
+    if c == NONE:
+        return n_events
+    before = players[seat, CASH]
+    price = sell_share(players, companies, shares, seat, c)
+    n_events = record(trace, n_events, EV_SELL, turn, seat, c, price, before, players[seat, CASH])
+    old = companies[c, PRESIDENT]
+    new = presidency_after_sale(cfg, players, companies, shares, board, adjacency, seat, c,
+                                knobs, policy_ids, rng, options, last_turn)
+    if new != old:
+        n_events = record(trace, n_events, EV_PRESIDENT, turn, new, c, old,
+                          companies[c, SHARES_OUT], 0)
+    return n_events
+
+
+@njit(cache=True)
+def buy_step(cfg, board, adjacency, companies, shares, players, seat, knobs, policy_ids, rng,
+             options, turn, trace, n_events, last_turn):
+    """Round, step 3 — Buying a company share, if chosen: the buyer needs the price in cash and
+    the share indicators the purchase puts on the board."""
     options[0, OPT_A] = NONE
     n = 1
-    if players[seat, INDICATORS_LEFT] > 0:
-        for c in range(companies.shape[0]):
-            if players[seat, CASH] >= buy_price(companies, c):
-                options[n, OPT_A] = c
-                n += 1
+    for c in range(companies.shape[0]):
+        if (players[seat, CASH] >= buy_price(companies, c)
+                and players[seat, INDICATORS_LEFT] >= indicators_to_buy(cfg, companies, shares,
+                                                                       seat, c)):
+            options[n, OPT_A] = c
+            n += 1
     c = options[choose(BUY, seat, -1, options, n, policy_ids[seat], knobs, cfg, players,
                        companies, shares, board, adjacency, last_turn, rng), OPT_A]
-    if c != NONE:
-        before = players[seat, CASH]
-        old = companies[c, PRESIDENT]
-        price = buy_share(players, companies, shares, seat, c)
-        n_events = record(trace, n_events, EV_BUY, turn, seat, c, price, before,
-                          players[seat, CASH])
-        if companies[c, PRESIDENT] != old:
-            n_events = record(trace, n_events, EV_PRESIDENT, turn, seat, c, old, 0, 0)
-    return n_events
+    if c == NONE:
+        return n_events
+    before = players[seat, CASH]
+    old = companies[c, PRESIDENT]
+    price = buy_share(cfg, players, companies, shares, seat, c)
+    n_events = record(trace, n_events, EV_BUY, turn, seat, c, price, before, players[seat, CASH])
+    if companies[c, PRESIDENT] == old:
+        return n_events
+    n_events = record(trace, n_events, EV_PRESIDENT, turn, seat, c, old, 0, 0)
+    return expand_on_taking_office(cfg, board, adjacency, companies, shares, players, c, knobs,
+                                   policy_ids, rng, options, turn, trace, n_events, last_turn)
+
+
+@njit(cache=True)
+def trade(cfg, board, adjacency, companies, shares, players, seat, knobs, policy_ids, rng,
+          options, turn, trace, n_events, last_turn):
+    """Round, steps 2 and 3 — sell one share if chosen, then buy one share if chosen."""
+    n_events = sell_step(cfg, board, adjacency, companies, shares, players, seat, knobs,
+                         policy_ids, rng, options, turn, trace, n_events, last_turn)
+    return buy_step(cfg, board, adjacency, companies, shares, players, seat, knobs, policy_ids,
+                    rng, options, turn, trace, n_events, last_turn)
 
 
 @njit(cache=True)
@@ -342,7 +436,11 @@ def play_game(cfg, deck, adjacency, knobs, seed, policy_ids, out_game, out_playe
     """One whole game.  Writes the games row (out_game int64[N_GAME_OUT] + out_company_game
     int64[n_companies] values) and the players rows (out_players int64[n_players,
     N_PLAYER_OUT], out_company_players int64[n_players, 2 * n_companies]: shares then
-    presidencies).  Returns the number of trace rows written."""
+    presidencies).  Returns the number of trace rows written.
+
+    Preparation: each turn deals cards and M.U., the starter plays the first round and play
+    passes to the left (seat + 1); the next turn's starter sits to the left of this one's.
+    Every player plays one round per card dealt."""
     n_players = cfg[CFG_PLAYERS]
     n_companies = cfg[CFG_COMPANIES]
     rng = rng_new(seed)
@@ -402,6 +500,7 @@ def score_game(players, companies, shares, rounds, turns, out_game, out_players,
         row[P_RECEIVED], row[P_EXPANSIONS] = players[p, MONEY_RECEIVED], players[p, EXPANSIONS]
         row[P_PLACED], row[P_PROTECTED] = players[p, PLACED], players[p, PROTECTED_PLAYS]
         row[P_GROWN], row[P_DISCARDED] = players[p, GROWN], players[p, DISCARDED]
+        row[P_EMPTY_EXPANSIONS] = players[p, EMPTY_EXPANSIONS]
         n_events = record(trace, n_events, EV_SCORE, turns, p, players[p, CASH], holdings, score, 0)
         if score > best:
             best, n_best = score, 1

@@ -12,7 +12,7 @@ from simulator.games.ekonos import engine
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import RulesError, require
 
-ENGINE_VERSION = "ekonos-1"
+ENGINE_VERSION = "ekonos-2"
 
 
 def board_adjacency(layout: list[str]) -> np.ndarray:
@@ -76,9 +76,11 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cfg[CFG_GROWTH_SMALL], cfg[CFG_GROWTH_LARGE] = companies["growth_small"], companies["growth_large"]
     cfg[CFG_EXPAND_SMALL], cfg[CFG_EXPAND_LARGE] = companies["expand_small"], companies["expand_large"]
     cfg[CFG_COMPANIES] = len(companies["names"])
+    cfg[CFG_REPLACED_RETURN] = companies["replaced_markers_return"]
+    cfg[CFG_PRESIDENCY_INDICATOR] = rules["shares"]["presidency_uses_indicator"]
     deck = np.array(rules["deck"]["cards"], dtype=np.int64)
     adjacency = board_adjacency(rules["board"]["layout"])
-    knobs = policy_knobs(rules, policies.POLICIES, policies.KNOBS)
+    knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
     return cfg, deck, adjacency, knobs
 
 
@@ -100,7 +102,8 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
         games[f"company{c}_value"] = company_games[:, c].astype(np.int16)
     names = ("score", "won", "cash", "holdings_value", "shares_bought", "shares_sold",
              "spent_on_shares", "received_from_sales", "money_dealt", "expansions",
-             "markers_placed", "markers_protected", "growth_raised", "cards_discarded")
+             "markers_placed", "markers_protected", "growth_raised", "cards_discarded",
+             "expansions_empty")
     players = {name: out_players[:, :, i] for i, name in enumerate(names)}
     players["won"] = players["won"].astype(bool)
     for name in names[2:]:
@@ -123,40 +126,52 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
 
 def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> list[str]:
     """A readable play-by-play of one game."""
+    return [describe(row, rules) for row in trace_game(params, seed, seat_policies).tolist()]
+
+
+def describe(row, rules: dict) -> str:
+    """One trace row (``[event, turn, seat, a, b, c, d]``, see state.py) as a line of text."""
+    event, turn, seat, a, b, c, d = row
     names = rules["companies"]["names"]
-    lines = []
-    for event, turn, seat, a, b, c, d in trace_game(params, seed, seat_policies).tolist():
-        who = f"seat {seat}"
-        if event == EV_TURN:
-            lines.append(f"== turn {turn + 1}, seat {seat} starts")
-        elif event == EV_DEAL:
-            lines.append(f"turn {turn + 1} {who}: dealt {b} cards and {a} M.U. (cash {c - a}→{c})")
-        elif event == EV_PLACE:
-            lines.append(f"turn {turn + 1} {who}: places a {names[a]} marker on space {b}")
-        elif event == EV_PROTECT:
-            lines.append(f"turn {turn + 1} {who}: protects the {names[a]} marker on space {b}")
-        elif event == EV_GROW:
-            lines.append(f"turn {turn + 1} {who}: raises {names[a]} growth to {b}")
-        elif event == EV_EXPAND_WAIT:
-            lines.append(f"turn {turn + 1} {who}: president of {names[a]} waits at growth {b}")
-        elif event == EV_EXPAND:
-            replaced = f", replacing {names[c]}" if c >= 0 else ""
-            lines.append(f"turn {turn + 1} {who}: expands {names[a]} to space {b}{replaced}")
-        elif event in (EV_SELL, EV_BUY):
-            verb = "sells" if event == EV_SELL else "buys"
-            lines.append(f"turn {turn + 1} {who}: {verb} a {names[a]} share for {b} (cash {c}→{d})")
-        elif event == EV_PRESIDENT:
-            lines.append(f"turn {turn + 1}: seat {seat} becomes president of {names[a]}")
-        elif event == EV_DISCARD:
-            lines.append(f"turn {turn + 1} {who}: discards card {a} (no function can act)")
-        elif event == EV_SCORE:
-            lines.append(f"final {who}: cash {a} + holdings {b} = score {c}")
-    return lines
+    at = f"turn {turn + 1} seat {seat}:"
+    if event == EV_TURN:
+        return f"== turn {turn + 1}, seat {seat} starts"
+    if event == EV_DEAL:
+        return f"{at} dealt {b} cards and {a} M.U. (cash {c - a}→{c})"
+    if event == EV_PLACE:
+        return f"{at} places a marker of {names[a]} on space {b}"
+    if event == EV_PROTECT:
+        return f"{at} protects the marker of {names[a]} on space {b}"
+    if event == EV_GROW:
+        return f"{at} raises {names[a]} growth to {b}"
+    if event == EV_EXPAND_WAIT:
+        why = " (nothing can be placed)" if c else ""
+        return f"{at} president of {names[a]} waits at growth {b}{why}"
+    if event == EV_EXPAND and c == EMPTY:
+        return f"{at} expands {names[a]} to space {b}"
+    if event == EV_EXPAND:
+        gone_to = "its supply" if rules["companies"]["replaced_markers_return"] else "out of the game"
+        return f"{at} expands {names[a]} to space {b}, replacing {names[c]} (back to {gone_to})"
+    if event == EV_EXPAND_EMPTY:
+        why = (f"no {names[a]} marker left in supply" if b == NO_SUPPLY
+               else f"no free or unprotected space next to {names[a]}")
+        return f"{at} president of {names[a]} expands but places nothing ({why}); growth back to 0"
+    if event in (EV_SELL, EV_BUY):
+        verb = "sells" if event == EV_SELL else "buys"
+        return f"{at} {verb} a share of {names[a]} for {b} (cash {c}→{d})"
+    if event == EV_PRESIDENT and seat == NONE:
+        why = "its last share was sold" if c == 0 else "no holder has an indicator to show it"
+        return f"turn {turn + 1}: {names[a]} has no president ({why})"
+    if event == EV_PRESIDENT:
+        return f"turn {turn + 1}: seat {seat} becomes president of {names[a]}"
+    if event == EV_DISCARD:
+        return f"{at} discards card {a} (no function can act)"
+    return f"final seat {seat}: cash {a} + holdings {b} = score {c}"   # EV_SCORE
 
 
 GAME = Game(
     name="ekonos", engine_version=ENGINE_VERSION, player_counts=range(3, 7), default_players=4,
-    chunk_size=20_000, length_unit="turns", policies=policies.POLICIES, check=check,
+    chunk_size=20_000, length_unit="turns", policies=policies.POLICIES, knob_names=policies.KNOBS, check=check,
     prepare=prepare, play=play, replay=replay,
     categories={"end_reason": ("final_turn",)},
 )

@@ -88,9 +88,6 @@ def check(rules: dict) -> None:
     require(rules, "objects", n_objects >= 8 * turn["hand_max"] // 2,
             f"{n_objects} object cards are too few for 8 hands")
     check_board(rules, board, setup)
-    for name in rules.get("policies", {}):
-        require(rules, f"policies.{name}", name in [p.name for p in policies.POLICIES],
-                "unknown policy")
 
 
 def check_board(rules: dict, board: dict, setup: dict) -> None:
@@ -175,7 +172,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
     for name, beaten in rules["combat"]["beats"].items():
         for b in beaten:
             beats[COMBAT_NAMES.index(name), COMBAT_NAMES.index(b)] = 1
-    knobs = policy_knobs(rules, policies.POLICIES, policies.KNOBS)
+    knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
     timeline_rounds = cfg[CFG_ROUND_CAP] if rules["game"]["round_timeline"] else 0
     return cfg, cells, rollers, cards, tcards, beats, knobs, np.int64(timeline_rounds)
 
@@ -364,7 +361,7 @@ def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> 
 
 GAME = Game(
     name="karmaggan", engine_version=ENGINE_VERSION, player_counts=range(2, 9), default_players=4,
-    chunk_size=10_000, length_unit="rounds", policies=policies.POLICIES, check=check,
+    chunk_size=10_000, length_unit="rounds", policies=policies.POLICIES, knob_names=policies.KNOBS, check=check,
     prepare=prepare, play=play, replay=replay,
     categories={"end_reason": END_REASONS}, timelines=("rounds",),
 )

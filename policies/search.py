@@ -1,0 +1,111 @@
+"""The game-independent parts of the `search` player: determinized flat Monte Carlo.
+
+At a decision, the candidates are the ``top_k`` options with the best scores by the rollout
+policy's own scorer; ``rollouts`` playouts are spread over them round-robin, each from a copy
+of the game in which everything the deciding seat cannot know has been re-drawn from the
+game's ``SEARCH`` stream; the candidate with the best mean outcome is played.
+
+Why flat Monte Carlo rather than a tree search (UCT): the three games are stochastic and hide
+information, so every playout starts from a fresh determinization; with a few hundred playouts
+a tree would stay a level or two deep and its statistics would be dominated by that noise.
+Flat Monte Carlo over a pruned option list with a scripted rollout policy is the standard
+strong baseline for such games, cheap, and exactly reproducible.
+
+Each game's engine supplies the rest (copying its state, replaying a step up to the decision,
+re-drawing hidden information, its outcome and margin scale); see its ``search`` module.
+"""
+
+import numpy as np
+from numba import njit
+
+from simulator.rng import DICE, POLICY, SEARCH, SETUP, mix64, rng_next, shuffle
+
+# knobs of [policies.search], appended to each game's KNOBS
+SEARCH_KNOBS = ("rollouts", "rollout_policy", "horizon", "top_k")
+MARGIN_WEIGHT = 0.1   # a win always outweighs any margin: values lie in [-0.1, 1.1]
+RESEED_SALT = np.uint64(0x6A09E667F3BCC909)
+
+
+@njit(cache=True)
+def win_share(scores, n_players, seat):
+    """1 for a sole best score, 1/k when k seats tie for the best, else 0."""
+    best = scores[0]
+    for p in range(1, n_players):
+        best = max(best, scores[p])
+    if scores[seat] < best:
+        return 0.0
+    tied = 0
+    for p in range(n_players):
+        tied += scores[p] == best
+    return 1.0 / tied
+
+
+@njit(cache=True)
+def outcome_value(share, margin, scale):
+    """Win first, then margin: ``share`` plus MARGIN_WEIGHT × the margin over ``scale``,
+    clipped to [-1, 1] (``margin`` is the seat's score minus the best other score)."""
+    return share + MARGIN_WEIGHT * min(1.0, max(-1.0, margin / scale))
+
+
+@njit(cache=True)
+def margin_to_best_other(scores, n_players, seat):
+    best_other = -np.inf
+    for p in range(n_players):
+        if p != seat:
+            best_other = max(best_other, scores[p])
+    return scores[seat] - best_other
+
+
+@njit(cache=True)
+def top_k(scores, n, k, out):
+    """Indices of the ``k`` highest of ``scores[:n]`` into ``out``, best first (ties: lower
+    index first); returns how many (min(n, k), at least 1 when n >= 1)."""
+    m = min(n, max(k, 1))
+    for r in range(m):
+        best = -1
+        for i in range(n):
+            taken = False
+            for q in range(r):
+                if out[q] == i:
+                    taken = True
+                    break
+            if not taken and (best < 0 or scores[i] > scores[best]):
+                best = i
+        out[r] = best
+    return m
+
+
+@njit(cache=True)
+def best_mean(sums, counts, m):
+    """Index of the candidate with the highest mean value among ``m`` (ties: the earlier one,
+    i.e. the better scripted score)."""
+    best, best_value = 0, -np.inf
+    for c in range(m):
+        if counts[c] > 0 and sums[c] / counts[c] > best_value:
+            best, best_value = c, sums[c] / counts[c]
+    return best
+
+
+@njit(cache=True)
+def rollout_seed(real_rng):
+    """A fresh seed for one rollout, from the real game's SEARCH stream (the only stream of the
+    real game a search draws from)."""
+    return rng_next(real_rng, SEARCH)
+
+
+@njit(cache=True)
+def reseed_chance(work_rng, seed):
+    """Re-seed a copied game's setup, dice and policy streams from ``seed``, so a rollout's
+    future never comes from the real game's streams."""
+    for stream in (SETUP, DICE, POLICY, SEARCH):
+        work_rng[stream] = mix64(seed ^ (np.uint64(stream + 1) * RESEED_SALT))
+
+
+@njit(cache=True)
+def redeal(items, n, rng):
+    """Sort ``items[:n]`` (the cards a seat cannot see) into a canonical order, then shuffle
+    them with the (re-seeded) setup stream: the result depends only on which cards are unseen,
+    never on their real hidden order."""
+    view = items[:n]
+    view.sort()
+    shuffle(rng, SETUP, view)
