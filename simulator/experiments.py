@@ -27,9 +27,11 @@ from simulator.metrics import GROUP_COLUMNS, Outcomes
 from simulator.rng import game_seeds
 from simulator.rules import RulesError, lookup, merge, nest
 from simulator.runner import Plan, Progress, Variant, Workers, seat_policy_ids
+from simulator.seating import Seating, team_mode
 
 HELD_OUT = 1 << 40     # game ids from here on are kept for final, held-out comparisons
 NOT_SCRIPTED = ("random", "search")   # built-ins that are not a scripted field policy
+MAX_BLOCK = 24         # batches round up to whole rounds of at most this many seat orders
 
 
 @dataclass(frozen=True)
@@ -43,16 +45,19 @@ class Design:
     def n_players(self) -> int:
         return len(self.lineup)
 
+    def block(self, rules: dict) -> int:
+        """Games per whole round of seat orders: batches of this many games seat every policy
+        equally often (the number of distinct orders, when small; else one per seat)."""
+        orders = Seating.of(self.lineup, teams=team_mode([rules])).orders
+        return len(orders) if orders is not None and len(orders) <= MAX_BLOCK else self.n_players
+
 
 def seated_plan(design: Design, rules: dict) -> Plan:
     """A plan seating ``design.lineup`` the way ``balsim run`` does by default, so that
     :func:`simulator.runner.seat_policy_ids` gives every game's seat order."""
-    plan = Plan(game=design.game, n_games=0, n_players=design.n_players,
+    return Plan(game=design.game, n_games=0, n_players=design.n_players,
                 seats=list(design.lineup), seed=design.seed, chunk_size=1,
                 variants=[Variant("candidate", rules)])
-    if hasattr(plan, "rotate_seats"):
-        plan.rotate_seats = True   # the runner's rotation, until balanced seat orders land
-    return plan
 
 
 def play_chunk(design: Design, rules: dict, params: tuple, game_ids: np.ndarray) -> Outcomes:

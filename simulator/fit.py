@@ -134,23 +134,23 @@ def fit(lab: Lab, rules: dict, design: Design, keys: list[KeyRange], metric_name
     seated = {**probe.labels, "policy": tuple(dict.fromkeys(design.lineup))}
     metric = parse_metric(metric_name, seated, probe.end_reasons)
     evaluations: list[Evaluation] = []
+    block = design.block(rules)
     if len(keys) == 1 and keys[0].integer and len(keys[0].values()) <= GRID_MAX:
         finalists = [{keys[0].key: v} for v in keys[0].values()]
         race_budget = budget
     else:
         finalists = search_stage(lab, design, candidate, keys, metric, target,
-                                 int(budget * SEARCH_SHARE), seed, evaluations)
+                                 int(budget * SEARCH_SHARE), seed, evaluations, block)
         race_budget = budget - lab.played
     best, estimate, decided = race(lab, design, candidate, finalists, metric, target,
-                                   race_budget, evaluations)
+                                   race_budget, evaluations, block)
     return FitResult(metric_name, target, keys, best, estimate, evaluations, lab.played, decided)
 
 
-def search_stage(lab, design, candidate, keys, metric, target, budget, seed, evaluations):
+def search_stage(lab, design, candidate, keys, metric, target, budget, seed, evaluations, block):
     """CMA-ES on the distance to the target; returns the candidates to race."""
     population = population_size(len(keys))
-    per_candidate = round_to(max(MIN_BATCH, budget // (population * GENERATIONS)),
-                             design.n_players)
+    per_candidate = round_to(max(MIN_BATCH, budget // (population * GENERATIONS)), block)
     generations = max(1, budget // (population * per_candidate))
     batches = iter(range(generations))
 
@@ -181,10 +181,10 @@ def neighbours(values: dict, keys: list[KeyRange]) -> list[dict]:
     return out
 
 
-def race(lab, design, candidate, finalists, metric: Metric, target, budget, evaluations):
+def race(lab, design, candidate, finalists, metric: Metric, target, budget, evaluations, block):
     """Successive elimination on paired distances; returns (best values, its estimate,
     whether it was the last one left)."""
-    batch = round_to(max(MIN_BATCH, budget // (len(finalists) * RACE_ROUNDS)), design.n_players)
+    batch = round_to(max(MIN_BATCH, budget // (len(finalists) * RACE_ROUNDS)), block)
     alive = list(range(len(finalists)))
     games: dict[int, list[Outcomes]] = {i: [] for i in alive}
     spent, round_no, last = 0, 0, {}

@@ -113,13 +113,14 @@ def line_up(rules: dict, name: str, field_names: list[str], n_players: int) -> t
                  for pos in range(n_players))
 
 
-def plan_budget(budget: int, n_dims: int, n_players: int, per_candidate: int | None):
-    """``(generations, games per candidate, held-out games per side)`` within ``budget``."""
+def plan_budget(budget: int, n_dims: int, block: int, per_candidate: int | None):
+    """``(generations, games per candidate, held-out games per side)`` within ``budget``;
+    batches are whole ``block``s of seat orders."""
     population = population_size(n_dims)
-    held_out = round_to(max(MIN_GAMES, int(budget * HELD_OUT_SHARE)), n_players)
+    held_out = round_to(max(MIN_GAMES, int(budget * HELD_OUT_SHARE)), block)
     search = budget - 2 * held_out
     per_candidate = round_to(per_candidate or max(MIN_GAMES, search // (population * GENERATIONS)),
-                             n_players)
+                             block)
     generations = search // (population * per_candidate)
     if generations < 1:
         need = population * per_candidate + 2 * held_out
@@ -145,12 +146,12 @@ def tune(lab: Lab, rules: dict, policy: str, n_players: int, budget: int, seed: 
     if name in {p.name for p in game.policies} or name in field_names:
         raise UserError(f"the tuned set needs a new name, not '{name}'")
     space = knob_space(game, rules, policy)
-    generations, per_candidate, held_out = plan_budget(budget, len(space), n_players,
+    design = Design(game.name, line_up(rules, name, field_names, n_players), seed)
+    generations, per_candidate, held_out = plan_budget(budget, len(space), design.block(rules),
                                                        games_per_candidate)
     description = f"{policy} tuned against {', '.join(field_names)} ({n_players} players)"
     candidate = lambda knobs: with_knob_set(rules, name, base, description, knobs)  # noqa: E731
     before = {d.name: d.start for d in space}
-    design = Design(game.name, line_up(rules, name, field_names, n_players), seed)
     probe = lab.probe(design, candidate(before))
     objective = probe.metric(f"win_rate:policy={name}")
     tie_break = probe.metric(f"outscore:policy={name}")

@@ -28,12 +28,14 @@ def test_outcomes_do_not_depend_on_the_number_of_workers():
 
 def test_seat_orders_are_balanced_over_a_block_of_games():
     design = Design("ekonos", LINEUP, seed=3)
+    block = design.block(EKONOS.rules())
+    assert block == 24          # four distinct policies: 4! seat orders
     with Lab(EKONOS, jobs=1) as lab:
-        (o,) = lab.play(design, [EKONOS.rules()], np.arange(0, 400))
+        (o,) = lab.play(design, [EKONOS.rules()], np.arange(0, 5 * block))
     codes, labels = o.groups["policy"]
     for name in LINEUP:
         seats = (codes == labels.index(name)).sum(axis=0)
-        assert seats.tolist() == [100, 100, 100, 100]
+        assert seats.tolist() == [30, 30, 30, 30]
 
 
 def test_a_candidate_the_checks_refuse_stops_before_any_game():
