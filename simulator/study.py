@@ -44,8 +44,7 @@ DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
 
 def study_seats(game, n_players: int) -> list[str]:
     """Seat policies: the scripted policies in turn (random only when a game has no other)."""
-    names = [p.name for p in sorted(game.policies, key=lambda p: p.id) if p.name != "random"]
-    names = names or ["random"]
+    names = game.scripted_policies or ["random"]
     return [names[i % len(names)] for i in range(n_players)]
 
 
