@@ -6,7 +6,10 @@ STAMP := $(VENV)/.installed
 # compiled kernels, one subfolder per version of the sources
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 
-.PHONY: run test bench mutants clean
+# the report's browser test renders it in headless Chromium (Debian's package)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test bench mutants tuned clean browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +20,15 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/balsim study --out runs --report reports/study.html
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/python -m pytest
+
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing chromium (apt) for the report's browser test"; \
+	  ( $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install \
+	    -y -qq --no-install-recommends chromium ) >.chromium-install.log 2>&1 \
+	  || { cat .chromium-install.log; exit 1; }; rm -f .chromium-install.log; }
 
 bench: $(STAMP)
 	$(BIN)/balsim bench ekonos
@@ -28,6 +38,12 @@ bench: $(STAMP)
 # every listed rule mutation (tests/mutants/<game>.toml) must make a rule test fail
 mutants: $(STAMP)
 	$(BIN)/python tests/mutants/run.py
+
+# the tuned knob sets of the default rules: copy each file's tables into the game's rules.toml
+tuned: $(STAMP)
+	$(BIN)/balsim tune ekonos --all -p 4 --budget 400000 --out tuned/ekonos.toml --force
+	$(BIN)/balsim tune karnaxis --all -p 4 --budget 400000 --out tuned/karnaxis.toml --force
+	$(BIN)/balsim tune karmaggan --all -p 4 --budget 200000 --out tuned/karmaggan.toml --force
 
 clean:
 	rm -rf $(VENV) .numba_cache runs

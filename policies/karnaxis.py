@@ -1,4 +1,5 @@
-"""Karnaxis policies: which character, which action squares, what to trade, what to study.
+"""Karnaxis policies: which character, which action squares, what to trade, what to study,
+whether to use a Karnaxis card now or save it.
 
 Every scripted policy values each legal option in dollars with the same reading of the game
 (a job is worth its remaining salary, a business its remaining income, a share its expected
@@ -12,11 +13,12 @@ from numba import njit
 from policies.common import RANDOM, behaviour, pick_best, pick_random
 from simulator.game import Policy
 from simulator.games.karnaxis.state import (
-    ACT_ADVERTISE, ACT_BUSINESS, ACT_COLLEGE, ACT_FRANCHISE, ACT_JOB_SEARCH, ACT_KARNAXIS,
-    ACT_MARKET, ACT_RETIREMENT, ACT_STUDY, ACT_UNEMPLOYMENT, ACT_WORK, ACTIVE, ATTR,
-    B_ATTR, B_GROWTH, B_LEVEL, C_ATTR, C_KARNAXIS, CASH, CFG_ACCOUNTANT_COST,
-    CFG_EXTRA_TOKEN, CFG_YEARS, COLLEGE, D_ACTION, D_ATTRIBUTE, D_CHARACTER,
+    ACCOUNTANT, ACT_ADVERTISE, ACT_BUSINESS, ACT_COLLEGE, ACT_FRANCHISE, ACT_JOB_SEARCH,
+    ACT_KARNAXIS, ACT_MARKET, ACT_RETIREMENT, ACT_STUDY, ACT_UNEMPLOYMENT, ACT_WORK, ACTIVE, ATTR,
+    B_ATTR, B_GROWTH, BUSINESS_LEVEL, C_ATTR, C_KARNAXIS, CASH, CFG_ACCOUNTANT_COST,
+    CFG_EXTRA_TOKEN, CFG_YEARS, COLLEGE, CU_SAVE, D_ACTION, D_ATTRIBUTE, D_CARD, D_CHARACTER,
     D_MARKET, FUND, GROWTH, INCOME, INSURED, J_ATTR, J_AVAILABLE, J_COLLEGE, J_SALARY,
+    KE_FORGIVE, KE_TAX_FREE,
     JOB, JOB_B, K_BUSINESSES, K_CASH, K_COLLEGE, K_DIVIDENDS, K_FRANCHISES, K_GROWTH, K_INCOME,
     K_JOB, K_JOBS, K_LEVEL, K_RETIREMENT, K_SALARY, K_SHARES, LOANS, MK_ACCOUNTANT,
     MK_DONE, MK_INSURANCE, MK_SELL, N_ATTR, NONE, OPT_A, OPT_ACTION, OPT_B, OPT_COST,
@@ -33,10 +35,10 @@ POLICIES = (
 )
 KNOBS = ("college_target", "university_value", "job_weight", "business_weight", "stock_weight",
          "buy_below", "sell_at", "borrow_limit", "borrow_penalty", "retirement_weight",
-         "insurance", "accountant_income", "card_value", "study_value")
+         "insurance", "accountant_income", "card_value", "study_value", "tax_free_at")
 (COLLEGE_TARGET, UNIVERSITY_VALUE, JOB_WEIGHT, BUSINESS_WEIGHT, STOCK_WEIGHT, BUY_BELOW, SELL_AT,
  BORROW_LIMIT, BORROW_PENALTY, RETIREMENT_WEIGHT, INSURANCE, ACCOUNTANT_INCOME, CARD_VALUE,
- STUDY_VALUE) = range(1, 15)  # knobs table columns (column 0: the behaviour)
+ STUDY_VALUE, TAX_FREE_AT) = range(1, 16)  # knobs table columns (column 0: the behaviour)
 
 NO = -1.0e12          # an option the policy refuses (still legal; chosen only if all are refused)
 MUST = 1.0e9          # Go To Work / a better job as the first action of a job holder
@@ -59,6 +61,28 @@ def held_salary(jobs, players, p):
         if j >= 0:
             best = max(best, jobs[j, J_SALARY])
     return best
+
+
+@njit(cache=True)
+def expected_income(jobs, players, p):
+    """This year's income as the player can foresee it: the best salary held plus the
+    business income after this year's growth."""
+    return held_salary(jobs, players, p) + players[p, INCOME] + players[p, GROWTH]
+
+
+@njit(cache=True)
+def bracket_of(tables, income):
+    b = 0
+    while b < tables[T_LEN, T_BRACKET_MAX] and income > tables[T_BRACKET_MAX, b]:
+        b += 1
+    return b
+
+
+@njit(cache=True)
+def smart_saving(tables, income):
+    """Tax an accountant saves on ``income``."""
+    b = bracket_of(tables, income)
+    return tables[T_TAX_STANDARD, b] - tables[T_TAX_SMART, b]
 
 
 @njit(cache=True)
@@ -101,12 +125,9 @@ def market_value(cfg, tables, jobs, players, stocks, shares, p, knobs, pid, year
     value = 0.0
     if knobs[pid, INSURANCE] > 0 and players[p, INSURED] == 0 and years_left > 1:
         value += 6000.0 * knobs[pid, INSURANCE]
-    expected = held_salary(jobs, players, p) + players[p, INCOME] + players[p, GROWTH]
+    expected = expected_income(jobs, players, p)
     if expected >= knobs[pid, ACCOUNTANT_INCOME] > 0:
-        b = 0
-        while b < tables[T_LEN, T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
-            b += 1
-        value += tables[T_TAX_STANDARD, b] - tables[T_TAX_SMART, b] - cfg[CFG_ACCOUNTANT_COST]
+        value += smart_saving(tables, expected) - cfg[CFG_ACCOUNTANT_COST]
     for s in range(stocks.shape[0]):
         if stocks[s, ACTIVE] == 1:
             v = stocks[s, VALUE]
@@ -176,7 +197,7 @@ def action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, p, opt
         elif action == ACT_BUSINESS:
             v = knobs[pid, BUSINESS_WEIGHT] * income_stream(biz[a, B_GROWTH], years_left) - cost - penalty
         elif action == ACT_FRANCHISE:
-            g = tables[T_FRANCHISE_GROWTH, biz[a, B_LEVEL] - 1]
+            g = tables[T_FRANCHISE_GROWTH, players[a, BUSINESS_LEVEL] - 1]
             v = knobs[pid, BUSINESS_WEIGHT] * income_stream(g, years_left) - cost - penalty
         elif action == ACT_ADVERTISE:
             g = tables[T_AD_GROWTH, a]
@@ -190,7 +211,7 @@ def market_scores(cfg, tables, jobs, players, board, stocks, p, options, n, knob
     years_left = cfg[CFG_YEARS] - board[YEAR] + 1
     cash, loans = players[p, CASH], players[p, LOANS]
     limit, per_dollar = knobs[pid, BORROW_LIMIT], knobs[pid, BORROW_PENALTY]
-    expected = held_salary(jobs, players, p) + players[p, INCOME] + players[p, GROWTH]
+    expected = expected_income(jobs, players, p)
     for i in range(n):
         kind, s, count = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_B]
         cost = options[i, OPT_COST]
@@ -205,10 +226,7 @@ def market_scores(cfg, tables, jobs, players, board, stocks, p, options, n, knob
                 v = 1.0
         elif kind == MK_ACCOUNTANT:
             if knobs[pid, ACCOUNTANT_INCOME] > 0 and expected >= knobs[pid, ACCOUNTANT_INCOME]:
-                b = 0
-                while b < tables[T_LEN, T_BRACKET_MAX] and expected > tables[T_BRACKET_MAX, b]:
-                    b += 1
-                v = tables[T_TAX_STANDARD, b] - tables[T_TAX_SMART, b] - cost - penalty
+                v = smart_saving(tables, expected) - cost - penalty
         elif kind == MK_SELL:
             price = stocks[s, VALUE]
             if years_left == 1 or (knobs[pid, SELL_AT] > 0 and price >= knobs[pid, SELL_AT]):
@@ -218,6 +236,28 @@ def market_scores(cfg, tables, jobs, players, board, stocks, p, options, n, knob
             if knobs[pid, STOCK_WEIGHT] > 0 and years_left > 1 and price <= knobs[pid, BUY_BELOW]:
                 v = (knobs[pid, STOCK_WEIGHT] * (knobs[pid, BUY_BELOW] + 1 - price) * 1000.0 * count
                      - penalty)
+        scores[i] = v
+
+
+@njit(cache=True)
+def card_scores(cfg, tables, jobs, players, board, p, options, n, knobs, pid, scores):
+    """Buy Karnaxis Card: use a card now (1) or keep it (0).  A tax-free card waits for a year
+    whose foreseen tax reaches the tax_free_at knob, a loan-forgiving card for loans to
+    forgive; in the last year every card is used (a saved card is worth nothing at the end)."""
+    last = board[YEAR] >= cfg[CFG_YEARS]
+    for i in range(n):
+        effect, value = options[i, OPT_B], options[i, OPT_COST]
+        v = 1.0
+        if options[i, OPT_ACTION] == CU_SAVE:
+            v = 0.0
+        elif last:
+            v = 1.0
+        elif effect == KE_TAX_FREE:
+            income = expected_income(jobs, players, p)
+            table = T_TAX_SMART if players[p, ACCOUNTANT] == 1 else T_TAX_STANDARD
+            v = 1.0 if tables[table, bracket_of(tables, income)] >= knobs[pid, TAX_FREE_AT] else -1.0
+        elif effect == KE_FORGIVE:
+            v = 1.0 if players[p, LOANS] >= value else -1.0
         scores[i] = v
 
 
@@ -251,6 +291,8 @@ def choose(kind, seat, n, policy_id, cfg, tables, chars, jobs, biz, knobs, playe
     elif kind == D_MARKET:
         market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, knobs, policy_id,
                       scores)
+    elif kind == D_CARD:
+        card_scores(cfg, tables, jobs, players, board, seat, options, n, knobs, policy_id, scores)
     else:  # D_REROLL: re-roll a falling stock
         for i in range(n):
             scores[i] = 1.0 if (options[i, OPT_ACTION] == 1) == (options[i, OPT_A] < 0) else 0.0

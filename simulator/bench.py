@@ -19,11 +19,12 @@ MAX_GAMES = 10**9        # bench -n: games are played chunk by chunk, so only ti
 
 
 def bench(game: Game, rules: dict, seats: list[str], n_games: int | None, store: bool,
-          rotate: bool) -> list[str]:
+          fixed_seats: bool) -> list[str]:
     """Lines of a benchmark report: compile/cache time, then a timed run on one core."""
     n_players = len(seats)
     plan = Plan(game=game.name, n_games=0, n_players=n_players, seats=seats, seed=1,
-                chunk_size=game.chunk_size, variants=[Variant("base", rules)], rotate_seats=rotate)
+                chunk_size=game.chunk_size, variants=[Variant("base", rules)],
+                fixed_seats=fixed_seats)
     params = game.prepare(rules, n_players)
 
     decisions = 0

@@ -31,6 +31,7 @@ from simulator import store
 from simulator.errors import Fault, Interrupted, UserError
 from simulator.game import Game, get_game
 from simulator.rng import game_seeds
+from simulator.seating import Seating, neighbour, team_mode
 
 MAX_PARTS = 100_000      # parts per table: keeps the task list and the manifest small
 MAX_CHUNK = 100_000      # games per task: a chunk's output arrays must fit in memory
@@ -48,11 +49,11 @@ class Plan:
     game: str
     n_games: int
     n_players: int
-    seats: list[str]                 # policy name of each seat (before rotation)
+    seats: list[str]                 # the line-up: policy of each seat before seating
     seed: int
     chunk_size: int
     variants: list[Variant]
-    rotate_seats: bool = False
+    fixed_seats: bool = False        # True: the line-up as listed; else balanced orders
     until_ci: float | None = None    # stop once every win-rate interval is narrower than this
 
     @property
@@ -75,14 +76,17 @@ def plan_policies(game: Game, plan: Plan) -> tuple:
     return game.policy_set(plan.variants[0].rules if plan.variants else None)
 
 
+def plan_seating(plan: Plan) -> Seating:
+    """The plan's seating design (see :mod:`simulator.seating`)."""
+    return Seating.of(plan.seats, plan.fixed_seats, team_mode(v.rules for v in plan.variants))
+
+
 def seat_policy_ids(game: Game, plan: Plan, game_ids: np.ndarray) -> np.ndarray:
-    """int8[n, n_players]: seat s of game g plays seats[(s + g) % n] when rotating."""
+    """int8[n, n_players]: the policy id at each seat of each game under the plan's seating."""
     ids = {p.name: p.id for p in plan_policies(game, plan)}
-    base = np.array([ids[name] for name in plan.seats], dtype=np.int8)
-    if not plan.rotate_seats:
-        return np.broadcast_to(base, (len(game_ids), plan.n_players)).copy()
-    shift = (np.arange(plan.n_players)[None, :] + game_ids[:, None]) % plan.n_players
-    return base[shift]
+    lineup = np.array([ids[name] for name in plan.seats], dtype=np.int8)
+    positions = plan_seating(plan).positions(game_seeds(plan.seed, game_ids), game_ids)
+    return lineup[positions]
 
 
 def strings(labels, codes) -> pa.Array:
@@ -144,6 +148,8 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
                "score": pa.array(score.reshape(-1)),
                "rank": pa.array(ranks(score).reshape(-1)),
                "won": pa.array(pl["won"].astype(bool).reshape(-1))}
+    if p > 1:  # the seat that plays just before: neighbour effects (simulator.analysis.neighbours)
+        players["left_policy"] = strings(policy_names, neighbour(seat_ids).reshape(-1))
     players.update({k: column(k, v) for k, v in pl.items() if k not in players})
 
     tables = {"games": pa.table(games), "players": pa.table(players)}
@@ -195,7 +201,8 @@ def manifest_for(plan: Plan, game: Game, status: str) -> dict:
         "balsim_version": simulator.__version__,
         "engine_version": game.engine_version,
         "game": plan.game, "n_games": plan.n_games, "n_players": plan.n_players,
-        "seats": plan.seats, "rotate_seats": plan.rotate_seats, "seed": plan.seed,
+        "seats": plan.seats, "fixed_seats": plan.fixed_seats,
+        "seating": plan_seating(plan).record(), "seed": plan.seed,
         "chunk_size": plan.chunk_size, "until_ci": plan.until_ci,
         "length_unit": game.length_unit,
         "variants": [asdict(v) for v in plan.variants],
@@ -212,13 +219,24 @@ def plan_from_manifest(manifest: dict, where: Path | str = "the manifest") -> Pl
     try:
         fields = {k: manifest[k] for k in ("game", "n_players", "seats", "seed", "chunk_size")}
         return Plan(n_games=manifest.get("games_budget", manifest["n_games"]),
-                    rotate_seats=bool(manifest.get("rotate_seats")),
+                    fixed_seats=recorded_fixed_seats(manifest),
                     until_ci=manifest.get("until_ci"),
                     variants=[Variant(**v) for v in manifest["variants"]], **fields)
     except KeyError as e:
         raise store.StoreError(f"{where} is damaged (no {e})") from None
     except TypeError as e:
         raise store.StoreError(f"{where} is damaged ({e})") from None
+
+
+def recorded_fixed_seats(manifest: dict) -> bool:
+    """Whether a dataset seats its line-up as listed; one written with rotated seats by an older
+    balsim cannot be continued or replayed (its seat orders are no longer made)."""
+    if "fixed_seats" in manifest:
+        return bool(manifest["fixed_seats"])
+    if manifest.get("rotate_seats"):
+        raise UserError("this dataset was written with rotated seats by an older balsim; "
+                        "play it again with --force")
+    return True
 
 
 def holds_game(out: Path, manifest: dict, game_id: int, variant_index: int) -> bool:

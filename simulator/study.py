@@ -1,8 +1,8 @@
 """The default balance study: every implemented game at several player counts, then the report.
 
 ``run_study`` plays each game of :data:`simulator.game.GAME_NAMES` at the player counts of
-:data:`STUDY`, with the game's scripted policies filling the seats in turn and seats rotated
-every game (so seat and policy effects separate), writes one dataset per game and player count
+:data:`STUDY`, with the game's scripted policies filling the seats in turn and balanced seat
+orders (so seat, neighbour and policy effects separate), writes one dataset per game and player count
 under ``runs_dir`` and the playtest report to ``report_path``.  Sizes are set so the whole study
 takes a few minutes on 2 cores; tune them in :data:`STUDY`, the one place they live.
 """
@@ -73,8 +73,7 @@ def study_plans(scale: float = 1.0) -> list[tuple[str, Plan]]:
             variants = swept if n in spec.get("variant_players", ()) else swept[:1]
             plans.append((f"{name}-{n}p", Plan(game=name, n_games=n_games, n_players=n,
                                               seats=study_seats(game, n), seed=STUDY_SEED,
-                                              chunk_size=chunk, variants=variants,
-                                              rotate_seats=True)))
+                                              chunk_size=chunk, variants=variants)))
     return plans
 
 

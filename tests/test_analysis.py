@@ -34,7 +34,7 @@ def write_dataset(path: Path, game: str, n_players: int, tables: dict[str, pl.Da
         (path / name).mkdir(exist_ok=True)
         df.write_parquet(path / name / "part-00000.parquet")
     manifest = {"format": "balsim-dataset", "game": game, "n_games": int(tables["games"].height // len(variants)),
-                "n_players": n_players, "seats": [], "rotate_seats": True, "seed": 0,
+                "n_players": n_players, "seats": [], "fixed_seats": False, "seed": 0,
                 "length_unit": length_unit, "engine_version": f"{game}-synthetic",
                 "variants": [{"name": v, "rules": rules or {}, "values": {}} for v in variants],
                 "tables": list(tables), "status": "complete"}
@@ -53,8 +53,7 @@ def real_ekonos(base: Path) -> Path:
         game = get_game("ekonos")
         plan = Plan(game="ekonos", n_games=REAL_GAMES, n_players=4,
                     seats=["value_investor", "president_seeker", "market_builder", "cash_hoarder"],
-                    seed=7, chunk_size=1_000, variants=[Variant("base", game.rules())],
-                    rotate_seats=True)
+                    seed=7, chunk_size=1_000, variants=[Variant("base", game.rules())])
         execute(plan, out, jobs=1, progress=False, force=True)
     return out
 
@@ -253,6 +252,21 @@ def test_karnaxis_tax_per_bracket_and_year():
     assert by_year["mean_tax_usd"].to_list() == pytest.approx([10_000, 22_500, 35_000])
 
 
+def test_karnaxis_bracket_share_intervals_count_games_not_years():
+    # game 0: brackets 0, 0, 1, 1; game 1: 0, 0, 0, 0.  Per-game shares of bracket 0 are 0.5
+    # and 1 (mean 0.75, standard error 0.25), of bracket 1 0.5 and 0 (mean 0.25).
+    years = pl.DataFrame({"game_id": [0] * 4 + [1] * 4, "tax_bracket": [0, 0, 1, 1, 0, 0, 0, 0],
+                          "tax_paid_usd": [0] * 8})
+    table = karnaxis.tax_by_bracket(years).sort("tax_bracket")
+    assert table["share"].to_list() == [0.75, 0.25]
+    half = 1.959964 * 0.25
+    assert table["share_lo"].to_list() == pytest.approx([0.75 - half, 0.0], abs=1e-6)
+    assert table["share_hi"].to_list() == pytest.approx([1.0, 0.25 + half], abs=1e-6)
+    labelled = karnaxis.label_brackets(table, {})
+    assert labelled.columns[:2] == ["tax_bracket", "income"]
+    assert labelled["income"].to_list() == ["$0–25k", "$25–50k"]
+
+
 def test_karnaxis_smart_table_savings_from_the_rulebook_tables():
     savings = karnaxis.smart_tax_savings(karnaxis_years())
     row = savings.filter(pl.col("tax_bracket") == 2).row(0, named=True)
@@ -383,6 +397,24 @@ def test_ekonos_presidency_advantage_on_constructed_games():
     split = ekonos.score_split(players, "policy").sort("policy")
     assert split["mean_cash"].to_list() == [2.5, 3.5, 4.5]
     assert split["holdings_share"][0] == pytest.approx(7.5 / 10)
+
+
+def test_ekonos_presidency_splits_games_whose_top_value_is_tied():
+    # Game 0: company 1 alone is worth most; its president (seat 2) wins.
+    # Game 1: companies 0 and 1 tie at 5; seat 0 and seat 1 preside them, seat 1 wins.
+    # The old rule credited only the lowest-numbered company (seat 0) in game 1.
+    games = pl.DataFrame({"game_id": [0, 1], "company0_value": [3, 5], "company1_value": [8, 5]})
+    players = pl.DataFrame({
+        "game_id": [0, 0, 0, 1, 1, 1], "seat": [0, 1, 2] * 2,
+        "won": [False, False, True, False, True, False],
+        "company0_president": [True, False, False, True, False, False],
+        "company1_president": [False, False, True, False, True, False]})
+    pres = {r["player"]: r for r in ekonos.presidency_advantage(games, players).iter_rows(named=True)}
+    assert list(pres) == ["top_president", "co_top_president", "other"]
+    assert (pres["top_president"]["n"], pres["top_president"]["wins"]) == (1, 1)
+    assert (pres["co_top_president"]["n"], pres["co_top_president"]["wins"]) == (2, 1)
+    assert (pres["other"]["n"], pres["other"]["wins"]) == (3, 0)
+    assert pres["other"]["tied_games_share"] == pytest.approx(0.5)
 
 
 # ----------------------------------------------------------------------------- real data

@@ -12,7 +12,7 @@ import pytest
 
 from simulator.game import GAME_NAMES, get_game
 from simulator.rng import game_seeds
-from simulator.runner import execute, seat_policy_ids
+from simulator.runner import execute
 
 from conftest import small_plan
 
@@ -128,13 +128,3 @@ def test_parts_are_whole_and_counted(small_datasets, name):
             assert stamp[b"balsim.engine_version"].decode() == get_game(name).engine_version
     games = read(small_datasets[name], "games")
     assert games["engine_version"].unique().to_list() == [get_game(name).engine_version]
-
-
-@pytest.mark.parametrize("name", GAME_NAMES)
-def test_seat_rotation_cycles_policies(name):
-    game = get_game(name)
-    plan = small_plan(name)
-    seats = seat_policy_ids(game, plan, np.arange(2 * plan.n_players))
-    for seat in range(plan.n_players):
-        # over n consecutive games each seat meets every policy of the line-up once
-        assert sorted(seats[: plan.n_players, seat]) == sorted(seats[0])

@@ -18,6 +18,9 @@ FOLDER = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = {"ekonos_scoring.ipynb": "ekonos", "karnaxis_tax_brackets.ipynb": "karnaxis",
              "karnaxis_loan_rules.ipynb": "karnaxis", "karmaggan_blood_coins.ipynb": "karmaggan"}
 SMALL = "1500"   # games per variant when the tests execute a notebook
+# the notebook showing each game's attribution table (odds ratios, rates within policy)
+ATTRIBUTION = {"ekonos_scoring.ipynb": "ekonos", "karmaggan_blood_coins.ipynb": "karmaggan",
+               "karnaxis_tax_brackets.ipynb": "karnaxis"}
 
 
 def test_the_four_notebooks_are_valid_and_use_the_library():
@@ -33,7 +36,7 @@ def test_the_four_notebooks_are_valid_and_use_the_library():
         assert ".group_by(" not in code and ".agg(" not in code
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
             f"{name} is stored without outputs"
-    assert set(NOTEBOOKS.values()) == set(GAME_NAMES)
+    assert set(NOTEBOOKS.values()) == set(GAME_NAMES) == set(ATTRIBUTION.values())
 
 
 @pytest.mark.parametrize("name", sorted(NOTEBOOKS))
@@ -49,3 +52,7 @@ def test_notebook_executes(name, tmp_path, monkeypatch):
     assert played, "the notebook simulated its dataset"
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert images, "the notebook draws at least one chart"
+    if name in ATTRIBUTION:
+        text = [str(o.get("data", {}).get("text/html", "")) for o in outputs]
+        assert any("odds_ratio" in t for t in text), "the attribution table is shown"
+        assert any("expected_rate" in t for t in text), "the rates within policy are shown"

@@ -313,7 +313,7 @@ def test_replay_from_a_dataset_refuses_what_it_does_not_hold(dataset):
                              "president_seeker,value_investor,market_builder,cash_hoarder)"),
     (["--seats", "random,random,random,random"], "--policy/--seats random,random,random,random"),
     (["--chunk-size", 50], "--chunk-size 50 (dataset: 100)"),
-    (["--fixed-seats"], "--fixed-seats (dataset: --rotate-seats)"),
+    (["--fixed-seats"], "--fixed-seats (dataset: --balanced-seats)"),
     (["--until-ci", 0.1], "--until-ci 0.1 (dataset: none)"),
     (["--set", "setup.start_money=5"], "--rules/--set/--vary/--variant give other rules"),
 ])

@@ -15,8 +15,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from simulator.report import THRESHOLDS, headline_flags, Flag, write_report
-from simulator.study import STUDY, run_study, study_plans
+from simulator.report import THRESHOLDS, Flag, merge_flags, write_report
+from simulator.report.flags import FieldCheck, Sensitivity, flag_item, flags_html
+from simulator.report.page import cell, p_text
+from simulator.study import STUDY, study_plans
 from test_analysis import real_ekonos, write_dataset
 
 N = 4_000   # synthetic games per dataset
@@ -162,6 +164,52 @@ def test_report_sections_and_flags_for_karnaxis_and_karmaggan(planted, tmp_path)
     assert not re.search(r"karnaxis[^.]*: (the first player|seat \d) wins", flags), flags
 
 
+def test_karnaxis_report_labels_brackets_and_names_assumed_loan_keys(planted, tmp_path):
+    from simulator.assumed import assumed_keys, assumed_under
+    from simulator.game import get_game
+
+    page = write_report([planted["karnaxis"]], tmp_path / "k.html").read_text()
+    brackets = page[page.index("id='ds0-brackets'"):page.index("id='ds0-tax-year'")]
+    assert "$0–25k" in brackets and "over $300k" in brackets
+    flags = flags_text(page)
+    loan_keys = assumed_under(assumed_keys(get_game("karnaxis").rules_path), ["loans"])
+    assert loan_keys, "the Karnaxis rules mark assumed loan values"
+    assert f"Rests on ASSUMED rules data: {', '.join(k.label for k in loan_keys)}." in flags
+    assert "<h4>Attribution: odds ratios of winning" in page
+
+
+def test_character_flags_use_the_rate_with_the_policy_held_fixed(tmp_path):
+    """Tycoon wins three times as often and picks Nadia 90% of the time; Nadia herself does
+    nothing.  Zack triples his player's weight whoever plays him.  Only Zack is flagged."""
+    rng = np.random.default_rng(RNG_SEED)
+    n_games, n = 6_000, 4
+    lineup = np.array(["tycoon", "cautious", "scholar", "speculator"])
+    policy = lineup[(np.arange(n)[None, :] + np.arange(n_games)[:, None]) % n]
+    others = np.array(["Wes", "Julie", "Zack", "Rosa", "Nadia"])
+    character = others[rng.integers(0, 5, policy.shape)]
+    character = np.where((policy == "tycoon") & (rng.random(policy.shape) < 0.9), "Nadia", character)
+    weight = np.where(policy == "tycoon", 3.0, 1.0) * np.where(character == "Zack", 3.0, 1.0)
+    cumulative = np.cumsum(weight / weight.sum(axis=1, keepdims=True), axis=1)
+    winner = (rng.random((n_games, 1)) > cumulative).sum(axis=1)
+    games, players = contract_tables(rng, n_games, n, winner, list(lineup), 12, "year_12")
+    players = players.with_columns(pl.Series("policy", policy.ravel()),
+                                   pl.Series("character", character.ravel()))
+    path = write_dataset(tmp_path / "chars", "karnaxis", n, {"games": games, "players": players},
+                         length_unit="years")
+    page = write_report([path], tmp_path / "c.html").read_text()
+    flags = flags_text(page)
+    zack = re.search(r"players who keep character Zack win [\d.]+% \(95% CI [^)]*\) against "
+                     r"([\d.]+)% for players of the same policies with another character: "
+                     r"\+([\d.]+) points", flags)
+    assert zack, flags
+    # Zack triples his player's weight: about +25 points over the same policies' other players
+    assert 15 < float(zack.group(2)) < 35
+    assert "character Nadia" not in flags
+    table = page[page.index("id='ds0-attribution-character'"):]
+    nadia = re.search(r"<td>Nadia</td>(.*?)</tr>", table).group(1)
+    assert nadia.endswith("<td>yes</td>"), "Nadia's raw rate is marked confounded"
+
+
 def test_report_on_real_ekonos_data(tmp_path_factory, tmp_path):
     ds = real_ekonos(tmp_path_factory.getbasetemp())
     page = write_report([ds], tmp_path / "ek.html").read_text()
@@ -185,7 +233,7 @@ def test_report_compares_variants_against_the_base(tmp_path):
                 Variant("start_12", game.rules(sets=("setup.start_money=12",)), {"start_money": 12})]
     plan = Plan(game="ekonos", n_games=600, n_players=4,
                 seats=["value_investor", "president_seeker", "market_builder", "cash_hoarder"],
-                seed=11, chunk_size=300, variants=variants, rotate_seats=True)
+                seed=11, chunk_size=300, variants=variants)
     execute(plan, tmp_path / "sweep", jobs=1, progress=False)
     res = summarise(Dataset(tmp_path / "sweep"))
     assert res["win_rate_policy"]["n"].to_list() == [600] * 4          # base variant only
@@ -202,32 +250,71 @@ def test_report_compares_variants_against_the_base(tmp_path):
     assert "<h4>Change against the base rules" in page and "<h4>Win rate by variant" in page
 
 
-def test_headline_flags_keep_one_per_finding():
-    flags = [Flag("g", n, "seat", 1.0 / n, f"seat {n}", "a", "c") for n in (3, 4, 5)] + \
-            [Flag("g", 4, "round_cap", 0.1, "cap", "b", "c")]
-    heads, rest = headline_flags(sorted(flags, key=lambda f: -f.severity))
-    assert [(h.kind, h.n_players, len(also)) for h, also in heads] == [("seat", 3, 2), ("round_cap", 4, 0)]
-    assert [f.n_players for f in rest] == [4, 5]
+def flag(n_players, kind, subject, effect, effect_low, text="", where=""):
+    return Flag("g", n_players, kind, subject, effect, effect_low, text or f"{kind} {subject} {n_players}",
+                f"{effect:.0%}", where or f"{n_players} players", "a", "c")
+
+
+def test_flags_merge_one_per_finding_and_rank_by_the_certain_effect():
+    flags = [flag(n, "seat", "seat 0", 1.0 / n, 0.5 / n) for n in (3, 4, 5)] + \
+            [flag(4, "dominant character", "Nadia", 3.0, 0.1),    # large but uncertain
+             flag(6, "dominant character", "Nadia", 2.0, 0.4),
+             flag(4, "round_cap", "", 0.5, 0.3)]
+    merged = merge_flags(flags)
+    assert [(f.kind, f.subject, f.n_players) for f in merged] == [
+        ("dominant character", "Nadia", 6), ("round_cap", "", 4), ("seat", "seat 0", 3)]
+    assert [g.n_players for g in merged[0].also] == [4]
+    assert [g.n_players for g in merged[2].also] == [4, 5]
+    item = flag_item(merged[2])
+    assert "Holds at 3, 4, 5 players." in item and "4 players: 25%" in item
     assert THRESHOLDS["seat_p_value"] < 0.05
 
 
-def test_study_plans_cover_every_game_and_run_small(tmp_path, capsys):
+def test_at_most_five_flags_first_and_the_rest_folded():
+    page = flags_html([flag(4, "dominant policy", f"p{k}", 1.0 + k, 0.5 + k) for k in range(8)])
+    first, fold = page.split("<details>")
+    assert first.count("<li>") == 5 and fold.count("<li>") == 3
+    assert first.index("p7") < first.index("p6")          # the strongest first
+    assert "3 more flag(s)" in fold
+
+
+def test_flag_annotations_render_only_when_set():
+    bare = flag(4, "dominant character", "Nadia", 2.0, 1.0)
+    assert "strong players" not in flag_item(bare) and "assumed values" not in flag_item(bare)
+    bare.strong_field = FieldCheck(True, "80.6% (95% CI 79.7%–81.5%)", "71.0% (95% CI 69.0%–73.0%)")
+    bare.sensitivity = Sensitivity(("characters[Nadia].karnaxis", "business.level_cost_usd"))
+    item = flag_item(bare)
+    assert "Holds with strong players: 71.0% (95% CI 69.0%–73.0%) with a strong field, 80.6%" in item
+    assert "Depends on characters[Nadia].karnaxis, business.level_cost_usd." in item
+    assert "only with scripted bots" in FieldCheck(False, "a", "b").text()
+    assert Sensitivity(()).text() == "robust to the assumed values"
+
+
+def test_p_values_below_the_floor_are_not_zero():
+    assert p_text(0.0) == "p < 1e-300" and p_text(1e-320) == "p < 1e-300"
+    assert cell("p_value", 0.0) == "&lt; 1e-300" and cell("p_holm", 5e-301) == "&lt; 1e-300"
+    assert p_text(0.012) == "p = 0.012" and cell("p_value", 2.5e-7) == "2.5e-07"
+
+
+def test_study_plans_cover_every_game_and_run_small(small_study):
     from simulator.game import GAME_NAMES, get_game
 
     plans = study_plans()
     assert {plan.game for _, plan in plans} == set(GAME_NAMES)
     for folder, plan in plans:
         game = get_game(plan.game)
-        assert plan.n_players in game.player_counts and plan.rotate_seats
+        assert plan.n_players in game.player_counts and not plan.fixed_seats
         assert len(plan.seats) == plan.n_players and "random" not in plan.seats
         assert plan.n_games == STUDY.get(plan.game, {"n_games": plan.n_games})["n_games"]
-    dirs = run_study(tmp_path / "runs", tmp_path / "reports" / "study.html", jobs=1,
-                     progress=False, scale=0.01)
+    dirs = small_study["dirs"]
     assert [d.name for d in dirs] == [folder for folder, _ in plans]
-    lines = capsys.readouterr().out.splitlines()
+    lines = small_study["output"].splitlines()
     for folder, _ in plans:   # each dataset's line says how fast it played
         assert any(re.match(rf"{folder}: [\d,]+ games in [\d.]+ s \([\d,]+ games/s\)", line)
                    for line in lines), folder
     assert all((d / "manifest.json").exists() for d in dirs)
-    page = (tmp_path / "reports" / "study.html").read_text()
+    page = small_study["report"].read_text()
     assert page.count("<section>") >= len(dirs) and "Balance flags" in page
+    # every game's attribution table is in the report
+    for i, d in enumerate(dirs):
+        assert f"id='ds{i}-attribution'" in page, d.name

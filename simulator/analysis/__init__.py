@@ -7,6 +7,7 @@ Open a dataset and ask questions; every answer is a tidy ``polars.DataFrame`` (c
     ds = Dataset("runs/ekonos-4p")
     win_rates(ds.players, "policy")       # win rate, Wilson 95% interval, n, fair share
     seat_advantage(ds.players)            # chi-square over seats, first player's excess
+    attribution(ds.players)               # odds ratios with seat, policy, components held fixed
     summarise(ds)                         # every analysis that applies, by name
 
 Scans are lazy (``pl.scan_parquet``) and every analysis is a ``group_by``, so 10^7 player rows
@@ -19,23 +20,28 @@ from __future__ import annotations
 import polars as pl
 
 from simulator.analysis import ekonos, karmaggan, karnaxis
+from simulator.analysis.attribution import attribution, stratified_rates
 from simulator.analysis.core import (describe, end_reasons, find_rule, gini_by_game, gini_summary,
                                      has, histogram, margin_of_victory, margins, paired_difference,
                                      round_cap_rate,
                                      runaway_leader, seat_advantage, value_counts, win_rates)
 from simulator.analysis.dataset import Dataset
+from simulator.analysis.neighbours import neighbour_effects, neighbour_summary
 from simulator.analysis.paired import paired_differences
-from simulator.analysis.stats import chi2_sf, chi_square_uniform, gini, wilson, wilson_exprs
+from simulator.analysis.stats import chi2_sf, chi_square_uniform, gini, holm, wilson, wilson_exprs
 
 __all__ = [
     "Dataset", "summarise", "win_rates", "seat_advantage", "describe", "value_counts", "histogram",
     "margins", "margin_of_victory", "paired_difference", "end_reasons", "round_cap_rate", "gini_by_game", "gini_summary",
     "runaway_leader", "find_rule", "wilson", "wilson_exprs", "chi2_sf", "chi_square_uniform",
-    "gini", "karnaxis", "karmaggan", "ekonos",
+    "gini", "holm", "attribution", "stratified_rates", "neighbour_effects", "neighbour_summary", "karnaxis", "karmaggan",
+    "ekonos",
 ]
 
 # Grouping columns for win rates, in report order; each is used when the players table has it.
 WIN_RATE_GROUPS = ("seat", "policy", "character", "team", "variant")
+# Components whose win rate is also shown within policy (stratified), beside the raw rate.
+STRATIFIED = ("character", "team")
 
 
 def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
@@ -43,8 +49,10 @@ def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
 
     Keys: ``win_rate_<group>`` for each of WIN_RATE_GROUPS present, ``seat_advantage``,
     ``score``, ``score_by_policy``, ``length``, ``length_counts``, ``margin``, ``end_reasons``,
-    ``round_cap``, ``gini``, ``runaway_leader``, then the game's own (``karnaxis_*``,
-    ``karmaggan_*``, ``ekonos_*``).  With several variants, the per-policy and game analyses
+    ``round_cap``, ``gini``, ``runaway_leader``, ``attribution`` (odds ratios, other things
+    held fixed), ``stratified_<component>`` for each of STRATIFIED present, ``neighbours``
+    and ``neighbour_summary`` (win rate by left neighbour), then the game's own (``karnaxis_*``, ``karmaggan_*``,
+    ``ekonos_*``).  With several variants, the per-policy and game analyses
     describe the first (base) variant, and ``win_rate_variant`` and ``paired_change`` (each
     variant against the base, paired by game, with Holm-corrected significance) compare them.
     """
@@ -64,6 +72,11 @@ def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
         if group != "variant":
             out[f"win_rate_{group}"] = win_rates(base_players, group)
     out["seat_advantage"] = seat_advantage(players)
+    out["attribution"] = attribution(base_players)
+    for component in STRATIFIED:
+        out[f"stratified_{component}"] = stratified_rates(base_players, component)
+    out["neighbours"] = neighbour_effects(base_players)
+    out["neighbour_summary"] = neighbour_summary(base_players)
     variant = ["variant"] if len(names) > 1 else None
     scored = ds.game != "karmaggan"   # Karmaggän's score is only 1/0 for the winning side
     if scored:
@@ -87,17 +100,22 @@ def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
 def _karnaxis(ds: Dataset, players, base_players) -> dict:
     years = ds.timeline("years")
     standard, smart = karnaxis.tax_tables(ds.rules)
-    return {
-        "runaway_leader": runaway_leader(years, players, "year", "cash_usd") if years is not None else None,
-        "karnaxis_tax_by_bracket": karnaxis.tax_by_bracket(years) if years is not None else None,
-        "karnaxis_tax_by_year": karnaxis.tax_by_year(years) if years is not None else None,
-        "karnaxis_bracket_shares": karnaxis.bracket_shares(years, players, "policy") if years is not None else None,
-        "karnaxis_smart_savings": karnaxis.smart_tax_savings(years, standard, smart) if years is not None else None,
-        "karnaxis_taxes": karnaxis.taxes_by_policy(base_players),
-        "karnaxis_loans": karnaxis.loan_summary(base_players, "policy", karnaxis.loan_cap(ds.rules)),
-        "karnaxis_rank_titles": karnaxis.rank_titles(base_players, "policy"),
-        "karnaxis_cash_by_year": karnaxis.cash_trajectories(years, players, "policy") if years is not None else None,
-    }
+    out = {"karnaxis_taxes": karnaxis.taxes_by_policy(base_players),
+           "karnaxis_loans": karnaxis.loan_summary(base_players, "policy", karnaxis.loan_cap(ds.rules)),
+           "karnaxis_rank_titles": karnaxis.rank_titles(base_players, "policy"),
+           "karnaxis_dealt": karnaxis.dealt_characters(base_players)}
+    if years is not None:
+        def brackets(df):
+            return karnaxis.label_brackets(df, ds.rules)
+        out.update({
+            "runaway_leader": runaway_leader(years, players, "year", "cash_usd"),
+            "karnaxis_tax_by_bracket": brackets(karnaxis.tax_by_bracket(years)),
+            "karnaxis_tax_by_year": karnaxis.tax_by_year(years),
+            "karnaxis_bracket_shares": brackets(karnaxis.bracket_shares(years, players, "policy")),
+            "karnaxis_smart_savings": brackets(karnaxis.smart_tax_savings(years, standard, smart)),
+            "karnaxis_cash_by_year": karnaxis.cash_trajectories(years, players, "policy"),
+        })
+    return out
 
 
 def _karmaggan(ds: Dataset, players, games, base_players) -> dict:
@@ -119,12 +137,19 @@ def _karmaggan(ds: Dataset, players, games, base_players) -> dict:
     }
 
 
+def _presidency_within_policy(games, players):
+    frame = ekonos.with_presidency(games, players)
+    return stratified_rates(frame, "presidency") if frame is not None else None
+
+
 def _ekonos(ds: Dataset, players, games) -> dict:
     names = ds.rules.get("companies", {}).get("names")
     return {
         "ekonos_score_split": ekonos.score_split(players, "policy"),
         "ekonos_score_split_winners": ekonos.score_split(players, "won"),
+        "ekonos_holdings_share": ekonos.holdings_share(players),
         "ekonos_company_values": ekonos.company_values(games, names),
         "ekonos_presidency": ekonos.presidency_advantage(games, players),
+        "ekonos_presidency_within_policy": _presidency_within_policy(games, players),
         "ekonos_presidencies_held": ekonos.presidencies_held(players),
     }

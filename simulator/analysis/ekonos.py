@@ -11,6 +11,7 @@ import re
 import polars as pl
 
 from simulator.analysis.core import as_list, columns, game_keys, has, lazy, rate_columns
+from simulator.analysis.stats import Z95
 
 
 def companies(frame, suffix: str) -> list[int]:
@@ -36,6 +37,22 @@ def score_split(players, by="policy") -> pl.DataFrame | None:
     return out.with_columns((pl.col("mean_holdings") / total).alias("holdings_share")).collect()
 
 
+def holdings_share(players) -> pl.DataFrame | None:
+    """How much of a final score is held in shares, for winners and the others.
+
+    Per group of ``won``: n players (with a positive score), mean share of the score held in
+    shares (holdings_value / score) and its normal 95% interval ``share_lo``/``share_hi``.
+    """
+    if not has(players, "holdings_value", "score", "won"):
+        return None
+    share = (pl.col("holdings_value").cast(pl.Float64) / pl.col("score")).alias("s")
+    out = (lazy(players).filter(pl.col("score") > 0).with_columns(share)
+           .group_by("won").agg(n=pl.len(), share=pl.col("s").mean(), sd=pl.col("s").std())
+           .sort("won", descending=True).collect())
+    half = Z95 * out["sd"].fill_null(0.0) / out["n"].cast(pl.Float64).sqrt()
+    return out.with_columns(share_lo=out["share"] - half, share_hi=out["share"] + half).drop("sd")
+
+
 def company_values(games, names=None) -> pl.DataFrame | None:
     """Final value of each company (mean, quartiles, max) and how often it is the most valuable
     (ties counted for each tied company)."""
@@ -58,43 +75,62 @@ def company_values(games, names=None) -> pl.DataFrame | None:
     return pl.DataFrame(out)
 
 
-def top_company(games) -> pl.LazyFrame | None:
-    """Per game, the index of the most valuable company (lowest index on ties) and its value."""
+def top_companies(games) -> pl.LazyFrame | None:
+    """Per game, the value of the most valuable company and how many companies share it
+    (``top_value``, ``n_top``), with ``top{c}`` true for each company at that value."""
     idx = companies(games, "value")
     if not idx:
         return None
     cols = [f"company{c}_value" for c in idx]
     lf = lazy(games)
     top = pl.max_horizontal(cols)
-    first_top = pl.coalesce([pl.when(pl.col(col) == top).then(pl.lit(c, dtype=pl.Int32))
-                             for c, col in zip(idx, cols)])
-    return lf.select([*game_keys(lf), first_top.alias("top_company"), top.alias("top_value")])
+    flags = [(pl.col(col) == top).alias(f"top{c}") for c, col in zip(idx, cols)]
+    return lf.select([*game_keys(lf), top.alias("top_value"), *flags]).with_columns(
+        pl.sum_horizontal([pl.col(f"top{c}").cast(pl.Int32) for c in idx]).alias("n_top"))
+
+
+PRESIDENCY_KINDS = ("top_president", "co_top_president", "other")
+
+
+def with_presidency(games, players) -> pl.LazyFrame | None:
+    """The players with a ``presidency`` column: ``top_president`` (presides the single most
+    valuable company), ``co_top_president`` (presides one of several companies tied for most
+    valuable) or ``other``; and ``n_top``, the number of companies tied for most valuable."""
+    idx = companies(players, "president")
+    top = top_companies(games)
+    if top is None or not idx:
+        return None
+    keys = [k for k in game_keys(players) if has(games, k)]
+    presides_top = pl.any_horizontal([pl.col(f"top{c}") & pl.col(f"company{c}_president")
+                                      for c in idx])
+    kind = (pl.when(presides_top & (pl.col("n_top") == 1)).then(pl.lit(PRESIDENCY_KINDS[0]))
+            .when(presides_top).then(pl.lit(PRESIDENCY_KINDS[1]))
+            .otherwise(pl.lit(PRESIDENCY_KINDS[2])))
+    return (lazy(players).join(top.select(*keys, "n_top", *[f"top{c}" for c in idx]), on=keys)
+            .with_columns(kind.alias("presidency")).drop([f"top{c}" for c in idx]))
 
 
 def presidency_advantage(games, players) -> pl.DataFrame | None:
     """Does the president of the most valuable company win?
 
-    One row per kind of player: ``top_president`` (presides the most valuable company),
-    ``other`` (every other player); with n, wins, win_rate (+ Wilson interval) and the
-    fair_share of an average player.
+    Ties for most valuable are common, so games are split (see :func:`with_presidency`): one
+    row per kind of player, ``top_president``, ``co_top_president`` and ``other``, with n,
+    wins, win_rate (+ Wilson interval), fair_share (the average player's win rate) and
+    tied_games_share (share of games whose top value is shared by several companies).
     """
-    idx = companies(players, "president")
-    top = top_company(games)
-    if top is None or not idx or not has(players, "won"):
+    lf = with_presidency(games, players)
+    if lf is None or not has(players, "won"):
         return None
-    keys = [k for k in game_keys(players) if has(games, k)]
-    presides_top = pl.any_horizontal([(pl.col("top_company") == c) & pl.col(f"company{c}_president")
-                                      for c in idx])
-    lf = (lazy(players).join(top, on=keys)
-          .with_columns(presides_top.alias("top_president")))
-    fair = pl.col("wins").sum() / pl.col("n").sum()
-    return (lf.group_by("top_president")
+    shares = lf.select(fair_share=pl.col("won").cast(pl.Float64).mean(),
+                       tied_games_share=(pl.col("n_top") > 1).cast(pl.Float64).mean()
+                       ).collect().row(0, named=True)
+    order = pl.col("player").replace_strict(PRESIDENCY_KINDS, [0, 1, 2], return_dtype=pl.Int8)
+    return (lf.group_by(pl.col("presidency").alias("player"))
             .agg(pl.len().alias("n"), pl.col("won").cast(pl.Int64).sum().alias("wins"))
-            .with_columns(*rate_columns("wins", "n", "win_rate"), fair.alias("fair_share"))
-            .with_columns(pl.when(pl.col("top_president")).then(pl.lit("top_president"))
-                          .otherwise(pl.lit("other")).alias("player"))
-            .select("player", "n", "wins", "win_rate", "win_rate_lo", "win_rate_hi", "fair_share")
-            .sort("player", descending=True).collect())
+            .with_columns(*rate_columns("wins", "n", "win_rate"),
+                          pl.lit(shares["fair_share"]).alias("fair_share"),
+                          pl.lit(shares["tied_games_share"]).alias("tied_games_share"))
+            .sort(order).collect())
 
 
 def presidencies_held(players) -> pl.DataFrame | None:

@@ -8,10 +8,13 @@ absent, so a dataset without them simply skips that analysis.
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
-from simulator.analysis.core import (as_list, describe, find_rule, has, lazy, rate_columns,
+from simulator.analysis.core import (as_list, columns, describe, find_rule, has, lazy, rate_columns,
                                      trajectory, value_counts, with_player_columns)
+from simulator.analysis.stats import Z95
 
 # Rulebook "Tax Brackets" (Know Your Player Board), in dollars; used when a dataset's rules
 # do not carry the tables under recognisable keys.
@@ -19,6 +22,7 @@ STANDARD_TAX_USD = (5_000, 15_000, 30_000, 60_000, 90_000, 120_000, 150_000, 180
 SMART_TAX_USD = (0, 5_000, 10_000, 30_000, 50_000, 70_000, 90_000, 110_000)
 ACCOUNTANT_USD = 10_000            # Hire Accountant: $10,000 per year
 LOAN_CAP_USD = 200_000             # Loan Odds 'n Ends: never more than $200,000 in loans
+BRACKET_MAX_USD = (25_000, 50_000, 100_000, 150_000, 200_000, 250_000, 300_000)  # Tax Brackets
 PEAK_LOANS = ("peak_loans_usd", "peak_loans_outstanding_usd")  # accepted names of that column
 RANK_TITLES = ((2_000_000, "Elite"), (1_500_000, "Expert"), (1_000_000, "Novice"),
                (500_000, "Amateur"))  # Game End rank chart; below $500,000: "Unranked"
@@ -75,6 +79,29 @@ def tax_tables(rules: dict) -> tuple[list[float], list[float]]:
     return _usd(rule_value(rules, keys[0])), _usd(rule_value(rules, keys[1]))
 
 
+def bracket_labels(rules: dict) -> list[str]:
+    """Income range of each tax bracket, e.g. ["$0–25k", "$25–50k", ..., "over $300k"], from
+    the rules' ``bracket_max`` list (else the rulebook's)."""
+    found = find_rule(rules, "bracket", "max", kind=list)
+    bounds = _usd(found[1]) if found else [float(b) for b in BRACKET_MAX_USD]
+
+    lows = [0.0, *bounds]
+    return ([f"${lo / 1000:g}–{hi / 1000:g}k" for lo, hi in zip(lows, bounds)]
+            + [f"over ${bounds[-1] / 1000:g}k"])
+
+
+def label_brackets(df: pl.DataFrame | None, rules: dict) -> pl.DataFrame | None:
+    """``df`` with an ``income`` column (the bracket's income range) after ``tax_bracket``."""
+    if df is None or "tax_bracket" not in df.columns:
+        return df
+    labels = bracket_labels(rules)
+    income = pl.col("tax_bracket").cast(pl.Int64).replace_strict(
+        list(range(len(labels))), labels, default=None, return_dtype=pl.String)
+    out = df.with_columns(income.alias("income"))
+    at = out.columns.index("tax_bracket") + 1
+    return out.select([*out.columns[:at], "income", *[c for c in out.columns[at:] if c != "income"]])
+
+
 def loan_cap(rules: dict) -> float:
     """The loan cap in dollars from the rules (a key with "loan" and "cap"/"max"), else $200,000."""
     for words in (("loan", "cap"), ("loan", "max")):
@@ -90,8 +117,9 @@ def with_policy(years, players, by) -> pl.LazyFrame:
 
 
 def tax_by_bracket(years) -> pl.DataFrame | None:
-    """Per variant and bracket: player-years, their share, income and tax paid (mean, total),
-    and the share of those years taxed on the smart table."""
+    """Per variant and bracket: player-years, their share (with a 95% interval over games:
+    the years of one game are not independent), income and tax paid (mean, total), and the
+    share of those years taxed on the smart table."""
     if not has(years, "tax_bracket", "tax_paid_usd"):
         return None
     lf = lazy(years)
@@ -107,9 +135,33 @@ def tax_by_bracket(years) -> pl.DataFrame | None:
         pl.col("player_years") / pl.col("player_years").sum()
     tax_share = pl.col("total_tax_usd") / pl.col("total_tax_usd").sum().over(by) if by else \
         pl.col("total_tax_usd") / pl.col("total_tax_usd").sum()
-    return (lf.group_by([*by, "tax_bracket"]).agg(aggs)
-            .with_columns(share.alias("share"), tax_share.alias("share_of_tax"))
-            .sort([*by, "tax_bracket"]).collect())
+    out = (lf.group_by([*by, "tax_bracket"]).agg(aggs)
+           .with_columns(share.alias("share"), tax_share.alias("share_of_tax")))
+    if has(lf, "game_id"):
+        out = out.join(share_interval_by_game(lf, by, "tax_bracket"), on=[*by, "tax_bracket"])
+    return out.sort([*by, "tax_bracket"]).collect()
+
+
+def share_interval_by_game(lf: pl.LazyFrame, by: list[str], value: str) -> pl.LazyFrame:
+    """95% interval (``share_lo``/``share_hi``) of the share of rows holding each ``value``,
+    from its per-game shares (a game without that value counts 0): games are independent,
+    rows of one game are not.  ``by`` splits the rows (e.g. by variant)."""
+    keys = by or [pl.lit(0).alias("_all")]
+    lf = lf.with_columns(*([] if by else keys))
+    by = by or ["_all"]
+    totals = lf.group_by([*by, "game_id"]).agg(t=pl.len())
+    games = totals.group_by(by).agg(g=pl.len().cast(pl.Float64))
+    share = pl.col("k") / pl.col("t")
+    stats = (lf.group_by([*by, "game_id", value]).agg(k=pl.len())
+             .join(totals, on=[*by, "game_id"])
+             .group_by([*by, value]).agg(s=share.sum(), s2=(share ** 2).sum())
+             .join(games, on=by))
+    mean = pl.col("s") / pl.col("g")
+    var = (pl.col("s2") / pl.col("g") - mean ** 2) * pl.col("g") / (pl.col("g") - 1)
+    half = Z95 * (var.clip(lower_bound=0) / pl.col("g")).sqrt()
+    out = stats.select(*by, value, (mean - half).clip(0, 1).alias("share_lo"),
+                       (mean + half).clip(0, 1).alias("share_hi"))
+    return out.drop("_all") if by == ["_all"] else out
 
 
 def tax_by_year(years) -> pl.DataFrame | None:
@@ -221,3 +273,35 @@ def cash_trajectories(years, players=None, by="policy", value: str = "cash_usd")
 def taxes_by_policy(players, by="policy") -> pl.DataFrame | None:
     """Distribution of the total taxes a player pays over a game, per group."""
     return describe(players, "taxes_paid_usd", [b for b in as_list(by) if has(players, b)])
+
+
+DEALT = re.compile(r"dealt_character_\d+$")   # the characters dealt at Game Setup, one column each
+
+
+def dealt_characters(players, by=None) -> pl.DataFrame | None:
+    """Which dealt characters are kept, and how each does when merely dealt.
+
+    Game Setup deals characters and the player keeps one, so a kept character's win rate
+    mixes the card with the choosing policy; being *dealt* a character is chance alone.  Per
+    character (and ``by``, e.g. policy): n_dealt (players dealt it), kept, keep_rate (kept /
+    n_dealt), win_rate_dealt (wins among the players dealt it) and win_rate_kept (wins among
+    those who kept it), each with a Wilson interval.  Needs the ``dealt_character_<k>``
+    columns (one per card dealt; "none" where fewer were dealt); None without them.
+    """
+    dealt_columns = [c for c in columns(players) if DEALT.match(c)] if players is not None else []
+    if not dealt_columns or not has(players, "character", "won"):
+        return None
+    by = [b for b in as_list(by) if has(players, b)]
+    lf = lazy(players).with_columns(pl.col("character").cast(pl.String))
+    dealt = pl.concat([lf.select(*by, "won", pl.col(c).cast(pl.String).alias("dealt"),
+                                 (pl.col(c).cast(pl.String) == pl.col("character")).alias("kept"))
+                       for c in dealt_columns]).filter(pl.col("dealt") != "none")
+    won = pl.col("won").cast(pl.Int64)
+    return (dealt.group_by("dealt", *by)
+            .agg(n_dealt=pl.len(), kept=pl.col("kept").cast(pl.Int64).sum(),
+                 wins_dealt=won.sum(), wins_kept=(won * pl.col("kept").cast(pl.Int64)).sum())
+            .rename({"dealt": "character"})
+            .with_columns(*rate_columns("kept", "n_dealt", "keep_rate"),
+                          *rate_columns("wins_dealt", "n_dealt", "win_rate_dealt"),
+                          *rate_columns("wins_kept", "kept", "win_rate_kept"))
+            .sort("character", *by).collect())

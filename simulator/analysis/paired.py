@@ -9,13 +9,12 @@ correction over the whole table: ``significant`` differences survive it at 5%.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import polars as pl
 
 from simulator.analysis.core import paired_difference
 from simulator.analysis.dataset import Dataset
+from simulator.analysis.stats import holm, two_sided_p
 
 COMPARISONS = (  # (metric, table, value column, group column)
     ("win_rate", "players", "won", "seat"),
@@ -51,21 +50,10 @@ def paired_differences(dataset, base: str | None = None) -> pl.DataFrame:
     diff = table["mean_diff"].to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(se > 0, np.abs(diff) / se, np.where(diff == 0, 0.0, np.inf))
-    p_value = np.array([math.erfc(v / math.sqrt(2)) for v in z])
+    p_value = two_sided_p(z)
     return (table.drop("sd")
             .with_columns(p_value=pl.Series(p_value), p_holm=pl.Series(holm(p_value)))
             .with_columns(significant=pl.col("p_holm") < 0.05))
-
-
-def holm(p_values: np.ndarray) -> np.ndarray:
-    """Holm–Bonferroni adjusted p-values (monotone, capped at 1)."""
-    p = np.asarray(p_values, dtype=np.float64)
-    adjusted = np.empty(len(p))
-    running = 0.0
-    for rank, i in enumerate(np.argsort(p)):
-        running = max(running, min(1.0, (len(p) - rank) * p[i]))
-        adjusted[i] = running
-    return adjusted
 
 
 def summary_lines(table: pl.DataFrame, limit: int = 8) -> list[str]:

@@ -1,84 +1,87 @@
-"""Small statistics with known answers: Wilson intervals, chi-square tail, Gini.
+"""Statistics on whole columns, from statsmodels and scipy: Wilson intervals, chi-square, Holm.
 
-Everything here works on whole columns (numpy arrays or polars expressions), never row by row.
+Thin wrappers fix our conventions once (95% level, NaN where there is no data, polars
+expressions for use inside a query); the formulas are the libraries'.  The Gini coefficient
+is ours: neither library has one.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import polars as pl
+from scipy import stats as scipy_stats
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
+Z95 = float(scipy_stats.norm.ppf(0.975))  # two-sided 95% normal quantile, 1.95996...
 
 
-def wilson(k, n, z: float = Z95):
-    """Wilson score interval for k successes out of n trials: ``(lo, hi)`` arrays.
+def wilson(k, n):
+    """Wilson score 95% interval for k successes out of n trials: ``(lo, hi)`` arrays.
 
     Where ``n`` is 0 both bounds are NaN.  5 of 10 gives (0.2366, 0.7634).
     """
     k = np.asarray(k, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = k / n
-        z2 = z * z
-        denom = 1.0 + z2 / n
-        centre = (p + z2 / (2.0 * n)) / denom
-        half = z / denom * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
-    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+        lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+    empty = n <= 0
+    # exact ends: none of n gives 0, all of n gives 1 (not a rounding error away from them)
+    lo, hi = np.where(k <= 0, 0.0, lo), np.where(k >= n, 1.0, hi)
+    return np.where(empty, np.nan, lo), np.where(empty, np.nan, hi)
 
 
-def wilson_exprs(k: str | pl.Expr, n: str | pl.Expr, z: float = Z95,
+def wilson_exprs(k: str | pl.Expr, n: str | pl.Expr,
                  names: tuple[str, str] = ("lo", "hi")) -> list[pl.Expr]:
     """The Wilson bounds as two polars expressions (for use inside ``with_columns``)."""
     k = pl.col(k) if isinstance(k, str) else k
     n = pl.col(n) if isinstance(n, str) else n
-    k, n = k.cast(pl.Float64), n.cast(pl.Float64)
-    p = k / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2.0 * n)) / denom
-    half = z / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt()
-    return [(centre - half).clip(0.0, 1.0).alias(names[0]),
-            (centre + half).clip(0.0, 1.0).alias(names[1])]
+    both = pl.struct(k.cast(pl.Float64).alias("k"), n.cast(pl.Float64).alias("n"))
+
+    def bound(which: int):
+        def compute(s: pl.Series) -> pl.Series:
+            return pl.Series(wilson(s.struct.field("k").to_numpy(), s.struct.field("n").to_numpy())[which])
+        return both.map_batches(compute, return_dtype=pl.Float64)
+
+    return [bound(0).alias(names[0]), bound(1).alias(names[1])]
 
 
 def chi2_sf(x: float, dof: int) -> float:
-    """P(X >= x) for a chi-square variable with an integer number of degrees of freedom.
-
-    Closed forms (Abramowitz & Stegun 26.4.4-5): a finite Poisson sum for even ``dof`` and the
-    normal tail plus a finite sum for odd ``dof``, so no special-function library is needed.
-    """
-    if dof < 1:
-        return float("nan")
-    if x <= 0:
-        return 1.0
-    if dof % 2 == 0:
-        term, total = 1.0, 1.0
-        for i in range(1, dof // 2):
-            term *= (x / 2.0) / i
-            total += term
-        return min(1.0, math.exp(-x / 2.0) * total)
-    total = math.erfc(math.sqrt(x / 2.0))
-    if dof > 1:
-        term = math.sqrt(2.0 * x / math.pi) * math.exp(-x / 2.0)
-        total += term
-        for i in range(2, (dof - 1) // 2 + 1):
-            term *= x / (2 * i - 1)
-            total += term
-    return min(1.0, total)
+    """P(X >= x) for a chi-square variable with ``dof`` degrees of freedom."""
+    return float(scipy_stats.chi2.sf(x, dof)) if dof >= 1 else float("nan")
 
 
 def chi_square_uniform(counts) -> tuple[float, int, float]:
     """Goodness of fit of ``counts`` to equal shares: ``(statistic, dof, p_value)``."""
     counts = np.asarray(counts, dtype=np.float64)
-    total, k = counts.sum(), len(counts)
-    if k < 2 or total <= 0:
-        return float("nan"), max(k - 1, 0), float("nan")
-    expected = total / k
-    stat = float(((counts - expected) ** 2 / expected).sum())
-    return stat, k - 1, chi2_sf(stat, k - 1)
+    if len(counts) < 2 or counts.sum() <= 0:
+        return float("nan"), max(len(counts) - 1, 0), float("nan")
+    result = scipy_stats.chisquare(counts)
+    return float(result.statistic), len(counts) - 1, float(result.pvalue)
+
+
+def chi_square_independence(table) -> tuple[float, int, float]:
+    """Test of independence of a contingency table (rows x columns of counts):
+    ``(statistic, dof, p_value)``; rows or columns without counts are dropped first."""
+    table = np.asarray(table, dtype=np.float64)
+    table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
+    if min(table.shape) < 2:
+        return float("nan"), 0, float("nan")
+    result = scipy_stats.chi2_contingency(table, correction=False)
+    return float(result.statistic), int(result.dof), float(result.pvalue)
+
+
+def two_sided_p(z) -> np.ndarray:
+    """Two-sided normal p-value of z statistics (exact down to 1e-308, not rounded to 0)."""
+    return 2.0 * scipy_stats.norm.sf(np.abs(np.asarray(z, dtype=np.float64)))
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm–Bonferroni adjusted p-values (monotone, capped at 1)."""
+    p = np.asarray(p_values, dtype=np.float64)
+    if len(p) == 0:
+        return p
+    return multipletests(p, method="holm")[1]
 
 
 def gini(values) -> float:

@@ -58,7 +58,7 @@ def policies(game, rules_files, sets):
 @seat_options
 @rules_options
 @click.pass_context
-def replay(ctx, game, game_id, seed, dataset, variant, players, policy, seats, rotate_seats,
+def replay(ctx, game, game_id, seed, dataset, variant, players, policy, seats, fixed_seats,
            rules_files, sets):
     """Print the play-by-play of one game.
 
@@ -94,7 +94,7 @@ def replay(ctx, game, game_id, seed, dataset, variant, players, policy, seats, r
         plan = Plan(game=g.name, n_games=game_id + 1, n_players=0, seats=seat_list(
             g, players, policy, seats, effective), seed=seed, chunk_size=1,
             variants=[Variant("base", effective)],
-            rotate_seats=rotate_seats)
+            fixed_seats=fixed_seats)
         plan.n_players = len(plan.seats)
     ids = np.array([game_id], dtype=np.int64)
     seat_ids = seat_policy_ids(g, plan, ids)[0]
@@ -108,5 +108,5 @@ def replay(ctx, game, game_id, seed, dataset, variant, players, policy, seats, r
 
 # replay options that a dataset fixes, so --from refuses them
 DATASET_FIXES = {"seed": "--seed", "players": "--players", "policy": "--policy", "seats": "--seats",
-                 "rotate_seats": "--rotate-seats/--fixed-seats", "rules_files": "--rules",
+                 "fixed_seats": "--fixed-seats/--balanced-seats", "rules_files": "--rules",
                  "sets": "--set"}

@@ -55,14 +55,15 @@ def rules_options(f):
 
 
 def seat_options(f):
-    f = click.option("--rotate-seats/--fixed-seats", default=True, show_default=True,
-                     help="Cycle the seat assignment over games so a policy is not tied to a "
-                          "seat.")(f)
+    f = click.option("--fixed-seats/--balanced-seats", "fixed_seats", default=False,
+                     show_default=True,
+                     help="Seat the policies as listed in every game, instead of a balanced "
+                          "permutation per game (every seat and neighbour equally often).")(f)
     f = click.option("--seats", metavar="P1,P2,..",
                      help="Policy of each seat, starting player first.")(f)
     f = click.option("--policy", metavar="NAME",
                      help="One policy for every seat (default: the scripted policies in "
-                          "turn, rotated).")(f)
+                          "turn).")(f)
     f = click.option("-p", "--players", type=int, help="Number of players (default: the "
                      "game's usual count, or the length of --seats).")(f)
     return f

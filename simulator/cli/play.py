@@ -52,7 +52,7 @@ PLAN_OPTIONS = (  # (plan field, parameters that set it, option named in the mes
     ("until_ci", ("until_ci",), "--until-ci"), ("n_players", ("players",), "--players"),
     ("seats", ("policy", "seats"), "--policy/--seats"), ("seed", ("seed",), "--seed"),
     ("chunk_size", ("chunk_size",), "--chunk-size"),
-    ("rotate_seats", ("rotate_seats",), "--rotate-seats/--fixed-seats"),
+    ("fixed_seats", ("fixed_seats",), "--fixed-seats/--balanced-seats"),
     ("variants", ("rules_files", "sets", "varies", "variant_files"),
      "--rules/--set/--vary/--variant"),
 )
@@ -71,7 +71,7 @@ def refuse_disagreeing_options(ctx, plan, out: Path) -> None:
             continue
         if field == "variants":
             wrong.append(f"{option} give other rules than the dataset's")
-        elif field == "rotate_seats":
+        elif field == "fixed_seats":
             wrong.append(f"{shown(field, mine)} (dataset: {shown(field, theirs)})")
         else:
             wrong.append(f"{option} {shown(field, mine)} (dataset: {shown(field, theirs)})")
@@ -84,8 +84,8 @@ def shown(field: str, value) -> str:
     """How a plan's value reads in a message."""
     if field == "seats":
         return ",".join(value)
-    if field == "rotate_seats":
-        return "--rotate-seats" if value else "--fixed-seats"
+    if field == "fixed_seats":
+        return "--fixed-seats" if value else "--balanced-seats"
     return "none" if value is None else str(value)
 
 
@@ -97,7 +97,7 @@ def shown(field: str, value) -> str:
 @store_options
 @click.pass_context
 def run(ctx, game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, policy, seats,
-        rotate_seats, rules_files, sets, out, resume, force, backend, scheduler):
+        fixed_seats, rules_files, sets, out, resume, force, backend, scheduler):
     """Play N games of GAME and write a Parquet dataset.
 
     \b
@@ -111,7 +111,7 @@ def run(ctx, game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, po
     g, rules = load(game, rules_files, sets)
     plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=0, seats=[],
                 seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci), variants=[],
-                rotate_seats=rotate_seats, until_ci=until_ci)
+                fixed_seats=fixed_seats, until_ci=until_ci)
     plan.seats = seat_list(g, players, policy, seats, rules)
     plan.n_players = len(plan.seats)
     plan.variants = grid_variants(g, rules, (), ())
@@ -131,7 +131,7 @@ def run(ctx, game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, po
 @store_options
 @click.pass_context
 def sweep(ctx, game, varies, variant_files, n_games, until_ci, seed, jobs, chunk_size, quiet,
-          players, policy, seats, rotate_seats, rules_files, sets, out, resume, force, backend,
+          players, policy, seats, fixed_seats, rules_files, sets, out, resume, force, backend,
           scheduler):
     """Play every variant of GAME on the same seeds into one dataset.
 
@@ -152,7 +152,7 @@ def sweep(ctx, game, varies, variant_files, n_games, until_ci, seed, jobs, chunk
     plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=len(names),
                 seats=names, seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci),
                 variants=grid_variants(g, rules, varies, variant_files),
-                rotate_seats=rotate_seats, until_ci=until_ci)
+                fixed_seats=fixed_seats, until_ci=until_ci)
     out = _execute(ctx, g, plan, out or (None if resume else f"runs/{game}-sweep"), jobs,
                    backend, scheduler, resume, force, quiet)
     from simulator.analysis.paired import paired_differences, summary_lines
@@ -173,9 +173,9 @@ def default_chunk(game, until_ci):
 @rules_options
 @click.option("--store/--no-store", default=False, show_default=True,
               help="Also time a full run with Parquet output on every core.")
-def bench(game, n_games, players, policy, seats, rotate_seats, rules_files, sets, store):
+def bench(game, n_games, players, policy, seats, fixed_seats, rules_files, sets, store):
     """Measure games per second per core (engine only; --store adds the full pipeline)."""
     g, rules = load(game, rules_files, sets)
     names = seat_list(g, players, policy, seats, rules)
-    for line in bench_mod.bench(g, rules, names, n_games, store, rotate_seats):
+    for line in bench_mod.bench(g, rules, names, n_games, store, fixed_seats):
         click.echo(line)

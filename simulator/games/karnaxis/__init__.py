@@ -1,5 +1,6 @@
 """Karnaxis: the economic life game (rulebook: shared/rules/karnaxis.md).
 
-``state`` names the array slots, ``engine`` holds the njit kernels, ``game`` the wrapper and
-``GAME``; the policies live in :mod:`policies.karnaxis`.
+``state`` names the array slots; the njit kernels are split by rulebook stage (``money``,
+``new_year``, ``actions``, ``business``, ``year_end``) and ``engine`` plays a whole game;
+``game`` is the wrapper and ``GAME``; the policies live in :mod:`policies.karnaxis`.
 """

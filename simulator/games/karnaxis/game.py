@@ -13,7 +13,7 @@ from simulator.games.karnaxis import engine
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import require
 
-ENGINE_VERSION = "karnaxis-1"
+ENGINE_VERSION = "karnaxis-2"
 
 # players columns copied from the ledger (state.L_*), in ledger order
 LEDGER_COLUMNS = (
@@ -78,6 +78,8 @@ def check(rules: dict) -> None:
             "due years must be within the game's years")
     require(rules, "loans.due_pct", all(0 <= x <= 100 for x in loans["due_pct"]), "must be 0..100")
     require(rules, "loans.notice_penalty_usd", loans["notice_penalty_usd"] >= 0, "must be >= 0")
+    require(rules, "loans.notices_below_cap", isinstance(loans["notices_below_cap"], bool),
+            "must be true or false")
     for key, value in actions.items():
         require(rules, f"actions.{key}", value >= 0, "must be >= 0")
     require(rules, "retirement.payout_usd", len(retirement["payout_usd"]) >= 2 and
@@ -91,6 +93,7 @@ def check(rules: dict) -> None:
         require(rules, f"business.{key}", len(business[key]) == len(ad), "needs one entry per advertise_level")
     require(rules, "business.advertise_level", all(1 <= x <= 4 for x in ad), "levels must be 1..4")
     require(rules, "business.franchise_cards", business["franchise_cards"] >= 0, "must be >= 0")
+    require(rules, "business.income_max_usd", business["income_max_usd"] >= 0, "must be >= 0")
     job_names, char_names = _names(rules["jobs"]), _names(rules["characters"])
     require(rules, "jobs", 1 <= len(rules["jobs"]) <= 60, "needs 1..60 jobs")
     for i, job in enumerate(rules["jobs"]):
@@ -166,6 +169,9 @@ def prepare(rules: dict, n_players: int) -> tuple:
         CFG_FRANCHISE_CARDS: business["franchise_cards"],
         CFG_AD_FIRM_DISCOUNT: business["advertising_firm_discount_usd"],
         CFG_INS_FIRM_DISCOUNT: business["insurance_firm_retirement_discount_usd"],
+        CFG_INCOME_MAX: business["income_max_usd"],
+        CFG_NOTICES_BELOW_CAP: int(loans["notices_below_cap"]),
+        CFG_COLLEGE_APTITUDE: actions["college_aptitude"],
     }
     for slot, value in values.items():
         cfg[slot] = value
@@ -272,7 +278,11 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
         "final_job": (o[:, :, P_FINAL_JOB] + 1, job_labels),
         "shares_held": o[:, :, P_SHARES_HELD].astype(np.int16),
         "attribute_total": o[:, :, P_ATTR_TOTAL].astype(np.int16),
+        "karnaxis_cards_unused": o[:, :, P_CARDS_UNUSED].astype(np.int16),
     }
+    dealt_labels = ["none"] + char_labels
+    for k in range(N_DEALT_KEPT):
+        players[f"dealt_character_{k + 1}"] = (o[:, :, P_DEALT + k] + 1, dealt_labels)
     for k, name in enumerate(LEDGER_COLUMNS):
         players[name] = o[:, :, N_PLAYER_OUT + k]
     y = out_years
@@ -335,8 +345,10 @@ def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> 
             detail = ""
             if a in (ACT_JOB_SEARCH, ACT_WORK):
                 detail = f" ({jobs[b]})"
-            elif a in (ACT_BUSINESS, ACT_FRANCHISE):
+            elif a == ACT_BUSINESS:
                 detail = f" ({biz[b]})"
+            elif a == ACT_FRANCHISE:
+                detail = f" (in {stock_names[b]})"
             elif a == ACT_COLLEGE:
                 name = "university" if b == 1 else "college"
             elif a == ACT_ADVERTISE:
@@ -348,13 +360,15 @@ def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> 
                 kind += f" {b % 1000} shares of {stock_names[b // 1000]}"
             lines.append(f"{who}:   {kind} {money}")
         elif event == EV_CARD:
-            lines.append(f"{who}:   Karnaxis card: {cards['effect'][a]} {b} {money}")
+            lines.append(f"{who}:   uses a Karnaxis card: {cards['effect'][a]} {b} {money}")
+        elif event == EV_CARD_SAVED:
+            lines.append(f"{who}:   saves a Karnaxis card: {cards['effect'][a]} {b}")
         elif event == EV_FIRED:
             lines.append(f"{who}: loses the {jobs[a]} job")
         elif event == EV_LOAN:
             lines.append(f"{who}: borrows {_usd(a)}, loans now {_usd(b)} {money}")
         elif event == EV_NOTICE:
-            lines.append(f"{who}: cannot pay {_usd(b)}: {a} delinquent notice(s), the bank pays {money}")
+            lines.append(f"{who}: cannot pay {_usd(b)}: {a} delinquent notice(s), the bank pays it")
         elif event == EV_SALARY:
             lines.append(f"{who}: salary {_usd(a)} {money}")
         elif event == EV_BUSINESS_INCOME:

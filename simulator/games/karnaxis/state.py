@@ -19,7 +19,9 @@ NONE = -1           # no seat, no job, no card
  CFG_AD_FIRM_DISCOUNT, CFG_INS_FIRM_DISCOUNT,
  CFG_FIRM_ACCOUNTING, CFG_FIRM_INSURANCE, CFG_FIRM_ADVERTISING,   # business index or NONE
  CFG_JOB_TAX_COLLECTOR, CFG_JOB_CONSULTANT, CFG_JOB_PROFESSOR, CFG_JOB_BANKER,  # job index or NONE
- N_CFG) = range(48)
+ CFG_INCOME_MAX, CFG_NOTICES_BELOW_CAP, CFG_COLLEGE_APTITUDE,
+ N_CFG) = range(51)
+APTITUDE = 0        # the attribute College raises as "Aptitude" (setup.attributes[0])
 
 # tables int64[N_TABLE, TABLE_WIDTH]: one row per lookup table, unused tail is zero
 (T_BRACKET_MAX, T_TAX_STANDARD, T_TAX_SMART, T_DIE, T_DUE_YEAR, T_DUE_PCT, T_RETIRE_PAYOUT,
@@ -72,19 +74,21 @@ CARD_EFFECTS = ("cash", "attributes", "growth", "retirement", "black_shares", "c
 # players int64[n_players, N_PLAYER]: the player board plus the year's flags and the ledger.
 # ATTR..ATTR+3 the four attributes (N_ATTR slots); JOB/JOB_B job cards held (index or NONE): at most two, JOB_B being
 # one found by Job Search after going to work; WORKED 0/1 whether JOB was worked this year;
-# INSURED a token bought for the next event, PROTECTED this year's event protection; USED a bitmask of action spaces used
-# this year; JOBS_SEEN a bitmask of jobs ever held.
+# INSURED a token bought for the next event, PROTECTED immune to events now; USED a bitmask of action spaces used
+# this year; JOBS_SEEN a bitmask of jobs ever held; CARDS_HELD Karnaxis cards saved for later (which ones: owners
+# row KC_HOLDER); DEALT..DEALT+2 the first three character cards dealt at setup (NONE when fewer are dealt).
 (CASH, CHARACTER, ATTR, _ATTR1, _ATTR2, _ATTR3, COLLEGE, RETIRE_TOKENS, LOANS, PEAK_LOANS, NOTICES, JOB, JOB_B, WORKED,
  GROWTH, INCOME, ACCOUNTANT, INSURED, N_BUSINESSES, N_FRANCHISES, MERGED_LEVEL, BUSINESS_YEAR,
  FRANCHISE_YEAR, ACTIONS, USED, KARNAXIS_DONE, KARNAXIS_YEAR, KARNAXIS_REVOKED, JOBS_SEEN,
- PENDING_GROWTH, CARDS_BOUGHT, TAX_FREE, YEAR_SALARY, YEAR_BUSINESS, YEAR_TAX, YEAR_BRACKET,
- YEAR_SMART, SMART_YEARS, LOANS_COUNT, UNIVERSITY_YEARS, DISTINCT_JOBS, FORFEIT_DUE, AD_FRANCHISE,
- ACC_FRANCHISE, INS_FRANCHISE, PROTECTED, BUSINESS_LEVEL,
+ CARDS_HELD, CARDS_BOUGHT, TAX_FREE, YEAR_SALARY, YEAR_BUSINESS, YEAR_TAX, YEAR_BRACKET,
+ YEAR_SMART, SMART_YEARS, LOANS_COUNT, UNIVERSITY_YEARS, DISTINCT_JOBS, FORFEIT_DUE,
+ PROTECTED, BUSINESS_LEVEL, DEALT, _DEALT1, _DEALT2,
  # ledger: every dollar in or out of CASH goes through one of these (engine.gain / engine.spend)
  L_SALARY, L_BUSINESS_INCOME, L_DIVIDENDS, L_UNEMPLOYMENT, L_KARNAXIS, L_LOANS, L_SHARES_SOLD,
  L_EVENT_GAIN, L_CARD_CASH, L_FROM_PLAYERS, L_BANK_BENEFITS, L_BAILOUT, L_RETIREMENT_PAYOUT,
  L_INTEREST_RECEIVED, L_TAXES, L_INTEREST, L_PRINCIPAL, L_SHARES_BOUGHT, L_TO_BANK, L_TO_PLAYERS, L_EVENT_LOSS,
  L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK, N_PLAYER) = range(71)
+N_DEALT_KEPT = 3    # dealt characters kept for the players table (dealt_character_1..3)
 LEDGER_IN = (L_SALARY, L_BUSINESS_INCOME, L_DIVIDENDS, L_UNEMPLOYMENT, L_KARNAXIS, L_LOANS,
              L_SHARES_SOLD, L_EVENT_GAIN, L_CARD_CASH, L_FROM_PLAYERS, L_BANK_BENEFITS, L_BAILOUT,
              L_RETIREMENT_PAYOUT, L_INTEREST_RECEIVED)
@@ -97,9 +101,11 @@ LEDGER_OUT = (L_TAXES, L_INTEREST, L_PRINCIPAL, L_SHARES_BOUGHT, L_TO_BANK, L_TO
 
 # owners int64[N_OWNERS, width]: who holds each card, and the shuffled decks
 # OWN_BIZ / OWN_JOB: seat, NONE (on the board) or REMOVED (player-count symbol);
-# FR_OWNER / FR_MOTHER: per franchise card, its seat and mother business (NONE unused);
-# DECK_EVENTS / DECK_CARDS: event and Karnaxis card order
-OWN_BIZ, OWN_JOB, FR_OWNER, FR_MOTHER, DECK_EVENTS, DECK_CARDS, N_OWNERS = range(7)
+# FR_OWNER / FR_MOTHER: per franchise card, its seat and the seat whose (merged) business is
+# its mother (NONE unused); DECK_EVENTS / DECK_CARDS: event and Karnaxis card order;
+# KC_HOLDER: per Karnaxis card, the seat saving it unused (NONE: in the deck or used), hidden
+# from the other seats
+OWN_BIZ, OWN_JOB, FR_OWNER, FR_MOTHER, DECK_EVENTS, DECK_CARDS, KC_HOLDER, N_OWNERS = range(8)
 REMOVED = -2
 
 # stocks int64[n_players + 1, N_STOCK]: row p is seat p's business, row n_players the black one
@@ -113,20 +119,23 @@ ACTION_NAMES = ("collect unemployment", "buy Karnaxis card", "job search", "go t
                 "personal study", "college", "retirement fund", "buy/sell stock",
                 "start business", "start franchise", "advertise", "pass")
 # ACT_COLLEGE: A = 0 college, 1 university. ACT_WORK/ACT_JOB_SEARCH: A = job.
-# ACT_BUSINESS: A = business. ACT_FRANCHISE: A = mother business. ACT_ADVERTISE: A = tier.
+# ACT_BUSINESS: A = business. ACT_FRANCHISE: A = mother seat. ACT_ADVERTISE: A = tier.
 # market decision rows: [MK_*, stock, shares, cost]
 MK_DONE, MK_ACCOUNTANT, MK_INSURANCE, MK_SELL, MK_BUY = range(5)
+# Karnaxis card decision rows: [CU_*, card, effect, value]; CU_SAVE with card NONE keeps every
+# saved card
+CU_SAVE, CU_USE = range(2)
 OPT_ACTION, OPT_A, OPT_B, OPT_COST, OPT_WIDTH = range(5)
 MAX_OPTIONS = 256
 
 # decision kinds a policy is asked about
-D_CHARACTER, D_ACTION, D_ATTRIBUTE, D_MARKET, D_REROLL = range(5)
+D_CHARACTER, D_ACTION, D_ATTRIBUTE, D_MARKET, D_REROLL, D_CARD = range(6)
 
 # trace rows: [event, year, seat, a, b, before, after]
 TRACE_WIDTH = 7
 (EV_CHARACTER, EV_YEAR, EV_EVENT, EV_STOCK, EV_DIVIDEND, EV_CRASH, EV_ACTION, EV_FIRED, EV_LOAN,
  EV_NOTICE, EV_SALARY, EV_BUSINESS_INCOME, EV_TAX, EV_LOAN_PAYMENT, EV_KARNAXIS, EV_FORFEIT,
- EV_TRADE, EV_CARD, EV_RETIREMENT, EV_FINAL, EV_REROLL, EV_EVENT_CASH) = range(22)
+ EV_TRADE, EV_CARD, EV_RETIREMENT, EV_FINAL, EV_REROLL, EV_EVENT_CASH, EV_CARD_SAVED) = range(23)
 
 # games output columns
 G_WINNER, G_LENGTH, G_END_REASON, G_UNEMPLOYMENT_LEFT, G_SHARES_LEFT, N_GAME_OUT = range(6)
@@ -137,7 +146,8 @@ END_FINAL_YEAR = 0
 (P_SCORE, P_WON, P_CHARACTER, P_RANK_TITLE, P_CASH_BEFORE_END, P_RETIRE_TOKENS, P_RETIRE_PAYOUT,
  P_NOTICES, P_LOANS_COUNT, P_PEAK_LOANS, P_KARNAXIS_DONE, P_KARNAXIS_YEAR, P_KARNAXIS_REVOKED,
  P_BUSINESSES, P_FRANCHISES, P_JOBS_HELD, P_COLLEGE, P_UNIVERSITY, P_SMART_YEARS, P_GROWTH,
- P_INCOME, P_CARDS, P_FINAL_JOB, P_SHARES_HELD, P_ATTR_TOTAL, N_PLAYER_OUT) = range(26)
+ P_INCOME, P_CARDS, P_FINAL_JOB, P_SHARES_HELD, P_ATTR_TOTAL, P_CARDS_UNUSED,
+ P_DEALT, _P_DEALT1, _P_DEALT2, N_PLAYER_OUT) = range(30)
 RANK_TITLES = ("Unranked", "Amateur", "Novice", "Expert", "Elite")
 RANK_THRESHOLDS = (500000, 1000000, 1500000, 2000000)   # Game End: the rank chart
 

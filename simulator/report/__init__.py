@@ -1,0 +1,55 @@
+"""The playtest report: one self-contained HTML file a designer can mail.
+
+``write_report(dataset_dirs, out)`` analyses each dataset with :mod:`simulator.analysis` and
+writes a single HTML page (charts are matplotlib PNGs embedded as base64, CSS inline, no
+external asset).  Its first screen answers the designer's questions (:mod:`.answers`), one
+sentence each with its number and interval; then come the **balance flags**
+(:mod:`.flags`): at most five findings, ranked by effect and certainty and merged across
+player counts, the rest folded.  Then one section per game (seat advantage across player
+counts) and one per dataset (:mod:`.sections`, :mod:`.games`).  Every chart has labelled axes
+with units, reads in grayscale and sits beside a table of the numbers it draws.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from pathlib import Path
+
+from simulator.analysis import Dataset, summarise
+from simulator.report.answers import answers_html
+from simulator.report.flags import THRESHOLDS, Flag, Rules, flags_html, merge_flags
+from simulator.report.page import render_page
+from simulator.report.sections import dataset_section, game_section, incomplete
+from simulator.store import write_atomic
+
+__all__ = ["write_report", "REPORT_MARKER", "THRESHOLDS", "Flag", "merge_flags"]
+
+REPORT_MARKER = b"<title>balsim playtest report"   # how the start of every report reads
+
+
+def write_report(dataset_dirs: list[Path], out: Path) -> Path:
+    """Analyse ``dataset_dirs`` and write the playtest report to ``out`` (one HTML file).
+
+    Each directory is a balsim dataset (``manifest.json`` plus ``games/``, ``players/`` and
+    timeline parts).  Returns ``out``.
+    """
+    started = time.perf_counter()
+    out = Path(out)
+    datasets = [Dataset(d) for d in dataset_dirs]
+    members = [(i, ds, summarise(ds)) for i, ds in enumerate(datasets)]
+    flags: list[Flag] = [f for i, ds, res in members for f in Rules(i, ds, res).flags()]
+    body = [game_section(game, [m for m in members if m[1].game == game])
+            for game in dict.fromkeys(ds.game for ds in datasets)]
+    body += [dataset_section(i, ds, res) for i, ds, res in members]
+    games = sorted({ds.game for ds in datasets})
+    total = sum(ds.n_games for ds in datasets)
+    toc = "".join(f"<li><a href='#ds{i}'>{html.escape(ds.label)}</a> — {ds.n_games:,} games"
+                  f"{' — <b>' + incomplete(ds) + '</b>' if incomplete(ds) else ''}</li>"
+                  for i, ds in enumerate(datasets))
+    meta = (f"{len(datasets)} dataset(s), {total:,} simulated games of "
+            f"{html.escape(', '.join(games))}; analysed in {time.perf_counter() - started:.1f} s.")
+    page = render_page(games, meta, answers_html(members), flags_html(flags), toc, body)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(out, page)
+    return out

@@ -1,0 +1,194 @@
+"""The first screen: the designer's four questions, one sentence each with number and interval.
+
+* Karnaxis tax brackets: where players sit, what the smart table saves, which bracket change
+  moves the balance;
+* Karnaxis loan rules: how often the cap binds, delinquency, what the cap does to the leader;
+* Karmaggän blood coins: balance and length by starting count;
+* Ekonos scoring: cash against holdings, and the presidency.
+
+Each answer reads the dataset that can answer it best (a sweep with the relevant rules
+variant, else the game's usual player count) and links to the section with its evidence.  A
+question whose game is not in the report is left out.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import polars as pl
+
+from simulator.analysis import Dataset, karnaxis
+from simulator.assumed import changed_keys
+from simulator.report.flags import anchor
+from simulator.report.page import interval, money, pct
+
+DEFAULT_PLAYERS = {"karnaxis": 4, "karmaggan": 4, "ekonos": 4}
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    text: str      # one sentence with its numbers and their intervals
+    link: str      # id of the block with the evidence
+
+
+def variants_changing(ds: Dataset, section: str) -> list[str]:
+    """Names of the dataset's variants that change a rules key under ``section``."""
+    base = ds.variants[0]["rules"] if ds.variants else {}
+    return [v["name"] for v in ds.variants[1:]
+            if any(k.startswith(section + ".") for k in changed_keys(base, v["rules"]))]
+
+
+def pick(members: list, game: str, section: str | None = None):
+    """(index, dataset, results) best placed to answer: a sweep varying ``section`` first,
+    then the usual player count, then any dataset of the game."""
+    mine = [m for m in members if m[1].game == game]
+    if not mine:
+        return None
+    def score(m):
+        _, ds, _ = m
+        return (bool(section and variants_changing(ds, section)),
+                ds.n_players == DEFAULT_PLAYERS.get(game), -m[0])
+    return max(mine, key=score)
+
+
+def largest_change(ds: Dataset, res: dict, variants: list[str], group: str | None = None) -> str:
+    """'variant V moves GROUP's win rate from a to b (change CI ...)' for the largest paired
+    change among ``variants`` (restricted to one group when given)."""
+    table = res.get("paired_change")
+    if table is None or not variants:
+        return ""
+    rows = table.filter(pl.col("variant").is_in(variants) & (pl.col("metric") == "win_rate")
+                        & pl.col("group").str.starts_with("policy="))
+    if group:
+        rows = rows.filter(pl.col("group") == group)
+    if rows.is_empty():
+        return ""
+    r = rows.sort(pl.col("mean_diff").abs(), descending=True).row(0, named=True)
+    verdict = "" if r["significant"] else ", within chance after Holm's correction"
+    return (f"variant {r['variant']} moves {r['group'].removeprefix('policy=')}'s win rate from "
+            f"{pct(r['base_mean'])} to {pct(r['variant_mean'])} (change "
+            f"{interval(r['diff_lo'], r['diff_hi'])}{verdict})")
+
+
+def tax_answer(members) -> Answer | None:
+    found = pick(members, "karnaxis", "taxes")
+    if found is None or "karnaxis_tax_by_bracket" not in found[2]:
+        return None
+    i, ds, res = found
+    base = ds.variants[0]["name"] if ds.variants else None
+    brackets = res["karnaxis_tax_by_bracket"]
+    if "variant" in brackets.columns and base:
+        brackets = brackets.filter(pl.col("variant") == base)
+    total = int(brackets["player_years"].sum())
+    top = brackets.sort("player_years", descending=True).head(2)
+    sits = [f"{r.get('income', r['tax_bracket'])} ({pct(r['share'])}, "
+            f"{interval(r['share_lo'], r['share_hi'])})" for r in top.iter_rows(named=True)]
+    text = f"most player-years fall in {' and '.join(sits)}"
+    smart = res.get("karnaxis_smart_savings")
+    if smart is not None:
+        if "variant" in smart.columns and base:
+            smart = smart.filter(pl.col("variant") == base)
+        used = int(smart["smart_years"].sum())
+        if used:
+            saved = float(smart["realised_usd"].sum()) / used
+            text += (f"; the smart table, used in {pct(used / total)} of player-years, saves "
+                     f"{money(saved)} a year where used ({money(saved - karnaxis.ACCOUNTANT_USD)} "
+                     f"after the accountant)")
+    change = largest_change(ds, res, variants_changing(ds, "taxes"))
+    text += f"; {change}" if change else "; no tax-table variant was played"
+    return Answer(f"Karnaxis tax brackets ({ds.n_players} players)", text + ".",
+                  anchor(i, "brackets"))
+
+
+def loan_answer(members) -> Answer | None:
+    found = pick(members, "karnaxis", "loans")
+    if found is None:
+        return None
+    i, ds, res = found
+    base = ds.variants[0]["name"] if ds.variants else None
+    players = ds.players.filter(pl.col("variant").cast(pl.String) == base) if base else ds.players
+    cap = karnaxis.loan_cap(ds.rules)
+    overall = karnaxis.loan_summary(players, None, cap)
+    if overall is None or "cap_binding" not in overall.columns:
+        return None
+    r = overall.row(0, named=True)
+    text = (f"the {money(cap)} cap binds for {pct(r['cap_binding'])} of players "
+            f"({interval(r['cap_binding_lo'], r['cap_binding_hi'])})")
+    if "delinquent" in overall.columns:
+        text += (f" and {pct(r['delinquent'])} get a delinquent notice "
+                 f"({interval(r['delinquent_lo'], r['delinquent_hi'])})")
+    policies = res.get("win_rate_policy")
+    if policies is not None:
+        leader = policies.sort("win_rate", descending=True)["policy"][0]
+        change = largest_change(ds, res, variants_changing(ds, "loans"), f"policy={leader}")
+        text += f"; for the leading policy, {change}" if change else "; no loan-cap variant was played"
+    return Answer(f"Karnaxis loan rules ({ds.n_players} players)", text + ".", anchor(i, "loans"))
+
+
+def blood_coin_answer(members) -> Answer | None:
+    found = pick(members, "karmaggan", "setup")
+    if found is None or "karmaggan_team_wins_by_start_coins" not in found[2]:
+        return None
+    i, ds, res = found
+    teams = res["karmaggan_team_wins_by_start_coins"].filter(pl.col("team").cast(pl.Int64) == 0)
+    if teams.is_empty():
+        return None
+    worst = teams.sort((pl.col("win_rate") - 0.5).abs(), descending=True).row(0, named=True)
+    low, high = teams["start_coins"].min(), teams["start_coins"].max()
+    text = (f"the starting team wins between {pct(teams['win_rate'].min())} and "
+            f"{pct(teams['win_rate'].max())} from {low} to {high} starting coins; the widest gap "
+            f"from 50% is at {worst['start_coins']} coins: {pct(worst['win_rate'])} "
+            f"({interval(worst['win_rate_lo'], worst['win_rate_hi'])}, {worst['games']:,} games)")
+    lengths = res.get("karmaggan_length_by_start_coins")
+    if lengths is not None and lengths.height > 1:
+        first, last = lengths.row(0, named=True), lengths.row(-1, named=True)
+        text += (f"; games last a median of {first['p50']:g} rounds with {first['start_blood_coins']} "
+                 f"coins and {last['p50']:g} with {last['start_blood_coins']}")
+    return Answer(f"Karmaggän blood coins ({ds.n_players} players)", text + ".",
+                  anchor(i, "team-coins"))
+
+
+def scoring_answer(members) -> Answer | None:
+    found = pick(members, "ekonos")
+    if found is None:
+        return None
+    i, ds, res = found
+    shares, pres = res.get("ekonos_holdings_share"), res.get("ekonos_presidency")
+    parts = []
+    if shares is not None and shares.height == 2:
+        w, o = shares.row(0, named=True), shares.row(1, named=True)
+        parts.append(f"winners hold {pct(w['share'])} of their final score in shares "
+                     f"({interval(w['share_lo'], w['share_hi'])}) against {pct(o['share'])} for "
+                     f"the others, so holdings, not cash, win")
+    within = res.get("ekonos_presidency_within_policy")
+    if pres is not None:
+        top = pres.filter(pl.col("player") == "top_president")
+        if top.height:
+            r = top.row(0, named=True)
+            text = (f"the president of the single most valuable company wins {pct(r['win_rate'])} "
+                    f"({interval(r['win_rate_lo'], r['win_rate_hi'])})")
+            fixed = within.filter(pl.col("level") == "top_president") if within is not None else None
+            if fixed is not None and fixed.height:
+                a = fixed.row(0, named=True)
+                text += (f" against {pct(a['expected_rate'])} for players of the same policies who "
+                         f"do not preside it")
+            parts.append(f"{text} and a fair share of {pct(r['fair_share'])} "
+                         f"({pct(r['tied_games_share'])} of games tie for most valuable and are "
+                         f"counted apart)")
+    if not parts:
+        return None
+    return Answer(f"Ekonos scoring ({ds.n_players} players)", "; ".join(parts) + ".",
+                  anchor(i, "split"))
+
+
+def answers_html(members: list) -> str:
+    """The answers box; ``members`` are (index, dataset, results) of every dataset."""
+    found = [a for a in (tax_answer(members), loan_answer(members), blood_coin_answer(members),
+                         scoring_answer(members)) if a is not None]
+    if not found:
+        return ""
+    items = "".join(f"<li><b>{html.escape(a.question)}:</b> {html.escape(a.text)} "
+                    f"<a href='#{a.link}'>→ evidence</a></li>" for a in found)
+    return f"<div class='answers'><h2>Answers</h2><ul>{items}</ul></div>"

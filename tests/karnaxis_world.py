@@ -1,0 +1,141 @@
+"""A Karnaxis game state to set rulebook situations up in, for the Karnaxis tests.
+
+``World`` builds one game's arrays with the engine's own Game Setup and calls any rule function
+by name, filling in the game's arrays by parameter name, so a test reads like the rulebook's
+situation: who holds what, then the rule, then what the rulebook says happens.
+
+The rule functions run as plain Python, as under NUMBA_DISABLE_JIT=1, so the scenario tests
+compile nothing (compiling each rule function as its own entry point costs minutes); the
+compiled kernels are checked against the same plain Python in test_karnaxis.py.
+"""
+
+import inspect
+import sys
+import types
+
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+
+from simulator.game import get_game
+from simulator.games.karnaxis import actions, business, engine, money, new_year, year_end
+from simulator.games.karnaxis import game as K
+
+GAME = get_game("karnaxis")
+POLICY = {p.name: p.id for p in GAME.policies}
+RULE_MODULES = (money, new_year, actions, business, year_end, engine)
+
+
+def plain_python(modules):
+    """{name: function} of every kernel in ``modules`` as plain Python: each kernel's own code
+    (``py_func``) run against a copy of its module's globals in which every kernel it calls is
+    plain Python too."""
+    namespaces, plain = {}, {}
+
+    def namespace(module_name):
+        if module_name not in namespaces:
+            ns = namespaces[module_name] = dict(sys.modules[module_name].__dict__)
+            for name, value in list(ns.items()):
+                if isinstance(value, Dispatcher):
+                    ns[name] = to_plain(value)
+        return namespaces[module_name]
+
+    def to_plain(kernel):
+        f = kernel.py_func
+        if f not in plain:
+            g = namespace(f.__module__)
+            if f not in plain:
+                plain[f] = types.FunctionType(f.__code__, g, f.__name__, f.__defaults__,
+                                              f.__closure__)
+        return plain[f]
+
+    found = {}
+    for module in reversed(modules):
+        for name, value in vars(module).items():
+            if isinstance(value, Dispatcher) or inspect.isfunction(value):
+                found[name] = to_plain(value) if isinstance(value, Dispatcher) else value
+    return found
+
+
+RULES = plain_python(RULE_MODULES)
+
+
+class World:
+    """One game's arrays after Game Setup (year 1), with callable rule functions."""
+
+    def __init__(self, rules=None, n_players=4, seed=1, policies=None, trace_rows=2000):
+        self.rules = rules or GAME.default_rules()
+        self.params = GAME.prepare(self.rules, n_players)
+        (self.cfg, self.tables, self.chars, self.jobs, self.biz, self.events, self.kcards,
+         self.knobs) = self.params[:K.N_DATA]
+        self.pol = np.array(policies or [POLICY["random"]] * n_players, dtype=np.int8)
+        (self.players, self.board, self.stocks, self.shares, self.owners, self.rng,
+         self.options, self.scores) = RULES["new_state"](self.cfg, self.chars, self.jobs, self.biz,
+                                                         self.events, self.kcards, np.uint64(seed))
+        self.trace = np.zeros((trace_rows, K.TRACE_WIDTH), dtype=np.int64)
+        RULES["setup"](*self.arrays)
+        self.board[K.YEAR] = 1
+        self.black = n_players          # the black business's row in stocks / column in shares
+
+    @property
+    def arrays(self):
+        return (self.cfg, self.tables, self.chars, self.jobs, self.biz, self.events, self.kcards,
+                self.knobs, self.players, self.board, self.stocks, self.shares, self.owners,
+                self.rng, self.options, self.scores, self.pol, self.trace)
+
+    def call(self, name, *args):
+        """Call rule ``name`` with this game's arrays (by parameter name), then ``args``."""
+        fn = RULES[name]
+        params = list(inspect.signature(fn).parameters)
+        arrays = [getattr(self, p) for p in params[:len(params) - len(args)]]
+        return fn(*arrays, *args)
+
+    def index(self, table, name):
+        return [item["name"] for item in self.rules[table]].index(name)
+
+    def make(self, seat, character):
+        """Give a seat a character card (and its attributes); another seat holding that card
+        gets one nobody holds, so characters stay unique."""
+        c = self.index("characters", character)
+        for other in range(self.players.shape[0]):
+            if other != seat and self.players[other, K.CHARACTER] == c:
+                held = set(self.players[:, K.CHARACTER].tolist())
+                free = next(i for i in range(len(self.chars)) if i not in held)
+                self.give_character(other, free)
+        self.give_character(seat, c)
+        return c
+
+    def give_character(self, seat, c):
+        self.players[seat, K.CHARACTER] = c
+        self.players[seat, K.ATTR:K.ATTR + K.N_ATTR] = self.chars[c, K.C_ATTR:K.C_ATTR + K.N_ATTR]
+
+    def hire(self, seat, job):
+        """Seat holds job card ``job`` (by name)."""
+        j = self.index("jobs", job)
+        self.players[seat, K.JOB] = j
+        self.owners[K.OWN_JOB, j] = seat
+        return j
+
+    def own(self, seat, business):
+        """Seat starts business ``business`` (by name), its cost paid from a cash top-up."""
+        b = self.index("businesses", business)
+        self.players[seat, K.CASH] += self.tables[K.T_LEVEL_COST, self.biz[b, K.B_LEVEL] - 1]
+        self.call("start_business", seat, b)
+        self.players[seat, K.BUSINESS_YEAR] = 0      # free to start another this year
+        return b
+
+    def events_of(self, kind):
+        n = self.board[K.TRACE_N]
+        return [row for row in self.trace[:n].tolist() if row[0] == kind]
+
+    def cash(self, seat):
+        return int(self.players[seat, K.CASH])
+
+    def offered(self, seat, first=False):
+        """(action, A) pairs Take Action! offers ``seat`` now."""
+        n = self.call("list_actions", seat, first)
+        return [tuple(r) for r in self.options[:n, :2].tolist()]
+
+
+def rules_with(**sets):
+    """Default rules with ``section__key=value`` overrides."""
+    return GAME.rules(sets=tuple(f"{k.replace('__', '.')}={v}" for k, v in sets.items()))

@@ -1,0 +1,82 @@
+"""The study's report in a real browser: headless Chromium at 1,400 x 900 pixels.
+
+A copy of the report gets a script that measures the laid-out page and writes the numbers
+into the DOM, which Chromium dumps; the report itself has no script.  ``make test`` installs
+Debian's ``chromium`` when it is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+WIDTH, HEIGHT = 1400, 900
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run",
+                  f"--window-size={WIDTH},{HEIGHT}"]
+QUESTIONS = ("Karnaxis tax brackets", "Karnaxis loan rules", "Karmaggän blood coins",
+             "Ekonos scoring")
+
+MEASURE = """<script>
+(function () {
+  const vw = document.documentElement.clientWidth, vh = window.innerHeight;
+  const overflowing = [];
+  for (const t of document.querySelectorAll('table')) {
+    const r = t.getBoundingClientRect(), box = t.parentElement.getBoundingClientRect();
+    if (r.right > vw + 0.5 || r.right > box.right + 0.5) {
+      const b = t.closest('.block');
+      overflowing.push((b ? b.id : 'facts') + ': ' + Math.round(r.width) + ' px in ' + Math.round(box.width));
+    }
+  }
+  const answers = [...document.querySelectorAll('.answers li')].map(li => ({
+    text: li.textContent, bottom: li.getBoundingClientRect().bottom}));
+  const flags = document.querySelectorAll('.flags > ol > li').length;
+  const pre = document.createElement('pre');
+  pre.id = 'measured';
+  pre.textContent = JSON.stringify({vw, vh, page_width: document.documentElement.scrollWidth,
+                                    answers, flags, overflowing});
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
+def chromium() -> str:
+    path = shutil.which("chromium")
+    assert path, "chromium is not installed: `make test` (or `make browser`) installs it"
+    return path
+
+
+def measure(report, tmp_path) -> dict:
+    page = report.read_text(encoding="utf-8")
+    probe = tmp_path / "measured.html"
+    probe.write_text(page.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    dom = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
+                          "--dump-dom", probe.as_uri()],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    assert found, dom[-2000:]
+    return json.loads(found.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
+
+
+@pytest.fixture(scope="module")
+def measured(small_study, tmp_path_factory) -> dict:
+    return measure(small_study["report"], tmp_path_factory.mktemp("browser"))
+
+
+def test_the_first_screen_answers_the_four_questions(measured):
+    answers = measured["answers"]
+    assert [next(q for q in QUESTIONS if q in a["text"]) for a in answers] == list(QUESTIONS)
+    for a in answers:
+        assert re.search(r"\d+\.\d%[^;]{0,40}95% CI −?[\d.]+%–−?[\d.]+%", a["text"]), a["text"]
+        assert a["bottom"] <= measured["vh"], f"below the first screen: {a['text'][:60]}"
+    assert 1 <= measured["flags"] <= 5
+
+
+def test_no_table_is_cut_off_at_1400_pixels(measured):
+    assert measured["vw"] <= WIDTH
+    assert measured["overflowing"] == []
+    assert measured["page_width"] <= measured["vw"]

@@ -1,0 +1,147 @@
+"""balsim sensitivity: a key that provably does nothing ranks below one that matters; the
+assumed keys; the output folder and the functions the report reads it with."""
+
+import json
+from types import SimpleNamespace
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from simulator import sensitivity as sens
+from simulator.cli import cli
+from simulator.experiments import Design, Lab
+from simulator.game import get_game
+from simulator.rules import lookup
+
+EKONOS = get_game("ekonos")
+FIELD = ("president_seeker", "value_investor", "market_builder")
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def screen_out(tmp_path_factory):
+    """A small screen of Ekonos without cash_hoarder at the table: its knob provably does
+    nothing, while the market indicators per company set every company's value."""
+    out = tmp_path_factory.mktemp("sens") / "screen"
+    result = invoke("sensitivity", "ekonos", "--seats", ",".join(FIELD), "--keys",
+                    "policies.cash_hoarder.buy_margin,companies.market_indicators,"
+                    "setup.start_money=0:12", "--trajectories", 4, "-n", 300, "-j", 1, "-q",
+                    "--out", out)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_a_key_that_does_nothing_ranks_below_one_that_matters(screen_out):
+    effects = pl.read_parquet(screen_out / "effects.parquet")
+    idle = effects.filter(pl.col("key") == "policies.cash_hoarder.buy_margin")
+    busy = effects.filter(pl.col("key") == "companies.market_indicators")
+    # every step of the idle key replays the very same games: no change at all
+    assert idle["mu_star"].max() == 0.0 and not idle["significant"].any()
+    assert (idle["p"] == 1.0).all()
+    share = busy.filter(pl.col("metric") == "max_policy_share")
+    assert share["significant"].item() and share["rank"].item() < idle.filter(
+        pl.col("metric") == "max_policy_share")["rank"].item()
+    deps = sens.dependencies(screen_out)
+    assert all("policies.cash_hoarder.buy_margin" not in keys for keys in deps.values())
+    assert "companies.market_indicators" in deps["max_policy_share"]
+
+
+def test_the_output_folder_follows_its_schema(screen_out):
+    summary = json.loads((screen_out / "balsim.json").read_text())
+    assert summary["tool"] == "sensitivity" and summary["schema"] == sens.SCHEMA
+    assert [f["key"] for f in summary["factors"]] == [
+        "policies.cash_hoarder.buy_margin", "companies.market_indicators", "setup.start_money"]
+    assert summary["factors"][2]["absolute"] and (summary["factors"][2]["low"],
+                                                  summary["factors"][2]["high"]) == (0, 12)
+    runs = pl.read_parquet(screen_out / "runs.parquet")
+    assert runs.height == summary["runs"] == 4 * (3 + 1)
+    assert {"run", "trajectory", "x:setup.start_money", "max_policy_share"} <= set(runs.columns)
+    effects = pl.read_parquet(screen_out / "effects.parquet")
+    assert effects.height == 3 * len(summary["metrics"])
+    assert json.loads((screen_out / "effects.json").read_text()) == effects.to_dicts()
+    for metric, rows in effects.group_by("metric"):
+        assert sorted(rows["rank"]) == [1, 2, 3]
+        assert (rows["mu_star_low"] <= rows["mu_star"]).all()
+    assert (screen_out / "sensitivity.png").stat().st_size > 0
+
+
+def test_html_section_shows_the_chart_and_the_significant_effects(screen_out):
+    html = sens.html_section(screen_out)
+    assert html.startswith("<section") and "data:image/png;base64," in html
+    assert "companies.market_indicators" in html and "Sensitivity: ekonos" in html
+
+
+def test_assumed_keys_are_the_keys_whose_own_line_is_marked(tmp_path):
+    path = tmp_path / "rules.toml"
+    path.write_text(
+        "# ASSUMED: a section note marks nothing\n"
+        "[setup]\n"
+        "cash = 5        # ASSUMED: not printed\n"
+        "# ASSUMED: the comment above a key is not its own line\n"
+        "cards = 3\n"
+        'name = "a # ASSUMED inside a string"\n'
+        "[[characters]]\n"
+        "bonus = 2       # ASSUMED: an array of tables cannot be set by key\n"
+        "[loans]\n"
+        "interest_pct = 10   # ASSUMED\n")
+    assert sens.assumed_keys(SimpleNamespace(rules_path=path)) == ["setup.cash", "loans.interest_pct"]
+
+
+def test_assumed_screens_every_assumed_number_it_can_and_says_why_not_the_others():
+    rules = EKONOS.rules()
+    factors, skipped = sens.choose_factors(EKONOS, rules, [], True, (0.5, 1.5))
+    reasons = {s["key"]: s["reason"] for s in skipped}
+    assumed = sens.assumed_keys(EKONOS)
+    assert sorted([f.key for f in factors] + list(reasons)) == sorted(assumed)
+    for key in assumed:
+        value = lookup(rules, key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            assert reasons[key] == "not a number (only numeric keys can be varied)"
+        elif value == 0:
+            assert reasons[key] == (f"its value is 0, so scaling cannot move it; give "
+                                    f"{key}=LOW:HIGH")
+        else:
+            assert key in [f.key for f in factors]
+    assert reasons["setup.start_money"].startswith("its value is 0")
+
+
+def test_a_scaled_range_the_checks_refuse_is_cut_to_what_they_accept():
+    # growth_small must stay below growth_large (6): 4 x 1.5 = 6 is cut to 5
+    factor = sens.make_factor(EKONOS, EKONOS.rules(), "companies.growth_small", None, (0.5, 1.5))
+    assert (factor.value(0.0), factor.value(1.0)) == (2, 5)
+
+
+def test_every_run_of_a_screen_plays_the_same_games():
+    rules = EKONOS.rules()
+    design = Design("ekonos", FIELD, seed=9)
+    with Lab(EKONOS, jobs=1) as lab:
+        a, b = lab.play(design, [rules, rules], [3, 4, 5, 6])
+    assert (a.won == b.won).all() and (a.score == b.score).all()
+
+
+@pytest.mark.parametrize("args, message", [
+    ([], "give --keys K1,K2,.. or --assumed"),
+    (["--keys", "setup.nope"], "rules key 'setup.nope': unknown key"),
+    (["--keys", "board.layout"], "rules key 'board.layout': not a number"),
+    (["--keys", "setup.start_money"], "its value is 0, so scaling cannot move it"),
+    (["--keys", "setup.start_money=0:x"], "expected setup.start_money=LOW:HIGH"),
+    (["--keys", "companies.market_indicators=0:5"], "the game's checks refuse 0 or 5"),
+    (["--assumed", "--range", "1.5,0.5"], "--range needs 0 <= LOW < HIGH"),
+    (["--assumed", "--range", "x"], "--range needs LOW,HIGH factors"),
+])
+def test_sensitivity_errors_are_one_line_with_status_2(tmp_path, args, message):
+    result = invoke("sensitivity", "ekonos", *args, "-q", "--out", tmp_path / "s")
+    assert result.exit_code == 2
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_folder_not_written_by_balsim_is_never_replaced(tmp_path):
+    (tmp_path / "mine.txt").write_text("keep")
+    result = invoke("sensitivity", "ekonos", "--assumed", "--force", "-q", "--out", tmp_path)
+    assert result.exit_code == 2 and "was not written by balsim" in result.output
+    assert (tmp_path / "mine.txt").read_text() == "keep"
