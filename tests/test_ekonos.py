@@ -10,6 +10,7 @@ from simulator.game import get_game
 from simulator.games.ekonos.game import trace_game
 from simulator.games.ekonos.state import *  # noqa: F401,F403
 from simulator.rng import game_seeds
+from simulator.rules import RulesError
 
 GAME = get_game("ekonos")
 RULES = GAME.rules()
@@ -90,3 +91,21 @@ def test_replay_reads_as_a_play_by_play():
     assert lines_without == without > 0
 
 
+
+
+@pytest.mark.parametrize("key, value", [
+    ("setup.turns", "[101, 3, 3, 2]"),                       # rounds fit the int16 column
+    ("setup.cards_per_turn", "[22, 6, 5, 6]"),               # a hand's options fit the state
+    ("shares.indicators_per_player", "1001"),                # shares fit the int16 columns
+    ("board.layout", '["' + "." * 64 + '"]'),                # the board fits a 64-bit mask
+    ("deck.cards", "[" + ", ".join(["[0, 1, 2]"] * 1001) + "]"),
+    ("policies.search.rollouts", "-1"),
+    ("policies.search.top_k", "65"),                         # candidates fit the state
+    ("policies.search.horizon", "101"),
+    ("policies.search.rollout_policy", '"search"'),          # a rollout cannot search in turn
+])
+def test_rules_beyond_what_the_engine_can_hold_are_refused(key, value):
+    """`check` bounds every number that sizes a fixed block of the state or feeds a narrow
+    output column, with a one-line error naming the key."""
+    with pytest.raises(RulesError, match=f"rules key '{key}'"):
+        GAME.rules(sets=(f"{key}={value}",))
