@@ -44,7 +44,7 @@ TAX_KEY = "taxes.standard_usd"
 TAX_SHAPES = {"flatter": 0.5, "steeper": 1.5}   # spread of the tax table around its mean
 TAX_ROUND = 5_000                                # table entries in $5,000 steps, as printed
 LOAN_CAPS = (25_000, 50_000, 100_000, 150_000, 200_000, 300_000)
-BLOOD_COINS = (2, 3, 4, 5, 6)
+BLOOD_COINS = (2, 3, 4, 5, 6, 7, 8)
 EKONOS_VARIANTS = {   # rules changes that take from what a presidency gives, or add cash
     "cash_12": {"setup.start_money": 12},
     "no_expansions": {"companies.expand_small": 0, "companies.expand_large": 0},
@@ -401,7 +401,7 @@ RECIPES = {r.name: r for r in (
            "Karnaxis: loan cap binding and delinquency, and the cap that brings the leading "
            "policy closest to its fair share.", swept("loans.cap_usd", LOAN_CAPS, lambda v: f"cap_{v}"),
            loan_answer),
-    Recipe("blood-coins", "karmaggan", 4, 3_000,
+    Recipe("blood-coins", "karmaggan", 4, 2_000,
            "Karmaggän: team and seat balance and game length by starting blood coins, and "
            "the count that balances the teams.",
            swept("setup.blood_coins_4_6", BLOOD_COINS, lambda v: f"coins_{v}"), blood_coin_answer),
