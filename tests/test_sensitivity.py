@@ -2,13 +2,13 @@
 assumed keys; the output folder and the functions the report reads it with."""
 
 import json
-from types import SimpleNamespace
 
 import polars as pl
 import pytest
 from click.testing import CliRunner
 
 from simulator import sensitivity as sens
+from simulator.assumed import assumed_keys
 from simulator.cli import cli
 from simulator.experiments import Design, Lab
 from simulator.game import get_game
@@ -75,27 +75,20 @@ def test_html_section_shows_the_chart_and_the_significant_effects(screen_out):
     assert "companies.market_indicators" in html and "Sensitivity: ekonos" in html
 
 
-def test_assumed_keys_are_the_keys_whose_own_line_is_marked(tmp_path):
-    path = tmp_path / "rules.toml"
-    path.write_text(
-        "# ASSUMED: a section note marks nothing\n"
-        "[setup]\n"
-        "cash = 5        # ASSUMED: not printed\n"
-        "# ASSUMED: the comment above a key is not its own line\n"
-        "cards = 3\n"
-        'name = "a # ASSUMED inside a string"\n'
-        "[[characters]]\n"
-        "bonus = 2       # ASSUMED: an array of tables cannot be set by key\n"
-        "[loans]\n"
-        "interest_pct = 10   # ASSUMED\n")
-    assert sens.assumed_keys(SimpleNamespace(rules_path=path)) == ["setup.cash", "loans.interest_pct"]
+def test_assumed_takes_the_keys_of_the_rules_marks_and_skips_array_entries():
+    game = get_game("karnaxis")
+    factors, skipped = sens.choose_factors(game, game.rules(), [], True, (0.5, 1.5))
+    marked = list(assumed_keys(game.rules_path))
+    assert sorted([f.key for f in factors] + [s["key"] for s in skipped]) == sorted(marked)
+    entries = [k for k in marked if "[" in k]
+    assert entries and all({"key": k, "reason": sens.ARRAY_ENTRY} in skipped for k in entries)
 
 
 def test_assumed_screens_every_assumed_number_it_can_and_says_why_not_the_others():
     rules = EKONOS.rules()
     factors, skipped = sens.choose_factors(EKONOS, rules, [], True, (0.5, 1.5))
     reasons = {s["key"]: s["reason"] for s in skipped}
-    assumed = sens.assumed_keys(EKONOS)
+    assumed = list(assumed_keys(EKONOS.rules_path))
     assert sorted([f.key for f in factors] + list(reasons)) == sorted(assumed)
     for key in assumed:
         value = lookup(rules, key)
