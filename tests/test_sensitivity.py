@@ -138,3 +138,35 @@ def test_a_folder_not_written_by_balsim_is_never_replaced(tmp_path):
     result = invoke("sensitivity", "ekonos", "--assumed", "--force", "-q", "--out", tmp_path)
     assert result.exit_code == 2 and "was not written by balsim" in result.output
     assert (tmp_path / "mine.txt").read_text() == "keep"
+
+
+def test_flags_of_the_screened_game_are_marked_from_its_dependencies(screen_out):
+    from simulator.report.flags import Flag
+    from simulator.report.screens import mark_flags
+
+    def flag(n_players, kind, subject):
+        return Flag("ekonos", n_players, kind, subject, 1.0, 0.5, "t", "e", "w", "a", "c")
+
+    deps = sens.dependencies(screen_out)
+    screened = ("policies.cash_hoarder.buy_margin", "companies.market_indicators", "setup.start_money")
+    policy, seat, elsewhere, runaway, other_game = (
+        flag(3, "dominant policy", FIELD[0]), flag(3, "seat", "seat 0"),
+        flag(5, "weak policy", FIELD[1]), flag(3, "runaway", ""), flag(3, "seat", "seat 0"))
+    other_game.game = "karnaxis"
+    mark_flags([policy, seat, elsewhere, runaway, other_game], [screen_out])
+    assert policy.sensitivity.keys == tuple(deps[f"win_rate:policy={FIELD[0]}"])
+    assert seat.sensitivity.keys == tuple(deps["win_rate:seat=0"])
+    assert policy.sensitivity.screened == screened and policy.sensitivity.players == 0
+    assert elsewhere.sensitivity.players == 3            # the screen's count is named
+    assert runaway.sensitivity is None and other_game.sensitivity is None
+    text = policy.sensitivity.text()
+    assert text.startswith("depends on " if policy.sensitivity.keys else "robust to the assumed values")
+    assert "(3 keys screened)" in text
+
+
+def test_the_report_has_a_section_per_screen(screen_out, small_datasets, tmp_path):
+    from simulator.report import write_report
+    page = write_report([small_datasets["ekonos"], screen_out], tmp_path / "r.html").read_text()
+    assert page.count("<section class='sensitivity'>") == 1 and "Sensitivity: ekonos" in page
+    result = invoke("report", screen_out, "--out", tmp_path / "only.html")
+    assert result.exit_code == 2 and "at least one dataset" in result.output
