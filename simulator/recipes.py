@@ -34,7 +34,8 @@ from simulator.analysis.karnaxis import bracket_labels, loan_cap
 from simulator.analysis.stats import Z95
 from simulator.experiments import OUT_MARK, finish_out_dir, new_out_dir, with_values
 from simulator.game import Game, get_game
-from simulator.report.page import block, money, pct, render_page
+from simulator.report.flags import points
+from simulator.report.page import block, interval, money, pct, render_page
 from simulator.rules import lookup
 from simulator.runner import Plan, Variant, execute
 from simulator.study import study_seats
@@ -127,11 +128,6 @@ def levels(frame: pl.DataFrame, values: list[str], variants: list[str], labels: 
     return pl.DataFrame(rows)
 
 
-def points(x: float) -> str:
-    """A difference of two rates in percentage points, signed."""
-    return f"{100 * x:+.1f}".replace("-", "−") + " points"
-
-
 def points_ci(lo: float, hi: float) -> str:
     return f"95% CI {100 * lo:+.1f} to {100 * hi:+.1f}".replace("-", "−")
 
@@ -203,8 +199,9 @@ def tax_answer(ds: Dataset) -> Answer:
                   "leader_edge")
 
 
-def ci(triple) -> str:
-    return f"95% CI {pct(triple[1])}–{pct(triple[2])}"
+def ci(triple: tuple[float, float, float]) -> str:
+    """The interval of a (mean, low, high) rate."""
+    return interval(*triple[1:])
 
 
 def games_per_variant(ds: Dataset) -> int:

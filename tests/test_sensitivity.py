@@ -2,6 +2,7 @@
 assumed keys; the output folder and the functions the report reads it with."""
 
 import json
+import re
 
 import polars as pl
 import pytest
@@ -170,3 +171,15 @@ def test_the_report_has_a_section_per_screen(screen_out, small_datasets, tmp_pat
     assert page.count("<section class='sensitivity'>") == 1 and "Sensitivity: ekonos" in page
     result = invoke("report", screen_out, "--out", tmp_path / "only.html")
     assert result.exit_code == 2 and "at least one dataset" in result.output
+
+
+def test_the_study_screens_each_game_and_its_report_shows_them(small_study):
+    from simulator.game import GAME_NAMES
+    runs = small_study["dirs"][0].parent
+    page = small_study["report"].read_text()
+    for name in GAME_NAMES:
+        summary = json.loads((runs / f"sens-{name}" / "balsim.json").read_text())
+        marked = {s["key"] for s in summary["skipped"]} | {f["key"] for f in summary["factors"]}
+        assert marked == set(assumed_keys(get_game(name).rules_path)), name
+        assert f"Sensitivity: {name}" in page
+        assert re.search(rf"sens-{name}: \d+ assumed keys, \d+ runs x [\d,]+ games", small_study["output"])
