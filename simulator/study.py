@@ -46,7 +46,7 @@ DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
 # can vary, so the report marks each flag robust to the assumed values or dependent on named
 # ones.  Runs = trajectories x (keys + 1), each of games_per_run games on the same seeds.
 SCREEN_TRAJECTORIES = 4
-SCREEN_GAMES = {"ekonos": 500, "karnaxis": 300, "karmaggan": 300}
+SCREEN_GAMES = {"ekonos": 500, "karnaxis": 300, "karmaggan": 200}
 
 
 def study_seats(game, n_players: int) -> list[str]:
