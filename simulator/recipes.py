@@ -439,6 +439,22 @@ def ask(recipe: Recipe, out: Path, games: int | None = None, seed: int = 1, jobs
     return answer
 
 
+NOT_RATES = ("length", "mean_bracket")   # per-game values that are not shares of games or players
+
+
+def shown(table: pl.DataFrame) -> pl.DataFrame:
+    """The table as text: each value's mean and 95% interval, rates in percent."""
+    values = [c for c in table.columns if c != "variant" and not c.endswith(("_lo", "_hi"))]
+    out = {"variant": table["variant"]}
+    for v in values:
+        rows = zip(table[v], table[f"{v}_lo"], table[f"{v}_hi"])
+        if v in NOT_RATES:
+            out[v] = [f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in rows]
+        else:
+            out[v] = [f"{pct(m)} ({pct(lo)}–{pct(hi)})" for m, lo, hi in rows]
+    return pl.DataFrame(out)
+
+
 def report_page(recipe: Recipe, answer: Answer, n_games: int, command: str) -> str:
     """The short report: the answer, then a chart of the main value by variant with its 95%
     intervals beside the table of every value."""
@@ -457,10 +473,11 @@ def report_page(recipe: Recipe, answer: Answer, n_games: int, command: str) -> s
     ax.set_ylabel(f"{y} (mean per game, 95% CI)", fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    body = block("answer-chart", f"{y} by variant", fig, t,
-                 caption="Each value is the mean over games of a per-game value; intervals "
-                         "are 95% normal intervals over games. Every variant played the same "
-                         "games. The full analysis: balsim report dataset --out full.html.")
+    body = block("answer-chart", f"{y} by variant", fig, shown(t),
+                 caption="Each value is the mean over games of a per-game value, with its 95% "
+                         "interval over games in brackets; edges and gaps are differences of "
+                         "win rates. Every variant played the same games. The full analysis: "
+                         "balsim report dataset --out full.html.")
     plt.close(fig)
     answer_box = (f"<div class='answers'><h2>{html.escape(recipe.summary)}</h2>"
                   f"<p>{html.escape(answer.sentence)}</p></div>")
