@@ -151,3 +151,15 @@ def test_ask_help_lists_the_four_questions_and_refuses_bad_input(tmp_path):
     taken = CliRunner().invoke(cli, ["ask", "scoring", "--out", str(tmp_path / "x")])
     assert taken.exit_code == 2 and "not empty" in taken.output
     assert (tmp_path / "x" / "keep.txt").read_text() == "mine"
+
+
+def test_ask_prints_the_sentence_it_wrote(tmp_path):
+    out = tmp_path / "scoring"
+    result = CliRunner().invoke(cli, ["ask", "scoring", "-n", str(GAMES), "-j", "1", "-q", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "balsim.json").read_text())
+    assert result.output.splitlines()[0] == summary["sentence"]
+    assert summary["games_per_variant"] == GAMES and summary["question"] == "scoring"
+    again = CliRunner().invoke(cli, ["ask", "scoring", "-n", str(GAMES), "-j", "1", "-q", "--out", str(out),
+                                      "--force"])
+    assert again.exit_code == 0 and again.output.splitlines()[0] == summary["sentence"]
