@@ -44,7 +44,7 @@ SCHEMA = 1
 TAX_KEY = "taxes.standard_usd"
 TAX_SHAPES = {"flatter": 0.5, "steeper": 1.5}   # spread of the tax table around its mean
 TAX_ROUND = 5_000                                # table entries in $5,000 steps, as printed
-LOAN_CAPS = (25_000, 50_000, 100_000, 150_000, 200_000, 300_000)
+LOAN_CAPS = (25_000, 50_000, 75_000, 100_000, 150_000, 200_000, 300_000)
 BLOOD_COINS = (2, 3, 4, 5, 6, 7, 8)
 EKONOS_VARIANTS = {   # rules changes that take from what a presidency gives, or add cash
     "cash_12": {"setup.start_money": 12},
@@ -263,10 +263,22 @@ def loan_answer(ds: Dataset) -> Answer:
         f"closest to the fair share is {money(caps[best])}{edge_of_grid(caps, best)}: "
         f"{points(edges[best][0])} "
         f"({points_ci(*edges[best][1:])}, {balanced(*edges[best][1:])}), where the cap binds for "
-        f"{pct(best_binding[0])} of players ({ci(best_binding)}).")
+        f"{pct(best_binding[0])} of players ({ci(best_binding)})"
+        f"{crossing(caps, {n: e[0] for n, e in edges.items()}, money)}.")
     labels = {n: money(caps[n]) for n in names}
     table = levels(frame, ["leader_edge", "cap_binding", "delinquent"], sorted(names, key=caps.get), labels)
     return Answer(sentence, numbers, table, "leader_edge")
+
+
+def crossing(values: dict, means: dict, show: Callable) -> str:
+    """'; it changes sign between A (x) and B (y)' for the first two neighbouring values tried
+    whose means lie on either side of zero: the balancing value lies between them."""
+    order = sorted(values, key=values.get)
+    for a, b in zip(order, order[1:]):
+        if means[a] * means[b] < 0:
+            return (f"; it changes sign between {show(values[a])} ({points(means[a])}) and "
+                    f"{show(values[b])} ({points(means[b])})")
+    return ""
 
 
 def edge_of_grid(values: dict, best: str) -> str:
@@ -315,7 +327,9 @@ def blood_coin_answer(ds: Dataset) -> Answer:
         f"{coins[few]} to {coins[many]} coins the team gap runs from {points(min(span))} to "
         f"{points(max(span))} and is smallest at {coins[best]} coins{edge_of_grid(coins, best)}: "
         f"{points(gap[0])} "
-        f"({points_ci(*gap[1:])}, {balanced(*gap[1:])}); the starting seat's edge over the fair "
+        f"({points_ci(*gap[1:])}, {balanced(*gap[1:])})"
+        f"{crossing(coins, {n: g[0] for n, g in gaps.items()}, lambda c: f'{c} coins')}; "
+        f"the starting seat's edge over the fair "
         f"share is {points(edge[0])} ({points_ci(*edge[1:])}) at {coins[base]} coins and "
         f"{points(edge_best[0])} ({points_ci(*edge_best[1:])}) at {coins[best]}; games last "
         f"{length_few[0]:.1f} rounds (95% CI {length_few[1]:.1f}–{length_few[2]:.1f}) with "
@@ -394,7 +408,7 @@ RECIPES = {r.name: r for r in (
     Recipe("tax-brackets", "karnaxis", 4, 6_000,
            "Karnaxis: a flatter and a steeper tax table against the printed one: where "
            "players sit and the leading policy's edge.", tax_variants, tax_answer),
-    Recipe("loans", "karnaxis", 4, 5_000,
+    Recipe("loans", "karnaxis", 4, 4_000,
            "Karnaxis: loan cap binding and delinquency, and the cap that brings the leading "
            "policy closest to its fair share.", swept("loans.cap_usd", LOAN_CAPS, lambda v: f"cap_{v}"),
            loan_answer),

@@ -163,3 +163,11 @@ def test_ask_prints_the_sentence_it_wrote(tmp_path):
     again = CliRunner().invoke(cli, ["ask", "scoring", "-n", str(GAMES), "-j", "1", "-q", "--out", str(out),
                                       "--force"])
     assert again.exit_code == 0 and again.output.splitlines()[0] == summary["sentence"]
+
+
+def test_crossing_names_the_neighbours_on_either_side_of_zero():
+    from simulator.recipes import crossing
+    values = {"a": 50, "b": 25, "c": 75}
+    assert crossing(values, {"a": -0.05, "b": -0.2, "c": 0.04}, str) == \
+        "; it changes sign between 50 (−5.0 points) and 75 (+4.0 points)"
+    assert crossing(values, {"a": 0.05, "b": 0.2, "c": 0.04}, str) == ""
