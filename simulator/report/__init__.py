@@ -20,6 +20,7 @@ from simulator.analysis import Dataset, summarise
 from simulator.report.answers import answers_html
 from simulator.report.flags import THRESHOLDS, Flag, Rules, flags_html, merge_flags
 from simulator.report.page import render_page
+from simulator.report.screens import mark_flags, screen_sections, split_screens
 from simulator.report.sections import dataset_section, game_section, incomplete
 from simulator.store import write_atomic
 
@@ -32,16 +33,21 @@ def write_report(dataset_dirs: list[Path], out: Path) -> Path:
     """Analyse ``dataset_dirs`` and write the playtest report to ``out`` (one HTML file).
 
     Each directory is a balsim dataset (``manifest.json`` plus ``games/``, ``players/`` and
-    timeline parts).  Returns ``out``.
+    timeline parts) or a ``balsim sensitivity`` folder: each screen gets a section, and marks
+    the flags of its game and player count robust or dependent (:mod:`.screens`).  Returns
+    ``out``.
     """
     started = time.perf_counter()
     out = Path(out)
+    dataset_dirs, screens = split_screens(dataset_dirs)
     datasets = [Dataset(d) for d in dataset_dirs]
     members = [(i, ds, summarise(ds)) for i, ds in enumerate(datasets)]
     flags: list[Flag] = [f for i, ds, res in members for f in Rules(i, ds, res).flags()]
+    mark_flags(flags, screens)
     body = [game_section(game, [m for m in members if m[1].game == game])
             for game in dict.fromkeys(ds.game for ds in datasets)]
     body += [dataset_section(i, ds, res) for i, ds, res in members]
+    body += screen_sections(screens)
     games = sorted({ds.game for ds in datasets})
     total = sum(ds.n_games for ds in datasets)
     toc = "".join(f"<li><a href='#ds{i}'>{html.escape(ds.label)}</a> — {ds.n_games:,} games"
