@@ -49,9 +49,9 @@ DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
 # say whether it holds with strong players.  A search seat costs hundreds of playouts per
 # decision, so a line-up with one plays "search_games" instead.  Measured 2026-11 (tuned
 # field, jobs=2, busy machine): ekonos 20 s, karnaxis 14 s, karmaggan 25 s.
-STRONG = {"ekonos": {"n_games": 12_000, "search_games": 400},
-          "karnaxis": {"n_games": 5_000, "search_games": 200},
-          "karmaggan": {"n_games": 2_000, "search_games": 100}}
+STRONG = {"ekonos": {"n_games": 8_000, "search_games": 200},
+          "karnaxis": {"n_games": 4_000, "search_games": 100},
+          "karmaggan": {"n_games": 1_000, "search_games": 40}}
 STRONG_PLAYERS = 4
 
 
@@ -100,8 +100,9 @@ def strong_plan(game, variants: list[Variant], scale: float) -> tuple[str, Plan]
     seats = strong_seats(game, game.rules(), STRONG_PLAYERS) if spec else None
     if seats is None or STRONG_PLAYERS not in game.player_counts:
         return None
-    n_games = max(100, int(spec["search_games" if SEARCH in seats else "n_games"] * scale))
-    chunk = max(100, min(game.chunk_size, -(-n_games // 4)))
+    searching = SEARCH in seats
+    n_games = max(10 if searching else 100, int(spec["search_games" if searching else "n_games"] * scale))
+    chunk = max(10, min(game.chunk_size, -(-n_games // 4)))
     return (f"{game.name}-{STRONG_PLAYERS}p-strong",
             Plan(game=game.name, n_games=n_games, n_players=STRONG_PLAYERS, seats=seats,
                  seed=STUDY_SEED, chunk_size=chunk, variants=variants))

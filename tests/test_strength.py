@@ -22,7 +22,7 @@ from simulator.report.flags import Flag
 from simulator.report.strong import annotate, is_strong
 from simulator.strength import (Challenge, Challenger, challenge, has_search, knob_curve,
                                 strong_seats, tuned_field)
-from simulator.study import STRONG_PLAYERS, study_plans
+from simulator.study import STRONG, STRONG_PLAYERS, study_plans
 from test_analysis import write_dataset
 from test_report import contract_tables, flags_text, winners_with_first_seat_share
 
@@ -68,6 +68,15 @@ def test_the_study_adds_a_strong_dataset_with_the_same_variants():
         assert all(s.endswith("_tuned") for s in strong.seats)
         assert [v.name for v in strong.variants] == [v.name for v in scripted.variants]
         assert strong.seed == scripted.seed and strong.n_games < scripted.n_games
+
+
+def test_the_study_seats_search_in_its_strong_field_once_the_game_has_it(monkeypatch):
+    monkeypatch.setattr("simulator.strength.has_search", lambda game: game.name == "karmaggan")
+    plans = dict(study_plans())
+    strong = plans[f"karmaggan-{STRONG_PLAYERS}p-strong"]
+    assert strong.seats[::2] == ["search", "search"]      # one team of search players
+    assert strong.n_games == STRONG["karmaggan"]["search_games"]
+    assert "search" not in plans[f"ekonos-{STRONG_PLAYERS}p-strong"].seats
 
 
 # ---- the report's check ---------------------------------------------------------------------
