@@ -15,23 +15,22 @@ Combat: a scripted policy reveals a random card of its hand, each weighted by th
 combat value (``combat_*``), and plays no card only with an empty hand.
 """
 
-import numpy as np
 from numba import njit
 
 from policies.common import RANDOM, behaviour, pick_best, pick_random
 from simulator.game import Policy
 from simulator.games.karmaggan.board import (
-    EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_map, is_jungle)
+    EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_map)
+from simulator.games.karmaggan.core import friends
 from simulator.games.karmaggan.state import (
     ACT_INVOKE, ACT_MEDALLION, ACT_MOVE, ACT_PASS, ACT_PLAY, ACT_SACRIFICE, ACT_STOP, ACT_TAKE,
-    ACT_THROW, ACTS, B_BLOOD, B_OCC, B_OPEN, B_TILE, BLOOD_STONE, BLOOD_TILE, BOARD, CARDS,
-    CENTRE_TILE, CFG, CFG_CENTRE, CFG_HAND_MAX, CFG_HATCHES, CFG_PLAYERS, CFG_SPAWN_MAX,
-    CFG_TEAM_MODE, COMBAT_CARD, CONJURE, ECLIPSE, EGG_DEST, F_KIND, F_OWNER, F_POS, FIGS,
-    G_ACT_N, G_EGG_CARRIER, G_EGG_POS, G_OPEN_HATCHES, G_STEPS_LEFT, GAME, GAZE, GREEDY, HANDS, HELM,
-    HELM_RING, KNOB_TABLE, NOBODY, OBJECT_TILE, OFF, OPT_A, OPT_ACT, OPT_B, OPTIONS, P_COINS,
-    P_HAND_N, P_STATUS, P_SWARM, P_TEAM, PLAYERS, PLUNDERER, POLE, POLICY_IDS, RNG, SALIVA,
-    SCORES, SPARK, STEP, STONE_TARGET, SWARM_MODE, SWARM_STEP, SWORD, TELEPORT, TEMPLE_TILE,
-    THROW_DEST, TUMULT, ALIVE, NO_CARD)
+    ACT_THROW, ACTS, B_BLOOD, B_OCC, B_TILE, BLOOD_STONE, BLOOD_TILE, BOARD, CARDS,
+    CENTRE_TILE, CFG, CFG_CENTRE, CFG_HAND_MAX, CFG_PLAYERS, CFG_SPAWN_MAX, CFG_TEAM_MODE,
+    COMBAT_CARD, ECLIPSE, EGG_DEST, F_KIND, F_POS, FIGS, G_ACT_N, G_EGG_CARRIER, G_EGG_POS,
+    G_OPEN_HATCHES, G_STEPS_LEFT, GAME, GAZE, GREEDY, HANDS, KNOB_TABLE, NOBODY, OBJECT_TILE,
+    OFF, OPT_A, OPT_ACT, OPT_B, OPTIONS, P_COINS, P_HAND_N, P_STATUS, P_SWARM, P_TEAM, PLAYERS,
+    PLUNDERER, POLICY_IDS, RNG, SALIVA, SCORES, SPARK, STEP, STONE_TARGET, SWARM_MODE,
+    SWARM_STEP, SWORD, TELEPORT, TEMPLE_TILE, THROW_DEST, TUMULT, ALIVE, NO_CARD, VICTIM)
 from simulator.rng import POLICY, rng_float
 
 RUSHER, HUNTER, SUPPORTER = range(1, 4)
@@ -194,10 +193,10 @@ def score_steps(W, seat, n, k, d, d_exit, target):
             else:
                 score = progress(d, cur, b)
                 occ = board[b, B_OCC]
-                if occ != NOBODY:
-                    score += fight_score(seat, occ, k, carrier, figs, players)
-                else:
+                if occ == NOBODY:
                     score += tile_pull(seat, b, target, k, hand_max, board, players, acts, n_acts)
+                elif not friends(seat, occ, figs, players, team_mode):
+                    score += fight_score(seat, occ, k, carrier, figs, players)
         elif act == ACT_PASS or act == ACT_THROW:
             if is_friend(players, team_mode, seat, a):
                 score = float(d_exit[cur] - d_exit[figs[a, F_POS]]) - 1.0
@@ -227,6 +226,7 @@ def score_swarm_steps(W, n, d):
     """Scores of the SWARM_STEP options in ``W[SCORES]``: tiles gained, attacks on the carrier
     above all, Object tiles on the way; sacrifices only when nothing else is possible."""
     figs, board, game, acts, options, scores = W[FIGS], W[BOARD], W[GAME], W[ACTS], W[OPTIONS], W[SCORES]
+    players, team_mode = W[PLAYERS], W[CFG][CFG_TEAM_MODE]
     n_acts, carrier = game[G_ACT_N], game[G_EGG_CARRIER]
     for i in range(n):
         act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
@@ -236,7 +236,9 @@ def score_swarm_steps(W, n, d):
         elif act == ACT_MOVE:
             score = progress(d, figs[a, F_POS], b)
             occ = board[b, B_OCC]
-            if occ != NOBODY:
+            if occ != NOBODY and friends(a, occ, figs, players, team_mode):
+                pass   # crossing an ally's tile
+            elif occ != NOBODY:
                 if occ == carrier:
                     score += 5.0
                 else:
@@ -358,5 +360,15 @@ def choose(kind, seat, n, W):
                 scores[i] = 2.0
             else:
                 scores[i] = NEVER
-    # HELM_RING: every choice scores 0 (the scripted policies do not plan rotations)
+    elif kind == VICTIM:
+        # Greedy Fingers: rob the opponent holding the most cards, never a teammate
+        for i in range(n):
+            s = options[i, OPT_A]
+            if s < 0:
+                scores[i] = 0.0
+            elif friendly(W, seat, s):
+                scores[i] = -1.0
+            else:
+                scores[i] = 1.0 + players[s, P_HAND_N]
+    # ROTATION: every choice scores 0 (the scripted policies do not plan rotations)
     return pick_best(scores, n, rng)

@@ -18,17 +18,18 @@ from numba import njit
 from simulator.games.karmaggan.state import (
     ABYSS, B_OPEN, B_TILE, BLANK, BLOOD_TILE, C_COL, C_HATCH, C_HATCH_KIND, C_RING, C_ROW,
     C_START, C_TILE0, C_WALL_CW, C_WALL_IN, CELLS, CENTRE_TILE, CFG, CFG_CENTRE, CFG_COLS,
-    CFG_HATCHES, CFG_NODES, CFG_ROWS, DCACHE, DCACHE_SLOTS, G_DCACHE_LAST, G_DCACHE_NEXT, G_DKEY, G_OFFSET,
-    G_VERSION, G_ADJ_VERSION, ADJ, GAME, BOARD, INVOCATION, JUNGLE, N_CELL, NO_WALL, OBJECT_TILE, PASSAGE_TILE,
-    PLAIN_WALL, ARROWS_WALL, ACID_WALL, FIRE_WALL, QUEUE, TEMPLE_TILE, TILE_CHARS)
+    CFG_HATCHES, CFG_ROWS, DCACHE, DCACHE_SLOTS, G_DCACHE_LAST, G_DCACHE_NEXT, G_DKEY,
+    G_OFFSET, G_VERSION, G_ADJ_VERSION, ADJ, GAME, BOARD, JUNGLE, N_CELL, NO_WALL, OBJECT_TILE,
+    PASSAGE_TILE, PLAIN_WALL, ARROWS_WALL, ACID_WALL, FIRE_WALL, QUEUE, TEMPLE_TILE, TILE_CHARS)
 
 UNREACHABLE = 1 << 20
 EXITS = -2         # distance target: the jungle beyond every open hatch
 HATCH_CELLS = -3   # distance target: the row-0 cells facing a hatch (waiting for one to open)
 TEMPLES = -4       # distance target: every Temple tile and the Centre (to flip Temple cards)
 
+# Invocation tiles are not printed on the board: they appear where a plunderer dies (A New Life)
 TILE_CODES = {"S": BLANK, ".": BLANK, "#": ABYSS, "O": OBJECT_TILE, "T": TEMPLE_TILE,
-              "B": BLOOD_TILE, "P": PASSAGE_TILE, "I": INVOCATION}
+              "B": BLOOD_TILE, "P": PASSAGE_TILE}
 WALL_CODES = {" ": NO_WALL, "-": PLAIN_WALL, "a": ARROWS_WALL, "c": ACID_WALL, "f": FIRE_WALL}
 
 

@@ -10,15 +10,21 @@ import numpy as np
 from policies import karmaggan as policies
 from simulator.errors import UserError
 from simulator.game import Game, policy_knobs
-from simulator.games.karmaggan import engine
+from simulator.games.karmaggan import core, engine
 from simulator.games.karmaggan.board import TILE_CODES, WALL_CODES, build_cells, draw_rows
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import require
 
-ENGINE_VERSION = "karmaggan-1"
+ENGINE_VERSION = "karmaggan-2"
 MODES = ("team", "free_for_all")
 LOSS_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat", "other")
 MAX_TRACE = 50_000
+# Bounds of what the kernel's arrays and the int16 output columns hold (checked in `check`)
+MAX_ROUNDS = 1_000     # timeline: 10,000 games × 1,000 rounds × 8 seats × 2 bytes = 160 MB a chunk
+MAX_COINS = 10_000     # blood coins, the bank and the medallions
+MAX_DECK = 1_000       # cards in the Temple deck, in the Object deck
+INT16_MIN, INT16_MAX = np.iinfo(np.int16).min, np.iinfo(np.int16).max
+MAX_PIECES = 100       # hand size, spawns, steps and cards a rule moves at once, combat rounds
 # Setup, Continued: the rules key holding the starting blood coins of each player count
 BLOOD_COIN_KEYS = {2: "blood_coins_2", 3: "blood_coins_3", 4: "blood_coins_4_6", 5: "blood_coins_4_6",
                    6: "blood_coins_4_6", 7: "blood_coins_7_8", 8: "blood_coins_7_8"}
@@ -27,26 +33,30 @@ BLOOD_COIN_KEYS = {2: "blood_coins_2", 3: "blood_coins_3", 4: "blood_coins_4_6",
 def check(rules: dict) -> None:
     game, setup, turn, board = rules["game"], rules["setup"], rules["turn"], rules["board"]
     require(rules, "game.mode", game["mode"] in MODES, f"must be one of {', '.join(MODES)}")
-    require(rules, "game.round_cap", 1 <= game["round_cap"] <= 10_000, "must be 1..10000")
+    # the per-round timeline of a whole chunk is preallocated (chunk × round_cap × seats int16)
+    require(rules, "game.round_cap", 1 <= game["round_cap"] <= MAX_ROUNDS,
+            f"must be 1..{MAX_ROUNDS} (the per-round timeline is preallocated for a whole chunk)")
     for key in BLOOD_COIN_KEYS.values():
         require(rules, f"setup.{key}", setup[key] >= 1, "every player starts with at least 1 blood coin")
     most = max(n * setup[key] for n, key in BLOOD_COIN_KEYS.items())
     require(rules, "setup.bank_coins", setup["bank_coins"] >= most,
             f"the bank cannot deal {most} starting coins")
+    # every coin is the bank's, so this bounds every coin count (int16 columns)
+    require(rules, "setup.bank_coins", setup["bank_coins"] <= MAX_COINS, f"must be <= {MAX_COINS}")
     require(rules, "setup.object_cards", 0 <= setup["object_cards"] <= turn["hand_max"],
             "must be 0..turn.hand_max")
     require(rules, "setup.medallions", setup["medallions"] >= 0, "must be >= 0")
     require(rules, "setup.medallion_supply",
-            setup["medallion_supply"] >= 8 * setup["medallions"] + 1,
-            "must cover every player's medallions and the Blood tile's")
-    require(rules, "setup.blood_tiles", all(v >= 0 for v in setup["blood_tiles"]),
-            "values are coins (>= 0; 0 is a Golden Medallion)")
-    for key in ("hand_max", "combat_hand", "throw_distance", "spawn_max"):
-        require(rules, f"turn.{key}", turn[key] >= 1, "must be >= 1")
+            8 * setup["medallions"] + 1 <= setup["medallion_supply"] <= MAX_COINS,
+            f"must cover every player's medallions and the Blood tile's, and be <= {MAX_COINS}")
+    require(rules, "setup.blood_tiles", all(0 <= v <= MAX_COINS for v in setup["blood_tiles"]),
+            f"values are coins (0..{MAX_COINS}; 0 is a Golden Medallion)")
+    for key in ("hand_max", "combat_hand", "throw_distance", "spawn_max", "invocation_tiles"):
+        require(rules, f"turn.{key}", 1 <= turn[key] <= MAX_PIECES, f"must be 1..{MAX_PIECES}")
     require(rules, "turn.combat_hand", turn["combat_hand"] <= turn["hand_max"], "must be <= turn.hand_max")
     for key in ("objects_per_turn", "spark_steps", "tumult_cards", "ram_cards", "greedy_victims"):
-        require(rules, f"turn.{key}", turn[key] >= 0, "must be >= 0")
-    require(rules, "combat.rounds", rules["combat"]["rounds"] >= 1, "must be >= 1")
+        require(rules, f"turn.{key}", 0 <= turn[key] <= MAX_PIECES, f"must be 0..{MAX_PIECES}")
+    require(rules, "combat.rounds", 1 <= rules["combat"]["rounds"] <= MAX_PIECES, f"must be 1..{MAX_PIECES}")
     values = rules["combat"]["values"]
     require(rules, "combat.values", list(values) == list(COMBAT_NAMES),
             f"must be {list(COMBAT_NAMES)}")
@@ -63,16 +73,18 @@ def check(rules: dict) -> None:
         require(rules, f"traps.{key}", 0 <= rules["traps"][key] <= 6, "must be 0..6")
     deck = rules["temple_deck"]
     require(rules, "temple_deck", all(name in TEMPLE_NAMES for name in deck), "unknown card name")
-    require(rules, "temple_deck", all(v >= 0 for v in deck.values()) and sum(deck.values()) >= 1,
-            "counts must be >= 0 with at least one card")
+    for name, count in deck.items():
+        require(rules, f"temple_deck.{name}", 0 <= count <= MAX_DECK, f"must be 0..{MAX_DECK}")
+    require(rules, "temple_deck", 1 <= sum(deck.values()) <= MAX_DECK, f"needs 1..{MAX_DECK} cards")
     objects = rules["objects"]
     for i, entry in enumerate(objects):
         require(rules, f"objects[{i}].effect", entry["effect"] in OBJECT_NAMES,
                 f"must be one of {', '.join(OBJECT_NAMES)}")
         require(rules, f"objects[{i}].combat", entry["combat"] in COMBAT_NAMES,
                 f"must be one of {', '.join(COMBAT_NAMES)}")
-        require(rules, f"objects[{i}].count", entry["count"] >= 0, "must be >= 0")
+        require(rules, f"objects[{i}].count", 0 <= entry["count"] <= MAX_DECK, f"must be 0..{MAX_DECK}")
     n_objects = sum(e["count"] for e in objects)
+    require(rules, "objects", n_objects <= MAX_DECK, f"{n_objects} object cards: at most {MAX_DECK}")
     require(rules, "objects", n_objects >= 8 * turn["hand_max"] // 2,
             f"{n_objects} object cards are too few for 8 hands")
     check_board(rules, board, setup)
@@ -92,10 +104,15 @@ def check_board(rules: dict, board: dict, setup: dict) -> None:
             require(rules, f"board.{key}", len(line) == cols, f"row {r} needs {cols} characters")
             require(rules, f"board.{key}", set(line) <= codes, f"row {r}: characters must be in {sorted(codes)!r}")
     n_blood = sum(line.count("B") for line in board["tiles"])
-    require(rules, "setup.blood_tiles", len(setup["blood_tiles"]) == n_blood,
-            f"needs one value per Blood tile on the board ({n_blood})")
+    require(rules, "setup.blood_tiles", len(setup["blood_tiles"]) <= n_blood,
+            f"{len(setup['blood_tiles'])} Blood tiles do not fit the {n_blood} Blood spaces ('B')")
     starts = sum(line.count("S") for line in board["tiles"])
     require(rules, "board.tiles", starts >= 8, "needs 8 starting points ('S')")
+    for n in BLOOD_COIN_KEYS:
+        points = board["start_points"].get(str(n))
+        require(rules, f"board.start_points.{n}", isinstance(points, list) and len(points) == n
+                and len(set(points)) == n and all(0 <= s < starts for s in points),
+                f"needs {n} different starting points numbered 0..{starts - 1}")
     hatches = board["hatch_columns"]
     require(rules, "board.hatch_columns", 1 <= len(hatches) <= MAX_HATCHES
             and all(0 <= c < cols for c in hatches), f"1..{MAX_HATCHES} columns in 0..{cols - 1}")
@@ -111,8 +128,10 @@ def prepare(rules: dict, n_players: int) -> tuple:
         raise UserError(f"Karmaggän is played by 2-8 players, not {n_players}")
     cells = build_cells(board)
     blood = [v if v > 0 else MEDALLION_VALUE for v in setup["blood_tiles"]]
-    cfg = np.zeros(N_CFG + len(blood), dtype=np.int64)
-    cfg[N_CFG:] = blood
+    starts = board["start_points"][str(n_players)]
+    cfg = np.zeros(N_CFG + len(blood) + n_players, dtype=np.int64)
+    cfg[N_CFG:N_CFG + len(blood)] = blood
+    cfg[N_CFG + len(blood):] = starts
     cfg[CFG_N_BLOOD] = len(blood)
     cfg[CFG_PLAYERS] = n_players
     cfg[CFG_TEAM_MODE] = int(rules["game"]["mode"] == "team")
@@ -131,6 +150,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cfg[CFG_TUMULT] = turn["tumult_cards"]
     cfg[CFG_RAM] = turn["ram_cards"]
     cfg[CFG_GREEDY] = turn["greedy_victims"]
+    cfg[CFG_INVOCATION_TILES] = turn["invocation_tiles"]
     cfg[CFG_COMBAT_ROUNDS] = rules["combat"]["rounds"]
     traps = rules["traps"]
     cfg[CFG_ARROWS], cfg[CFG_FIRE] = traps["arrows"], traps["fire"]
@@ -169,29 +189,38 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     games = {"winner_seat": out_games[:, G_OUT_WINNER], "length": out_games[:, G_OUT_LENGTH],
              "end_reason": out_games[:, G_OUT_END],
              "winning_team": out_games[:, G_OUT_WIN_TEAM].astype(np.int8),
-             "egg_left_centre_round": out_games[:, G_OUT_EGG_LEFT].astype(np.int16),
+             "egg_left_centre_round": int16_column(out_games[:, G_OUT_EGG_LEFT], "egg_left_centre_round"),
              "deaths": out_games[:, G_OUT_DEATHS].astype(np.int8),
-             "bank_coins": out_games[:, G_OUT_BANK].astype(np.int16)}
+             "bank_coins": int16_column(out_games[:, G_OUT_BANK], "bank_coins")}
     col = lambda k: out_players[:, :, k]  # noqa: E731
     players = {"score": col(P_OUT_SCORE).astype(np.float64), "won": col(P_OUT_WON).astype(bool),
                "team": col(P_OUT_TEAM).astype(np.int8),
-               "start_blood_coins": col(P_OUT_START).astype(np.int16),
-               "final_blood_coins": col(P_OUT_FINAL).astype(np.int16),
+               "start_blood_coins": int16_column(col(P_OUT_START), "start_blood_coins"),
+               "final_blood_coins": int16_column(col(P_OUT_FINAL), "final_blood_coins"),
                "died": col(P_OUT_DIED).astype(bool),
-               "death_round": col(P_OUT_DEATH_ROUND).astype(np.int16),
+               "death_round": int16_column(col(P_OUT_DEATH_ROUND), "death_round"),
                "eliminated": col(P_OUT_ELIMINATED).astype(bool)}
     for k, source in enumerate(LOSS_SOURCES):
-        players[f"blood_lost_{source}"] = col(P_OUT_ARROWS + k).astype(np.int16)
-    players["blood_gained_tiles"] = col(P_OUT_BLOOD_GAIN).astype(np.int16)
-    players["blood_gained_combat"] = col(P_OUT_COMBAT_GAIN).astype(np.int16)
-    players["blood_gained_other"] = col(P_OUT_OTHER_GAIN).astype(np.int16)
-    players["combats_won"] = col(P_OUT_WON_COMBATS).astype(np.int16)
-    players["combats_lost"] = col(P_OUT_LOST_COMBATS).astype(np.int16)
-    players["turns_as_spawn"] = col(P_OUT_SPAWN_TURNS).astype(np.int16)
-    players["turns_holding_egg"] = col(P_OUT_EGG_TURNS).astype(np.int16)
-    players["objects_played"] = col(P_OUT_OBJECTS).astype(np.int16)
-    players["spawns_invoked"] = col(P_OUT_INVOKED).astype(np.int16)
+        players[f"blood_lost_{source}"] = int16_column(col(P_OUT_ARROWS + k), f"blood_lost_{source}")
+    players["blood_gained_tiles"] = int16_column(col(P_OUT_BLOOD_GAIN), "blood_gained_tiles")
+    players["blood_gained_combat"] = int16_column(col(P_OUT_COMBAT_GAIN), "blood_gained_combat")
+    players["blood_gained_other"] = int16_column(col(P_OUT_OTHER_GAIN), "blood_gained_other")
+    players["combats_won"] = int16_column(col(P_OUT_WON_COMBATS), "combats_won")
+    players["combats_lost"] = int16_column(col(P_OUT_LOST_COMBATS), "combats_lost")
+    players["turns_as_spawn"] = int16_column(col(P_OUT_SPAWN_TURNS), "turns_as_spawn")
+    players["turns_holding_egg"] = int16_column(col(P_OUT_EGG_TURNS), "turns_holding_egg")
+    players["objects_played"] = int16_column(col(P_OUT_OBJECTS), "objects_played")
+    players["spawns_invoked"] = int16_column(col(P_OUT_INVOKED), "spawns_invoked")
     return {"games": games, "players": players, "rounds": round_rows(timelines, out_games[:, G_OUT_LENGTH])}
+
+
+def int16_column(values: np.ndarray, column: str) -> np.ndarray:
+    """An engine count narrowed to its int16 column.  The rules' bounds keep every column in
+    range for any sane variant; one that still overflows is refused, never wrapped."""
+    if values.size and (values.min() < INT16_MIN or values.max() > INT16_MAX):
+        raise UserError(f"column '{column}' does not fit int16 in this variant: "
+                        "lower game.round_cap or the coin and card counts")
+    return values.astype(np.int16)
 
 
 def round_rows(timelines: np.ndarray, lengths: np.ndarray) -> dict:
@@ -223,7 +252,7 @@ def world(params: tuple, seed: int, seat_policies, set_up: bool = True):
     """A fresh world tuple for one game (tests and notebooks poke at single rules with it)."""
     cfg, cells, rollers, cards, tcards, beats, knobs, _ = params
     p = int(cfg[CFG_PLAYERS])
-    W = engine.new_world(cfg, cells, rollers, cards, tcards, beats, knobs,
+    W = core.new_world(cfg, cells, rollers, cards, tcards, beats, knobs,
                          np.asarray(seat_policies, np.int8), np.uint64(seed),
                          np.zeros((0, TRACE_WIDTH), np.int64), np.zeros((0, p), np.int16))
     if set_up:

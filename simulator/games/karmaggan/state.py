@@ -19,8 +19,9 @@ touch engine.py, board.py and policies/karmaggan.py), else stale kernels keep th
  CFG_COMBAT_HAND, CFG_THROW, CFG_SPAWN_MAX, CFG_SPARK, CFG_TUMULT, CFG_RAM, CFG_GREEDY,
  CFG_COMBAT_ROUNDS, CFG_ARROWS, CFG_FIRE, CFG_ACID_MINUS, CFG_ROLLER_MINUS, CFG_COLS,
  CFG_CELLS_PER_SECTOR, CFG_RINGS, CFG_ROWS, CFG_CENTRE, CFG_HATCHES, CFG_NODES, CFG_N_STARTS,
- CFG_N_BLOOD, N_CFG) = range(32)
-# cfg[N_CFG : N_CFG + cfg[CFG_N_BLOOD]] holds the Blood tile values (MEDALLION_VALUE: a medallion)
+ CFG_N_BLOOD, CFG_INVOCATION_TILES, N_CFG) = range(33)
+# cfg[N_CFG : N_CFG + cfg[CFG_N_BLOOD]] holds the Blood tile values (MEDALLION_VALUE: a medallion),
+# then cfg[START_AT + seat] (START_AT = N_CFG + cfg[CFG_N_BLOOD]) the starting point of each seat
 MAX_RINGS = 8
 MAX_HATCHES = 16
 
@@ -38,8 +39,9 @@ BLANK, ABYSS, OBJECT_TILE, TEMPLE_TILE, BLOOD_TILE, PASSAGE_TILE, INVOCATION, CE
 TILE_CHARS = ".#OTBPI@J"   # for drawings; 'S' in the rules is a Blank starting point
 
 # board columns (int64[n_nodes, N_BOARD], dynamic): tile type, coins on a full Blood tile
-# (MEDALLION_VALUE for a medallion, 0 when none), occupying figure (-1 none), hatch open (jungle)
-B_TILE, B_BLOOD, B_OCC, B_OPEN, N_BOARD = range(5)
+# (MEDALLION_VALUE for a medallion, 0 when none), occupying figure (-1 none; a figure crossing
+# an ally's tile does not replace it), hatch open (jungle), swarm of an Invocation tile (-1 none)
+B_TILE, B_BLOOD, B_OCC, B_OPEN, B_SWARM, N_BOARD = range(6)
 MEDALLION_VALUE = 100
 NOBODY = -1
 
@@ -65,11 +67,13 @@ ALIVE, DEAD, ELIMINATED = range(3)
  G_MEDALLION_BANK, G_TDRAW, G_ODECK_N, G_ODISC_N, G_NEV, G_VERSION, G_WINNER, G_WIN_TEAM,
  G_END, G_ACT_N, G_FIRST_DEATH, G_STEPS_LEFT, G_PLAYS_LEFT, G_POLE, G_CONJURE, G_FIRST_TURN,
  G_DCACHE_NEXT, G_TURN_ENDED, G_TEAM_DIED, G_ADJ_VERSION, G_OPEN_HATCHES, G_DCACHE_LAST,
- G_OFFSET) = range(31)
+ G_LAST_FREE, G_OFFSET) = range(32)
 G_DKEY = G_OFFSET + MAX_RINGS          # DCACHE_SLOTS (version, target) pairs
 DCACHE_SLOTS = 8
 N_GAME = G_DKEY + 2 * DCACHE_SLOTS
-# G_OPEN_HATCHES counts the open hatches; G_TEAM_DIED is a bit set: bit t when team t (or, free-for-all, anyone: bit 0) has lost a plunderer
+# G_OPEN_HATCHES counts the open hatches; G_TEAM_DIED is a bit set: bit t when team t (or,
+# free-for-all, anyone: bit 0) has lost a plunderer; G_LAST_FREE is the last tile the moving
+# figure stood on alone (where it goes back if its move ends on another's tile)
 
 # end reasons (games.end_reason categories)
 END_EGG, END_ALL_DEAD, END_ROUND_CAP = range(3)
@@ -98,8 +102,8 @@ TEMPLE_NAMES = ("arrows", "acid", "fire", "rotate_outer", "rotate_middle", "rota
 MAX_ACTS = 64
 
 # decision kinds a policy is asked about
-(STEP, SWARM_MODE, SWARM_STEP, TELEPORT, COMBAT_CARD, THROW_DEST, STONE_TARGET, HELM_RING,
- EGG_DEST) = range(9)
+(STEP, SWARM_MODE, SWARM_STEP, TELEPORT, COMBAT_CARD, THROW_DEST, STONE_TARGET, ROTATION,
+ EGG_DEST, VICTIM) = range(10)
 # option columns and actions: STEP / SWARM_STEP rows (action, a, b)
 OPT_ACT, OPT_A, OPT_B, OPT_WIDTH = range(4)
 MAX_OPTIONS = 160
@@ -109,7 +113,8 @@ MAX_OPTIONS = 160
 # ACT_PLAY: a hand slot, b 1 if a medallion is paid; ACT_SACRIFICE: a spawn;
 # ACT_MEDALLION / ACT_INVOKE: b invocation node. TELEPORT / THROW_DEST / EGG_DEST: b node
 # (TELEPORT b = -1: stay). COMBAT_CARD: a hand slot (-1 none), b combat value.
-# STONE_TARGET: a seat (-1: gain a coin). HELM_RING: a ring, b direction (+1 / -1).
+# STONE_TARGET: a seat (-1: gain a coin). ROTATION: a ring, b direction (+1 clockwise / -1).
+# VICTIM: a seat to rob (-1: no more).
 
 # trace rows: [event, round, seat, a, b, c, d]
 TRACE_WIDTH = 7

@@ -1,0 +1,228 @@
+"""Karmaggän: Turns and Movement — a plunderer's turn, step by step.
+
+Rulebook: shared/rules/karmaggan.md, sections "Turns", "Movement".
+"""
+
+from numba import njit
+
+from policies.karmaggan import choose
+from simulator.games.karmaggan.board import adjacency, is_jungle
+from simulator.games.karmaggan.core import friends, place_figure, record
+from simulator.games.karmaggan.egg import give_egg, list_throws, pick_up_egg
+from simulator.games.karmaggan.traps import roller_damage, step_crossings
+from simulator.games.karmaggan.tiles import activate_tile
+from simulator.games.karmaggan.combat import resolve_combat
+from simulator.games.karmaggan.objects import play_object
+from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.rng import roll_die
+
+MAX_STEPS_PER_TURN = 200  # safety bound on decisions in one turn (a policy may loop)
+
+
+@njit(cache=True)
+def can_enter(fig, node, steps_left, board, figs, players, game, centre, team_mode):
+    """Movement: may ``fig`` step onto ``node`` now?  Never onto an Abyss (the Pole allows it
+    with a step left to get off), nor (Spawns) onto the uncarried Egg's tile or into the
+    jungle; the jungle only carrying the Egg or after the carrier (ASSUMED: going out is
+    one-way).  Only ending a turn on another's tile is forbidden: an ally's tile may be crossed
+    with a step left to get off it (the Free-for-All example walks across another's tile);
+    an enemy's tile means combat (ASSUMED: no truce lets an enemy through).  (Arrays rather
+    than W: this runs for every neighbour.)"""
+    tile = board[node, B_TILE]
+    spawn = figs[fig, F_KIND] == SPAWN
+    if tile == ABYSS:
+        if spawn or game[G_POLE] == 0 or steps_left < 2:
+            return False
+    occ = board[node, B_OCC]
+    if occ != NOBODY and friends(fig, occ, figs, players, team_mode):
+        return steps_left >= 2 and tile != JUNGLE
+    if tile == JUNGLE:
+        if spawn:
+            return False
+        carrier = game[G_EGG_CARRIER]
+        if carrier == fig:
+            return True
+        return occ != NOBODY and occ == carrier
+    if spawn and game[G_EGG_CARRIER] < 0 and game[G_EGG_POS] == node:
+        return False
+    if occ != NOBODY and figs[fig, F_POS] > centre:
+        return False
+    return True
+
+
+@njit(cache=True)
+def list_moves(W, fig, n):
+    """ACT_MOVE options for ``fig`` after ``n`` (none without steps left); returns the count."""
+    cfg, game, figs, board, players, options = W[CFG], W[GAME], W[FIGS], W[BOARD], W[PLAYERS], W[OPTIONS]
+    steps = game[G_STEPS_LEFT]
+    if steps <= 0:
+        return n
+    adj = adjacency(W)
+    node = figs[fig, F_POS]
+    centre, team_mode = cfg[CFG_CENTRE], cfg[CFG_TEAM_MODE]
+    for j in range(1, adj[node, 0] + 1):
+        nxt = adj[node, j]
+        if can_enter(fig, nxt, steps, board, figs, players, game, centre, team_mode) and n < MAX_OPTIONS:
+            options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, fig, nxt
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def crossing(W, fig):
+    """True while ``fig`` stands on another figure's tile (Movement: it must move on)."""
+    node = W[FIGS][fig, F_POS]
+    return node >= 0 and W[BOARD][node, B_OCC] != fig
+
+
+@njit(cache=True)
+def settle(W, fig):
+    """Movement: "In NO case may a Plunderer or a Spawn end its turn on a Tile occupied by
+    another" (nor on an Abyss, Pole).  A figure whose move ends there — out of steps or of
+    ways on — goes back to the last tile it stood on alone (ASSUMED), without activating it."""
+    node = W[FIGS][fig, F_POS]
+    if node >= 0 and (crossing(W, fig) or W[BOARD][node, B_TILE] == ABYSS):
+        place_figure(W, fig, W[GAME][G_LAST_FREE])
+
+
+@njit(cache=True)
+def leave_tile(W, fig):
+    """Remember the tile ``fig`` is about to leave if it may end its move there (``settle``)."""
+    node = W[FIGS][fig, F_POS]
+    if not crossing(W, fig) and W[BOARD][node, B_TILE] != ABYSS:
+        W[GAME][G_LAST_FREE] = node
+
+
+@njit(cache=True)
+def list_step_options(W, seat):
+    """Turns: what the plunderer may do next — step to a neighbour, pass / take / throw the
+    Egg, play an Object card, or stop.  While crossing an ally's tile it may only move on
+    (ASSUMED); on an Abyss (the Pole) it may not stop."""
+    cfg, game, figs, board, players, hands, options = (W[CFG], W[GAME], W[FIGS], W[BOARD],
+                                                        W[PLAYERS], W[HANDS], W[OPTIONS])
+    node = figs[seat, F_POS]
+    n = 0
+    if crossing(W, seat):
+        return list_moves(W, seat, n)
+    if board[node, B_TILE] != ABYSS:
+        options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, seat, node
+        n += 1
+    n = list_moves(W, seat, n)
+    adj = adjacency(W)
+    k = adj[node, 0]
+    buf = adj[node, 1:]
+    carrier = game[G_EGG_CARRIER]
+    in_temple = node <= cfg[CFG_CENTRE]
+    if in_temple and cfg[CFG_TEAM_MODE] == 1 and carrier >= 0:
+        for j in range(k):
+            occ = board[buf[j], B_OCC]
+            if occ == NOBODY or occ >= cfg[CFG_PLAYERS] or players[occ, P_TEAM] != players[seat, P_TEAM]:
+                continue
+            if carrier == seat and not is_jungle(W, buf[j]):
+                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_PASS, occ, buf[j]
+                n += 1
+            elif carrier == occ and not is_jungle(W, buf[j]):
+                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_TAKE, occ, buf[j]
+                n += 1
+    if carrier == seat and in_temple:
+        n = list_throws(W, seat, n)
+    if in_temple and game[G_FIRST_TURN] == 0 and (game[G_PLAYS_LEFT] > 0 or players[seat, P_MEDALLIONS] > 0):
+        paid = 1 if game[G_PLAYS_LEFT] <= 0 else 0
+        for slot in range(hands.shape[1]):
+            if hands[seat, slot] >= 0 and n < MAX_OPTIONS:
+                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_PLAY, slot, paid
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def step_plunderer(W, seat, node):
+    """Movement: one tile at a time, resolving each tile in order (Rollers crossed, combat on
+    an enemy's tile, an ally's tile crossed, the Egg picked up, the tile activated).
+    Unpronounceable Conjuring cancels the effect of the next tile stepped on, whatever it is.
+    Entering the jungle ends the movement (ASSUMED)."""
+    game, board, figs, players = W[GAME], W[BOARD], W[FIGS], W[PLAYERS]
+    src = figs[seat, F_POS]
+    leave_tile(W, seat)
+    game[G_STEPS_LEFT] -= 1
+    conjured = game[G_CONJURE] == 1
+    game[G_CONJURE] = 0
+    roller_damage(W, seat, step_crossings(W, src, node))
+    if players[seat, P_STATUS] != ALIVE:
+        return
+    record(W, EV_MOVE, seat, src, node, game[G_STEPS_LEFT], 0)
+    occ = board[node, B_OCC]
+    if occ != NOBODY and not friends(seat, occ, figs, players, W[CFG][CFG_TEAM_MODE]):
+        won = resolve_combat(W, seat, occ, node)
+        if not won or players[seat, P_STATUS] != ALIVE:
+            game[G_TURN_ENDED] = 1
+        elif is_jungle(W, node):
+            game[G_STEPS_LEFT] = 0
+        return
+    place_figure(W, seat, node)
+    if occ != NOBODY:
+        return  # an occupied tile counts as activated (Invocation Tiles: Important)
+    if is_jungle(W, node):
+        game[G_STEPS_LEFT] = 0
+        record(W, EV_EXIT, seat, node, 0, 0, 0)
+        return
+    pick_up_egg(W, seat)
+    if not conjured:
+        activate_tile(W, seat, node)
+
+
+@njit(cache=True)
+def movement_roll(rng, carrying):
+    """Movement: roll two dice, the higher is the most tiles to step on (1 to 6); The Alien
+    Egg: its carrier rolls only the black die."""
+    if carrying:
+        return roll_die(rng, 6)
+    return max(roll_die(rng, 6), roll_die(rng, 6))
+
+
+@njit(cache=True)
+def begin_turn(W, seat):
+    """Turns: a fresh turn for ``seat`` (nothing activated yet, no Pole, no Conjuring, no
+    steps); Objects: one card may be played, none in a player's first turn."""
+    cfg, game, players = W[CFG], W[GAME], W[PLAYERS]
+    game[G_TURN_ENDED], game[G_ACT_N], game[G_POLE], game[G_CONJURE], game[G_STEPS_LEFT] = 0, 0, 0, 0, 0
+    game[G_FIRST_TURN] = 1 if players[seat, P_TURNS] == 0 else 0
+    game[G_PLAYS_LEFT] = cfg[CFG_OBJECTS_PER_TURN]
+    players[seat, P_TURNS] += 1
+
+
+@njit(cache=True)
+def plunderer_turn(W, seat):
+    """Turns / Movement: roll two dice and keep the higher (the Egg carrier rolls one die),
+    then step, play Objects and handle the Egg until stopping."""
+    game, figs, players, rng = W[GAME], W[FIGS], W[PLAYERS], W[RNG]
+    begin_turn(W, seat)
+    if is_jungle(W, figs[seat, F_POS]):
+        return
+    roll = movement_roll(rng, game[G_EGG_CARRIER] == seat)
+    game[G_STEPS_LEFT] = roll
+    record(W, EV_ROLL, seat, roll, game[G_EGG_CARRIER] == seat, players[seat, P_COINS], 0)
+    options = W[OPTIONS]
+    for _ in range(MAX_STEPS_PER_TURN):
+        n = list_step_options(W, seat)
+        if n == 0:
+            break   # out of ways on (settled below)
+        i = choose(STEP, seat, n, W)
+        act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
+        if act == ACT_STOP:
+            break
+        if act == ACT_MOVE:
+            step_plunderer(W, seat, b)
+        elif act == ACT_PASS:
+            give_egg(W, seat, a, EGG_PASS)
+        elif act == ACT_TAKE:
+            give_egg(W, a, seat, EGG_PASS)
+        elif act == ACT_THROW:
+            give_egg(W, seat, a, EGG_THROW)
+        elif act == ACT_PLAY:
+            play_object(W, seat, a, b)
+        if game[G_TURN_ENDED] == 1 or players[seat, P_STATUS] != ALIVE:
+            break
+    settle(W, seat)
+    if players[seat, P_STATUS] == ALIVE and game[G_EGG_CARRIER] == seat:
+        players[seat, P_EGG_TURNS] += 1

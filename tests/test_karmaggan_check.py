@@ -1,0 +1,76 @@
+"""Karmaggän rules checks: the bounds of what the kernel's arrays and the narrow (int16) output
+columns can hold.  Each refusal is one line naming the key; nothing here compiles."""
+
+import copy
+
+import numpy as np
+import pytest
+
+from simulator.errors import UserError
+from simulator.game import get_game
+from simulator.games.karmaggan import game as K
+from simulator.rules import RulesError
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return get_game("karmaggan").rules()
+
+
+def refused(rules, key, edit):
+    changed = copy.deepcopy(rules)
+    edit(changed)
+    with pytest.raises(RulesError) as error:
+        K.check(changed)
+    assert error.value.key == key and "\n" not in str(error.value)
+
+
+def test_the_default_rules_pass(rules):
+    K.check(rules)
+
+
+# (key refused, path of the value in the rules, value just past the bound, what the bound protects)
+ONE_VALUE = [
+    ("game.round_cap", ("game", "round_cap"), K.MAX_ROUNDS + 1),       # the preallocated timeline
+    ("setup.bank_coins", ("setup", "bank_coins"), K.MAX_COINS + 1),    # every coin count (int16)
+    ("setup.blood_tiles", ("setup", "blood_tiles", 0), K.MAX_COINS + 1),
+    ("setup.medallion_supply", ("setup", "medallion_supply"), K.MAX_COINS + 1),
+    ("temple_deck.arrows", ("temple_deck", "arrows"), 10_000_000),     # the deck built card by card
+    ("objects[3].count", ("objects", 3, "count"), 10_000_000),
+    ("turn.hand_max", ("turn", "hand_max"), K.MAX_PIECES + 1),         # the hands array
+    ("turn.spawn_max", ("turn", "spawn_max"), K.MAX_PIECES + 1),       # the figures array
+    ("turn.tumult_cards", ("turn", "tumult_cards"), K.MAX_PIECES + 1),
+    ("turn.ram_cards", ("turn", "ram_cards"), K.MAX_PIECES + 1),
+    ("combat.rounds", ("combat", "rounds"), K.MAX_PIECES + 1),
+]
+
+
+@pytest.mark.parametrize("key, path, value", ONE_VALUE)
+def test_a_value_past_its_bound_is_refused(rules, key, path, value):
+    def edit(r):
+        *where, last = path
+        for step in where:
+            r = r[step]
+        r[last] = value
+    refused(rules, key, edit)
+
+
+def test_the_temple_deck_size_is_bounded(rules):
+    def edit(r):
+        for name in r["temple_deck"]:
+            r["temple_deck"][name] = K.MAX_DECK // 2
+    refused(rules, "temple_deck", edit)
+
+
+def test_the_object_deck_size_is_bounded(rules):
+    def edit(r):
+        for entry in r["objects"]:
+            entry["count"] = K.MAX_DECK // 10
+    refused(rules, "objects", edit)
+
+
+def test_a_count_beyond_int16_is_refused_not_wrapped():
+    fits = np.array([[-32768, 32767]], np.int64)
+    assert K.int16_column(fits, "combats_won").tolist() == [[-32768, 32767]]
+    with pytest.raises(UserError, match="'combats_won'"):
+        K.int16_column(np.array([[0, 40_000]], np.int64), "combats_won")
