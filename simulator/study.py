@@ -3,7 +3,9 @@
 ``run_study`` plays each game of :data:`simulator.game.GAME_NAMES` at the player counts of
 :data:`STUDY`, with the game's scripted policies filling the seats in turn and balanced seat
 orders (so seat, neighbour and policy effects separate), writes one dataset per game and player count
-under ``runs_dir`` and the playtest report to ``report_path``.  Sizes are set so the whole study
+under ``runs_dir`` and the playtest report to ``report_path``.  Each game with tuned knob sets
+or a search player also gets a strong-field dataset (:data:`STRONG`), which tells each balance
+flag whether it holds with strong players.  Sizes are set so the whole study
 takes a few minutes on 2 cores; tune them in :data:`STUDY`, the one place they live.
 """
 
@@ -13,11 +15,13 @@ import sys
 import time
 from pathlib import Path
 
+from simulator.experiments import check_out_dir
 from simulator.game import GAME_NAMES, get_game
 from simulator.report import write_report
 from simulator.rules import RulesError
 from simulator.runner import Plan, Variant, execute
 from simulator.store import check_replaceable, checked_path
+from simulator.strength import SEARCH, strong_seats
 
 STUDY_SEED = 20_261_129
 
@@ -40,6 +44,23 @@ STUDY = {
                   "variant_players": (4,)},
 }
 DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
+
+# A small Morris screen per game at its usual player count, of every ASSUMED key the engines
+# can vary, so the report marks each flag robust to the assumed values or dependent on named
+# ones.  Runs = trajectories x (keys + 1), each of games_per_run games on the same seeds.
+SCREEN_TRAJECTORIES = 4
+SCREEN_GAMES = {"ekonos": 500, "karnaxis": 300, "karmaggan": 200}
+# The strong field (simulator.strength: tuned knob sets, one search seat where the game has a
+# search player), played at STRONG_PLAYERS with the same variants, so every balance flag can
+# say whether it holds with strong players.  A search seat costs hundreds of playouts per
+# decision, so a line-up with one plays "search_games" instead.  Measured 2026-11 with jobs=2
+# on the shared machine (load ~9.5), side by side: ekonos-4p-strong 16,000 games in 28 s and
+# karnaxis-4p-strong 12,000 in 20 s, against ekonos-3p 50,000 in 51 s and karnaxis-2p 20,000
+# in 15 s; Karmaggan has no strong field until it has tuned sets or a search player.
+STRONG = {"ekonos": {"n_games": 8_000, "search_games": 200},
+          "karnaxis": {"n_games": 4_000, "search_games": 100},
+          "karmaggan": {"n_games": 1_000, "search_games": 40}}
+STRONG_PLAYERS = 4
 
 
 def study_seats(game, n_players: int) -> list[str]:
@@ -74,7 +95,24 @@ def study_plans(scale: float = 1.0) -> list[tuple[str, Plan]]:
             plans.append((f"{name}-{n}p", Plan(game=name, n_games=n_games, n_players=n,
                                               seats=study_seats(game, n), seed=STUDY_SEED,
                                               chunk_size=chunk, variants=variants)))
+        strong = strong_plan(game, swept, scale)
+        if strong is not None:
+            plans.append(strong)
     return plans
+
+
+def strong_plan(game, variants: list[Variant], scale: float) -> tuple[str, Plan] | None:
+    """(folder, plan) of the game's strong-field dataset, or None when it has no strong field."""
+    spec = STRONG.get(game.name)
+    seats = strong_seats(game, game.rules(), STRONG_PLAYERS) if spec else None
+    if seats is None or STRONG_PLAYERS not in game.player_counts:
+        return None
+    searching = SEARCH in seats
+    n_games = max(10 if searching else 100, int(spec["search_games" if searching else "n_games"] * scale))
+    chunk = max(10, min(game.chunk_size, -(-n_games // 4)))
+    return (f"{game.name}-{STRONG_PLAYERS}p-strong",
+            Plan(game=game.name, n_games=n_games, n_players=STRONG_PLAYERS, seats=seats,
+                 seed=STUDY_SEED, chunk_size=chunk, variants=variants))
 
 
 def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool = True,
@@ -91,6 +129,8 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
     checked_path(runs_dir, "--out")
     for folder, _ in plans:  # refuse a folder that is not a dataset before any game runs
         check_replaceable(runs_dir / folder)
+    for name in GAME_NAMES:
+        check_out_dir(runs_dir / screen_folder(name), force=True)
     dirs = []
     for i, (folder, plan) in enumerate(plans):
         out = runs_dir / folder
@@ -101,8 +141,39 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
         print(f"{folder}: {games:,} games in {seconds:.1f} s ({games / seconds:,.0f} games/s) "
               f"-> {out}", flush=True)
         dirs.append(out)
+    screens = run_screens(runs_dir, jobs, progress, scale)
     t = time.perf_counter()
-    write_report(dirs, report_path)
+    write_report(dirs + screens, report_path)
     print(f"report: {report_path} ({time.perf_counter() - t:.1f} s); study took "
           f"{time.perf_counter() - started:.0f} s", flush=True)
     return dirs
+
+
+def screen_folder(game: str) -> str:
+    return f"sens-{game}"
+
+
+def run_screens(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -> list[Path]:
+    """The sensitivity screen of each game's assumed keys (see SCREEN_GAMES), one folder each."""
+    from simulator import sensitivity
+    from simulator.experiments import Design, Lab
+
+    out = []
+    for name in GAME_NAMES:
+        game = get_game(name)
+        rules = game.rules()
+        factors, skipped = sensitivity.choose_factors(game, rules, [], True, (0.5, 1.5))
+        n_games = max(24, int(SCREEN_GAMES.get(name, 300) * scale))
+        design = Design(name, tuple(study_seats(game, game.default_players)), STUDY_SEED)
+        runs = SCREEN_TRAJECTORIES * (len(factors) + 1)
+        t = time.perf_counter()
+        with Lab(game, jobs, progress=progress, total=runs * n_games) as lab:
+            result = sensitivity.screen(lab, rules, design, factors, SCREEN_TRAJECTORIES, n_games,
+                                        STUDY_SEED, skipped)
+        path = runs_dir / screen_folder(name)
+        seconds = time.perf_counter() - t
+        sensitivity.write(result, path, f"balsim study (screen of {name})", seconds)
+        print(f"{path.name}: {len(factors)} assumed keys, {runs} runs x {n_games:,} games in "
+              f"{seconds:.1f} s -> {path}", flush=True)
+        out.append(path)
+    return out
