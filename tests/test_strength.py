@@ -39,21 +39,29 @@ def without_tuned_sets(rules: dict) -> dict:
 
 
 def with_search(game):
-    """The game as it will be once its engine lists a search player."""
+    """The game with a search player listed (whether or not its engine has one)."""
+    if has_search(game):
+        return game
     return dataclasses.replace(game, policies=game.policies + (Policy(len(game.policies), "search", ""),))
+
+
+def without_search(game):
+    """The game as if its engine listed no search player."""
+    return dataclasses.replace(game, policies=tuple(p for p in game.policies if p.name != "search"))
 
 
 # ---- the strong field -----------------------------------------------------------------------
 
 def test_the_strong_field_is_the_tuned_sets_and_a_search_seat_when_the_game_has_one():
     rules = EKONOS.rules()
-    tuned = tuned_field(EKONOS, rules)
-    assert tuned == [f"{p}_tuned" for p in scripted_field(EKONOS)]
-    assert strong_seats(EKONOS, rules, 4) == tuned[:4]
+    plain = without_search(EKONOS)
+    tuned = tuned_field(plain, rules)
+    assert tuned == [f"{p}_tuned" for p in scripted_field(plain)]
+    assert strong_seats(plain, rules, 4) == tuned[:4]
     # without tuned sets and without search there is no strong field
-    assert strong_seats(EKONOS, without_tuned_sets(rules), 4) is None
+    assert strong_seats(plain, without_tuned_sets(rules), 4) is None
     searching = with_search(EKONOS)
-    assert has_search(searching) and not has_search(EKONOS)
+    assert has_search(searching) and not has_search(plain)
     assert strong_seats(searching, rules, 4) == ["search", *tuned[:3]]
     assert strong_seats(searching, without_tuned_sets(rules), 3) == \
         ["search", *scripted_field(EKONOS)[:2]]
@@ -65,7 +73,7 @@ def test_the_study_adds_a_strong_dataset_with_the_same_variants():
         strong = plans[f"{game}-{STRONG_PLAYERS}p-strong"]
         scripted = plans[f"{game}-{STRONG_PLAYERS}p"]
         assert strong.seats == strong_seats(get_game(game), get_game(game).rules(), STRONG_PLAYERS)
-        assert all(s.endswith("_tuned") for s in strong.seats)
+        assert all(s.endswith("_tuned") or s == "search" for s in strong.seats)
         assert [v.name for v in strong.variants] == [v.name for v in scripted.variants]
         assert strong.seed == scripted.seed and strong.n_games < scripted.n_games
 
