@@ -3,7 +3,9 @@
 ``run_study`` plays each game of :data:`simulator.game.GAME_NAMES` at the player counts of
 :data:`STUDY`, with the game's scripted policies filling the seats in turn and balanced seat
 orders (so seat, neighbour and policy effects separate), writes one dataset per game and player count
-under ``runs_dir`` and the playtest report to ``report_path``.  Sizes are set so the whole study
+under ``runs_dir`` and the playtest report to ``report_path``.  Each game with tuned knob sets
+or a search player also gets a strong-field dataset (:data:`STRONG`), which tells each balance
+flag whether it holds with strong players.  Sizes are set so the whole study
 takes a few minutes on 2 cores; tune them in :data:`STUDY`, the one place they live.
 """
 
@@ -20,6 +22,7 @@ from simulator.report import write_report
 from simulator.rules import RulesError
 from simulator.runner import Plan, Variant, execute
 from simulator.store import check_replaceable, checked_path
+from simulator.strength import SEARCH, strong_seats
 
 STUDY_SEED = 20_261_129
 
@@ -51,11 +54,22 @@ SCREEN_TRAJECTORIES = 4
 SCREEN_GAMES = {"ekonos": 6_000, "karnaxis": 12_000, "karmaggan": 5_000}
 SCREEN_MIN_RUN = 48
 
+# The strong field (simulator.strength: tuned knob sets, one search seat where the game has a
+# search player), played at STRONG_PLAYERS with the same variants, so every balance flag can
+# say whether it holds with strong players.  A search seat costs hundreds of playouts per
+# decision, so a line-up with one plays "search_games" instead.  Measured 2026-11 with jobs=2
+# on the shared machine (load ~9.5), side by side: ekonos-4p-strong 16,000 games in 28 s and
+# karnaxis-4p-strong 12,000 in 20 s, against ekonos-3p 50,000 in 51 s and karnaxis-2p 20,000
+# in 15 s; Karmaggan has no strong field until it has tuned sets or a search player.
+STRONG = {"ekonos": {"n_games": 8_000, "search_games": 200},
+          "karnaxis": {"n_games": 4_000, "search_games": 100},
+          "karmaggan": {"n_games": 1_000, "search_games": 40}}
+STRONG_PLAYERS = 4
+
 
 def study_seats(game, n_players: int) -> list[str]:
     """Seat policies: the scripted policies in turn (random only when a game has no other)."""
-    names = [p.name for p in sorted(game.policies, key=lambda p: p.id) if p.name != "random"]
-    names = names or ["random"]
+    names = game.scripted_policies or ["random"]
     return [names[i % len(names)] for i in range(n_players)]
 
 
@@ -85,7 +99,24 @@ def study_plans(scale: float = 1.0) -> list[tuple[str, Plan]]:
             plans.append((f"{name}-{n}p", Plan(game=name, n_games=n_games, n_players=n,
                                               seats=study_seats(game, n), seed=STUDY_SEED,
                                               chunk_size=chunk, variants=variants)))
+        strong = strong_plan(game, swept, scale)
+        if strong is not None:
+            plans.append(strong)
     return plans
+
+
+def strong_plan(game, variants: list[Variant], scale: float) -> tuple[str, Plan] | None:
+    """(folder, plan) of the game's strong-field dataset, or None when it has no strong field."""
+    spec = STRONG.get(game.name)
+    seats = strong_seats(game, game.rules(), STRONG_PLAYERS) if spec else None
+    if seats is None or STRONG_PLAYERS not in game.player_counts:
+        return None
+    searching = SEARCH in seats
+    n_games = max(10 if searching else 100, int(spec["search_games" if searching else "n_games"] * scale))
+    chunk = max(10, min(game.chunk_size, -(-n_games // 4)))
+    return (f"{game.name}-{STRONG_PLAYERS}p-strong",
+            Plan(game=game.name, n_games=n_games, n_players=STRONG_PLAYERS, seats=seats,
+                 seed=STUDY_SEED, chunk_size=chunk, variants=variants))
 
 
 def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool = True,

@@ -29,7 +29,8 @@ buy_margin = 0.0
 """)),))
     policies = game.policy_set(rules)
     bold, hoarder = policies[-1], game.policy("cash_hoarder")
-    assert bold.name == "hoarder_bold" and bold.id == len(game.policies)
+    # after the built-ins and the default rules' own sets
+    assert bold.name == "hoarder_bold" and bold.id == len(game.policy_set()) > len(game.policies)
     assert bold.behaviour == hoarder.id
     knobs = policy_knobs(rules, policies, game.knob_names)
     column = {name: 1 + k for k, name in enumerate(game.knob_names)}

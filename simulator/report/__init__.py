@@ -21,6 +21,7 @@ from simulator.report.answers import answers_html
 from simulator.report.flags import THRESHOLDS, Flag, Rules, flags_html, merge_flags
 from simulator.report.page import render_page
 from simulator.report.screens import mark_flags, screen_sections, split_screens
+from simulator.report.strong import annotate, is_strong
 from simulator.report.sections import dataset_section, game_section, incomplete
 from simulator.store import write_atomic
 
@@ -42,9 +43,16 @@ def write_report(dataset_dirs: list[Path], out: Path) -> Path:
     dataset_dirs, screens = split_screens(dataset_dirs)
     datasets = [Dataset(d) for d in dataset_dirs]
     members = [(i, ds, summarise(ds)) for i, ds in enumerate(datasets)]
-    flags: list[Flag] = [f for i, ds, res in members for f in Rules(i, ds, res).flags()]
+    # a strong-field dataset checks the findings of its game's scripted datasets instead of
+    # adding its own (alone in a report, it is read like any other)
+    scripted_games = {ds.game for ds in datasets if not is_strong(ds)}
+    checks = {i for i, ds, _ in members if is_strong(ds) and ds.game in scripted_games}
+    strong = [m for m in members if m[0] in checks]
+    scripted = [m for m in members if m[0] not in checks]
+    flags: list[Flag] = [f for i, ds, res in scripted for f in Rules(i, ds, res).flags()]
+    annotate(flags, scripted, strong)
     mark_flags(flags, screens)
-    body = [game_section(game, [m for m in members if m[1].game == game])
+    body = [game_section(game, [m for m in scripted if m[1].game == game])
             for game in dict.fromkeys(ds.game for ds in datasets)]
     body += [dataset_section(i, ds, res) for i, ds, res in members]
     body += screen_sections(screens)
@@ -55,7 +63,7 @@ def write_report(dataset_dirs: list[Path], out: Path) -> Path:
                   for i, ds in enumerate(datasets))
     meta = (f"{len(datasets)} dataset(s), {total:,} simulated games of "
             f"{html.escape(', '.join(games))}; analysed in {time.perf_counter() - started:.1f} s.")
-    page = render_page(games, meta, answers_html(members), flags_html(flags), toc, body)
+    page = render_page(games, meta, answers_html(scripted), flags_html(flags), toc, body)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, page)
     return out

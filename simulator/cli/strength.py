@@ -1,0 +1,150 @@
+"""Commands about how strong players change the findings: skill, challenge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from simulator.cli import cli
+from simulator.cli.options import game_argument, load, rules_options, seat_list
+from simulator.cli.tools import command_line, lab_for, tool_options
+from simulator.errors import UserError
+
+
+def player_count(g, players, rules) -> int:
+    return len(seat_list(g, players, None, None, rules))
+
+
+def parse_budgets(text: str) -> tuple[int, ...]:
+    try:
+        budgets = tuple(int(b) for b in text.split(","))
+    except ValueError:
+        raise UserError(f"--budgets needs rollout counts like 1,4,16, got '{text}'") from None
+    if len(budgets) < 2 or any(b < 1 for b in budgets) or list(budgets) != sorted(set(budgets)):
+        raise UserError(f"--budgets needs at least two rising counts of 1 or more, got '{text}'")
+    return budgets
+
+
+@cli.command()
+@game_argument
+@click.option("-p", "--players", type=int, help="Number of players [default: the game's usual "
+              "count].")
+@click.option("--budgets", default="1,4,16,64,256", show_default=True, metavar="B1,B2,..",
+              help="Rollouts per decision of the search player, rising.")
+@click.option("-n", "--games", "n_games", type=click.IntRange(min=1), default=400,
+              show_default=True, help="Games per budget (every budget plays the same games).")
+@click.option("--field", metavar="P1,P2,..", help="The fixed field's policies, cycled over the "
+              "other seats [default: the tuned copy of each scripted policy].")
+@click.option("-o", "--out", type=click.Path(file_okay=False),
+              help="Folder for skill.png (the curve) and balsim.json (the numbers).")
+@tool_options
+@rules_options
+def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force, rules_files, sets):
+    """Win rate of the search player by rollout budget: how much skill the game rewards.
+
+    The search player takes one seat (Karmaggän team mode: its team) against a fixed field,
+    at each budget on the same games.  A flat curve means the game is mostly luck; the skill
+    gap is the win rate at the top budget minus at the lowest, with its paired interval.
+
+    \b
+    Examples:
+      balsim skill ekonos -p 4
+      balsim skill karnaxis -p 4 --budgets 1,16,256 -n 200 --out runs/skill-karnaxis
+    """
+    from simulator.experiments import check_out_dir
+    from simulator.strength import require_search, skill as skill_curve
+    g, rules = load(game, rules_files, sets)
+    require_search(g)
+    values = parse_budgets(budgets)
+    n_players = player_count(g, players, rules)
+    field_names = [p.strip() for p in field.split(",")] if field else None
+    if out:
+        check_out_dir(Path(out), force)
+    with lab_for(g, jobs, quiet, n_games * len(values)) as lab:
+        curve = skill_curve(lab, rules, n_players, n_games, values, field_names, seed)
+    click.echo(f"{g.name}, {n_players} players: search against {', '.join(curve.lineup[1:])}")
+    click.echo("\n".join(curve.lines()))
+    if out:
+        write_curve(curve, Path(out), command_line())
+        click.echo(f"wrote {out}/skill.png, {out}/balsim.json")
+
+
+def write_curve(curve, out: Path, command: str) -> None:
+    """The curve's chart and record, written into a fresh folder and moved into place."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simulator.experiments import OUT_MARK, finish_out_dir, new_out_dir
+    tmp = new_out_dir(out)
+    rates = [r.value for r in curve.rates]
+    errors = [[r.value - r.interval[0] for r in curve.rates],
+              [r.interval[1] - r.value for r in curve.rates]]
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    ax.errorbar(curve.values, rates, yerr=errors, marker="o", color="black", capsize=3,
+                label=f"{curve.policy} (95% CI)")
+    ax.axhline(curve.fair_share, color="gray", linestyle="--", label="fair share")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel(f"{curve.knob} per decision")
+    ax.set_ylabel("win rate")
+    ax.set_title(f"{curve.game}: skill curve, {len(curve.lineup)} players")
+    ax.legend(frameon=False)
+    fig.tight_layout()
+    fig.savefig(tmp / "skill.png", dpi=110)
+    plt.close(fig)
+    (tmp / OUT_MARK).write_text(json.dumps({"command": command, **curve.record()}, indent=1))
+    finish_out_dir(tmp, out)
+
+
+@cli.command()
+@game_argument
+@click.option("--incumbent", required=True, metavar="NAME",
+              help="The policy whose field the challengers face (e.g. the one a flag calls "
+                   "dominant).")
+@click.option("-p", "--players", type=int, help="Number of players [default: the game's usual "
+              "count].")
+@click.option("--budget", type=click.IntRange(min=1), default=20_000, show_default=True,
+              help="Games to tune each challenger, its held-out check included.")
+@click.option("--search-games", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Games the search player plays against the field (games with search).")
+@click.option("-o", "--out", type=click.Path(dir_okay=False),
+              help="Rules overlay (TOML) with the challengers' tuned knob sets.")
+@tool_options
+@rules_options
+def challenge(game, incumbent, players, budget, search_games, out, seed, jobs, quiet, force,
+              rules_files, sets):
+    """Is a policy dominant, or is its field weak?  Best responses against it.
+
+    Every other scripted policy (from its tuned copy where the rules have one) is tuned
+    against a field of the incumbent, and the search player, where the game has one, plays
+    against the same field.  If no challenger wins significantly more than its fair share on
+    held-out games, the incumbent is dominant; otherwise a flag that it wins too often is an
+    artefact of the field.
+
+    \b
+    Examples:
+      balsim challenge karnaxis --incumbent tycoon -p 4
+      balsim challenge ekonos --incumbent president_seeker --budget 10000 --out best.toml
+    """
+    from simulator.experiments import check_out_file, scripted_field, write_text_atomic
+    from simulator.strength import challenge as run_challenge, has_search
+    from simulator.tune import overlay
+    g, rules = load(game, rules_files, sets)
+    g.policy(incumbent, rules)
+    n_players = player_count(g, players, rules)
+    if out:
+        check_out_file(Path(out), force)
+    total = budget * (len(scripted_field(g)) - 1) + (search_games if has_search(g) else 0)
+    with lab_for(g, jobs, quiet, total) as lab:
+        result = run_challenge(lab, rules, incumbent, n_players, budget, search_games, seed)
+    click.echo(f"{g.name}, {n_players} players: challengers against a field of {incumbent}, "
+               "held-out win rates:")
+    click.echo("\n".join(result.lines()))
+    click.echo(result.verdict())
+    if out:
+        tuned = [c.tuned for c in result.challengers if c.tuned is not None]
+        text = overlay(tuned, command_line()).replace("\n", f"\n# {result.verdict()}.\n", 1)
+        write_text_atomic(Path(out), text)
+        click.echo(f"wrote {out}")

@@ -1,0 +1,211 @@
+"""Strong players: the strong field, ``balsim skill`` and ``balsim challenge``.
+
+*The strong field* of a game is its tuned knob sets (``[policies.NAME_tuned]`` in the rules,
+one per scripted policy that has one, the scripted policy itself otherwise), with one seat of
+``search`` when the game has a search player.  The study plays it beside the scripted field so
+each balance flag can say whether it holds with strong players.
+
+*Skill* (:func:`skill`): the win rate of ``search`` in one seat (Karmaggän: its team) against
+a fixed field at growing rollout budgets, every budget on the same games.  A curve that stays
+flat means more thought buys nothing: the game is mostly luck.  The skill gap is the win rate
+at the top budget minus the rate at the lowest, a paired difference on the same games.
+:func:`knob_curve` is the general form (any policy, any knob), over the policy interface only.
+
+*Challenge* (:func:`challenge`): is a policy that wins too often dominant, or only facing a
+weak field?  Every other scripted policy is tuned against a field of the incumbent, and
+``search`` (when the game has it) plays against the same field.  If no challenger wins
+significantly more than its fair share on held-out games, the incumbent is dominant — a real
+balance problem; otherwise the finding was an artefact of the field.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from simulator.errors import UserError
+from simulator.experiments import (HELD_OUT, Design, Lab, batch_ids, is_team_game, round_to,
+                                   scripted_field)
+from simulator.game import Game
+from simulator.metrics import Estimate
+from simulator.tune import TuneResult, line_up, percent, tune
+
+SEARCH = "search"
+TUNED_SUFFIX = "_tuned"
+SKILL_BUDGETS = (1, 4, 16, 64, 256)
+
+
+def has_search(game: Game) -> bool:
+    """Whether the game's engine has a ``search`` player."""
+    return any(p.name == SEARCH for p in game.policies)
+
+
+def require_search(game: Game) -> None:
+    if not has_search(game):
+        raise UserError(f"{game.name} has no '{SEARCH}' policy yet: skill measures a search "
+                        f"player's win rate by rollout budget")
+
+
+def strongest_copy(game: Game, rules: dict, policy: str) -> str:
+    """``POLICY_tuned`` when the rules define that knob set, else ``policy`` itself."""
+    tuned = policy + TUNED_SUFFIX
+    return tuned if any(p.name == tuned for p in game.policy_set(rules)) else policy
+
+
+def tuned_field(game: Game, rules: dict) -> list[str]:
+    """The tuned copy of each scripted policy (the policy itself where it has none)."""
+    return [strongest_copy(game, rules, p) for p in scripted_field(game)]
+
+
+def strong_seats(game: Game, rules: dict, n_players: int) -> list[str] | None:
+    """The strong field's line-up at ``n_players``: ``search`` in one seat (its team in team
+    mode) when the game has it, tuned copies in turn in the others.  None when the game has
+    neither a search player nor a tuned knob set (the strong field would be the scripted one)."""
+    field = tuned_field(game, rules)
+    if not has_search(game) and field == scripted_field(game):
+        return None
+    if has_search(game):
+        return list(line_up(rules, SEARCH, field, n_players))
+    return [field[i % len(field)] for i in range(n_players)]
+
+
+def fair_share(rules: dict, n_players: int) -> float:
+    return 0.5 if is_team_game(rules) else 1.0 / n_players
+
+
+# ---- skill ---------------------------------------------------------------------------------
+
+@dataclass
+class Curve:
+    """Win rates of one policy in one seat (team) at several values of one knob."""
+    game: str
+    policy: str
+    knob: str
+    lineup: tuple[str, ...]
+    values: tuple
+    rates: list[Estimate]       # one per value, every value on the same games
+    fair_share: float
+
+    @property
+    def gap(self) -> Estimate:
+        """Win rate at the last value minus at the first, paired on the same games."""
+        return self.rates[-1] - self.rates[0]
+
+    def lines(self) -> list[str]:
+        low, high = self.gap.interval
+        rows = [f"  {self.knob} = {v:<8g} wins {percent(r)}" for v, r in zip(self.values, self.rates)]
+        return rows + [f"  gap {self.knob} {self.values[-1]:g} vs {self.values[0]:g}: "
+                       f"{100 * self.gap.value:+.1f} points (95% CI {100 * low:+.1f} to "
+                       f"{100 * high:+.1f}) on the same {self.gap.n:,} games; fair share "
+                       f"{self.fair_share:.1%}"]
+
+    def record(self) -> dict:
+        return {"game": self.game, "policy": self.policy, "knob": self.knob,
+                "lineup": list(self.lineup), "fair_share": self.fair_share,
+                "points": [{self.knob: v, **r.record()} for v, r in zip(self.values, self.rates)],
+                "gap": self.gap.record()}
+
+
+def with_knob(rules: dict, policy: str, knob: str, value) -> dict:
+    """``rules`` with ``[policies.POLICY] KNOB = value`` (the other tables shared)."""
+    out = copy.copy(rules)
+    out["policies"] = dict(rules.get("policies", {}))
+    out["policies"][policy] = {**out["policies"].get(policy, {}), knob: value}
+    return out
+
+
+def knob_curve(lab: Lab, rules: dict, policy: str, knob: str, values: tuple, n_players: int,
+               n_games: int, field_names: list[str], seed: int = 1) -> Curve:
+    """The win rate of ``policy`` (one seat, or its team) against ``field_names`` at each of
+    ``values`` of its ``knob``; every value plays the same ``n_games`` (rounded up to whole
+    rounds of seat orders)."""
+    game = lab.game
+    game.policy(policy, rules)
+    if not field_names:
+        raise UserError("the field is empty: name its policies with --field")
+    lineup = line_up(rules, policy, field_names, n_players)
+    design = Design(game.name, lineup, seed)
+    candidates = [with_knob(rules, policy, knob, v) for v in values]
+    n = round_to(n_games, design.block(rules))
+    metric = lab.probe(design, candidates[0]).metric(f"win_rate:policy={policy}")
+    outcomes = lab.play(design, candidates, batch_ids(0, n))
+    return Curve(game.name, policy, knob, lineup, tuple(values),
+                 [metric.estimate(o) for o in outcomes], fair_share(rules, n_players))
+
+
+def skill(lab: Lab, rules: dict, n_players: int, n_games: int, budgets=SKILL_BUDGETS,
+          field_names: list[str] | None = None, seed: int = 1) -> Curve:
+    """The search player's win rate at each rollout budget against a fixed field (default:
+    the tuned copies of the scripted policies)."""
+    require_search(lab.game)
+    field_names = field_names or tuned_field(lab.game, rules)
+    return knob_curve(lab, rules, SEARCH, "rollouts", tuple(budgets), n_players, n_games,
+                      field_names, seed)
+
+
+# ---- challenge -----------------------------------------------------------------------------
+
+@dataclass
+class Challenger:
+    name: str                 # the policy that played
+    win: Estimate             # its held-out win rate against the incumbent's field
+    tuned: TuneResult | None  # the tuning that produced it (None for search)
+
+    def beats(self, fair: float) -> bool:
+        """Significantly more than its fair share (Wilson 95% lower bound above it)."""
+        return self.win.interval[0] > fair
+
+
+@dataclass
+class Challenge:
+    game: str
+    incumbent: str
+    n_players: int
+    fair_share: float
+    challengers: list[Challenger]
+
+    @property
+    def winners(self) -> list[Challenger]:
+        return [c for c in self.challengers if c.beats(self.fair_share)]
+
+    @property
+    def dominant(self) -> bool:
+        return not self.winners
+
+    def verdict(self) -> str:
+        if self.dominant:
+            return (f"{self.incumbent} is dominant: no challenger wins significantly more than "
+                    f"its fair share of {self.fair_share:.1%} against it — a real balance problem")
+        best = max(self.winners, key=lambda c: c.win.value)
+        return (f"{self.incumbent} is beatable: {best.name} wins {percent(best.win)} against "
+                f"it (fair share {self.fair_share:.1%}) — a flag that {self.incumbent} wins too "
+                f"often is an artefact of the field")
+
+    def lines(self) -> list[str]:
+        return [f"  {c.name:<28} {percent(c.win)}{'  beats its fair share' if c.beats(self.fair_share) else ''}"
+                for c in self.challengers]
+
+
+def challenge(lab: Lab, rules: dict, incumbent: str, n_players: int, budget: int,
+              search_games: int, seed: int = 1) -> Challenge:
+    """Tune every other scripted policy against a field of ``incumbent`` (``budget`` games
+    each, starting from its tuned copy where the rules have one), and play ``search`` against
+    the same field on ``search_games`` held-out games when the game has it."""
+    game = lab.game
+    own = game.policy_set(rules)[game.policy(incumbent, rules).behaviour].name
+    rivals = scripted_field(game, exclude=own)
+    if not rivals:
+        raise UserError(f"{game.name} has no other scripted policy to challenge {incumbent}")
+    challengers = []
+    for rival in rivals:
+        start = strongest_copy(game, rules, rival)
+        result = tune(lab, rules, start, n_players, budget, seed, [incumbent],
+                      f"{rival}_challenger")
+        challengers.append(Challenger(result.name, result.tuned, result))
+    if has_search(game):
+        design = Design(game.name, line_up(rules, SEARCH, [incumbent], n_players), seed)
+        n = round_to(search_games, design.block(rules))
+        metric = lab.probe(design, rules).metric(f"win_rate:policy={SEARCH}")
+        (out,) = lab.play(design, [rules], batch_ids(0, n, offset=HELD_OUT))
+        challengers.append(Challenger(SEARCH, metric.estimate(out), None))
+    return Challenge(game.name, incumbent, n_players, fair_share(rules, n_players), challengers)

@@ -1,0 +1,219 @@
+"""Strong players: the strong field, its checks on the report's flags, skill and challenge."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import tomllib
+from types import SimpleNamespace
+
+import numpy as np
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from simulator.cli import cli
+from simulator.experiments import Lab, scripted_field
+from simulator.game import Policy, get_game
+from simulator.metrics import Estimate
+from simulator.report import write_report
+from simulator.report.flags import Flag
+from simulator.report.strong import annotate, is_strong
+from simulator.strength import (Challenge, Challenger, challenge, has_search, knob_curve,
+                                strong_seats, tuned_field)
+from simulator.study import STRONG, STRONG_PLAYERS, study_plans
+from test_analysis import write_dataset
+from test_report import contract_tables, flags_text, winners_with_first_seat_share
+
+EKONOS = get_game("ekonos")
+N = 4_000
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def without_tuned_sets(rules: dict) -> dict:
+    return {**rules, "policies": {k: v for k, v in rules["policies"].items() if "base" not in v}}
+
+
+def with_search(game):
+    """The game as it will be once its engine lists a search player."""
+    return dataclasses.replace(game, policies=game.policies + (Policy(len(game.policies), "search", ""),))
+
+
+# ---- the strong field -----------------------------------------------------------------------
+
+def test_the_strong_field_is_the_tuned_sets_and_a_search_seat_when_the_game_has_one():
+    rules = EKONOS.rules()
+    tuned = tuned_field(EKONOS, rules)
+    assert tuned == [f"{p}_tuned" for p in scripted_field(EKONOS)]
+    assert strong_seats(EKONOS, rules, 4) == tuned[:4]
+    # without tuned sets and without search there is no strong field
+    assert strong_seats(EKONOS, without_tuned_sets(rules), 4) is None
+    searching = with_search(EKONOS)
+    assert has_search(searching) and not has_search(EKONOS)
+    assert strong_seats(searching, rules, 4) == ["search", *tuned[:3]]
+    assert strong_seats(searching, without_tuned_sets(rules), 3) == \
+        ["search", *scripted_field(EKONOS)[:2]]
+
+
+def test_the_study_adds_a_strong_dataset_with_the_same_variants():
+    plans = dict(study_plans())
+    for game in ("ekonos", "karnaxis"):
+        strong = plans[f"{game}-{STRONG_PLAYERS}p-strong"]
+        scripted = plans[f"{game}-{STRONG_PLAYERS}p"]
+        assert strong.seats == strong_seats(get_game(game), get_game(game).rules(), STRONG_PLAYERS)
+        assert all(s.endswith("_tuned") for s in strong.seats)
+        assert [v.name for v in strong.variants] == [v.name for v in scripted.variants]
+        assert strong.seed == scripted.seed and strong.n_games < scripted.n_games
+
+
+def test_the_study_seats_search_in_its_strong_field_once_the_game_has_it(monkeypatch):
+    monkeypatch.setattr("simulator.strength.has_search", lambda game: game.name == "karmaggan")
+    plans = dict(study_plans())
+    strong = plans[f"karmaggan-{STRONG_PLAYERS}p-strong"]
+    assert strong.seats[::2] == ["search", "search"]      # one team of search players
+    assert strong.n_games == STRONG["karmaggan"]["search_games"]
+    assert "search" not in plans[f"ekonos-{STRONG_PLAYERS}p-strong"].seats
+
+
+# ---- the report's check ---------------------------------------------------------------------
+
+def seat_dataset(path, first_share: float, seats: list[str], seed: int):
+    rng = np.random.default_rng(seed)
+    winners = winners_with_first_seat_share(rng, N, 4, first_share)
+    games, players = contract_tables(rng, N, 4, winners, seats, 3, "final_turn")
+    out = write_dataset(path, "ekonos", 4, {"games": games, "players": players})
+    manifest = json.loads((out / "manifest.json").read_text())
+    (out / "manifest.json").write_text(json.dumps({**manifest, "seats": seats}))
+    return out
+
+
+def test_a_seat_flag_says_whether_it_holds_with_strong_players(tmp_path):
+    scripted = ["value_investor", "president_seeker", "market_builder", "cash_hoarder"]
+    tuned = [f"{p}_tuned" for p in scripted]
+    biased = seat_dataset(tmp_path / "scripted", 0.5, scripted, 1)
+    fair = seat_dataset(tmp_path / "strong-fair", 0.25, tuned, 2)
+    still = seat_dataset(tmp_path / "strong-biased", 0.5, tuned, 3)
+    from simulator.analysis import Dataset
+    assert is_strong(Dataset(fair)) and not is_strong(Dataset(biased))
+
+    text = flags_text(write_report([biased, fair], tmp_path / "a.html").read_text())
+    found = re.search(r"Only with scripted bots: (\S+)% \(95% CI [^)]*\) with a strong field, "
+                      r"(\S+)% \(95% CI [^)]*\) with scripted bots", text)
+    assert found, text
+    assert abs(float(found.group(1)) - 25) < 3 and abs(float(found.group(2)) - 50) < 3
+    assert "Holds with strong players: " in flags_text(
+        write_report([biased, still], tmp_path / "b.html").read_text())
+    # the strong field adds no flag of its own: a fair scripted field beside a biased strong one
+    text = flags_text(write_report([fair_scripted := seat_dataset(tmp_path / "s2", 0.25, scripted, 4),
+                                    still], tmp_path / "c.html").read_text())
+    assert fair_scripted and "first player wins" not in text
+
+
+def flag(kind: str, subject: str) -> Flag:
+    return Flag("ekonos", 4, kind, subject, 1.0, 0.5, "text", "ev", "4 players (x)", "a", "c")
+
+
+def policy_rates(rows: dict[str, tuple[float, float, float]]) -> dict:
+    return {"win_rate_policy": pl.DataFrame(
+        [{"policy": k, "win_rate": v, "win_rate_lo": lo, "win_rate_hi": hi, "fair_share": 0.25}
+         for k, (v, lo, hi) in rows.items()])}
+
+
+def test_a_policy_finding_is_read_from_the_tuned_copy_in_the_strong_field():
+    ds = SimpleNamespace(game="ekonos", n_players=4, variants=[{"name": "base"}])
+    scripted = policy_rates({"cash_hoarder": (0.0, 0.0, 0.01)})
+    weak = flag("weak policy", "cash_hoarder")
+    annotate([weak], [(0, ds, scripted)],
+             [(1, ds, policy_rates({"cash_hoarder_tuned": (0.33, 0.31, 0.35)}))])
+    assert not weak.strong_field.holds and weak.strong_field.strong.startswith("cash_hoarder_tuned 33.0%")
+    still = flag("weak policy", "cash_hoarder")
+    annotate([still], [(0, ds, scripted)],
+             [(1, ds, policy_rates({"cash_hoarder_tuned": (0.02, 0.01, 0.03)}))])
+    assert still.strong_field.holds
+    # a finding the strong field cannot measure is left alone
+    other = flag("left neighbour", "cash_hoarder")
+    annotate([other], [(0, ds, scripted)], [(1, ds, scripted)])
+    assert other.strong_field is None
+
+
+def test_a_level_finding_holds_while_the_strong_field_reaches_its_threshold():
+    ds = SimpleNamespace(game="karmaggan", n_players=4, variants=[{"name": "base"}])
+
+    def capped(rate):
+        return {"round_cap": pl.DataFrame({"variant": ["base"], "games": [1000], "rate": [rate],
+                                           "rate_lo": [rate * 0.8], "rate_hi": [rate * 1.2]})}
+    checks = []
+    for strong_rate in (0.2, 0.001):
+        f = Flag("karmaggan", 6, "round_cap", "", 1.0, 0.5, "t", "e", "6 players (x)", "a", "c")
+        annotate([f], [(0, ds, capped(0.3))], [(1, ds, capped(strong_rate))])
+        checks.append(f.strong_field)
+    assert checks[0].holds and not checks[1].holds
+    assert checks[0].strong.endswith("at 4 players")   # measured at the strong field's count
+
+
+# ---- skill ----------------------------------------------------------------------------------
+
+def test_skill_refuses_a_game_without_a_search_player():
+    result = invoke("skill", "ekonos", "-p", 4)
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "Error: ekonos has no 'search' policy yet: skill measures a search player's win rate by "
+        "rollout budget"]
+
+
+def test_a_knob_curve_finds_a_knob_that_matters():
+    # the hoarder's buy margin of 4 M.U. keeps it from ever winning; at 0 it competes
+    with Lab(EKONOS, jobs=1) as lab:
+        curve = knob_curve(lab, EKONOS.rules(), "cash_hoarder", "buy_margin", (4.0, 0.0), 4, 400,
+                           ["president_seeker", "value_investor", "market_builder"], seed=3)
+    assert curve.lineup[0] == "cash_hoarder" and curve.rates[0].n == curve.rates[1].n >= 400
+    assert curve.gap.interval[0] > 0
+    assert curve.rates[0].value < curve.fair_share
+
+
+@pytest.mark.parametrize("budgets", ["1,1", "4,1", "0,4", "a,b", "16"])
+def test_skill_budgets_must_rise(budgets, monkeypatch):
+    monkeypatch.setattr("simulator.strength.has_search", lambda game: True)
+    result = invoke("skill", "ekonos", "--budgets", budgets)
+    assert result.exit_code == 2 and "--budgets" in result.output
+
+
+# ---- challenge ------------------------------------------------------------------------------
+
+def estimate(rate: float, n: int = 1000) -> Estimate:
+    return Estimate(rate, np.zeros(n), float(n))
+
+
+def test_an_incumbent_is_dominant_only_when_no_challenger_beats_its_fair_share():
+    losing = [Challenger("a", estimate(0.20), None), Challenger("b", estimate(0.26), None)]
+    assert Challenge("ekonos", "x", 4, 0.25, losing).dominant
+    beaten = Challenge("ekonos", "x", 4, 0.25, losing + [Challenger("search", estimate(0.31), None)])
+    assert not beaten.dominant and [c.name for c in beaten.winners] == ["search"]
+    assert "artefact of the field" in beaten.verdict()
+
+
+def test_a_weak_incumbent_is_beaten_by_tuned_challengers(tmp_path):
+    with Lab(EKONOS, jobs=1) as lab:
+        result = challenge(lab, EKONOS.rules(), "cash_hoarder", 3, budget=1_500, search_games=50,
+                           seed=2)
+    assert [c.name for c in result.challengers] == [
+        f"{p}_challenger" for p in scripted_field(EKONOS, exclude="cash_hoarder")]
+    assert not result.dominant and result.fair_share == pytest.approx(1 / 3)
+
+
+def test_challenge_command_writes_the_challengers_and_the_verdict(tmp_path):
+    out = tmp_path / "best.toml"
+    result = invoke("challenge", "ekonos", "--incumbent", "cash_hoarder", "-p", 3, "--budget",
+                    1_500, "-j", 1, "-q", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "cash_hoarder is beatable" in result.output
+    text = out.read_text()
+    assert "# cash_hoarder is beatable" in text
+    assert set(tomllib.loads(text)["policies"]) == {
+        f"{p}_challenger" for p in scripted_field(EKONOS, exclude="cash_hoarder")}
+    bad = invoke("challenge", "ekonos", "--incumbent", "gambler")
+    assert bad.exit_code == 2 and "unknown ekonos policy 'gambler'" in bad.output
