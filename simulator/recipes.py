@@ -412,7 +412,7 @@ RECIPES = {r.name: r for r in (
            "Karnaxis: loan cap binding and delinquency, and the cap that brings the leading "
            "policy closest to its fair share.", swept("loans.cap_usd", LOAN_CAPS, lambda v: f"cap_{v}"),
            loan_answer),
-    Recipe("blood-coins", "karmaggan", 4, 2_000,
+    Recipe("blood-coins", "karmaggan", 4, 1_500,
            "Karmaggän: team and seat balance and game length by starting blood coins, and "
            "the count that balances the teams.",
            swept("setup.blood_coins_4_6", BLOOD_COINS, lambda v: f"coins_{v}"), blood_coin_answer),

@@ -140,6 +140,9 @@ def make_factor(game: Game, rules: dict, key: str, span: str | None, scale) -> F
         ends = [factor.value(0.0), factor.value(1.0)]
     if ends[0] == ends[1]:
         raise RulesError(key, f"its range holds one value ({ends[0]})")
+    for x in np.linspace(0, 1, LEVELS)[1:-1]:   # the grid levels inside the range, too
+        if not accepts(game, rules, key, factor.value(x)):
+            raise RulesError(key, f"the game's checks refuse {factor.value(x)}, a level of its range")
     return factor
 
 

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from simulator.errors import UserError
 from simulator.experiments import check_out_dir
 from simulator.game import GAME_NAMES, get_game
 from simulator.report import write_report
@@ -47,9 +48,12 @@ DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
 
 # A small Morris screen per game at its usual player count, of every ASSUMED key the engines
 # can vary, so the report marks each flag robust to the assumed values or dependent on named
-# ones.  Runs = trajectories x (keys + 1), each of games_per_run games on the same seeds.
+# ones.  Runs = trajectories x (keys + 1), all on the same games; SCREEN_GAMES is each game's
+# total, shared by its runs (at least SCREEN_MIN_RUN games each).
 SCREEN_TRAJECTORIES = 4
-SCREEN_GAMES = {"ekonos": 500, "karnaxis": 300, "karmaggan": 200}
+SCREEN_GAMES = {"ekonos": 6_000, "karnaxis": 12_000, "karmaggan": 5_000}
+SCREEN_MIN_RUN = 48
+
 # The strong field (simulator.strength: tuned knob sets, one search seat where the game has a
 # search player), played at STRONG_PLAYERS with the same variants, so every balance flag can
 # say whether it holds with strong players.  A search seat costs hundreds of playouts per
@@ -154,7 +158,8 @@ def screen_folder(game: str) -> str:
 
 
 def run_screens(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -> list[Path]:
-    """The sensitivity screen of each game's assumed keys (see SCREEN_GAMES), one folder each."""
+    """The sensitivity screen of each game's assumed keys (see SCREEN_GAMES), one folder each;
+    ``scale`` shrinks the games as in :func:`run_study`."""
     from simulator import sensitivity
     from simulator.experiments import Design, Lab
 
@@ -163,13 +168,17 @@ def run_screens(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -
         game = get_game(name)
         rules = game.rules()
         factors, skipped = sensitivity.choose_factors(game, rules, [], True, (0.5, 1.5))
-        n_games = max(24, int(SCREEN_GAMES.get(name, 300) * scale))
         design = Design(name, tuple(study_seats(game, game.default_players)), STUDY_SEED)
         runs = SCREEN_TRAJECTORIES * (len(factors) + 1)
+        n_games = max(SCREEN_MIN_RUN, int(SCREEN_GAMES.get(name, 6_000) * scale) // runs)
         t = time.perf_counter()
-        with Lab(game, jobs, progress=progress, total=runs * n_games) as lab:
-            result = sensitivity.screen(lab, rules, design, factors, SCREEN_TRAJECTORIES, n_games,
-                                        STUDY_SEED, skipped)
+        try:
+            with Lab(game, jobs, progress=progress, total=runs * n_games) as lab:
+                result = sensitivity.screen(lab, rules, design, factors, SCREEN_TRAJECTORIES,
+                                            n_games, STUDY_SEED, skipped)
+        except UserError as e:   # keys the checks refuse together: the study goes on without
+            print(f"study: no sensitivity screen of {name}: {e}", file=sys.stderr)
+            continue
         path = runs_dir / screen_folder(name)
         seconds = time.perf_counter() - t
         sensitivity.write(result, path, f"balsim study (screen of {name})", seconds)
