@@ -66,6 +66,7 @@ class Game:
     categories: dict[str, tuple[str, ...]] = field(default_factory=dict)
     timelines: tuple[str, ...] = ()
     knob_names: tuple[str, ...] = ()           # the policies' tunable numbers (KNOBS)
+    search_limits: tuple[tuple[str, int, int], ...] = ()   # (knob, low, high) of the search budget
 
     @property
     def scripted_policies(self) -> list[str]:
@@ -92,6 +93,7 @@ class Game:
         (their ids are shared by every variant of a dataset)."""
         self.check(rules)
         check_knob_sets(self, rules)
+        check_search_knobs(self, rules)
         if base is not None and ([p.name for p in self.policy_set(rules)]
                                  != [p.name for p in self.policy_set(base)]):
             raise rules_mod.RulesError("policies", "a variant cannot add or remove knob sets")
@@ -182,3 +184,22 @@ def check_knob_sets(game: Game, rules: dict) -> None:
                               and not isinstance(value, bool), "expected a number")
             if isinstance(value, str):
                 rules_mod.require(rules, key, value in names, f"no policy named '{value}'")
+
+
+def check_search_knobs(game: Game, rules: dict) -> None:
+    """A search player's budget lies within what its driver can play (``game.search_limits``),
+    and its rollouts are finished by a scripted policy (a rollout cannot search in turn)."""
+    policy_set = game.policy_set(rules)
+    search = {p.id for p in policy_set if p.name == SEARCH_POLICY}
+    for policy in (p for p in policy_set if p.behaviour in search):
+        values = knob_values(rules, policy_set, policy)
+        for knob, low, high in game.search_limits:
+            value = values.get(knob, low)
+            rules_mod.require(rules, f"policies.{policy.name}.{knob}",
+                              isinstance(value, (int, float)) and float(value).is_integer()
+                              and low <= value <= high,
+                              f"must be a whole number {low}..{high:,}")
+        rollout = values.get("rollout_policy")
+        rules_mod.require(rules, f"policies.{policy.name}.rollout_policy",
+                          rollout is None or game.policy(rollout, rules).behaviour not in search,
+                          "must name a scripted policy (a rollout cannot search)")

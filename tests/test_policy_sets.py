@@ -100,3 +100,20 @@ def test_a_sweep_variant_cannot_change_the_knob_sets(tmp_path):
     assert result.exit_code == 2, result.output
     assert "a variant cannot add or remove knob sets" in result.output
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("game_name", ["ekonos", "karnaxis"])
+@pytest.mark.parametrize("text, message", [
+    ('[policies.search]\nrollouts = -1\n', "rules key 'policies.search.rollouts': must be a whole number"),
+    ('[policies.deep]\nbase = "search"\nhorizon = 2.5\n', "rules key 'policies.deep.horizon': must be a whole number"),
+    ('[policies.search]\ntop_k = 1000000\n', "rules key 'policies.search.top_k': must be a whole number"),
+    ('[policies.search]\nrollout_policy = "search"\n',
+     "rules key 'policies.search.rollout_policy': must name a scripted policy"),
+    ('[policies.deep]\nbase = "search"\nrollouts = -3\n', "rules key 'policies.deep.rollouts': must be a whole number"),
+])
+def test_a_search_budget_the_driver_cannot_play_exits_2_with_one_line(tmp_path, game_name, text, message):
+    out = tmp_path / "out"
+    result = invoke("run", game_name, "--rules", knob_set_rules(tmp_path, text), "--out", out)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"Error: {message}") and result.output.count("\n") == 1
+    assert not out.exists()

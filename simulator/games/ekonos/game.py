@@ -7,7 +7,7 @@ decodes traces; the kernels in :mod:`engine` only loop.
 import numpy as np
 
 from policies import ekonos as policies
-from simulator.game import Game, knob_values, policy_knobs
+from simulator.game import Game, policy_knobs
 from simulator.games.ekonos import games
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import RulesError, require
@@ -79,26 +79,6 @@ def check(rules: dict) -> None:
     most = max(n * cards_each for n, cards_each in zip(counts, setup["cards_per_turn"]))
     require(rules, "deck.cards", len(cards) >= most,
             f"{len(cards)} cards cannot deal {most} per turn")
-    check_search_knobs(rules)
-
-
-def check_search_knobs(rules: dict) -> None:
-    """A search player's budget is whole and not negative, and its rollouts are finished by a
-    scripted policy (a rollout cannot search in turn)."""
-    policy_set = GAME.policy_set(rules)
-    search = {p.name for p in policy_set if p.behaviour == policies.SEARCH}
-    for name in search:
-        key = f"policies.{name}"
-        values = knob_values(rules, policy_set, GAME.policy(name, rules))
-        for knob, most in (("rollouts", 100_000), ("horizon", MAX_TURNS), ("top_k", MAX_OPTIONS)):
-            value = values.get(knob, 0)
-            require(rules, f"{key}.{knob}", isinstance(value, (int, float))
-                    and float(value).is_integer() and 0 <= value <= most,
-                    f"must be a whole number 0..{most:,}")
-        rollout_policy = values.get("rollout_policy")
-        require(rules, f"{key}.rollout_policy", isinstance(rollout_policy, str)
-                and rollout_policy not in search,
-                "must name a scripted policy (a rollout cannot search)")
 
 
 def prepare(rules: dict, n_players: int) -> tuple:
@@ -254,4 +234,5 @@ GAME = Game(
     chunk_size=20_000, length_unit="turns", policies=policies.POLICIES, knob_names=policies.KNOBS, check=check,
     prepare=prepare, play=play, replay=replay,
     categories={"end_reason": ("final_turn",)},
+    search_limits=(("rollouts", 0, 100_000), ("horizon", 0, MAX_TURNS), ("top_k", 0, MAX_OPTIONS)),
 )

@@ -131,7 +131,6 @@ def check(rules: dict) -> None:
             f"effects must be among {CARD_EFFECTS}")
     require(rules, "karnaxis_cards.value", all(v >= 0 for v in cards["value"]), "must be >= 0")
     check_sizes(rules)
-    check_search(rules)
 
 
 def check_sizes(rules: dict) -> None:
@@ -142,22 +141,6 @@ def check_sizes(rules: dict) -> None:
                        ("businesses", rules["businesses"]),
                        ("karnaxis_cards.effect", rules["karnaxis_cards"]["effect"])):
         require(rules, key, len(items) <= MAX_DECK, f"at most {MAX_DECK} cards")
-
-
-def check_search(rules: dict) -> None:
-    """[policies.search]: a budget the search driver can play (search.py)."""
-    knobs = rules.get("policies", {}).get("search", {})
-    for key, low, high in (("rollouts", 0, 100_000), ("horizon", 0, 100),
-                           ("top_k", 1, MAX_OPTIONS)):
-        if key in knobs:
-            require(rules, f"policies.search.{key}", low <= knobs[key] <= high,
-                    f"must be {low}..{high:,}")
-    if "rollout_policy" in knobs:
-        scripted = [p.name for p in policies.POLICIES if p.id != policies.SEARCH] + [
-            name for name, table in rules.get("policies", {}).items()
-            if isinstance(table, dict) and table.get("base") not in (None, "search")]
-        require(rules, "policies.search.rollout_policy", knobs["rollout_policy"] in scripted,
-                f"must be one of {', '.join(scripted)}")
 
 
 def _first(items, test):
@@ -494,4 +477,5 @@ GAME = Game(
     chunk_size=20_000, length_unit="years", policies=policies.POLICIES, knob_names=policies.KNOBS, check=check,
     prepare=prepare, play=play, replay=replay,
     categories={"end_reason": END_REASONS}, timelines=("years",),
+    search_limits=(("rollouts", 0, 100_000), ("horizon", 0, 100), ("top_k", 1, MAX_OPTIONS)),
 )
