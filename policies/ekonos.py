@@ -2,19 +2,22 @@
 
 Every scripted policy scores each legal option with the same reading of the game (a share is
 worth its company's final value; a presidency is worth control of expansions) and takes the
-best; the knobs in ``[policies.NAME]`` of the rules make the strategies differ.
+best; the knobs in ``[policies.NAME]`` of the rules make the strategies differ.  The `search`
+player (simulator/games/ekonos/search.py) weighs the best-scored options by simulation.
 """
 
 import numpy as np
-from numba import njit
 
 from policies.common import RANDOM, behaviour, keep_best, pick_random
+from policies.search import SEARCH_KNOBS
 from simulator.game import Policy
+from simulator.games.ekonos.board import neighbours_of, option
+from simulator.games.ekonos.kernel import accessor, rule
 from simulator.games.ekonos.state import (
-    BUY, CASH, CHOOSE_CARD, CHOOSE_SPACE, EMPTY, EXPAND_NOW, NAME_PRESIDENT, ON_BOARD, OPT_A,
-    OPT_B, OPT_C, OWNER, PLACE_FUNCTION, PRESIDENT, SELL, SHARES_OUT, NONE)
+    BUY, CASH, CHOOSE_CARD, CHOOSE_SPACE, EMPTY, EXPAND_NOW, NONE, ON_BOARD, OPT_A, OPT_B,
+    OPT_C, PLACE_FUNCTION, PRESIDENT, SELL, SHARES, SHARES_OUT, MAX_COMPANIES, CFG_TURNS, TURN)
 
-PRESIDENT_SEEKER, VALUE_INVESTOR, MARKET_BUILDER, CASH_HOARDER = range(1, 5)
+PRESIDENT_SEEKER, VALUE_INVESTOR, MARKET_BUILDER, CASH_HOARDER, SEARCH = range(1, 6)
 POLICIES = (
     Policy(RANDOM, "random", "uniformly random among the legal options at every decision"),
     Policy(PRESIDENT_SEEKER, "president_seeker",
@@ -24,87 +27,98 @@ POLICIES = (
     Policy(MARKET_BUILDER, "market_builder",
            "plays cards to place and protect markers of its companies, waits for level 6"),
     Policy(CASH_HOARDER, "cash_hoarder", "keeps its cash, buying only clear bargains"),
+    Policy(SEARCH, "search", "weighs its best options by playing each out many times from "
+           "what it can see (determinized flat Monte Carlo)"),
 )
-KNOBS = ("presidency_bonus", "expand_early", "buy_margin", "sell_margin", "place_weight")
+KNOBS = ("presidency_bonus", "expand_early", "buy_margin", "sell_margin", "place_weight",
+         *SEARCH_KNOBS)
 # knobs table columns (column 0 is the behaviour, simulator.game.policy_knobs)
-PRESIDENCY_BONUS, EXPAND_EARLY, BUY_MARGIN, SELL_MARGIN, PLACE_WEIGHT = range(1, 6)
+(PRESIDENCY_BONUS, EXPAND_EARLY, BUY_MARGIN, SELL_MARGIN, PLACE_WEIGHT,
+ ROLLOUTS, ROLLOUT_POLICY_KNOB, HORIZON, TOP_K) = range(1, 10)
 
 FUTURE_GROWTH = 2.0  # expected rise of a company's value before the end when not in the last turn
 
 
-@njit(cache=True, inline="always")
-def stake(shares, companies, seat, c):
+@accessor
+def held(state, seat, c):
+    return state[SHARES + seat * MAX_COMPANIES + c]
+
+
+@accessor
+def stake(state, seat, c):
     """How much a seat cares about company c: its shares, plus two for the presidency."""
-    return shares[seat, c] + (2.0 if companies[c, PRESIDENT] == seat else 0.0)
+    return held(state, seat, c) + (2.0 if state[PRESIDENT + c] == seat else 0.0)
 
 
-@njit(cache=True, inline="always")
-def expected_value(companies, c, last_turn):
-    return companies[c, ON_BOARD] + (0.0 if last_turn else FUTURE_GROWTH)
+@accessor
+def expected_value(state, c, last_turn):
+    return state[ON_BOARD + c] + (0.0 if last_turn else FUTURE_GROWTH)
 
 
-@njit(cache=True, inline="always")
-def option_score(kind, seat, company, row, k, cfg, players, companies, shares, board,
-                 adjacency, last_turn):
+@rule
+def option_score(state, rules, knobs, policy, kind, seat, company, i):
+    """How much ``policy`` likes option i of a decision (higher is better)."""
+    last_turn = state[TURN] == rules[CFG_TURNS] - 1
     if kind == CHOOSE_CARD:
-        c = row[OPT_C]
-        if row[OPT_B] == PLACE_FUNCTION:
-            return stake(shares, companies, seat, c) + k[PLACE_WEIGHT]
-        growth = 0.6 * stake(shares, companies, seat, c)
-        if companies[c, PRESIDENT] == seat:
-            growth += 1.0 + k[PRESIDENCY_BONUS] / 6.0
+        c = option(state, i, OPT_C)
+        if option(state, i, OPT_B) == PLACE_FUNCTION:
+            return stake(state, seat, c) + knobs[policy, PLACE_WEIGHT]
+        growth = 0.6 * stake(state, seat, c)
+        if state[PRESIDENT + c] == seat:
+            growth += 1.0 + knobs[policy, PRESIDENCY_BONUS] / 6.0
         return growth * (0.5 if last_turn else 1.0)
     if kind == CHOOSE_SPACE:
-        space, previous = row[OPT_A], row[OPT_B]
-        own, rival = 0.0, 0.0
-        for j in range(adjacency.shape[1]):
-            t = adjacency[space, j]
-            if t >= 0 and board[t, OWNER] == company:
-                own += 1.0
-            elif t >= 0 and board[t, OWNER] != EMPTY:
-                rival += 1.0
+        space, previous = option(state, i, OPT_A), option(state, i, OPT_B)
+        own, rival = neighbours_of(state, rules, space, company)
         if previous == company:           # turning an own marker protected
             return 0.4 * rival
         score = 1.0 + 0.2 * own
         if previous != EMPTY:             # expansion replacing another company's marker
-            score += 0.5 - shares[seat, previous]
+            score += 0.5 - held(state, seat, previous)
         return score
     if kind == EXPAND_NOW:
-        expand = last_turn or k[EXPAND_EARLY] >= 0.5
-        return 1.0 if (row[OPT_A] == 1) == expand else 0.0
+        expand = last_turn or knobs[policy, EXPAND_EARLY] >= 0.5
+        return 1.0 if (option(state, i, OPT_A) == 1) == expand else 0.0
     if kind == SELL:
-        c = row[OPT_A]
+        c = option(state, i, OPT_A)
         if c == NONE:
             return 0.0
-        keep = expected_value(companies, c, last_turn)
-        score = companies[c, SHARES_OUT] - keep - k[SELL_MARGIN]
-        if companies[c, PRESIDENT] == seat:
-            score -= k[PRESIDENCY_BONUS]
+        keep = expected_value(state, c, last_turn)
+        score = state[SHARES_OUT + c] - keep - knobs[policy, SELL_MARGIN]
+        if state[PRESIDENT + c] == seat:
+            score -= knobs[policy, PRESIDENCY_BONUS]
         return score
     if kind == BUY:
-        c = row[OPT_A]
+        c = option(state, i, OPT_A)
         if c == NONE:
             return 0.0
-        score = expected_value(companies, c, last_turn) - (companies[c, SHARES_OUT] + 1) - k[BUY_MARGIN]
-        president = companies[c, PRESIDENT]
+        score = (expected_value(state, c, last_turn) - (state[SHARES_OUT + c] + 1)
+                 - knobs[policy, BUY_MARGIN])
+        president = state[PRESIDENT + c]
         if president != seat and not last_turn and (
-                president == NONE or shares[seat, c] + 1 > shares[president, c]):
-            score += k[PRESIDENCY_BONUS]
+                president == NONE or held(state, seat, c) + 1 > held(state, president, c)):
+            score += knobs[policy, PRESIDENCY_BONUS]
         return score
     # NAME_PRESIDENT: hand the company to the poorest rival
-    return -float(players[row[OPT_A], CASH])
+    return -float(state[CASH + option(state, i, OPT_A)])
 
 
-@njit(cache=True, inline="always")
-def choose(kind, seat, company, options, n, policy_id, knobs, cfg, players, companies, shares,
-           board, adjacency, last_turn, rng):
-    """Index into ``options[:n]`` chosen by ``policy_id`` for decision ``kind`` of ``seat``."""
-    if behaviour(knobs, policy_id) == RANDOM:
+@rule
+def policy_choice(state, rules, knobs, rng, policy, kind, seat, company, n):
+    """Index into the ``n`` options of the state's OPTIONS block that scripted ``policy`` takes
+    for decision ``kind`` of ``seat``."""
+    if behaviour(knobs, policy) == RANDOM:
         return pick_random(n, rng)
-    k = knobs[policy_id]
     best, count, choice = -np.inf, 0, 0
     for i in range(n):
-        score = option_score(kind, seat, company, options[i], k, cfg, players, companies, shares,
-                             board, adjacency, last_turn)
+        score = option_score(state, rules, knobs, policy, kind, seat, company, i)
         best, count, choice = keep_best(score, i, best, count, choice, rng)
     return choice
+
+
+@rule
+def option_scores(state, rules, knobs, policy, kind, seat, company, n, out):
+    """``out[:n]``: every option's score by ``policy`` (all equal for `random`)."""
+    for i in range(n):
+        out[i] = (0.0 if behaviour(knobs, policy) == RANDOM else
+                  option_score(state, rules, knobs, policy, kind, seat, company, i))

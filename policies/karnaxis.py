@@ -5,40 +5,47 @@ Every scripted policy values each legal option in dollars with the same reading 
 (a job is worth its remaining salary, a business its remaining income, a share its expected
 move) and takes the best; the knobs in ``[policies.NAME]`` of the rules make the strategies
 differ: how much each kind of income weighs, how far it will borrow, whether it insures.
+The `search` player (simulator/games/karnaxis/search.py) weighs the best-scored options of its
+``rollout_policy`` by playing them out.
 """
 
 import numpy as np
 from numba import njit
 
-from policies.common import RANDOM, behaviour, pick_best, pick_random
+from policies.common import RANDOM, behaviour, keep_best, pick_random
+from policies.search import SEARCH_KNOBS
 from simulator.game import Policy
 from simulator.games.karnaxis.state import (
     ACCOUNTANT, ACT_ADVERTISE, ACT_BUSINESS, ACT_COLLEGE, ACT_FRANCHISE, ACT_JOB_SEARCH,
     ACT_KARNAXIS, ACT_MARKET, ACT_RETIREMENT, ACT_STUDY, ACT_UNEMPLOYMENT, ACT_WORK, ACTIVE, ATTR,
-    B_ATTR, B_GROWTH, BUSINESS_LEVEL, C_ATTR, C_KARNAXIS, CASH, CFG_ACCOUNTANT_COST,
-    CFG_EXTRA_TOKEN, CFG_YEARS, COLLEGE, CU_SAVE, D_ACTION, D_ATTRIBUTE, D_CARD, D_CHARACTER,
-    D_MARKET, FUND, GROWTH, INCOME, INSURED, J_ATTR, J_AVAILABLE, J_COLLEGE, J_SALARY,
-    KE_FORGIVE, KE_TAX_FREE,
+    B_ATTR, B_GROWTH, B_WIDTH, BUSINESS_LEVEL, C_ATTR, C_KARNAXIS, CASH, CFG_ACCOUNTANT_COST,
+    CFG_BIZ, CFG_EXTRA_TOKEN, CFG_JOBS, CFG_N_BIZ, CFG_N_JOBS, CFG_PLAYERS, CFG_YEARS, COLLEGE, CU_SAVE, D_ACTION,
+    D_ATTRIBUTE, D_CARD, D_CHARACTER, D_MARKET, FUND, GROWTH, INCOME, INSURED, J_ATTR,
+    J_AVAILABLE, J_COLLEGE, J_SALARY, J_WIDTH, KE_FORGIVE, KE_TAX_FREE,
     JOB, JOB_B, K_BUSINESSES, K_CASH, K_COLLEGE, K_DIVIDENDS, K_FRANCHISES, K_GROWTH, K_INCOME,
     K_JOB, K_JOBS, K_LEVEL, K_RETIREMENT, K_SALARY, K_SHARES, LOANS, MK_ACCOUNTANT,
     MK_DONE, MK_INSURANCE, MK_SELL, N_ATTR, NONE, OPT_A, OPT_ACTION, OPT_B, OPT_COST,
     RETIRE_TOKENS, USED, T_AD_GROWTH, T_BRACKET_MAX, T_FRANCHISE_GROWTH, T_RETIRE_PAYOUT,
-    T_LEN, T_TAX_SMART, T_TAX_STANDARD, VALUE, YEAR, OWN_BIZ, OWN_JOB)
+    T_TAX_SMART, T_TAX_STANDARD, VALUE, YEAR, OWN_BIZ, OWN_JOB,
+    biz, character, job, opt, owners, row, share, stock, table, table_len)
 
-SCHOLAR, TYCOON, SPECULATOR, CAUTIOUS = range(1, 5)
+SCHOLAR, TYCOON, SPECULATOR, CAUTIOUS, SEARCH = range(1, 6)
 POLICIES = (
     Policy(RANDOM, "random", "uniformly random among the legal options at every decision"),
     Policy(SCHOLAR, "scholar", "college to senior year, then the best-paid job it qualifies for"),
     Policy(TYCOON, "tycoon", "starts businesses and franchises early, borrowing to the cap to grow"),
     Policy(SPECULATOR, "speculator", "buys cheap shares, sells high, collects dividends"),
     Policy(CAUTIOUS, "cautious", "never borrows by choice; insurance, retirement fund, steady jobs"),
+    Policy(SEARCH, "search", "plays out its rollout policy's best options from each decision "
+                             "and takes the one that wins most (determinized Monte Carlo)"),
 )
 KNOBS = ("college_target", "university_value", "job_weight", "business_weight", "stock_weight",
          "buy_below", "sell_at", "borrow_limit", "borrow_penalty", "retirement_weight",
-         "insurance", "accountant_income", "card_value", "study_value", "tax_free_at")
+         "insurance", "accountant_income", "card_value", "study_value", "tax_free_at") + SEARCH_KNOBS
 (COLLEGE_TARGET, UNIVERSITY_VALUE, JOB_WEIGHT, BUSINESS_WEIGHT, STOCK_WEIGHT, BUY_BELOW, SELL_AT,
  BORROW_LIMIT, BORROW_PENALTY, RETIREMENT_WEIGHT, INSURANCE, ACCOUNTANT_INCOME, CARD_VALUE,
- STUDY_VALUE, TAX_FREE_AT) = range(1, 16)  # knobs table columns (column 0: the behaviour)
+ STUDY_VALUE, TAX_FREE_AT,
+ ROLLOUTS, ROLLOUT_POLICY_KNOB, HORIZON, TOP_K) = range(1, 20)  # knobs columns (0: the behaviour)
 
 NO = -1.0e12          # an option the policy refuses (still legal; chosen only if all are refused)
 MUST = 1.0e9          # Go To Work / a better job as the first action of a job holder
@@ -54,35 +61,35 @@ LIKES = np.array([[-1, -1, -1, -1, -1],
 
 
 @njit(cache=True)
-def held_salary(jobs, players, p):
+def held_salary(state, rules, p):
     best = 0
     for slot in (JOB, JOB_B):
-        j = players[p, slot]
+        j = state[row(p) + slot]
         if j >= 0:
-            best = max(best, jobs[j, J_SALARY])
+            best = max(best, job(rules, j, J_SALARY))
     return best
 
 
 @njit(cache=True)
-def expected_income(jobs, players, p):
+def expected_income(state, rules, p):
     """This year's income as the player can foresee it: the best salary held plus the
     business income after this year's growth."""
-    return held_salary(jobs, players, p) + players[p, INCOME] + players[p, GROWTH]
+    return held_salary(state, rules, p) + state[row(p) + INCOME] + state[row(p) + GROWTH]
 
 
 @njit(cache=True)
-def bracket_of(tables, income):
+def bracket_of(rules, income):
     b = 0
-    while b < tables[T_LEN, T_BRACKET_MAX] and income > tables[T_BRACKET_MAX, b]:
+    while b < table_len(rules, T_BRACKET_MAX) and income > table(rules, T_BRACKET_MAX, b):
         b += 1
     return b
 
 
 @njit(cache=True)
-def smart_saving(tables, income):
+def smart_saving(rules, income):
     """Tax an accountant saves on ``income``."""
-    b = bracket_of(tables, income)
-    return tables[T_TAX_STANDARD, b] - tables[T_TAX_SMART, b]
+    b = bracket_of(rules, income)
+    return table(rules, T_TAX_STANDARD, b) - table(rules, T_TAX_SMART, b)
 
 
 @njit(cache=True)
@@ -92,208 +99,215 @@ def income_stream(growth, years_left):
 
 
 @njit(cache=True)
-def target_gap(jobs, biz, players, owners, p, knobs, pid, a):
+def years_left(state, rules):
+    return rules[CFG_YEARS] - state[YEAR] + 1
+
+
+@njit(cache=True)
+def short_of(state, rules, p, at):
+    """Whether p lacks any of the four attribute minimums at ``rules[at:at + 4]``."""
+    for c in range(N_ATTR):
+        if rules[at + c] > state[row(p) + ATTR + c]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def target_gap(state, rules, knobs, pid, p, a):
     """How far attribute ``a`` is below the best-paid job (scholar-like) or the biggest
     business (business-minded) the player does not yet qualify for."""
+    mine = state[row(p) + ATTR + a]
     if knobs[pid, JOB_WEIGHT] >= knobs[pid, BUSINESS_WEIGHT]:
         best, gap = -1, 0
-        for j in range(jobs.shape[0]):
-            if jobs[j, J_AVAILABLE] == 1 and owners[OWN_JOB, j] == NONE and jobs[j, J_SALARY] > best:
-                need = jobs[j, J_ATTR + a] - players[p, ATTR + a]
-                short = False
-                for b in range(N_ATTR):
-                    if jobs[j, J_ATTR + b] > players[p, ATTR + b]:
-                        short = True
-                if short or players[p, COLLEGE] < jobs[j, J_COLLEGE]:
-                    best, gap = jobs[j, J_SALARY], need
+        own_job = owners(rules, OWN_JOB)
+        for j in range(rules[CFG_N_JOBS]):
+            salary = job(rules, j, J_SALARY)
+            if job(rules, j, J_AVAILABLE) == 1 and state[own_job + j] == NONE and salary > best:
+                short = short_of(state, rules, p, rules[CFG_JOBS] + j * J_WIDTH + J_ATTR)
+                if short or state[row(p) + COLLEGE] < job(rules, j, J_COLLEGE):
+                    best, gap = salary, job(rules, j, J_ATTR + a) - mine
         return gap
     best, gap = -1, 0
-    for b in range(biz.shape[0]):
-        if owners[OWN_BIZ, b] == NONE and biz[b, B_GROWTH] > best:
-            short = False
-            for c in range(N_ATTR):
-                if biz[b, B_ATTR + c] > players[p, ATTR + c]:
-                    short = True
-            if short:
-                best, gap = biz[b, B_GROWTH], biz[b, B_ATTR + a] - players[p, ATTR + a]
+    own_biz = owners(rules, OWN_BIZ)
+    for b in range(rules[CFG_N_BIZ]):
+        growth = biz(rules, b, B_GROWTH)
+        if state[own_biz + b] == NONE and growth > best:
+            if short_of(state, rules, p, rules[CFG_BIZ] + b * B_WIDTH + B_ATTR):
+                best, gap = growth, biz(rules, b, B_ATTR + a) - mine
     return gap
 
 
 @njit(cache=True)
-def market_value(cfg, tables, jobs, players, stocks, shares, p, knobs, pid, years_left):
+def market_value(state, rules, knobs, pid, p, left):
     """What a Buy/Sell Stock visit is worth to the policy before it sees the trades."""
     value = 0.0
-    if knobs[pid, INSURANCE] > 0 and players[p, INSURED] == 0 and years_left > 1:
+    if knobs[pid, INSURANCE] > 0 and state[row(p) + INSURED] == 0 and left > 1:
         value += 6000.0 * knobs[pid, INSURANCE]
-    expected = expected_income(jobs, players, p)
+    expected = expected_income(state, rules, p)
     if expected >= knobs[pid, ACCOUNTANT_INCOME] > 0:
-        value += smart_saving(tables, expected) - cfg[CFG_ACCOUNTANT_COST]
-    for s in range(stocks.shape[0]):
-        if stocks[s, ACTIVE] == 1:
-            v = stocks[s, VALUE]
-            if shares[p, s] > 0 and (v >= knobs[pid, SELL_AT] > 0 or years_left == 1):
-                value += shares[p, s] * v * 1000.0
-            if years_left > 1 and 0 < v <= knobs[pid, BUY_BELOW]:
+        value += smart_saving(rules, expected) - rules[CFG_ACCOUNTANT_COST]
+    for s in range(rules[CFG_PLAYERS] + 1):
+        if state[stock(s) + ACTIVE] == 1:
+            v = state[stock(s) + VALUE]
+            held = state[share(p, s)]
+            if held > 0 and (v >= knobs[pid, SELL_AT] > 0 or left == 1):
+                value += held * v * 1000.0
+            if left > 1 and 0 < v <= knobs[pid, BUY_BELOW]:
                 value += 4000.0 * knobs[pid, STOCK_WEIGHT]
     return value
 
 
 @njit(cache=True)
-def loan_penalty(cost, cash, loans, limit, per_dollar):
+def loan_penalty(state, knobs, pid, p, cost):
     """Dollars of penalty for the loan an option needs; NO past the policy's borrow limit."""
-    need = cost - cash
+    need = cost - state[row(p) + CASH]
     if need <= 0:
         return 0.0
-    if loans + need > limit:
+    if state[row(p) + LOANS] + need > knobs[pid, BORROW_LIMIT]:
         return NO
-    return need * per_dollar
+    return need * knobs[pid, BORROW_PENALTY]
 
 
 @njit(cache=True)
-def action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, p, options, n, knobs, pid,
-                  scores):
-    """Take Action!: each option's worth in dollars (one loop, so no call per option)."""
-    years_left = cfg[CFG_YEARS] - board[YEAR] + 1
-    cash, loans = players[p, CASH], players[p, LOANS]
-    limit, per_dollar = knobs[pid, BORROW_LIMIT], knobs[pid, BORROW_PENALTY]
-    held = held_salary(jobs, players, p)
-    first_of_holder = held > 0 and players[p, USED] == 0
-    for i in range(n):
-        action, a, cost = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_COST]
-        penalty = loan_penalty(cost, cash, loans, limit, per_dollar)
-        v = 0.0
-        if penalty == NO:
-            v = NO
-        elif action == ACT_WORK:
-            v = MUST + jobs[a, J_SALARY]
-        elif action == ACT_JOB_SEARCH:
-            if first_of_holder:   # first action of a job holder: switch only to a better job
-                v = MUST + jobs[a, J_SALARY] if jobs[a, J_SALARY] > held else NO
-            else:
-                gain = jobs[a, J_SALARY] + max(0, jobs[a, J_SALARY] - held) * (years_left - 1)
-                v = knobs[pid, JOB_WEIGHT] * gain
-        elif action == ACT_UNEMPLOYMENT:
-            v = float(board[FUND]) + 1000.0
-        elif action == ACT_STUDY:
-            v = knobs[pid, STUDY_VALUE]
-        elif action == ACT_COLLEGE:
-            if a == 1:
-                v = knobs[pid, UNIVERSITY_VALUE] + 2.0 * knobs[pid, STUDY_VALUE] - cost - penalty
-            elif players[p, COLLEGE] < knobs[pid, COLLEGE_TARGET] and years_left > 2:
-                v = 4.0 * knobs[pid, STUDY_VALUE] + 2500.0 * years_left - cost - penalty
-            else:
-                v = knobs[pid, STUDY_VALUE] - cost - penalty
-        elif action == ACT_RETIREMENT:
-            t = players[p, RETIRE_TOKENS]
-            if t + 1 < tables[T_LEN, T_RETIRE_PAYOUT]:
-                nxt = tables[T_RETIRE_PAYOUT, t + 1] - tables[T_RETIRE_PAYOUT, t]
-            else:
-                nxt = cfg[CFG_EXTRA_TOKEN]
-            v = knobs[pid, RETIREMENT_WEIGHT] * nxt - cost - penalty
-        elif action == ACT_KARNAXIS:
-            v = knobs[pid, CARD_VALUE] - cost - penalty
-        elif action == ACT_MARKET:
-            v = market_value(cfg, tables, jobs, players, stocks, shares, p, knobs, pid, years_left)
-        elif action == ACT_BUSINESS:
-            v = knobs[pid, BUSINESS_WEIGHT] * income_stream(biz[a, B_GROWTH], years_left) - cost - penalty
-        elif action == ACT_FRANCHISE:
-            g = tables[T_FRANCHISE_GROWTH, players[a, BUSINESS_LEVEL] - 1]
-            v = knobs[pid, BUSINESS_WEIGHT] * income_stream(g, years_left) - cost - penalty
-        elif action == ACT_ADVERTISE:
-            g = tables[T_AD_GROWTH, a]
-            v = knobs[pid, BUSINESS_WEIGHT] * income_stream(g, years_left) - cost - penalty
-        scores[i] = v
+def action_score(state, rules, knobs, pid, p, i):
+    """Take Action!: option i's worth in dollars."""
+    left = years_left(state, rules)
+    action, a, cost = opt(state, i, OPT_ACTION), opt(state, i, OPT_A), opt(state, i, OPT_COST)
+    penalty = loan_penalty(state, knobs, pid, p, cost)
+    if penalty == NO:
+        return NO
+    if action == ACT_WORK:
+        return MUST + job(rules, a, J_SALARY)
+    if action == ACT_JOB_SEARCH:
+        held = held_salary(state, rules, p)
+        salary = job(rules, a, J_SALARY)
+        if held > 0 and state[row(p) + USED] == 0:   # first action of a job holder: only a better job
+            return MUST + salary if salary > held else NO
+        return knobs[pid, JOB_WEIGHT] * (salary + max(0, salary - held) * (left - 1))
+    if action == ACT_UNEMPLOYMENT:
+        return float(state[FUND]) + 1000.0
+    if action == ACT_STUDY:
+        return knobs[pid, STUDY_VALUE]
+    if action == ACT_COLLEGE:
+        if a == 1:
+            return knobs[pid, UNIVERSITY_VALUE] + 2.0 * knobs[pid, STUDY_VALUE] - cost - penalty
+        if state[row(p) + COLLEGE] < knobs[pid, COLLEGE_TARGET] and left > 2:
+            return 4.0 * knobs[pid, STUDY_VALUE] + 2500.0 * left - cost - penalty
+        return knobs[pid, STUDY_VALUE] - cost - penalty
+    if action == ACT_RETIREMENT:
+        t = state[row(p) + RETIRE_TOKENS]
+        if t + 1 < table_len(rules, T_RETIRE_PAYOUT):
+            nxt = table(rules, T_RETIRE_PAYOUT, t + 1) - table(rules, T_RETIRE_PAYOUT, t)
+        else:
+            nxt = rules[CFG_EXTRA_TOKEN]
+        return knobs[pid, RETIREMENT_WEIGHT] * nxt - cost - penalty
+    if action == ACT_KARNAXIS:
+        return knobs[pid, CARD_VALUE] - cost - penalty
+    if action == ACT_MARKET:
+        return market_value(state, rules, knobs, pid, p, left)
+    if action == ACT_BUSINESS:
+        return knobs[pid, BUSINESS_WEIGHT] * income_stream(biz(rules, a, B_GROWTH), left) - cost - penalty
+    if action == ACT_FRANCHISE:
+        g = table(rules, T_FRANCHISE_GROWTH, state[row(a) + BUSINESS_LEVEL] - 1)
+        return knobs[pid, BUSINESS_WEIGHT] * income_stream(g, left) - cost - penalty
+    if action == ACT_ADVERTISE:
+        g = table(rules, T_AD_GROWTH, a)
+        return knobs[pid, BUSINESS_WEIGHT] * income_stream(g, left) - cost - penalty
+    return 0.0
 
 
 @njit(cache=True)
-def market_scores(cfg, tables, jobs, players, board, stocks, p, options, n, knobs, pid, scores):
-    """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: each trade's worth."""
-    years_left = cfg[CFG_YEARS] - board[YEAR] + 1
-    cash, loans = players[p, CASH], players[p, LOANS]
-    limit, per_dollar = knobs[pid, BORROW_LIMIT], knobs[pid, BORROW_PENALTY]
-    expected = expected_income(jobs, players, p)
-    for i in range(n):
-        kind, s, count = options[i, OPT_ACTION], options[i, OPT_A], options[i, OPT_B]
-        cost = options[i, OPT_COST]
-        penalty = loan_penalty(cost, cash, loans, limit, per_dollar)
-        v = -1.0
-        if kind == MK_DONE:
-            v = 0.0
-        elif penalty == NO:
-            v = NO
-        elif kind == MK_INSURANCE:
-            if knobs[pid, INSURANCE] > 0 and years_left > 1:
-                v = 1.0
-        elif kind == MK_ACCOUNTANT:
-            if knobs[pid, ACCOUNTANT_INCOME] > 0 and expected >= knobs[pid, ACCOUNTANT_INCOME]:
-                v = smart_saving(tables, expected) - cost - penalty
-        elif kind == MK_SELL:
-            price = stocks[s, VALUE]
-            if years_left == 1 or (knobs[pid, SELL_AT] > 0 and price >= knobs[pid, SELL_AT]):
-                v = float(-cost)
-        else:   # MK_BUY: a cheap share gains on average; its dividends come at the top
-            price = stocks[s, VALUE]
-            if knobs[pid, STOCK_WEIGHT] > 0 and years_left > 1 and price <= knobs[pid, BUY_BELOW]:
-                v = (knobs[pid, STOCK_WEIGHT] * (knobs[pid, BUY_BELOW] + 1 - price) * 1000.0 * count
-                     - penalty)
-        scores[i] = v
+def trade_score(state, rules, knobs, pid, p, i):
+    """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: trade i's worth."""
+    left = years_left(state, rules)
+    kind, s, count = opt(state, i, OPT_ACTION), opt(state, i, OPT_A), opt(state, i, OPT_B)
+    cost = opt(state, i, OPT_COST)
+    if kind == MK_DONE:
+        return 0.0
+    penalty = loan_penalty(state, knobs, pid, p, cost)
+    if penalty == NO:
+        return NO
+    if kind == MK_INSURANCE:
+        if knobs[pid, INSURANCE] > 0 and left > 1:
+            return 1.0
+    elif kind == MK_ACCOUNTANT:
+        expected = expected_income(state, rules, p)
+        if knobs[pid, ACCOUNTANT_INCOME] > 0 and expected >= knobs[pid, ACCOUNTANT_INCOME]:
+            return smart_saving(rules, expected) - cost - penalty
+    elif kind == MK_SELL:
+        price = state[stock(s) + VALUE]
+        if left == 1 or (knobs[pid, SELL_AT] > 0 and price >= knobs[pid, SELL_AT]):
+            return float(-cost)
+    else:   # MK_BUY: a cheap share gains on average; its dividends come at the top
+        price = state[stock(s) + VALUE]
+        if knobs[pid, STOCK_WEIGHT] > 0 and left > 1 and price <= knobs[pid, BUY_BELOW]:
+            return (knobs[pid, STOCK_WEIGHT] * (knobs[pid, BUY_BELOW] + 1 - price) * 1000.0 * count
+                    - penalty)
+    return -1.0
 
 
 @njit(cache=True)
-def card_scores(cfg, tables, jobs, players, board, p, options, n, knobs, pid, scores):
+def card_score(state, rules, knobs, pid, p, i):
     """Buy Karnaxis Card: use a card now (1) or keep it (0).  A tax-free card waits for a year
     whose foreseen tax reaches the tax_free_at knob, a loan-forgiving card for loans to
     forgive; in the last year every card is used (a saved card is worth nothing at the end)."""
-    last = board[YEAR] >= cfg[CFG_YEARS]
-    for i in range(n):
-        effect, value = options[i, OPT_B], options[i, OPT_COST]
-        v = 1.0
-        if options[i, OPT_ACTION] == CU_SAVE:
-            v = 0.0
-        elif last:
-            v = 1.0
-        elif effect == KE_TAX_FREE:
-            income = expected_income(jobs, players, p)
-            table = T_TAX_SMART if players[p, ACCOUNTANT] == 1 else T_TAX_STANDARD
-            v = 1.0 if tables[table, bracket_of(tables, income)] >= knobs[pid, TAX_FREE_AT] else -1.0
-        elif effect == KE_FORGIVE:
-            v = 1.0 if players[p, LOANS] >= value else -1.0
-        scores[i] = v
+    effect, value = opt(state, i, OPT_B), opt(state, i, OPT_COST)
+    if opt(state, i, OPT_ACTION) == CU_SAVE:
+        return 0.0
+    if state[YEAR] >= rules[CFG_YEARS]:
+        return 1.0
+    if effect == KE_TAX_FREE:
+        income = expected_income(state, rules, p)
+        tax_table = T_TAX_SMART if state[row(p) + ACCOUNTANT] == 1 else T_TAX_STANDARD
+        return 1.0 if table(rules, tax_table, bracket_of(rules, income)) >= knobs[pid, TAX_FREE_AT] else -1.0
+    if effect == KE_FORGIVE:
+        return 1.0 if state[row(p) + LOANS] >= value else -1.0
+    return 1.0
 
 
 @njit(cache=True)
-def choose(kind, seat, n, policy_id, cfg, tables, chars, jobs, biz, knobs, players, board, stocks,
-           shares, owners, rng, options, scores):
-    """Index into ``options[:n]`` chosen by ``policy_id`` for decision ``kind`` of ``seat``;
-    ``scores`` float64[>= n] is scratch space."""
-    strategy = behaviour(knobs, policy_id)
-    if strategy == RANDOM or n == 1:
-        return pick_random(n, rng)
+def option_score(state, rules, knobs, pid, kind, seat, i):
+    """The worth policy ``pid`` sees in option i of a decision of ``kind`` by ``seat``."""
+    if kind == D_ACTION:
+        return action_score(state, rules, knobs, pid, seat, i)
+    if kind == D_MARKET:
+        return trade_score(state, rules, knobs, pid, seat, i)
+    if kind == D_ATTRIBUTE:
+        a = opt(state, i, OPT_ACTION)
+        return target_gap(state, rules, knobs, pid, seat, a) - 0.01 * state[row(seat) + ATTR + a]
+    if kind == D_CARD:
+        return card_score(state, rules, knobs, pid, seat, i)
     if kind == D_CHARACTER:
-        row = min(strategy, LIKES.shape[0] - 1)
-        for i in range(n):
-            c = options[i, OPT_ACTION]
-            s = 0.0
-            for a in range(N_ATTR):
-                s += chars[c, C_ATTR + a]
-            for j in range(LIKES.shape[1]):
-                if chars[c, C_KARNAXIS] == LIKES[row, j]:
-                    s += 5.0
-            scores[i] = s
-    elif kind == D_ACTION:
-        action_scores(cfg, tables, jobs, biz, players, board, stocks, shares, seat, options, n,
-                      knobs, policy_id, scores)
-    elif kind == D_ATTRIBUTE:
-        for i in range(n):
-            a = options[i, OPT_ACTION]
-            scores[i] = target_gap(jobs, biz, players, owners, seat, knobs, policy_id,
-                                   a) - 0.01 * players[seat, ATTR + a]
-    elif kind == D_MARKET:
-        market_scores(cfg, tables, jobs, players, board, stocks, seat, options, n, knobs, policy_id,
-                      scores)
-    elif kind == D_CARD:
-        card_scores(cfg, tables, jobs, players, board, seat, options, n, knobs, policy_id, scores)
-    else:  # D_REROLL: re-roll a falling stock
-        for i in range(n):
-            scores[i] = 1.0 if (options[i, OPT_ACTION] == 1) == (options[i, OPT_A] < 0) else 0.0
-    return pick_best(scores, n, rng)
+        c = opt(state, i, OPT_ACTION)
+        likes = min(behaviour(knobs, pid), LIKES.shape[0] - 1)
+        s = 0.0
+        for a in range(N_ATTR):
+            s += character(rules, c, C_ATTR + a)
+        for j in range(LIKES.shape[1]):
+            if character(rules, c, C_KARNAXIS) == LIKES[likes, j]:
+                s += 5.0
+        return s
+    # D_REROLL: re-roll a falling stock
+    return 1.0 if (opt(state, i, OPT_ACTION) == 1) == (opt(state, i, OPT_A) < 0) else 0.0
+
+
+@njit(cache=True)
+def policy_choice(state, rules, knobs, rng, pid, kind, seat, n):
+    """Index into the ``n`` options of the state's OPTIONS block chosen by policy ``pid`` for a
+    decision of ``kind`` by ``seat``: uniformly at random, or the best-scored (ties broken
+    uniformly from the policy stream)."""
+    if behaviour(knobs, pid) == RANDOM or n == 1:
+        return pick_random(n, rng)
+    best, count, choice = -np.inf, 0, 0
+    for i in range(n):
+        best, count, choice = keep_best(option_score(state, rules, knobs, pid, kind, seat, i), i,
+                                        best, count, choice, rng)
+    return choice
+
+
+@njit(cache=True)
+def option_scores(state, rules, knobs, pid, kind, seat, n, out):
+    """Every option's score by policy ``pid`` into ``out[:n]`` (random: all equal)."""
+    for i in range(n):
+        out[i] = 0.0 if behaviour(knobs, pid) == RANDOM else option_score(
+            state, rules, knobs, pid, kind, seat, i)

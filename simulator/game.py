@@ -31,6 +31,7 @@ from simulator import rules as rules_mod
 from simulator.errors import UserError
 
 GAME_NAMES = ("ekonos", "karnaxis", "karmaggan")  # every implemented game; each new engine adds itself here
+SEARCH_POLICY = "search"   # each game's search player: costly, so never a default seat
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,13 @@ class Game:
     categories: dict[str, tuple[str, ...]] = field(default_factory=dict)
     timelines: tuple[str, ...] = ()
     knob_names: tuple[str, ...] = ()           # the policies' tunable numbers (KNOBS)
+
+    @property
+    def scripted_policies(self) -> list[str]:
+        """The built-in scripted policies, in id order: the default seats (neither `random`,
+        id 0, nor the search player)."""
+        return [p.name for p in sorted(self.policies, key=lambda p: p.id)
+                if p.id != 0 and p.name != SEARCH_POLICY]
 
     @property
     def rules_path(self) -> Path:

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import chi2
 
+from simulator.assumed import assumed_keys
 from simulator.errors import UserError
 from simulator.experiments import (OUT_MARK, Design, Lab, accepts, batch_ids, checked_range,
                                    finish_out_dir, key_step, new_out_dir, numeric_value,
@@ -51,37 +52,7 @@ HEADLINE = ("first_player_edge", "max_policy_share", "max_character_share", "tea
 MAX_PANELS = 4
 
 
-def assumed_keys(game: Game) -> list[str]:
-    """Dotted rules keys whose own line in the game's rules.toml carries ``# ASSUMED``.
-
-    Only keys of plain tables: entries of arrays of tables cannot be set by key."""
-    table: str | None = ""
-    out = []
-    for line in game.rules_path.read_text(encoding="utf-8").splitlines():
-        text = line.strip()
-        if text.startswith("[["):
-            table = None
-        elif text.startswith("["):
-            table = text[1:text.index("]")].strip()
-        elif table is not None and "=" in text and not text.startswith("#"):
-            key, _, rest = text.partition("=")
-            if "ASSUMED" in comment_of(rest):
-                key = key.strip().strip('"')
-                out.append(f"{table}.{key}" if table else key)
-    return out
-
-
-def comment_of(value: str) -> str:
-    """The comment after a TOML value on one line ('#' outside strings), or ''."""
-    quote = ""
-    for i, ch in enumerate(value):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "#":
-            return value[i + 1:]
-    return ""
+ARRAY_ENTRY = "an entry of an array of tables: no rules key names it"
 
 
 @dataclass(frozen=True)
@@ -106,15 +77,19 @@ class Factor:
 def choose_factors(game: Game, rules: dict, named: list[str], assumed: bool,
                    scale: tuple[float, float]) -> tuple[list[Factor], list[dict]]:
     """The keys the user named (each must be screenable), then with ``assumed`` every other
-    ASSUMED number that can be screened; returns the factors and the keys skipped, with why."""
+    ASSUMED key (:func:`simulator.assumed.assumed_keys`) that can be screened; returns the
+    factors and the keys skipped, with why."""
     if not named and not assumed:
         raise UserError("give --keys K1,K2,.. or --assumed")
     factors, skipped = factors_for(game, rules, named, scale, strict=True) if named else ([], [])
     if assumed:
         chosen = {f.key for f in factors}
-        more, skipped = factors_for(game, rules, [k for k in assumed_keys(game) if k not in chosen],
+        keys = [k for k in assumed_keys(game.rules_path) if k not in chosen]
+        entries = [k for k in keys if "[" in k]   # e.g. characters[11].karnaxis
+        more, skipped = factors_for(game, rules, [k for k in keys if k not in entries],
                                     scale, strict=False, allow_none=bool(factors))
         factors += more
+        skipped += [{"key": k, "reason": ARRAY_ENTRY} for k in entries]
     return factors, skipped
 
 

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from simulator.experiments import check_out_dir
 from simulator.game import GAME_NAMES, get_game
 from simulator.report import write_report
 from simulator.rules import RulesError
@@ -44,6 +45,11 @@ STUDY = {
 }
 DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
 
+# A small Morris screen per game at its usual player count, of every ASSUMED key the engines
+# can vary, so the report marks each flag robust to the assumed values or dependent on named
+# ones.  Runs = trajectories x (keys + 1), each of games_per_run games on the same seeds.
+SCREEN_TRAJECTORIES = 4
+SCREEN_GAMES = {"ekonos": 500, "karnaxis": 300, "karmaggan": 200}
 # The strong field (simulator.strength: tuned knob sets, one search seat where the game has a
 # search player), played at STRONG_PLAYERS with the same variants, so every balance flag can
 # say whether it holds with strong players.  A search seat costs hundreds of playouts per
@@ -59,8 +65,7 @@ STRONG_PLAYERS = 4
 
 def study_seats(game, n_players: int) -> list[str]:
     """Seat policies: the scripted policies in turn (random only when a game has no other)."""
-    names = [p.name for p in sorted(game.policies, key=lambda p: p.id) if p.name != "random"]
-    names = names or ["random"]
+    names = game.scripted_policies or ["random"]
     return [names[i % len(names)] for i in range(n_players)]
 
 
@@ -124,6 +129,8 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
     checked_path(runs_dir, "--out")
     for folder, _ in plans:  # refuse a folder that is not a dataset before any game runs
         check_replaceable(runs_dir / folder)
+    for name in GAME_NAMES:
+        check_out_dir(runs_dir / screen_folder(name), force=True)
     dirs = []
     for i, (folder, plan) in enumerate(plans):
         out = runs_dir / folder
@@ -134,8 +141,39 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
         print(f"{folder}: {games:,} games in {seconds:.1f} s ({games / seconds:,.0f} games/s) "
               f"-> {out}", flush=True)
         dirs.append(out)
+    screens = run_screens(runs_dir, jobs, progress, scale)
     t = time.perf_counter()
-    write_report(dirs, report_path)
+    write_report(dirs + screens, report_path)
     print(f"report: {report_path} ({time.perf_counter() - t:.1f} s); study took "
           f"{time.perf_counter() - started:.0f} s", flush=True)
     return dirs
+
+
+def screen_folder(game: str) -> str:
+    return f"sens-{game}"
+
+
+def run_screens(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -> list[Path]:
+    """The sensitivity screen of each game's assumed keys (see SCREEN_GAMES), one folder each."""
+    from simulator import sensitivity
+    from simulator.experiments import Design, Lab
+
+    out = []
+    for name in GAME_NAMES:
+        game = get_game(name)
+        rules = game.rules()
+        factors, skipped = sensitivity.choose_factors(game, rules, [], True, (0.5, 1.5))
+        n_games = max(24, int(SCREEN_GAMES.get(name, 300) * scale))
+        design = Design(name, tuple(study_seats(game, game.default_players)), STUDY_SEED)
+        runs = SCREEN_TRAJECTORIES * (len(factors) + 1)
+        t = time.perf_counter()
+        with Lab(game, jobs, progress=progress, total=runs * n_games) as lab:
+            result = sensitivity.screen(lab, rules, design, factors, SCREEN_TRAJECTORIES, n_games,
+                                        STUDY_SEED, skipped)
+        path = runs_dir / screen_folder(name)
+        seconds = time.perf_counter() - t
+        sensitivity.write(result, path, f"balsim study (screen of {name})", seconds)
+        print(f"{path.name}: {len(factors)} assumed keys, {runs} runs x {n_games:,} games in "
+              f"{seconds:.1f} s -> {path}", flush=True)
+        out.append(path)
+    return out

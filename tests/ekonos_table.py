@@ -1,14 +1,15 @@
 """A small Ekonos position for the rule scenario tests (test_ekonos_rules*.py): the board
-drawn as text, the engine's arrays, and one call per rule step."""
+drawn as text, the engine's state array, and one call per rule step."""
 
 import numpy as np
 
 from policies.ekonos import BUY_MARGIN, RANDOM, SELL_MARGIN, VALUE_INVESTOR
 from simulator.game import get_game
-from simulator.games.ekonos import engine
-from simulator.games.ekonos.game import board_adjacency, trace_game
+from simulator.games.ekonos import engine, games
+from simulator.games.ekonos.board import expand_targets
+from simulator.games.ekonos.game import board_adjacency, neighbour_masks, trace_game
 from simulator.games.ekonos.state import *  # noqa: F401,F403
-from simulator.rng import rng_new
+from simulator.rng import N_STREAMS
 
 GAME = get_game("ekonos")
 ALPHA, BETA, GAMMA, DELTA, EPSILON, OMEGA = range(6)
@@ -21,53 +22,86 @@ EMPTY_BOARD = """
 """
 
 
+class Fields:
+    """A field-major block of the state read as a table: ``[row, FIELD]`` is
+    ``state[FIELD + row]`` (rows are seats or companies; FIELD a slot name of state.py).
+    Either index may be a list or a slice, as in numpy."""
+
+    def __init__(self, state: np.ndarray, n_rows: int):
+        self.state, self.n_rows = state, n_rows
+
+    def _at(self, key):
+        rows, fields = key
+        return np.asarray(fields) + np.arange(self.n_rows)[rows]
+
+    def __getitem__(self, key):
+        return self.state[self._at(key)]
+
+    def __setitem__(self, key, value):
+        self.state[self._at(key)] = value
+
+
+def bits(mask: int) -> list[int]:
+    """The spaces of a board mask, ascending."""
+    return [s for s in range(MAX_SPACES) if mask >> s & 1]
+
+
 class Table:
     """A position: a board drawn as text (rows of cells: '.' empty, A-F an indicator of that
-    company, a-f a protected one; spaces are numbered row by row), n players, the default
-    rules with ``sets`` overrides, every seat playing ``policy``."""
+    company, a-f a protected one; spaces are numbered row by row), n players with no cash, the
+    default rules with ``sets`` overrides, every seat playing ``policy``."""
 
     def __init__(self, drawing: str = EMPTY_BOARD, n_players: int = 3, sets: tuple = (),
                  policy: int = RANDOM):
         rows = [line.split() for line in drawing.strip().splitlines()]
         self.width = len(rows[0])
         self.adjacency = board_adjacency(["." * len(r) for r in rows])
-        self.cfg, self.deck, _, self.knobs = GAME.prepare(GAME.rules(sets=sets), n_players)
-        cells = [c for r in rows for c in r]
-        self.board = np.zeros((len(cells), N_SPACE), np.int64)
-        self.companies = np.zeros((6, N_COMPANY), np.int64)
-        self.companies[:, PRESIDENT] = NONE
-        self.companies[:, SUPPLY] = self.cfg[CFG_MARKERS]
-        for s, cell in enumerate(cells):
-            owner = EMPTY if cell == "." else ord(cell.upper()) - ord("A")
-            self.board[s] = owner, cell.islower()
-            if owner != EMPTY:
-                self.companies[owner, ON_BOARD] += 1
-                self.companies[owner, SUPPLY] -= 1
-                self.companies[owner, PROTECTED_ON_BOARD] += cell.islower()
-        self.players = np.zeros((n_players, N_PLAYER), np.int64)
-        self.players[:, INDICATORS_LEFT] = self.cfg[CFG_SHARE_INDICATORS]
-        self.shares = np.zeros((n_players, 6), np.int64)
-        self.hands = np.full((n_players, self.cfg[CFG_CARDS_PER_TURN]), -1, np.int64)
-        self.options = np.zeros((64, OPT_WIDTH), np.int64)
-        self.rng = rng_new(np.uint64(3))
-        self.policy_ids = np.full(n_players, policy, np.int8)
+        self.cfg, self.knobs = GAME.prepare(GAME.rules(sets=sets), n_players)
+        n_spaces = len(self.adjacency)
+        self.cfg[CFG_SPACES], self.cfg[CFG_ALL_SPACES] = n_spaces, (1 << n_spaces) - 1
+        self.cfg[NEIGHBOURS:NEIGHBOURS + n_spaces] = neighbour_masks(self.adjacency)
+        self.state = np.zeros(self.cfg[CFG_STATE_SIZE], np.int64)
+        self.rng = np.zeros(N_STREAMS, np.uint64)
+        games.new_game(self.state, self.cfg, self.knobs, self.rng, np.uint64(3),
+                       np.full(n_players, policy, np.int8))
+        self.players = Fields(self.state, n_players)
+        self.companies = Fields(self.state, self.cfg[CFG_COMPANIES])
+        self.players[:, CASH] = 0
+        self.players[:, MONEY_RECEIVED] = 0
+        self.shares = self.block(SHARES, MAX_COMPANIES)[:n_players, :self.cfg[CFG_COMPANIES]]
+        self.hands = self.block(HANDS, MAX_HAND)[:n_players, :self.cfg[CFG_CARDS_PER_TURN]]
+        self.options = self.block(OPTIONS, OPT_WIDTH)
+        self.policy_ids = self.state[SEAT_POLICY:SEAT_POLICY + n_players]
         self.trace = np.zeros((64, TRACE_WIDTH), np.int64)
-        self.n_events = 0
+        cells = [c for r in rows for c in r]
+        for s, cell in enumerate(cells):
+            if cell != ".":
+                engine.place_marker(self.state, self.cfg, s, ord(cell.upper()) - ord("A"))
+                if cell.islower():
+                    self.state[PROTECTED] |= 1 << s
+
+    def block(self, at: int, width: int) -> np.ndarray:
+        """A seat-major (or row-major) block of the state as a writable 2-d view."""
+        return self.state[at:at + MAX_PLAYERS * width].reshape(-1, width)
+
+    def owners(self) -> list[int]:
+        return self.state[OWNER:OWNER + len(self.adjacency)].tolist()
 
     def drawing(self) -> str:
-        cells = ["." if o == EMPTY else chr((ord("a") if p else ord("A")) + o)
-                 for o, p in self.board]
+        cells = ["." if o == EMPTY else chr((ord("a") if self.state[PROTECTED] >> s & 1
+                                             else ord("A")) + o)
+                 for s, o in enumerate(self.owners())]
         return "\n".join(" ".join(cells[i:i + self.width])
                          for i in range(0, len(cells), self.width))
 
     def events(self, *kinds) -> list[tuple]:
-        rows = [tuple(r) for r in self.trace[:self.n_events].tolist()]
+        rows = [tuple(r) for r in self.trace[:self.state[EVENTS]].tolist()]
         return [r for r in rows if r[0] in kinds] if kinds else rows
 
     def give(self, seat, company, n):
         """``n`` shares bought at no cost (presidency as the rules give it)."""
         for _ in range(n):
-            engine.buy_share(self.cfg, self.players, self.companies, self.shares, seat, company)
+            engine.buy_share(self.state, self.cfg, seat, company)
         self.players[seat, [CASH, SPENT, BOUGHT]] = 0
 
     def traders(self, sell: float, buy: float):
@@ -76,11 +110,8 @@ class Table:
         self.knobs[VALUE_INVESTOR, SELL_MARGIN] = sell
         self.knobs[VALUE_INVESTOR, BUY_MARGIN] = buy
 
-    def _step(self, kernel, seat, *args):
-        self.n_events = kernel(self.cfg, self.board, self.adjacency, self.companies,
-                               self.shares, self.players, seat, *args, self.knobs,
-                               self.policy_ids, self.rng, self.options, 0, self.trace,
-                               self.n_events, False)
+    def _step(self, kernel, *args):
+        return kernel(self.state, self.cfg, self.knobs, self.rng, self.trace, *args)
 
     def raise_growth(self, seat, c):
         self._step(engine.raise_growth, seat, c)
@@ -92,31 +123,40 @@ class Table:
         self._step(engine.buy_step, seat)
 
     def trade(self, seat):
-        self._step(engine.trade, seat)
+        """The sell and buy parts of ``seat``'s round, as the game loop plays them."""
+        self.state[STARTER], self.state[ROUND], self.state[PHASE] = seat, 0, AT_SELL
+        while self.state[PHASE] != AT_CARD:
+            self._step(engine.play_step)
 
     def play_card(self, seat):
-        self.n_events = engine.play_card(
-            self.cfg, self.deck, self.hands, self.board, self.adjacency, self.companies,
-            self.shares, self.players, seat, self.knobs, self.policy_ids, self.rng, self.options,
-            0, self.trace, self.n_events, False)
+        self._step(engine.play_card, seat)
 
     def successor(self, seller, c):
-        return engine.presidency_after_sale(
-            self.cfg, self.players, self.companies, self.shares, self.board, self.adjacency,
-            seller, c, self.knobs, self.policy_ids, self.rng, self.options, False)
+        return self._step(engine.presidency_after_sale, seller, c)
+
+    def deal(self):
+        engine.deal(self.state, self.cfg, self.rng, self.trace)
 
     def card_options(self, seat) -> set[tuple]:
-        n = engine.list_card_options(self.cfg, self.deck, self.hands[seat], self.companies,
-                                     self.board, self.options)
+        n = engine.list_card_options(self.state, self.cfg, seat)
         return {tuple(row) for row in self.options[:n, :3].tolist()}
 
     def expand_targets(self, c) -> list[int]:
-        n = engine.list_expand_options(self.board, self.adjacency, c, self.options)
-        return sorted(self.options[:n, OPT_A].tolist())
+        return bits(expand_targets(self.state, self.cfg, c))
+
+    def place_targets(self, c) -> list[int]:
+        return bits(engine.place_targets(self.state, self.cfg, c))
 
     def card(self, place, grow_a, grow_b) -> int:
         """The index of the deck's card [place, grow_a, grow_b]."""
-        return [list(c) for c in self.deck.tolist()].index([place, grow_a, grow_b])
+        deck = self.cfg[DECK:DECK + 3 * self.cfg[CFG_CARDS]].reshape(-1, 3).tolist()
+        return deck.index([place, grow_a, grow_b])
+
+    def score(self, out_game, out_players):
+        """Score the position (Scoring) into a game row and the players' rows."""
+        n, c = len(self.policy_ids), self.cfg[CFG_COMPANIES]
+        games.score_game(self.state, self.cfg, self.trace, out_game, out_players,
+                         np.zeros(c, np.int64), np.zeros((n, 2 * c), np.int64))
 
 
 def traced_game(n_players: int, seed: int = 5):

@@ -19,6 +19,7 @@ from numba.core.dispatcher import Dispatcher
 from simulator.game import get_game
 from simulator.games.karnaxis import actions, business, engine, money, new_year, year_end
 from simulator.games.karnaxis import game as K
+from simulator.rng import N_STREAMS
 
 GAME = get_game("karnaxis")
 POLICY = {p.name: p.id for p in GAME.policies}
@@ -59,34 +60,96 @@ def plain_python(modules):
 RULES = plain_python(RULE_MODULES)
 
 
+def take_actions(state, rules, knobs, rng, trace):
+    """2. Take Action! as a whole: every action square of the year, one step at a time."""
+    RULES["start_actions"](state, rules)
+    while not RULES["action_square"](state, rules, knobs, rng, trace):
+        pass
+
+
+RULES["take_actions"] = take_actions
+
+
 class World:
-    """One game's arrays after Game Setup (year 1), with callable rule functions."""
+    """One game's arrays after Game Setup (year 1), with callable rule functions.
+
+    ``players``, ``board``, ``stocks``, ``shares``, ``owners`` and ``options`` are numpy views of
+    the blocks of the flat ``state`` (state.py), so a test writes a seat's cash as
+    ``w.players[seat, K.CASH]``; ``tables``, ``chars``, ``biz``, ``kcards`` are views of the
+    rules array ``rules_array`` (``rules`` stays the rules as read from TOML)."""
 
     def __init__(self, rules=None, n_players=4, seed=1, policies=None, trace_rows=2000):
         self.rules = rules or GAME.default_rules()
         self.params = GAME.prepare(self.rules, n_players)
-        (self.cfg, self.tables, self.chars, self.jobs, self.biz, self.events, self.kcards,
-         self.knobs) = self.params[:K.N_DATA]
+        self.rules_array, self.knobs = self.params[0], self.params[1]
+        r = self.rules_array
         self.pol = np.array(policies or [POLICY["random"]] * n_players, dtype=np.int8)
-        (self.players, self.board, self.stocks, self.shares, self.owners, self.rng,
-         self.options, self.scores) = RULES["new_state"](self.cfg, self.chars, self.jobs, self.biz,
-                                                         self.events, self.kcards, np.uint64(seed))
+        self.state = np.zeros(r[K.CFG_STATE_SIZE], dtype=np.int64)
+        self.rng = np.zeros(N_STREAMS, dtype=np.uint64)
         self.trace = np.zeros((trace_rows, K.TRACE_WIDTH), dtype=np.int64)
-        RULES["setup"](*self.arrays)
+        RULES["new_game"](self.state, r, self.knobs, self.rng, np.uint64(seed), self.pol)
+        while self.state[K.PHASE] == K.AT_CHARACTER:       # Game Setup: the character choices
+            RULES["play_step"](self.state, r, self.knobs, self.rng, self.trace)
         self.board[K.YEAR] = 1
         self.black = n_players          # the black business's row in stocks / column in shares
 
+    def block(self, at, rows, width):
+        return self.state[at:at + rows * width].reshape(rows, width)
+
+    def rules_block(self, at, rows, width):
+        r = self.rules_array
+        return r[r[at]:r[at] + rows * width].reshape(rows, width)
+
     @property
-    def arrays(self):
-        return (self.cfg, self.tables, self.chars, self.jobs, self.biz, self.events, self.kcards,
-                self.knobs, self.players, self.board, self.stocks, self.shares, self.owners,
-                self.rng, self.options, self.scores, self.pol, self.trace)
+    def n(self):
+        return int(self.rules_array[K.CFG_PLAYERS])
+
+    @property
+    def players(self):
+        return self.block(K.PLAYERS, self.n, K.N_PLAYER)
+
+    @property
+    def board(self):
+        return self.state[:K.N_SCALARS]
+
+    @property
+    def stocks(self):
+        return self.block(K.STOCKS, self.n + 1, K.N_STOCK)
+
+    @property
+    def shares(self):
+        return self.block(K.SHARES, K.MAX_PLAYERS, K.MAX_STOCKS)[:self.n, :self.n + 1]
+
+    @property
+    def owners(self):
+        return self.block(K.OWNERS, K.N_OWNERS, int(self.rules_array[K.CFG_DECK_WIDTH]))
+
+    @property
+    def options(self):
+        return self.block(K.OPTIONS, K.MAX_OPTIONS, K.OPT_WIDTH)
+
+    @property
+    def tables(self):
+        return self.rules_block(K.CFG_TABLES, K.N_TABLE, int(self.rules_array[K.CFG_TABLE_WIDTH]))
+
+    @property
+    def chars(self):
+        return self.rules_block(K.CFG_CHARS, int(self.rules_array[K.CFG_N_CHARS]), K.C_WIDTH)
+
+    @property
+    def biz(self):
+        return self.rules_block(K.CFG_BIZ, int(self.rules_array[K.CFG_N_BIZ]), K.B_WIDTH)
+
+    @property
+    def kcards(self):
+        return self.rules_block(K.CFG_KCARDS, int(self.rules_array[K.CFG_N_KCARDS]), K.KC_WIDTH)
 
     def call(self, name, *args):
         """Call rule ``name`` with this game's arrays (by parameter name), then ``args``."""
         fn = RULES[name]
         params = list(inspect.signature(fn).parameters)
-        arrays = [getattr(self, p) for p in params[:len(params) - len(args)]]
+        arrays = [self.rules_array if p == "rules" else getattr(self, p)
+                  for p in params[:len(params) - len(args)]]
         return fn(*arrays, *args)
 
     def index(self, table, name):

@@ -5,11 +5,12 @@ The rule-by-rule scenarios are in test_ekonos_rules*.py."""
 import numpy as np
 import pytest
 
-from policies.ekonos import POLICIES
+from policies.ekonos import SEARCH
 from simulator.game import get_game
 from simulator.games.ekonos.game import trace_game
 from simulator.games.ekonos.state import *  # noqa: F401,F403
 from simulator.rng import game_seeds
+from simulator.rules import RulesError
 
 GAME = get_game("ekonos")
 RULES = GAME.rules()
@@ -17,14 +18,14 @@ RULES = GAME.rules()
 
 @pytest.fixture(scope="module")
 def many_games():
-    """3000 games per player count, every policy mixed in."""
+    """3000 games per player count, random and every scripted policy mixed in."""
     return {n: play_mixed(RULES, n) for n in (3, 4, 5, 6)}
 
 
 def play_mixed(rules: dict, n: int, n_games: int = 3000):
     params = GAME.prepare(rules, n)
     ids = np.arange(n_games)
-    seat_policies = ((ids[:, None] + np.arange(n)) % len(POLICIES)).astype(np.int8)
+    seat_policies = ((ids[:, None] + np.arange(n)) % SEARCH).astype(np.int8)   # not search
     return params, GAME.play(params, game_seeds(5, ids), seat_policies)
 
 
@@ -46,7 +47,7 @@ def test_money_shares_and_markers_are_conserved(many_games, n):
     # markers: a company never has more than its supply; the board never overflows
     values = np.stack([g[f"company{c}_value"] for c in range(6)], axis=1)
     assert (values <= cfg[CFG_MARKERS]).all()
-    assert (values.sum(axis=1) <= params[2].shape[0]).all()
+    assert (values.sum(axis=1) <= cfg[CFG_SPACES]).all()
     # score = cash + holdings, holdings = shares x value
     holdings = sum(p[f"company{c}_shares"] * values[:, c:c + 1] for c in range(6))
     np.testing.assert_array_equal(p["holdings_value"], holdings)
@@ -90,3 +91,21 @@ def test_replay_reads_as_a_play_by_play():
     assert lines_without == without > 0
 
 
+
+
+@pytest.mark.parametrize("key, value", [
+    ("setup.turns", "[101, 3, 3, 2]"),                       # rounds fit the int16 column
+    ("setup.cards_per_turn", "[22, 6, 5, 6]"),               # a hand's options fit the state
+    ("shares.indicators_per_player", "1001"),                # shares fit the int16 columns
+    ("board.layout", '["' + "." * 64 + '"]'),                # the board fits a 64-bit mask
+    ("deck.cards", "[" + ", ".join(["[0, 1, 2]"] * 1001) + "]"),
+    ("policies.search.rollouts", "-1"),
+    ("policies.search.top_k", "65"),                         # candidates fit the state
+    ("policies.search.horizon", "101"),
+    ("policies.search.rollout_policy", '"search"'),          # a rollout cannot search in turn
+])
+def test_rules_beyond_what_the_engine_can_hold_are_refused(key, value):
+    """`check` bounds every number that sizes a fixed block of the state or feeds a narrow
+    output column, with a one-line error naming the key."""
+    with pytest.raises(RulesError, match=f"rules key '{key}'"):
+        GAME.rules(sets=(f"{key}={value}",))

@@ -34,7 +34,7 @@ def test_preparation_each_turn_deals_the_cards_and_money(n_players):
     (ASSUMED: from the whole deck, reshuffled, so the cards dealt are all different)."""
     t = Table(n_players=n_players)
     t.players[:, CASH] = 3
-    engine.deal(t.cfg, t.deck, t.hands, t.players, t.rng, 0, t.trace, 0)
+    t.deal()
     cards, money = t.cfg[CFG_CARDS_PER_TURN], t.cfg[CFG_MONEY_PER_TURN]
     dealt = t.hands[t.hands >= 0]
     assert (t.hands >= 0).sum(axis=1).tolist() == [cards] * n_players
@@ -110,11 +110,9 @@ def test_function_one_targets_free_spaces_and_own_unprotected_markers():
         A a B .
         . . . .
     """)
-    n = engine.list_place_options(t.board, t.companies, ALPHA, t.options)
-    assert sorted(t.options[:n, OPT_A].tolist()) == [0, 3, 4, 5, 6, 7]
+    assert t.place_targets(ALPHA) == [0, 3, 4, 5, 6, 7]
     t.companies[ALPHA, SUPPLY] = 0
-    n = engine.list_place_options(t.board, t.companies, ALPHA, t.options)
-    assert t.options[:n, OPT_A].tolist() == [0]
+    assert t.place_targets(ALPHA) == [0]
 
 
 def test_function_one_places_a_marker_from_supply():
@@ -147,7 +145,7 @@ def test_protecting_shields_a_marker_from_expansion():
     assert t.expand_targets(BETA) == [1]
     t.play_card(0)
     assert t.drawing() == "B a\nB B"
-    assert t.companies[ALPHA, PROTECTED_ON_BOARD] == 1
+    assert t.state[PROTECTED] == 1 << 1
     assert t.expand_targets(BETA) == []
 
 
@@ -203,7 +201,7 @@ def test_replaced_markers_return_to_their_supply():
     for back, supply in ((True, 1), (False, 0)):
         t = Table("A B", sets=(f"companies.replaced_markers_return={str(back).lower()}",))
         t.companies[BETA, SUPPLY] = 0
-        assert engine.place_marker(t.cfg, t.board, t.companies, 1, ALPHA) == BETA
+        assert engine.place_marker(t.state, t.cfg, 1, ALPHA) == BETA
         assert t.drawing() == "A A"
         assert t.companies[BETA, [ON_BOARD, SUPPLY]].tolist() == [0, supply]
         assert t.companies[ALPHA, ON_BOARD] == 2
@@ -225,8 +223,9 @@ def test_growth_four_president_expands_by_two_or_waits(early):
     if early:
         assert t.companies[ALPHA, [ON_BOARD, GROWTH]].tolist() == [3, 0]
         assert t.players[0, EXPANSIONS] == 1
-        for s in np.flatnonzero(t.board[:, OWNER] == ALPHA):
-            assert ALPHA in t.board[t.adjacency[s][t.adjacency[s] >= 0], OWNER]
+        owners = np.array(t.owners())
+        for s in np.flatnonzero(owners == ALPHA):
+            assert ALPHA in owners[t.adjacency[s][t.adjacency[s] >= 0]]
     else:
         assert t.companies[ALPHA, [ON_BOARD, GROWTH]].tolist() == [1, 4]
         assert t.events(EV_EXPAND_WAIT) == [(EV_EXPAND_WAIT, 0, 0, ALPHA, 4, 0, 0)]

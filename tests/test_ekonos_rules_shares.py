@@ -26,17 +26,17 @@ def test_share_prices_worked_example():
     x, y = 0, 1
     t.give(x, GAMMA, 2)   # x is president: buying a third share takes no presidency
     t.give(y, GAMMA, 2)
-    assert engine.sell_price(t.companies, GAMMA) == 4
-    assert engine.buy_price(t.companies, GAMMA) == 5
+    assert engine.sell_price(t.state, GAMMA) == 4
+    assert engine.buy_price(t.state, GAMMA) == 5
     t.players[x, CASH] = 10
     left = t.players[x, INDICATORS_LEFT]
-    assert engine.sell_share(t.players, t.companies, t.shares, x, GAMMA) == 4
+    assert engine.sell_share(t.state, x, GAMMA) == 4
     assert t.players[x, [CASH, INDICATORS_LEFT]].tolist() == [14, left + 1]
     assert t.shares[x, GAMMA] == 1 and t.companies[GAMMA, SHARES_OUT] == 3
     t.give(x, GAMMA, 1)   # back to 2 of 4
     t.players[x, CASH] = 10
     left = t.players[x, INDICATORS_LEFT]
-    assert engine.buy_share(t.cfg, t.players, t.companies, t.shares, x, GAMMA) == 5
+    assert engine.buy_share(t.state, t.cfg, x, GAMMA) == 5
     assert t.players[x, [CASH, INDICATORS_LEFT]].tolist() == [5, left - 1]
     assert t.shares[x, GAMMA] == 3 and t.companies[GAMMA, SHARES_OUT] == 5
 
@@ -120,8 +120,8 @@ def test_a_takeover_needs_an_indicator_for_the_presidency():
     t.companies[GAMMA:, SHARES_OUT] = 9        # too dear
     t.players[0, CASH] = 2
     t.players[0, INDICATORS_LEFT] = 1
-    assert engine.indicators_to_buy(t.cfg, t.companies, t.shares, 0, BETA) == 2
-    assert engine.indicators_to_buy(t.cfg, t.companies, t.shares, 0, ALPHA) == 1
+    assert engine.indicators_to_buy(t.state, t.cfg, 0, BETA) == 2
+    assert engine.indicators_to_buy(t.state, t.cfg, 0, ALPHA) == 1
     t.buy(0)
     assert t.shares[0, [ALPHA, BETA]].tolist() == [2, 0]
     assert t.players[0, INDICATORS_LEFT] == 0
@@ -139,7 +139,7 @@ def test_president_selling_into_a_tie_chooses_the_successor():
         t.give(3, ALPHA, 1)
         t.players[[1, 2, 3], CASH] = 30
         t.players[pick, CASH] = 3
-        engine.sell_share(t.players, t.companies, t.shares, 0, ALPHA)
+        engine.sell_share(t.state, 0, ALPHA)
         assert t.successor(0, ALPHA) == pick
         assert t.companies[ALPHA, PRESIDENT] == pick
         assert sorted(t.options[:2, OPT_A].tolist()) == [1, 2]
@@ -152,7 +152,7 @@ def test_after_a_sale_the_presidency_follows_the_most_shares(holdings, president
     t = Table()
     for seat, n in enumerate(holdings):
         t.give(seat, ALPHA, n)
-    engine.sell_share(t.players, t.companies, t.shares, 0, ALPHA)
+    engine.sell_share(t.state, 0, ALPHA)
     assert t.successor(0, ALPHA) == president
 
 
@@ -165,7 +165,7 @@ def test_a_player_without_an_indicator_is_passed_over_for_presidency():
     t.give(2, ALPHA, 1)
     t.players[1, INDICATORS_LEFT] = 0
     for _ in range(3):
-        engine.sell_share(t.players, t.companies, t.shares, 0, ALPHA)
+        engine.sell_share(t.state, 0, ALPHA)
     assert t.successor(0, ALPHA) == 2
     assert t.players[2, INDICATORS_LEFT] == t.cfg[CFG_SHARE_INDICATORS] - 2
 
@@ -201,13 +201,11 @@ def test_scoring():
     t.give(1, GAMMA, 1)
     t.players[1, CASH] = 12
     out_game, out_players = np.zeros(N_GAME_OUT, np.int64), np.zeros((3, N_PLAYER_OUT), np.int64)
-    engine.score_game(t.players, t.companies, t.shares, 10, 3, out_game, out_players,
-                      np.zeros(6, np.int64), np.zeros((3, 12), np.int64), t.trace, 0)
+    t.score(out_game, out_players)
     assert out_players[:, P_HOLDINGS].tolist() == [2 * 3 + 1 * 2, 1, 0]
     assert out_players[:, P_SCORE].tolist() == [5 + 8, 12 + 1, 0]
     assert out_game[G_WINNER] == -1                       # 13 v 13: ASSUMED a shared win
     assert out_players[:, P_WON].tolist() == [1, 1, 0]
     t.players[1, CASH] = 11
-    engine.score_game(t.players, t.companies, t.shares, 10, 3, out_game, out_players,
-                      np.zeros(6, np.int64), np.zeros((3, 12), np.int64), t.trace, 0)
+    t.score(out_game, out_players)
     assert out_game[G_WINNER] == 0 and out_players[:, P_WON].tolist() == [1, 0, 0]

@@ -372,7 +372,7 @@ def test_loan_schedule_through_every_year_end():
     for year in range(1, 13):
         w.board[K.YEAR] = year
         before = int(w.players[0, K.L_PRINCIPAL])
-        w.call("year_end", year)
+        w.call("year_end")
         principal.append(int(w.players[0, K.L_PRINCIPAL]) - before)
     assert principal == [0, 0, 0, 50_000, 0, 0, 0, 25_000, 0, 0, 0, 0]
     assert w.players[0, K.LOANS] == 25_000 and w.players[0, K.L_INTEREST] == 7_500

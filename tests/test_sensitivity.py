@@ -2,13 +2,14 @@
 assumed keys; the output folder and the functions the report reads it with."""
 
 import json
-from types import SimpleNamespace
+import re
 
 import polars as pl
 import pytest
 from click.testing import CliRunner
 
 from simulator import sensitivity as sens
+from simulator.assumed import assumed_keys
 from simulator.cli import cli
 from simulator.experiments import Design, Lab
 from simulator.game import get_game
@@ -75,27 +76,20 @@ def test_html_section_shows_the_chart_and_the_significant_effects(screen_out):
     assert "companies.market_indicators" in html and "Sensitivity: ekonos" in html
 
 
-def test_assumed_keys_are_the_keys_whose_own_line_is_marked(tmp_path):
-    path = tmp_path / "rules.toml"
-    path.write_text(
-        "# ASSUMED: a section note marks nothing\n"
-        "[setup]\n"
-        "cash = 5        # ASSUMED: not printed\n"
-        "# ASSUMED: the comment above a key is not its own line\n"
-        "cards = 3\n"
-        'name = "a # ASSUMED inside a string"\n'
-        "[[characters]]\n"
-        "bonus = 2       # ASSUMED: an array of tables cannot be set by key\n"
-        "[loans]\n"
-        "interest_pct = 10   # ASSUMED\n")
-    assert sens.assumed_keys(SimpleNamespace(rules_path=path)) == ["setup.cash", "loans.interest_pct"]
+def test_assumed_takes_the_keys_of_the_rules_marks_and_skips_array_entries():
+    game = get_game("karnaxis")
+    factors, skipped = sens.choose_factors(game, game.rules(), [], True, (0.5, 1.5))
+    marked = list(assumed_keys(game.rules_path))
+    assert sorted([f.key for f in factors] + [s["key"] for s in skipped]) == sorted(marked)
+    entries = [k for k in marked if "[" in k]
+    assert entries and all({"key": k, "reason": sens.ARRAY_ENTRY} in skipped for k in entries)
 
 
 def test_assumed_screens_every_assumed_number_it_can_and_says_why_not_the_others():
     rules = EKONOS.rules()
     factors, skipped = sens.choose_factors(EKONOS, rules, [], True, (0.5, 1.5))
     reasons = {s["key"]: s["reason"] for s in skipped}
-    assumed = sens.assumed_keys(EKONOS)
+    assumed = list(assumed_keys(EKONOS.rules_path))
     assert sorted([f.key for f in factors] + list(reasons)) == sorted(assumed)
     for key in assumed:
         value = lookup(rules, key)
@@ -145,3 +139,47 @@ def test_a_folder_not_written_by_balsim_is_never_replaced(tmp_path):
     result = invoke("sensitivity", "ekonos", "--assumed", "--force", "-q", "--out", tmp_path)
     assert result.exit_code == 2 and "was not written by balsim" in result.output
     assert (tmp_path / "mine.txt").read_text() == "keep"
+
+
+def test_flags_of_the_screened_game_are_marked_from_its_dependencies(screen_out):
+    from simulator.report.flags import Flag
+    from simulator.report.screens import mark_flags
+
+    def flag(n_players, kind, subject):
+        return Flag("ekonos", n_players, kind, subject, 1.0, 0.5, "t", "e", "w", "a", "c")
+
+    deps = sens.dependencies(screen_out)
+    screened = ("policies.cash_hoarder.buy_margin", "companies.market_indicators", "setup.start_money")
+    policy, seat, elsewhere, runaway, other_game = (
+        flag(3, "dominant policy", FIELD[0]), flag(3, "seat", "seat 0"),
+        flag(5, "weak policy", FIELD[1]), flag(3, "runaway", ""), flag(3, "seat", "seat 0"))
+    other_game.game = "karnaxis"
+    mark_flags([policy, seat, elsewhere, runaway, other_game], [screen_out])
+    assert policy.sensitivity.keys == tuple(deps[f"win_rate:policy={FIELD[0]}"])
+    assert seat.sensitivity.keys == tuple(deps["win_rate:seat=0"])
+    assert policy.sensitivity.screened == screened and policy.sensitivity.players == 0
+    assert elsewhere.sensitivity.players == 3            # the screen's count is named
+    assert runaway.sensitivity is None and other_game.sensitivity is None
+    text = policy.sensitivity.text()
+    assert text.startswith("depends on " if policy.sensitivity.keys else "robust to the assumed values")
+    assert "(3 keys screened)" in text
+
+
+def test_the_report_has_a_section_per_screen(screen_out, small_datasets, tmp_path):
+    from simulator.report import write_report
+    page = write_report([small_datasets["ekonos"], screen_out], tmp_path / "r.html").read_text()
+    assert page.count("<section class='sensitivity'>") == 1 and "Sensitivity: ekonos" in page
+    result = invoke("report", screen_out, "--out", tmp_path / "only.html")
+    assert result.exit_code == 2 and "at least one dataset" in result.output
+
+
+def test_the_study_screens_each_game_and_its_report_shows_them(small_study):
+    from simulator.game import GAME_NAMES
+    runs = small_study["dirs"][0].parent
+    page = small_study["report"].read_text()
+    for name in GAME_NAMES:
+        summary = json.loads((runs / f"sens-{name}" / "balsim.json").read_text())
+        marked = {s["key"] for s in summary["skipped"]} | {f["key"] for f in summary["factors"]}
+        assert marked == set(assumed_keys(get_game(name).rules_path)), name
+        assert f"Sensitivity: {name}" in page
+        assert re.search(rf"sens-{name}: \d+ assumed keys, \d+ runs x [\d,]+ games", small_study["output"])

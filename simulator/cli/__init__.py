@@ -115,6 +115,7 @@ def cli():
 
 from simulator.cli import info, play, report  # noqa: E402,F401  (register the commands)
 from simulator.cli import tools  # noqa: E402,F401  (tune, fit, sensitivity)
+from simulator.cli import ask  # noqa: E402,F401  (the four questions)
 from simulator.cli import strength  # noqa: E402,F401  (skill, challenge)
 
 

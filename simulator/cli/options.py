@@ -118,7 +118,7 @@ def seat_list(game: Game, players: int | None, policy: str | None, seats: str | 
         if policy:
             names = [policy] * n
         else:
-            scripted = [p.name for p in game.policies if p.id != 0]
+            scripted = game.scripted_policies
             names = [scripted[i % len(scripted)] for i in range(n)]
     for name in names:
         game.policy(name, rules)

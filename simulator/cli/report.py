@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from simulator.cli import cli
+from simulator.errors import UserError
 from simulator.store import check_file_out
 
 FORCE_HELP = "Overwrite an existing file that is not a balsim report (never a dataset's file)."
@@ -20,12 +21,18 @@ FORCE_HELP = "Overwrite an existing file that is not a balsim report (never a da
 def report(datasets, out, force):
     """Write one self-contained HTML playtest report of DATASETS, balance flags first.
 
-    An interrupted dataset is reported as it stands, marked incomplete.
+    An interrupted dataset is reported as it stands, marked incomplete.  A `balsim
+    sensitivity` folder among them adds its section and marks the flags of its game robust
+    to the keys it screened or dependent on named ones.
     """
     from simulator.report import REPORT_MARKER, write_report
+    from simulator.report.screens import split_screens
     from simulator.runner import check_readable
     check_file_out(Path(out), force, "--out", REPORT_MARKER)
-    for d in datasets:
+    only_datasets = split_screens([Path(d) for d in datasets])[0]
+    if not only_datasets:
+        raise UserError("give at least one dataset to report on")
+    for d in only_datasets:
         warning = check_readable(Path(d))
         if warning:
             click.echo(warning, err=True)

@@ -10,9 +10,9 @@ the policy held fixed, and the odds ratio with seat and policy held fixed), neve
 that the policy choosing a character, or the seating, would explain.  A flag whose subject
 rests on ASSUMED rules data names those keys (derived by :mod:`simulator.assumed`).
 
-Two annotations are left for later work to fill: ``strong_field`` (does the finding hold when
-strong players take the seats?) and ``sensitivity`` (which assumed values does it depend on?).
-Each renders when set.
+Two annotations render when set: ``strong_field`` (does the finding hold when strong players
+take the seats?) and ``sensitivity`` (which assumed values does it depend on?), filled from a
+sensitivity screen of the same game by :mod:`simulator.report.screens`.
 """
 
 from __future__ import annotations
@@ -62,11 +62,17 @@ class FieldCheck:
 
 @dataclass(frozen=True)
 class Sensitivity:
-    """Which assumed rules keys the finding depends on (empty: robust to all of them)."""
+    """Which screened rules keys the finding depends on (empty: robust to all of them)."""
     keys: tuple[str, ...]
+    screened: tuple[str, ...] = ()     # every key the screen moved
+    players: int = 0                   # the screen's player count, when not the flag's own
 
     def text(self) -> str:
-        return "robust to the assumed values" if not self.keys else f"depends on {', '.join(self.keys)}"
+        scope = [f"{len(self.screened)} keys screened"] if self.screened else []
+        scope += [f"at {self.players} players"] if self.players else []
+        scope_text = f" ({', '.join(scope)})" if scope else ""
+        verdict = f"depends on {', '.join(self.keys)}" if self.keys else "robust to the assumed values"
+        return verdict + scope_text
 
 
 @dataclass

@@ -7,17 +7,22 @@ decodes traces; the kernels in :mod:`engine` only loop.
 import numpy as np
 
 from policies import ekonos as policies
-from simulator.game import Game, policy_knobs
-from simulator.games.ekonos import engine
+from simulator.game import Game, knob_values, policy_knobs
+from simulator.games.ekonos import games
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import RulesError, require
 
 ENGINE_VERSION = "ekonos-2"
 
 
+def board_spaces(layout: list[str]) -> list[tuple[int, int]]:
+    """(row, column) of each '.' cell of an ASCII layout: the spaces, numbered row by row."""
+    return [(r, c) for r, line in enumerate(layout) for c, ch in enumerate(line) if ch == "."]
+
+
 def board_adjacency(layout: list[str]) -> np.ndarray:
     """int64[n_spaces, 4] orthogonal neighbours (-1 pads) of the '.' cells of an ASCII layout."""
-    cells = [(r, c) for r, line in enumerate(layout) for c, ch in enumerate(line) if ch == "."]
+    cells = board_spaces(layout)
     index = {cell: i for i, cell in enumerate(cells)}
     adjacency = np.full((len(cells), 4), -1, dtype=np.int64)
     for i, (r, c) in enumerate(cells):
@@ -26,7 +31,14 @@ def board_adjacency(layout: list[str]) -> np.ndarray:
     return adjacency
 
 
+def neighbour_masks(adjacency: np.ndarray) -> list[int]:
+    """Each space's neighbours as a bit mask (bit s = space s)."""
+    return [sum(1 << int(t) for t in row if t >= 0) for row in adjacency]
+
+
 def check(rules: dict) -> None:
+    """Impossible values, and what the engine's fixed-size state blocks and the narrow output
+    columns can hold (state.py), each refused naming its key."""
     setup, companies = rules["setup"], rules["companies"]
     counts = setup["player_counts"]
     n_companies = len(companies["names"])
@@ -34,22 +46,32 @@ def check(rules: dict) -> None:
         require(rules, f"setup.{key}", len(setup[key]) == len(counts),
                 f"needs one entry per player count ({len(counts)})")
         require(rules, f"setup.{key}", all(v >= 1 for v in setup[key]), "entries must be >= 1")
-    require(rules, "setup.player_counts", all(3 <= n <= 6 for n in counts) and counts,
-            "player counts must be 3..6")
+    require(rules, "setup.player_counts", all(3 <= n <= MAX_PLAYERS for n in counts) and counts,
+            f"player counts must be 3..{MAX_PLAYERS}")
+    require(rules, "setup.turns", all(v <= MAX_TURNS for v in setup["turns"]),
+            f"at most {MAX_TURNS} turns (the games' rounds are counted in 16 bits)")
+    require(rules, "setup.cards_per_turn", all(v <= MAX_HAND for v in setup["cards_per_turn"]),
+            f"at most {MAX_HAND} cards per turn (three options a card must fit {MAX_OPTIONS})")
     require(rules, "setup.start_money", setup["start_money"] >= 0, "must be >= 0")
-    require(rules, "companies.names", n_companies >= 3, "needs at least 3 companies")
+    require(rules, "companies.names", 3 <= n_companies <= MAX_COMPANIES,
+            f"needs 3..{MAX_COMPANIES} companies")
     require(rules, "companies.market_indicators", companies["market_indicators"] >= 1, "must be >= 1")
     small, large = companies["growth_small"], companies["growth_large"]
     require(rules, "companies.growth_small", 1 <= small, "must be >= 1")
     require(rules, "companies.growth_large", large > small, "must exceed companies.growth_small")
     for key in ("expand_small", "expand_large"):
         require(rules, f"companies.{key}", companies[key] >= 0, "must be >= 0")
-    require(rules, "shares.indicators_per_player", rules["shares"]["indicators_per_player"] >= 1,
-            "must be >= 1")
+    indicators = rules["shares"]["indicators_per_player"]
+    require(rules, "shares.indicators_per_player", 1 <= indicators <= MAX_SHARE_INDICATORS,
+            f"must be 1..{MAX_SHARE_INDICATORS} (shares held are counted in 16 bits)")
     layout = rules["board"]["layout"]
-    require(rules, "board.layout", sum(line.count(".") for line in layout) >= 2,
-            "needs at least two '.' spaces")
+    n_spaces = sum(line.count(".") for line in layout)
+    require(rules, "board.layout", n_spaces >= 2, "needs at least two '.' spaces")
+    require(rules, "board.layout", n_spaces <= MAX_SPACES,
+            f"at most {MAX_SPACES} '.' spaces (the engine keeps the board as 64-bit masks); "
+            f"this layout has {n_spaces}")
     cards = rules["deck"]["cards"]
+    require(rules, "deck.cards", len(cards) <= MAX_CARDS, f"at most {MAX_CARDS} cards")
     require(rules, "deck.cards", all(len(card) == 3 for card in cards),
             "each card lists three companies")
     require(rules, "deck.cards", all(0 <= c < n_companies for card in cards for c in card),
@@ -57,15 +79,40 @@ def check(rules: dict) -> None:
     most = max(n * cards_each for n, cards_each in zip(counts, setup["cards_per_turn"]))
     require(rules, "deck.cards", len(cards) >= most,
             f"{len(cards)} cards cannot deal {most} per turn")
+    check_search_knobs(rules)
+
+
+def check_search_knobs(rules: dict) -> None:
+    """A search player's budget is whole and not negative, and its rollouts are finished by a
+    scripted policy (a rollout cannot search in turn)."""
+    policy_set = GAME.policy_set(rules)
+    search = {p.name for p in policy_set if p.behaviour == policies.SEARCH}
+    for name in search:
+        key = f"policies.{name}"
+        values = knob_values(rules, policy_set, GAME.policy(name, rules))
+        for knob, most in (("rollouts", 100_000), ("horizon", MAX_TURNS), ("top_k", MAX_OPTIONS)):
+            value = values.get(knob, 0)
+            require(rules, f"{key}.{knob}", isinstance(value, (int, float))
+                    and float(value).is_integer() and 0 <= value <= most,
+                    f"must be a whole number 0..{most:,}")
+        rollout_policy = values.get("rollout_policy")
+        require(rules, f"{key}.rollout_policy", isinstance(rollout_policy, str)
+                and rollout_policy not in search,
+                "must name a scripted policy (a rollout cannot search)")
 
 
 def prepare(rules: dict, n_players: int) -> tuple:
+    """(rules array, knobs) for one player count: the rules array is the header (CFG_*), the
+    spaces' neighbour masks and the deck, laid out as state.py describes."""
     setup, companies = rules["setup"], rules["companies"]
     counts = setup["player_counts"]
     if n_players not in counts:
         raise RulesError("setup.player_counts", f"no Ekonos setup for {n_players} players (have {counts})")
     row = counts.index(n_players)
-    cfg = np.zeros(N_CFG, dtype=np.int64)
+    cards = rules["deck"]["cards"]
+    adjacency = board_adjacency(rules["board"]["layout"])
+    n_spaces = len(adjacency)
+    cfg = np.zeros(DECK + 3 * len(cards), dtype=np.int64)
     cfg[CFG_PLAYERS] = n_players
     cfg[CFG_TURNS] = setup["turns"][row]
     cfg[CFG_CARDS_PER_TURN] = setup["cards_per_turn"][row]
@@ -78,10 +125,15 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cfg[CFG_COMPANIES] = len(companies["names"])
     cfg[CFG_REPLACED_RETURN] = companies["replaced_markers_return"]
     cfg[CFG_PRESIDENCY_INDICATOR] = rules["shares"]["presidency_uses_indicator"]
-    deck = np.array(rules["deck"]["cards"], dtype=np.int64)
-    adjacency = board_adjacency(rules["board"]["layout"])
+    cfg[CFG_SPACES] = n_spaces
+    cfg[CFG_ALL_SPACES] = (1 << n_spaces) - 1
+    cfg[CFG_CARDS] = len(cards)
+    cfg[CFG_UNSEEN] = DECK_ORDER + len(cards)
+    cfg[CFG_STATE_SIZE] = DECK_ORDER + 2 * len(cards)
+    cfg[NEIGHBOURS:NEIGHBOURS + n_spaces] = neighbour_masks(adjacency)
+    cfg[DECK:] = np.array(cards, dtype=np.int64).reshape(-1)
     knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
-    return cfg, deck, adjacency, knobs
+    return cfg, knobs
 
 
 def allocate(cfg: np.ndarray, n: int):
@@ -91,15 +143,17 @@ def allocate(cfg: np.ndarray, n: int):
 
 
 def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
-    cfg, deck, adjacency, knobs = params
+    cfg, knobs = params
     out_games, out_players, company_games, company_players = allocate(cfg, len(seeds))
-    engine.play_games(cfg, deck, adjacency, knobs, seeds, seat_policies, out_games, out_players,
-                      company_games, company_players)
+    games.play_games(cfg, knobs, seeds, seat_policies, out_games, out_players, company_games,
+                     company_players)
     n_companies = cfg[CFG_COMPANIES]
-    games = {"winner_seat": out_games[:, G_WINNER], "length": out_games[:, G_LENGTH],
-             "end_reason": out_games[:, G_END_REASON], "rounds": out_games[:, G_ROUNDS].astype(np.int16)}
+    columns = {"winner_seat": out_games[:, G_WINNER], "length": out_games[:, G_LENGTH],
+               "end_reason": out_games[:, G_END_REASON],
+               "rounds": out_games[:, G_ROUNDS].astype(np.int16),
+               "search_decisions": out_games[:, G_SEARCH_DECISIONS].astype(np.int32)}
     for c in range(n_companies):
-        games[f"company{c}_value"] = company_games[:, c].astype(np.int16)
+        columns[f"company{c}_value"] = company_games[:, c].astype(np.int16)
     names = ("score", "won", "cash", "holdings_value", "shares_bought", "shares_sold",
              "spent_on_shares", "received_from_sales", "money_dealt", "expansions",
              "markers_placed", "markers_protected", "growth_raised", "cards_discarded",
@@ -111,22 +165,44 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     for c in range(n_companies):
         players[f"company{c}_shares"] = company_players[:, :, c].astype(np.int16)
         players[f"company{c}_president"] = company_players[:, :, n_companies + c].astype(bool)
-    return {"games": games, "players": players}
+    return {"games": columns, "players": players}
 
 
 def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: int = 10_000):
     """The trace rows (int64[k, TRACE_WIDTH]) of one game."""
-    cfg, deck, adjacency, knobs = params
+    cfg, knobs = params
     out_game, out_players, company_game, company_players = (a[0] for a in allocate(cfg, 1))
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    n = engine.play_game(cfg, deck, adjacency, knobs, np.uint64(seed), seat_policies, out_game,
-                         out_players, company_game, company_players, trace)
+    n = games.play_game(cfg, knobs, np.uint64(seed), np.asarray(seat_policies, np.int8),
+                        out_game, out_players, company_game, company_players, trace)
     return trace[:n]
 
 
 def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> list[str]:
     """A readable play-by-play of one game."""
     return [describe(row, rules) for row in trace_game(params, seed, seat_policies).tolist()]
+
+
+DECISION_NAMES = ("which card", "where", "expand or wait", "what to sell", "what to buy",
+                  "who presides")
+
+
+def describe_option(kind: int, code: int, rules: dict) -> str:
+    """A search candidate from its trace code (state.py: EV_SEARCH_OPTION)."""
+    names = rules["companies"]["names"]
+    if kind == CHOOSE_CARD:
+        card, function = divmod(code, 3)
+        company = names[rules["deck"]["cards"][card][function]]
+        return (f"card {card}, place {company}" if function == PLACE_FUNCTION
+                else f"card {card}, raise {company} growth")
+    if kind == CHOOSE_SPACE:
+        return f"space {code}"
+    if kind == EXPAND_NOW:
+        return "expand now" if code == 1 else "wait"
+    if kind in (SELL, BUY):
+        verb = "sell" if kind == SELL else "buy"
+        return f"{verb} {names[code]}" if code != NONE else f"no {verb}ing"
+    return f"seat {code} presides"
 
 
 def describe(row, rules: dict) -> str:
@@ -166,6 +242,10 @@ def describe(row, rules: dict) -> str:
         return f"turn {turn + 1}: seat {seat} becomes president of {names[a]}"
     if event == EV_DISCARD:
         return f"{at} discards card {a} (no function can act)"
+    if event == EV_SEARCH:
+        return f"{at} search weighs {c} of {b} options ({DECISION_NAMES[a]}) over {d} rollouts:"
+    if event == EV_SEARCH_OPTION:
+        return f"{at}   {describe_option(a, b, rules)}: mean value {c / 1e6:.3f} over {d} rollouts"
     return f"final seat {seat}: cash {a} + holdings {b} = score {c}"   # EV_SCORE
 
 

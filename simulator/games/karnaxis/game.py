@@ -8,8 +8,8 @@ import numpy as np
 
 from policies import karnaxis as policies
 from simulator.errors import UserError
-from simulator.game import Game, policy_knobs
-from simulator.games.karnaxis import engine
+from simulator.game import KNOB_BEHAVIOUR, Game, policy_knobs
+from simulator.games.karnaxis import games
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import require
 
@@ -130,6 +130,34 @@ def check(rules: dict) -> None:
     require(rules, "karnaxis_cards.effect", all(e in CARD_EFFECTS for e in cards["effect"]),
             f"effects must be among {CARD_EFFECTS}")
     require(rules, "karnaxis_cards.value", all(v >= 0 for v in cards["value"]), "must be >= 0")
+    check_sizes(rules)
+    check_search(rules)
+
+
+def check_sizes(rules: dict) -> None:
+    """What the state's card block can hold: each deck at most MAX_DECK cards (state.py)."""
+    require(rules, "business.franchise_cards", rules["business"]["franchise_cards"] <= MAX_DECK,
+            f"must be <= {MAX_DECK}")
+    for key, items in (("events", rules["events"]), ("characters", rules["characters"]),
+                       ("businesses", rules["businesses"]),
+                       ("karnaxis_cards.effect", rules["karnaxis_cards"]["effect"])):
+        require(rules, key, len(items) <= MAX_DECK, f"at most {MAX_DECK} cards")
+
+
+def check_search(rules: dict) -> None:
+    """[policies.search]: a budget the search driver can play (search.py)."""
+    knobs = rules.get("policies", {}).get("search", {})
+    for key, low, high in (("rollouts", 0, 100_000), ("horizon", 0, 100),
+                           ("top_k", 1, MAX_OPTIONS)):
+        if key in knobs:
+            require(rules, f"policies.search.{key}", low <= knobs[key] <= high,
+                    f"must be {low}..{high:,}")
+    if "rollout_policy" in knobs:
+        scripted = [p.name for p in policies.POLICIES if p.id != policies.SEARCH] + [
+            name for name, table in rules.get("policies", {}).items()
+            if isinstance(table, dict) and table.get("base") not in (None, "search")]
+        require(rules, "policies.search.rollout_policy", knobs["rollout_policy"] in scripted,
+                f"must be one of {', '.join(scripted)}")
 
 
 def _first(items, test):
@@ -224,34 +252,67 @@ def prepare(rules: dict, n_players: int) -> tuple:
     kcards = np.array([[CARD_EFFECTS.index(e), v] for e, v in zip(cards["effect"], cards["value"])],
                       dtype=np.int64).reshape(-1, 2)
     knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
-    # the kernel's rules arrays, then the labels the wrapper writes (never passed to the kernel)
-    return (cfg, tables, chars, jobs, biz, events, kcards, knobs,
+    # the kernel's rules array, its knobs, then the labels the wrapper writes
+    return (rules_array(cfg, tables, chars, jobs, biz, events, kcards), knobs,
             np.array(char_names), np.array(job_names))
 
 
-def allocate(cfg: np.ndarray, n: int):
-    p, years = cfg[CFG_PLAYERS], cfg[CFG_YEARS]
+def rules_array(cfg, tables, chars, jobs, biz, events, kcards) -> np.ndarray:
+    """The header ``cfg`` then every table, flat, with their offsets and counts in the header
+    and the sizes of the state's card block (state.py)."""
+    blocks = {CFG_TABLES: tables, CFG_CHARS: chars, CFG_JOBS: jobs, CFG_BIZ: biz,
+              CFG_EVENTS: events, CFG_KCARDS: kcards}
+    at = N_CFG
+    for slot, block in blocks.items():
+        cfg[slot] = at
+        at += block.size
+    cfg[CFG_TABLE_WIDTH] = tables.shape[1]
+    counts = {CFG_N_CHARS: chars, CFG_N_JOBS: jobs, CFG_N_BIZ: biz, CFG_N_EVENTS: events,
+              CFG_N_KCARDS: kcards}
+    for slot, block in counts.items():
+        cfg[slot] = block.shape[0]
+    deck = max(max(block.shape[0] for block in counts.values()), cfg[CFG_FRANCHISE_CARDS])
+    cfg[CFG_DECK_WIDTH] = deck
+    cfg[CFG_UNSEEN] = OWNERS + N_OWNERS * deck
+    cfg[CFG_STATE_SIZE] = cfg[CFG_UNSEEN] + deck
+    return np.concatenate([cfg] + [block.ravel() for block in blocks.values()]).astype(np.int64)
+
+
+def allocate(rules: np.ndarray, n: int):
+    p, years = rules[CFG_PLAYERS], rules[CFG_YEARS]
     return (np.zeros((n, N_GAME_OUT), np.int64),
             np.zeros((n, p, N_PLAYER_OUT + len(LEDGER_COLUMNS)), np.int64),
             np.zeros((n * years * p, N_YEAR_OUT), np.int64))
 
 
-N_DATA = 8  # params[:N_DATA] are the kernel's rules arrays
+def searching(knobs: np.ndarray, seat_policies: np.ndarray) -> bool:
+    """Whether any seat plays a policy that runs the `search` behaviour."""
+    search_ids = np.flatnonzero(knobs[:, KNOB_BEHAVIOUR] == policies.SEARCH)
+    return bool(np.isin(seat_policies, search_ids).any())
 
 
 def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     """Play ``len(seeds)`` games; the contract's three tables (see simulator.game)."""
-    cfg = params[0]
-    out_games, out_players, out_years = allocate(cfg, len(seeds))
-    engine.play_games(*params[:N_DATA], np.asarray(seeds, np.uint64),
-                      np.asarray(seat_policies, np.int8), out_games, out_players, out_years)
-    games = {"winner_seat": out_games[:, G_WINNER], "length": out_games[:, G_LENGTH],
-             "end_reason": out_games[:, G_END_REASON],
-             "unemployment_fund_left_usd": out_games[:, G_UNEMPLOYMENT_LEFT],
-             "share_tokens_left": out_games[:, G_SHARES_LEFT].astype(np.int16)}
+    rules, knobs = params[0], params[1]
+    out_games, out_players, out_years = allocate(rules, len(seeds))
+    seat_policies = np.asarray(seat_policies, np.int8)
+    kernel = games.play_search_games if searching(knobs, seat_policies) else games.play_games
+    kernel(rules, knobs, np.asarray(seeds, np.uint64), seat_policies, out_games, out_players,
+           out_years)
+    return output_tables(params, out_games, out_players, out_years)
+
+
+def output_tables(params: tuple, out_games, out_players, out_years) -> dict:
+    """The kernel's output arrays as the contract's tables."""
+    rules = params[0]
+    games_ = {"winner_seat": out_games[:, G_WINNER], "length": out_games[:, G_LENGTH],
+              "end_reason": out_games[:, G_END_REASON],
+              "unemployment_fund_left_usd": out_games[:, G_UNEMPLOYMENT_LEFT],
+              "share_tokens_left": out_games[:, G_SHARES_LEFT].astype(np.int16),
+              "search_decisions": out_games[:, G_SEARCH_DECISIONS].astype(np.int32)}
     o = out_players
-    char_labels = params[N_DATA].tolist()
-    job_labels = ["none"] + params[N_DATA + 1].tolist()
+    char_labels = params[2].tolist()
+    job_labels = ["none"] + params[3].tolist()
     players = {
         "score": o[:, :, P_SCORE].astype(np.float64),
         "won": o[:, :, P_WON].astype(bool),
@@ -286,7 +347,9 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     for k, name in enumerate(LEDGER_COLUMNS):
         players[name] = o[:, :, N_PLAYER_OUT + k]
     y = out_years
-    years = {"game_index": y[:, Y_GAME], "year": y[:, Y_YEAR].astype(np.int16),
+    rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
+    years = {"game_index": np.repeat(np.arange(len(out_games), dtype=np.int64), rows),
+             "year": y[:, Y_YEAR].astype(np.int16),
              "seat": y[:, Y_SEAT].astype(np.int8), "cash_usd": y[:, Y_CASH],
              "income_usd": y[:, Y_INCOME], "tax_bracket": y[:, Y_BRACKET].astype(np.int8),
              "tax_paid_usd": y[:, Y_TAX], "smart_tax": y[:, Y_SMART].astype(bool),
@@ -294,15 +357,16 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
              "delinquent_notices": y[:, Y_NOTICES].astype(np.int16),
              "salary_usd": y[:, Y_SALARY], "business_income_usd": y[:, Y_BUSINESS_INCOME],
              "business_growth_usd": y[:, Y_GROWTH]}
-    return {"games": games, "players": players, "years": years}
+    return {"games": games_, "players": players, "years": years}
 
 
 def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: int = 20_000):
     """The trace rows (int64[k, TRACE_WIDTH]) of one game, and its output rows."""
-    cfg = params[0]
-    out_game, out_players, out_years = allocate(cfg, 1)
+    out_game, out_players, out_years = allocate(params[0], 1)
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    n = engine.play_game(*params[:N_DATA], np.uint64(seed), np.asarray(seat_policies, np.int8), 0,
+    seat_policies = np.asarray(seat_policies, np.int8)
+    kernel = games.trace_search_game if searching(params[1], seat_policies) else games.trace_game
+    n = kernel(params[0], params[1], np.uint64(seed), seat_policies,
                          out_game[0], out_players[0], out_years, trace)
     return trace[:n], out_players[0]
 
@@ -311,14 +375,59 @@ def _usd(x: int) -> str:
     return f"-${-x:,}" if x < 0 else f"${x:,}"
 
 
+class OptionNames:
+    """Readable names of a decision's options, for the replay."""
+
+    def __init__(self, rules: dict, n_players: int):
+        self.rules = rules
+        self.chars, self.jobs = _names(rules["characters"]), _names(rules["jobs"])
+        self.biz = _names(rules["businesses"])
+        self.stocks = [f"seat {s}'s business" for s in range(n_players)] + ["the black business"]
+
+    def action(self, a: int, b: int) -> str:
+        """Take Action!: action space ``a`` with its argument ``b`` (job, business, ...)."""
+        name, detail = ACTION_NAMES[a], ""
+        if a in (ACT_JOB_SEARCH, ACT_WORK):
+            detail = f" ({self.jobs[b]})"
+        elif a == ACT_BUSINESS:
+            detail = f" ({self.biz[b]})"
+        elif a == ACT_FRANCHISE:
+            detail = f" (in {self.stocks[b]})"
+        elif a == ACT_COLLEGE:
+            name = "university" if b == 1 else "college"
+        elif a == ACT_ADVERTISE:
+            detail = f" (tier {b + 1})"
+        return name + detail
+
+    def trade(self, a: int, b: int) -> str:
+        """Buy/Sell Stock: trade kind ``a``; ``b`` = stock * 1000 + shares."""
+        kind = ("done", "hires an accountant", "buys insurance", "sells", "buys")[a]
+        if a in (MK_SELL, MK_BUY):
+            kind += f" {b % 1000} shares of {self.stocks[b // 1000]}"
+        return kind
+
+    def option(self, kind: int, a: int, b: int) -> str:
+        """An option a search weighed (EV_SEARCH_OPTION's a and b) of a decision of ``kind``."""
+        if kind == D_ACTION:
+            return self.action(a, b)
+        if kind == D_MARKET:
+            return self.trade(a, b)
+        if kind == D_CHARACTER:
+            return self.chars[a]
+        if kind == D_ATTRIBUTE:
+            return f"raise {self.rules['setup']['attributes'][a]}"
+        if kind == D_REROLL:
+            return "re-roll" if a == 1 else "keep the roll"
+        return "use the card" if a == CU_USE else "save it"
+
+
 def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> list[str]:
     """A readable play-by-play of one game: year, seat, what happened, cash before→after."""
-    chars, jobs = _names(rules["characters"]), _names(rules["jobs"])
-    biz, events = _names(rules["businesses"]), _names(rules["events"])
+    chars, jobs, events = _names(rules["characters"]), _names(rules["jobs"]), _names(rules["events"])
     n_players = params[0][CFG_PLAYERS]
-    stock_names = [f"seat {s}'s business" for s in range(n_players)] + ["the black business"]
-    cards = rules["karnaxis_cards"]
-    lines = []
+    names = OptionNames(rules, n_players)
+    stock_names, cards = names.stocks, rules["karnaxis_cards"]
+    lines, kind = [], D_ACTION
     trace, _ = trace_game(params, seed, seat_policies)
     for event, year, seat, a, b, before, after in trace.tolist():
         who = f"year {year:2d} seat {seat}"
@@ -341,24 +450,16 @@ def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> 
         elif event == EV_DIVIDEND:
             lines.append(f"year {year:2d}: {stock_names[a]} hits $, pays {_usd(b)} in dividends, value → {after}")
         elif event == EV_ACTION:
-            name = ACTION_NAMES[a]
-            detail = ""
-            if a in (ACT_JOB_SEARCH, ACT_WORK):
-                detail = f" ({jobs[b]})"
-            elif a == ACT_BUSINESS:
-                detail = f" ({biz[b]})"
-            elif a == ACT_FRANCHISE:
-                detail = f" (in {stock_names[b]})"
-            elif a == ACT_COLLEGE:
-                name = "university" if b == 1 else "college"
-            elif a == ACT_ADVERTISE:
-                detail = f" (tier {b + 1})"
-            lines.append(f"{who}: {name}{detail} {money}")
+            lines.append(f"{who}: {names.action(a, b)} {money}")
         elif event == EV_TRADE:
-            kind = ("done", "hires an accountant", "buys insurance", "sells", "buys")[a]
-            if a in (MK_SELL, MK_BUY):
-                kind += f" {b % 1000} shares of {stock_names[b // 1000]}"
-            lines.append(f"{who}:   {kind} {money}")
+            lines.append(f"{who}:   {names.trade(a, b)} {money}")
+        elif event == EV_SEARCH:
+            kind = a
+            lines.append(f"{who}:   search weighs {before} of {b} {DECISION_NAMES[a]} options "
+                         f"in {after} rollouts:")
+        elif event == EV_SEARCH_OPTION:
+            lines.append(f"{who}:     {names.option(kind, a, b)}: mean value "
+                         f"{before / 1_000_000:+.3f} over {after} rollouts")
         elif event == EV_CARD:
             lines.append(f"{who}:   uses a Karnaxis card: {cards['effect'][a]} {b} {money}")
         elif event == EV_CARD_SAVED:

@@ -12,85 +12,88 @@ from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slot
 # ---------------------------------------------------------------- Year End Review
 
 @njit(cache=True)
-def tax_bracket(tables, income):
+def tax_bracket(rules, income):
     """Tax Brackets: index of the bracket of a year's income."""
-    for i in range(tables[T_LEN, T_BRACKET_MAX]):
-        if income <= tables[T_BRACKET_MAX, i]:
+    for i in range(table_len(rules, T_BRACKET_MAX)):
+        if income <= table(rules, T_BRACKET_MAX, i):
             return i
-    return tables[T_LEN, T_BRACKET_MAX]
+    return table_len(rules, T_BRACKET_MAX)
 
 
 @njit(cache=True)
-def tax_due(cfg, tables, chars, players, board, owners, p, income, smart):
+def tax_due(state, rules, p, income, smart):
     """Tax Brackets + Jobs 'n Stuff: the bracket's tax (smart table with an accountant), the
     event's change, minus the Tax Collector's $5,000 per player and the character's discount."""
-    bracket = tax_bracket(tables, income)
-    tax = tables[T_TAX_SMART, bracket] if smart else tables[T_TAX_STANDARD, bracket]
-    change = board[EVENT_TAX]
-    if change < 0 or players[p, PROTECTED] == 0:
+    r = row(p)
+    bracket = tax_bracket(rules, income)
+    tax = table(rules, T_TAX_SMART, bracket) if smart else table(rules, T_TAX_STANDARD, bracket)
+    change = state[EVENT_TAX]
+    if change < 0 or state[r + PROTECTED] == 0:
         tax += change
-    if holds_job(players, p, cfg[CFG_JOB_TAX_COLLECTOR]):
-        tax -= cfg[CFG_TC_DISCOUNT] * players.shape[0]
-    tax -= ability(chars, players, p, AB_TAX_DISCOUNT)
-    if players[p, TAX_FREE] == 1:
+    if holds_job(state, p, rules[CFG_JOB_TAX_COLLECTOR]):
+        tax -= rules[CFG_TC_DISCOUNT] * rules[CFG_PLAYERS]
+    tax -= ability(state, rules, p, AB_TAX_DISCOUNT)
+    if state[r + TAX_FREE] == 1:
         tax = 0
     return max(0, tax)
 
 
 @njit(cache=True)
-def pay_income(cfg, chars, jobs, players, board, trace, p):
+def pay_income(state, rules, trace, p):
     """Year End Review, step 1: salary for each job worked (gone to work and/or just started)
     and business income: the income marker rises by the business growth, then the new income
     is paid (the rulebook's shoe-shop example).  Know Your Player Board: the marker cannot
     pass the board's last income circle (business.income_max_usd)."""
+    r = row(p)
     salary = 0
     for slot in (JOB, JOB_B):
-        j = players[p, slot]
-        if j >= 0 and (slot == JOB_B or players[p, WORKED] == 1):
-            pay = jobs[j, J_SALARY] + ability(chars, players, p, AB_SALARY_BONUS)
-            change = board[EVENT_SALARY]
-            if change > 0 or players[p, PROTECTED] == 0:
+        j = state[r + slot]
+        if j >= 0 and (slot == JOB_B or state[r + WORKED] == 1):
+            pay = job(rules, j, J_SALARY) + ability(state, rules, p, AB_SALARY_BONUS)
+            change = state[EVENT_SALARY]
+            if change > 0 or state[r + PROTECTED] == 0:
                 pay += change
             salary += max(0, pay)
     if salary > 0:
-        before = players[p, CASH]
-        gain(players, p, salary, L_SALARY)
-        record(board, trace, EV_SALARY, p, salary, 0, before, players[p, CASH])
+        before = state[r + CASH]
+        gain(state, p, salary, L_SALARY)
+        record(state, trace, EV_SALARY, p, salary, 0, before, state[r + CASH])
     business = 0
-    if players[p, N_BUSINESSES] + players[p, N_FRANCHISES] > 0 or players[p, GROWTH] > 0:
-        players[p, INCOME] = min(players[p, INCOME] + players[p, GROWTH], cfg[CFG_INCOME_MAX])
-        business = players[p, INCOME]
-        if players[p, N_BUSINESSES] > 0:
-            business += ability(chars, players, p, AB_INCOME_BONUS)
-        change = board[EVENT_INCOME]
-        if change > 0 or players[p, PROTECTED] == 0:
+    if state[r + N_BUSINESSES] + state[r + N_FRANCHISES] > 0 or state[r + GROWTH] > 0:
+        state[r + INCOME] = min(state[r + INCOME] + state[r + GROWTH], rules[CFG_INCOME_MAX])
+        business = state[r + INCOME]
+        if state[r + N_BUSINESSES] > 0:
+            business += ability(state, rules, p, AB_INCOME_BONUS)
+        change = state[EVENT_INCOME]
+        if change > 0 or state[r + PROTECTED] == 0:
             business += change
         business = max(0, business)
         if business > 0:
-            before = players[p, CASH]
-            gain(players, p, business, L_BUSINESS_INCOME)
-            record(board, trace, EV_BUSINESS_INCOME, p, business, players[p, GROWTH], before,
-                   players[p, CASH])
-    players[p, YEAR_SALARY] = salary
-    players[p, YEAR_BUSINESS] = business
+            before = state[r + CASH]
+            gain(state, p, business, L_BUSINESS_INCOME)
+            record(state, trace, EV_BUSINESS_INCOME, p, business, state[r + GROWTH], before,
+                   state[r + CASH])
+    state[r + YEAR_SALARY] = salary
+    state[r + YEAR_BUSINESS] = business
 
 
 @njit(cache=True)
-def pay_taxes(cfg, tables, chars, players, board, owners, trace, p):
+def pay_taxes(state, rules, trace, p):
     """Year End Review: taxes from the bracket table on the year's income (salary + business
     income; ASSUMED), the smart table with an accountant (hired this year, or free from the
     Accounting firm).  Taxes may be paid with loans."""
-    income = players[p, YEAR_SALARY] + players[p, YEAR_BUSINESS]
-    smart = players[p, ACCOUNTANT] == 1 or firm_benefit(cfg, owners, p, CFG_FIRM_ACCOUNTING)
-    tax = tax_due(cfg, tables, chars, players, board, owners, p, income, smart)
-    players[p, YEAR_BRACKET] = tax_bracket(tables, income)
-    players[p, YEAR_SMART] = 1 if smart else 0
-    players[p, YEAR_TAX] = tax
+    r = row(p)
+    income = state[r + YEAR_SALARY] + state[r + YEAR_BUSINESS]
+    smart = state[r + ACCOUNTANT] == 1 or firm_benefit(state, rules, p, CFG_FIRM_ACCOUNTING)
+    tax = tax_due(state, rules, p, income, smart)
+    state[r + YEAR_BRACKET] = tax_bracket(rules, income)
+    state[r + YEAR_SMART] = 1 if smart else 0
+    state[r + YEAR_TAX] = tax
     if smart:
-        players[p, SMART_YEARS] += 1
-    before = players[p, CASH]
-    pay_required(cfg, chars, players, board, trace, p, tax, L_TAXES, NONE)
-    record(board, trace, EV_TAX, p, tax, players[p, YEAR_BRACKET], before, players[p, CASH])
+        state[r + SMART_YEARS] += 1
+    before = state[r + CASH]
+    pay_required(state, rules, trace, p, tax, L_TAXES, NONE)
+    record(state, trace, EV_TAX, p, tax, state[r + YEAR_BRACKET], before, state[r + CASH])
 
 
 @njit(cache=True)
@@ -99,7 +102,13 @@ def interest_on(principal, rate_pct):
 
 
 @njit(cache=True)
-def repay_loans(cfg, players, board, trace, p, pct, final):
+def interest_rate(state, rules, p):
+    """Jobs 'n Stuff: the Banker's loans are interest free."""
+    return 0 if job_holder(state, rules, rules[CFG_JOB_BANKER]) == p else rules[CFG_INTEREST_PCT]
+
+
+@njit(cache=True)
+def repay_loans(state, rules, trace, p, pct, final):
     """Year Chart + Loan Odds 'n Ends: ``pct``% of the loans outstanding plus interest
     (ASSUMED: interest_pct of the principal repaid).  Jobs 'n Stuff: the Banker pays no
     interest and receives the interest others pay.  No loan may pay a loan payment: at the
@@ -107,59 +116,64 @@ def repay_loans(cfg, players, board, trace, p, pct, final):
     cap the rulebook is silent (loans.notices_below_cap: notices as at the cap, or else cash
     pays what it can and the rest stays on loan).  Game End (``final``): the payment is
     subtracted from cash, which may go negative."""
-    principal = -(-players[p, LOANS] * pct // 100)
+    r = row(p)
+    principal = -(-state[r + LOANS] * pct // 100)
     if principal <= 0:
         return
-    banker = job_holder(players, cfg[CFG_JOB_BANKER])
-    rate = 0 if banker == p else cfg[CFG_INTEREST_PCT]
+    banker = job_holder(state, rules, rules[CFG_JOB_BANKER])
+    rate = interest_rate(state, rules, p)
     interest = interest_on(principal, rate)
-    before = players[p, CASH]
-    if not final and principal + interest > players[p, CASH]:
-        if players[p, LOANS] >= cfg[CFG_LOAN_CAP] or cfg[CFG_NOTICES_BELOW_CAP] == 1:
-            delinquent(cfg, players, board, trace, p, principal + interest)
+    before = state[r + CASH]
+    if not final and principal + interest > state[r + CASH]:
+        if state[r + LOANS] >= rules[CFG_LOAN_CAP] or rules[CFG_NOTICES_BELOW_CAP] == 1:
+            delinquent(state, rules, trace, p, principal + interest)
         else:
-            principal = players[p, CASH] * 100 // (100 + rate)
+            principal = state[r + CASH] * 100 // (100 + rate)
             interest = interest_on(principal, rate)
-            if principal + interest > players[p, CASH]:
+            if principal + interest > state[r + CASH]:
                 principal -= 1
                 interest = interest_on(principal, rate)
-    players[p, LOANS] -= principal
-    spend(players, p, principal, L_PRINCIPAL)
-    spend(players, p, interest, L_INTEREST)
+    state[r + LOANS] -= principal
+    spend(state, p, principal, L_PRINCIPAL)
+    spend(state, p, interest, L_INTEREST)
     if banker >= 0 and banker != p:
-        gain(players, banker, interest, L_INTEREST_RECEIVED)
-    record(board, trace, EV_LOAN_PAYMENT, p, principal, interest, before, players[p, CASH])
+        gain(state, banker, interest, L_INTEREST_RECEIVED)
+    record(state, trace, EV_LOAN_PAYMENT, p, principal, interest, before, state[r + CASH])
 
 
 @njit(cache=True)
-def year_end(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares,
-             owners, rng, options, scores, pol, trace, year):
+def year_end(state, rules, trace):
     """3. Year End Review: income and salary, taxes, loan payments due this year (Year
     Chart).  The last year's payment is the Game End step, which subtracts every outstanding
     loan plus interest from cash (:func:`end_game`)."""
-    n = players.shape[0]
+    n = rules[CFG_PLAYERS]
+    year = state[YEAR]
     for p in range(n):
-        pay_income(cfg, chars, jobs, players, board, trace, p)
-    check_all_karnaxis(cfg, chars, players, shares, board, trace)
+        pay_income(state, rules, trace, p)
+    check_all_karnaxis(state, rules, trace)
     for p in range(n):
-        pay_taxes(cfg, tables, chars, players, board, owners, trace, p)
-        settle_forfeit(cfg, chars, players, board, trace, p)
-    for d in range(tables[T_LEN, T_DUE_YEAR]):
-        if tables[T_DUE_YEAR, d] == year and year < cfg[CFG_YEARS]:
+        pay_taxes(state, rules, trace, p)
+        settle_forfeit(state, rules, trace, p)
+    for d in range(table_len(rules, T_DUE_YEAR)):
+        if table(rules, T_DUE_YEAR, d) == year and year < rules[CFG_YEARS]:
             for p in range(n):
-                repay_loans(cfg, players, board, trace, p, tables[T_DUE_PCT, d], False)
-    check_all_karnaxis(cfg, chars, players, shares, board, trace)
+                repay_loans(state, rules, trace, p, table(rules, T_DUE_PCT, d), False)
+    check_all_karnaxis(state, rules, trace)
 
 
 # ---------------------------------------------------------------- Game End
 
 @njit(cache=True)
-def retirement_payout(cfg, tables, tokens):
-    """Retirement Fund (At Game End): ASSUMED payout table, extra tokens beyond it."""
-    last = tables[T_LEN, T_RETIRE_PAYOUT] - 1
+def retirement_payout(state, rules, p):
+    """Retirement Fund (At Game End): ASSUMED payout table, extra tokens beyond it, and the
+    character's bonus per token."""
+    tokens = state[row(p) + RETIRE_TOKENS]
+    last = table_len(rules, T_RETIRE_PAYOUT) - 1
     if tokens <= last:
-        return tables[T_RETIRE_PAYOUT, tokens]
-    return tables[T_RETIRE_PAYOUT, last] + (tokens - last) * cfg[CFG_EXTRA_TOKEN]
+        payout = table(rules, T_RETIRE_PAYOUT, tokens)
+    else:
+        payout = table(rules, T_RETIRE_PAYOUT, last) + (tokens - last) * rules[CFG_EXTRA_TOKEN]
+    return payout + tokens * ability(state, rules, p, AB_RETIREMENT_BONUS)
 
 
 @njit(cache=True)
@@ -173,70 +187,76 @@ def rank_title(cash):
 
 
 @njit(cache=True)
-def end_game(cfg, tables, chars, jobs, biz, events, kcards, knobs, players, board, stocks, shares,
-             owners, rng, options, scores, pol, trace, out_game, out_players):
+def end_game(state, rules, trace, out_game, out_players):
     """Game End: turn in retirement tokens, subtract $100,000 per delinquent notice and the
     outstanding loans plus interest; shares do not count; most cash wins (ASSUMED: tied
     leaders all win and winner_seat is -1)."""
-    n = players.shape[0]
+    n = rules[CFG_PLAYERS]
     for p in range(n):
-        row = out_players[p]
-        row[P_CASH_BEFORE_END] = players[p, CASH]
-        payout = retirement_payout(cfg, tables, players[p, RETIRE_TOKENS])
-        payout += players[p, RETIRE_TOKENS] * ability(chars, players, p, AB_RETIREMENT_BONUS)
-        before = players[p, CASH]
-        gain(players, p, payout, L_RETIREMENT_PAYOUT)
-        record(board, trace, EV_RETIREMENT, p, players[p, RETIRE_TOKENS], payout, before,
-               players[p, CASH])
-        spend(players, p, players[p, NOTICES] * cfg[CFG_NOTICE_PENALTY], L_NOTICE_PENALTY)
-        repay_loans(cfg, players, board, trace, p, 100, True)
-        record(board, trace, EV_FINAL, p, players[p, NOTICES], 0, before, players[p, CASH])
-    best = players[0, CASH]
+        r = row(p)
+        out_players[p, P_CASH_BEFORE_END] = state[r + CASH]
+        payout = retirement_payout(state, rules, p)
+        before = state[r + CASH]
+        gain(state, p, payout, L_RETIREMENT_PAYOUT)
+        record(state, trace, EV_RETIREMENT, p, state[r + RETIRE_TOKENS], payout, before,
+               state[r + CASH])
+        spend(state, p, state[r + NOTICES] * rules[CFG_NOTICE_PENALTY], L_NOTICE_PENALTY)
+        repay_loans(state, rules, trace, p, 100, True)
+        record(state, trace, EV_FINAL, p, state[r + NOTICES], 0, before, state[r + CASH])
+    best = state[row(0) + CASH]
     for p in range(n):
-        best = max(best, players[p, CASH])
+        best = max(best, state[row(p) + CASH])
     winners = 0
     winner = NONE
     for p in range(n):
-        if players[p, CASH] == best:
+        if state[row(p) + CASH] == best:
             winners += 1
             winner = p
     for p in range(n):
-        row = out_players[p]
-        row[P_SCORE] = players[p, CASH]
-        row[P_WON] = 1 if players[p, CASH] == best else 0
-        row[P_CHARACTER] = players[p, CHARACTER]
-        row[P_RANK_TITLE] = rank_title(players[p, CASH])
-        row[P_RETIRE_TOKENS] = players[p, RETIRE_TOKENS]
-        row[P_RETIRE_PAYOUT] = players[p, L_RETIREMENT_PAYOUT]
-        row[P_NOTICES] = players[p, NOTICES]
-        row[P_LOANS_COUNT] = players[p, LOANS_COUNT]
-        row[P_PEAK_LOANS] = players[p, PEAK_LOANS]
-        kept = players[p, KARNAXIS_DONE] == 1 and players[p, KARNAXIS_REVOKED] == 0
-        row[P_KARNAXIS_DONE] = 1 if kept else 0
-        row[P_KARNAXIS_YEAR] = players[p, KARNAXIS_YEAR] if players[p, KARNAXIS_DONE] == 1 else 0
-        row[P_KARNAXIS_REVOKED] = players[p, KARNAXIS_REVOKED]
-        row[P_BUSINESSES] = players[p, N_BUSINESSES]
-        row[P_FRANCHISES] = players[p, N_FRANCHISES]
-        row[P_JOBS_HELD] = players[p, DISTINCT_JOBS]
-        row[P_COLLEGE] = players[p, COLLEGE]
-        row[P_UNIVERSITY] = players[p, UNIVERSITY_YEARS]
-        row[P_SMART_YEARS] = players[p, SMART_YEARS]
-        row[P_GROWTH] = players[p, GROWTH]
-        row[P_INCOME] = players[p, INCOME]
-        row[P_CARDS] = players[p, CARDS_BOUGHT]
-        row[P_FINAL_JOB] = players[p, JOB]
-        row[P_SHARES_HELD] = total_shares(shares, p)
-        t = 0
-        for a in range(N_ATTR):
-            t += players[p, ATTR + a]
-        row[P_ATTR_TOTAL] = t
-        row[P_CARDS_UNUSED] = players[p, CARDS_HELD]
-        for k in range(N_DEALT_KEPT):
-            row[P_DEALT + k] = players[p, DEALT + k]
-        for k in range(L_SALARY, N_PLAYER):
-            row[N_PLAYER_OUT + k - L_SALARY] = players[p, k]
+        write_player(state, rules, p, best, out_players[p])
     out_game[G_WINNER] = winner if winners == 1 else NONE
-    out_game[G_LENGTH] = cfg[CFG_YEARS]
+    out_game[G_LENGTH] = rules[CFG_YEARS]
     out_game[G_END_REASON] = END_FINAL_YEAR
-    out_game[G_UNEMPLOYMENT_LEFT] = board[FUND]
-    out_game[G_SHARES_LEFT] = board[SHARE_POOL]
+    out_game[G_UNEMPLOYMENT_LEFT] = state[FUND]
+    out_game[G_SHARES_LEFT] = state[SHARE_POOL]
+    out_game[G_SEARCH_DECISIONS] = state[SEARCH_DECISIONS]
+
+
+@njit(cache=True)
+def write_player(state, rules, p, best, out):
+    """The players table row of seat p at Game End (``best``: the winning cash)."""
+    r = row(p)
+    cash = state[r + CASH]
+    out[P_SCORE] = cash
+    out[P_WON] = 1 if cash == best else 0
+    out[P_CHARACTER] = state[r + CHARACTER]
+    out[P_RANK_TITLE] = rank_title(cash)
+    out[P_RETIRE_TOKENS] = state[r + RETIRE_TOKENS]
+    out[P_RETIRE_PAYOUT] = state[r + L_RETIREMENT_PAYOUT]
+    out[P_NOTICES] = state[r + NOTICES]
+    out[P_LOANS_COUNT] = state[r + LOANS_COUNT]
+    out[P_PEAK_LOANS] = state[r + PEAK_LOANS]
+    kept = state[r + KARNAXIS_DONE] == 1 and state[r + KARNAXIS_REVOKED] == 0
+    out[P_KARNAXIS_DONE] = 1 if kept else 0
+    out[P_KARNAXIS_YEAR] = state[r + KARNAXIS_YEAR] if state[r + KARNAXIS_DONE] == 1 else 0
+    out[P_KARNAXIS_REVOKED] = state[r + KARNAXIS_REVOKED]
+    out[P_BUSINESSES] = state[r + N_BUSINESSES]
+    out[P_FRANCHISES] = state[r + N_FRANCHISES]
+    out[P_JOBS_HELD] = state[r + DISTINCT_JOBS]
+    out[P_COLLEGE] = state[r + COLLEGE]
+    out[P_UNIVERSITY] = state[r + UNIVERSITY_YEARS]
+    out[P_SMART_YEARS] = state[r + SMART_YEARS]
+    out[P_GROWTH] = state[r + GROWTH]
+    out[P_INCOME] = state[r + INCOME]
+    out[P_CARDS] = state[r + CARDS_BOUGHT]
+    out[P_FINAL_JOB] = state[r + JOB]
+    out[P_SHARES_HELD] = total_shares(state, rules, p)
+    t = 0
+    for a in range(N_ATTR):
+        t += state[r + ATTR + a]
+    out[P_ATTR_TOTAL] = t
+    out[P_CARDS_UNUSED] = state[r + CARDS_HELD]
+    for k in range(N_DEALT_KEPT):
+        out[P_DEALT + k] = state[r + DEALT + k]
+    for k in range(L_SALARY, N_PLAYER):
+        out[N_PLAYER_OUT + k - L_SALARY] = state[r + k]

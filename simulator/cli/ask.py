@@ -1,0 +1,51 @@
+"""``balsim ask``: the designer's four questions, one command each."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from simulator.cli import cli
+from simulator.cli.options import jobs_count
+from simulator.cli.tools import command_line, tool_options
+from simulator.recipes import RECIPES
+
+
+@cli.command()
+@click.argument("question", type=click.Choice(list(RECIPES)), metavar="QUESTION")
+@click.option("-n", "--games", type=click.IntRange(min=24), metavar="N",
+              help="Games per rules variant [default: the question's own, under 2 minutes].")
+@click.option("-o", "--out", type=click.Path(file_okay=False), metavar="DIR",
+              help="Folder for dataset/, report.html and balsim.json [default: runs/ask-QUESTION].")
+@tool_options
+def ask(question, games, out, seed, jobs, quiet, force):
+    """Answer one of the designer's questions in one sentence with numbers and 95% intervals.
+
+    Plays the printed rules and a few variants on the same games, writes the dataset
+    (OUT/dataset), a short report (OUT/report.html) and the answer with its numbers
+    (OUT/balsim.json), and prints the answer.
+
+    \b
+    Questions:
+    {questions}
+
+    \b
+    Examples:
+      balsim ask blood-coins
+      balsim ask loans --games 2000 --out runs/loans
+    """
+    from simulator.experiments import check_out_dir
+    from simulator.recipes import ask as run_recipe
+    recipe = RECIPES[question]
+    out = Path(out or f"runs/ask-{question}")
+    check_out_dir(out, force)
+    started = time.perf_counter()
+    answer = run_recipe(recipe, out, games, seed, jobs_count(jobs), not quiet, command_line())
+    click.echo(answer.sentence)
+    click.echo(f"wrote {out}/report.html and {out}/dataset ({time.perf_counter() - started:.0f} s)")
+
+
+ask.help = ask.help.replace("{questions}", "\n    ".join(
+    f"  {r.name:<13} {r.summary}" for r in RECIPES.values()))

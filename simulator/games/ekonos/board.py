@@ -1,0 +1,133 @@
+"""Ekonos board: market indicators on spaces (Playing a Card), and the trace.
+
+The board is kept twice, each for what it does best: ``state[OWNER + s]`` answers "whose
+marker is on space s", the masks (state.py) answer "which spaces": free, next to a company,
+protected.  Option lists enumerate a mask's spaces in ascending order.
+"""
+
+
+from simulator.games.ekonos.bits import bit, count, lowest
+from simulator.games.ekonos.kernel import accessor, rule
+from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
+
+
+@accessor
+def put_row(trace, at, event, turn, seat, a, b, c, d):
+    """Write trace row ``at`` if the trace has it (it has no rows unless a game is replayed)."""
+    if at < trace.shape[0]:
+        row = trace[at]
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6] = event, turn, seat, a, b, c, d
+
+
+@accessor
+def record(state, trace, event, seat, a, b, c, d):
+    """Append one trace row of this turn (counted in EVENTS) when tracing."""
+    n = state[EVENTS]
+    if n < trace.shape[0]:
+        put_row(trace, n, event, state[TURN], seat, a, b, c, d)
+        state[EVENTS] = n + 1
+
+
+@accessor
+def set_option(state, i, a, b, c):
+    """Row i of the current decision's options."""
+    at = OPTIONS + i * OPT_WIDTH
+    state[at + OPT_A], state[at + OPT_B], state[at + OPT_C] = a, b, c
+
+
+@accessor
+def option(state, i, column):
+    return state[OPTIONS + i * OPT_WIDTH + column]
+
+
+@accessor
+def free_spaces(state, rules):
+    """Mask of the spaces without a marker."""
+    return rules[CFG_ALL_SPACES] & ~state[OCCUPIED]
+
+
+@rule
+def next_to(state, rules, c):
+    """Mask of the spaces orthogonally next to a marker of company c."""
+    near = 0
+    mine = state[MINE + c]
+    while mine:
+        near |= rules[NEIGHBOURS + lowest(mine)]
+        mine &= mine - 1
+    return near
+
+
+@rule
+def list_spaces(state, spaces):
+    """The spaces of a mask as options (space, its owner or EMPTY), ascending; how many."""
+    n = 0
+    while spaces:
+        s = lowest(spaces)
+        set_option(state, n, s, state[OWNER + s], 0)
+        n += 1
+        spaces &= spaces - 1
+    return n
+
+
+@rule
+def place_targets(state, rules, c):
+    """Playing a Card, function 1: a free space (if c has an indicator left in supply) or an
+    unprotected indicator of c, to turn protected."""
+    targets = state[MINE + c] & ~state[PROTECTED]
+    if state[SUPPLY + c] > 0:
+        targets |= free_spaces(state, rules)
+    return targets
+
+
+@rule
+def expand_targets(state, rules, c):
+    """Playing a Card (growth): spaces adjacent to an indicator of c that are free or hold an
+    unprotected indicator of another company."""
+    return next_to(state, rules, c) & ~state[MINE + c] & ~state[PROTECTED]
+
+
+@rule
+def place_marker(state, rules, space, c):
+    """Put a market indicator of company c on a space (Playing a Card).  An unprotected
+    indicator of another company that growth replaces goes back to its company's supply
+    (ASSUMED, ``companies.replaced_markers_return``: the rulebook does not say where it goes),
+    or out of the game when that switch is off.  Returns the replaced company or EMPTY."""
+    here = bit(space)
+    replaced = state[OWNER + space]
+    if replaced != EMPTY:
+        state[ON_BOARD + replaced] -= 1
+        state[MINE + replaced] &= ~here
+        if rules[CFG_REPLACED_RETURN]:
+            state[SUPPLY + replaced] += 1
+    state[OWNER + space] = c
+    state[MINE + c] |= here
+    state[OCCUPIED] |= here
+    state[PROTECTED] &= ~here
+    state[ON_BOARD + c] += 1
+    state[SUPPLY + c] -= 1
+    return replaced
+
+
+@rule
+def protect_marker(state, space):
+    """Playing a Card, function 1: turn a placed indicator over, making it protected."""
+    state[PROTECTED] |= bit(space)
+
+
+@accessor
+def is_protected(state, space):
+    return state[PROTECTED] & bit(space) != 0
+
+
+@accessor
+def company_value(state, c):
+    """Scoring: a company is worth the number of its market indicators on the board."""
+    return state[ON_BOARD + c]
+
+
+@rule
+def neighbours_of(state, rules, space, c):
+    """(markers of c, markers of other companies) next to a space."""
+    near = rules[NEIGHBOURS + space]
+    mine = state[MINE + c]
+    return count(near & mine), count(near & state[OCCUPIED] & ~mine)

@@ -1,0 +1,128 @@
+"""Ekonos whole games: setup, the loop to the end, scoring, and a chunk of games per call."""
+
+import numpy as np
+
+from policies.common import behaviour
+from policies.ekonos import SEARCH
+from simulator.games.ekonos.board import company_value, record
+from simulator.games.ekonos.engine import advance
+from simulator.games.ekonos.kernel import allocating, rule
+from simulator.games.ekonos.search import search_step
+from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
+from simulator.rng import N_STREAMS, rng_new
+
+
+@allocating
+def new_game(state, rules, knobs, rng, seed, seat_policies):
+    """Preparation: no markers, growth indicators on zero, every player's share indicators and
+    starting M.U.; seat 0 starts.  ``seat_policies`` int8[n_players]: each seat's policy."""
+    state[:] = 0
+    rng[:] = rng_new(seed)
+    state[PHASE] = AT_DEAL
+    state[MODE] = PLAIN
+    for p in range(rules[CFG_PLAYERS]):
+        state[SEAT_POLICY + p] = seat_policies[p]
+        state[CASH + p] = rules[CFG_START_MONEY]
+        state[MONEY_RECEIVED + p] = rules[CFG_START_MONEY]
+        state[INDICATORS_LEFT + p] = rules[CFG_SHARE_INDICATORS]
+        if behaviour(knobs, seat_policies[p]) == SEARCH:
+            state[MODE] = PROBE
+    for c in range(MAX_COMPANIES):
+        state[PRESIDENT + c] = NONE
+        state[SUPPLY + c] = rules[CFG_MARKERS]
+    state[OWNER:OWNER + MAX_SPACES] = EMPTY
+    state[HANDS:HANDS + MAX_PLAYERS * MAX_HAND] = -1
+
+
+@rule
+def play_to_end(state, rules, knobs, rng, trace, work, work_rng, values):
+    """Play a set-up game to its end: step by step through the search driver when a seat
+    searches, else straight through."""
+    if state[MODE] == PLAIN:
+        advance(state, rules, knobs, rng, trace, rules[CFG_TURNS] - 1)
+        return
+    while state[PHASE] != AT_END:
+        search_step(state, rules, knobs, rng, trace, work, work_rng, values)
+
+
+@rule
+def score_game(state, rules, trace, out_game, out_players, out_company_game, out_company_players):
+    """Scoring: company value = its indicators on the board; score = cash + Σ shares × value.
+    The highest score wins; ASSUMED: tied leaders share the win (winner_seat = -1)."""
+    n_players, n_companies = rules[CFG_PLAYERS], rules[CFG_COMPANIES]
+    best = -1
+    n_best = 0
+    for p in range(n_players):
+        holdings = 0
+        for c in range(n_companies):
+            shares = state[SHARES + p * MAX_COMPANIES + c]
+            holdings += shares * company_value(state, c)
+            out_company_players[p, c] = shares
+            out_company_players[p, n_companies + c] = state[PRESIDENT + c] == p
+        score = state[CASH + p] + holdings
+        row = out_players[p]
+        row[P_SCORE], row[P_CASH], row[P_HOLDINGS] = score, state[CASH + p], holdings
+        row[P_BOUGHT], row[P_SOLD] = state[BOUGHT + p], state[SOLD + p]
+        row[P_SPENT], row[P_PROCEEDS] = state[SPENT + p], state[PROCEEDS + p]
+        row[P_RECEIVED], row[P_EXPANSIONS] = state[MONEY_RECEIVED + p], state[EXPANSIONS + p]
+        row[P_PLACED], row[P_PROTECTED] = state[PLACED + p], state[PROTECTED_PLAYS + p]
+        row[P_GROWN], row[P_DISCARDED] = state[GROWN + p], state[DISCARDED + p]
+        row[P_EMPTY_EXPANSIONS] = state[EMPTY_EXPANSIONS + p]
+        record(state, trace, EV_SCORE, p, state[CASH + p], holdings, score, 0)
+        if score > best:
+            best, n_best = score, 1
+        elif score == best:
+            n_best += 1
+    winner = -1
+    for p in range(n_players):
+        out_players[p, P_WON] = out_players[p, P_SCORE] == best
+        if n_best == 1 and out_players[p, P_SCORE] == best:
+            winner = p
+    for c in range(n_companies):
+        out_company_game[c] = company_value(state, c)
+    out_game[G_WINNER], out_game[G_LENGTH] = winner, rules[CFG_TURNS]
+    out_game[G_END_REASON], out_game[G_ROUNDS] = END_FINAL_TURN, state[ROUNDS]
+    out_game[G_SEARCH_DECISIONS] = state[SEARCH_DECISIONS]
+
+
+@allocating
+def search_buffers(rules):
+    """The search driver's work buffers (see search.search_step)."""
+    size = rules[CFG_STATE_SIZE]
+    return (np.zeros((3, size), np.int64), np.zeros((3, N_STREAMS), np.uint64),
+            np.zeros((3, MAX_OPTIONS), np.float64))
+
+
+@allocating
+def play_game(rules, knobs, seed, seat_policies, out_game, out_players, out_company_game,
+              out_company_players, trace):
+    """One whole game, traced into ``trace`` (int64[max_events, TRACE_WIDTH]); returns the
+    number of trace rows written.  Outputs as :func:`play_games` for one game."""
+    state = np.zeros(rules[CFG_STATE_SIZE], np.int64)
+    rng = np.zeros(N_STREAMS, np.uint64)
+    work, work_rng, values = search_buffers(rules)
+    new_game(state, rules, knobs, rng, seed, seat_policies)
+    play_to_end(state, rules, knobs, rng, trace, work, work_rng, values)
+    score_game(state, rules, trace, out_game, out_players, out_company_game, out_company_players)
+    return min(state[EVENTS], trace.shape[0])
+
+
+@allocating
+def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_company_games,
+               out_company_players):
+    """Play ``len(seeds)`` games.
+
+    rules int64[CFG_STATE ...] (state.py); knobs float64[n_policies, 1 + n_knobs];
+    seeds uint64[n]; seat_policies int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT],
+    out_players int64[n, n_players, N_PLAYER_OUT], out_company_games int64[n, n_companies],
+    out_company_players int64[n, n_players, 2 * n_companies] (shares, then presidencies).
+    """
+    state = np.zeros(rules[CFG_STATE_SIZE], np.int64)
+    rng = np.zeros(N_STREAMS, np.uint64)
+    work, work_rng, values = search_buffers(rules)
+    no_trace = np.zeros((0, TRACE_WIDTH), np.int64)
+    for g in range(seeds.shape[0]):
+        new_game(state, rules, knobs, rng, seeds[g], seat_policies[g])
+        play_to_end(state, rules, knobs, rng, no_trace, work, work_rng, values)
+        score_game(state, rules, no_trace, out_games[g], out_players[g], out_company_games[g],
+                   out_company_players[g])

@@ -1,0 +1,100 @@
+"""Karnaxis whole games: setup, the loop to the end, Game End, and a chunk of games per call.
+
+Two entry points, so a run without `search` seats never compiles the search driver:
+:func:`play_games` plays every step with :func:`engine.advance`; :func:`play_search_games`
+plays every step through :func:`search.search_step`.  The wrapper (game.py) picks one by the
+seats' policies; a game with no search seat plays the same either way.
+"""
+
+import numpy as np
+from numba import njit
+
+from simulator.games.karnaxis.engine import advance, new_game, write_years
+from simulator.games.karnaxis.search import search_step
+from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karnaxis.year_end import end_game
+from simulator.rng import N_STREAMS
+
+
+@njit(cache=True)
+def play_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players,
+              out_years):
+    """One whole game into out_game int64[N_GAME_OUT], out_players int64[n_players,
+    N_PLAYER_OUT + ledger columns] and out_years int64[years * n_players, N_YEAR_OUT].
+    Returns the number of trace rows written."""
+    new_game(state, rules, knobs, rng, seed, seat_policies)
+    advance(state, rules, knobs, rng, trace, out_years, rules[CFG_YEARS])
+    end_game(state, rules, trace, out_game, out_players)
+    return state[TRACE_N]
+
+
+@njit(cache=True)
+def search_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players,
+                out_years, work, work_rng, values):
+    """:func:`play_game` with every step played by the search driver (work buffers:
+    search.search_step)."""
+    new_game(state, rules, knobs, rng, seed, seat_policies)
+    while state[PHASE] != AT_END:
+        year_ends = state[PHASE] == AT_YEAR_END
+        search_step(state, rules, knobs, rng, trace, work, work_rng, values)
+        if year_ends:
+            write_years(state, rules, out_years)
+    end_game(state, rules, trace, out_game, out_players)
+    return state[TRACE_N]
+
+
+@njit(cache=True)
+def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years):
+    """Play ``len(seeds)`` games without search seats.
+
+    rules int64 (state.py), knobs float64[n_policies, 1 + n_knobs], seeds uint64[n],
+    seat_policies int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT], out_players
+    int64[n, n_players, N_PLAYER_OUT + ledger columns], out_years
+    int64[n * years * n_players, N_YEAR_OUT] (game-major, then year, then seat).
+    """
+    rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
+    state = np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64)
+    rng = np.zeros(N_STREAMS, dtype=np.uint64)
+    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
+    for g in range(seeds.shape[0]):
+        play_game(state, rules, knobs, rng, no_trace, seeds[g], seat_policies[g], out_games[g],
+                  out_players[g], out_years[g * rows:(g + 1) * rows])
+
+
+@njit(cache=True)
+def search_buffers(rules):
+    """The search driver's work buffers: three state copies (snapshot, probe, rollout), their
+    rng streams, and the per-candidate value sums, counts and seat scores."""
+    size = rules[CFG_STATE_SIZE]
+    return (np.zeros((3, size), dtype=np.int64), np.zeros((3, N_STREAMS), dtype=np.uint64),
+            np.zeros((3, MAX_OPTIONS), dtype=np.float64))
+
+
+@njit(cache=True)
+def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years):
+    """:func:`play_games` for games with search seats."""
+    rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
+    state = np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64)
+    rng = np.zeros(N_STREAMS, dtype=np.uint64)
+    work, work_rng, values = search_buffers(rules)
+    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
+    for g in range(seeds.shape[0]):
+        search_game(state, rules, knobs, rng, no_trace, seeds[g], seat_policies[g], out_games[g],
+                    out_players[g], out_years[g * rows:(g + 1) * rows], work, work_rng, values)
+
+
+@njit(cache=True)
+def trace_game(rules, knobs, seed, seat_policies, out_game, out_players, out_years, trace):
+    """One game without search seats, with its trace rows; returns how many were written."""
+    return play_game(np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64), rules, knobs,
+                     np.zeros(N_STREAMS, dtype=np.uint64), trace, seed, seat_policies,
+                     out_game, out_players, out_years)
+
+
+@njit(cache=True)
+def trace_search_game(rules, knobs, seed, seat_policies, out_game, out_players, out_years, trace):
+    """:func:`trace_game` for a game with search seats."""
+    work, work_rng, values = search_buffers(rules)
+    return search_game(np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64), rules, knobs,
+                       np.zeros(N_STREAMS, dtype=np.uint64), trace, seed, seat_policies,
+                       out_game, out_players, out_years, work, work_rng, values)

@@ -1,0 +1,118 @@
+"""The Ekonos `search` player (simulator/games/ekonos/search.py): it sees only what its seat
+can know, it is reproducible, it falls back to its rollout policy without a budget, and the
+replay shows the values it weighed.  Budgets are tiny: these tests check behaviour, not
+strength (the README gives the measured strength)."""
+
+import numpy as np
+import pytest
+
+from policies.ekonos import SEARCH, VALUE_INVESTOR
+from simulator.game import get_game
+from simulator.games.ekonos import games
+from simulator.games.ekonos.search import search_step
+from simulator.games.ekonos.state import *  # noqa: F401,F403
+from simulator.rng import DICE, N_STREAMS, POLICY, SETUP, game_seeds
+
+GAME = get_game("ekonos")
+TINY = ("policies.search.rollouts=12", "policies.search.top_k=3", "policies.search.horizon=1")
+
+
+def first_search_decision(change=None, seed: int = 7):
+    """The trace rows of seat 0's first card play in a 4-player game (search in seat 0, value
+    investors elsewhere): the search's weighed options and the card it played.  ``change``
+    edits the game (state, rng, rules) after the first deal, before the search decides."""
+    cfg, knobs = GAME.prepare(GAME.rules(sets=TINY), 4)
+    state = np.zeros(cfg[CFG_STATE_SIZE], np.int64)
+    rng = np.zeros(N_STREAMS, np.uint64)
+    work, work_rng, values = games.search_buffers(cfg)
+    seats = np.array([SEARCH] + [VALUE_INVESTOR] * 3, np.int8)
+    games.new_game(state, cfg, knobs, rng, np.uint64(seed), seats)
+    trace = np.zeros((200, TRACE_WIDTH), np.int64)
+    search_step(state, cfg, knobs, rng, trace, work, work_rng, values)   # the deal
+    assert state[PHASE] == AT_CARD and (state[STARTER] + state[ROUND]) % 4 == 0
+    if change:
+        change(state, rng, cfg)
+    start = state[EVENTS]
+    search_step(state, cfg, knobs, rng, trace, work, work_rng, values)   # seat 0 plays a card
+    rows = [tuple(r) for r in trace[start:state[EVENTS]].tolist()]
+    assert rows[0][0] == EV_SEARCH and state[SEARCH_DECISIONS] >= 1
+    return rows
+
+
+def hidden_cards(state, cfg):
+    """Where the cards seat 0 cannot see are: the other hands' unplayed cards and the undealt
+    rest of the deck."""
+    per_hand, dealt = cfg[CFG_CARDS_PER_TURN], 4 * cfg[CFG_CARDS_PER_TURN]
+    places = [HANDS + p * MAX_HAND + s for p in (1, 2, 3) for s in range(per_hand)]
+    return places + [DECK_ORDER + k for k in range(dealt, cfg[CFG_CARDS])]
+
+
+def reorder_hidden(state, rng, cfg):
+    """Another deal of the same unseen cards, and other futures for every chance stream."""
+    places = hidden_cards(state, cfg)
+    state[places] = state[places][::-1]
+    for stream in (SETUP, DICE, POLICY):
+        rng[stream] ^= np.uint64(0x9E3779B97F4A7C15)
+
+
+def swap_own_card(state, rng, cfg):
+    """Seat 0's own first card exchanged with seat 1's: something seat 0 does see."""
+    a, b = HANDS, HANDS + MAX_HAND
+    state[a], state[b] = state[b], state[a]
+
+
+def test_search_does_not_peek_at_hidden_cards_or_future_chance():
+    """Two games differing only in what seat 0 cannot know (the other hands, the undealt deck,
+    every later deal and tie-break) give the same weighed values and the same card played."""
+    plain = first_search_decision()
+    assert first_search_decision(reorder_hidden) == plain
+    assert len([r for r in plain if r[0] == EV_SEARCH_OPTION]) == plain[0][5] >= 2
+
+
+def test_search_does_see_its_own_hand():
+    """Control for the test above: a change seat 0 can see changes what it weighs."""
+    assert first_search_decision(swap_own_card) != first_search_decision()
+
+
+def play(sets: tuple, seats: list[int], n_games: int = 30):
+    params = GAME.prepare(GAME.rules(sets=sets), len(seats))
+    ids = np.arange(n_games)
+    return GAME.play(params, game_seeds(3, ids), np.tile(np.array(seats, np.int8), (n_games, 1)))
+
+
+@pytest.mark.parametrize("budget", ["policies.search.rollouts=0", "policies.search.top_k=1"])
+def test_search_without_a_budget_plays_as_its_rollout_policy(budget):
+    """A search seat with no rollouts, or only one candidate, weighs nothing: it plays exactly
+    as its rollout policy (value_investor) would in its seat, draw for draw."""
+    searched = play((budget,), [SEARCH, VALUE_INVESTOR, 1, 3])
+    scripted = play((budget,), [VALUE_INVESTOR, VALUE_INVESTOR, 1, 3])
+    for table in ("games", "players"):
+        for name, column in scripted[table].items():
+            np.testing.assert_array_equal(searched[table][name], column, err_msg=name)
+    assert (searched["games"]["search_decisions"] == 0).all()
+
+
+def test_search_decisions_are_counted():
+    """The games column `search_decisions`: 0 without a search seat, else every decision the
+    search weighed (at least one a round of its own in a game)."""
+    with_search = play(TINY, [SEARCH, VALUE_INVESTOR, 1, 3], n_games=3)
+    without = play(TINY, [VALUE_INVESTOR, VALUE_INVESTOR, 1, 3], n_games=3)
+    assert (without["games"]["search_decisions"] == 0).all()
+    assert (with_search["games"]["search_decisions"] >= 18).all()   # 3 turns x 6 cards
+
+
+def test_replay_shows_the_values_the_search_weighed():
+    """`balsim replay`: each search decision lists its candidates, each with its mean value
+    (win share + 0.1 x clipped margin, so within [-0.1, 1.1]) and its rollouts."""
+    rules = GAME.rules(sets=TINY)
+    params = GAME.prepare(rules, 4)
+    lines = GAME.replay(params, 5, np.array([SEARCH, VALUE_INVESTOR, 1, 3], np.int8), rules)
+    heads = [i for i, line in enumerate(lines) if "search weighs" in line]
+    assert heads
+    for i in heads:
+        weighed = int(lines[i].split("weighs ")[1].split()[0])
+        options = lines[i + 1:i + 1 + weighed]
+        assert all("mean value" in line for line in options)
+        values = [float(line.split("mean value ")[1].split()[0]) for line in options]
+        assert all(-0.1 <= v <= 1.1 for v in values)
+        assert sum(int(line.split("over ")[1].split()[0]) for line in options) == 12
