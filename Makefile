@@ -44,6 +44,7 @@ mutants: $(STAMP)
 tuned: $(STAMP)
 	$(BIN)/balsim tune ekonos --all -p 4 --budget 60000 --out tuned/ekonos.toml --force
 	$(BIN)/balsim tune karnaxis --all -p 4 --budget 60000 --out tuned/karnaxis.toml --force
+	$(BIN)/balsim tune karmaggan --all -p 4 --budget 16000 --out tuned/karmaggan.toml --force
 
 clean:
 	rm -rf $(VENV) .numba_cache runs

@@ -60,7 +60,7 @@ SCREEN_MIN_RUN = 48
 # decision, so a line-up with one plays "search_games" instead.  Measured 2026-11 with jobs=2
 # on the shared machine (load ~9.5), side by side: ekonos-4p-strong 16,000 games in 28 s and
 # karnaxis-4p-strong 12,000 in 20 s, against ekonos-3p 50,000 in 51 s and karnaxis-2p 20,000
-# in 15 s; Karmaggan has no strong field until it has tuned sets or a search player.
+# in 15 s.
 STRONG = {"ekonos": {"n_games": 8_000, "search_games": 200},
           "karnaxis": {"n_games": 4_000, "search_games": 100},
           "karmaggan": {"n_games": 1_000, "search_games": 40}}
