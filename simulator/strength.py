@@ -57,14 +57,15 @@ def tuned_field(game: Game, rules: dict) -> list[str]:
     return [strongest_copy(game, rules, p) for p in scripted_field(game)]
 
 
-def strong_seats(game: Game, rules: dict, n_players: int) -> list[str] | None:
+def strong_seats(game: Game, rules: dict, n_players: int, search: bool = True) -> list[str] | None:
     """The strong field's line-up at ``n_players``: ``search`` in one seat (its team in team
-    mode) when the game has it, tuned copies in turn in the others.  None when the game has
-    neither a search player nor a tuned knob set (the strong field would be the scripted one)."""
+    mode) when the game has it and ``search`` is set, tuned copies in turn in the others.  None
+    when it would hold neither (the strong field would be the scripted one)."""
     field = tuned_field(game, rules)
-    if not has_search(game) and field == scripted_field(game):
+    searching = search and has_search(game)
+    if not searching and field == scripted_field(game):
         return None
-    if has_search(game):
+    if searching:
         return list(line_up(rules, SEARCH, field, n_players))
     return [field[i % len(field)] for i in range(n_players)]
 

@@ -55,15 +55,16 @@ SCREEN_GAMES = {"ekonos": 6_000, "karnaxis": 12_000, "karmaggan": 5_000}
 SCREEN_MIN_RUN = 48
 
 # The strong field (simulator.strength: tuned knob sets, one search seat where the game has a
-# search player), played at STRONG_PLAYERS with the same variants, so every balance flag can
-# say whether it holds with strong players.  A search seat costs hundreds of playouts per
-# decision, so a line-up with one plays "search_games" instead.  Measured 2026-11 with jobs=2
-# on the shared machine (load ~9.5), side by side: ekonos-4p-strong 16,000 games in 28 s and
-# karnaxis-4p-strong 12,000 in 20 s, against ekonos-3p 50,000 in 51 s and karnaxis-2p 20,000
-# in 15 s.
-STRONG = {"ekonos": {"n_games": 8_000, "search_games": 200},
-          "karnaxis": {"n_games": 4_000, "search_games": 100},
-          "karmaggan": {"n_games": 1_000, "search_games": 40}}
+# search player and "search_games" is not 0), played at STRONG_PLAYERS with the same variants,
+# so every balance flag can say whether it holds with strong players.  Measured 2026-11 with
+# jobs=2 on the shared machine (load ~9.5), side by side: ekonos-4p-strong 16,000 games in
+# 28 s and karnaxis-4p-strong 12,000 in 20 s, against ekonos-3p 50,000 in 51 s and karnaxis-2p
+# 20,000 in 15 s.  A search seat is not affordable within the study's minutes: Ekonos with one
+# search seat at its default budget plays about 2 games/s (40 games in 23 s, one worker), so
+# a few dozen games would leave every check inconclusive; "search_games" stays 0 until then.
+STRONG = {"ekonos": {"n_games": 8_000, "search_games": 0},
+          "karnaxis": {"n_games": 4_000, "search_games": 0},
+          "karmaggan": {"n_games": 1_000, "search_games": 0}}
 STRONG_PLAYERS = 4
 
 
@@ -108,7 +109,7 @@ def study_plans(scale: float = 1.0) -> list[tuple[str, Plan]]:
 def strong_plan(game, variants: list[Variant], scale: float) -> tuple[str, Plan] | None:
     """(folder, plan) of the game's strong-field dataset, or None when it has no strong field."""
     spec = STRONG.get(game.name)
-    seats = strong_seats(game, game.rules(), STRONG_PLAYERS) if spec else None
+    seats = strong_seats(game, game.rules(), STRONG_PLAYERS, spec["search_games"] > 0) if spec else None
     if seats is None or STRONG_PLAYERS not in game.player_counts:
         return None
     searching = SEARCH in seats

@@ -38,48 +38,46 @@ def without_tuned_sets(rules: dict) -> dict:
     return {**rules, "policies": {k: v for k, v in rules["policies"].items() if "base" not in v}}
 
 
-def with_search(game):
-    """The game with a search player listed (whether or not its engine has one)."""
-    if has_search(game):
-        return game
-    return dataclasses.replace(game, policies=game.policies + (Policy(len(game.policies), "search", ""),))
-
-
-def without_search(game):
-    """The game as if its engine listed no search player."""
-    return dataclasses.replace(game, policies=tuple(p for p in game.policies if p.name != "search"))
+def with_search(game, present: bool):
+    """The game with or without a search player, whatever its engine has today."""
+    builtins = tuple(p for p in game.policies if p.name != "search")
+    extra = (Policy(len(builtins), "search", ""),) if present else ()
+    return dataclasses.replace(game, policies=builtins + extra)
 
 
 # ---- the strong field -----------------------------------------------------------------------
 
 def test_the_strong_field_is_the_tuned_sets_and_a_search_seat_when_the_game_has_one():
     rules = EKONOS.rules()
-    plain = without_search(EKONOS)
+    plain, searching = with_search(EKONOS, False), with_search(EKONOS, True)
     tuned = tuned_field(plain, rules)
     assert tuned == [f"{p}_tuned" for p in scripted_field(plain)]
     assert strong_seats(plain, rules, 4) == tuned[:4]
     # without tuned sets and without search there is no strong field
     assert strong_seats(plain, without_tuned_sets(rules), 4) is None
-    searching = with_search(EKONOS)
     assert has_search(searching) and not has_search(plain)
     assert strong_seats(searching, rules, 4) == ["search", *tuned[:3]]
+    assert strong_seats(searching, rules, 4, search=False) == tuned[:4]
     assert strong_seats(searching, without_tuned_sets(rules), 3) == \
-        ["search", *scripted_field(EKONOS)[:2]]
+        ["search", *scripted_field(plain)[:2]]
 
 
 def test_the_study_adds_a_strong_dataset_with_the_same_variants():
     plans = dict(study_plans())
-    for game in ("ekonos", "karnaxis"):
+    for game in ("ekonos", "karnaxis", "karmaggan"):
         strong = plans[f"{game}-{STRONG_PLAYERS}p-strong"]
         scripted = plans[f"{game}-{STRONG_PLAYERS}p"]
-        assert strong.seats == strong_seats(get_game(game), get_game(game).rules(), STRONG_PLAYERS)
-        assert all(s.endswith("_tuned") or s == "search" for s in strong.seats)
+        # search seats only where the study can afford them (none today)
+        assert strong.seats == strong_seats(get_game(game), get_game(game).rules(), STRONG_PLAYERS,
+                                            search=STRONG[game]["search_games"] > 0)
+        assert all(s.endswith("_tuned") for s in strong.seats)
         assert [v.name for v in strong.variants] == [v.name for v in scripted.variants]
         assert strong.seed == scripted.seed and strong.n_games < scripted.n_games
 
 
 def test_the_study_seats_search_in_its_strong_field_once_the_game_has_it(monkeypatch):
     monkeypatch.setattr("simulator.strength.has_search", lambda game: game.name == "karmaggan")
+    monkeypatch.setitem(STRONG, "karmaggan", {**STRONG["karmaggan"], "search_games": 40})
     plans = dict(study_plans())
     strong = plans[f"karmaggan-{STRONG_PLAYERS}p-strong"]
     assert strong.seats[::2] == ["search", "search"]      # one team of search players
@@ -166,10 +164,10 @@ def test_a_level_finding_holds_while_the_strong_field_reaches_its_threshold():
 # ---- skill ----------------------------------------------------------------------------------
 
 def test_skill_refuses_a_game_without_a_search_player():
-    result = invoke("skill", "ekonos", "-p", 4)
+    result = invoke("skill", "karmaggan", "-p", 4)
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        "Error: ekonos has no 'search' policy yet: skill measures a search player's win rate by "
+        "Error: karmaggan has no 'search' policy yet: skill measures a search player's win rate by "
         "rollout budget"]
 
 
@@ -206,17 +204,18 @@ def test_an_incumbent_is_dominant_only_when_no_challenger_beats_its_fair_share()
 
 def test_a_weak_incumbent_is_beaten_by_tuned_challengers(tmp_path):
     with Lab(EKONOS, jobs=1) as lab:
-        result = challenge(lab, EKONOS.rules(), "cash_hoarder", 3, budget=1_500, search_games=50,
+        result = challenge(lab, EKONOS.rules(), "cash_hoarder", 3, budget=1_500, search_games=6,
                            seed=2)
+    searching = ["search"] if has_search(EKONOS) else []
     assert [c.name for c in result.challengers] == [
-        f"{p}_challenger" for p in scripted_field(EKONOS, exclude="cash_hoarder")]
+        f"{p}_challenger" for p in scripted_field(EKONOS, exclude="cash_hoarder")] + searching
     assert not result.dominant and result.fair_share == pytest.approx(1 / 3)
 
 
 def test_challenge_command_writes_the_challengers_and_the_verdict(tmp_path):
     out = tmp_path / "best.toml"
     result = invoke("challenge", "ekonos", "--incumbent", "cash_hoarder", "-p", 3, "--budget",
-                    1_500, "-j", 1, "-q", "--out", out)
+                    1_500, "--search-games", 6, "-j", 1, "-q", "--out", out)
     assert result.exit_code == 0, result.output
     assert "cash_hoarder is beatable" in result.output
     text = out.read_text()
