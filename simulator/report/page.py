@@ -88,9 +88,14 @@ def header(name: str) -> str:
 
 
 def td(text: str, value) -> str:
-    """A table cell; numbers and short words stay on one line, long text may wrap."""
+    """A table cell; numbers and short words stay on one line, long text may wrap, and a name
+    (e.g. a tuned policy's) may break after its underscores."""
     long = isinstance(value, str) and len(value) > WRAP_TEXT
-    return f"<td class='wrap'>{text}</td>" if long else f"<td>{text}</td>"
+    if long:
+        return f"<td class='wrap'>{text}</td>"
+    if isinstance(value, str) and "_" in value:
+        return f"<td class='name'>{text.replace('_', '_<wbr>')}</td>"
+    return f"<td>{text}</td>"
 
 
 def table_html(df: pl.DataFrame | None, keep: list[str] | None = None) -> str:
@@ -147,7 +152,7 @@ h3{margin-top:1.6em} h4{margin:.2em 0}
 table{border-collapse:collapse;font-size:12px;max-width:100%}
 th,td{border:1px solid #bbb;padding:2px 5px;text-align:right}
 th{background:#e6e6e6;font-weight:600} td:first-child,th:first-child{text-align:left}
-td{white-space:nowrap} td.wrap{white-space:normal;min-width:12em}
+td{white-space:nowrap} td.wrap{white-space:normal;min-width:12em} td.name{white-space:normal}
 table.facts th{text-align:left} table.facts td{white-space:normal;text-align:left}
 .note{color:#444;font-size:12px;margin:.2em 0}
 """
