@@ -15,9 +15,10 @@ throw destinations, rotations, Blood Stone and Greedy Fingers targets) is its
 How: the round loop (engine.play_from) pauses before a search seat's plunderer turn and
 :func:`search_turn` plays it.  At each STEP decision with several options the candidates are
 the ``top_k`` options by the rollout policy's own scores; ``rollouts`` playouts are spread
-over them round-robin.  A playout copies the game's mutable arrays into a second world
-(the static ones are shared), re-draws what the seat cannot know (:func:`determinize`) from a
-seed drawn from the real game's SEARCH stream, takes the candidate, finishes the turn and
+over them round-robin, every candidate of a round from the same seed (common random numbers:
+the candidates are compared on the same re-drawn cards and dice).  A playout copies the game's mutable arrays into a second world
+(the static ones are shared), re-draws what the seat cannot know (:func:`determinize`) from
+that seed, drawn from the real game's SEARCH stream, takes the candidate, finishes the turn and
 plays on with every seat on ``rollout_policy`` to the horizon: 0 to the end of the game, h to
 the end of the h-th round after the decision's round.  The outcome for the deciding seat
 (:func:`seat_value`) is its side's win (its team's in Team mode, its own in Free-for-All),
@@ -103,10 +104,13 @@ def weigh(W, seat, n, R, values, picks, pool):
     sums, counts = values[SUMS], values[COUNTS]
     sums[:m] = 0.0
     counts[:m] = 0.0
+    seed = np.uint64(0)
     for r in range(total):
         c = r % m
+        if c == 0:   # one determinization per round of candidates: they are compared alike
+            seed = rollout_seed(W[RNG])
         copy_world(W, R)
-        R[RNG][SEARCH_STREAM] = rollout_seed(W[RNG])
+        R[RNG][SEARCH_STREAM] = seed
         determinize(R, seat, pool)
         if take_step(R, seat, picks[c]):
             continue_turn(R, seat)
