@@ -184,3 +184,9 @@ def test_replay_shows_the_values_the_search_weighed():
 def test_search_knobs_beyond_what_the_driver_can_play_are_refused(key, value):
     with pytest.raises(RulesError, match=f"rules key '{key}'"):
         GAME.rules(sets=(f"{key}={value}",))
+
+
+def test_bench_shows_a_rate_below_ten_with_decimals():
+    """A search game takes about a second: `balsim bench` must not print it as 0 or 1 a second."""
+    from simulator.bench import per_second
+    assert per_second(4, 14.57) == "0.27" and per_second(12_345, 2.0) == "6,172"
