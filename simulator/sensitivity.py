@@ -287,7 +287,7 @@ def dependencies(out: str | Path) -> dict[str, list[str]]:
     largest effect first; a metric with an empty list is robust to every key screened."""
     _, effects = read(out)
     # a metric with no effects (not finite in some run) is left out: no verdict about it
-    found = {metric: [] for metric in effects["metric"].unique().to_list()}
+    found = {metric: [] for metric in (effects["metric"].unique().to_list() if effects.height else [])}
     for row in effects.sort("metric", "rank").iter_rows(named=True):
         if row["significant"]:
             found[row["metric"]].append(row["key"])

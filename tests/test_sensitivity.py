@@ -178,6 +178,26 @@ def test_flags_of_the_screened_game_are_marked_from_its_dependencies(screen_out)
     assert "(3 keys screened)" in text
 
 
+def test_a_metric_undefined_in_some_run_gives_no_verdict(screen_out, tmp_path):
+    """A metric left out of the effects (not finite in some run) is neither robust nor
+    dependent: its flag says why it has no verdict."""
+    import shutil
+
+    from simulator.report.flags import Flag
+    from simulator.report.screens import mark_flags
+
+    copy = tmp_path / "screen"
+    shutil.copytree(screen_out, copy)
+    effects = pl.read_parquet(copy / "effects.parquet")
+    effects.filter(pl.col("metric") != "presidency_edge").write_parquet(copy / "effects.parquet")
+    assert "presidency_edge" not in sens.dependencies(copy)
+    presidency = Flag("ekonos", 3, "presidency", "", 1.0, 0.5, "t", "e", "w", "a", "c")
+    mark_flags([presidency], [copy])
+    assert presidency.sensitivity.text() == ("not screened against the assumed values: "
+                                             "presidency_edge is undefined in some of the "
+                                             "screen's runs (none of their games has it)")
+
+
 def test_a_flag_whose_metric_moves_with_a_key_depends_on_it(tmp_path):
     """Presidencies costing 0 to 30 points rescore the same games (no policy reads the scoring)
     and take the presidency edge away: the presidency flag depends on that key, not on a knob
