@@ -169,7 +169,7 @@ def test_flags_of_the_screened_game_are_marked_from_its_dependencies(screen_out)
     # Ekonos records no timeline, a variant is a second rule set, cash_hoarder did not play:
     # each says why it is not screened instead of borrowing another number's verdict
     assert runaway.sensitivity.text() == ("not screened against the assumed values: the screen "
-                                          "has no runaway_rate")
+                                          "at 3 players has no runaway_rate")
     assert variant.sensitivity.text().startswith("not screened against the assumed values: "
                                                  "a variant's effect")
     assert "no win_rate:policy=cash_hoarder" in outside.sensitivity.text()

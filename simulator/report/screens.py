@@ -6,8 +6,9 @@ A flag's finding is matched to the screen metric that measures it: a seat's win 
 round-cap rate, the excess after a left neighbour (``neighbour_excess:policy=NAME``), the
 presidency edge, the runaway-leader rate, a policy's loan-cap or delinquency rate (named by the
 flag).  A variant's flag is marked as not screened, with why: the screen moves keys under the
-base rules only.  A flag whose metric the screen does not have (a policy outside its line-up)
-says so rather than be given a verdict about another number.
+base rules only.  A flag whose metric the screen does not have (a seat beyond its player
+count, a policy outside its line-up) says so rather than be given a verdict about another
+number.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ def mark_flags(flags: list[Flag], screens: list[Path]) -> None:
             flag.sensitivity = Sensitivity((), keys, other, f"{metric} is undefined in some of "
                                            f"the screen's runs (none of their games has it)")
         else:
-            flag.sensitivity = Sensitivity((), keys, other, f"the screen has no {metric or 'metric of it'}")
+            flag.sensitivity = Sensitivity((), keys, other, f"the screen at {players} players has "
+                                           f"no {metric or 'metric of it'}")
 
 
 def screen_sections(screens: list[Path]) -> list[str]:
