@@ -11,7 +11,8 @@ import numpy as np
 
 from simulator.game import Game
 from simulator.rng import game_seeds
-from simulator.runner import MAX_CHUNK, Plan, Variant, compiling, execute, seat_policy_ids
+from simulator.runner import MAX_CHUNK, Plan, Variant, execute, seat_policy_ids
+from simulator.warm import compiling
 
 TARGET_SECONDS = 5.0
 PROBE_SECONDS = 0.5

@@ -23,6 +23,7 @@ from simulator.rules import RulesError
 from simulator.runner import Plan, Variant, execute
 from simulator.store import check_replaceable, checked_path
 from simulator.strength import SEARCH, strong_seats
+from simulator.warm import warm_engines
 
 STUDY_SEED = 20_261_129
 
@@ -147,6 +148,7 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
     for name in GAME_NAMES:
         check_out_dir(runs_dir / screen_folder(name), force=True)
         check_out_dir(runs_dir / skill_folder(name), force=True)
+    warm_engines({plan.game: plan.n_players for _, plan in plans}, jobs)
     dirs = []
     for i, (folder, plan) in enumerate(plans):
         out = runs_dir / folder
