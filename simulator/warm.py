@@ -65,8 +65,16 @@ COMPILE_SECONDS = {"karmaggan": 170, "karnaxis": 130, "ekonos": 52}
 
 
 def warm_engine(name: str, n_players: int) -> None:
+    """Compile ``name``'s engine, and its search player's kernels when it has one (a game
+    with a search seat may run its own kernel, compiled at that game's first call)."""
     game = get_game(name)
-    warm_up(game, game.prepare(game.rules(), n_players), n_players)
+    params = game.prepare(game.rules(), n_players)
+    warm_up(game, params, n_players)
+    search = [p.id for p in game.policies if p.name == "search"]
+    if search:
+        seats = np.zeros((1, n_players), np.int8)
+        seats[0, 0] = search[0]
+        game.play(params, game_seeds(0, np.zeros(1, np.int64)), seats)
 
 
 def warm_engines(players: dict[str, int], jobs: int) -> None:
