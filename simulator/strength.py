@@ -21,7 +21,9 @@ balance problem; otherwise the finding was an artefact of the field.
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from simulator.errors import UserError
 from simulator.experiments import (HELD_OUT, Design, Lab, batch_ids, is_team_game, round_to,
@@ -143,6 +145,48 @@ def skill(lab: Lab, rules: dict, n_players: int, n_games: int, budgets=SKILL_BUD
     return knob_curve(lab, rules, SEARCH, "rollouts", tuple(budgets), n_players, n_games,
                       field_names, seed)
 
+
+
+SKILL_TOOL = "skill"   # the "tool" of a skill folder's record
+
+
+def write_curve(curve: Curve, out: Path, command: str) -> None:
+    """A skill curve's chart (``skill.png``) and record (``balsim.json``), written into a
+    fresh folder and moved into place."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simulator.experiments import OUT_MARK, finish_out_dir, new_out_dir
+    tmp = new_out_dir(out)
+    rates = [r.value for r in curve.rates]
+    errors = [[r.value - r.interval[0] for r in curve.rates],
+              [r.interval[1] - r.value for r in curve.rates]]
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    ax.errorbar(curve.values, rates, yerr=errors, marker="o", color="black", capsize=3,
+                label=f"{curve.policy} (95% CI)")
+    ax.axhline(curve.fair_share, color="gray", linestyle="--", label="fair share")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel(f"{curve.knob} per decision")
+    ax.set_ylabel("win rate")
+    ax.set_title(f"{curve.game}: skill curve, {len(curve.lineup)} players")
+    ax.legend(frameon=False)
+    fig.tight_layout()
+    fig.savefig(tmp / "skill.png", dpi=110)
+    plt.close(fig)
+    record = {"tool": SKILL_TOOL, "command": command, **curve.record()}
+    (tmp / OUT_MARK).write_text(json.dumps(record, indent=1))
+    finish_out_dir(tmp, out)
+
+
+def read_curve(out: Path) -> dict | None:
+    """The record of a skill folder written by :func:`write_curve`, or None for any other."""
+    from simulator.experiments import OUT_MARK
+    try:
+        record = json.loads((Path(out) / OUT_MARK).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if record.get("tool") == SKILL_TOOL else None
 
 # ---- challenge -----------------------------------------------------------------------------
 

@@ -67,6 +67,16 @@ STRONG = {"ekonos": {"n_games": 8_000, "search_games": 0},
           "karmaggan": {"n_games": 1_000, "search_games": 0}}
 STRONG_PLAYERS = 4
 
+# The skill gap of each game with a search player (simulator.strength.skill): its search seat
+# against the tuned field at STRONG_PLAYERS, at the lowest and at its default rollout budget,
+# on the same games; the report's "Skill and luck" section.  These are the study's search
+# seats: a few hundred games at ~3-6 games/s per core, which the study can afford
+# (measured 2026-11, jobs=2: Ekonos 96 games at budgets 1 and 64 in 22 s of CPU time,
+# Karnaxis 96 games at 1 and 16 in 33 s).
+SKILL = {"ekonos": {"budgets": (1, 64), "n_games": 120},
+         "karnaxis": {"budgets": (1, 16), "n_games": 120},
+         "karmaggan": {"budgets": (1, 16), "n_games": 96}}
+
 
 def study_seats(game, n_players: int) -> list[str]:
     """Seat policies: the scripted policies in turn (random only when a game has no other)."""
@@ -136,6 +146,7 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
         check_replaceable(runs_dir / folder)
     for name in GAME_NAMES:
         check_out_dir(runs_dir / screen_folder(name), force=True)
+        check_out_dir(runs_dir / skill_folder(name), force=True)
     dirs = []
     for i, (folder, plan) in enumerate(plans):
         out = runs_dir / folder
@@ -147,8 +158,9 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
               f"-> {out}", flush=True)
         dirs.append(out)
     screens = run_screens(runs_dir, jobs, progress, scale)
+    skill = run_skill(runs_dir, jobs, progress, scale)
     t = time.perf_counter()
-    write_report(dirs + screens, report_path)
+    write_report(dirs + screens + skill, report_path)
     print(f"report: {report_path} ({time.perf_counter() - t:.1f} s); study took "
           f"{time.perf_counter() - started:.0f} s", flush=True)
     return dirs
@@ -185,5 +197,33 @@ def run_screens(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -
         sensitivity.write(result, path, f"balsim study (screen of {name})", seconds)
         print(f"{path.name}: {len(factors)} assumed keys, {runs} runs x {n_games:,} games in "
               f"{seconds:.1f} s -> {path}", flush=True)
+        out.append(path)
+    return out
+
+
+def skill_folder(game: str) -> str:
+    return f"skill-{game}"
+
+
+def run_skill(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -> list[Path]:
+    """The skill curve of each game with a search player (see SKILL), one folder each."""
+    from simulator.experiments import Lab
+    from simulator.strength import has_search, skill, write_curve
+
+    out = []
+    for name, spec in SKILL.items():
+        game = get_game(name)
+        if not has_search(game) or STRONG_PLAYERS not in game.player_counts:
+            continue
+        n_games = max(12, int(spec["n_games"] * scale))
+        t = time.perf_counter()
+        with Lab(game, jobs, progress=progress, total=n_games * len(spec["budgets"])) as lab:
+            curve = skill(lab, game.rules(), STRONG_PLAYERS, n_games, spec["budgets"], seed=STUDY_SEED)
+        path = runs_dir / skill_folder(name)
+        budgets = ",".join(str(b) for b in spec["budgets"])
+        write_curve(curve, path, f"balsim skill {name} -p {STRONG_PLAYERS} --budgets {budgets} "
+                                 f"-n {n_games} --seed {STUDY_SEED}")
+        print(f"{path.name}: search at {budgets} rollouts, {curve.gap.n:,} games each in "
+              f"{time.perf_counter() - t:.1f} s -> {path}", flush=True)
         out.append(path)
     return out

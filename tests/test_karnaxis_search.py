@@ -105,7 +105,8 @@ def same(a, b):
 
 def play(rules, seats, n=6, seed=4):
     params = GAME.prepare(rules, len(seats))
-    ids = np.tile(np.array([POLICY[s] for s in seats], np.int8), (n, 1))
+    policy = {p.name: p.id for p in GAME.policy_set(rules)}   # with the rules' knob sets
+    ids = np.tile(np.array([policy[s] for s in seats], np.int8), (n, 1))
     return GAME.play(params, game_seeds(seed, np.arange(n)), ids)
 
 
@@ -114,8 +115,9 @@ def play(rules, seats, n=6, seed=4):
 def test_without_a_budget_search_plays_exactly_its_rollout_policy(budget):
     """A search seat with no rollouts or a single candidate plays as its rollout policy does."""
     rules = tiny(**budget)
+    rollout = rules["policies"]["search"]["rollout_policy"]
     searched = play(rules, ["search", "tycoon", "scholar", "cautious"])
-    scripted = play(rules, ["tycoon", "tycoon", "scholar", "cautious"])
+    scripted = play(rules, [rollout, "tycoon", "scholar", "cautious"])
     for table in ("players", "years"):
         for column, values in scripted[table].items():
             assert same(searched[table][column], values), (table, column)

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import re
 import tomllib
+from html import escape
 from types import SimpleNamespace
 
 import numpy as np
@@ -179,6 +180,52 @@ def test_a_knob_curve_finds_a_knob_that_matters():
     assert curve.lineup[0] == "cash_hoarder" and curve.rates[0].n == curve.rates[1].n >= 400
     assert curve.gap.interval[0] > 0
     assert curve.rates[0].value < curve.fair_share
+
+
+def skill_record(low: float, high: float) -> dict:
+    point = {"rollouts": 1, "value": 0.2, "low": 0.1, "high": 0.3, "se": 0.05, "games": 96}
+    return {"tool": "skill", "game": "ekonos", "policy": "search", "knob": "rollouts",
+            "lineup": ["search", "a", "b", "c"], "fair_share": 0.25, "command": "balsim skill",
+            "points": [point, {**point, "rollouts": 64}],
+            "gap": {"value": (low + high) / 2, "low": low, "high": high, "se": 0.05, "games": 96}}
+
+
+@pytest.mark.parametrize("low, high, reading", [(0.05, 0.2, "rewards skill"),
+                                                 (-0.05, 0.1, "no skill gap measurable"),
+                                                 (-0.2, -0.05, "did worse")])
+def test_the_skill_gap_is_read_from_its_interval(low, high, reading):
+    from simulator.report.skill import verdict
+    text = verdict(skill_record(low, high))
+    assert reading in text
+    assert f"(95% CI {100 * low:+.1f} to {100 * high:+.1f})".replace("-", "−") in text
+
+
+def test_the_study_reports_each_games_skill_gap(small_study):
+    """Every game with a search player gets a skill folder, and the report states its gap."""
+    from simulator.report.skill import verdict
+    from simulator.strength import read_curve
+    from simulator.study import SKILL, skill_folder
+
+    page = small_study["report"].read_text()
+    assert "Skill and luck" in page
+    runs = small_study["dirs"][0].parent
+    searching = [name for name in SKILL if has_search(get_game(name))]
+    assert searching
+    for name in searching:
+        record = read_curve(runs / skill_folder(name))
+        assert [p["rollouts"] for p in record["points"]] == list(SKILL[name]["budgets"])
+        assert record["gap"]["value"] == pytest.approx(record["points"][-1]["value"]
+                                                        - record["points"][0]["value"])
+        assert escape(verdict(record)) in page
+
+
+def test_report_takes_a_skill_folder(small_study, tmp_path):
+    from simulator.study import skill_folder
+    runs = small_study["dirs"][0].parent
+    out = tmp_path / "r.html"
+    result = invoke("report", runs / "ekonos-4p", runs / skill_folder("ekonos"), "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "Skill and luck" in out.read_text()
 
 
 @pytest.mark.parametrize("budgets", ["1,1", "4,1", "0,4", "a,b", "16"])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -54,7 +53,7 @@ def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force,
       balsim skill karnaxis -p 4 --budgets 1,16,256 -n 200 --out runs/skill-karnaxis
     """
     from simulator.experiments import check_out_dir
-    from simulator.strength import require_search, skill as skill_curve
+    from simulator.strength import require_search, skill as skill_curve, write_curve
     g, rules = load(game, rules_files, sets)
     require_search(g)
     values = parse_budgets(budgets)
@@ -69,33 +68,6 @@ def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force,
     if out:
         write_curve(curve, Path(out), command_line())
         click.echo(f"wrote {out}/skill.png, {out}/balsim.json")
-
-
-def write_curve(curve, out: Path, command: str) -> None:
-    """The curve's chart and record, written into a fresh folder and moved into place."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from simulator.experiments import OUT_MARK, finish_out_dir, new_out_dir
-    tmp = new_out_dir(out)
-    rates = [r.value for r in curve.rates]
-    errors = [[r.value - r.interval[0] for r in curve.rates],
-              [r.interval[1] - r.value for r in curve.rates]]
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.errorbar(curve.values, rates, yerr=errors, marker="o", color="black", capsize=3,
-                label=f"{curve.policy} (95% CI)")
-    ax.axhline(curve.fair_share, color="gray", linestyle="--", label="fair share")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel(f"{curve.knob} per decision")
-    ax.set_ylabel("win rate")
-    ax.set_title(f"{curve.game}: skill curve, {len(curve.lineup)} players")
-    ax.legend(frameon=False)
-    fig.tight_layout()
-    fig.savefig(tmp / "skill.png", dpi=110)
-    plt.close(fig)
-    (tmp / OUT_MARK).write_text(json.dumps({"command": command, **curve.record()}, indent=1))
-    finish_out_dir(tmp, out)
 
 
 @cli.command()

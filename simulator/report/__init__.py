@@ -21,6 +21,7 @@ from simulator.report.answers import answers_html
 from simulator.report.flags import THRESHOLDS, Flag, Rules, flags_html, merge_flags
 from simulator.report.page import render_page
 from simulator.report.screens import mark_flags, screen_sections, split_screens
+from simulator.report.skill import skill_section, split_skill
 from simulator.report.strong import annotate, is_strong
 from simulator.report.sections import dataset_section, game_section, incomplete
 from simulator.store import write_atomic
@@ -34,13 +35,15 @@ def write_report(dataset_dirs: list[Path], out: Path) -> Path:
     """Analyse ``dataset_dirs`` and write the playtest report to ``out`` (one HTML file).
 
     Each directory is a balsim dataset (``manifest.json`` plus ``games/``, ``players/`` and
-    timeline parts) or a ``balsim sensitivity`` folder: each screen gets a section, and marks
-    the flags of its game and player count robust or dependent (:mod:`.screens`).  Returns
+    timeline parts), a ``balsim sensitivity`` folder (each screen gets a section, and marks
+    the flags of its game and player count robust or dependent: :mod:`.screens`) or a
+    ``balsim skill`` folder (the "Skill and luck" section: :mod:`.skill`).  Returns
     ``out``.
     """
     started = time.perf_counter()
     out = Path(out)
     dataset_dirs, screens = split_screens(dataset_dirs)
+    dataset_dirs, skill = split_skill(dataset_dirs)
     datasets = [Dataset(d) for d in dataset_dirs]
     members = [(i, ds, summarise(ds)) for i, ds in enumerate(datasets)]
     # a strong-field dataset checks the findings of its game's scripted datasets instead of
@@ -54,6 +57,7 @@ def write_report(dataset_dirs: list[Path], out: Path) -> Path:
     mark_flags(flags, screens)
     body = [game_section(game, [m for m in scripted if m[1].game == game])
             for game in dict.fromkeys(ds.game for ds in datasets)]
+    body.append(skill_section(skill))
     body += [dataset_section(i, ds, res) for i, ds, res in members]
     body += screen_sections(screens)
     games = sorted({ds.game for ds in datasets})
