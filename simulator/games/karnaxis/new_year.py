@@ -76,9 +76,9 @@ def update_stocks(state, rules, knobs, rng, trace):
         for j in range(n):
             if (j != s and state[share(j, s)] > 0
                     and character(rules, state[row(j) + CHARACTER], C_ABILITY) == AB_STOCK_REROLL):
-                add_option(state, 0, 0, d, s, 0)
-                add_option(state, 1, 1, d, s, 0)
-                if choose(state, rules, knobs, rng, trace, D_REROLL, j, 2) == 1:
+                m = add_option(state, 0, 0, d, s, 0)
+                m = add_option(state, m, 1, d, s, 0)
+                if choose(state, rules, knobs, rng, trace, D_REROLL, j, m) == 1:
                     first = d
                     d = roll_stock_die(rules, rng)
                     record(state, trace, EV_REROLL, j, s, first, d, 0)
