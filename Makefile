@@ -21,6 +21,7 @@ run: $(STAMP)
 	$(BIN)/balsim study --out runs --report reports/study.html
 
 test: $(STAMP) browser
+	$(BIN)/python -m simulator.warm
 	$(BIN)/python -m pytest
 
 browser:

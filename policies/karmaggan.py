@@ -13,11 +13,16 @@ tiles on the way; the knobs in ``[policies.NAME]`` of the rules make the strateg
 
 Combat: a scripted policy reveals a random card of its hand, each weighted by the knob of its
 combat value (``combat_*``), and plays no card only with an empty hand.
+
+The `search` player (simulator/games/karmaggan/search.py) weighs the best-scored options of
+its plunderer's steps by simulation; its other decisions are its ``rollout_policy``'s.
 """
 
+import numpy as np
 from numba import njit
 
 from policies.common import RANDOM, behaviour, pick_best, pick_random
+from policies.search import SEARCH_KNOBS
 from simulator.game import Policy
 from simulator.games.karmaggan.board import (
     EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_map)
@@ -33,18 +38,21 @@ from simulator.games.karmaggan.state import (
     SWARM_STEP, SWORD, TELEPORT, TEMPLE_TILE, THROW_DEST, TUMULT, ALIVE, NO_CARD, VICTIM)
 from simulator.rng import POLICY, rng_float
 
-RUSHER, HUNTER, SUPPORTER = range(1, 4)
+RUSHER, HUNTER, SUPPORTER, SEARCH = range(1, 5)
 POLICIES = (
     Policy(RANDOM, "random", "uniformly random among the legal options at every decision"),
     Policy(RUSHER, "rusher", "runs for the Egg and then for the nearest open hatch"),
     Policy(HUNTER, "hunter", "hunts the Egg carrier and fights anyone weaker on the way"),
     Policy(SUPPORTER, "supporter",
            "escorts and blocks for a carrying teammate, passes the Egg toward the exits"),
+    Policy(SEARCH, "search", "weighs its best steps by playing each out many times from what "
+           "it can see (determinized flat Monte Carlo)"),
 )
 KNOBS = ("escort", "hunt", "blood", "objects", "temple", "fight", "hold", "combat_nothing",
-         "combat_attack", "combat_counter", "combat_power")
+         "combat_attack", "combat_counter", "combat_power", *SEARCH_KNOBS)
 (ESCORT, HUNT, BLOOD, OBJECTS, TEMPLE, FIGHT, HOLD, COMBAT_NOTHING, COMBAT_ATTACK,
- COMBAT_COUNTER, COMBAT_POWER) = range(1, 12)  # knobs table columns (column 0: the behaviour)
+ COMBAT_COUNTER, COMBAT_POWER, ROLLOUTS, ROLLOUT_POLICY_KNOB, HORIZON,
+ TOP_K) = range(1, 16)  # knobs table columns (column 0: the behaviour)
 
 NEVER = -1000.0
 DETOUR = 0.6   # cost of a step that does not bring the figure nearer its target
@@ -277,12 +285,37 @@ def card_weight(value, k):
 
 
 @njit(cache=True)
+def played_policy(knobs, policy_id):
+    """The policy whose code makes a seat's decisions: a search seat's ``rollout_policy`` (the
+    search driver weighs only the steps it searches), any other seat's own."""
+    if behaviour(knobs, policy_id) == SEARCH:
+        return np.int64(knobs[policy_id, ROLLOUT_POLICY_KNOB])
+    return policy_id
+
+
+@njit(cache=True)
+def step_scores(W, seat, n, k):
+    """Scores of the ``n`` STEP options in ``W[SCORES]`` for a policy of knobs ``k``, toward its
+    target (and, when the Egg may change hands, toward the exits)."""
+    options = W[OPTIONS]
+    target = plunderer_target(W, seat, k)
+    d = distance_map(W, target)
+    d_exit = d
+    for i in range(n):
+        act = options[i, OPT_ACT]
+        if act == ACT_PASS or act == ACT_TAKE or act == ACT_THROW:
+            d_exit = distance_map(W, exit_target(W))
+            break
+    score_steps(W, seat, n, k, d, d_exit, target)
+
+
+@njit(cache=True)
 def choose(kind, seat, n, W):
     """Index into ``W[OPTIONS][:n]`` chosen by ``seat``'s policy for decision ``kind``."""
     rng = W[RNG]
     if n <= 1:
         return 0
-    policy_id = W[POLICY_IDS][seat]
+    policy_id = played_policy(W[KNOB_TABLE], W[POLICY_IDS][seat])
     if behaviour(W[KNOB_TABLE], policy_id) == RANDOM:
         return pick_random(n, rng)
     k = W[KNOB_TABLE][policy_id]
@@ -292,15 +325,7 @@ def choose(kind, seat, n, W):
     scores = W[SCORES]
     scores[:n] = 0.0
     if kind == STEP:
-        target = plunderer_target(W, seat, k)
-        d = distance_map(W, target)
-        d_exit = d
-        for i in range(n):
-            act = options[i, OPT_ACT]
-            if act == ACT_PASS or act == ACT_TAKE or act == ACT_THROW:
-                d_exit = distance_map(W, exit_target(W))
-                break
-        score_steps(W, seat, n, k, d, d_exit, target)
+        step_scores(W, seat, n, k)
         best = pick_best(scores, n, rng)
         if scores[best] <= 0.0 and rng_float(rng, POLICY) < RESTLESS:
             # nothing gains ground (blocked by an ally, a spawn, a wall): a random step keeps

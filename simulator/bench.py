@@ -11,11 +11,19 @@ import numpy as np
 
 from simulator.game import Game
 from simulator.rng import game_seeds
-from simulator.runner import MAX_CHUNK, Plan, Variant, compiling, execute, seat_policy_ids
+from simulator.runner import MAX_CHUNK, Plan, Variant, execute, seat_policy_ids
+from simulator.warm import compiling
 
 TARGET_SECONDS = 5.0
 PROBE_SECONDS = 0.5
 MAX_GAMES = 10**9        # bench -n: games are played chunk by chunk, so only time limits it
+
+
+def per_second(count: int, seconds: float) -> str:
+    """A rate for the bench lines: whole numbers, but two decimals below 10 (a search player
+    plays about one game a second, which "1" would hide)."""
+    rate = count / seconds
+    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"
 
 
 def bench(game: Game, rules: dict, seats: list[str], n_games: int | None, store: bool,
@@ -55,9 +63,9 @@ def bench(game: Game, rules: dict, seats: list[str], n_games: int | None, store:
     lines = [f"{game.name}: {n_players} players ({', '.join(seats)})",
              f"  first call (compile or cache load): {warm:.2f} s",
              f"  engine, one core: {n:,} games in {seconds:.2f} CPU s = "
-             f"{n / seconds:,.0f} games/s per core"]
+             f"{per_second(n, seconds)} games/s per core"]
     if decisions:
-        lines.append(f"  search: {decisions:,} decisions = {decisions / seconds:,.0f} decisions/s "
+        lines.append(f"  search: {decisions:,} decisions = {per_second(decisions, seconds)} decisions/s "
                      f"per core ({decisions / n:,.1f} per game)")
     if store:
         n_store = max(n, 10 * game.chunk_size)

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from simulator.errors import UserError
+from simulator.flag_values import flag_values
 from simulator.game import Game, get_game
 from simulator.metrics import GROUP_COLUMNS, Outcomes
 from simulator.rng import game_seeds
@@ -90,10 +91,11 @@ def outcomes_from_raw(game: Game, rules: dict, raw: dict, seats: np.ndarray) -> 
         codes, labels = reasons
     else:
         codes, labels = reasons, game.categories.get("end_reason", ())
-    return Outcomes(won=np.asarray(players["won"], bool),
-                    score=np.asarray(players["score"], np.float64),
+    won = np.asarray(players["won"], bool)
+    return Outcomes(won=won, score=np.asarray(players["score"], np.float64),
                     length=np.asarray(games["length"], np.float64),
-                    end_reason=np.asarray(codes, np.int16), end_reasons=tuple(labels), groups=groups)
+                    end_reason=np.asarray(codes, np.int16), end_reasons=tuple(labels), groups=groups,
+                    extra=flag_values(rules, raw, won))
 
 
 class Lab:

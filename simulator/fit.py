@@ -132,7 +132,7 @@ def fit(lab: Lab, rules: dict, design: Design, keys: list[KeyRange], metric_name
     candidate = lambda values: with_values(rules, values)  # noqa: E731
     probe = lab.probe(design, rules)
     seated = {**probe.labels, "policy": tuple(dict.fromkeys(design.lineup))}
-    metric = parse_metric(metric_name, seated, probe.end_reasons)
+    metric = parse_metric(metric_name, seated, probe.end_reasons, tuple(probe.extra))
     evaluations: list[Evaluation] = []
     block = design.block(rules)
     if len(keys) == 1 and keys[0].integer and len(keys[0].values()) <= GRID_MAX:

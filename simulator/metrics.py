@@ -21,7 +21,7 @@ approximations and need a few hundred games.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -44,7 +44,20 @@ METRIC_HELP = {
     "team_gap": "win rate of team 0 minus team 1 (Karmaggän)",
     "length": "mean game length (years, rounds or turns)",
     "round_cap_rate": "share of games ended by the round cap (Karmaggän)",
+    "neighbour_excess:policy=NAME": "win rate of the players seated just after NAME minus what "
+                                    "their own policies win after any neighbour",
+    "presidency_edge": "win rate of the single most valuable company's president minus what "
+                       "players of the same policies win without presiding it (Ekonos; 0 when "
+                       "no game has a single most valuable company)",
+    "loan_cap_binding:policy=NAME": "share of NAME's players whose loans reach the cap (Karnaxis)",
+    "delinquency_rate:policy=NAME": "share of NAME's players with a delinquent payment notice "
+                                    "(Karnaxis)",
+    "runaway_rate": "share of games the leader two thirds into the game wins (Karnaxis: cash, "
+                    "Karmaggän: blood coins)",
 }
+# metrics that read Outcomes.extra (simulator.flag_values): name or kind -> the values needed
+EXTRA_NEEDS = {"presidency_edge": "top_president", "loan_cap_binding": "cap_binding",
+               "delinquency_rate": "delinquent", "runaway_rate": "leader_won"}
 
 
 def metric_help_text(indent: str = "") -> str:
@@ -71,6 +84,7 @@ class Outcomes:
     end_reason: np.ndarray     # int[n], codes into end_reasons
     end_reasons: tuple[str, ...]
     groups: dict
+    extra: dict = field(default_factory=dict)   # simulator.flag_values: bool[n, p] or bool[n]
 
     @property
     def n_games(self) -> int:
@@ -93,7 +107,7 @@ class Outcomes:
 
     def metric(self, name: str) -> "Metric":
         """The metric called ``name``, checked against what these games record."""
-        return parse_metric(name, self.labels, self.end_reasons)
+        return parse_metric(name, self.labels, self.end_reasons, tuple(self.extra))
 
     @staticmethod
     def concat(parts: list["Outcomes"]) -> "Outcomes":
@@ -102,8 +116,9 @@ class Outcomes:
         cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
         groups = {g: (np.concatenate([p.groups[g][0] for p in parts]), labels)
                   for g, (_, labels) in first.groups.items()}
+        extra = {k: np.concatenate([p.extra[k] for p in parts]) for k in first.extra}
         return Outcomes(cat("won"), cat("score"), cat("length"), cat("end_reason"),
-                        first.end_reasons, groups)
+                        first.end_reasons, groups, extra)
 
 
 @dataclass
@@ -256,20 +271,83 @@ def _round_cap_rate() -> Metric:
     return Metric("round_cap_rate", components, lambda m: m[..., 0], proportion=True)
 
 
-def parse_metric(name: str, labels: dict[str, tuple[str, ...]], end_reasons: tuple[str, ...]) -> Metric:
+def _excess_within_policy(name: str, member) -> Metric:
+    """The win rate of the seats ``member(o)`` (bool[n, p]) marks minus what the same policies
+    win at the other seats (neighbour_excess: at every seat), weighting each policy by the
+    members who play it (:func:`simulator.analysis.attribution.stratified_rates`'s excess);
+    0 without members."""
+    everyone = name.startswith("neighbour_excess")
+
+    def components(o: Outcomes):
+        mask, (codes, labels) = member(o), o.groups["policy"]
+        reference = np.ones_like(mask) if everyone else ~mask
+        cols = []
+        for q in range(len(labels)):
+            mine = codes == q
+            cols += [(o.won & mask & mine).sum(axis=1), (mask & mine).sum(axis=1),
+                     (o.won & reference & mine).sum(axis=1), (reference & mine).sum(axis=1)]
+        return np.stack(cols, axis=1)
+
+    def value(m):
+        m = m.reshape(m.shape[:-1] + (-1, 4))
+        members = m[..., 1].sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates = np.where(m[..., 3] > 0, m[..., 2] / m[..., 3], 0.0)   # a policy not played: 0
+            expected = (m[..., 1] * rates).sum(axis=-1)
+            # no member (no game with a single most valuable company): no one has the edge
+            return np.where(members > 0, (m[..., 0].sum(axis=-1) - expected) / members, 0.0)
+    return Metric(name, components, value)
+
+
+def _after(label: str):
+    """Seats whose left neighbour (the seat before, wrapping round) plays policy ``label``."""
+    def member(o: Outcomes):
+        codes, labels = o.groups["policy"]
+        return np.roll(codes, 1, axis=1) == labels.index(label)
+    return member
+
+
+def _extra_share(kind: str, group: str, label: str) -> Metric:
+    def components(o: Outcomes):
+        mask = _members(o, group, label)
+        return np.stack([(o.extra[EXTRA_NEEDS[kind]] & mask).sum(axis=1), mask.sum(axis=1)], axis=1)
+    return Metric(f"{kind}:{group}={label}", components, lambda m: m[..., 0] / m[..., 1],
+                  proportion=True)
+
+
+def _runaway_rate() -> Metric:
+    return Metric("runaway_rate", lambda o: np.stack([o.extra["leader_won"], o.extra["has_leader"]], axis=1),
+                  lambda m: m[..., 0] / m[..., 1], proportion=True)
+
+
+def parse_metric(name: str, labels: dict[str, tuple[str, ...]], end_reasons: tuple[str, ...],
+                 extras: tuple[str, ...] = ()) -> Metric:
     """The metric called ``name``, checked against what a batch records: ``labels`` maps each
-    group to its labels (``{"seat": ("0", ..), "policy": (..), ...}``); UserError names the
-    problem."""
+    group to its labels (``{"seat": ("0", ..), "policy": (..), ...}``), ``extras`` names the
+    values of Outcomes.extra; UserError names the problem."""
     name = name.strip()
     kind, sep, rest = name.partition(":")
+    if kind in EXTRA_NEEDS and EXTRA_NEEDS[kind] not in extras:
+        raise UserError(f"metric '{name}': this game records no {EXTRA_NEEDS[kind].replace('_', ' ')}")
     if sep:
         group, eq, label = rest.partition("=")
-        if kind not in ("win_rate", "score", "outscore") or not eq:
+        if kind not in ("win_rate", "score", "outscore", "neighbour_excess", "loan_cap_binding",
+                        "delinquency_rate") or not eq:
             raise UserError(f"unknown metric '{name}' ({known_metrics()})")
         _check_label(name, group, label, labels)
         if kind == "outscore":
             return _outscore(group, label)
+        if kind == "neighbour_excess":
+            if group != "policy":
+                raise UserError(f"metric '{name}': neighbour_excess takes a policy")
+            return _excess_within_policy(name, _after(label))
+        if kind in EXTRA_NEEDS:
+            return _extra_share(kind, group, label)
         return _group_rate(group, label, "won" if kind == "win_rate" else "score")
+    if name == "presidency_edge":
+        return _excess_within_policy(name, lambda o: o.extra["top_president"])
+    if name == "runaway_rate":
+        return _runaway_rate()
     if name.startswith("max_") and name.endswith("_share"):
         group = name[4:-6]
         _check_label(name, group, None, labels)
@@ -301,13 +379,20 @@ def _check_label(name: str, group: str, label: str | None, labels: dict) -> None
                         f"(have {', '.join(labels[group])})")
 
 
-def balance_metrics(labels: dict[str, tuple[str, ...]], end_reasons: tuple[str, ...]) -> list[Metric]:
+def balance_metrics(labels: dict[str, tuple[str, ...]], end_reasons: tuple[str, ...],
+                    extras: tuple[str, ...] = ()) -> list[Metric]:
     """The balance metrics a screen reports: win rate by seat, policy, character and team,
-    the summaries (first-player edge, largest shares, team gap), length and round-cap rate."""
+    the summaries (first-player edge, largest shares, team gap), length and round-cap rate,
+    and what the other flags measure: the neighbour excess after each policy, and where the
+    games record them the presidency edge, the loan rates by policy and the runaway rate."""
     names = [f"win_rate:{group}={label}" for group in GROUPS if group in labels
              for label in labels[group]]
     names += ["first_player_edge"] + [f"max_{group}_share" for group in GROUPS
                                       if group in labels and group != "team"]
     names += ["team_gap"] if "team" in labels else []
     names += ["length"] + (["round_cap_rate"] if "round_cap" in end_reasons else [])
-    return [parse_metric(name, labels, end_reasons) for name in names]
+    names += [f"neighbour_excess:policy={label}" for label in labels.get("policy", ())]
+    names += [f"{kind}:policy={label}" for kind in ("loan_cap_binding", "delinquency_rate")
+              if EXTRA_NEEDS[kind] in extras for label in labels.get("policy", ())]
+    names += [name for name in ("presidency_edge", "runaway_rate") if EXTRA_NEEDS[name] in extras]
+    return [parse_metric(name, labels, end_reasons, extras) for name in names]

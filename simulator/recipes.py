@@ -46,10 +46,11 @@ TAX_SHAPES = {"flatter": 0.5, "steeper": 1.5}   # spread of the tax table around
 TAX_ROUND = 5_000                                # table entries in $5,000 steps, as printed
 LOAN_CAPS = (25_000, 50_000, 75_000, 100_000, 150_000, 200_000, 300_000)
 BLOOD_COINS = (2, 3, 4, 5, 6, 7, 8)
-EKONOS_VARIANTS = {   # rules changes that take from what a presidency gives, or add cash
-    "cash_12": {"setup.start_money": 12},
-    "no_expansions": {"companies.expand_small": 0, "companies.expand_large": 0},
-    "markers_16": {"companies.market_indicators": 16},
+PRESIDENCY_POINTS = (-5, -10, -15, -20, -22, -24, -26, -30)   # scoring.per_presidency tried
+CASH_POINTS = (2, 3)                                # scoring.per_mu tried
+EKONOS_VARIANTS = {   # scoring changes: a presidency costs points, or cash counts more
+    **{f"presidency_{v}": {"scoring.per_presidency": v} for v in PRESIDENCY_POINTS},
+    **{f"cash_x{v}": {"scoring.per_mu": v} for v in CASH_POINTS},
 }
 
 
@@ -352,10 +353,45 @@ def ekonos_variants(game: Game, rules: dict) -> list[Variant]:
 
 def scoring_answer(ds: Dataset) -> Answer:
     """Cash against holdings (the winner's share of score in holdings) and the presidency edge:
-    in games with a single most valuable company, its president's win minus the fair share."""
+    in games with a single most valuable company, its president's win minus the fair share;
+    then each scoring change's edge, and the change whose edge is nearest zero."""
     names = variant_names(ds)
     base = names[0]
-    frame = game_values(ds)
+    frame = game_values(ds).join(presidency_values(ds), on=["variant", "game_id"])
+    numbers = {}
+    holdings = record(numbers, "winner_holdings:printed", mean_ci(frame, "winner_holdings", base))
+    edge = record(numbers, "president_edge:printed", mean_ci(frame, "president_edge", base))
+    edges = {n: record(numbers, f"president_edge:{n}", mean_ci(frame, "president_edge", n))
+             for n in names[1:]}
+    best = min(names[1:], key=lambda n: abs(edges[n][0]))
+    numbers["best_change"] = describe_change(best)
+    points_of = {n: lookup(ds.variants[names.index(n)]["rules"], "scoring.per_presidency")
+                 for n in names[1:] if "scoring.per_presidency" in EKONOS_VARIANTS[n]}
+    parts = [f"{points(edges[n][0])} with {describe_change(n)} ({points_ci(*edges[n][1:])})"
+             for n in names[1:]]
+    low, high = edges[best][1:]
+    verdict = (f"{describe_change(best)} removes it: {points(edges[best][0])} "
+               f"({points_ci(low, high)}, {balanced(low, high)})" if low <= 0 <= high else
+               f"none of the changes tried removes it; the nearest is {describe_change(best)}: "
+               f"{points(edges[best][0])} ({points_ci(low, high)}, {balanced(low, high)})")
+    sentence = (
+        f"Ekonos scoring ({ds.n_players} players, {games_per_variant(ds):,} games scored each "
+        f"way; the scripted policies do not read the scoring keys, so every scoring rescores the "
+        f"same games): winners hold {pct(holdings[0])} of their final score in shares "
+        f"({ci(holdings)}), so holdings, not cash, win; the president of the single most "
+        f"valuable company wins {points(edge[0])} over the fair share ({points_ci(*edge[1:])}) "
+        f"with the printed scoring, {', '.join(parts)}"
+        f"{crossing(points_of, {n: edges[n][0] for n in points_of}, presidency_points)}; "
+        f"{verdict}.")
+    labels = {n: n for n in names}
+    return Answer(sentence, numbers, levels(frame, ["president_edge", "winner_holdings"], names, labels),
+                  "president_edge")
+
+
+def presidency_values(ds: Dataset) -> pl.DataFrame:
+    """One row per (variant, game): ``president_edge`` (in a game with a single most valuable
+    company, its president's win minus the fair share; null otherwise or without a president)
+    and ``winner_holdings`` (the winners' share of their score in holdings)."""
     companies = [int(c[len("company"):-len("_value")]) for c in ds.columns("games")
                  if c.startswith("company") and c.endswith("_value")]
     values = [pl.col(f"company{c}_value") for c in companies]
@@ -371,33 +407,16 @@ def scoring_answer(ds: Dataset) -> Answer:
     for c in companies:
         presides = presides | ((pl.col("top_company") == c) & pl.col(f"company{c}_president"))
     players = ds.players.with_columns(pl.col("variant").cast(pl.String))
-    per_game = (players.join(top, on=["variant", "game_id"], how="left")
-                .group_by("variant", "game_id")
-                .agg((won.filter(presides).mean() - won.mean()).alias("president_edge"),
-                     (pl.col("holdings_value").cast(pl.Float64) / pl.col("score"))
-                     .filter(pl.col("won") & (pl.col("score") > 0)).mean().alias("winner_holdings"))
-                .collect())
-    frame = frame.join(per_game, on=["variant", "game_id"])
-    numbers = {}
-    holdings = record(numbers, "winner_holdings:printed", mean_ci(frame, "winner_holdings", base))
-    edge = record(numbers, "president_edge:printed", mean_ci(frame, "president_edge", base))
-    edges = {n: record(numbers, f"president_edge:{n}", mean_ci(frame, "president_edge", n))
-             for n in names[1:]}
-    removes = [n for n in names[1:] if edges[n][1] <= 0]
-    numbers["removes"] = removes
-    parts = [f"{points(edges[n][0])} with {n} ({describe_change(n)}; {points_ci(*edges[n][1:])})"
-             for n in names[1:]]
-    verdict = (f"{' and '.join(removes)} removes it within the noise" if removes else
-               "none of these rules changes removes it")
-    sentence = (
-        f"Ekonos scoring ({ds.n_players} players, {games_per_variant(ds):,} games per rules "
-        f"variant on the same seeds): winners hold {pct(holdings[0])} of their final score in "
-        f"shares ({ci(holdings)}), so holdings, not cash, win; the president of the single most "
-        f"valuable company wins {points(edge[0])} over the fair share ({points_ci(*edge[1:])}) "
-        f"with the printed rules, {', '.join(parts)}; {verdict}.")
-    labels = {n: n for n in names}
-    return Answer(sentence, numbers, levels(frame, ["president_edge", "winner_holdings"], names, labels),
-                  "president_edge")
+    return (players.join(top, on=["variant", "game_id"], how="left")
+            .group_by("variant", "game_id")
+            .agg((won.filter(presides).mean() - won.mean()).alias("president_edge"),
+                 (pl.col("holdings_value").cast(pl.Float64) / pl.col("score"))
+                 .filter(pl.col("won") & (pl.col("score") > 0)).mean().alias("winner_holdings"))
+            .collect())
+
+
+def presidency_points(v: int) -> str:
+    return f"a presidency at {v} points".replace("-", "−")
 
 
 def describe_change(name: str) -> str:
@@ -417,8 +436,8 @@ RECIPES = {r.name: r for r in (
            "the count that balances the teams.",
            swept("setup.blood_coins_4_6", BLOOD_COINS, lambda v: f"coins_{v}"), blood_coin_answer),
     Recipe("scoring", "ekonos", 4, 10_000,
-           "Ekonos: cash against holdings, the presidency edge, and which rules change "
-           "removes it.", ekonos_variants, scoring_answer),
+           "Ekonos: cash against holdings, the presidency edge, and the scoring change "
+           "that removes it.", ekonos_variants, scoring_answer),
 )}
 
 

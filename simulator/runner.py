@@ -19,7 +19,6 @@ import shlex
 import sys
 import time
 import warnings
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from simulator.errors import Fault, Interrupted, UserError
 from simulator.game import Game, get_game
 from simulator.rng import game_seeds
 from simulator.seating import Seating, neighbour, team_mode
+from simulator.warm import warm_up
 
 MAX_PARTS = 100_000      # parts per table: keeps the task list and the manifest small
 MAX_CHUNK = 100_000      # games per task: a chunk's output arrays must fit in memory
@@ -416,46 +416,6 @@ class Run:
                     if self.stop <= plan.until_ci:
                         break
         self.elapsed = time.perf_counter() - started
-
-
-DISPLAY_NAMES = {"karmaggan": "Karmaggän"}
-
-
-def compiled_marker(game: Game) -> Path | None:
-    """A file in the compiled-kernel cache (one folder per version of the sources) that says
-    this version's engine of ``game`` has been compiled; None when kernels are not compiled."""
-    import numba
-    folder = os.environ.get("BALSIM_NUMBA_CACHE_DIR")
-    if numba.config.DISABLE_JIT or not folder:
-        return None
-    return Path(folder) / f"{game.name}.compiled"
-
-
-@contextmanager
-def compiling(game: Game):
-    """Say on stderr, before a first call that compiles ``game``'s engine (minutes, once per
-    version of the sources), that it is compiling; remember it once the call succeeds."""
-    marker = compiled_marker(game)
-    if marker is not None and not marker.exists():
-        name = DISPLAY_NAMES.get(game.name, game.name.capitalize())
-        print(f"compiling the {name} engine, first run only…", file=sys.stderr, flush=True)
-    yield
-    if marker is not None and not marker.exists():
-        try:
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
-        except OSError:
-            pass  # an unwritable cache was reported at import; it compiles every run
-
-
-def warm_up(game: Game, params: tuple, n_players: int) -> None:
-    """Compile ``game``'s engine here, once, when its cache does not hold it yet: the notice
-    comes before the pause, and the workers then load the cached kernels."""
-    marker = compiled_marker(game)
-    if marker is None or marker.exists():
-        return
-    with compiling(game):
-        game.play(params, game_seeds(0, np.zeros(1, np.int64)), np.zeros((1, n_players), np.int8))
 
 
 WAVE_CHUNKS = 4

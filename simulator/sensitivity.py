@@ -170,7 +170,7 @@ def screen(lab: Lab, rules: dict, design: Design, factors: list[Factor], traject
     x = morris_sample.sample(problem, N=trajectories, num_levels=LEVELS, seed=seed)
     outcomes = lab.play(design, [run_rules(lab.game, rules, factors, row) for row in x],
                         batch_ids(0, games_per_run))
-    metrics = balance_metrics(outcomes[0].present, outcomes[0].end_reasons)
+    metrics = balance_metrics(outcomes[0].present, outcomes[0].end_reasons, tuple(outcomes[0].extra))
     y = np.full((len(x), len(metrics)), np.nan)
     z2 = np.zeros((len(metrics), len(factors)))
     steps = np.zeros(len(factors), dtype=int)
@@ -285,8 +285,9 @@ def read(out: str | Path):
 def dependencies(out: str | Path) -> dict[str, list[str]]:
     """For each metric of a screen, the keys it depends on significantly (Holm-corrected),
     largest effect first; a metric with an empty list is robust to every key screened."""
-    summary, effects = read(out)
-    found = {metric: [] for metric in summary["metrics"]}
+    _, effects = read(out)
+    # a metric with no effects (not finite in some run) is left out: no verdict about it
+    found = {metric: [] for metric in (effects["metric"].unique().to_list() if effects.height else [])}
     for row in effects.sort("metric", "rank").iter_rows(named=True):
         if row["significant"]:
             found[row["metric"]].append(row["key"])

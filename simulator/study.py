@@ -23,6 +23,7 @@ from simulator.rules import RulesError
 from simulator.runner import Plan, Variant, execute
 from simulator.store import check_replaceable, checked_path
 from simulator.strength import SEARCH, strong_seats
+from simulator.warm import warm_engines
 
 STUDY_SEED = 20_261_129
 
@@ -68,14 +69,14 @@ STRONG = {"ekonos": {"n_games": 8_000, "search_games": 0},
 STRONG_PLAYERS = 4
 
 # The skill gap of each game with a search player (simulator.strength.skill): its search seat
-# against the tuned field at STRONG_PLAYERS, at the lowest and at its default rollout budget,
-# on the same games; the report's "Skill and luck" section.  These are the study's search
-# seats: a few hundred games at ~3-6 games/s per core, which the study can afford
-# (measured 2026-11, jobs=2: Ekonos 96 games at budgets 1 and 64 in 22 s of CPU time,
-# Karnaxis 96 games at 1 and 16 in 33 s).
+# (Karmaggän: its team) against the tuned field at STRONG_PLAYERS, at 1 rollout and at its
+# default budget, on the same games; the report's "Skill and luck" section.  These are the
+# study's search seats, as many games as its minutes afford (measured 2026-11, CPU time:
+# Ekonos 96 games at budgets 1 and 64 in 22 s, Karnaxis 96 at 1 and 16 in 33 s; Karmaggän's
+# search plays about 0.9 games/s per core, so it gets fewer).
 SKILL = {"ekonos": {"budgets": (1, 64), "n_games": 120},
          "karnaxis": {"budgets": (1, 16), "n_games": 120},
-         "karmaggan": {"budgets": (1, 16), "n_games": 96}}
+         "karmaggan": {"budgets": (1, 16), "n_games": 48}}
 
 
 def study_seats(game, n_players: int) -> list[str]:
@@ -147,6 +148,7 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
     for name in GAME_NAMES:
         check_out_dir(runs_dir / screen_folder(name), force=True)
         check_out_dir(runs_dir / skill_folder(name), force=True)
+    warm_engines({plan.game: plan.n_players for _, plan in plans}, jobs)
     dirs = []
     for i, (folder, plan) in enumerate(plans):
         out = runs_dir / folder

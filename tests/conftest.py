@@ -27,16 +27,34 @@ def small_datasets(tmp_path_factory) -> dict[str, Path]:
     return out
 
 
+def is_worker(config) -> bool:
+    """Whether this process is one of several parallel test workers (pytest-xdist)."""
+    return hasattr(config, "workerinput")
+
+
 @pytest.fixture(scope="session")
-def small_study(tmp_path_factory) -> dict:
-    """The default study at 1% of its size: its dataset folders, its report and what it printed."""
+def small_study(tmp_path_factory, request) -> dict:
+    """The default study at 1% of its size: its dataset folders, its report and what it printed.
+    Played once per test run: parallel workers share it (the first to take the lock plays it)."""
     import contextlib
+    import fcntl
     import io
+    import json
 
     from simulator.study import run_study
-    base = tmp_path_factory.mktemp("study")
-    report = base / "reports" / "study.html"
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        dirs = run_study(base / "runs", report, jobs=1, progress=False, scale=0.01)
-    return {"dirs": dirs, "report": report, "output": printed.getvalue()}
+    root = tmp_path_factory.getbasetemp()
+    if is_worker(request.config):
+        root = root.parent   # the folder holding every worker's temporary folder
+    base, record = root / "study", root / "study.json"
+    with open(root / "study.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not record.exists():
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                dirs = run_study(base / "runs", base / "reports" / "study.html", jobs=1,
+                                 progress=False, scale=0.01)
+            record.write_text(json.dumps({"dirs": [str(d) for d in dirs],
+                                          "output": printed.getvalue()}))
+    done = json.loads(record.read_text())
+    return {"dirs": [Path(d) for d in done["dirs"]], "report": base / "reports" / "study.html",
+            "output": done["output"]}

@@ -103,9 +103,25 @@ def test_replay_reads_as_a_play_by_play():
     ("policies.search.top_k", "65"),                         # candidates fit the state
     ("policies.search.horizon", "101"),
     ("policies.search.rollout_policy", '"search"'),          # a rollout cannot search in turn
+    ("scoring.per_indicator", "-1"),                         # points per unit, bounded
+    ("scoring.per_mu", "1001"),
+    ("scoring.per_presidency", "-1001"),
 ])
 def test_rules_beyond_what_the_engine_can_hold_are_refused(key, value):
     """`check` bounds every number that sizes a fixed block of the state or feeds a narrow
     output column, with a one-line error naming the key."""
     with pytest.raises(RulesError, match=f"rules key '{key}'"):
         GAME.rules(sets=(f"{key}={value}",))
+
+
+def test_a_scoring_key_out_of_bounds_is_one_error_line_naming_it(tmp_path):
+    from click.testing import CliRunner
+
+    from simulator.cli import cli
+    out = tmp_path / "ek"
+    result = CliRunner().invoke(cli, ["run", "ekonos", "-n", "10", "-q", "--out", str(out),
+                                      "--set", "scoring.per_presidency=5000"])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:") and "scoring.per_presidency" in lines[0]
+    assert not out.exists()

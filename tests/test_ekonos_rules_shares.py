@@ -187,14 +187,14 @@ def test_selling_the_last_share_leaves_no_president():
 
 # --- Scoring ---------------------------------------------------------------------------------
 
-def test_scoring():
-    """Scoring: company value = its markers on the board; score = cash + shares x value; the
-    highest score wins."""
+def scored_position(sets: tuple = ()):
+    """Alpha 3 markers, Beta 2, Gamma 1; seat 0 holds 2 Alpha and 1 Beta (presiding both) and
+    5 M.U., seat 1 holds 1 Gamma (presiding it) and 12 M.U.: (table, game row, players' rows)."""
     t = Table("""
         A A A .
         B B . .
         . . . C
-    """)
+    """, sets=sets)
     t.give(0, ALPHA, 2)
     t.give(0, BETA, 1)
     t.players[0, CASH] = 5
@@ -202,6 +202,13 @@ def test_scoring():
     t.players[1, CASH] = 12
     out_game, out_players = np.zeros(N_GAME_OUT, np.int64), np.zeros((3, N_PLAYER_OUT), np.int64)
     t.score(out_game, out_players)
+    return t, out_game, out_players
+
+
+def test_scoring():
+    """Scoring: company value = its markers on the board; score = cash + shares x value; the
+    highest score wins."""
+    t, out_game, out_players = scored_position()
     assert out_players[:, P_HOLDINGS].tolist() == [2 * 3 + 1 * 2, 1, 0]
     assert out_players[:, P_SCORE].tolist() == [5 + 8, 12 + 1, 0]
     assert out_game[G_WINNER] == -1                       # 13 v 13: ASSUMED a shared win
@@ -209,3 +216,17 @@ def test_scoring():
     t.players[1, CASH] = 11
     t.score(out_game, out_players)
     assert out_game[G_WINNER] == 0 and out_players[:, P_WON].tolist() == [1, 0, 0]
+
+
+def test_scoring_points_come_from_the_scoring_keys():
+    """Scoring as data ([scoring]): a company is worth per_indicator points per marker on the
+    board, an M.U. per_mu points and a presidency per_presidency points; the printed scoring
+    is 1, 1, 0 (test_scoring)."""
+    sets = ("scoring.per_indicator=2", "scoring.per_mu=3", "scoring.per_presidency=-4")
+    t, out_game, out_players = scored_position(sets)
+    assert out_players[:, P_HOLDINGS].tolist() == [2 * (2 * 3 + 1 * 2), 2 * 1, 0]
+    assert out_players[:, P_CASH].tolist() == [5, 12, 0]                 # M.U. held, unscaled
+    assert out_players[:, P_SCORE].tolist() == [3 * 5 + 16 - 2 * 4, 3 * 12 + 2 - 4, 0]
+    assert out_game[G_WINNER] == 1
+    row = t.events(EV_SCORE)[0]
+    assert describe(row, GAME.rules()) == "final seat 0: cash 15 + holdings 16 + presidencies -8 = score 23"

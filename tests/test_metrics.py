@@ -123,11 +123,36 @@ def test_balance_metrics_cover_every_group_present():
     names = [m.name for m in balance_metrics(o.present, o.end_reasons)]
     assert names == ["win_rate:seat=0", "win_rate:seat=1", "win_rate:seat=2",
                      "win_rate:policy=a", "win_rate:policy=b", "first_player_edge",
-                     "max_seat_share", "max_policy_share", "length", "round_cap_rate"]
+                     "max_seat_share", "max_policy_share", "length", "round_cap_rate",
+                     "neighbour_excess:policy=a", "neighbour_excess:policy=b"]
+    extras = ("top_president", "cap_binding", "delinquent", "leader_won", "has_leader")
+    more = [m.name for m in balance_metrics(o.present, o.end_reasons, extras)][len(names):]
+    assert more == ["loan_cap_binding:policy=a", "loan_cap_binding:policy=b",
+                    "delinquency_rate:policy=a", "delinquency_rate:policy=b",
+                    "presidency_edge", "runaway_rate"]
+
+
+def test_neighbour_excess_is_the_win_rate_after_a_policy_minus_the_own_policies_rate():
+    # seats 0, 1, 2 play a, b, b; the seat after a is seat 1 (b), after b seats 2 (b) and 0 (a)
+    o = outcomes([[0, 1, 0], [1, 0, 0], [0, 0, 1], [0, 1, 0]], policy=[[1, 2, 2]] * 4)
+    after_a = o.metric("neighbour_excess:policy=a").estimate(o).value
+    # seat 1 wins 2 of 4 after a; b's players win 3 of 8 after any neighbour
+    assert after_a == pytest.approx(2 / 4 - 3 / 8)
+    after_b = o.metric("neighbour_excess:policy=b").estimate(o).value
+    # after b: seat 2 (b) wins 1 of 4, seat 0 (a) 1 of 4; expected 4 x 3/8 + 4 x 1/4 over 8
+    assert after_b == pytest.approx(2 / 8 - (4 * 3 / 8 + 4 * 1 / 4) / 8)
+
+
+def test_a_metric_of_values_the_games_do_not_record_is_a_user_error():
+    o = outcomes([[1, 0]])
+    with pytest.raises(UserError, match="records no top president"):
+        o.metric("presidency_edge")
 
 
 def test_every_metric_family_is_documented_in_the_help():
     text = metric_help_text()
     for family in ("win_rate:GROUP=VALUE", "outscore:GROUP=VALUE", "max_GROUP_share", "first_player_edge", "team_gap",
-                   "length", "round_cap_rate", "score:GROUP=VALUE"):
+                   "length", "round_cap_rate", "score:GROUP=VALUE", "neighbour_excess:policy=NAME",
+                   "presidency_edge", "loan_cap_binding:policy=NAME", "delinquency_rate:policy=NAME",
+                   "runaway_rate"):
         assert family in text

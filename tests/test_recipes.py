@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from simulator.analysis.stats import Z95
 from simulator.cli import cli
-from simulator.recipes import BLOOD_COINS, RECIPES, ask, tax_table
+from simulator.recipes import BLOOD_COINS, EKONOS_VARIANTS, RECIPES, ask, tax_table
 from simulator.report.page import pct
 
 GAMES = 48   # per variant: two whole rounds of the 24 seat orders of four distinct policies
@@ -120,23 +120,50 @@ def test_tax_table_shapes_keep_the_order_and_the_steps():
     assert tax_table(printed, 1.0) == printed
 
 
-def test_scoring_sentence_matches_the_dataset(tmp_path):
-    out, answer, players, games = run("scoring", tmp_path)
-    holdings = level(per_game(players.filter(pl.col("won") & (pl.col("score") > 0)), "printed",
-                              (pl.col("holdings_value") / pl.col("score")).mean()))
-    assert f"winners hold {pct(holdings[0])} of their final score in shares" in answer.sentence
+def president_edges(players: pl.DataFrame, games: pl.DataFrame, variant: str) -> tuple:
+    """The presidency edge of one variant: per game with a single most valuable company, its
+    president's win minus the average player's."""
     values = [f"company{c}_value" for c in range(6)]
-    g = games.filter(pl.col("variant") == "printed").to_pandas().set_index("game_id")
+    g = games.filter(pl.col("variant") == variant).to_pandas().set_index("game_id")
     edges = []
-    for game_id, seats in players.filter(pl.col("variant") == "printed").to_pandas().groupby("game_id"):
+    for game_id, seats in players.filter(pl.col("variant") == variant).to_pandas().groupby("game_id"):
         v = g.loc[game_id, values].to_numpy()
         if (v == v.max()).sum() != 1:
             continue
         company = int(np.argmax(v))
         president = seats[seats[f"company{company}_president"]]
         edges.append(president["won"].mean() - seats["won"].mean() if len(president) else np.nan)
-    edge = level(edges)
+    return level(edges)
+
+
+def test_scoring_sentence_matches_the_dataset(tmp_path):
+    out, answer, players, games = run("scoring", tmp_path)
+    holdings = level(per_game(players.filter(pl.col("won") & (pl.col("score") > 0)), "printed",
+                              (pl.col("holdings_value") / pl.col("score")).mean()))
+    assert f"winners hold {pct(holdings[0])} of their final score in shares" in answer.sentence
+    edge = president_edges(players, games, "printed")
     assert f"wins {points(edge[0])} over the fair share" in answer.sentence
+    # every scoring change plays the same games: only the scores differ
+    changed = list(EKONOS_VARIANTS)   # in the order tried: the first of tied edges is named
+    assert sorted(players["variant"].unique().to_list()) == sorted(["printed", *changed])
+    same = ["game_id", "seat", "policy", "cash", "holdings_value"]
+    base = players.filter(pl.col("variant") == "printed").select(same).sort("game_id", "seat")
+    for name in changed:
+        assert players.filter(pl.col("variant") == name).select(same).sort("game_id", "seat").equals(base)
+    # the sentence ends naming the change whose edge is nearest zero, with its interval
+    edges = {n: president_edges(players, games, n) for n in changed}
+    best = min(changed, key=lambda n: abs(edges[n][0]))
+    mean, lo, hi = edges[best]
+    change = ", ".join(f"{k} = {v}" for k, v in EKONOS_VARIANTS[best].items())
+    shown = (f"{change}: {points(mean)} (95% CI {100 * lo:+.1f} to {100 * hi:+.1f}"
+             .replace(" -", " −").replace("(-", "(−").replace("to -", "to −"))
+    removes = lo <= 0 <= hi
+    ending = (f"; {change} removes it: " if removes else
+              f"; none of the changes tried removes it; the nearest is {change}: ")
+    assert ending in answer.sentence and answer.sentence.endswith(
+        ("balanced within the noise)." if removes else "still off balance)."))
+    assert shown.split(": ", 1)[1] in answer.sentence.rsplit(ending, 1)[1]
+    assert answer.numbers["best_change"] == change
 
 
 def test_ask_help_lists_the_four_questions_and_refuses_bad_input(tmp_path):

@@ -62,7 +62,8 @@ def test_the_output_folder_follows_its_schema(screen_out):
     assert runs.height == summary["runs"] == 4 * (3 + 1)
     assert {"run", "trajectory", "x:setup.start_money", "max_policy_share"} <= set(runs.columns)
     effects = pl.read_parquet(screen_out / "effects.parquet")
-    assert effects.height == 3 * len(summary["metrics"])
+    measured = effects["metric"].unique().to_list()   # metrics defined in every run
+    assert set(measured) <= set(summary["metrics"]) and effects.height == 3 * len(measured)
     assert json.loads((screen_out / "effects.json").read_text()) == effects.to_dicts()
     for metric, rows in effects.group_by("metric"):
         assert sorted(rows["rank"]) == [1, 2, 3]
@@ -150,19 +151,69 @@ def test_flags_of_the_screened_game_are_marked_from_its_dependencies(screen_out)
 
     deps = sens.dependencies(screen_out)
     screened = ("policies.cash_hoarder.buy_margin", "companies.market_indicators", "setup.start_money")
-    policy, seat, elsewhere, runaway, other_game = (
+    policy, seat, elsewhere, runaway, other_game, neighbour, presidency, variant, outside = (
         flag(3, "dominant policy", FIELD[0]), flag(3, "seat", "seat 0"),
-        flag(5, "weak policy", FIELD[1]), flag(3, "runaway", ""), flag(3, "seat", "seat 0"))
+        flag(5, "weak policy", FIELD[1]), flag(3, "runaway", ""), flag(3, "seat", "seat 0"),
+        flag(3, "left neighbour", FIELD[1]), flag(3, "presidency", ""), flag(3, "variant", "x"),
+        flag(3, "dominant policy", "cash_hoarder"))
     other_game.game = "karnaxis"
-    mark_flags([policy, seat, elsewhere, runaway, other_game], [screen_out])
+    mark_flags([policy, seat, elsewhere, runaway, other_game, neighbour, presidency, variant,
+                outside], [screen_out])
     assert policy.sensitivity.keys == tuple(deps[f"win_rate:policy={FIELD[0]}"])
     assert seat.sensitivity.keys == tuple(deps["win_rate:seat=0"])
+    assert neighbour.sensitivity.keys == tuple(deps[f"neighbour_excess:policy={FIELD[1]}"])
+    assert presidency.sensitivity.keys == tuple(deps["presidency_edge"])
     assert policy.sensitivity.screened == screened and policy.sensitivity.players == 0
     assert elsewhere.sensitivity.players == 3            # the screen's count is named
-    assert runaway.sensitivity is None and other_game.sensitivity is None
+    assert other_game.sensitivity is None                # no screen of that game
+    # Ekonos records no timeline, a variant is a second rule set, cash_hoarder did not play:
+    # each says why it is not screened instead of borrowing another number's verdict
+    assert runaway.sensitivity.text() == ("not screened against the assumed values: the screen "
+                                          "at 3 players has no runaway_rate")
+    assert variant.sensitivity.text().startswith("not screened against the assumed values: "
+                                                 "a variant's effect")
+    assert "no win_rate:policy=cash_hoarder" in outside.sensitivity.text()
     text = policy.sensitivity.text()
     assert text.startswith("depends on " if policy.sensitivity.keys else "robust to the assumed values")
     assert "(3 keys screened)" in text
+
+
+def test_a_metric_undefined_in_some_run_gives_no_verdict(screen_out, tmp_path):
+    """A metric left out of the effects (not finite in some run) is neither robust nor
+    dependent: its flag says why it has no verdict."""
+    import shutil
+
+    from simulator.report.flags import Flag
+    from simulator.report.screens import mark_flags
+
+    copy = tmp_path / "screen"
+    shutil.copytree(screen_out, copy)
+    effects = pl.read_parquet(copy / "effects.parquet")
+    effects.filter(pl.col("metric") != "presidency_edge").write_parquet(copy / "effects.parquet")
+    assert "presidency_edge" not in sens.dependencies(copy)
+    presidency = Flag("ekonos", 3, "presidency", "", 1.0, 0.5, "t", "e", "w", "a", "c")
+    mark_flags([presidency], [copy])
+    assert presidency.sensitivity.text() == ("not screened against the assumed values: "
+                                             "presidency_edge is undefined in some of the "
+                                             "screen's runs (none of their games has it)")
+
+
+def test_a_flag_whose_metric_moves_with_a_key_depends_on_it(tmp_path):
+    """Presidencies costing 0 to 30 points rescore the same games (no policy reads the scoring)
+    and take the presidency edge away: the presidency flag depends on that key, not on a knob
+    of a policy nobody plays."""
+    from simulator.report.flags import Flag
+    from simulator.report.screens import mark_flags
+
+    out = tmp_path / "screen"
+    result = invoke("sensitivity", "ekonos", "--seats", ",".join(FIELD), "--keys",
+                    "scoring.per_presidency=-30:0,policies.cash_hoarder.buy_margin",
+                    "--trajectories", 4, "-n", 120, "-j", 1, "-q", "--out", out)
+    assert result.exit_code == 0, result.output
+    presidency = Flag("ekonos", 3, "presidency", "", 1.0, 0.5, "t", "e", "w", "a", "c")
+    mark_flags([presidency], [out])
+    assert presidency.sensitivity.keys == ("scoring.per_presidency",)
+    assert presidency.sensitivity.text().startswith("depends on scoring.per_presidency (2 keys")
 
 
 def test_the_report_has_a_section_per_screen(screen_out, small_datasets, tmp_path):

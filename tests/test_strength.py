@@ -164,7 +164,8 @@ def test_a_level_finding_holds_while_the_strong_field_reaches_its_threshold():
 
 # ---- skill ----------------------------------------------------------------------------------
 
-def test_skill_refuses_a_game_without_a_search_player():
+def test_skill_refuses_a_game_without_a_search_player(monkeypatch):
+    monkeypatch.setattr("simulator.strength.has_search", lambda game: False)
     result = invoke("skill", "karmaggan", "-p", 4)
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [

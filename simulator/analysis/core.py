@@ -274,6 +274,24 @@ def runaway_leader(timeline, players, time: str, value: str,
     (year 8 of 12); the leader is the seat with the most ``value`` then (lowest seat on ties).
     Returns per variant: games, leader_won, rate (+_lo/_hi) and fair_share (average win rate).
     """
+    joined = runaway_games(timeline, players, time, value, fraction)
+    if joined is None:
+        return None
+    keys = game_keys(joined)
+    pl_ = lazy(players).select([*keys, "seat", "won"])
+    by = ["variant"] if "variant" in keys else []
+    agg = [pl.len().alias("games"), pl.col("won").cast(pl.Int64).sum().alias("leader_won")]
+    out = joined.group_by(by).agg(agg) if by else joined.select(agg)
+    fair = pl_.group_by(by).agg(pl.col("won").mean().alias("fair_share")) if by else \
+        pl_.select(pl.col("won").mean().alias("fair_share"))
+    out = out.join(fair, on=by) if by else pl.concat([out, fair], how="horizontal")
+    return out.with_columns(*rate_columns("leader_won", "games", "rate")).collect()
+
+
+def runaway_games(timeline, players, time: str, value: str,
+                  fraction: float = 2 / 3) -> pl.LazyFrame | None:
+    """Per game (:func:`runaway_leader`): the leader's seat at the checkpoint and ``won``,
+    whether that seat won; None without the columns."""
     if not (has(timeline, "game_id", "seat", time, value) and has(players, "game_id", "seat", "won")):
         return None
     tl = lazy(timeline)
@@ -284,15 +302,7 @@ def runaway_leader(timeline, players, time: str, value: str,
                .filter(pl.col(time) == checkpoint)
                .sort([*keys, value, "seat"], descending=[False] * len(keys) + [True, False])
                .group_by(keys).agg(pl.col("seat").first()))
-    pl_ = lazy(players).select([*keys, "seat", "won"])
-    joined = leaders.join(pl_, on=[*keys, "seat"])
-    by = ["variant"] if "variant" in keys else []
-    agg = [pl.len().alias("games"), pl.col("won").cast(pl.Int64).sum().alias("leader_won")]
-    out = joined.group_by(by).agg(agg) if by else joined.select(agg)
-    fair = pl_.group_by(by).agg(pl.col("won").mean().alias("fair_share")) if by else \
-        pl_.select(pl.col("won").mean().alias("fair_share"))
-    out = out.join(fair, on=by) if by else pl.concat([out, fair], how="horizontal")
-    return out.with_columns(*rate_columns("leader_won", "games", "rate")).collect()
+    return leaders.join(lazy(players).select([*keys, "seat", "won"]), on=[*keys, "seat"])
 
 
 def checkpoint_step(steps: int, fraction: float = 2 / 3) -> int:

@@ -66,8 +66,11 @@ class Sensitivity:
     keys: tuple[str, ...]
     screened: tuple[str, ...] = ()     # every key the screen moved
     players: int = 0                   # the screen's player count, when not the flag's own
+    unscreened: str = ""               # why no screen metric measures the finding, if none does
 
     def text(self) -> str:
+        if self.unscreened:
+            return f"not screened against the assumed values: {self.unscreened}"
         scope = [f"{len(self.screened)} keys screened"] if self.screened else []
         scope += [f"at {self.players} players"] if self.players else []
         scope_text = f" ({', '.join(scope)})" if scope else ""
@@ -91,6 +94,7 @@ class Flag:
     assumed: tuple[AssumedKey, ...] = ()
     strong_field: FieldCheck | None = None
     sensitivity: Sensitivity | None = None
+    metric: str = ""     # the screen metric that measures the finding, when its kind does not say
     also: list["Flag"] = field(default_factory=list)   # the same finding elsewhere
 
     @property
@@ -145,11 +149,11 @@ class Rules:
             rule()
         return self.out
 
-    def add(self, kind, subject, effect, text, ev, name, chart, subjects=(), row=None):
+    def add(self, kind, subject, effect, text, ev, name, chart, subjects=(), row=None, metric=""):
         where = f"{self.ds.n_players} players ({self.ds.path.name}{self.variant_note(row or {})})"
         self.out.append(Flag(self.ds.game, self.ds.n_players, kind, subject, effect[0], effect[1],
                              f"{self.ds.label}: {text}", ev, where, anchor(self.i, name), chart,
-                             tuple(self.assumed(subjects))))
+                             tuple(self.assumed(subjects)), metric=metric))
 
     def assumed(self, subjects) -> list[AssumedKey]:
         if not subjects or self.ds.game not in GAME_NAMES:
@@ -361,7 +365,8 @@ class Rules:
                                   f"({interval(r[rate + '_lo'], r[rate + '_hi'])}, n = {r['n']:,})" for r in hit)
                 top = hit[0]
                 self.add(kind, "", (top[rate] / limit - 1, max(0.0, top[rate + "_lo"] / limit - 1)),
-                         f"{what} {names}.", evidence(top, rate), "loans", "Loans", ["loans"])
+                         f"{what} {names}.", evidence(top, rate), "loans", "Loans", ["loans"],
+                         metric=f"{kind}:policy={top['policy']}")   # kinds named as the metrics
 
     def presidency(self):
         """The president of the single most valuable company wins far more than players of the

@@ -3,8 +3,12 @@ the same game and player count marked robust to the screened keys or dependent o
 
 A flag's finding is matched to the screen metric that measures it: a seat's win rate
 (``win_rate:seat=S``), a policy's, a character's or a team's (``win_rate:GROUP=NAME``), the
-round-cap rate.  Findings no screen metric measures (neighbours, variants, runaway leaders,
-loans, the presidency) stay unmarked rather than be given a verdict about another number.
+round-cap rate, the excess after a left neighbour (``neighbour_excess:policy=NAME``), the
+presidency edge, the runaway-leader rate, a policy's loan-cap or delinquency rate (named by the
+flag).  A variant's flag is marked as not screened, with why: the screen moves keys under the
+base rules only.  A flag whose metric the screen does not have (a seat beyond its player
+count, a policy outside its line-up) says so rather than be given a verdict about another
+number.
 """
 
 from __future__ import annotations
@@ -17,6 +21,10 @@ from simulator.report.flags import Flag, Sensitivity
 
 GROUP_OF_KIND = {"dominant policy": "policy", "weak policy": "policy",
                  "dominant character": "character"}
+KIND_METRICS = {"presidency": "presidency_edge", "runaway": "runaway_rate"}
+VARIANT_REASON = ("a variant's effect is a difference between two rule sets, and the screen "
+                  "moves the assumed keys under the base rules only (screening it would replay "
+                  "every run under each variant)")
 
 
 def is_screen(path: Path) -> bool:
@@ -43,7 +51,9 @@ def flag_metric(flag: Flag) -> str | None:
         return f"win_rate:{GROUP_OF_KIND[flag.kind]}={flag.subject}"
     if flag.kind == "round_cap":
         return "round_cap_rate"
-    return None
+    if flag.kind == "left neighbour":
+        return f"neighbour_excess:policy={flag.subject}"
+    return KIND_METRICS.get(flag.kind, flag.metric or None)
 
 
 def mark_flags(flags: list[Flag], screens: list[Path]) -> None:
@@ -55,16 +65,25 @@ def mark_flags(flags: list[Flag], screens: list[Path]) -> None:
     for path in screens:
         summary, _ = read(path)
         keys = tuple(f["key"] for f in summary["factors"])
-        found.setdefault(summary["game"], {})[len(summary["lineup"])] = (dependencies(path), keys)
+        found.setdefault(summary["game"], {})[len(summary["lineup"])] = (dependencies(path), keys,
+                                                                         summary["metrics"])
     for flag in flags:
         metric, by_count = flag_metric(flag), found.get(flag.game, {})
         players = flag.n_players if flag.n_players in by_count else min(by_count, default=0)
         if not players:
             continue
-        depends, keys = by_count[players]
+        depends, keys, metrics = by_count[players]
+        other = 0 if players == flag.n_players else players
         if metric in depends:
-            flag.sensitivity = Sensitivity(tuple(depends[metric]), keys,
-                                           0 if players == flag.n_players else players)
+            flag.sensitivity = Sensitivity(tuple(depends[metric]), keys, other)
+        elif flag.kind == "variant":
+            flag.sensitivity = Sensitivity((), keys, other, VARIANT_REASON)
+        elif metric in metrics:
+            flag.sensitivity = Sensitivity((), keys, other, f"{metric} is undefined in some of "
+                                           f"the screen's runs (none of their games has it)")
+        else:
+            flag.sensitivity = Sensitivity((), keys, other, f"the screen at {players} players has "
+                                           f"no {metric or 'metric of it'}")
 
 
 def screen_sections(screens: list[Path]) -> list[str]:

@@ -83,8 +83,8 @@ def run_tests(folder: Path, tests: list[str], jit: bool, timeout: float) -> str:
         env.pop("BALSIM_NUMBA_CACHE_DIR", None)
     else:
         env["NUMBA_DISABLE_JIT"] = "1"
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-           "-p", "no:randomly", *tests]
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider",
+           "-p", "no:randomly", *tests]   # -n 0: mutants run side by side, each test run in one process
     try:
         done = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -126,6 +126,20 @@ def company_value(state, c):
 
 
 @rule
+def score_parts(state, rules, p):
+    """Scoring: (cash, holdings, presidencies) points of seat p: the M.U. held, the Σ shares x
+    company value, and the presidencies held, each times its [scoring] points (1, 1, 0 as
+    printed)."""
+    holdings = 0
+    presidencies = 0
+    for c in range(rules[CFG_COMPANIES]):
+        holdings += state[SHARES + p * MAX_COMPANIES + c] * company_value(state, c)
+        presidencies += state[PRESIDENT + c] == p
+    return (state[CASH + p] * rules[CFG_SCORE_MU], holdings * rules[CFG_SCORE_INDICATOR],
+            presidencies * rules[CFG_SCORE_PRESIDENCY])
+
+
+@rule
 def neighbours_of(state, rules, space, c):
     """(markers of c, markers of other companies) next to a space."""
     near = rules[NEIGHBOURS + space]

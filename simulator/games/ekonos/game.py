@@ -13,6 +13,7 @@ from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import RulesError, require
 
 ENGINE_VERSION = "ekonos-2"
+MAX_POINTS = 1000   # largest points per unit a [scoring] key may give
 
 
 def board_spaces(layout: list[str]) -> list[tuple[int, int]]:
@@ -64,6 +65,9 @@ def check(rules: dict) -> None:
     indicators = rules["shares"]["indicators_per_player"]
     require(rules, "shares.indicators_per_player", 1 <= indicators <= MAX_SHARE_INDICATORS,
             f"must be 1..{MAX_SHARE_INDICATORS} (shares held are counted in 16 bits)")
+    for key, low in (("per_indicator", 0), ("per_mu", 0), ("per_presidency", -MAX_POINTS)):
+        require(rules, f"scoring.{key}", low <= rules["scoring"][key] <= MAX_POINTS,
+                f"must be {low}..{MAX_POINTS} (points per unit; scores stay far inside 64 bits)")
     layout = rules["board"]["layout"]
     n_spaces = sum(line.count(".") for line in layout)
     require(rules, "board.layout", n_spaces >= 2, "needs at least two '.' spaces")
@@ -105,6 +109,9 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cfg[CFG_COMPANIES] = len(companies["names"])
     cfg[CFG_REPLACED_RETURN] = companies["replaced_markers_return"]
     cfg[CFG_PRESIDENCY_INDICATOR] = rules["shares"]["presidency_uses_indicator"]
+    scoring = rules["scoring"]
+    cfg[CFG_SCORE_INDICATOR], cfg[CFG_SCORE_MU] = scoring["per_indicator"], scoring["per_mu"]
+    cfg[CFG_SCORE_PRESIDENCY] = scoring["per_presidency"]
     cfg[CFG_SPACES] = n_spaces
     cfg[CFG_ALL_SPACES] = (1 << n_spaces) - 1
     cfg[CFG_CARDS] = len(cards)
@@ -226,7 +233,8 @@ def describe(row, rules: dict) -> str:
         return f"{at} search weighs {c} of {b} options ({DECISION_NAMES[a]}) over {d} rollouts:"
     if event == EV_SEARCH_OPTION:
         return f"{at}   {describe_option(a, b, rules)}: mean value {c / 1e6:.3f} over {d} rollouts"
-    return f"final seat {seat}: cash {a} + holdings {b} = score {c}"   # EV_SCORE
+    presidencies = f" + presidencies {d}" if d else ""   # EV_SCORE: points of each part
+    return f"final seat {seat}: cash {a} + holdings {b}{presidencies} = score {c}"
 
 
 GAME = Game(

@@ -4,7 +4,7 @@ import numpy as np
 
 from policies.common import behaviour
 from policies.ekonos import SEARCH
-from simulator.games.ekonos.board import company_value, record
+from simulator.games.ekonos.board import company_value, record, score_parts
 from simulator.games.ekonos.engine import advance
 from simulator.games.ekonos.kernel import allocating, rule
 from simulator.games.ekonos.search import search_step
@@ -47,19 +47,18 @@ def play_to_end(state, rules, knobs, rng, trace, work, work_rng, values):
 
 @rule
 def score_game(state, rules, trace, out_game, out_players, out_company_game, out_company_players):
-    """Scoring: company value = its indicators on the board; score = cash + Σ shares × value.
-    The highest score wins; ASSUMED: tied leaders share the win (winner_seat = -1)."""
+    """Scoring: company value = its indicators on the board; score = cash + Σ shares × value
+    (points per unit from [scoring], see board.score_parts).  The highest score wins;
+    ASSUMED: tied leaders share the win (winner_seat = -1)."""
     n_players, n_companies = rules[CFG_PLAYERS], rules[CFG_COMPANIES]
     best = -1
     n_best = 0
     for p in range(n_players):
-        holdings = 0
         for c in range(n_companies):
-            shares = state[SHARES + p * MAX_COMPANIES + c]
-            holdings += shares * company_value(state, c)
-            out_company_players[p, c] = shares
+            out_company_players[p, c] = state[SHARES + p * MAX_COMPANIES + c]
             out_company_players[p, n_companies + c] = state[PRESIDENT + c] == p
-        score = state[CASH + p] + holdings
+        cash, holdings, presidencies = score_parts(state, rules, p)
+        score = cash + holdings + presidencies
         row = out_players[p]
         row[P_SCORE], row[P_CASH], row[P_HOLDINGS] = score, state[CASH + p], holdings
         row[P_BOUGHT], row[P_SOLD] = state[BOUGHT + p], state[SOLD + p]
@@ -68,7 +67,7 @@ def score_game(state, rules, trace, out_game, out_players, out_company_game, out
         row[P_PLACED], row[P_PROTECTED] = state[PLACED + p], state[PROTECTED_PLAYS + p]
         row[P_GROWN], row[P_DISCARDED] = state[GROWN + p], state[DISCARDED + p]
         row[P_EMPTY_EXPANSIONS] = state[EMPTY_EXPANSIONS + p]
-        record(state, trace, EV_SCORE, p, state[CASH + p], holdings, score, 0)
+        record(state, trace, EV_SCORE, p, cash, holdings, score, presidencies)
         if score > best:
             best, n_best = score, 1
         elif score == best:

@@ -27,7 +27,7 @@ import numpy as np
 from policies.ekonos import HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS
 from policies.search import best_mean, margin_to_best_other, outcome_value, rollout_seed, \
     win_share
-from simulator.games.ekonos.board import company_value, put_row
+from simulator.games.ekonos.board import put_row, score_parts
 from simulator.games.ekonos.engine import advance, play_step
 from simulator.games.ekonos.kernel import allocating, rule
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
@@ -41,12 +41,11 @@ MILLION = 1_000_000
 
 @rule
 def scores_now(state, rules, out):
-    """Scoring, provisionally at any point: cash + shares x the companies' current values."""
+    """Scoring, provisionally at any point: as at the end, with the companies' current values
+    and presidencies."""
     for p in range(rules[CFG_PLAYERS]):
-        score = state[CASH + p]
-        for c in range(rules[CFG_COMPANIES]):
-            score += state[SHARES + p * MAX_COMPANIES + c] * company_value(state, c)
-        out[p] = score
+        cash, holdings, presidencies = score_parts(state, rules, p)
+        out[p] = cash + holdings + presidencies
 
 
 @allocating

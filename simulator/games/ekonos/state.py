@@ -44,12 +44,14 @@ MAX_LOG = 96          # decisions in one step: card, space or expand-now, up to 
 
 # --- rules: header slots, then the neighbour masks and the deck -----------------------------
 # (CFG_REPLACED_RETURN, CFG_PRESIDENCY_INDICATOR: the rules switches, 1 on, 0 off;
+#  CFG_SCORE_INDICATOR, CFG_SCORE_MU, CFG_SCORE_PRESIDENCY: the points of the [scoring] keys;
 #  CFG_SPACES: spaces on the board, CFG_ALL_SPACES: their mask, CFG_CARDS: deck length,
 #  CFG_UNSEEN: offset of the UNSEEN block in the state, CFG_STATE_SIZE: the state's length)
 (CFG_PLAYERS, CFG_TURNS, CFG_CARDS_PER_TURN, CFG_MONEY_PER_TURN, CFG_START_MONEY,
  CFG_MARKERS, CFG_SHARE_INDICATORS, CFG_GROWTH_SMALL, CFG_GROWTH_LARGE, CFG_EXPAND_SMALL,
  CFG_EXPAND_LARGE, CFG_COMPANIES, CFG_REPLACED_RETURN, CFG_PRESIDENCY_INDICATOR,
- CFG_SPACES, CFG_ALL_SPACES, CFG_CARDS, CFG_UNSEEN, CFG_STATE_SIZE, N_CFG) = range(20)
+ CFG_SCORE_INDICATOR, CFG_SCORE_MU, CFG_SCORE_PRESIDENCY,
+ CFG_SPACES, CFG_ALL_SPACES, CFG_CARDS, CFG_UNSEEN, CFG_STATE_SIZE, N_CFG) = range(23)
 NEIGHBOURS = N_CFG                    # mask of the spaces orthogonally next to space s
 DECK = NEIGHBOURS + MAX_SPACES        # card k's companies at DECK + 3k + function
 
@@ -107,7 +109,8 @@ PLACE_FUNCTION, GROW_A, GROW_B = range(3)
 CHOOSE_CARD, CHOOSE_SPACE, EXPAND_NOW, SELL, BUY, NAME_PRESIDENT = np.arange(6, dtype=np.int64)
 
 # trace rows: [event, turn, seat, a, b, c, d]; EV_PRESIDENT's seat is the new president or
-# NONE, b the old one and c the shares left after a sale; EV_EXPAND_WAIT's c is 1 when nothing
+# NONE, b the old one and c the shares left after a sale; EV_SCORE's a, b, d are the points of
+# cash, holdings and presidencies and c the score; EV_EXPAND_WAIT's c is 1 when nothing
 # could be placed; EV_EXPAND_EMPTY's b is NO_SUPPLY or NO_SPACE.  A search decision is
 # EV_SEARCH (a kind, b options, c candidates, d rollouts) followed by one EV_SEARCH_OPTION per
 # candidate (a kind, b option code, c mean value in millionths, d rollouts); option codes:

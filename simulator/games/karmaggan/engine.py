@@ -147,45 +147,83 @@ def escaped(W, seat):
     return W[GAME][G_EGG_CARRIER] == seat and is_jungle(W, W[FIGS][seat, F_POS])
 
 
+PLAYED, ENDED, PAUSED = range(3)   # how play_from stops
+
+
 @njit(cache=True)
-def play_rounds(W):
-    """Setup / Turns: rounds of turns in seat order (clockwise, from the starting player): a
-    living plunderer moves, a dead player's swarm acts.  Final Moments: a plunderer beginning
-    its turn in the jungle with the Egg wins; the game also ends when every plunderer is dead,
-    or at the round cap (ASSUMED)."""
+def seat_turn(W, seat):
+    """One seat's turn: a living plunderer moves, a dead player's swarm acts (Turns).  Final
+    Moments: a plunderer beginning its turn in the jungle with the Egg wins; returns True
+    then."""
+    game, players = W[GAME], W[PLAYERS]
+    status = players[seat, P_STATUS]
+    if status == ALIVE:
+        if escaped(W, seat):
+            game[G_WINNER] = seat
+            game[G_WIN_TEAM] = players[seat, P_TEAM]
+            game[G_END] = END_EGG
+            record(W, EV_WIN, seat, players[seat, P_TEAM], 0, 0, 0)
+            return True
+        record(W, EV_TURN, seat, 0, players[seat, P_COINS], 0, 0)
+        plunderer_turn(W, seat)
+    elif status == DEAD:
+        record(W, EV_TURN, seat, 1, players[seat, P_COINS], 0, 0)
+        swarm_turn(W, seat)
+    return False
+
+
+@njit(cache=True)
+def play_from(W, first_round, first_seat, end_round, searched, resumed):
+    """Setup / Turns: rounds of turns in seat order (clockwise, from the starting player) from
+    ``first_seat``'s turn of round ``first_round`` up to the end of round ``end_round - 1``; the
+    game ends when a plunderer escapes with the Egg or every plunderer is dead.  Returns ENDED,
+    PLAYED (``end_round`` reached), or PAUSED before the plunderer turn of a living seat in the
+    bit set ``searched`` (G_ROUND and G_SEAT say whose: the search driver plays it).
+    ``resumed``: the first seat's turn has been played already (by the search driver)."""
     cfg, game, players = W[CFG], W[GAME], W[PLAYERS]
     n_players = cfg[CFG_PLAYERS]
     timeline = W[TIMELINE]
-    for rnd in range(cfg[CFG_ROUND_CAP]):
+    for rnd in range(first_round, end_round):
         game[G_ROUND] = rnd
-        for seat in range(n_players):
+        ended = False
+        for seat in range(first_seat if rnd == first_round else 0, n_players):
             game[G_SEAT] = seat
-            status = players[seat, P_STATUS]
-            if status == ALIVE:
-                if escaped(W, seat):
-                    game[G_WINNER] = seat
-                    game[G_WIN_TEAM] = players[seat, P_TEAM]
-                    game[G_END] = END_EGG
-                    record(W, EV_WIN, seat, players[seat, P_TEAM], 0, 0, 0)
+            if not (resumed and rnd == first_round and seat == first_seat):
+                if (searched >> seat) & 1 and players[seat, P_STATUS] == ALIVE and not escaped(W, seat):
+                    record(W, EV_TURN, seat, 0, players[seat, P_COINS], 0, 0)
+                    return PAUSED
+                ended = seat_turn(W, seat)
+                if ended:
                     break
-                record(W, EV_TURN, seat, 0, players[seat, P_COINS], 0, 0)
-                plunderer_turn(W, seat)
-            elif status == DEAD:
-                record(W, EV_TURN, seat, 1, players[seat, P_COINS], 0, 0)
-                swarm_turn(W, seat)
             if alive_plunderers(W) == 0:
                 game[G_END] = END_ALL_DEAD
+                ended = True
                 break
         if rnd < timeline.shape[0]:
             for seat in range(n_players):
                 timeline[rnd, seat] = players[seat, P_COINS]
-        if game[G_WINNER] >= 0 or (game[G_END] == END_ALL_DEAD and alive_plunderers(W) == 0):
+        if ended:
             game[G_ROUND] = rnd + 1
             record(W, EV_END, game[G_WINNER], game[G_END], rnd + 1, 0, 0)
-            return
-    game[G_ROUND] = cfg[CFG_ROUND_CAP]
+            return ENDED
+    return PLAYED
+
+
+@njit(cache=True)
+def close_game(W, status):
+    """The round cap (ASSUMED) ends a game nobody has won."""
+    if status == ENDED:
+        return
+    game = W[GAME]
+    game[G_ROUND] = W[CFG][CFG_ROUND_CAP]
     game[G_END] = END_ROUND_CAP
     record(W, EV_END, -1, END_ROUND_CAP, game[G_ROUND], 0, 0)
+
+
+@njit(cache=True)
+def play_rounds(W):
+    """A set-up game played to its end with every decision by the seats' policies."""
+    close_game(W, play_from(W, 0, 0, W[CFG][CFG_ROUND_CAP], 0, False))
 
 
 @njit(cache=True)
@@ -199,6 +237,7 @@ def write_outputs(W, out_game, out_players):
     out_game[G_OUT_EGG_LEFT] = game[G_EGG_LEFT_ROUND]
     out_game[G_OUT_DEATHS] = game[G_DEATHS]
     out_game[G_OUT_BANK] = game[G_BANK]
+    out_game[G_OUT_SEARCH] = game[G_SEARCH_DECISIONS]
     for s in range(cfg[CFG_PLAYERS]):
         row = out_players[s]
         won = game[G_WINNER] >= 0 and (s == game[G_WINNER] or (

@@ -9,8 +9,8 @@ import numpy as np
 
 from policies import karmaggan as policies
 from simulator.errors import UserError
-from simulator.game import Game, policy_knobs
-from simulator.games.karmaggan import core, engine
+from simulator.game import KNOB_BEHAVIOUR, Game, policy_knobs
+from simulator.games.karmaggan import core, engine, search
 from simulator.games.karmaggan.board import TILE_CODES, WALL_CODES, build_cells, draw_rows
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import require
@@ -183,7 +183,8 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     out_games = np.zeros((n, N_GAME_OUT), np.int64)
     out_players = np.zeros((n, p, N_PLAYER_OUT), np.int64)
     timelines = np.zeros((n, int(timeline_rounds), p), np.int16)
-    engine.play_games(cfg, cells, rollers, cards, tcards, beats, knobs,
+    kernel = search.play_search_games if searching(knobs, seat_policies) else engine.play_games
+    kernel(cfg, cells, rollers, cards, tcards, beats, knobs,
                       np.asarray(seeds, np.uint64), np.asarray(seat_policies, np.int8),
                       out_games, out_players, timelines)
     games = {"winner_seat": out_games[:, G_OUT_WINNER], "length": out_games[:, G_OUT_LENGTH],
@@ -191,7 +192,8 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
              "winning_team": out_games[:, G_OUT_WIN_TEAM].astype(np.int8),
              "egg_left_centre_round": int16_column(out_games[:, G_OUT_EGG_LEFT], "egg_left_centre_round"),
              "deaths": out_games[:, G_OUT_DEATHS].astype(np.int8),
-             "bank_coins": int16_column(out_games[:, G_OUT_BANK], "bank_coins")}
+             "bank_coins": int16_column(out_games[:, G_OUT_BANK], "bank_coins"),
+             "search_decisions": out_games[:, G_OUT_SEARCH].astype(np.int32)}
     col = lambda k: out_players[:, :, k]  # noqa: E731
     players = {"score": col(P_OUT_SCORE).astype(np.float64), "won": col(P_OUT_WON).astype(bool),
                "team": col(P_OUT_TEAM).astype(np.int8),
@@ -212,6 +214,12 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     players["objects_played"] = int16_column(col(P_OUT_OBJECTS), "objects_played")
     players["spawns_invoked"] = int16_column(col(P_OUT_INVOKED), "spawns_invoked")
     return {"games": games, "players": players, "rounds": round_rows(timelines, out_games[:, G_OUT_LENGTH])}
+
+
+def searching(knobs: np.ndarray, seat_policies: np.ndarray) -> bool:
+    """Whether any seat plays a policy that runs the `search` behaviour."""
+    search_ids = np.flatnonzero(knobs[:, KNOB_BEHAVIOUR] == policies.SEARCH)
+    return bool(np.isin(seat_policies, search_ids).any())
 
 
 def int16_column(values: np.ndarray, column: str) -> np.ndarray:
@@ -243,7 +251,8 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     out_players = np.zeros((p, N_PLAYER_OUT), np.int64)
     timeline = np.zeros((int(cfg[CFG_ROUND_CAP]), p), np.int16)
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    n = engine.play_game(cfg, cells, rollers, cards, tcards, beats, knobs, np.uint64(seed),
+    kernel = search.play_search_game if searching(knobs, seat_policies) else engine.play_game
+    n = kernel(cfg, cells, rollers, cards, tcards, beats, knobs, np.uint64(seed),
                          np.asarray(seat_policies, np.int8), out_game, out_players, timeline, trace)
     return trace[:n], out_game, out_players
 
@@ -283,6 +292,18 @@ def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> 
 
     def fig(f):
         return f"seat {f}" if f < n_players else f"spawn {f - n_players}"
+
+    def step_option(act, a, b):
+        """A STEP option as EV_SEARCH_OPTION names it (state.py)."""
+        if act == ACT_MOVE:
+            return f"step to {where(b)}"
+        if act == ACT_PLAY:
+            return f"play {OBJECT_NAMES[a]}" + (" paying a Golden Medallion" if b else "")
+        if act in (ACT_PASS, ACT_TAKE, ACT_THROW):
+            verb = {ACT_PASS: "pass the Egg to", ACT_TAKE: "take the Egg from",
+                    ACT_THROW: "throw the Egg to"}[act]
+            return f"{verb} {fig(a)}"
+        return "stop"
 
     trace, _, _ = trace_game(params, seed, seat_policies)
     lines = []
@@ -353,6 +374,11 @@ def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> 
             lines.append(f"{head}: Blood Stone: {what} (coins {b}->{c})")
         elif event == EV_WIN:
             lines.append(f"{head}: begins its turn in the jungle with the Egg and wins (team {a})")
+        elif event == EV_SEARCH:
+            lines.append(f"{head}: search weighs {b} of {a} step options over {c} rollouts:")
+        elif event == EV_SEARCH_OPTION:
+            lines.append(f"{head}:   {step_option(a, b // 1000, b % 1000)}: mean value "
+                         f"{c / 1e6:.3f} over {d} rollouts")
         elif event == EV_END:
             lines.append(f"game over after {b} rounds: {END_REASONS[a]}"
                          + (f", winner seat {seat}" if seat >= 0 else ""))
@@ -364,6 +390,7 @@ GAME = Game(
     chunk_size=10_000, length_unit="rounds", policies=policies.POLICIES, knob_names=policies.KNOBS, check=check,
     prepare=prepare, play=play, replay=replay,
     categories={"end_reason": END_REASONS}, timelines=("rounds",),
+    search_limits=(("rollouts", 0, 100_000), ("horizon", 0, MAX_ROUNDS), ("top_k", 1, MAX_OPTIONS)),
 )
 
 __all__ = ["GAME", "check", "prepare", "play", "replay", "trace_game", "world", "draw_rows"]

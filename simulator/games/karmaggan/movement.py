@@ -192,37 +192,66 @@ def begin_turn(W, seat):
 
 
 @njit(cache=True)
-def plunderer_turn(W, seat):
-    """Turns / Movement: roll two dice and keep the higher (the Egg carrier rolls one die),
-    then step, play Objects and handle the Egg until stopping."""
-    game, figs, players, rng = W[GAME], W[FIGS], W[PLAYERS], W[RNG]
+def start_turn(W, seat):
+    """Turns / Movement: a fresh turn, then the roll of two dice keeping the higher (the Egg
+    carrier rolls one die).  False when the turn is over at once (a plunderer in the jungle
+    only waits for its next turn, Final Moments of the Game)."""
+    game, figs, players = W[GAME], W[FIGS], W[PLAYERS]
     begin_turn(W, seat)
     if is_jungle(W, figs[seat, F_POS]):
-        return
-    roll = movement_roll(rng, game[G_EGG_CARRIER] == seat)
+        return False
+    roll = movement_roll(W[RNG], game[G_EGG_CARRIER] == seat)
     game[G_STEPS_LEFT] = roll
     record(W, EV_ROLL, seat, roll, game[G_EGG_CARRIER] == seat, players[seat, P_COINS], 0)
+    return True
+
+
+@njit(cache=True)
+def take_step(W, seat, i):
+    """Carry out STEP option ``i`` of ``W[OPTIONS]`` (Turns: step, pass / take / throw the
+    Egg, play an Object, or stop); returns whether the turn goes on."""
     options = W[OPTIONS]
+    act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
+    if act == ACT_STOP:
+        return False
+    if act == ACT_MOVE:
+        step_plunderer(W, seat, b)
+    elif act == ACT_PASS:
+        give_egg(W, seat, a, EGG_PASS)
+    elif act == ACT_TAKE:
+        give_egg(W, a, seat, EGG_PASS)
+    elif act == ACT_THROW:
+        give_egg(W, seat, a, EGG_THROW)
+    elif act == ACT_PLAY:
+        play_object(W, seat, a, b)
+    return W[GAME][G_TURN_ENDED] == 0 and W[PLAYERS][seat, P_STATUS] == ALIVE
+
+
+@njit(cache=True)
+def finish_turn(W, seat):
+    """Movement: the plunderer settles where it may end its turn; the Egg carrier's turn is
+    counted."""
+    players = W[PLAYERS]
+    settle(W, seat)
+    if players[seat, P_STATUS] == ALIVE and W[GAME][G_EGG_CARRIER] == seat:
+        players[seat, P_EGG_TURNS] += 1
+
+
+@njit(cache=True)
+def continue_turn(W, seat):
+    """The rest of a turn from its next STEP decision, every decision by the seat's policy
+    (the search player resumes a turn here after the option it weighs)."""
     for _ in range(MAX_STEPS_PER_TURN):
         n = list_step_options(W, seat)
         if n == 0:
             break   # out of ways on (settled below)
-        i = choose(STEP, seat, n, W)
-        act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
-        if act == ACT_STOP:
+        if not take_step(W, seat, choose(STEP, seat, n, W)):
             break
-        if act == ACT_MOVE:
-            step_plunderer(W, seat, b)
-        elif act == ACT_PASS:
-            give_egg(W, seat, a, EGG_PASS)
-        elif act == ACT_TAKE:
-            give_egg(W, a, seat, EGG_PASS)
-        elif act == ACT_THROW:
-            give_egg(W, seat, a, EGG_THROW)
-        elif act == ACT_PLAY:
-            play_object(W, seat, a, b)
-        if game[G_TURN_ENDED] == 1 or players[seat, P_STATUS] != ALIVE:
-            break
-    settle(W, seat)
-    if players[seat, P_STATUS] == ALIVE and game[G_EGG_CARRIER] == seat:
-        players[seat, P_EGG_TURNS] += 1
+    finish_turn(W, seat)
+
+
+@njit(cache=True)
+def plunderer_turn(W, seat):
+    """Turns / Movement: roll, then step, play Objects and handle the Egg until stopping."""
+    if start_turn(W, seat):
+        continue_turn(W, seat)

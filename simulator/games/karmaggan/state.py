@@ -67,13 +67,14 @@ ALIVE, DEAD, ELIMINATED = range(3)
  G_MEDALLION_BANK, G_TDRAW, G_ODECK_N, G_ODISC_N, G_NEV, G_VERSION, G_WINNER, G_WIN_TEAM,
  G_END, G_ACT_N, G_FIRST_DEATH, G_STEPS_LEFT, G_PLAYS_LEFT, G_POLE, G_CONJURE, G_FIRST_TURN,
  G_DCACHE_NEXT, G_TURN_ENDED, G_TEAM_DIED, G_ADJ_VERSION, G_OPEN_HATCHES, G_DCACHE_LAST,
- G_LAST_FREE, G_OFFSET) = range(32)
+ G_LAST_FREE, G_SEARCH_DECISIONS, G_OFFSET) = range(33)
 G_DKEY = G_OFFSET + MAX_RINGS          # DCACHE_SLOTS (version, target) pairs
 DCACHE_SLOTS = 8
 N_GAME = G_DKEY + 2 * DCACHE_SLOTS
 # G_OPEN_HATCHES counts the open hatches; G_TEAM_DIED is a bit set: bit t when team t (or,
 # free-for-all, anyone: bit 0) has lost a plunderer; G_LAST_FREE is the last tile the moving
-# figure stood on alone (where it goes back if its move ends on another's tile)
+# figure stood on alone (where it goes back if its move ends on another's tile);
+# G_SEARCH_DECISIONS counts the decisions a `search` seat weighed by rollouts
 
 # end reasons (games.end_reason categories)
 END_EGG, END_ALL_DEAD, END_ROUND_CAP = range(3)
@@ -120,13 +121,17 @@ MAX_OPTIONS = 160
 TRACE_WIDTH = 7
 (EV_TURN, EV_ROLL, EV_MOVE, EV_BLOOD, EV_OBJECT_DRAW, EV_TEMPLE, EV_DAMAGE, EV_ROTATE,
  EV_PASSAGE, EV_FLASH, EV_PLAY, EV_COMBAT, EV_COMBAT_ROUND, EV_THROWN, EV_DEATH, EV_EGG,
- EV_SPAWN, EV_SACRIFICE, EV_HATCH, EV_WIN, EV_END, EV_ELIMINATED, EV_STONE, EV_EXIT) = range(24)
+ EV_SPAWN, EV_SACRIFICE, EV_HATCH, EV_WIN, EV_END, EV_ELIMINATED, EV_STONE, EV_EXIT,
+ EV_SEARCH, EV_SEARCH_OPTION) = range(26)
+# EV_SEARCH: a options, b candidates weighed, c rollouts; EV_SEARCH_OPTION (one per candidate,
+# best scripted score first): a action, b its OPT_A * 1000 + OPT_B (ACT_PLAY: the card's
+# effect * 1000 + medallion paid), c mean value in millionths, d rollouts
 # EV_EGG b: how the Egg moved
 EGG_PICKUP, EGG_PASS, EGG_THROW, EGG_WON, EGG_DROPPED, EGG_FLUNG = range(6)
 
 # games output columns
 (G_OUT_WINNER, G_OUT_LENGTH, G_OUT_END, G_OUT_WIN_TEAM, G_OUT_EGG_LEFT, G_OUT_DEATHS,
- G_OUT_BANK, N_GAME_OUT) = range(8)
+ G_OUT_BANK, G_OUT_SEARCH, N_GAME_OUT) = range(9)
 # players output columns
 (P_OUT_SCORE, P_OUT_WON, P_OUT_TEAM, P_OUT_START, P_OUT_FINAL, P_OUT_DIED, P_OUT_DEATH_ROUND,
  P_OUT_ARROWS, P_OUT_ACID, P_OUT_FIRE, P_OUT_PISTON, P_OUT_ROLLERS, P_OUT_COMBAT_LOST,

@@ -1,0 +1,94 @@
+"""Compiling the engines: the notice a first run prints, and compiling them ahead of use.
+
+Each engine's kernels compile on their first call (minutes for the larger engines) and are
+cached on disk (``NUMBA_CACHE_DIR``, one folder per version of the sources: see
+``simulator/__init__.py``); a marker file per engine in that folder says it has compiled.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from simulator.game import Game, get_game
+from simulator.rng import game_seeds
+
+
+DISPLAY_NAMES = {"karmaggan": "Karmaggän"}
+
+
+def compiled_marker(game: Game) -> Path | None:
+    """A file in the compiled-kernel cache (one folder per version of the sources) that says
+    this version's engine of ``game`` has been compiled; None when kernels are not compiled."""
+    import numba
+    folder = os.environ.get("BALSIM_NUMBA_CACHE_DIR")
+    if numba.config.DISABLE_JIT or not folder:
+        return None
+    return Path(folder) / f"{game.name}.compiled"
+
+
+@contextmanager
+def compiling(game: Game):
+    """Say on stderr, before a first call that compiles ``game``'s engine (minutes, once per
+    version of the sources), that it is compiling; remember it once the call succeeds."""
+    marker = compiled_marker(game)
+    if marker is not None and not marker.exists():
+        name = DISPLAY_NAMES.get(game.name, game.name.capitalize())
+        print(f"compiling the {name} engine, first run only…", file=sys.stderr, flush=True)
+    yield
+    if marker is not None and not marker.exists():
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass  # an unwritable cache was reported at import; it compiles every run
+
+
+def warm_up(game: Game, params: tuple, n_players: int) -> None:
+    """Compile ``game``'s engine here, once, when its cache does not hold it yet: the notice
+    comes before the pause, and the workers then load the cached kernels."""
+    marker = compiled_marker(game)
+    if marker is None or marker.exists():
+        return
+    with compiling(game):
+        game.play(params, game_seeds(0, np.zeros(1, np.int64)), np.zeros((1, n_players), np.int8))
+
+
+
+# Cold compile of each engine on one core (measured 2026-11, CPU seconds): the order in which
+# warm_engines starts them, slowest first.
+COMPILE_SECONDS = {"karmaggan": 170, "karnaxis": 130, "ekonos": 52}
+
+
+def warm_engine(name: str, n_players: int) -> None:
+    game = get_game(name)
+    warm_up(game, game.prepare(game.rules(), n_players), n_players)
+
+
+def warm_engines(players: dict[str, int], jobs: int) -> None:
+    """Compile the engines of ``players`` (game name -> a player count) that the kernel cache
+    lacks side by side, one process each, slowest first: a fresh checkout then waits for the
+    slowest engine's compile rather than for all of them in turn.  With one job, or one engine
+    missing, nothing is done here: each engine compiles at its first run."""
+    from joblib import Parallel, delayed, effective_n_jobs
+
+    missing = [name for name in sorted(players, key=lambda g: -COMPILE_SECONDS.get(g, 0))
+               if (marker := compiled_marker(get_game(name))) is not None and not marker.exists()]
+    workers = min(effective_n_jobs(jobs), len(missing))
+    if workers >= 2:
+        Parallel(n_jobs=workers)(delayed(warm_engine)(name, players[name]) for name in missing)
+
+
+def main() -> None:
+    """``python -m simulator.warm``: compile every engine the cache lacks, side by side (``make
+    test`` does it before the tests, whose parallel workers then load the kernels)."""
+    from simulator.game import GAME_NAMES
+    warm_engines({name: get_game(name).default_players for name in GAME_NAMES}, jobs=-1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""The Karmaggän `search` player (simulator/games/karmaggan/search.py): it sees only what its seat
+can know, scores its side's win, falls back to its rollout policy without a budget, is
+deterministic, and the replay shows the values it weighed.  Budgets are tiny: these test the
+mechanism, not the strength."""
+
+import numpy as np
+import pytest
+
+from simulator.game import get_game
+from simulator.games.karmaggan import engine, movement, search
+from simulator.games.karmaggan import game as K
+from simulator.games.karmaggan import state as S
+from simulator.rng import N_STREAMS, game_seeds
+from simulator.rng import SEARCH as SEARCH_STREAM
+from simulator.rules import RulesError
+
+GAME = get_game("karmaggan")
+TINY = ("policies.search.rollouts=6", "policies.search.top_k=3", "policies.search.horizon=1")
+SEATS = ("search", "hunter_tuned", "search", "hunter_tuned")
+
+
+def ids(rules, seats):
+    return np.array([GAME.policy(s, rules).id for s in seats], np.int8)
+
+
+def first_search_decision(sets=TINY, edit=None, seed=3):
+    """The first STEP decision of seat 0 (a search seat, the first to move) with several
+    options: its choice, each candidate's summed value and rollouts, and the real game's
+    streams after it.  ``edit(W)`` changes the set-up game before the search."""
+    rules = GAME.rules(sets=sets)
+    params = GAME.prepare(rules, 4)
+    W = K.world(params, seed, ids(rules, SEATS))
+    if edit:
+        edit(W)
+    R, values, picks, pool = search.search_buffers(W)
+    cap = W[S.CFG][S.CFG_ROUND_CAP]
+    status = engine.play_from(W, 0, 0, cap, search.searched_seats(W), False)
+    assert status == engine.PAUSED and W[S.GAME][S.G_SEAT] == 0
+    assert movement.start_turn(W, 0)
+    n = movement.list_step_options(W, 0)
+    assert n > 1
+    choice = search.weigh(W, 0, n, R, values, picks, pool)
+    m = int((values[search.COUNTS] > 0).sum())
+    return (choice, values[search.SUMS][:m].tolist(), values[search.COUNTS][:m].tolist(),
+            W[S.RNG].copy())
+
+
+def hidden_cards_reordered(W):
+    """Everything seat 0 cannot see, in another order: the Temple deck, the other players'
+    Object cards pooled with the Object deck (hand sizes kept), the face-down Blood tiles."""
+    decks, hands, game, board = W[S.DECKS], W[S.HANDS], W[S.GAME], W[S.BOARD]
+    n_temple = W[S.TCARDS].shape[0]
+    decks[S.D_TEMPLE, :n_temple] = decks[S.D_TEMPLE, :n_temple][::-1].copy()
+    others = hands[1:].copy()
+    n_deck = game[S.G_ODECK_N]
+    unseen = np.concatenate([others[others >= 0], decks[S.D_OBJECTS, :n_deck]])[::-1]
+    k = 0
+    for s in range(1, hands.shape[0]):
+        for slot in range(hands.shape[1]):
+            if hands[s, slot] >= 0:
+                hands[s, slot] = unseen[k]
+                k += 1
+    decks[S.D_OBJECTS, :n_deck] = unseen[k:]
+    blood = np.flatnonzero((board[:, S.B_TILE] == S.BLOOD_TILE) & (board[:, S.B_BLOOD] > 0))
+    assert len(blood) > 1 and len(set(board[blood, S.B_BLOOD])) > 1
+    board[blood, S.B_BLOOD] = board[blood[::-1], S.B_BLOOD]
+
+
+def test_unseen_information_does_not_change_the_search():
+    """Ring Traps, Objects, Blood Tiles: the Temple deck, the other players' Object cards, the
+    Object deck and the face-down Blood tiles are hidden from seat 0; reordering them leaves
+    every value it weighed exactly as it was."""
+    plain = first_search_decision()
+    reordered = first_search_decision(edit=hidden_cards_reordered)
+    assert sum(plain[2]) == 6 and len(plain[2]) == 3
+    assert reordered[:3] == plain[:3]
+
+
+def test_the_seats_own_cards_do_change_the_search():
+    """Control: seat 0 sees its own Object cards, so trading them for a hidden hand changes
+    what it weighs."""
+    def swap_hands(W):
+        hands = W[S.HANDS]
+        hands[[0, 1]] = hands[[1, 0]]
+
+    assert first_search_decision(edit=swap_hands)[1] != first_search_decision()[1]
+
+
+def test_the_search_draws_only_from_its_own_stream():
+    """The real game's streams other than SEARCH are untouched by the rollouts."""
+    searched = first_search_decision()[3]
+    unsearched = first_search_decision(sets=TINY + ("policies.search.rollouts=1",))[3]
+    others = [s for s in range(N_STREAMS) if s != SEARCH_STREAM]
+    assert (searched[others] == unsearched[others]).all()
+    assert searched[SEARCH_STREAM] != unsearched[SEARCH_STREAM]
+
+
+def test_a_redraw_keeps_what_the_seat_knows():
+    """determinize deals the hidden cards again into the same places: the seat's own hand, the
+    hand sizes, the drawn Temple cards and the multisets of hidden cards and tiles stay."""
+    rules = GAME.rules(sets=TINY)
+    W = K.world(GAME.prepare(rules, 4), 5, ids(rules, SEATS))
+    R, _, _, pool = search.search_buffers(W)
+    W[S.GAME][S.G_TDRAW] = 10
+    search.copy_world(W, R)
+    R[S.RNG][SEARCH_STREAM] = np.uint64(77)
+    search.determinize(R, 0, pool)
+    hands, again = W[S.HANDS], R[S.HANDS]
+    assert (again[0] == hands[0]).all() and ((again >= 0) == (hands >= 0)).all()
+    assert (again[1:] != hands[1:]).any()
+    n_deck = W[S.GAME][S.G_ODECK_N]
+    unseen = lambda h, d: sorted(h[1:][h[1:] >= 0].tolist() + d[S.D_OBJECTS, :n_deck].tolist())  # noqa: E731
+    assert unseen(again, R[S.DECKS]) == unseen(hands, W[S.DECKS])
+    temple, temple_again = W[S.DECKS][S.D_TEMPLE], R[S.DECKS][S.D_TEMPLE]
+    assert (temple_again[:10] == temple[:10]).all()
+    assert sorted(temple_again) == sorted(temple) and (temple_again != temple).any()
+    assert sorted(R[S.BOARD][:, S.B_BLOOD]) == sorted(W[S.BOARD][:, S.B_BLOOD])
+
+
+@pytest.mark.parametrize("mode, teammate_counts", [("team", True), ("free_for_all", False)])
+def test_a_teammates_win_counts_in_team_mode_only(mode, teammate_counts):
+    """The Game: Game Modes — in Team mode the whole team wins with the carrier."""
+    rules = GAME.rules(sets=(f'game.mode="{mode}"',))
+    W = K.world(GAME.prepare(rules, 4), 5, ids(rules, SEATS))
+    players, game = W[S.PLAYERS], W[S.GAME]
+    mate = next(s for s in range(1, 4) if players[s, S.P_TEAM] == players[0, S.P_TEAM]) \
+        if mode == "team" else 2
+    game[S.G_WINNER], game[S.G_WIN_TEAM] = mate, players[mate, S.P_TEAM]
+    sides = np.zeros(4)
+    assert (search.seat_value(W, 0, sides) >= 0.9) == teammate_counts
+    game[S.G_WINNER], game[S.G_WIN_TEAM] = 0, players[0, S.P_TEAM]
+    assert search.seat_value(W, 0, sides) >= 0.9
+
+
+# ---------------------------------------------------------------- whole games
+
+def play(sets, seats, n=4, seed=4, mode="team"):
+    rules = GAME.rules(sets=sets + (f'game.mode="{mode}"',))
+    params = GAME.prepare(rules, len(seats))
+    return GAME.play(params, game_seeds(seed, np.arange(n)), np.tile(ids(rules, seats), (n, 1)))
+
+
+@pytest.mark.parametrize("budget", ["policies.search.rollouts=0", "policies.search.top_k=1"])
+def test_without_a_budget_search_plays_exactly_its_rollout_policy(budget):
+    """A search seat with no rollouts or a single candidate plays as its rollout policy does
+    (every decision, not only the steps)."""
+    sets = TINY + (budget, 'policies.search.rollout_policy="rusher_tuned"')
+    searched = play(sets, ["search", "hunter", "rusher_tuned", "supporter"])
+    scripted = play(sets, ["rusher_tuned", "hunter", "rusher_tuned", "supporter"])
+    for table in ("games", "players", "rounds"):
+        for column, values in scripted[table].items():
+            assert np.array_equal(searched[table][column], values), (table, column)
+    assert (searched["games"]["search_decisions"] == 0).all()
+
+
+def test_search_decisions_are_counted_and_the_game_is_reproducible():
+    sets = ("policies.search.rollouts=2", "policies.search.top_k=2", "policies.search.horizon=1")
+    first, again = play(sets, list(SEATS), n=2), play(sets, list(SEATS), n=2)
+    assert (first["games"]["search_decisions"] > 0).all()
+    for table in ("games", "players", "rounds"):
+        for column, values in first[table].items():
+            assert np.array_equal(again[table][column], values), (table, column)
+    assert (play(sets, ["rusher"] * 4, n=2)["games"]["search_decisions"] == 0).all()
+
+
+def test_replay_shows_the_values_the_search_weighed():
+    rules = GAME.rules(sets=("policies.search.rollouts=2", "policies.search.top_k=2",
+                             "policies.search.horizon=1"))
+    lines = GAME.replay(GAME.prepare(rules, 4), 5, ids(rules, SEATS), rules)
+    weighs = [i for i, line in enumerate(lines) if "search weighs" in line]
+    assert weighs and "mean value" in lines[weighs[0] + 1] and "over 1 rollouts" in lines[weighs[0] + 1]
+    assert any(line.endswith("step options over 2 rollouts:") for line in lines)
+
+
+@pytest.mark.parametrize("key, value", [
+    ("policies.search.rollouts", "-1"),
+    ("policies.search.rollouts", "100001"),
+    ("policies.search.top_k", "0"),
+    ("policies.search.top_k", str(S.MAX_OPTIONS + 1)),       # candidates fit the options block
+    ("policies.search.horizon", "-1"),
+    ("policies.search.horizon", str(K.MAX_ROUNDS + 1)),
+    ("policies.search.rollout_policy", '"search"'),          # a rollout cannot search in turn
+])
+def test_search_knobs_beyond_what_the_driver_can_play_are_refused(key, value):
+    with pytest.raises(RulesError, match=f"rules key '{key}'"):
+        GAME.rules(sets=(f"{key}={value}",))
+
+
+def test_bench_shows_a_rate_below_ten_with_decimals():
+    """A search game takes about a second: `balsim bench` must not print it as 0 or 1 a second."""
+    from simulator.bench import per_second
+    assert per_second(4, 14.57) == "0.27" and per_second(12_345, 2.0) == "6,172"
