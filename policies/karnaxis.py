@@ -10,7 +10,7 @@ The `search` player (simulator/games/karnaxis/search.py) weighs the best-scored 
 """
 
 import numpy as np
-from numba import njit
+from simulator.kernel import rule
 
 from policies.common import RANDOM, behaviour, keep_best, pick_random
 from policies.search import SEARCH_KNOBS
@@ -60,7 +60,7 @@ LIKES = np.array([[-1, -1, -1, -1, -1],
                   [K_RETIREMENT, K_CASH, K_COLLEGE, K_JOBS, -1]], dtype=np.int64)
 
 
-@njit(cache=True)
+@rule
 def held_salary(state, rules, p):
     best = 0
     for slot in (JOB, JOB_B):
@@ -70,14 +70,14 @@ def held_salary(state, rules, p):
     return best
 
 
-@njit(cache=True)
+@rule
 def expected_income(state, rules, p):
     """This year's income as the player can foresee it: the best salary held plus the
     business income after this year's growth."""
     return held_salary(state, rules, p) + state[row(p) + INCOME] + state[row(p) + GROWTH]
 
 
-@njit(cache=True)
+@rule
 def bracket_of(rules, income):
     b = 0
     while b < table_len(rules, T_BRACKET_MAX) and income > table(rules, T_BRACKET_MAX, b):
@@ -85,25 +85,25 @@ def bracket_of(rules, income):
     return b
 
 
-@njit(cache=True)
+@rule
 def smart_saving(rules, income):
     """Tax an accountant saves on ``income``."""
     b = bracket_of(rules, income)
     return table(rules, T_TAX_STANDARD, b) - table(rules, T_TAX_SMART, b)
 
 
-@njit(cache=True)
+@rule
 def income_stream(growth, years_left):
     """Business income a growth of ``growth`` adds over the remaining year ends."""
     return growth * years_left * (years_left + 1) / 2.0 * TAX_KEEP
 
 
-@njit(cache=True)
+@rule
 def years_left(state, rules):
     return rules[CFG_YEARS] - state[YEAR] + 1
 
 
-@njit(cache=True)
+@rule
 def short_of(state, rules, p, at):
     """Whether p lacks any of the four attribute minimums at ``rules[at:at + 4]``."""
     for c in range(N_ATTR):
@@ -112,7 +112,7 @@ def short_of(state, rules, p, at):
     return False
 
 
-@njit(cache=True)
+@rule
 def target_gap(state, rules, knobs, pid, p, a):
     """How far attribute ``a`` is below the best-paid job (scholar-like) or the biggest
     business (business-minded) the player does not yet qualify for."""
@@ -137,7 +137,7 @@ def target_gap(state, rules, knobs, pid, p, a):
     return gap
 
 
-@njit(cache=True)
+@rule
 def market_value(state, rules, knobs, pid, p, left):
     """What a Buy/Sell Stock visit is worth to the policy before it sees the trades."""
     value = 0.0
@@ -157,7 +157,7 @@ def market_value(state, rules, knobs, pid, p, left):
     return value
 
 
-@njit(cache=True)
+@rule
 def loan_penalty(state, knobs, pid, p, cost):
     """Dollars of penalty for the loan an option needs; NO past the policy's borrow limit."""
     need = cost - state[row(p) + CASH]
@@ -168,7 +168,7 @@ def loan_penalty(state, knobs, pid, p, cost):
     return need * knobs[pid, BORROW_PENALTY]
 
 
-@njit(cache=True)
+@rule
 def action_score(state, rules, knobs, pid, p, i):
     """Take Action!: option i's worth in dollars."""
     left = years_left(state, rules)
@@ -216,7 +216,7 @@ def action_score(state, rules, knobs, pid, p, i):
     return 0.0
 
 
-@njit(cache=True)
+@rule
 def trade_score(state, rules, knobs, pid, p, i):
     """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: trade i's worth."""
     left = years_left(state, rules)
@@ -246,7 +246,7 @@ def trade_score(state, rules, knobs, pid, p, i):
     return -1.0
 
 
-@njit(cache=True)
+@rule
 def card_score(state, rules, knobs, pid, p, i):
     """Buy Karnaxis Card: use a card now (1) or keep it (0).  A tax-free card waits for a year
     whose foreseen tax reaches the tax_free_at knob, a loan-forgiving card for loans to
@@ -265,7 +265,7 @@ def card_score(state, rules, knobs, pid, p, i):
     return 1.0
 
 
-@njit(cache=True)
+@rule
 def option_score(state, rules, knobs, pid, kind, seat, i):
     """The worth policy ``pid`` sees in option i of a decision of ``kind`` by ``seat``."""
     if kind == D_ACTION:
@@ -291,7 +291,7 @@ def option_score(state, rules, knobs, pid, kind, seat, i):
     return 1.0 if (opt(state, i, OPT_ACTION) == 1) == (opt(state, i, OPT_A) < 0) else 0.0
 
 
-@njit(cache=True)
+@rule
 def policy_choice(state, rules, knobs, rng, pid, kind, seat, n):
     """Index into the ``n`` options of the state's OPTIONS block chosen by policy ``pid`` for a
     decision of ``kind`` by ``seat``: uniformly at random, or the best-scored (ties broken
@@ -305,7 +305,7 @@ def policy_choice(state, rules, knobs, rng, pid, kind, seat, n):
     return choice
 
 
-@njit(cache=True)
+@rule
 def option_scores(state, rules, knobs, pid, kind, seat, n, out):
     """Every option's score by policy ``pid`` into ``out[:n]`` (random: all equal)."""
     for i in range(n):

@@ -1,7 +1,7 @@
 """Karnaxis stage 2, Take Action!: the action spaces, who may use which, and what each does
 (rulebook: shared/rules/karnaxis.md, "2. Take Action!")."""
 
-from numba import njit
+from simulator.kernel import rule
 
 from simulator.games.karnaxis.decide import choose
 from simulator.games.karnaxis.money import (
@@ -16,7 +16,7 @@ from simulator.rng import DICE, rng_below
 
 # ---------------------------------------------------------------- Take Action!
 
-@njit(cache=True)
+@rule
 def qualifies(state, rules, p, at, college_needed):
     """Job Search / Start Business prerequisites: attribute minimums (``rules[at:at + 4]``, a
     job's or business's J_ATTR / B_ATTR slots) and college years."""
@@ -29,17 +29,17 @@ def qualifies(state, rules, p, at, college_needed):
     return True
 
 
-@njit(cache=True)
+@rule
 def qualifies_for_job(state, rules, p, j):
     return qualifies(state, rules, p, rules[CFG_JOBS] + j * J_WIDTH + J_ATTR, job(rules, j, J_COLLEGE))
 
 
-@njit(cache=True)
+@rule
 def qualifies_for_business(state, rules, p, b):
     return qualifies(state, rules, p, rules[CFG_BIZ] + b * B_WIDTH + B_ATTR, 0)
 
 
-@njit(cache=True)
+@rule
 def qualifies_for_mother(state, rules, p, mother):
     """Start Franchise: "They must have the prerequisites for the mother business" (ASSUMED,
     for a merged business: those of any one of its business cards)."""
@@ -50,12 +50,12 @@ def qualifies_for_mother(state, rules, p, mother):
     return False
 
 
-@njit(cache=True)
+@rule
 def karnaxis_card_cost(state, rules, p):
     return max(0, rules[CFG_CARD_COST] - ability(state, rules, p, AB_KARNAXIS_DISCOUNT))
 
 
-@njit(cache=True)
+@rule
 def tuition(state, rules, p, university):
     if state[EVENT_TUITION_FREE] == 1:
         return 0
@@ -63,13 +63,13 @@ def tuition(state, rules, p, university):
     return max(0, base - ability(state, rules, p, AB_TUITION_DISCOUNT))
 
 
-@njit(cache=True)
+@rule
 def retirement_cost(state, rules, p):
     discount = rules[CFG_INS_FIRM_DISCOUNT] if firm_benefit(state, rules, p, CFG_FIRM_INSURANCE) else 0
     return max(0, rules[CFG_RETIREMENT_COST] - discount)
 
 
-@njit(cache=True)
+@rule
 def list_actions(state, rules, p, first):
     """Take Action!: every action space p may use now, one row per concrete choice.  A space
     used already this year is not offered; Collect Unemployment once per year; Go To Work only
@@ -145,7 +145,7 @@ def list_actions(state, rules, p, first):
     return n
 
 
-@njit(cache=True)
+@rule
 def raise_attributes(state, rules, knobs, rng, trace, p, count):
     """Personal Study / College / University: +count attributes of the player's choice (the
     policy picks), each up to the top of the track."""
@@ -161,7 +161,7 @@ def raise_attributes(state, rules, knobs, rng, trace, p, count):
         state[r + ATTR + opt(state, i, OPT_ACTION)] += 1
 
 
-@njit(cache=True)
+@rule
 def take_job(state, rules, p, j):
     """Job Search: the job card goes on the player board; it counts as work this year."""
     r = row(p)
@@ -176,7 +176,7 @@ def take_job(state, rules, p, j):
         state[r + DISTINCT_JOBS] += 1
 
 
-@njit(cache=True)
+@rule
 def go_to_work(state, rules, trace, p, j):
     """Go To Work: keep one and only one job card; any other goes back to the job board."""
     r = row(p)
@@ -188,7 +188,7 @@ def go_to_work(state, rules, trace, p, j):
     state[r + WORKED] = 1
 
 
-@njit(cache=True)
+@rule
 def attend_college(state, rules, knobs, rng, trace, p):
     """College: +1 Aptitude (ASSUMED: the first attribute, setup.attributes[0]), +1 attribute
     of the player's choice, and the college token moves down one circle (Freshman .. Senior)."""
@@ -199,7 +199,7 @@ def attend_college(state, rules, knobs, rng, trace, p):
     raise_attributes(state, rules, knobs, rng, trace, p, 1)
 
 
-@njit(cache=True)
+@rule
 def use_card(state, rules, knobs, rng, trace, p, card):
     """Buy Karnaxis Card: the card's effect (ASSUMED deck, effects in rules.toml)."""
     r = row(p)
@@ -231,7 +231,7 @@ def use_card(state, rules, knobs, rng, trace, p, card):
     record(state, trace, EV_CARD, p, card, value, before, state[r + CASH])
 
 
-@njit(cache=True)
+@rule
 def buy_karnaxis_card(state, rules, knobs, rng, trace, p):
     """Buy Karnaxis Card: $15,000 to the bank (Jobs 'n Stuff: the Consultant collects $5,000,
     ASSUMED from the bank); the player uses the card immediately or saves it for later (selling
@@ -256,7 +256,7 @@ def buy_karnaxis_card(state, rules, knobs, rng, trace, p):
         record(state, trace, EV_CARD_SAVED, p, card, value, cash, cash)
 
 
-@njit(cache=True)
+@rule
 def use_saved_cards(state, rules, knobs, rng, trace, p):
     """Buy Karnaxis Card: a card saved for later is used when its holder chooses (ASSUMED: at
     the start of any of their action turns); one still saved at Game End is worth nothing."""
@@ -277,7 +277,7 @@ def use_saved_cards(state, rules, knobs, rng, trace, p):
         check_karnaxis(state, rules, trace, p)
 
 
-@njit(cache=True)
+@rule
 def do_action(state, rules, knobs, rng, trace, p, action, a, first):
     """Perform one chosen action (Take Action!: the action spaces); ``a`` is its OPT_A."""
     r = row(p)
@@ -339,7 +339,7 @@ def do_action(state, rules, knobs, rng, trace, p, action, a, first):
     settle_forfeit(state, rules, trace, p)
 
 
-@njit(cache=True)
+@rule
 def start_actions(state, rules):
     """2. Take Action!: two action squares each, three for a Rocket Scientist / Pro Athlete
     (ASSUMED: holding the card at the start of the stage); the first square is the starting
@@ -358,7 +358,7 @@ def start_actions(state, rules):
     state[TURN], state[SEAT_I] = 0, 0
 
 
-@njit(cache=True)
+@rule
 def action_square(state, rules, knobs, rng, trace):
     """2. Take Action!: the next action square, placed clockwise from the starting player one
     at a time until every player has placed theirs.  Before it the player may use Karnaxis

@@ -1,7 +1,7 @@
 """Karnaxis businesses: Start Business, Start Franchise, Advertise costs, the level-4 firms and
 Buy/Sell Stock (rulebook: shared/rules/karnaxis.md, "Ins 'n Outs of Businesses & Franchises")."""
 
-from numba import njit
+from simulator.kernel import rule
 
 from simulator.games.karnaxis.decide import choose
 from simulator.games.karnaxis.money import (
@@ -12,14 +12,14 @@ from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slot
 
 # ---------------------------------------------------------------- costs
 
-@njit(cache=True)
+@rule
 def business_cost(state, rules, p, b):
     """Start Business: the cost of the card's level."""
     return max(0, table(rules, T_LEVEL_COST, biz(rules, b, B_LEVEL) - 1)
                - ability(state, rules, p, AB_BUSINESS_DISCOUNT))
 
 
-@njit(cache=True)
+@rule
 def franchise_cost(state, rules, p, mother):
     """Start Franchise: the cost by the level of the mother business, seat ``mother``'s merged
     business, whose level is that of its highest business (Ins 'n Outs)."""
@@ -27,14 +27,14 @@ def franchise_cost(state, rules, p, mother):
                - ability(state, rules, p, AB_FRANCHISE_DISCOUNT))
 
 
-@njit(cache=True)
+@rule
 def advertise_cost(state, rules, p, tier):
     """Advertise: the tier's cost, less the Advertising firm's discount (Level 4 benefits)."""
     discount = rules[CFG_AD_FIRM_DISCOUNT] if firm_benefit(state, rules, p, CFG_FIRM_ADVERTISING) else 0
     return max(0, table(rules, T_AD_COST, tier) - discount)
 
 
-@njit(cache=True)
+@rule
 def start_business(state, rules, trace, p, b):
     """Start Business: pay the level's cost; +1 business card, +its business growth, +5 shares;
     the first business puts the seat's stock at 5.  Merged level = highest level owned."""
@@ -53,7 +53,7 @@ def start_business(state, rules, trace, p, b):
     insure_firm_holders(state, rules)
 
 
-@njit(cache=True)
+@rule
 def start_franchise(state, rules, trace, p, mother):
     """Start Franchise in seat ``mother``'s business: pay its owner by the merged business's
     level (Ins 'n Outs: the level of its highest business); +1 franchise card, +business growth
@@ -77,7 +77,7 @@ def start_franchise(state, rules, trace, p, mother):
     insure_firm_holders(state, rules)
 
 
-@njit(cache=True)
+@rule
 def insure_firm_holders(state, rules):
     """Level 4 (Insurance and Investing firm): its owner and franchise owners get a free
     insurance token, which makes them immune now (Buy Insurance)."""
@@ -86,7 +86,7 @@ def insure_firm_holders(state, rules):
             state[row(q) + PROTECTED] = 1
 
 
-@njit(cache=True)
+@rule
 def list_trades(state, rules, p):
     """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: the trades p may make now,
     as option rows [MK_*, stock, shares, cost]: done; an accountant or insurance not yet held
@@ -116,7 +116,7 @@ def list_trades(state, rules, p):
     return n
 
 
-@njit(cache=True)
+@rule
 def trade(state, rules, trace, p, kind, s, k, cost):
     """One trade of Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance (a
     :func:`list_trades` row).  The accountant ($10,000) gives the smart tax table this year;
@@ -145,7 +145,7 @@ def trade(state, rules, trace, p, kind, s, k, cost):
     record(state, trace, EV_TRADE, p, kind, s * 1000 + k, before, state[r + CASH])
 
 
-@njit(cache=True)
+@rule
 def market(state, rules, knobs, rng, trace, p):
     """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: trades chosen one at a time
     until the player is done (at most stock.max_trades_per_action).  Level 4: the Accounting

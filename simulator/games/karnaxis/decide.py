@@ -15,7 +15,7 @@ keeps the step's *decision log* in the state (every decision of the step, any se
 """
 
 import numpy as np
-from numba import njit
+from simulator.kernel import allocating, rule
 
 from policies.common import behaviour
 from policies.karnaxis import ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, option_scores, \
@@ -26,7 +26,7 @@ from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slot
 from simulator.rng import SEARCH as SEARCH_STREAM
 
 
-@njit(cache=True)
+@rule
 def choose(state, rules, knobs, rng, trace, kind, seat, n):
     """Index of the option ``seat`` takes among the ``n`` in the state's OPTIONS block, for a
     decision of ``kind`` (D_*)."""
@@ -38,12 +38,12 @@ def choose(state, rules, knobs, rng, trace, kind, seat, n):
     return choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, n)
 
 
-@njit(cache=True)
+@rule
 def is_search(knobs, policy):
     return behaviour(knobs, policy) == SEARCH
 
 
-@njit(cache=True)
+@rule
 def played_policy(knobs, policy):
     """The policy that makes a seat's decisions in a probe: a search seat's rollout policy
     (its scripted fallback), any other seat's own."""
@@ -52,7 +52,7 @@ def played_policy(knobs, policy):
     return policy
 
 
-@njit(cache=True)
+@rule
 def weighs(knobs, policy, n):
     """A search seat weighs a decision with several options when it has a budget: at least
     one rollout and two candidates (otherwise it plays its rollout policy)."""
@@ -60,7 +60,7 @@ def weighs(knobs, policy, n):
             and knobs[policy, TOP_K] >= 2)
 
 
-@njit(cache=True)
+@rule
 def choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, n):
     i = state[DECISIONS]
     state[DECISIONS] = i + 1
@@ -83,7 +83,7 @@ def choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, n):
     return choice
 
 
-@njit(cache=True)
+@allocating
 def mark_pending(state, rules, knobs, trace, kind, seat, n):
     """Store the search decision a probe met: its candidates are the ``top_k`` options by the
     scores of the seat's rollout policy (best first).  When tracing, its trace rows are
@@ -111,7 +111,7 @@ def mark_pending(state, rules, knobs, trace, kind, seat, n):
         state[TRACE_N] = at + m + 1
 
 
-@njit(cache=True)
+@allocating
 def determinize(state, rules, rng, seat):
     """Re-draw everything ``seat`` cannot know, from the rollout's seed (put in the copy's
     SEARCH stream by the driver): every chance stream (future stock dice, lottery and medical
@@ -135,7 +135,7 @@ def determinize(state, rules, rng, seat):
         redeal_characters(state, rules, rng, seat)
 
 
-@njit(cache=True)
+@rule
 def redeal_karnaxis_cards(state, rules, rng, seat):
     unseen = rules[CFG_UNSEEN]
     deck, holder = owners(rules, DECK_CARDS), owners(rules, KC_HOLDER)
@@ -160,7 +160,7 @@ def redeal_karnaxis_cards(state, rules, rng, seat):
         k += 1
 
 
-@njit(cache=True)
+@rule
 def redeal_characters(state, rules, rng, seat):
     """Game Setup: the seat knows its own dealt cards and the characters kept so far."""
     unseen = rules[CFG_UNSEEN]
@@ -178,7 +178,7 @@ def redeal_characters(state, rules, rng, seat):
             n += 1
 
 
-@njit(cache=True)
+@rule
 def hidden_character(state, rules, seat, k, dealt):
     """Whether deck position k of the character deal is unknown to ``seat`` (not its own card,
     not a character an earlier seat kept)."""

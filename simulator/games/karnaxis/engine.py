@@ -3,9 +3,11 @@ shared/rules/karnaxis.md).
 
 A game is two arrays, ``state`` int64 and ``rng`` uint64[N_STREAMS]; the rules are one
 read-only int64 array and the policies' knobs a float64 table (layout: :mod:`state`).  Rule
-functions take ``(state, rules[, knobs, rng][, trace])`` and scalars: every array argument
-costs numba two atomic reference-count operations per call, so the hot paths pass few arrays.
-``trace`` int64[max_events, TRACE_WIDTH] has zero rows in bulk runs.
+functions take ``(state, rules[, knobs, rng][, trace])`` and scalars, and are compiled without
+numba's reference counting (``rule``, :mod:`simulator.kernel`): only the functions that
+allocate (``allocating``: a chunk's buffers, a new game's streams, the search's scores and
+re-deal) count references.  ``trace`` int64[max_events, TRACE_WIDTH] has zero rows in bulk
+runs.
 
 The rules live in one module per stage of the rulebook, each rule function citing its section:
 :mod:`money` (bookkeeping, Loan Odds 'n Ends, Fulfilling Your Karnaxis), :mod:`new_year`
@@ -22,7 +24,7 @@ cards its player uses before it), or one Year End Review.  The search player cop
 at a step boundary and plays on from there (search.py).
 """
 
-from numba import njit
+from simulator.kernel import allocating, rule
 
 from simulator.games.karnaxis.actions import action_square, start_actions
 from simulator.games.karnaxis.decide import choose, is_search
@@ -35,7 +37,7 @@ from simulator.rng import SETUP, rng_new, shuffle
 
 # ---------------------------------------------------------------- Game Setup
 
-@njit(cache=True)
+@allocating
 def new_game(state, rules, knobs, rng, seed, seat_policies):
     """A fresh game, set up up to the character choices.  ``seat_policies`` int8[n_players]:
     each seat's policy; a seat playing `search` makes the game's MODE PROBE."""
@@ -50,7 +52,7 @@ def new_game(state, rules, knobs, rng, seed, seat_policies):
     setup(state, rules, rng)
 
 
-@njit(cache=True)
+@rule
 def setup(state, rules, rng):
     """Game Setup: $10,000 each; black business at 5; job and business cards by player-count
     symbol; shuffle the event and Karnaxis decks and the character cards to deal.  Seat 0 is
@@ -77,7 +79,7 @@ def setup(state, rules, rng):
     state[PHASE], state[SEAT_I] = AT_CHARACTER, 0
 
 
-@njit(cache=True)
+@rule
 def deal_deck(state, rules, rng, deck, n):
     """Shuffle: cards 0..n-1 in a random order into row ``deck`` of the card block."""
     at = owners(rules, deck)
@@ -86,7 +88,7 @@ def deal_deck(state, rules, rng, deck, n):
     shuffle(rng, SETUP, state[at:at + n])
 
 
-@njit(cache=True)
+@rule
 def choose_character(state, rules, knobs, rng, trace, p):
     """Game Setup: deal 3 character cards to the player, who keeps 1 and marks its four
     attribute numbers; the other 2 are removed from play."""
@@ -107,7 +109,7 @@ def choose_character(state, rules, knobs, rng, trace, p):
 
 # ---------------------------------------------------------------- the loop
 
-@njit(cache=True)
+@rule
 def play_step(state, rules, knobs, rng, trace):
     """Play one step from the loop position (module docstring)."""
     phase = state[PHASE]
@@ -129,7 +131,7 @@ def play_step(state, rules, knobs, rng, trace):
         state[PHASE] = AT_END if state[YEAR] >= rules[CFG_YEARS] else AT_NEW_YEAR
 
 
-@njit(cache=True)
+@rule
 def advance(state, rules, knobs, rng, trace, out_years, last_year):
     """Play from a step boundary until the game ends or year ``last_year`` is over, writing
     each year's rows of the `years` timeline into ``out_years`` (when it has rows)."""
@@ -141,7 +143,7 @@ def advance(state, rules, knobs, rng, trace, out_years, last_year):
             write_years(state, rules, out_years)
 
 
-@njit(cache=True)
+@rule
 def write_years(state, rules, out_years):
     """The `years` timeline: one row per seat after the Year End Review of year YEAR
     (``out_years`` int64[years * n_players, N_YEAR_OUT], or no rows)."""

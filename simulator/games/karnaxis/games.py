@@ -7,16 +7,16 @@ seats' policies; a game with no search seat plays the same either way.
 """
 
 import numpy as np
-from numba import njit
 
 from simulator.games.karnaxis.engine import advance, new_game, write_years
 from simulator.games.karnaxis.search import search_step
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 from simulator.games.karnaxis.year_end import end_game
+from simulator.kernel import allocating, rule
 from simulator.rng import N_STREAMS
 
 
-@njit(cache=True)
+@rule
 def play_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players,
               out_years):
     """One whole game into out_game int64[N_GAME_OUT], out_players int64[n_players,
@@ -28,7 +28,7 @@ def play_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, ou
     return state[TRACE_N]
 
 
-@njit(cache=True)
+@allocating
 def search_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players,
                 out_years, work, work_rng, values):
     """:func:`play_game` with every step played by the search driver (work buffers:
@@ -43,7 +43,7 @@ def search_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, 
     return state[TRACE_N]
 
 
-@njit(cache=True)
+@allocating
 def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years):
     """Play ``len(seeds)`` games without search seats.
 
@@ -61,7 +61,7 @@ def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_y
                   out_players[g], out_years[g * rows:(g + 1) * rows])
 
 
-@njit(cache=True)
+@allocating
 def search_buffers(rules):
     """The search driver's work buffers: three state copies (snapshot, probe, rollout), their
     rng streams, and the per-candidate value sums, counts and seat scores."""
@@ -70,7 +70,7 @@ def search_buffers(rules):
             np.zeros((3, MAX_OPTIONS), dtype=np.float64))
 
 
-@njit(cache=True)
+@allocating
 def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years):
     """:func:`play_games` for games with search seats."""
     rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
@@ -83,7 +83,7 @@ def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players
                     out_players[g], out_years[g * rows:(g + 1) * rows], work, work_rng, values)
 
 
-@njit(cache=True)
+@allocating
 def trace_game(rules, knobs, seed, seat_policies, out_game, out_players, out_years, trace):
     """One game without search seats, with its trace rows; returns how many were written."""
     return play_game(np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64), rules, knobs,
@@ -91,7 +91,7 @@ def trace_game(rules, knobs, seed, seat_policies, out_game, out_players, out_yea
                      out_game, out_players, out_years)
 
 
-@njit(cache=True)
+@allocating
 def trace_search_game(rules, knobs, seed, seat_policies, out_game, out_players, out_years, trace):
     """:func:`trace_game` for a game with search seats."""
     work, work_rng, values = search_buffers(rules)

@@ -6,14 +6,14 @@ add the amount to one ledger column (L_*), so the final cash is always the start
 ledger's inflows minus its outflows, and every dollar paid to a player is received by one.
 """
 
-from numba import njit
+from simulator.kernel import rule
 
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 
 
 # ---------------------------------------------------------------- bookkeeping helpers
 
-@njit(cache=True)
+@rule
 def record(state, trace, event, seat, a, b, before, after):
     """Append one trace row [event, year, seat, a, b, before, after] when tracing."""
     n = state[TRACE_N]
@@ -22,32 +22,32 @@ def record(state, trace, event, seat, a, b, before, after):
         state[TRACE_N] = n + 1
 
 
-@njit(cache=True)
+@rule
 def put_row(trace, n, event, year, seat, a, b, before, after):
     trace[n, 0], trace[n, 1], trace[n, 2], trace[n, 3] = event, year, seat, a
     trace[n, 4], trace[n, 5], trace[n, 6] = b, before, after
 
 
-@njit(cache=True)
+@rule
 def gain(state, p, amount, column):
     """Cash in, booked to a ledger inflow column."""
     state[row(p) + CASH] += amount
     state[row(p) + column] += amount
 
 
-@njit(cache=True)
+@rule
 def spend(state, p, amount, column):
     """Cash out, booked to a ledger outflow column."""
     state[row(p) + CASH] -= amount
     state[row(p) + column] += amount
 
 
-@njit(cache=True)
+@rule
 def holds_job(state, p, j):
     return j >= 0 and (state[row(p) + JOB] == j or state[row(p) + JOB_B] == j)
 
 
-@njit(cache=True)
+@rule
 def job_holder(state, rules, j):
     """The seat holding a job card, or NONE."""
     if j < 0:
@@ -58,7 +58,7 @@ def job_holder(state, rules, j):
     return NONE
 
 
-@njit(cache=True)
+@rule
 def ability(state, rules, p, which):
     """A character's ability value when the character has ability ``which``, else 0 (1 for
     valueless abilities)."""
@@ -69,7 +69,7 @@ def ability(state, rules, p, which):
     return v if v != 0 else 1
 
 
-@njit(cache=True)
+@rule
 def firm_owner(state, rules, firm_slot):
     """Seat owning the level-4 firm of rules slot ``firm_slot`` (CFG_FIRM_*), or NONE."""
     b = rules[firm_slot]
@@ -79,7 +79,7 @@ def firm_owner(state, rules, firm_slot):
     return owner if owner >= 0 else NONE
 
 
-@njit(cache=True)
+@rule
 def has_firm_franchise(state, rules, p, firm_slot):
     """Whether p holds a franchise of the merged business that includes the firm (ASSUMED:
     the franchise's mother is its owner's merged business as it is now)."""
@@ -93,7 +93,7 @@ def has_firm_franchise(state, rules, p, firm_slot):
     return False
 
 
-@njit(cache=True)
+@rule
 def firm_benefit(state, rules, p, firm_slot):
     """Ins 'n Outs of Businesses & Franchises: owners of a level-4 firm and of its franchises
     get its token or discount."""
@@ -102,7 +102,7 @@ def firm_benefit(state, rules, p, firm_slot):
 
 # ---------------------------------------------------------------- loans
 
-@njit(cache=True)
+@rule
 def borrow_needed(state, rules, p, cost):
     """Loan Odds 'n Ends: the loan (in whole notes) that lets p pay ``cost``, 0 when cash
     suffices, -1 when it would pass the cap."""
@@ -119,7 +119,7 @@ def borrow_needed(state, rules, p, cost):
     return amount
 
 
-@njit(cache=True)
+@rule
 def take_loan(state, rules, trace, p, amount):
     """Loan Odds 'n Ends: take bank loan notes.  A character whose Karnaxis is forfeited by a
     loan (Zack) owes the $100,000 back once it is fulfilled."""
@@ -136,12 +136,12 @@ def take_loan(state, rules, trace, p, amount):
         state[r + FORFEIT_DUE] = 1
 
 
-@njit(cache=True)
+@rule
 def can_afford(state, rules, p, cost):
     return borrow_needed(state, rules, p, cost) >= 0
 
 
-@njit(cache=True)
+@rule
 def pay_by_choice(state, rules, trace, p, cost, column, to_seat):
     """An expense the player chose (an action): borrow what cash lacks, then pay the bank, or
     another seat when ``to_seat`` >= 0.  Options are only listed when affordable."""
@@ -153,7 +153,7 @@ def pay_by_choice(state, rules, trace, p, cost, column, to_seat):
     hand_over(state, p, cost, column, to_seat)
 
 
-@njit(cache=True)
+@rule
 def hand_over(state, p, amount, column, to_seat):
     """Money leaves seat p: to another seat when ``to_seat`` >= 0, else to the bank, booked
     under ``column`` of the ledger."""
@@ -164,7 +164,7 @@ def hand_over(state, p, amount, column, to_seat):
         spend(state, p, amount, column)
 
 
-@njit(cache=True)
+@rule
 def delinquent(state, rules, trace, p, expense):
     """Loan Odds 'n Ends: a player who would have to borrow past the $200,000 cap takes a
     delinquent payment notice (another when the expense is over $100,000); "the bank will then
@@ -176,7 +176,7 @@ def delinquent(state, rules, trace, p, expense):
     record(state, trace, EV_NOTICE, p, k, expense, cash - expense, cash)
 
 
-@njit(cache=True)
+@rule
 def pay_required(state, rules, trace, p, amount, column, to_seat):
     """Loan Odds 'n Ends: an expense a player must pay (taxes, events, the Karnaxis payback):
     cash, and loans for what cash lacks; when that would pass the cap, delinquent notices and
@@ -192,14 +192,14 @@ def pay_required(state, rules, trace, p, amount, column, to_seat):
     hand_over(state, p, amount, column, to_seat)
 
 
-@njit(cache=True)
+@rule
 def settle_forfeit(state, rules, trace, p):
     """Bits 'n Pieces (Zack): after a loan, the Karnaxis reward is paid back once."""
     if state[row(p) + FORFEIT_DUE] == 1:
         pay_back(state, rules, trace, p)
 
 
-@njit(cache=True)
+@rule
 def pay_back(state, rules, trace, p):
     state[row(p) + FORFEIT_DUE] = 0
     state[row(p) + KARNAXIS_REVOKED] = 1
@@ -210,7 +210,7 @@ def pay_back(state, rules, trace, p):
 
 # ---------------------------------------------------------------- Karnaxis (ambition)
 
-@njit(cache=True)
+@rule
 def total_shares(state, rules, p):
     t = 0
     for s in range(rules[CFG_PLAYERS] + 1):
@@ -218,7 +218,7 @@ def total_shares(state, rules, p):
     return t
 
 
-@njit(cache=True)
+@rule
 def ambition_met(state, rules, p):
     """Fulfilling Your Karnaxis: whether p's character ambition is met now (kinds in state.py;
     all but Wes's, Whitney's and Zack's are ASSUMED)."""
@@ -261,7 +261,7 @@ def ambition_met(state, rules, p):
     return False
 
 
-@njit(cache=True)
+@rule
 def check_karnaxis(state, rules, trace, p):
     """Fulfilling Your Karnaxis: on fulfilment the player immediately receives $100,000."""
     r = row(p)
@@ -274,7 +274,7 @@ def check_karnaxis(state, rules, trace, p):
     record(state, trace, EV_KARNAXIS, p, state[r + CHARACTER], 0, before, state[r + CASH])
 
 
-@njit(cache=True)
+@rule
 def check_all_karnaxis(state, rules, trace):
     for p in range(rules[CFG_PLAYERS]):
         check_karnaxis(state, rules, trace, p)
@@ -282,7 +282,7 @@ def check_all_karnaxis(state, rules, trace):
 
 # ---------------------------------------------------------------- decisions
 
-@njit(cache=True)
+@rule
 def add_option(state, n, action, a, b, cost):
     """Append option row n [action, a, b, cost]; returns the new count (the list holds at most
     MAX_OPTIONS rows)."""

@@ -1,7 +1,7 @@
 """Karnaxis stage 1, Update New Year: event cards and the stock market (rulebook:
 shared/rules/karnaxis.md, "1. Update New Year" and "Stock Market Basics")."""
 
-from numba import njit
+from simulator.kernel import rule
 
 from simulator.games.karnaxis.decide import choose
 from simulator.games.karnaxis.money import (
@@ -13,7 +13,7 @@ from simulator.rng import DICE, rng_below
 
 # ---------------------------------------------------------------- stock market
 
-@njit(cache=True)
+@rule
 def move_stock(state, rules, trace, s, delta):
     """Update stocks: move stock s by ``delta``.  At 0 half the shares (rounded up) are
     removed and the value returns to 1; at the "$" space every share pays $1,000 and the value
@@ -56,12 +56,12 @@ def move_stock(state, rules, trace, s, delta):
         state[stock(s) + VALUE] = v
 
 
-@njit(cache=True)
+@rule
 def roll_stock_die(rules, rng):
     return table(rules, T_DIE, rng_below(rng, DICE, table_len(rules, T_DIE)))
 
 
-@njit(cache=True)
+@rule
 def update_stocks(state, rules, knobs, rng, trace):
     """Update New Year, step 4: the owner of each active business rolls the stock die for it;
     the starting player rolls for the black business.  Bits 'n Pieces (Josh): holding shares of
@@ -76,9 +76,9 @@ def update_stocks(state, rules, knobs, rng, trace):
         for j in range(n):
             if (j != s and state[share(j, s)] > 0
                     and character(rules, state[row(j) + CHARACTER], C_ABILITY) == AB_STOCK_REROLL):
-                add_option(state, 0, 0, d, s, 0)
-                add_option(state, 1, 1, d, s, 0)
-                if choose(state, rules, knobs, rng, trace, D_REROLL, j, 2) == 1:
+                m = add_option(state, 0, 0, d, s, 0)
+                m = add_option(state, m, 1, d, s, 0)
+                if choose(state, rules, knobs, rng, trace, D_REROLL, j, m) == 1:
                     first = d
                     d = roll_stock_die(rules, rng)
                     record(state, trace, EV_REROLL, j, s, first, d, 0)
@@ -87,7 +87,7 @@ def update_stocks(state, rules, knobs, rng, trace):
         move_stock(state, rules, trace, s, d)
 
 
-@njit(cache=True)
+@rule
 def give_shares(state, p, s, count):
     """Start Business / Start Franchise: +5 shares, as far as the share supply lasts
     (ASSUMED: the 59 share tokens are the limit)."""
@@ -98,7 +98,7 @@ def give_shares(state, p, s, count):
 
 # ---------------------------------------------------------------- Update New Year
 
-@njit(cache=True)
+@rule
 def lose_job(state, rules, trace, p, j):
     if j < 0:
         return
@@ -110,7 +110,7 @@ def lose_job(state, rules, trace, p, j):
     record(state, trace, EV_FIRED, p, j, 0, state[row(p) + CASH], state[row(p) + CASH])
 
 
-@njit(cache=True)
+@rule
 def apply_event(state, rules, rng, trace, e):
     """Update New Year, step 2: the year's event card (ASSUMED deck, effects in rules.toml).
     Insured players are immune to its negative effects, except on stocks."""
@@ -163,7 +163,7 @@ def apply_event(state, rules, rng, trace, e):
         state[FUND] += value
 
 
-@njit(cache=True)
+@rule
 def update_new_year(state, rules, knobs, rng, trace, year):
     """1. Update New Year: move the year marker, read the event card, add $10,000 to the
     unemployment fund, update stocks.  Year 1: everyone is insured (Year Chart)."""

@@ -27,7 +27,9 @@ Rule code reads ``state[row(p) + CASH]``, ``state[stock(s) + VALUE]``,
 ``rules[CFG_LOAN_CAP]``, ``table(rules, T_DIE, i)``, ``job(rules, j, J_SALARY)``.
 """
 
-from numba import njit
+import numpy as np
+
+from simulator.kernel import rule
 
 MAX_PLAYERS = 6
 MAX_STOCKS = MAX_PLAYERS + 1      # one business per seat and the black business
@@ -111,37 +113,37 @@ CARD_EFFECTS = ("cash", "attributes", "growth", "retirement", "black_shares", "c
  KE_FORGIVE, KE_DICE_CASH) = range(9)
 
 
-@njit(cache=True)
+@rule
 def table(rules, t, i):
     return rules[rules[CFG_TABLES] + t * rules[CFG_TABLE_WIDTH] + i]
 
 
-@njit(cache=True)
+@rule
 def table_len(rules, t):
     return table(rules, T_LEN, t)
 
 
-@njit(cache=True)
+@rule
 def character(rules, c, field):
     return rules[rules[CFG_CHARS] + c * C_WIDTH + field]
 
 
-@njit(cache=True)
+@rule
 def job(rules, j, field):
     return rules[rules[CFG_JOBS] + j * J_WIDTH + field]
 
 
-@njit(cache=True)
+@rule
 def biz(rules, b, field):
     return rules[rules[CFG_BIZ] + b * B_WIDTH + field]
 
 
-@njit(cache=True)
+@rule
 def event(rules, e, field):
     return rules[rules[CFG_EVENTS] + e * E_WIDTH + field]
 
 
-@njit(cache=True)
+@rule
 def kcard(rules, k, field):
     return rules[rules[CFG_KCARDS] + k * KC_WIDTH + field]
 
@@ -240,31 +242,31 @@ REMOVED = -2
 OWNERS = CANDIDATES + MAX_OPTIONS
 
 
-@njit(cache=True)
+@rule
 def row(p):
     """Offset of seat p's player board."""
     return PLAYERS + p * N_PLAYER
 
 
-@njit(cache=True)
+@rule
 def stock(s):
     """Offset of business s's stock row."""
     return STOCKS + s * N_STOCK
 
 
-@njit(cache=True)
+@rule
 def share(p, s):
     """Offset of seat p's share count in business s."""
     return SHARES + p * MAX_STOCKS + s
 
 
-@njit(cache=True)
+@rule
 def owners(rules, k):
     """Offset of row k (OWN_BIZ .. DECK_CHARS) of the card block."""
     return OWNERS + k * rules[CFG_DECK_WIDTH]
 
 
-@njit(cache=True)
+@rule
 def opt(state, i, column):
     return state[OPTIONS + i * OPT_WIDTH + column]
 
@@ -297,3 +299,11 @@ RANK_THRESHOLDS = (500000, 1000000, 1500000, 2000000)   # Game End: the rank cha
 # years timeline columns (one row per game x year x seat)
 (Y_YEAR, Y_SEAT, Y_CASH, Y_INCOME, Y_BRACKET, Y_TAX, Y_SMART, Y_LOANS, Y_NOTICES,
  Y_SALARY, Y_BUSINESS_INCOME, Y_GROWTH, N_YEAR_OUT) = range(13)
+
+
+# Every integer constant above becomes a numpy int64: numba types a Python int passed as an
+# argument as a literal and compiles the callee again for each distinct value (a version of
+# ``choose`` and everything below it for each decision kind, of ``record`` for each event), but
+# types a numpy int64 as plain int64.  Inside a kernel either is a compile-time constant.
+globals().update({name: np.int64(value) for name, value in list(globals().items())
+                  if name.isupper() and type(value) is int})

@@ -1,7 +1,7 @@
 """Karnaxis stage 3, Year End Review (salary, business income, taxes, loan payments) and Game
 End (rulebook: shared/rules/karnaxis.md)."""
 
-from numba import njit
+from simulator.kernel import rule
 
 from simulator.games.karnaxis.money import (
     ability, check_all_karnaxis, delinquent, firm_benefit, gain, holds_job, job_holder,
@@ -11,7 +11,7 @@ from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slot
 
 # ---------------------------------------------------------------- Year End Review
 
-@njit(cache=True)
+@rule
 def tax_bracket(rules, income):
     """Tax Brackets: index of the bracket of a year's income."""
     for i in range(table_len(rules, T_BRACKET_MAX)):
@@ -20,7 +20,7 @@ def tax_bracket(rules, income):
     return table_len(rules, T_BRACKET_MAX)
 
 
-@njit(cache=True)
+@rule
 def tax_due(state, rules, p, income, smart):
     """Tax Brackets + Jobs 'n Stuff: the bracket's tax (smart table with an accountant), the
     event's change, minus the Tax Collector's $5,000 per player and the character's discount."""
@@ -38,7 +38,7 @@ def tax_due(state, rules, p, income, smart):
     return max(0, tax)
 
 
-@njit(cache=True)
+@rule
 def pay_income(state, rules, trace, p):
     """Year End Review, step 1: salary for each job worked (gone to work and/or just started)
     and business income: the income marker rises by the business growth, then the new income
@@ -77,7 +77,7 @@ def pay_income(state, rules, trace, p):
     state[r + YEAR_BUSINESS] = business
 
 
-@njit(cache=True)
+@rule
 def pay_taxes(state, rules, trace, p):
     """Year End Review: taxes from the bracket table on the year's income (salary + business
     income; ASSUMED), the smart table with an accountant (hired this year, or free from the
@@ -96,18 +96,18 @@ def pay_taxes(state, rules, trace, p):
     record(state, trace, EV_TAX, p, tax, state[r + YEAR_BRACKET], before, state[r + CASH])
 
 
-@njit(cache=True)
+@rule
 def interest_on(principal, rate_pct):
     return -(-principal * rate_pct // 100)
 
 
-@njit(cache=True)
+@rule
 def interest_rate(state, rules, p):
     """Jobs 'n Stuff: the Banker's loans are interest free."""
     return 0 if job_holder(state, rules, rules[CFG_JOB_BANKER]) == p else rules[CFG_INTEREST_PCT]
 
 
-@njit(cache=True)
+@rule
 def repay_loans(state, rules, trace, p, pct, final):
     """Year Chart + Loan Odds 'n Ends: ``pct``% of the loans outstanding plus interest
     (ASSUMED: interest_pct of the principal repaid).  Jobs 'n Stuff: the Banker pays no
@@ -141,7 +141,7 @@ def repay_loans(state, rules, trace, p, pct, final):
     record(state, trace, EV_LOAN_PAYMENT, p, principal, interest, before, state[r + CASH])
 
 
-@njit(cache=True)
+@rule
 def year_end(state, rules, trace):
     """3. Year End Review: income and salary, taxes, loan payments due this year (Year
     Chart).  The last year's payment is the Game End step, which subtracts every outstanding
@@ -163,7 +163,7 @@ def year_end(state, rules, trace):
 
 # ---------------------------------------------------------------- Game End
 
-@njit(cache=True)
+@rule
 def retirement_payout(state, rules, p):
     """Retirement Fund (At Game End): ASSUMED payout table, extra tokens beyond it, and the
     character's bonus per token."""
@@ -176,7 +176,7 @@ def retirement_payout(state, rules, p):
     return payout + tokens * ability(state, rules, p, AB_RETIREMENT_BONUS)
 
 
-@njit(cache=True)
+@rule
 def rank_title(cash):
     """Game End: the rank chart (0 = below $500,000)."""
     title = 0
@@ -186,7 +186,7 @@ def rank_title(cash):
     return title
 
 
-@njit(cache=True)
+@rule
 def end_game(state, rules, trace, out_game, out_players):
     """Game End: turn in retirement tokens, subtract $100,000 per delinquent notice and the
     outstanding loans plus interest; shares do not count; most cash wins (ASSUMED: tied
@@ -222,7 +222,7 @@ def end_game(state, rules, trace, out_game, out_players):
     out_game[G_SEARCH_DECISIONS] = state[SEARCH_DECISIONS]
 
 
-@njit(cache=True)
+@rule
 def write_player(state, rules, p, best, out):
     """The players table row of seat p at Game End (``best``: the winning cash)."""
     r = row(p)
