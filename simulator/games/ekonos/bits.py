@@ -9,7 +9,7 @@ from numba import config
 from numba.core import types
 from numba.extending import intrinsic
 
-from simulator.games.ekonos.kernel import accessor
+from simulator.kernel import accessor
 
 
 @intrinsic

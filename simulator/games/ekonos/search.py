@@ -29,7 +29,7 @@ from policies.search import best_mean, margin_to_best_other, outcome_value, roll
     win_share
 from simulator.games.ekonos.board import put_row, score_parts
 from simulator.games.ekonos.engine import advance, play_step
-from simulator.games.ekonos.kernel import allocating, rule
+from simulator.kernel import allocating, rule
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import SEARCH as SEARCH_STREAM
 
