@@ -436,6 +436,9 @@ def widest_interval(out: Path, tasks: list[int]) -> float:
     return widest
 
 
+IDLE_WORKER_SECONDS = 10
+
+
 class Workers:
     """Runs task functions on local processes (joblib) or a dask.distributed cluster.
 
@@ -450,11 +453,14 @@ class Workers:
         if self.backend == "dask":
             self.client = dask_client(self.scheduler)
         elif self.jobs != 1:
-            from joblib import Parallel
+            from joblib import Parallel, parallel_config
             # loky restarts idle workers between runs and says so; nothing is lost
             warnings.filterwarnings("ignore", message="A worker stopped while some jobs",
                                     category=UserWarning)
-            self.parallel = Parallel(n_jobs=self.jobs, return_as="generator_unordered")
+            # a worker waiting for work when this process dies stops after IDLE_WORKER_SECONDS
+            # (one busy with a task stops at its end: stop_if_orphaned)
+            with parallel_config(backend="loky", idle_worker_timeout=IDLE_WORKER_SECONDS):
+                self.parallel = Parallel(n_jobs=self.jobs, return_as="generator_unordered")
             self.parallel.__enter__()
         return self
 
