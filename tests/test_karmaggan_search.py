@@ -1,6 +1,6 @@
 """The Karmaggän `search` player (simulator/games/karmaggan/search.py): it sees only what its seat
-can know, scores its side's win, falls back to its rollout policy without a budget, is
-deterministic, and the replay shows the values it weighed.  Budgets are tiny: these test the
+can know, scores its side's win, falls back to its rollout policy without a budget, keeps its
+rollout policy's pick unless a rival beats it clearly, is deterministic, and the replay shows the values it weighed.  Budgets are tiny: these test the
 mechanism, not the strength."""
 
 import numpy as np
@@ -151,6 +151,33 @@ def test_without_a_budget_search_plays_exactly_its_rollout_policy(budget):
         for column, values in scripted[table].items():
             assert np.array_equal(searched[table][column], values), (table, column)
     assert (searched["games"]["search_decisions"] == 0).all()
+
+
+def test_one_round_of_rollouts_never_overrides_the_rollout_policy():
+    """Two candidates and two rollouts make one paired round, too few to tell a rival clearly
+    better: the search seat plays its rollout policy's game, though it weighs its steps."""
+    sets = ("policies.search.rollouts=2", "policies.search.top_k=2", "policies.search.horizon=1",
+            'policies.search.rollout_policy="rusher_tuned"')
+    searched = play(sets, ["search", "hunter", "rusher_tuned", "supporter"])
+    scripted = play(sets, ["rusher_tuned", "hunter", "rusher_tuned", "supporter"])
+    assert (searched["games"]["search_decisions"] > 0).all()
+    for table in ("games", "players", "rounds"):
+        for column, values in scripted[table].items():
+            if column not in ("policy", "search_decisions"):
+                assert np.array_equal(searched[table][column], values), (table, column)
+
+
+@pytest.mark.parametrize("gains, expected", [
+    ([[0.0] * 4, [0.5, 0.6, 0.4, 0.5]], 1),             # a steady gain over candidate 0
+    ([[0.0] * 4, [1.0, -1.0, 1.0, 0.2]], 0),            # a mean gain inside its noise
+    ([[0.0] * 4, [0.3, 0.3, 0.3, 0.3], [0.9, 0.8, 0.9, 1.0]], 2),   # the larger clear gain
+    ([[0.0] * 4, [-0.5, -0.4, -0.6, -0.5]], 0),         # a clear loss
+])
+def test_a_rival_is_played_only_when_its_paired_gain_is_clear(gains, expected):
+    per_round = np.array(gains)
+    sums, squares = per_round.sum(axis=1), (per_round ** 2).sum(axis=1)
+    assert search.clear_winner(sums, squares, per_round.shape[1], per_round.shape[0]) == expected
+    assert search.clear_winner(sums, squares, 1, per_round.shape[0]) == 0   # one round: no test
 
 
 def test_search_decisions_are_counted_and_the_game_is_reproducible():

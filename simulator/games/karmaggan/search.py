@@ -14,24 +14,28 @@ throw destinations, rotations, Blood Stone and Greedy Fingers targets) is its
 
 How: the round loop (engine.play_from) pauses before a search seat's plunderer turn and
 :func:`search_turn` plays it.  At each STEP decision with several options the candidates are
-the ``top_k`` options by the rollout policy's own scores; ``rollouts`` playouts are spread
-over them round-robin, every candidate of a round from the same seed (common random numbers:
-the candidates are compared on the same re-drawn cards and dice).  A playout copies the game's mutable arrays into a second world
-(the static ones are shared), re-draws what the seat cannot know (:func:`determinize`) from
-that seed, drawn from the real game's SEARCH stream, takes the candidate, finishes the turn and
-plays on with every seat on ``rollout_policy`` to the horizon: 0 to the end of the game, h to
-the end of the h-th round after the decision's round.  The outcome for the deciding seat
-(:func:`seat_value`) is its side's win (its team's in Team mode, its own in Free-for-All),
-then the blood-coin margin of its side over the best other.  The best mean is played; the
-real game draws only from its SEARCH stream.
+the rollout policy's own pick (what a scripted seat of that policy would play, drawn as it
+would draw it) and the next best of the ``top_k`` options by the rollout policy's scores.
+``rollouts`` playouts are spread over them in rounds, every candidate of a round from the same
+seed (common random numbers: the candidates are compared on the same re-drawn cards and dice).
+A playout copies the game's mutable arrays into a second world (the static ones are shared),
+re-draws what the seat cannot know (:func:`determinize`) from that seed, drawn from the real
+game's SEARCH stream, takes the candidate, finishes the turn and plays on with every seat on
+``rollout_policy`` to the horizon: 0 to the end of the game, h to the end of the h-th round
+after the decision's round.  The outcome for the deciding seat (:func:`seat_value`) is its
+side's win (its team's in Team mode, its own in Free-for-All), then the blood-coin margin of
+its side over the best other.  The rollout policy's pick is played unless a rival beats it
+clearly over the paired rounds (:func:`clear_winner`).  Besides that pick, the real game
+draws only from its SEARCH stream.
 """
 
 import numpy as np
 from numba import njit
 
-from policies.karmaggan import HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, step_scores
+from policies.karmaggan import (HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, choose,
+                                step_scores)
 from policies.common import behaviour
-from policies.search import (best_mean, margin_to_best_other, outcome_value, redeal,
+from policies.search import (margin_to_best_other, outcome_value, redeal,
                              reseed_chance, rollout_seed, top_k)
 from simulator.games.karmaggan.core import new_world, record
 from simulator.games.karmaggan.engine import (PAUSED, close_game, play_from, setup_game,
@@ -42,7 +46,8 @@ from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slo
 from simulator.rng import SEARCH as SEARCH_STREAM
 
 MARGIN_SCALE = 4.0   # blood coins: a side this many coins ahead earns the whole margin bonus
-SUMS, COUNTS, SIDES = range(3)   # rows of the values buffer
+CLEAR_GAIN = 2.0   # standard errors a rival's paired gain must reach to override (clear_winner)
+SUMS, COUNTS, GAINS, GAINS_SQ, SIDES = range(5)   # rows of the values buffer
 MILLION = 1_000_000
 
 
@@ -88,41 +93,66 @@ def search_turn(W, seat, R, values, picks, pool):
 
 @njit(cache=True)
 def weigh(W, seat, n, R, values, picks, pool):
-    """The STEP option ``seat`` takes among the ``n`` in ``W[OPTIONS]``, by the mean outcome of
-    rollouts from world copies ``R`` (module docstring); traced when tracing."""
+    """The STEP option ``seat`` takes among the ``n`` in ``W[OPTIONS]``: its rollout policy's
+    own pick unless a rival candidate beats it clearly over paired rollouts from world copies
+    ``R`` (module docstring); traced when tracing."""
     knobs = W[KNOB_TABLE]
     policy = W[POLICY_IDS][seat]
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
+    own = choose(STEP, seat, n, W)
     step_scores(W, seat, n, knobs[rollout_policy])
+    W[SCORES][own] = np.inf   # the rollout policy's own pick is candidate 0, the one to beat
     m = top_k(W[SCORES], n, np.int64(knobs[policy, TOP_K]), picks)
-    total = max(np.int64(knobs[policy, ROLLOUTS]), m)
+    rounds = max(np.int64(knobs[policy, ROLLOUTS]) // m, 1)
     game = W[GAME]
     rnd, cap = game[G_ROUND], W[CFG][CFG_ROUND_CAP]
     horizon = np.int64(knobs[policy, HORIZON])
     end_round = cap if horizon == 0 else min(cap, rnd + horizon + 1)
     R[POLICY_IDS][:] = rollout_policy
-    sums, counts = values[SUMS], values[COUNTS]
-    sums[:m] = 0.0
-    counts[:m] = 0.0
-    seed = np.uint64(0)
-    for r in range(total):
-        c = r % m
-        if c == 0:   # one determinization per round of candidates: they are compared alike
-            seed = rollout_seed(W[RNG])
-        copy_world(W, R)
-        R[RNG][SEARCH_STREAM] = seed
-        determinize(R, seat, pool)
-        if take_step(R, seat, picks[c]):
-            continue_turn(R, seat)
-        else:
-            finish_turn(R, seat)
-        play_from(R, rnd, seat, end_round, 0, True)
-        sums[c] += seat_value(R, seat, values[SIDES])
-        counts[c] += 1.0
+    values[:, :m] = 0.0
+    sums, counts, gains, gains_sq = values[SUMS], values[COUNTS], values[GAINS], values[GAINS_SQ]
+    base = 0.0
+    for _ in range(rounds):
+        seed = rollout_seed(W[RNG])   # one determinization per round: candidates compared alike
+        for c in range(m):
+            copy_world(W, R)
+            R[RNG][SEARCH_STREAM] = seed
+            determinize(R, seat, pool)
+            if take_step(R, seat, picks[c]):
+                continue_turn(R, seat)
+            else:
+                finish_turn(R, seat)
+            play_from(R, rnd, seat, end_round, 0, True)
+            value = seat_value(R, seat, values[SIDES])
+            sums[c] += value
+            counts[c] += 1.0
+            if c == 0:
+                base = value
+            else:
+                gains[c] += value - base
+                gains_sq[c] += (value - base) ** 2
     game[G_SEARCH_DECISIONS] += 1
     if W[TRACE].shape[0] > 0:
-        note_values(W, seat, n, m, total, values, picks)
-    return picks[best_mean(sums, counts, m)]
+        note_values(W, seat, n, m, m * rounds, values, picks)
+    return picks[clear_winner(gains, gains_sq, rounds, m)]
+
+
+@njit(cache=True)
+def clear_winner(gains, gains_sq, rounds, m):
+    """Index of the candidate to play: the rival (1..m-1) with the highest mean gain over
+    candidate 0 among those whose gain is clear, its mean more than CLEAR_GAIN standard errors
+    above zero over the ``rounds`` paired rollouts; 0 when none is.  Why not the best mean: a
+    few playouts of a whole game of dice are noisy, and overriding the rollout policy on noise
+    plays worse than the rollout policy itself."""
+    best, best_gain = 0, 0.0
+    if rounds < 2:
+        return best
+    for c in range(1, m):
+        mean = gains[c] / rounds
+        variance = max(gains_sq[c] / rounds - mean * mean, 0.0) * rounds / (rounds - 1)
+        if mean > best_gain and mean > CLEAR_GAIN * np.sqrt(variance / rounds):
+            best, best_gain = c, mean
+    return best
 
 
 @njit(cache=True)
@@ -230,7 +260,7 @@ def search_buffers(W):
     R = new_world(cfg, W[CELLS], W[ROLLERS], W[CARDS], W[TCARDS], W[BEATS], W[KNOB_TABLE],
                   W[POLICY_IDS].copy(), np.uint64(0), np.zeros((0, TRACE_WIDTH), np.int64),
                   np.zeros((0, p), np.int16))
-    values = np.zeros((3, max(MAX_OPTIONS, p)))
+    values = np.zeros((5, max(MAX_OPTIONS, p)))
     picks = np.zeros(MAX_OPTIONS, np.int64)
     pool = np.zeros(W[DECKS].shape[1] + p * cfg[CFG_HAND_MAX] + board_size(W), np.int64)
     return R, values, picks, pool
