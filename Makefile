@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/balsim bench ekonos
 	$(BIN)/balsim bench karnaxis
 	$(BIN)/balsim bench karmaggan
+	PY=$(BIN)/python bash bench/ekonos_refs.sh
 
 # every listed rule mutation (tests/mutants/<game>.toml) must make a rule test fail
 mutants: $(STAMP)
