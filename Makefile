@@ -11,11 +11,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test bench mutants tuned clean browser
 
+# --no-compile: no byte-compiling of every installed module (half the install's CPU); Python
+# compiles what it imports, on first import
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	# no byte-compiling of every installed module (half the install's CPU): Python compiles
-	# what it imports, on first import
 	$(BIN)/pip install --quiet --no-compile -e ".[test]"
 	touch $(STAMP)
 
