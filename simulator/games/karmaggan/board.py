@@ -14,13 +14,13 @@ the jungle node of a hatch at its column when that hatch is open.
 
 import numpy as np
 
-from simulator.kernel import rule
 from simulator.games.karmaggan.state import (
     ABYSS, B_OPEN, B_TILE, BLANK, BLOOD_TILE, C_COL, C_HATCH, C_HATCH_KIND, C_RING, C_ROW,
     C_START, C_TILE0, C_WALL_CW, C_WALL_IN, CELLS, CENTRE_TILE, CFG, CFG_CENTRE, CFG_COLS,
     CFG_HATCHES, CFG_ROWS, DCACHE, DCACHE_SLOTS, G_DCACHE_LAST, G_DCACHE_NEXT, G_DKEY,
     G_OFFSET, G_VERSION, G_ADJ_VERSION, ADJ, GAME, BOARD, JUNGLE, N_CELL, NO_WALL, OBJECT_TILE,
     PASSAGE_TILE, PLAIN_WALL, ARROWS_WALL, ACID_WALL, FIRE_WALL, QUEUE, TEMPLE_TILE, TILE_CHARS)
+from simulator.kernel import rule
 
 # numpy int64 rather than Python int, so that a kernel passing one compiles once (state.py)
 UNREACHABLE = np.int64(1 << 20)

@@ -6,8 +6,8 @@ state layout is described in :mod:`engine`.
 
 import numpy as np
 
-from simulator.kernel import allocating, rule
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import allocating, rule
 from simulator.rng import SETUP, rng_new, shuffle
 
 

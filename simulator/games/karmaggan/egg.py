@@ -5,11 +5,11 @@ Rulebook: shared/rules/karmaggan.md, sections "The Alien Egg", "Passing the Egg"
 
 import numpy as np
 
-from simulator.kernel import allocating, rule
 from policies.karmaggan import choose
 from simulator.games.karmaggan.board import update_adjacency, is_jungle, is_ring_cell, outward
 from simulator.games.karmaggan.core import record, egg_moved
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import allocating, rule
 
 
 @rule

@@ -37,6 +37,14 @@ they travel together in one tuple, the world ``W`` (built by :func:`core.new_wor
 * ``W[TRACE]``    int64[max_events, TRACE_WIDTH] event log for replay (0 rows in bulk runs)
 * ``W[TIMELINE]`` int16[round_cap, n_players]    blood coins of each seat after each round
 
+Compiling (:mod:`simulator.kernel`): the rule functions and policies, which never allocate,
+are compiled without numba's reference counting (``rule``), so passing ``W`` costs no atomic
+increments of its 23 arrays; such a kernel cannot return an array it did not receive, so the
+distance maps and adjacency are read from ``W`` (``board.distance_slot``,
+``board.update_adjacency``).  The few that allocate (a new world, the set-up's temporaries, a
+combat's cards put aside, a throw's distances, the games loop, the search's buffers and
+re-deal) are ``allocating``.
+
 Decisions: the engine lists the legal options in ``W[OPTIONS]`` and asks the deciding seat's
 policy (``policies.karmaggan.choose``) for an index; an illegal move cannot be expressed.
 
@@ -47,12 +55,12 @@ the bank, combat between plunderers moves them between players.
 
 import numpy as np
 
-from simulator.kernel import allocating, rule
 from simulator.games.karmaggan.board import is_jungle
 from simulator.games.karmaggan.core import new_world, record, place_figure, gain_coins, draw_object
 from simulator.games.karmaggan.movement import plunderer_turn
 from simulator.games.karmaggan.spawns import swarm_turn
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import allocating, rule
 from simulator.rng import SETUP, rng_below, shuffle
 
 

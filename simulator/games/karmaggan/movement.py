@@ -5,7 +5,6 @@ Rulebook: shared/rules/karmaggan.md, sections "Turns", "Movement".
 
 import numpy as np
 
-from simulator.kernel import rule
 from policies.karmaggan import choose
 from simulator.games.karmaggan.board import update_adjacency, is_jungle
 from simulator.games.karmaggan.core import friends, place_figure, record
@@ -15,6 +14,7 @@ from simulator.games.karmaggan.tiles import activate_tile
 from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.objects import play_object
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import rule
 from simulator.rng import roll_die
 
 MAX_STEPS_PER_TURN = 200  # safety bound on decisions in one turn (a policy may loop)

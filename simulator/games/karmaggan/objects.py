@@ -5,7 +5,6 @@ Rulebook: shared/rules/karmaggan.md, sections "Objects", "Object Effects".
 
 import numpy as np
 
-from simulator.kernel import rule
 from policies.karmaggan import choose
 from simulator.games.karmaggan.board import is_jungle
 from simulator.games.karmaggan.core import (
@@ -13,6 +12,7 @@ from simulator.games.karmaggan.core import (
 from simulator.games.karmaggan.traps import (
     draw_temple_card, resolve_temple_card, set_hatches, turn_ring)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import rule
 from simulator.rng import DICE, rng_below, roll_die
 
 

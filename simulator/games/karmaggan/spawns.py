@@ -5,7 +5,6 @@ Rulebook: shared/rules/karmaggan.md, sections "Spawns", "Controlling the Swarm".
 
 import numpy as np
 
-from simulator.kernel import rule
 from policies.karmaggan import choose
 from simulator.games.karmaggan.core import friends, place_figure, record
 from simulator.games.karmaggan.death import invocation_tile
@@ -14,6 +13,7 @@ from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.movement import (
     MAX_STEPS_PER_TURN, begin_turn, crossing, leave_tile, list_moves, movement_roll, settle)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import rule
 
 
 @rule

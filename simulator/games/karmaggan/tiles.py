@@ -5,12 +5,12 @@ Rulebook: shared/rules/karmaggan.md, section "Tiles".
 
 import numpy as np
 
-from simulator.kernel import rule
 from policies.karmaggan import choose
 from simulator.games.karmaggan.core import record, place_figure, controller, gain_coins, draw_object
 from simulator.games.karmaggan.egg import pick_up_egg
 from simulator.games.karmaggan.traps import resolve_temple_card, draw_temple_card
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import rule
 
 
 @rule

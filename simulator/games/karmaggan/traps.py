@@ -6,13 +6,13 @@ Rulebook: shared/rules/karmaggan.md, sections "Traps", "Temple Tiles".
 
 import numpy as np
 
-from simulator.kernel import rule
 from policies.karmaggan import choose
 from simulator.games.karmaggan.board import is_jungle, is_ring_cell, phys_col
 from simulator.games.karmaggan.core import record, place_figure, draw_object, discard_hand
 from simulator.games.karmaggan.death import lose_coins
 from simulator.games.karmaggan.egg import first_on_line, pick_up_egg
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import rule
 from simulator.rng import SETUP, roll_die, shuffle
 
 
