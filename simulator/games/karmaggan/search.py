@@ -44,6 +44,7 @@ from simulator.games.karmaggan.movement import (continue_turn, finish_turn, list
                                                 take_step, start_turn, MAX_STEPS_PER_TURN)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import SEARCH as SEARCH_STREAM
+from simulator.kernel import allocating, rule
 
 MARGIN_SCALE = 4.0   # blood coins: a side this many coins ahead earns the whole margin bonus
 CLEAR_GAIN = 2.0   # standard errors a rival's paired gain must reach to override (clear_winner)
@@ -51,7 +52,7 @@ SUMS, COUNTS, GAINS, GAINS_SQ, SIDES = range(5)   # rows of the values buffer
 MILLION = 1_000_000
 
 
-@njit(cache=True)
+@rule
 def searched_seats(W):
     """Bit set of the seats whose steps are weighed: search seats with a budget (at least one
     rollout and two candidates; otherwise they play their rollout policy)."""
@@ -64,7 +65,7 @@ def searched_seats(W):
     return bits
 
 
-@njit(cache=True)
+@rule
 def play_search_rounds(W, R, values, picks, pool):
     """engine.play_rounds for a game with search seats: the round loop pauses before each of
     their plunderer turns, which :func:`search_turn` plays."""
@@ -77,7 +78,7 @@ def play_search_rounds(W, R, values, picks, pool):
     close_game(W, status)
 
 
-@njit(cache=True)
+@rule
 def search_turn(W, seat, R, values, picks, pool):
     """movement.plunderer_turn with every STEP decision of several options weighed."""
     if not start_turn(W, seat):
@@ -91,7 +92,7 @@ def search_turn(W, seat, R, values, picks, pool):
     finish_turn(W, seat)
 
 
-@njit(cache=True)
+@rule
 def weigh(W, seat, n, R, values, picks, pool):
     """The STEP option ``seat`` takes among the ``n`` in ``W[OPTIONS]``: its rollout policy's
     own pick unless a rival candidate beats it clearly over paired rollouts from world copies
@@ -155,7 +156,7 @@ def clear_winner(gains, gains_sq, rounds, m):
     return best
 
 
-@njit(cache=True)
+@allocating
 def copy_world(W, R):
     """Copy the real game's mutable arrays into the rollout world (the others are static, or
     scratch space: the BFS queue and the option scores)."""
@@ -172,7 +173,7 @@ def copy_world(W, R):
     R[ADJ][:] = W[ADJ]
 
 
-@njit(cache=True)
+@rule
 def seat_value(R, seat, sides):
     """Win first (Team mode: the seat's team won; Free-for-All: the seat itself), then the
     blood coins of its side minus those of the best other side (policies.search)."""
@@ -190,7 +191,7 @@ def seat_value(R, seat, sides):
                          MARGIN_SCALE)
 
 
-@njit(cache=True)
+@allocating
 def determinize(R, seat, pool):
     """Re-draw everything ``seat`` cannot know, from the rollout's seed (in the copy's SEARCH
     stream): every chance stream (future dice, draws and the other seats' tie-breaks); the
@@ -236,7 +237,7 @@ def determinize(R, seat, pool):
             n += 1
 
 
-@njit(cache=True)
+@rule
 def note_values(W, seat, n, m, total, values, picks):
     """Trace rows of a weighed decision: EV_SEARCH, then each candidate's mean value."""
     options, cards, hands = W[OPTIONS], W[CARDS], W[HANDS]
@@ -251,7 +252,7 @@ def note_values(W, seat, n, m, total, values, picks):
                np.int64(round(sums[r] / counts[r] * MILLION)), np.int64(counts[r]))
 
 
-@njit(cache=True)
+@allocating
 def search_buffers(W):
     """The driver's work buffers: a rollout world (its own copies of the mutable arrays, no
     trace, no timeline), per-candidate sums and counts, candidate indices, a card pool."""
@@ -266,12 +267,12 @@ def search_buffers(W):
     return R, values, picks, pool
 
 
-@njit(cache=True)
+@rule
 def board_size(W):
     return W[BOARD].shape[0]
 
 
-@njit(cache=True)
+@allocating
 def play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids,
                      out_game, out_players, timeline, trace):
     """engine.play_game for a game with search seats."""
@@ -284,7 +285,7 @@ def play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, pol
     return W[GAME][G_NEV]
 
 
-@njit(cache=True)
+@allocating
 def play_search_games(cfg, cells, rollers, cards, tcards, beats, knobs, seeds, seat_policies,
                       out_games, out_players, timelines):
     """engine.play_games for games with search seats."""
