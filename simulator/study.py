@@ -76,7 +76,7 @@ STRONG_PLAYERS = 4
 # search plays about 0.9 games/s per core, so it gets fewer).
 SKILL = {"ekonos": {"budgets": (1, 64), "n_games": 120},
          "karnaxis": {"budgets": (1, 16), "n_games": 120},
-         "karmaggan": {"budgets": (1, 16), "n_games": 48}}
+         "karmaggan": {"budgets": (1, 32), "n_games": 48}}
 
 
 def study_seats(game, n_players: int) -> list[str]:

@@ -30,7 +30,6 @@ draws only from its SEARCH stream.
 """
 
 import numpy as np
-from numba import njit
 
 from policies.karmaggan import (HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, choose,
                                 step_scores)
@@ -138,7 +137,7 @@ def weigh(W, seat, n, R, values, picks, pool):
     return picks[clear_winner(gains, gains_sq, rounds, m)]
 
 
-@njit(cache=True)
+@rule
 def clear_winner(gains, gains_sq, rounds, m):
     """Index of the candidate to play: the rival (1..m-1) with the highest mean gain over
     candidate 0 among those whose gain is clear, its mean more than CLEAR_GAIN standard errors
