@@ -73,7 +73,7 @@ STRONG_PLAYERS = 4
 # default budget, on the same games; the report's "Skill and luck" section.  These are the
 # study's search seats, as many games as its minutes afford (measured 2026-11, CPU time:
 # Ekonos 96 games at budgets 1 and 64 in 22 s, Karnaxis 96 at 1 and 16 in 33 s; Karmaggän's
-# search plays about 0.9 games/s per core, so it gets fewer).
+# search plays about 6.6 games/s per core at its default budget of 32, so it gets fewer).
 SKILL = {"ekonos": {"budgets": (1, 64), "n_games": 120},
          "karnaxis": {"budgets": (1, 16), "n_games": 120},
          "karmaggan": {"budgets": (1, 32), "n_games": 48}}
