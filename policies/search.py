@@ -92,11 +92,11 @@ def clear_gain(gains, squares, counts, m, clear):
     choice) unless another beat it, rollout for rollout on the same futures, by more than
     ``clear`` standard errors of the paired difference; then the one with the highest mean
     gain.  ``gains[c]`` and ``squares[c]`` sum the paired differences and their squares over
-    ``counts[c]`` pairs."""
+    ``counts[c]`` pairs; a single pair has no spread to judge by, so it never wins."""
     best, best_gain = 0, 0.0
     for c in range(1, m):
         n = counts[c]
-        if n == 0:
+        if n < 2:
             continue
         mean = gains[c] / n
         spread = np.sqrt(max(squares[c] / n - mean * mean, 0.0))

@@ -14,8 +14,12 @@ outcome.  One that meets a pending search decision ``j`` is thrown away; each ca
 played out ``rollouts / candidates`` times (round-robin, at least once each): copy the
 snapshot, replay the step's logged decisions, determinize at ``j`` from a seed drawn from the
 real game's SEARCH stream, force the candidate, and play on with every seat on
-``rollout_policy`` to the horizon.  The best mean outcome (ties: the better scripted score) is
-logged and the step is probed again.  The real game draws only from its SEARCH stream.
+``rollout_policy`` to the horizon.  Every round of the round-robin uses one seed for all
+candidates (common random numbers: the same hands, deals and tie-breaks), so candidates are
+compared pair by pair on the same futures, and the rollout policy's own choice (candidate 0)
+is kept unless another beats it clearly (policies.search.clear_gain): a flat best mean over a
+few noisy playouts mostly picked a move that was luckier, not better.  The choice is logged
+and the step is probed again.  The real game draws only from its SEARCH stream.
 
 Knobs ``[policies.search]``: ``rollouts`` per decision, ``rollout_policy``, ``horizon`` (0: to
 the end of the game; h: to the end of the h-th turn after the current one, scored by the
