@@ -11,10 +11,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test bench mutants tuned clean browser
 
+# --no-compile: no byte-compiling of every installed module (half the install's CPU); Python
+# compiles what it imports, on first import
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/pip install --quiet --no-compile -e ".[test]"
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -35,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/balsim bench ekonos
 	$(BIN)/balsim bench karnaxis
 	$(BIN)/balsim bench karmaggan
+	PY=$(BIN)/python bash bench/ekonos_refs.sh
 
 # every listed rule mutation (tests/mutants/<game>.toml) must make a rule test fail
 mutants: $(STAMP)

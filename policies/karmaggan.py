@@ -19,23 +19,23 @@ its plunderer's steps by simulation; its other decisions are its ``rollout_polic
 """
 
 import numpy as np
-from numba import njit
 
 from policies.common import RANDOM, behaviour, pick_best, pick_random
 from policies.search import SEARCH_KNOBS
 from simulator.game import Policy
 from simulator.games.karmaggan.board import (
-    EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_map)
+    EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_slot)
 from simulator.games.karmaggan.core import friends
 from simulator.games.karmaggan.state import (
     ACT_INVOKE, ACT_MEDALLION, ACT_MOVE, ACT_PASS, ACT_PLAY, ACT_SACRIFICE, ACT_STOP, ACT_TAKE,
     ACT_THROW, ACTS, B_BLOOD, B_OCC, B_TILE, BLOOD_STONE, BLOOD_TILE, BOARD, CARDS,
     CENTRE_TILE, CFG, CFG_CENTRE, CFG_HAND_MAX, CFG_PLAYERS, CFG_SPAWN_MAX, CFG_TEAM_MODE,
-    COMBAT_CARD, ECLIPSE, EGG_DEST, F_KIND, F_POS, FIGS, G_ACT_N, G_EGG_CARRIER, G_EGG_POS,
+    COMBAT_CARD, DCACHE, ECLIPSE, EGG_DEST, F_KIND, F_POS, FIGS, G_ACT_N, G_EGG_CARRIER, G_EGG_POS,
     G_OPEN_HATCHES, G_STEPS_LEFT, GAME, GAZE, GREEDY, HANDS, KNOB_TABLE, NOBODY, OBJECT_TILE,
     OFF, OPT_A, OPT_ACT, OPT_B, OPTIONS, P_COINS, P_HAND_N, P_STATUS, P_SWARM, P_TEAM, PLAYERS,
     PLUNDERER, POLICY_IDS, RNG, SALIVA, SCORES, SPARK, STEP, STONE_TARGET, SWARM_MODE,
     SWARM_STEP, SWORD, TELEPORT, TEMPLE_TILE, THROW_DEST, TUMULT, ALIVE, NO_CARD, VICTIM)
+from simulator.kernel import rule
 from simulator.rng import POLICY, rng_float
 
 RUSHER, HUNTER, SUPPORTER, SEARCH = range(1, 5)
@@ -59,23 +59,23 @@ DETOUR = 0.6   # cost of a step that does not bring the figure nearer its target
 RESTLESS = 0.3  # chance that a plunderer with nothing better to do takes a random step
 
 
-@njit(cache=True)
+@rule
 def any_open(W):
     return W[GAME][G_OPEN_HATCHES] > 0
 
 
-@njit(cache=True)
+@rule
 def exit_target(W):
     return EXITS if any_open(W) else HATCH_CELLS
 
 
-@njit(cache=True)
+@rule
 def friendly(W, seat, other):
     players = W[PLAYERS]
     return seat == other or (W[CFG][CFG_TEAM_MODE] == 1 and players[seat, P_TEAM] == players[other, P_TEAM])
 
 
-@njit(cache=True)
+@rule
 def teammates_alive(W, seat):
     players = W[PLAYERS]
     n = 0
@@ -85,7 +85,7 @@ def teammates_alive(W, seat):
     return n
 
 
-@njit(cache=True)
+@rule
 def plunderer_target(W, seat, k):
     """The tile a plunderer heads for: the loose Egg; with the Egg, an open hatch, or while
     all are closed a hatch to wait at (Temple tiles when alone: only Temple cards open
@@ -109,7 +109,7 @@ def plunderer_target(W, seat, k):
 # The scoring helpers below take the state arrays themselves rather than the world tuple:
 # they run for every option of every decision, and unpacking W there costs more than the work.
 
-@njit(cache=True)
+@rule
 def activated(acts, n_acts, fig, node):
     for i in range(n_acts):
         if acts[i, 0] == fig and acts[i, 1] == node:
@@ -117,12 +117,12 @@ def activated(acts, n_acts, fig, node):
     return False
 
 
-@njit(cache=True)
+@rule
 def is_friend(players, team_mode, seat, other):
     return seat == other or (team_mode == 1 and players[seat, P_TEAM] == players[other, P_TEAM])
 
 
-@njit(cache=True)
+@rule
 def progress(d, cur, nxt):
     if d[cur] >= UNREACHABLE:
         return 0.1  # lost: wander until the rings turn
@@ -130,7 +130,7 @@ def progress(d, cur, nxt):
     return gain if gain > 0 else gain - DETOUR
 
 
-@njit(cache=True)
+@rule
 def tile_pull(seat, node, target, k, hand_max, board, players, acts, n_acts):
     """Pull of the tile itself: full Blood tiles, Object tiles (room in hand), Temple traps."""
     if activated(acts, n_acts, seat, node):
@@ -145,7 +145,7 @@ def tile_pull(seat, node, target, k, hand_max, board, players, acts, n_acts):
     return 0.0
 
 
-@njit(cache=True)
+@rule
 def fight_score(seat, occ, k, carrier, figs, players):
     """Stepping onto an occupied tile means combat: worth it against the carrier, or against a
     plunderer with ``fight`` fewer coins; spawns are worth fighting with coins to spare."""
@@ -157,7 +157,7 @@ def fight_score(seat, occ, k, carrier, figs, players):
     return 0.3 if mine >= 3 else -3.0
 
 
-@njit(cache=True)
+@rule
 def object_value(seat, effect, k, far, steps_left, enemy_carrier_inside, open_now, players):
     """How much a plunderer gains by playing an Object card now, before ``hold``; ``far`` is
     its distance to its target."""
@@ -178,7 +178,7 @@ def object_value(seat, effect, k, far, steps_left, enemy_carrier_inside, open_no
     return -0.5
 
 
-@njit(cache=True)
+@rule
 def score_steps(W, seat, n, k, d, d_exit, target):
     """Scores of the STEP options in ``W[SCORES]``, in tiles gained (stopping scores 0)."""
     cfg, game, board, figs, players = W[CFG], W[GAME], W[BOARD], W[FIGS], W[PLAYERS]
@@ -217,7 +217,7 @@ def score_steps(W, seat, n, k, d, d_exit, target):
         scores[i] = score
 
 
-@njit(cache=True)
+@rule
 def swarm_target(W, seat):
     """Spawns chase an enemy carrier, else crowd the loose Egg (which they may not touch)."""
     game, figs = W[GAME], W[FIGS]
@@ -229,7 +229,7 @@ def swarm_target(W, seat):
     return game[G_EGG_POS]
 
 
-@njit(cache=True)
+@rule
 def score_swarm_steps(W, n, d):
     """Scores of the SWARM_STEP options in ``W[SCORES]``: tiles gained, attacks on the carrier
     above all, Object tiles on the way; sacrifices only when nothing else is possible."""
@@ -260,7 +260,7 @@ def score_swarm_steps(W, n, d):
         scores[i] = score
 
 
-@njit(cache=True)
+@rule
 def combat_card(W, seat, n, k):
     """Reveal a card at random, weighted by the knob of its combat value."""
     options = W[OPTIONS]
@@ -277,14 +277,14 @@ def combat_card(W, seat, n, k):
     return n - 1
 
 
-@njit(cache=True)
+@rule
 def card_weight(value, k):
     if value == NO_CARD:
         return 0.0
     return max(0.0, k[COMBAT_NOTHING + value])
 
 
-@njit(cache=True)
+@rule
 def played_policy(knobs, policy_id):
     """The policy whose code makes a seat's decisions: a search seat's ``rollout_policy`` (the
     search driver weighs only the steps it searches), any other seat's own."""
@@ -293,23 +293,23 @@ def played_policy(knobs, policy_id):
     return policy_id
 
 
-@njit(cache=True)
+@rule
 def step_scores(W, seat, n, k):
     """Scores of the ``n`` STEP options in ``W[SCORES]`` for a policy of knobs ``k``, toward its
     target (and, when the Egg may change hands, toward the exits)."""
     options = W[OPTIONS]
     target = plunderer_target(W, seat, k)
-    d = distance_map(W, target)
+    d = W[DCACHE][distance_slot(W, target)]
     d_exit = d
     for i in range(n):
         act = options[i, OPT_ACT]
         if act == ACT_PASS or act == ACT_TAKE or act == ACT_THROW:
-            d_exit = distance_map(W, exit_target(W))
+            d_exit = W[DCACHE][distance_slot(W, exit_target(W))]
             break
     score_steps(W, seat, n, k, d, d_exit, target)
 
 
-@njit(cache=True)
+@rule
 def choose(kind, seat, n, W):
     """Index into ``W[OPTIONS][:n]`` chosen by ``seat``'s policy for decision ``kind``."""
     rng = W[RNG]
@@ -343,7 +343,7 @@ def choose(kind, seat, n, W):
                         m -= 1
         return best
     elif kind == SWARM_STEP:
-        score_swarm_steps(W, n, distance_map(W, swarm_target(W, seat)))
+        score_swarm_steps(W, n, W[DCACHE][distance_slot(W, swarm_target(W, seat))])
     elif kind == SWARM_MODE:
         swarm = players[seat, P_SWARM]
         first = W[CFG][CFG_PLAYERS] + swarm * W[CFG][CFG_SPAWN_MAX]
@@ -351,7 +351,7 @@ def choose(kind, seat, n, W):
         for f in range(first, first + W[CFG][CFG_SPAWN_MAX]):
             if figs[f, F_POS] != OFF:
                 count += 1
-        d = distance_map(W, swarm_target(W, seat))
+        d = W[DCACHE][distance_slot(W, swarm_target(W, seat))]
         for i in range(n):
             if options[i, OPT_ACT] == ACT_INVOKE:
                 scores[i] = (2.0 if count < 2 else 0.0) - 0.01 * min(d[options[i, OPT_B]], 100)
@@ -359,18 +359,18 @@ def choose(kind, seat, n, W):
                 scores[i] = 1.0
     elif kind == TELEPORT:
         target = plunderer_target(W, seat, k)
-        d = distance_map(W, target)
+        d = W[DCACHE][distance_slot(W, target)]
         cur = figs[seat, F_POS]
         for i in range(n):
             node = options[i, OPT_B]
             scores[i] = -float(min(d[cur if node < 0 else node], UNREACHABLE))
     elif kind == THROW_DEST:
         egg = game[G_EGG_POS] if game[G_EGG_CARRIER] < 0 else figs[game[G_EGG_CARRIER], F_POS]
-        d = distance_map(W, egg if egg >= 0 else exit_target(W))
+        d = W[DCACHE][distance_slot(W, egg if egg >= 0 else exit_target(W))]
         for i in range(n):
             scores[i] = float(min(d[options[i, OPT_B]], 100))
     elif kind == EGG_DEST:
-        d = distance_map(W, HATCH_CELLS)
+        d = W[DCACHE][distance_slot(W, HATCH_CELLS)]
         board = W[BOARD]
         for i in range(n):
             node = options[i, OPT_B]

@@ -15,7 +15,9 @@ rules allow.
 import numpy as np
 from numba import njit
 
-SETUP, DICE, POLICY, SEARCH = range(4)  # stream slots in the rng state array
+# stream slots in the rng state array; numpy int64 so that a kernel passing one compiles once
+# (a Python int argument is typed as a literal, compiled again for each value)
+SETUP, DICE, POLICY, SEARCH = (np.int64(s) for s in range(4))
 N_STREAMS = 4
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)

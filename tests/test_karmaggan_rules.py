@@ -14,8 +14,8 @@ from karmaggan_scenes import (
 from simulator.games.karmaggan import board as B
 from simulator.games.karmaggan import movement, tiles
 from simulator.games.karmaggan.state import (
-    ACT_MOVE, ACT_STOP, B_BLOOD, B_OCC, B_OPEN, B_TILE, BLANK, BLOOD_TILE, BOARD, C_HATCH_KIND,
-    C_START, C_TILE0, C_WALL_CW, C_WALL_IN, CELLS, CFG, CFG_COLS, CFG_HATCHES, D_TEMPLE, DECKS,
+    ACT_MOVE, ACT_STOP, ADJ, B_BLOOD, B_OCC, B_OPEN, B_TILE, BLANK, BLOOD_TILE, BOARD, C_HATCH_KIND,
+    C_START, C_TILE0, C_WALL_CW, C_WALL_IN, CELLS, CFG, CFG_COLS, CFG_HATCHES, D_TEMPLE, DCACHE, DECKS,
     FIGS, F_POS, G_BANK, G_EGG_CARRIER, G_EGG_POS, G_OFFSET, G_ROLLERS_ON, G_STEPS_LEFT,
     G_TDRAW, GAME as G, MEDALLION_VALUE, OPT_ACT, OPT_B, OPTIONS, P_COINS, P_HAND_N,
     P_MEDALLIONS, P_STATUS, P_SWARM, P_TEAM, PASSAGE_TILE, PLAYERS, RNG, T_OPEN_DAY,
@@ -137,7 +137,7 @@ def test_every_starting_point_reaches_the_centre():
     """Board: the assumed layout lets every Starting Point reach the Centre (walls and Abysses
     respected, rings aligned)."""
     W = world()
-    dist = B.distance_map(W, centre(W))
+    dist = W[DCACHE][B.distance_slot(W, centre(W))]
     starts = np.nonzero(W[CELLS][:, C_START] >= 0)[0]
     assert (dist[starts] < B.UNREACHABLE).all()
 
@@ -154,7 +154,8 @@ def test_steps_are_orthogonal_and_walls_are_impassable():
     """
     W = scene(walls_cw=["        ", "  |     ", "        "],
               walls_in=["        ", "   -    ", "        "])
-    adj = B.adjacency(W)
+    B.update_adjacency(W)
+    adj = W[ADJ]
     x = at(W, 1, 3)
     assert set(adj[x, 1:1 + adj[x, 0]].tolist()) == {at(W, 1, 4), at(W, 0, 3)}
     w = at(W, 1, 2)                                # the cell whose clockwise side is walled

@@ -13,7 +13,6 @@ the jungle node of a hatch at its column when that hatch is open.
 """
 
 import numpy as np
-from numba import njit
 
 from simulator.games.karmaggan.state import (
     ABYSS, B_OPEN, B_TILE, BLANK, BLOOD_TILE, C_COL, C_HATCH, C_HATCH_KIND, C_RING, C_ROW,
@@ -21,11 +20,13 @@ from simulator.games.karmaggan.state import (
     CFG_HATCHES, CFG_ROWS, DCACHE, DCACHE_SLOTS, G_DCACHE_LAST, G_DCACHE_NEXT, G_DKEY,
     G_OFFSET, G_VERSION, G_ADJ_VERSION, ADJ, GAME, BOARD, JUNGLE, N_CELL, NO_WALL, OBJECT_TILE,
     PASSAGE_TILE, PLAIN_WALL, ARROWS_WALL, ACID_WALL, FIRE_WALL, QUEUE, TEMPLE_TILE, TILE_CHARS)
+from simulator.kernel import rule
 
-UNREACHABLE = 1 << 20
-EXITS = -2         # distance target: the jungle beyond every open hatch
-HATCH_CELLS = -3   # distance target: the row-0 cells facing a hatch (waiting for one to open)
-TEMPLES = -4       # distance target: every Temple tile and the Centre (to flip Temple cards)
+# numpy int64 rather than Python int, so that a kernel passing one compiles once (state.py)
+UNREACHABLE = np.int64(1 << 20)
+EXITS = np.int64(-2)         # distance target: the jungle beyond every open hatch
+HATCH_CELLS = np.int64(-3)   # distance target: the row-0 cells facing a hatch (waiting for one to open)
+TEMPLES = np.int64(-4)       # distance target: every Temple tile and the Centre (to flip Temple cards)
 
 # Invocation tiles are not printed on the board: they appear where a plunderer dies (A New Life)
 TILE_CODES = {"S": BLANK, ".": BLANK, "#": ABYSS, "O": OBJECT_TILE, "T": TEMPLE_TILE,
@@ -63,39 +64,39 @@ def build_cells(board: dict) -> np.ndarray:
     return cells
 
 
-@njit(cache=True)
+@rule
 def column_of(cells, game, cols, node):
     """Physical column of a ring cell (its frame column turned by its ring's offset)."""
     return (cells[node, C_COL] + game[G_OFFSET + cells[node, C_RING]]) % cols
 
 
-@njit(cache=True)
+@rule
 def cell_of(cells, game, cols, row, col):
     """The ring cell of ``row`` now at physical column ``col``."""
     return row * cols + (col - game[G_OFFSET + cells[row * cols, C_RING]]) % cols
 
 
-@njit(cache=True)
+@rule
 def phys_col(W, node):
     return column_of(W[CELLS], W[GAME], W[CFG][CFG_COLS], node)
 
 
-@njit(cache=True)
+@rule
 def cell_at(W, row, col):
     return cell_of(W[CELLS], W[GAME], W[CFG][CFG_COLS], row, col)
 
 
-@njit(cache=True)
+@rule
 def is_ring_cell(W, node):
     return 0 <= node < W[CFG][CFG_CENTRE]
 
 
-@njit(cache=True)
+@rule
 def is_jungle(W, node):
     return node > W[CFG][CFG_CENTRE]
 
 
-@njit(cache=True)
+@rule
 def outward(W, node):
     """The cell just outside ``node`` at the same physical column, ignoring walls (-1 at the
     outer edge); the wall between them is ``cells[outer, C_WALL_IN]``."""
@@ -106,17 +107,19 @@ def outward(W, node):
     return cell_at(W, row - 1, phys_col(W, node))
 
 
-@njit(cache=True)
+@rule
 def hatch_cell(W, h):
     """Row-0 cell now facing hatch ``h``."""
     cfg, cells = W[CFG], W[CELLS]
     return cell_at(W, 0, cells[cfg[CFG_CENTRE] + 1 + h, C_COL])
 
 
-@njit(cache=True)
-def adjacency(W):
-    """int64[n_nodes, 1 + max_degree]: row ``node`` holds its degree then its neighbours
-    (:func:`raw_neighbours`), rebuilt only after the board changed (``G_VERSION``)."""
+@rule
+def update_adjacency(W):
+    """Bring ``W[ADJ]`` (int64[n_nodes, 1 + max_degree]: row ``node`` holds its degree then its
+    neighbours, :func:`raw_neighbours`) up to date: rebuilt only after the board changed
+    (``G_VERSION``).  Callers then read ``W[ADJ]`` (a kernel compiled without reference
+    counting cannot return an array it did not receive)."""
     game, adj = W[GAME], W[ADJ]
     if game[G_ADJ_VERSION] != game[G_VERSION] + 1:
         cfg, cells, board = W[CFG], W[CELLS], W[BOARD]
@@ -125,10 +128,9 @@ def adjacency(W):
             adj[node, 0] = raw_neighbours(node, adj[node, 1:], cells, board, game, cols, rows,
                                           centre, n_hatches)
         game[G_ADJ_VERSION] = game[G_VERSION] + 1
-    return adj
 
 
-@njit(cache=True)
+@rule
 def raw_neighbours(node, buf, cells, board, game, cols, rows, centre, n_hatches):
     """Nodes orthogonally adjacent to ``node`` with no wall between (Board: walls are
     impassable); jungle nodes only through an open hatch.  Fills ``buf``, returns the count."""
@@ -173,13 +175,13 @@ def raw_neighbours(node, buf, cells, board, game, cols, rows, centre, n_hatches)
     return n
 
 
-@njit(cache=True)
+@rule
 def bfs(W, dist, n_sources):
     """Multi-source breadth-first distances over walkable nodes (not Abyss).  The first
     ``n_sources`` entries of ``W[QUEUE]`` are the sources; fills ``dist`` (UNREACHABLE where
     no path)."""
-    board, queue = W[BOARD], W[QUEUE]
-    adj = adjacency(W)
+    update_adjacency(W)
+    board, queue, adj = W[BOARD], W[QUEUE], W[ADJ]
     dist[:] = UNREACHABLE
     for i in range(n_sources):
         dist[queue[i]] = 0
@@ -195,17 +197,18 @@ def bfs(W, dist, n_sources):
                 tail += 1
 
 
-@njit(cache=True)
-def distance_map(W, target):
-    """int64[n_nodes] steps to ``target`` (a node, EXITS, HATCH_CELLS or TEMPLES), cached per board
-    version (rotations, hatch changes and new Invocation tiles bump ``G_VERSION``).  The map
-    stays valid until the second next miss."""
+@rule
+def distance_slot(W, target):
+    """The row of ``W[DCACHE]`` holding the distance map to ``target`` (a node, EXITS,
+    HATCH_CELLS or TEMPLES): int64[n_nodes] steps, cached per board version (rotations, hatch
+    changes and new Invocation tiles bump ``G_VERSION``).  The map stays valid until the second
+    next miss.  A row index rather than the row: see :func:`update_adjacency`."""
     game, dcache = W[GAME], W[DCACHE]
     version = game[G_VERSION]
     for s in range(DCACHE_SLOTS):
         if game[G_DKEY + 2 * s] == version and game[G_DKEY + 2 * s + 1] == target:
             game[G_DCACHE_LAST] = s
-            return dcache[s]
+            return s
     cfg, board, queue = W[CFG], W[BOARD], W[QUEUE]
     # round-robin replacement, sparing the map returned last: a caller may hold two at once
     s = game[G_DCACHE_NEXT]
@@ -235,7 +238,7 @@ def distance_map(W, target):
     bfs(W, dcache[s], n)
     game[G_DKEY + 2 * s] = version
     game[G_DKEY + 2 * s + 1] = target
-    return dcache[s]
+    return s
 
 
 def draw_rows(W, figures: dict | None = None) -> list[str]:

@@ -4,19 +4,19 @@ Rulebook: shared/rules/karmaggan.md, section "Combat".
 """
 
 import numpy as np
-from numba import njit
 
 from policies.karmaggan import choose
-from simulator.games.karmaggan.board import adjacency, is_jungle
+from simulator.games.karmaggan.board import update_adjacency, is_jungle
 from simulator.games.karmaggan.core import (
     record, place_figure, controller, add_to_hand, draw_object, take_from_hand, discard_card)
 from simulator.games.karmaggan.death import plunderer_dies
 from simulator.games.karmaggan.egg import pick_up_egg, give_egg, fling_egg, bfs_local
 from simulator.games.karmaggan.traps import roller_damage, step_crossings
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import allocating, rule
 
 
-@njit(cache=True)
+@rule
 def round_result(beats, a, b):
     """Comparing Combat Values: +1 when value a wins the round, -1 when b wins, 0 for a tie.
     A card beats no card (End of Combat: not playing costs a coin); two missing cards tie
@@ -34,12 +34,12 @@ def round_result(beats, a, b):
     return 0
 
 
-@njit(cache=True)
+@rule
 def reveal_card(W, seat, fig):
     """Rounds: the player reveals an Object card (or none); returns (card id, combat value)."""
     hands, options, cards = W[HANDS], W[OPTIONS], W[CARDS]
     options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_PLAY, -1, NO_CARD
-    n = 1
+    n = np.int64(1)
     if seat >= 0:
         for slot in range(hands.shape[1]):
             card = hands[seat, slot]
@@ -55,13 +55,13 @@ def reveal_card(W, seat, fig):
     return take_from_hand(W, seat, slot), options[i, OPT_B]
 
 
-@njit(cache=True)
+@rule
 def spawn_dies(W, fig):
     record(W, EV_SPAWN, W[FIGS][fig, F_OWNER], W[FIGS][fig, F_POS], -1, 0, 0)
     place_figure(W, fig, OFF)
 
 
-@njit(cache=True)
+@allocating
 def resolve_combat(W, att, dfd, node):
     """Combat: ``att`` (the figure whose turn it is) steps onto ``dfd``'s tile ``node``.
 
@@ -137,7 +137,7 @@ def resolve_combat(W, att, dfd, node):
     return winner == att
 
 
-@njit(cache=True)
+@rule
 def pay_round(W, lose_fig, win_fig):
     """Rounds: the loser gives 1 coin to the winner; against a Spawn it is discarded to the
     bank.  Returns the coins paid (-1 if the loser had none)."""
@@ -154,7 +154,7 @@ def pay_round(W, lose_fig, win_fig):
     return 1
 
 
-@njit(cache=True)
+@rule
 def end_of_combat(W, winner, loser, node):
     """End of Combat: throw (or eliminate) the loser, place the attacker, move the Egg."""
     game, figs, players = W[GAME], W[FIGS], W[PLAYERS]
@@ -186,7 +186,7 @@ def end_of_combat(W, winner, loser, node):
         game[G_TURN_ENDED] = 1
 
 
-@njit(cache=True)
+@allocating
 def throw_figure(W, thrower, fig, node):
     """End of Combat: the loser is thrown 3 tiles (not necessarily straight), without
     activating them; one tile further while the landing tile is occupied.  Rollers crossed on
@@ -197,7 +197,7 @@ def throw_figure(W, thrower, fig, node):
     place_figure(W, fig, OFF)
     bfs_local(W, dist, node)
     want = cfg[CFG_THROW]
-    n = 0
+    n = np.int64(0)
     while n == 0 and want < n_nodes:
         for other in range(cfg[CFG_CENTRE] + 1):
             if dist[other] == want and board[other, B_OCC] == NOBODY and n < MAX_OPTIONS:
@@ -215,10 +215,11 @@ def throw_figure(W, thrower, fig, node):
         pick_up_egg(W, fig)
 
 
-@njit(cache=True)
+@rule
 def path_crossings(W, dist, dest):
     """Roller crossings along one shortest path (from ``dist``'s source) to ``dest``."""
-    adj = adjacency(W)
+    update_adjacency(W)
+    adj = W[ADJ]
     total = 0
     node = dest
     while dist[node] > 0:

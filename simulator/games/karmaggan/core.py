@@ -5,13 +5,13 @@ state layout is described in :mod:`engine`.
 """
 
 import numpy as np
-from numba import njit
 
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import allocating, rule
 from simulator.rng import SETUP, rng_new, shuffle
 
 
-@njit(cache=True)
+@allocating
 def new_world(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed, trace, timeline):
     """Fresh arrays for one game (not yet set up)."""
     n_players = cfg[CFG_PLAYERS]
@@ -35,7 +35,7 @@ def new_world(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed
             players, hands, decks, acts, options, dcache, queue, trace, timeline, adj, scores)
 
 
-@njit(cache=True)
+@rule
 def record(W, event, seat, a, b, c, d):
     """Append one trace row when tracing."""
     trace = W[TRACE]
@@ -49,14 +49,14 @@ def record(W, event, seat, a, b, c, d):
         game[G_NEV] = n + 1
 
 
-@njit(cache=True)
+@rule
 def egg_node(W):
     game = W[GAME]
     carrier = game[G_EGG_CARRIER]
     return W[FIGS][carrier, F_POS] if carrier >= 0 else game[G_EGG_POS]
 
 
-@njit(cache=True)
+@rule
 def egg_moved(W):
     """The Rollers: they are placed when the Egg leaves the Central Tile for the first time."""
     game = W[GAME]
@@ -65,7 +65,7 @@ def egg_moved(W):
         game[G_ROLLERS_ON] = 1
 
 
-@njit(cache=True)
+@rule
 def place_figure(W, fig, node):
     """Move a figure to ``node`` (or OFF), keeping occupancy and the carried Egg in step.  A
     figure crossing an ally's tile (Movement) leaves that tile's occupant in place."""
@@ -80,7 +80,7 @@ def place_figure(W, fig, node):
         egg_moved(W)
 
 
-@njit(cache=True)
+@rule
 def controller(W, fig):
     """Seat acting for a figure: a plunderer's own seat, a spawn's seat whose turn it is when
     its swarm acts, else (Controlling the Swarm: the swarm's players decide who defends) the
@@ -99,7 +99,7 @@ def controller(W, fig):
     return best
 
 
-@njit(cache=True)
+@rule
 def side_of(fig, figs, players, team_mode):
     """The side a figure fights for: a plunderer's team (its seat in Free-for-All), a swarm's
     team in Team mode, and -1 - swarm for the Free-for-All swarm (everyone's enemy)."""
@@ -110,14 +110,14 @@ def side_of(fig, figs, players, team_mode):
     return -1 - figs[fig, F_OWNER]
 
 
-@njit(cache=True)
+@rule
 def friends(fig_a, fig_b, figs, players, team_mode):
     """Allies never fight: teammates and their swarm (Team mode), spawns of one swarm."""
     ta, tb = side_of(fig_a, figs, players, team_mode), side_of(fig_b, figs, players, team_mode)
     return ta == tb
 
 
-@njit(cache=True)
+@rule
 def gain_coins(W, seat, amount, column):
     """Take up to ``amount`` coins from the bank (Components: 60 Blood Coins)."""
     game, players = W[GAME], W[PLAYERS]
@@ -128,7 +128,7 @@ def gain_coins(W, seat, amount, column):
     return amount
 
 
-@njit(cache=True)
+@rule
 def reshuffle_objects(W):
     game, decks = W[GAME], W[DECKS]
     n = game[G_ODISC_N]
@@ -140,7 +140,7 @@ def reshuffle_objects(W):
     shuffle(W[RNG], SETUP, decks[D_OBJECTS, :game[G_ODECK_N]])
 
 
-@njit(cache=True)
+@rule
 def add_to_hand(W, seat, card):
     hands, players = W[HANDS], W[PLAYERS]
     for slot in range(hands.shape[1]):
@@ -151,7 +151,7 @@ def add_to_hand(W, seat, card):
     return False
 
 
-@njit(cache=True)
+@rule
 def draw_object(W, seat):
     """Objects: draw the top Object card unless the hand holds the maximum (8).  ASSUMED: an
     empty Object deck is rebuilt from the shuffled discards."""
@@ -169,7 +169,7 @@ def draw_object(W, seat):
     return True
 
 
-@njit(cache=True)
+@rule
 def take_from_hand(W, seat, slot):
     hands, players = W[HANDS], W[PLAYERS]
     card = hands[seat, slot]
@@ -178,14 +178,14 @@ def take_from_hand(W, seat, slot):
     return card
 
 
-@njit(cache=True)
+@rule
 def discard_card(W, card):
     game = W[GAME]
     W[DECKS][D_DISCARD, game[G_ODISC_N]] = card
     game[G_ODISC_N] += 1
 
 
-@njit(cache=True)
+@rule
 def discard_hand(W, seat):
     hands = W[HANDS]
     for slot in range(hands.shape[1]):

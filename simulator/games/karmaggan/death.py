@@ -3,14 +3,13 @@
 Rulebook: shared/rules/karmaggan.md, sections "Dead or Alive", "Invocation Tiles", "A New Life".
 """
 
-from numba import njit
-
-from simulator.games.karmaggan.board import adjacency, is_jungle, is_ring_cell
+from simulator.games.karmaggan.board import update_adjacency, is_jungle, is_ring_cell
 from simulator.games.karmaggan.core import record, place_figure
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import rule
 
 
-@njit(cache=True)
+@rule
 def lose_coins(W, seat, amount, source):
     """Pay ``amount`` blood coins (at most all of them) to the bank; Dead or Alive: a
     plunderer with no coins left dies."""
@@ -28,7 +27,7 @@ def lose_coins(W, seat, amount, source):
     return amount
 
 
-@njit(cache=True)
+@rule
 def plunderer_dies(W, seat):
     """Dead or Alive / A New Life: the plunderer leaves the Temple; its tile becomes an
     Invocation tile of its swarm (a second one on an adjacent tile for the first death of its
@@ -59,7 +58,7 @@ def plunderer_dies(W, seat):
             invocation_tile(W, second, swarm)
 
 
-@njit(cache=True)
+@rule
 def invocation_tile(W, node, swarm):
     """A New Life: the tile becomes an Invocation tile of ``swarm``'s colour, whatever it was
     (a full Blood tile loses its coins; another swarm's tile goes back to that swarm).
@@ -84,12 +83,13 @@ def invocation_tile(W, node, swarm):
     W[GAME][G_VERSION] += 1
 
 
-@njit(cache=True)
+@rule
 def neighbour_for_invocation(W, node, swarm):
     """A New Life: "place a second Invocation Tile on an adjacent Tile" (ASSUMED: the first ring
     cell next to ``node``, in the order of :func:`board.raw_neighbours`, that is no Abyss and
     not already one of the swarm's Invocation tiles)."""
-    board, adj = W[BOARD], adjacency(W)
+    update_adjacency(W)
+    board, adj = W[BOARD], W[ADJ]
     for j in range(1, adj[node, 0] + 1):
         nxt = adj[node, j]
         if (is_ring_cell(W, nxt) and board[nxt, B_TILE] != ABYSS

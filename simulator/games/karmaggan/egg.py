@@ -4,15 +4,15 @@ Rulebook: shared/rules/karmaggan.md, sections "The Alien Egg", "Passing the Egg"
 """
 
 import numpy as np
-from numba import njit
 
 from policies.karmaggan import choose
-from simulator.games.karmaggan.board import adjacency, is_jungle, is_ring_cell, outward
+from simulator.games.karmaggan.board import update_adjacency, is_jungle, is_ring_cell, outward
 from simulator.games.karmaggan.core import record, egg_moved
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import allocating, rule
 
 
-@njit(cache=True)
+@rule
 def pick_up_egg(W, fig):
     """The Alien Egg: a plunderer on the Egg's tile picks it up automatically."""
     game = W[GAME]
@@ -25,7 +25,7 @@ def pick_up_egg(W, fig):
         egg_moved(W)
 
 
-@njit(cache=True)
+@rule
 def give_egg(W, giver, receiver, how):
     """Passing / Throwing the Egg, or the winner of a combat taking it."""
     game = W[GAME]
@@ -35,7 +35,7 @@ def give_egg(W, giver, receiver, how):
     egg_moved(W)
 
 
-@njit(cache=True)
+@rule
 def first_on_line(W, node):
     """The first figure on the line of fire that runs outward from ``node`` (``node`` included)
     to the outer edge, or NOBODY: walls stop it, Abysses do not (Ring Traps; Throwing the Egg:
@@ -51,7 +51,7 @@ def first_on_line(W, node):
         node = out
 
 
-@njit(cache=True)
+@rule
 def list_throws(W, seat, n):
     """Throwing the Egg: ACT_THROW options after ``n`` — a plunderer at the end of a line of
     fire from the carrier's tile outward, with no wall or other figure in between; from the
@@ -62,7 +62,8 @@ def list_throws(W, seat, n):
     centre = cfg[CFG_CENTRE]
     if not (is_ring_cell(W, node) or node == centre):
         return n
-    adj = adjacency(W)
+    update_adjacency(W)
+    adj = W[ADJ]
     lines = adj[node, 0] if node == centre else 1
     for j in range(lines):
         start = adj[node, 1 + j] if node == centre else outward(W, node)
@@ -75,7 +76,7 @@ def list_throws(W, seat, n):
     return n
 
 
-@njit(cache=True)
+@allocating
 def fling_egg(W, node):
     """Throwing the Egg: a Spawn that kills (or beats) the carrier throws the Egg 1 tile, one
     more while the tile holds a Spawn; a plunderer there picks it up.  ASSUMED: the swarm's
@@ -89,7 +90,7 @@ def fling_egg(W, node):
         occ = board[other, B_OCC]
         if dist[other] >= 1 and (occ == NOBODY or figs[occ, F_KIND] == PLUNDERER):
             best = min(best, dist[other])
-    n = 0
+    n = np.int64(0)
     for other in range(W[CFG][CFG_CENTRE] + 1):
         occ = board[other, B_OCC]
         if dist[other] == best and (occ == NOBODY or figs[occ, F_KIND] == PLUNDERER) and n < MAX_OPTIONS:
@@ -108,11 +109,12 @@ def fling_egg(W, node):
     egg_moved(W)
 
 
-@njit(cache=True)
+@rule
 def bfs_local(W, dist, source):
     """Distances from ``source`` over walkable ring cells and the Centre (no jungle)."""
     board, queue = W[BOARD], W[QUEUE]
-    adj = adjacency(W)
+    update_adjacency(W)
+    adj = W[ADJ]
     dist[:] = 1 << 20
     dist[source] = 0
     queue[0] = source

@@ -37,6 +37,14 @@ they travel together in one tuple, the world ``W`` (built by :func:`core.new_wor
 * ``W[TRACE]``    int64[max_events, TRACE_WIDTH] event log for replay (0 rows in bulk runs)
 * ``W[TIMELINE]`` int16[round_cap, n_players]    blood coins of each seat after each round
 
+Compiling (:mod:`simulator.kernel`): the rule functions and policies, which never allocate,
+are compiled without numba's reference counting (``rule``), so passing ``W`` costs no atomic
+increments of its 23 arrays; such a kernel cannot return an array it did not receive, so the
+distance maps and adjacency are read from ``W`` (``board.distance_slot``,
+``board.update_adjacency``).  The few that allocate (a new world, the set-up's temporaries, a
+combat's cards put aside, a throw's distances, the games loop, the search's buffers and
+re-deal) are ``allocating``.
+
 Decisions: the engine lists the legal options in ``W[OPTIONS]`` and asks the deciding seat's
 policy (``policies.karmaggan.choose``) for an index; an illegal move cannot be expressed.
 
@@ -46,17 +54,17 @@ the bank, combat between plunderers moves them between players.
 """
 
 import numpy as np
-from numba import njit
 
 from simulator.games.karmaggan.board import is_jungle
 from simulator.games.karmaggan.core import new_world, record, place_figure, gain_coins, draw_object
 from simulator.games.karmaggan.movement import plunderer_turn
 from simulator.games.karmaggan.spawns import swarm_turn
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import allocating, rule
 from simulator.rng import SETUP, rng_below, shuffle
 
 
-@njit(cache=True)
+@allocating
 def setup_game(W):
     """Setup / Setup, Continued: rings aligned, hatches closed, the Egg on the Centre, Blood
     tiles face down (shuffled), plunderers on the starting points, each player with 4 Object
@@ -130,7 +138,7 @@ def setup_game(W):
         place_figure(W, seat, starts[cfg[start_at + seat]])
 
 
-@njit(cache=True)
+@rule
 def alive_plunderers(W):
     players = W[PLAYERS]
     n = 0
@@ -140,7 +148,7 @@ def alive_plunderers(W):
     return n
 
 
-@njit(cache=True)
+@rule
 def escaped(W, seat):
     """Final Moments of the Game: a plunderer who begins its turn in the jungle with the Egg
     wins (for its team in Team mode)."""
@@ -150,7 +158,7 @@ def escaped(W, seat):
 PLAYED, ENDED, PAUSED = range(3)   # how play_from stops
 
 
-@njit(cache=True)
+@rule
 def seat_turn(W, seat):
     """One seat's turn: a living plunderer moves, a dead player's swarm acts (Turns).  Final
     Moments: a plunderer beginning its turn in the jungle with the Egg wins; returns True
@@ -172,7 +180,7 @@ def seat_turn(W, seat):
     return False
 
 
-@njit(cache=True)
+@rule
 def play_from(W, first_round, first_seat, end_round, searched, resumed):
     """Setup / Turns: rounds of turns in seat order (clockwise, from the starting player) from
     ``first_seat``'s turn of round ``first_round`` up to the end of round ``end_round - 1``; the
@@ -209,7 +217,7 @@ def play_from(W, first_round, first_seat, end_round, searched, resumed):
     return PLAYED
 
 
-@njit(cache=True)
+@rule
 def close_game(W, status):
     """The round cap (ASSUMED) ends a game nobody has won."""
     if status == ENDED:
@@ -220,13 +228,15 @@ def close_game(W, status):
     record(W, EV_END, -1, END_ROUND_CAP, game[G_ROUND], 0, 0)
 
 
-@njit(cache=True)
+@rule
 def play_rounds(W):
-    """A set-up game played to its end with every decision by the seats' policies."""
-    close_game(W, play_from(W, 0, 0, W[CFG][CFG_ROUND_CAP], 0, False))
+    """A set-up game played to its end with every decision by the seats' policies (no seat
+    searched: an int64 bit set like the search driver's, so that both calls share one compiled
+    version of the round loop)."""
+    close_game(W, play_from(W, 0, 0, W[CFG][CFG_ROUND_CAP], np.int64(0), False))
 
 
-@njit(cache=True)
+@rule
 def write_outputs(W, out_game, out_players):
     """Copy one finished game's results into its output rows."""
     cfg, game, players = W[CFG], W[GAME], W[PLAYERS]
@@ -263,7 +273,7 @@ def write_outputs(W, out_game, out_players):
         row[P_OUT_ELIMINATED] = 1 if players[s, P_STATUS] == ELIMINATED else 0
 
 
-@njit(cache=True)
+@allocating
 def play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids, out_game,
               out_players, timeline, trace):
     """One whole game: out_game int64[N_GAME_OUT], out_players int64[n_players, N_PLAYER_OUT],
@@ -276,7 +286,7 @@ def play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids
     return W[GAME][G_NEV]
 
 
-@njit(cache=True)
+@allocating
 def play_games(cfg, cells, rollers, cards, tcards, beats, knobs, seeds, seat_policies, out_games,
                out_players, timelines):
     """Play ``len(seeds)`` games.

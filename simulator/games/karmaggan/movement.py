@@ -3,10 +3,10 @@
 Rulebook: shared/rules/karmaggan.md, sections "Turns", "Movement".
 """
 
-from numba import njit
+import numpy as np
 
 from policies.karmaggan import choose
-from simulator.games.karmaggan.board import adjacency, is_jungle
+from simulator.games.karmaggan.board import update_adjacency, is_jungle
 from simulator.games.karmaggan.core import friends, place_figure, record
 from simulator.games.karmaggan.egg import give_egg, list_throws, pick_up_egg
 from simulator.games.karmaggan.traps import roller_damage, step_crossings
@@ -14,12 +14,13 @@ from simulator.games.karmaggan.tiles import activate_tile
 from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.objects import play_object
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import rule
 from simulator.rng import roll_die
 
 MAX_STEPS_PER_TURN = 200  # safety bound on decisions in one turn (a policy may loop)
 
 
-@njit(cache=True)
+@rule
 def can_enter(fig, node, steps_left, board, figs, players, game, centre, team_mode):
     """Movement: may ``fig`` step onto ``node`` now?  Never onto an Abyss (the Pole allows it
     with a step left to get off), nor (Spawns) onto the uncarried Egg's tile or into the
@@ -50,14 +51,15 @@ def can_enter(fig, node, steps_left, board, figs, players, game, centre, team_mo
     return True
 
 
-@njit(cache=True)
+@rule
 def list_moves(W, fig, n):
     """ACT_MOVE options for ``fig`` after ``n`` (none without steps left); returns the count."""
     cfg, game, figs, board, players, options = W[CFG], W[GAME], W[FIGS], W[BOARD], W[PLAYERS], W[OPTIONS]
     steps = game[G_STEPS_LEFT]
     if steps <= 0:
         return n
-    adj = adjacency(W)
+    update_adjacency(W)
+    adj = W[ADJ]
     node = figs[fig, F_POS]
     centre, team_mode = cfg[CFG_CENTRE], cfg[CFG_TEAM_MODE]
     for j in range(1, adj[node, 0] + 1):
@@ -68,14 +70,14 @@ def list_moves(W, fig, n):
     return n
 
 
-@njit(cache=True)
+@rule
 def crossing(W, fig):
     """True while ``fig`` stands on another figure's tile (Movement: it must move on)."""
     node = W[FIGS][fig, F_POS]
     return node >= 0 and W[BOARD][node, B_OCC] != fig
 
 
-@njit(cache=True)
+@rule
 def settle(W, fig):
     """Movement: "In NO case may a Plunderer or a Spawn end its turn on a Tile occupied by
     another" (nor on an Abyss, Pole).  A figure whose move ends there — out of steps or of
@@ -85,7 +87,7 @@ def settle(W, fig):
         place_figure(W, fig, W[GAME][G_LAST_FREE])
 
 
-@njit(cache=True)
+@rule
 def leave_tile(W, fig):
     """Remember the tile ``fig`` is about to leave if it may end its move there (``settle``)."""
     node = W[FIGS][fig, F_POS]
@@ -93,7 +95,7 @@ def leave_tile(W, fig):
         W[GAME][G_LAST_FREE] = node
 
 
-@njit(cache=True)
+@rule
 def list_step_options(W, seat):
     """Turns: what the plunderer may do next — step to a neighbour, pass / take / throw the
     Egg, play an Object card, or stop.  While crossing an ally's tile it may only move on
@@ -101,14 +103,15 @@ def list_step_options(W, seat):
     cfg, game, figs, board, players, hands, options = (W[CFG], W[GAME], W[FIGS], W[BOARD],
                                                         W[PLAYERS], W[HANDS], W[OPTIONS])
     node = figs[seat, F_POS]
-    n = 0
+    n = np.int64(0)
     if crossing(W, seat):
         return list_moves(W, seat, n)
     if board[node, B_TILE] != ABYSS:
         options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, seat, node
         n += 1
     n = list_moves(W, seat, n)
-    adj = adjacency(W)
+    update_adjacency(W)
+    adj = W[ADJ]
     k = adj[node, 0]
     buf = adj[node, 1:]
     carrier = game[G_EGG_CARRIER]
@@ -135,7 +138,7 @@ def list_step_options(W, seat):
     return n
 
 
-@njit(cache=True)
+@rule
 def step_plunderer(W, seat, node):
     """Movement: one tile at a time, resolving each tile in order (Rollers crossed, combat on
     an enemy's tile, an ally's tile crossed, the Egg picked up, the tile activated).
@@ -171,7 +174,7 @@ def step_plunderer(W, seat, node):
         activate_tile(W, seat, node)
 
 
-@njit(cache=True)
+@rule
 def movement_roll(rng, carrying):
     """Movement: roll two dice, the higher is the most tiles to step on (1 to 6); The Alien
     Egg: its carrier rolls only the black die."""
@@ -180,7 +183,7 @@ def movement_roll(rng, carrying):
     return max(roll_die(rng, 6), roll_die(rng, 6))
 
 
-@njit(cache=True)
+@rule
 def begin_turn(W, seat):
     """Turns: a fresh turn for ``seat`` (nothing activated yet, no Pole, no Conjuring, no
     steps); Objects: one card may be played, none in a player's first turn."""
@@ -191,7 +194,7 @@ def begin_turn(W, seat):
     players[seat, P_TURNS] += 1
 
 
-@njit(cache=True)
+@rule
 def start_turn(W, seat):
     """Turns / Movement: a fresh turn, then the roll of two dice keeping the higher (the Egg
     carrier rolls one die).  False when the turn is over at once (a plunderer in the jungle
@@ -206,7 +209,7 @@ def start_turn(W, seat):
     return True
 
 
-@njit(cache=True)
+@rule
 def take_step(W, seat, i):
     """Carry out STEP option ``i`` of ``W[OPTIONS]`` (Turns: step, pass / take / throw the
     Egg, play an Object, or stop); returns whether the turn goes on."""
@@ -227,7 +230,7 @@ def take_step(W, seat, i):
     return W[GAME][G_TURN_ENDED] == 0 and W[PLAYERS][seat, P_STATUS] == ALIVE
 
 
-@njit(cache=True)
+@rule
 def finish_turn(W, seat):
     """Movement: the plunderer settles where it may end its turn; the Egg carrier's turn is
     counted."""
@@ -237,7 +240,7 @@ def finish_turn(W, seat):
         players[seat, P_EGG_TURNS] += 1
 
 
-@njit(cache=True)
+@rule
 def continue_turn(W, seat):
     """The rest of a turn from its next STEP decision, every decision by the seat's policy
     (the search player resumes a turn here after the option it weighs)."""
@@ -250,7 +253,7 @@ def continue_turn(W, seat):
     finish_turn(W, seat)
 
 
-@njit(cache=True)
+@rule
 def plunderer_turn(W, seat):
     """Turns / Movement: roll, then step, play Objects and handle the Egg until stopping."""
     if start_turn(W, seat):

@@ -3,7 +3,7 @@
 Rulebook: shared/rules/karmaggan.md, sections "Objects", "Object Effects".
 """
 
-from numba import njit
+import numpy as np
 
 from policies.karmaggan import choose
 from simulator.games.karmaggan.board import is_jungle
@@ -12,10 +12,11 @@ from simulator.games.karmaggan.core import (
 from simulator.games.karmaggan.traps import (
     draw_temple_card, resolve_temple_card, set_hatches, turn_ring)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import rule
 from simulator.rng import DICE, rng_below, roll_die
 
 
-@njit(cache=True)
+@rule
 def play_object(W, seat, slot, paid_medallion):
     """Objects / Object Effects: play one card (one per turn, one more per Golden Medallion
     paid; never in a player's first turn) and carry out its effect immediately."""
@@ -60,7 +61,7 @@ def play_object(W, seat, slot, paid_medallion):
     # SWORD: no effect when played (its value is in combat).
 
 
-@njit(cache=True)
+@rule
 def greedy_fingers(W, seat):
     """Greedy Fingers: steal a random card from one or two different players, whom the player
     picks (a teammate too: the text excludes nobody).  Plunderers outside the Temple are
@@ -68,10 +69,10 @@ def greedy_fingers(W, seat):
     players, hands, figs, options = W[PLAYERS], W[HANDS], W[FIGS], W[OPTIONS]
     robbed = -1
     for k in range(W[CFG][CFG_GREEDY]):
-        n = 0
+        n = np.int64(0)
         if k > 0:   # "one or two": the second victim is optional
             options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, -1, 0
-            n = 1
+            n = np.int64(1)
         for s in range(players.shape[0]):
             if (s != seat and s != robbed and players[s, P_HAND_N] > 0 and players[s, P_STATUS] != ELIMINATED
                     and not (players[s, P_STATUS] == ALIVE and is_jungle(W, figs[s, F_POS]))):
@@ -92,13 +93,13 @@ def greedy_fingers(W, seat):
                 pick -= 1
 
 
-@njit(cache=True)
+@rule
 def blood_stone(W, seat):
     """Blood Stone: gain one coin, or give one of your coins to another player (ASSUMED: only
     while keeping at least one, to a plunderer still in the Temple)."""
     players, options = W[PLAYERS], W[OPTIONS]
     options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, -1, 0
-    n = 1
+    n = np.int64(1)
     if players[seat, P_COINS] >= 2:
         for s in range(players.shape[0]):
             if s != seat and players[s, P_STATUS] == ALIVE and not is_jungle(W, W[FIGS][s, F_POS]):

@@ -40,13 +40,14 @@ from simulator.games.karmaggan.movement import (continue_turn, finish_turn, list
                                                 take_step, start_turn, MAX_STEPS_PER_TURN)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import SEARCH as SEARCH_STREAM
+from simulator.kernel import allocating, rule
 
 MARGIN_SCALE = 4.0   # blood coins: a side this many coins ahead earns the whole margin bonus
 SUMS, COUNTS, SIDES = range(3)   # rows of the values buffer
 MILLION = 1_000_000
 
 
-@njit(cache=True)
+@rule
 def searched_seats(W):
     """Bit set of the seats whose steps are weighed: search seats with a budget (at least one
     rollout and two candidates; otherwise they play their rollout policy)."""
@@ -59,7 +60,7 @@ def searched_seats(W):
     return bits
 
 
-@njit(cache=True)
+@rule
 def play_search_rounds(W, R, values, picks, pool):
     """engine.play_rounds for a game with search seats: the round loop pauses before each of
     their plunderer turns, which :func:`search_turn` plays."""
@@ -72,7 +73,7 @@ def play_search_rounds(W, R, values, picks, pool):
     close_game(W, status)
 
 
-@njit(cache=True)
+@rule
 def search_turn(W, seat, R, values, picks, pool):
     """movement.plunderer_turn with every STEP decision of several options weighed."""
     if not start_turn(W, seat):
@@ -86,7 +87,7 @@ def search_turn(W, seat, R, values, picks, pool):
     finish_turn(W, seat)
 
 
-@njit(cache=True)
+@rule
 def weigh(W, seat, n, R, values, picks, pool):
     """The STEP option ``seat`` takes among the ``n`` in ``W[OPTIONS]``, by the mean outcome of
     rollouts from world copies ``R`` (module docstring); traced when tracing."""
@@ -125,7 +126,7 @@ def weigh(W, seat, n, R, values, picks, pool):
     return picks[best_mean(sums, counts, m)]
 
 
-@njit(cache=True)
+@allocating
 def copy_world(W, R):
     """Copy the real game's mutable arrays into the rollout world (the others are static, or
     scratch space: the BFS queue and the option scores)."""
@@ -142,7 +143,7 @@ def copy_world(W, R):
     R[ADJ][:] = W[ADJ]
 
 
-@njit(cache=True)
+@rule
 def seat_value(R, seat, sides):
     """Win first (Team mode: the seat's team won; Free-for-All: the seat itself), then the
     blood coins of its side minus those of the best other side (policies.search)."""
@@ -160,7 +161,7 @@ def seat_value(R, seat, sides):
                          MARGIN_SCALE)
 
 
-@njit(cache=True)
+@allocating
 def determinize(R, seat, pool):
     """Re-draw everything ``seat`` cannot know, from the rollout's seed (in the copy's SEARCH
     stream): every chance stream (future dice, draws and the other seats' tie-breaks); the
@@ -206,7 +207,7 @@ def determinize(R, seat, pool):
             n += 1
 
 
-@njit(cache=True)
+@rule
 def note_values(W, seat, n, m, total, values, picks):
     """Trace rows of a weighed decision: EV_SEARCH, then each candidate's mean value."""
     options, cards, hands = W[OPTIONS], W[CARDS], W[HANDS]
@@ -221,7 +222,7 @@ def note_values(W, seat, n, m, total, values, picks):
                np.int64(round(sums[r] / counts[r] * MILLION)), np.int64(counts[r]))
 
 
-@njit(cache=True)
+@allocating
 def search_buffers(W):
     """The driver's work buffers: a rollout world (its own copies of the mutable arrays, no
     trace, no timeline), per-candidate sums and counts, candidate indices, a card pool."""
@@ -236,12 +237,12 @@ def search_buffers(W):
     return R, values, picks, pool
 
 
-@njit(cache=True)
+@rule
 def board_size(W):
     return W[BOARD].shape[0]
 
 
-@njit(cache=True)
+@allocating
 def play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids,
                      out_game, out_players, timeline, trace):
     """engine.play_game for a game with search seats."""
@@ -254,7 +255,7 @@ def play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, pol
     return W[GAME][G_NEV]
 
 
-@njit(cache=True)
+@allocating
 def play_search_games(cfg, cells, rollers, cards, tcards, beats, knobs, seeds, seat_policies,
                       out_games, out_players, timelines):
     """engine.play_games for games with search seats."""

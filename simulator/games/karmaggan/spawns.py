@@ -3,7 +3,7 @@
 Rulebook: shared/rules/karmaggan.md, sections "Spawns", "Controlling the Swarm".
 """
 
-from numba import njit
+import numpy as np
 
 from policies.karmaggan import choose
 from simulator.games.karmaggan.core import friends, place_figure, record
@@ -13,9 +13,10 @@ from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.movement import (
     MAX_STEPS_PER_TURN, begin_turn, crossing, leave_tile, list_moves, movement_roll, settle)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import rule
 
 
-@njit(cache=True)
+@rule
 def spawn_count(W, swarm):
     cfg, figs = W[CFG], W[FIGS]
     first = cfg[CFG_PLAYERS] + swarm * cfg[CFG_SPAWN_MAX]
@@ -26,7 +27,7 @@ def spawn_count(W, swarm):
     return n
 
 
-@njit(cache=True)
+@rule
 def invoke_spawn(W, seat, node):
     """Controlling the Swarm: a new Spawn on an unoccupied Invocation tile (max 6 per team)."""
     cfg, figs, players = W[CFG], W[FIGS], W[PLAYERS]
@@ -40,7 +41,7 @@ def invoke_spawn(W, seat, node):
             return
 
 
-@njit(cache=True)
+@rule
 def list_invocation_options(W, seat, act, n):
     """The swarm's unoccupied Invocation tiles (not the uncarried Egg's) as ``act`` options
     after ``n``, while it has fewer than 6 Spawns.  ASSUMED: a swarm invokes only on tiles of
@@ -58,7 +59,7 @@ def list_invocation_options(W, seat, act, n):
     return n
 
 
-@njit(cache=True)
+@rule
 def swarm_turn(W, seat):
     """Controlling the Swarm: INVOKE a Spawn, or MOVE (two dice, keep the higher, split among
     the Spawns); at any moment sacrifice a Spawn (its tile becomes an Invocation tile) or pay a
@@ -69,7 +70,7 @@ def swarm_turn(W, seat):
     players[seat, P_SPAWN_TURNS] += 1
     swarm = players[seat, P_SWARM]
     first = cfg[CFG_PLAYERS] + swarm * cfg[CFG_SPAWN_MAX]
-    n = list_invocation_options(W, seat, ACT_INVOKE, 0)
+    n = list_invocation_options(W, seat, ACT_INVOKE, np.int64(0))
     if spawn_count(W, swarm) > 0:
         options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_SWARM_MOVE, seat, 0
         n += 1
@@ -88,7 +89,7 @@ def swarm_turn(W, seat):
             if crossing(W, f):
                 mover = f
         if mover >= 0:
-            n = list_moves(W, mover, 0)
+            n = list_moves(W, mover, np.int64(0))
             if n == 0:
                 settle(W, mover)
                 continue
@@ -110,13 +111,13 @@ def swarm_turn(W, seat):
         settle(W, f)
 
 
-@njit(cache=True)
+@rule
 def list_swarm_options(W, seat, first):
     """Controlling the Swarm: stop, move a Spawn a tile, sacrifice one (not on the Centre,
     which never becomes an Invocation tile) or pay a Golden Medallion to invoke one."""
     cfg, figs, options = W[CFG], W[FIGS], W[OPTIONS]
     options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, seat, 0
-    n = 1
+    n = np.int64(1)
     for f in range(first, first + cfg[CFG_SPAWN_MAX]):
         node = figs[f, F_POS]
         if node == OFF:
@@ -130,7 +131,7 @@ def list_swarm_options(W, seat, first):
     return n
 
 
-@njit(cache=True)
+@rule
 def step_spawn(W, seat, fig, node):
     """Movement for a Spawn: one of the swarm's steps; an enemy's tile means combat, an ally's
     is crossed, a free one activated (Which Tiles Spawns Activate)."""
@@ -147,7 +148,7 @@ def step_spawn(W, seat, fig, node):
         activate_tile(W, fig, node)
 
 
-@njit(cache=True)
+@rule
 def sacrifice(W, seat, fig):
     """Controlling the Swarm: a sacrificed Spawn leaves the board and an Invocation Tile of its
     swarm replaces the tile where it stood."""

@@ -3,16 +3,17 @@
 Rulebook: shared/rules/karmaggan.md, section "Tiles".
 """
 
-from numba import njit
+import numpy as np
 
 from policies.karmaggan import choose
 from simulator.games.karmaggan.core import record, place_figure, controller, gain_coins, draw_object
 from simulator.games.karmaggan.egg import pick_up_egg
 from simulator.games.karmaggan.traps import resolve_temple_card, draw_temple_card
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import rule
 
 
-@njit(cache=True)
+@rule
 def was_activated(W, fig, node):
     game, acts = W[GAME], W[ACTS]
     for i in range(game[G_ACT_N]):
@@ -21,7 +22,7 @@ def was_activated(W, fig, node):
     return False
 
 
-@njit(cache=True)
+@rule
 def activate_tile(W, fig, node):
     """Tiles: the effect of the free tile a figure steps on (Blank and Invocation tiles have
     none).  The same figure cannot activate a tile twice in a turn (Invocation Tiles:
@@ -51,7 +52,7 @@ def activate_tile(W, fig, node):
         passage(W, seat, node)
 
 
-@njit(cache=True)
+@rule
 def consume_blood(W, seat, node):
     """Blood Tiles: a full Blood tile yields its 2, 3 or 4 coins or a Golden Medallion, then
     becomes a Blank tile.  Policies always consume (ASSUMED: never worth declining)."""
@@ -68,12 +69,12 @@ def consume_blood(W, seat, node):
     record(W, EV_BLOOD, seat, node, value, before, players[seat, P_COINS])
 
 
-@njit(cache=True)
+@rule
 def passage(W, seat, node):
     """Passage Tiles: resume the movement from any other (free) Passage tile, or stay."""
     board, options = W[BOARD], W[OPTIONS]
     options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, seat, -1
-    n = 1
+    n = np.int64(1)
     for other in range(W[CFG][CFG_CENTRE]):
         if other != node and board[other, B_TILE] == PASSAGE_TILE and board[other, B_OCC] == NOBODY:
             options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, seat, other

@@ -4,7 +4,7 @@ the Temple deck that fires them.
 Rulebook: shared/rules/karmaggan.md, sections "Traps", "Temple Tiles".
 """
 
-from numba import njit
+import numpy as np
 
 from policies.karmaggan import choose
 from simulator.games.karmaggan.board import is_jungle, is_ring_cell, phys_col
@@ -12,10 +12,11 @@ from simulator.games.karmaggan.core import record, place_figure, draw_object, di
 from simulator.games.karmaggan.death import lose_coins
 from simulator.games.karmaggan.egg import first_on_line, pick_up_egg
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.kernel import rule
 from simulator.rng import SETUP, roll_die, shuffle
 
 
-@njit(cache=True)
+@rule
 def roller_crossings(W, from_col, to_col, direction, distance):
     """The Rollers: how many Roller boundaries a move of ``distance`` columns clockwise
     (direction +1) or counter-clockwise (-1) from ``from_col`` crosses on the outer ring."""
@@ -32,7 +33,7 @@ def roller_crossings(W, from_col, to_col, direction, distance):
     return n
 
 
-@njit(cache=True)
+@rule
 def roller_damage(W, seat, crossings):
     """The Rollers: each crossing costs the plunderer (1D6) - 1 coins, rolled for itself.
     Spawns are immune (Other Traps: Spawns are immune to all damage from Temple traps)."""
@@ -42,7 +43,7 @@ def roller_damage(W, seat, crossings):
         lose_coins(W, seat, max(0, roll_die(W[RNG], 6) - W[CFG][CFG_ROLLER_MINUS]), SRC_ROLLERS)
 
 
-@njit(cache=True)
+@rule
 def step_crossings(W, src, dst):
     """Roller boundaries crossed by one orthogonal step (only clockwise/counter-clockwise
     steps within the outer ring cross one)."""
@@ -56,7 +57,7 @@ def step_crossings(W, src, dst):
     return roller_crossings(W, a, b, direction, 1)
 
 
-@njit(cache=True)
+@rule
 def fire_wall_traps(W, kind, damage, source):
     """Ring Traps: every wall of this type fires from the wall outward, toward the outer edge
     of the Temple; the first plunderer or spawn in its path stops it (a plunderer loses
@@ -69,7 +70,7 @@ def fire_wall_traps(W, kind, damage, source):
                 lose_coins(W, victim, damage, source)
 
 
-@njit(cache=True)
+@rule
 def piston(W):
     """The Piston: whoever is on the Central Tile loses half of its coins, rounded in its
     favour (7 -> loses 3, 1 -> loses 0)."""
@@ -78,13 +79,13 @@ def piston(W):
         lose_coins(W, occupant, piston_loss(W[PLAYERS][occupant, P_COINS]), SRC_PISTON)
 
 
-@njit(cache=True)
+@rule
 def piston_loss(coins):
     """The Piston: half of the coins, rounded in the victim's favour."""
     return coins // 2
 
 
-@njit(cache=True)
+@rule
 def rotate_ring(W, ring, sectors):
     """Rotations: turn ``ring`` by ``sectors`` (positive clockwise).  Tiles, walls and figures
     turn with it; plunderers dragged across a Roller on the outer ring pay for each crossing."""
@@ -105,14 +106,14 @@ def rotate_ring(W, ring, sectors):
     record(W, EV_ROTATE, game[G_SEAT], ring, sectors, game[G_OFFSET + ring], 0)
 
 
-@njit(cache=True)
+@rule
 def turn_ring(W, seat, first_ring, end_ring):
     """Rotations: a ring turns in either direction by a D6 number of sectors.  ``seat`` picks
     the ring (among ``first_ring``..``end_ring`` - 1) and the direction, then rolls — as the
     Helm of Contact prints; ASSUMED the same for a Temple card's rotation, whose chooser the
     rulebook does not name (the player who activated it)."""
     options = W[OPTIONS]
-    n = 0
+    n = np.int64(0)
     for ring in range(first_ring, end_ring):
         for d in (1, -1):
             options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, ring, d
@@ -121,7 +122,7 @@ def turn_ring(W, seat, first_ring, end_ring):
     rotate_ring(W, options[i, OPT_A], options[i, OPT_B] * roll_die(W[RNG], 6))
 
 
-@njit(cache=True)
+@rule
 def set_hatches(W, kind, is_open):
     """Hatch opening/closing (ASSUMED: by Temple cards; kind -1 means every hatch)."""
     cfg, cells, board, game = W[CFG], W[CELLS], W[BOARD], W[GAME]
@@ -137,7 +138,7 @@ def set_hatches(W, kind, is_open):
     record(W, EV_HATCH, game[G_SEAT], kind, is_open, 0, 0)
 
 
-@njit(cache=True)
+@rule
 def resolve_temple_card(W, seat, card):
     """Temple Tiles: resolve one Temple card for the activating plunderer ``seat``."""
     cfg, rng = W[CFG], W[RNG]
@@ -165,7 +166,7 @@ def resolve_temple_card(W, seat, card):
         set_hatches(W, -1, 0)
 
 
-@njit(cache=True)
+@rule
 def draw_temple_card(W):
     """Temple Tiles: flip the top Temple card.  ASSUMED: the exhausted deck is reshuffled."""
     game, decks = W[GAME], W[DECKS]
@@ -178,7 +179,7 @@ def draw_temple_card(W):
     return card
 
 
-@njit(cache=True)
+@rule
 def ram(W, seat):
     """The Ram: the activating plunderer discards its hand and draws four cards."""
     if W[PLAYERS][seat, P_STATUS] != ALIVE:
@@ -188,7 +189,7 @@ def ram(W, seat):
         draw_object(W, seat)
 
 
-@njit(cache=True)
+@rule
 def iris_flash(W, seat):
     """The Flash: the plunderer resumes its movement from another (free) Temple tile of its
     Ring, without activating it.  ASSUMED: the Centre, a large Temple tile, belongs to the
@@ -199,7 +200,7 @@ def iris_flash(W, seat):
         return
     last = cfg[CFG_RINGS] - 1          # the Centre's C_RING is one past the last ring
     ring = min(cells[node, C_RING], last)
-    n = 0
+    n = np.int64(0)
     for other in range(cfg[CFG_CENTRE] + 1):
         tile = board[other, B_TILE]
         if (other != node and (tile == TEMPLE_TILE or tile == CENTRE_TILE)
