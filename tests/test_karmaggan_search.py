@@ -167,19 +167,6 @@ def test_one_round_of_rollouts_never_overrides_the_rollout_policy():
                 assert np.array_equal(searched[table][column], values), (table, column)
 
 
-@pytest.mark.parametrize("gains, expected", [
-    ([[0.0] * 4, [0.5, 0.6, 0.4, 0.5]], 1),             # a steady gain over candidate 0
-    ([[0.0] * 4, [1.0, -1.0, 1.0, 0.2]], 0),            # a mean gain inside its noise
-    ([[0.0] * 4, [0.3, 0.3, 0.3, 0.3], [0.9, 0.8, 0.9, 1.0]], 2),   # the larger clear gain
-    ([[0.0] * 4, [-0.5, -0.4, -0.6, -0.5]], 0),         # a clear loss
-])
-def test_a_rival_is_played_only_when_its_paired_gain_is_clear(gains, expected):
-    per_round = np.array(gains)
-    sums, squares = per_round.sum(axis=1), (per_round ** 2).sum(axis=1)
-    assert search.clear_winner(sums, squares, per_round.shape[1], per_round.shape[0]) == expected
-    assert search.clear_winner(sums, squares, 1, per_round.shape[0]) == 0   # one round: no test
-
-
 def test_search_decisions_are_counted_and_the_game_is_reproducible():
     sets = ("policies.search.rollouts=2", "policies.search.top_k=2", "policies.search.horizon=1")
     first, again = play(sets, list(SEATS), n=2), play(sets, list(SEATS), n=2)

@@ -25,8 +25,10 @@ game's SEARCH stream, takes the candidate, finishes the turn and plays on with e
 after the decision's round.  The outcome for the deciding seat (:func:`seat_value`) is its
 side's win (its team's in Team mode, its own in Free-for-All), then the blood-coin margin of
 its side over the best other.  The rollout policy's pick is played unless a rival beats it
-clearly over the paired rounds (:func:`clear_winner`).  Besides that pick, the real game
-draws only from its SEARCH stream.
+clearly over the paired rounds (``policies.search.clear_gain``, by CLEAR_GAIN standard
+errors): a few playouts are noisy, and overriding the rollout policy on noise plays worse than
+the rollout policy itself.  Besides that pick, the real game draws only from its SEARCH
+stream.
 """
 
 import numpy as np
@@ -34,7 +36,7 @@ import numpy as np
 from policies.karmaggan import (HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, choose,
                                 step_scores)
 from policies.common import behaviour
-from policies.search import (margin_to_best_other, outcome_value, redeal,
+from policies.search import (clear_gain, margin_to_best_other, outcome_value, redeal,
                              reseed_chance, rollout_seed, top_k)
 from simulator.games.karmaggan.core import new_world, record
 from simulator.games.karmaggan.engine import (PAUSED, close_game, play_from, setup_game,
@@ -46,7 +48,7 @@ from simulator.rng import SEARCH as SEARCH_STREAM
 from simulator.kernel import allocating, rule
 
 MARGIN_SCALE = 4.0   # blood coins: a side this many coins ahead earns the whole margin bonus
-CLEAR_GAIN = 2.0   # standard errors a rival's paired gain must reach to override (clear_winner)
+CLEAR_GAIN = 2.0   # standard errors a rival's paired gain must reach to override its rollout policy
 SUMS, COUNTS, GAINS, GAINS_SQ, SIDES = range(5)   # rows of the values buffer
 MILLION = 1_000_000
 
@@ -134,25 +136,7 @@ def weigh(W, seat, n, R, values, picks, pool):
     game[G_SEARCH_DECISIONS] += 1
     if W[TRACE].shape[0] > 0:
         note_values(W, seat, n, m, m * rounds, values, picks)
-    return picks[clear_winner(gains, gains_sq, rounds, m)]
-
-
-@rule
-def clear_winner(gains, gains_sq, rounds, m):
-    """Index of the candidate to play: the rival (1..m-1) with the highest mean gain over
-    candidate 0 among those whose gain is clear, its mean more than CLEAR_GAIN standard errors
-    above zero over the ``rounds`` paired rollouts; 0 when none is.  Why not the best mean: a
-    few playouts of a whole game of dice are noisy, and overriding the rollout policy on noise
-    plays worse than the rollout policy itself."""
-    best, best_gain = 0, 0.0
-    if rounds < 2:
-        return best
-    for c in range(1, m):
-        mean = gains[c] / rounds
-        variance = max(gains_sq[c] / rounds - mean * mean, 0.0) * rounds / (rounds - 1)
-        if mean > best_gain and mean > CLEAR_GAIN * np.sqrt(variance / rounds):
-            best, best_gain = c, mean
-    return best
+    return picks[clear_gain(gains, gains_sq, counts, m, CLEAR_GAIN)]
 
 
 @allocating
