@@ -87,6 +87,25 @@ def best_mean(sums, counts, m):
 
 
 @njit(cache=True)
+def clear_gain(gains, squares, counts, m, clear):
+    """Index of the candidate to play among ``m``: candidate 0 (the rollout policy's own
+    choice) unless another beat it, rollout for rollout on the same futures, by more than
+    ``clear`` standard errors of the paired difference; then the one with the highest mean
+    gain.  ``gains[c]`` and ``squares[c]`` sum the paired differences and their squares over
+    ``counts[c]`` pairs; a single pair has no spread to judge by, so it never wins."""
+    best, best_gain = 0, 0.0
+    for c in range(1, m):
+        n = counts[c]
+        if n < 2:
+            continue
+        mean = gains[c] / n
+        spread = np.sqrt(max(squares[c] / n - mean * mean, 0.0))
+        if mean > best_gain and mean * np.sqrt(n) > clear * spread:
+            best, best_gain = c, mean
+    return best
+
+
+@njit(cache=True)
 def rollout_seed(real_rng):
     """A fresh seed for one rollout, from the real game's SEARCH stream (the only stream of the
     real game a search draws from)."""

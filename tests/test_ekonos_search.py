@@ -14,7 +14,9 @@ from simulator.games.ekonos.state import *  # noqa: F401,F403
 from simulator.rng import DICE, N_STREAMS, POLICY, SETUP, game_seeds
 
 GAME = get_game("ekonos")
-TINY = ("policies.search.rollouts=12", "policies.search.top_k=3", "policies.search.horizon=1")
+BY_VALUE_INVESTOR = 'policies.search.rollout_policy="value_investor"'
+TINY = ("policies.search.rollouts=12", "policies.search.top_k=3", "policies.search.horizon=1",
+        BY_VALUE_INVESTOR)
 
 
 def first_search_decision(change=None, seed: int = 7):
@@ -66,7 +68,8 @@ def test_search_does_not_peek_at_hidden_cards_or_future_chance():
     every later deal and tie-break) give the same weighed values and the same card played."""
     plain = first_search_decision()
     assert first_search_decision(reorder_hidden) == plain
-    assert len([r for r in plain if r[0] == EV_SEARCH_OPTION]) == plain[0][5] >= 2
+    weighed = plain[0][5]    # the first search decision's candidates follow its head row
+    assert weighed >= 2 and all(r[0] == EV_SEARCH_OPTION for r in plain[1:1 + weighed])
 
 
 def test_search_does_see_its_own_hand():
@@ -84,8 +87,8 @@ def play(sets: tuple, seats: list[int], n_games: int = 30):
 def test_search_without_a_budget_plays_as_its_rollout_policy(budget):
     """A search seat with no rollouts, or only one candidate, weighs nothing: it plays exactly
     as its rollout policy (value_investor) would in its seat, draw for draw."""
-    searched = play((budget,), [SEARCH, VALUE_INVESTOR, 1, 3])
-    scripted = play((budget,), [VALUE_INVESTOR, VALUE_INVESTOR, 1, 3])
+    searched = play((budget, BY_VALUE_INVESTOR), [SEARCH, VALUE_INVESTOR, 1, 3])
+    scripted = play((budget, BY_VALUE_INVESTOR), [VALUE_INVESTOR, VALUE_INVESTOR, 1, 3])
     for table in ("games", "players"):
         for name, column in scripted[table].items():
             np.testing.assert_array_equal(searched[table][name], column, err_msg=name)

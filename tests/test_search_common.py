@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from policies.search import (best_mean, margin_to_best_other, outcome_value, redeal,
+from policies.search import (best_mean, clear_gain, margin_to_best_other, outcome_value, redeal,
                              reseed_chance, rollout_seed, top_k, win_share)
 from simulator.rng import DICE, N_STREAMS, POLICY, SEARCH, SETUP, rng_new
 
@@ -30,6 +30,19 @@ def test_best_mean_ignores_unvisited_candidates_and_keeps_the_earlier_on_a_tie()
     sums, counts = np.array([3.0, 4.0, 9.0]), np.array([3, 4, 0])
     assert best_mean(sums, counts, 3) == 0
     assert best_mean(np.array([1.0, 3.0]), np.array([2, 2]), 2) == 1
+
+
+def test_clear_gain_keeps_the_own_choice_unless_another_beats_it_clearly():
+    """Candidate 0 is the rollout policy's choice; the others carry paired differences."""
+    counts = np.array([4.0, 4.0, 4.0])
+    # candidate 1 gains 0.25 on average but spreads over -1..1: not one standard error
+    noisy = (np.array([0.0, 1.0, 0.0]), np.array([0.0, 2.5, 0.0]))
+    assert clear_gain(*noisy, counts, 3, 1.0) == 0
+    # the same mean gain every time is clear; with two clear ones, the larger mean wins
+    steady = (np.array([0.0, 1.0, 2.0]), np.array([0.0, 0.25, 1.0]))
+    assert clear_gain(*steady, counts, 3, 1.0) == 2
+    assert clear_gain(np.array([0.0, -2.0]), np.array([0.0, 1.0]), counts, 2, 0.0) == 0
+    assert clear_gain(*steady, np.array([4.0, 4.0, 1.0]), 3, 1.0) == 1   # 2: one pair only
 
 
 def test_a_redeal_depends_on_which_cards_are_unseen_not_on_their_hidden_order():

@@ -89,7 +89,7 @@ def search_buffers(rules):
     """The search driver's work buffers (see search.search_step)."""
     size = rules[CFG_STATE_SIZE]
     return (np.zeros((3, size), np.int64), np.zeros((3, N_STREAMS), np.uint64),
-            np.zeros((3, MAX_OPTIONS), np.float64))
+            np.zeros((5, MAX_OPTIONS), np.float64))
 
 
 @allocating

@@ -14,8 +14,12 @@ outcome.  One that meets a pending search decision ``j`` is thrown away; each ca
 played out ``rollouts / candidates`` times (round-robin, at least once each): copy the
 snapshot, replay the step's logged decisions, determinize at ``j`` from a seed drawn from the
 real game's SEARCH stream, force the candidate, and play on with every seat on
-``rollout_policy`` to the horizon.  The best mean outcome (ties: the better scripted score) is
-logged and the step is probed again.  The real game draws only from its SEARCH stream.
+``rollout_policy`` to the horizon.  Every round of the round-robin uses one seed for all
+candidates (common random numbers: the same hands, deals and tie-breaks), so candidates are
+compared pair by pair on the same futures, and the rollout policy's own choice (candidate 0)
+is kept unless another beats it clearly (policies.search.clear_gain): a flat best mean over a
+few noisy playouts mostly picked a move that was luckier, not better.  The choice is logged
+and the step is probed again.  The real game draws only from its SEARCH stream.
 
 Knobs ``[policies.search]``: ``rollouts`` per decision, ``rollout_policy``, ``horizon`` (0: to
 the end of the game; h: to the end of the h-th turn after the current one, scored by the
@@ -25,7 +29,7 @@ provisional score cash + shares x current values) and ``top_k``.
 import numpy as np
 
 from policies.ekonos import HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS
-from policies.search import best_mean, margin_to_best_other, outcome_value, rollout_seed, \
+from policies.search import clear_gain, margin_to_best_other, outcome_value, rollout_seed, \
     win_share
 from simulator.games.ekonos.board import put_row, score_parts
 from simulator.games.ekonos.engine import advance, play_step
@@ -35,7 +39,8 @@ from simulator.rng import SEARCH as SEARCH_STREAM
 
 MARGIN_SCALE = 20.0   # M.U.: about one standard deviation of a final score at 4 players
 SNAPSHOT, PROBE_COPY, ROLLOUT_COPY = range(3)   # rows of the work buffers
-SUMS, COUNTS, SCORES = range(3)                 # rows of the values buffer
+SUMS, COUNTS, SCORES, GAINS, SQUARES = range(5)  # rows of the values buffer
+CLEAR = 1.0   # standard errors by which a candidate must beat the rollout policy's own choice
 MILLION = 1_000_000
 
 
@@ -93,14 +98,21 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
         last_turn = min(last_turn, probe[TURN] + horizon)
     roll, roll_rng = work[ROLLOUT_COPY], work_rng[ROLLOUT_COPY]
     sums, counts, scores = values[SUMS], values[COUNTS], values[SCORES]
+    gains, squares = values[GAINS], values[SQUARES]
     sums[:m] = 0.0
     counts[:m] = 0.0
+    gains[:m] = 0.0
+    squares[:m] = 0.0
     no_trace = trace[:0]
+    seed = np.uint64(0)
+    own = 0.0
     for r in range(total):
         candidate = r % m
+        if candidate == 0:      # common random numbers: every candidate meets the same futures
+            seed = rollout_seed(rng)
         roll[:] = snap
         roll_rng[:] = snap_rng
-        roll_rng[SEARCH_STREAM] = rollout_seed(rng)
+        roll_rng[SEARCH_STREAM] = seed
         roll[MODE], roll[FORCED] = REPLAY, probe[CANDIDATES + candidate]
         roll[ROLLOUT_POLICY] = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
         advance(roll, rules, knobs, roll_rng, no_trace, last_turn)
@@ -110,7 +122,12 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
                               margin_to_best_other(scores, n_players, seat), MARGIN_SCALE)
         sums[candidate] += value
         counts[candidate] += 1.0
-    best = best_mean(sums, counts, m)
+        if candidate == 0:
+            own = value
+        else:
+            gains[candidate] += value - own
+            squares[candidate] += (value - own) ** 2
+    best = clear_gain(gains, squares, counts, m, CLEAR)
     if trace.shape[0] > 0:
         note_values(probe, snap, trace, sums, counts, total)
     return best
