@@ -34,7 +34,8 @@ def first_search_decision(sets=TINY, edit=None, seed=3):
         edit(W)
     R, values, picks, pool = search.search_buffers(W)
     cap = W[S.CFG][S.CFG_ROUND_CAP]
-    status = engine.play_from(W, 0, 0, cap, search.searched_seats(W), False)
+    status = engine.play_from(W, np.int64(0), np.int64(0), cap, search.searched_seats(W),
+                              engine.NOT_RESUMED)
     assert status == engine.PAUSED and W[S.GAME][S.G_SEAT] == 0
     assert movement.start_turn(W, 0)
     n = movement.list_step_options(W, 0)

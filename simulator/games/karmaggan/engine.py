@@ -156,6 +156,11 @@ def escaped(W, seat):
 
 
 PLAYED, ENDED, PAUSED = range(3)   # how play_from stops
+# play_from's arguments are int64 at every call, its ``resumed`` flag included: numba compiles
+# a callee once per Python literal argument (0, True...), and play_from carries the whole
+# engine, so each literal variant cost a whole-engine compile
+NOT_RESUMED, RESUMED = np.int64(0), np.int64(1)
+NO_SEATS = np.int64(0)
 
 
 @rule
@@ -187,7 +192,8 @@ def play_from(W, first_round, first_seat, end_round, searched, resumed):
     game ends when a plunderer escapes with the Egg or every plunderer is dead.  Returns ENDED,
     PLAYED (``end_round`` reached), or PAUSED before the plunderer turn of a living seat in the
     bit set ``searched`` (G_ROUND and G_SEAT say whose: the search driver plays it).
-    ``resumed``: the first seat's turn has been played already (by the search driver)."""
+    ``resumed`` (RESUMED or NOT_RESUMED): the first seat's turn has been played already (by the
+    search driver)."""
     cfg, game, players = W[CFG], W[GAME], W[PLAYERS]
     n_players = cfg[CFG_PLAYERS]
     timeline = W[TIMELINE]
@@ -230,10 +236,9 @@ def close_game(W, status):
 
 @rule
 def play_rounds(W):
-    """A set-up game played to its end with every decision by the seats' policies (no seat
-    searched: an int64 bit set like the search driver's, so that both calls share one compiled
-    version of the round loop)."""
-    close_game(W, play_from(W, 0, 0, W[CFG][CFG_ROUND_CAP], np.int64(0), False))
+    """A set-up game played to its end with every decision by the seats' policies."""
+    close_game(W, play_from(W, np.int64(0), np.int64(0), W[CFG][CFG_ROUND_CAP], NO_SEATS,
+                            NOT_RESUMED))
 
 
 @rule

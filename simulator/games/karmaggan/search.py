@@ -39,8 +39,8 @@ from policies.common import behaviour
 from policies.search import (clear_gain, margin_to_best_other, outcome_value, redeal,
                              reseed_chance, rollout_seed, top_k)
 from simulator.games.karmaggan.core import new_world, record
-from simulator.games.karmaggan.engine import (PAUSED, close_game, play_from, setup_game,
-                                              write_outputs)
+from simulator.games.karmaggan.engine import (NO_SEATS, NOT_RESUMED, PAUSED, RESUMED, close_game,
+                                              play_from, setup_game, write_outputs)
 from simulator.games.karmaggan.movement import (continue_turn, finish_turn, list_step_options,
                                                 take_step, start_turn, MAX_STEPS_PER_TURN)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
@@ -72,10 +72,12 @@ def play_search_rounds(W, R, values, picks, pool):
     their plunderer turns, which :func:`search_turn` plays."""
     searched = searched_seats(W)
     game = W[GAME]
-    status = play_from(W, 0, 0, W[CFG][CFG_ROUND_CAP], searched, False)
+    status = play_from(W, np.int64(0), np.int64(0), W[CFG][CFG_ROUND_CAP], searched,
+                       NOT_RESUMED)
     while status == PAUSED:
         search_turn(W, game[G_SEAT], R, values, picks, pool)
-        status = play_from(W, game[G_ROUND], game[G_SEAT], W[CFG][CFG_ROUND_CAP], searched, True)
+        status = play_from(W, game[G_ROUND], game[G_SEAT], W[CFG][CFG_ROUND_CAP], searched,
+                           RESUMED)
     close_game(W, status)
 
 
@@ -124,7 +126,7 @@ def weigh(W, seat, n, R, values, picks, pool):
                 continue_turn(R, seat)
             else:
                 finish_turn(R, seat)
-            play_from(R, rnd, seat, end_round, 0, True)
+            play_from(R, rnd, seat, end_round, NO_SEATS, RESUMED)
             value = seat_value(R, seat, values[SIDES])
             sums[c] += value
             counts[c] += 1.0
