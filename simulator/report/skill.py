@@ -4,9 +4,11 @@ per game with a search player, ``runs/skill-GAME``).
 The skill gap is the search player's win rate at its top rollout budget minus at its lowest,
 on the same games against the same fixed field (:mod:`simulator.strength`).  A gap whose 95%
 interval lies above zero says the game rewards thinking ahead; one whose interval holds zero
-says the curve is flat within its noise at that sample.  At one rollout the search picks among
-its candidates on single playouts, which can be worse than its rollout policy alone, so a gap
-measures more thought against that noisy pick, not against a scripted player.
+says the curve is flat within its noise at that sample.  At one rollout a search that picks
+among its candidates on single playouts (Karnaxis's) can play worse than its rollout policy
+alone, so part of its gap is that noise; the Ekonos and Karmaggän searches keep their rollout
+policy's choice unless paired playouts show a clear gain, so at one rollout they play that
+policy.
 """
 
 from __future__ import annotations
@@ -39,9 +41,9 @@ def verdict(record: dict) -> str:
     size = (f"skill gap {points(gap['value'])} points (95% CI {points(gap['low'])} to "
             f"{points(gap['high'])}) on the same {gap['games']:,} games")
     if gap["low"] > 0:
-        reading = ("the game rewards skill: thinking further ahead wins measurably more (part "
-                   "of the gap is the lowest budget's noise: one playout per candidate can pick "
-                   "worse than the rollout policy alone)")
+        reading = ("the game rewards skill: thinking further ahead wins measurably more (where "
+                   "the search picks on single playouts at the lowest budget, part of the gap is "
+                   "that noise)")
     elif gap["high"] < 0:
         reading = "more rollouts did worse: the search's extra playouts mislead it in this game"
     else:
