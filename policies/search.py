@@ -106,6 +106,20 @@ def clear_gain(gains, squares, counts, m, clear):
 
 
 @njit(cache=True)
+def tally(sums, counts, gains, squares, candidate, value, base):
+    """Add one rollout's ``value`` to its candidate's sum and count and, for a rival, its gain
+    over ``base`` (candidate 0's value in the same round of rollouts) to the paired sums that
+    :func:`clear_gain` reads.  Returns the round's base: ``value`` for candidate 0."""
+    sums[candidate] += value
+    counts[candidate] += 1.0
+    if candidate == 0:
+        return value
+    gains[candidate] += value - base
+    squares[candidate] += (value - base) ** 2
+    return base
+
+
+@njit(cache=True)
 def rollout_seed(real_rng):
     """A fresh seed for one rollout, from the real game's SEARCH stream (the only stream of the
     real game a search draws from)."""

@@ -30,7 +30,7 @@ import numpy as np
 
 from policies.ekonos import HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS
 from policies.search import clear_gain, margin_to_best_other, outcome_value, rollout_seed, \
-    win_share
+    tally, win_share
 from simulator.games.ekonos.board import put_row, score_parts
 from simulator.games.ekonos.engine import advance, play_step
 from simulator.kernel import allocating, rule
@@ -120,13 +120,7 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
         n_players = rules[CFG_PLAYERS]
         value = outcome_value(win_share(scores, n_players, seat),
                               margin_to_best_other(scores, n_players, seat), MARGIN_SCALE)
-        sums[candidate] += value
-        counts[candidate] += 1.0
-        if candidate == 0:
-            own = value
-        else:
-            gains[candidate] += value - own
-            squares[candidate] += (value - own) ** 2
+        own = tally(sums, counts, gains, squares, candidate, value, own)
     best = clear_gain(gains, squares, counts, m, CLEAR)
     if trace.shape[0] > 0:
         note_values(probe, snap, trace, sums, counts, total)

@@ -37,7 +37,7 @@ from policies.karmaggan import (HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, 
                                 step_scores)
 from policies.common import behaviour
 from policies.search import (clear_gain, margin_to_best_other, outcome_value, redeal,
-                             reseed_chance, rollout_seed, top_k)
+                             reseed_chance, rollout_seed, tally, top_k)
 from simulator.games.karmaggan.core import new_world, record
 from simulator.games.karmaggan.engine import (NO_SEATS, NOT_RESUMED, PAUSED, RESUMED, close_game,
                                               play_from, setup_game, write_outputs)
@@ -127,14 +127,7 @@ def weigh(W, seat, n, R, values, picks, pool):
             else:
                 finish_turn(R, seat)
             play_from(R, rnd, seat, end_round, NO_SEATS, RESUMED)
-            value = seat_value(R, seat, values[SIDES])
-            sums[c] += value
-            counts[c] += 1.0
-            if c == 0:
-                base = value
-            else:
-                gains[c] += value - base
-                gains_sq[c] += (value - base) ** 2
+            base = tally(sums, counts, gains, gains_sq, c, seat_value(R, seat, values[SIDES]), base)
     game[G_SEARCH_DECISIONS] += 1
     if W[TRACE].shape[0] > 0:
         note_values(W, seat, n, m, m * rounds, values, picks)
