@@ -4,12 +4,13 @@ import numpy as np
 from numba import njit
 
 from simulator.game import KNOB_BEHAVIOUR
+from simulator.kernel import rule
 from simulator.rng import POLICY, rng_below, rng_float
 
 RANDOM = 0  # behaviour 0 is `random` in every game
 
 
-@njit(cache=True)
+@rule
 def behaviour(knobs, policy_id):
     """The built-in behaviour a policy runs (a named knob set runs its base's code)."""
     return np.int64(knobs[policy_id, KNOB_BEHAVIOUR])
@@ -30,7 +31,7 @@ def keep_best(score, i, best, count, choice, rng):
     return best, count, choice
 
 
-@njit(cache=True)
+@rule
 def pick_best(scores, n, rng):
     """Index of the highest of ``scores[:n]``; ties broken uniformly from the policy stream."""
     best, count, choice = -np.inf, 0, 0
@@ -44,7 +45,7 @@ def pick_random(n, rng):
     return rng_below(rng, POLICY, n)
 
 
-@njit(cache=True)
+@rule
 def coin(rng, p):
     """True with probability p, from the policy stream."""
     return rng_float(rng, POLICY) < p

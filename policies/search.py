@@ -16,8 +16,8 @@ re-drawing hidden information, its outcome and margin scale); see its ``search``
 """
 
 import numpy as np
-from numba import njit
 
+from simulator.kernel import allocating, rule
 from simulator.rng import DICE, POLICY, SEARCH, SETUP, mix64, rng_next, shuffle
 
 # knobs of [policies.search], appended to each game's KNOBS
@@ -26,7 +26,7 @@ MARGIN_WEIGHT = 0.1   # a win always outweighs any margin: values lie in [-0.1, 
 RESEED_SALT = np.uint64(0x6A09E667F3BCC909)
 
 
-@njit(cache=True)
+@rule
 def win_share(scores, n_players, seat):
     """1 for a sole best score, 1/k when k seats tie for the best, else 0."""
     best = scores[0]
@@ -40,14 +40,14 @@ def win_share(scores, n_players, seat):
     return 1.0 / tied
 
 
-@njit(cache=True)
+@rule
 def outcome_value(share, margin, scale):
     """Win first, then margin: ``share`` plus MARGIN_WEIGHT × the margin over ``scale``,
     clipped to [-1, 1] (``margin`` is the seat's score minus the best other score)."""
     return share + MARGIN_WEIGHT * min(1.0, max(-1.0, margin / scale))
 
 
-@njit(cache=True)
+@rule
 def margin_to_best_other(scores, n_players, seat):
     best_other = -np.inf
     for p in range(n_players):
@@ -56,7 +56,7 @@ def margin_to_best_other(scores, n_players, seat):
     return scores[seat] - best_other
 
 
-@njit(cache=True)
+@rule
 def top_k(scores, n, k, out):
     """Indices of the ``k`` highest of ``scores[:n]`` into ``out``, best first (ties: lower
     index first); returns how many (min(n, k), at least 1 when n >= 1)."""
@@ -75,7 +75,7 @@ def top_k(scores, n, k, out):
     return m
 
 
-@njit(cache=True)
+@rule
 def best_mean(sums, counts, m):
     """Index of the candidate with the highest mean value among ``m`` (ties: the earlier one,
     i.e. the better scripted score)."""
@@ -86,7 +86,7 @@ def best_mean(sums, counts, m):
     return best
 
 
-@njit(cache=True)
+@rule
 def clear_gain(gains, squares, counts, m, clear):
     """Index of the candidate to play among ``m``: candidate 0 (the rollout policy's own
     choice) unless another beat it, rollout for rollout on the same futures, by more than
@@ -105,7 +105,7 @@ def clear_gain(gains, squares, counts, m, clear):
     return best
 
 
-@njit(cache=True)
+@rule
 def tally(sums, counts, gains, squares, candidate, value, base):
     """Add one rollout's ``value`` to its candidate's sum and count and, for a rival, its gain
     over ``base`` (candidate 0's value in the same round of rollouts) to the paired sums that
@@ -119,14 +119,14 @@ def tally(sums, counts, gains, squares, candidate, value, base):
     return base
 
 
-@njit(cache=True)
+@rule
 def rollout_seed(real_rng):
     """A fresh seed for one rollout, from the real game's SEARCH stream (the only stream of the
     real game a search draws from)."""
     return rng_next(real_rng, SEARCH)
 
 
-@njit(cache=True)
+@rule
 def reseed_chance(work_rng, seed):
     """Re-seed a copied game's setup, dice and policy streams from ``seed``, so a rollout's
     future never comes from the real game's streams."""
@@ -134,7 +134,7 @@ def reseed_chance(work_rng, seed):
         work_rng[stream] = mix64(seed ^ (np.uint64(stream + 1) * RESEED_SALT))
 
 
-@njit(cache=True)
+@allocating
 def redeal(items, n, rng):
     """Sort ``items[:n]`` (the cards a seat cannot see) into a canonical order, then shuffle
     them with the (re-seeded) setup stream: the result depends only on which cards are unseen,

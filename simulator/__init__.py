@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 __version__ = "0.1.0"
-KERNEL = re.compile(rb"^@(numba\.)?njit", re.MULTILINE)   # a module that defines kernels
+# a module that defines kernels, or how they compile (simulator/kernel.py)
+KERNEL = re.compile(rb"^(@(numba\.)?njit|from numba |from simulator\.kernel )", re.MULTILINE)
 
 
 def _numba_cache_dir() -> str:

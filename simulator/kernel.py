@@ -13,13 +13,40 @@
   explicitly: a function without the option inherits it from the function whose compilation
   reaches it.
 
-Constants passed as arguments are numpy int64 (each engine's ``state.py``): numba compiles a
-function once for every distinct Python-int literal argument, but types a numpy scalar as
-plain int64.
+* ``layer``: a function that only sequences others (a game's round loop, a turn's phases)
+  and is called from one place: numba inlines it into its caller instead of compiling it on
+  its own.  Every compiled function is linked with, re-optimised with and turned into machine
+  code with the whole tree of functions it calls, so each layer above a turn cost the engine's
+  whole compile again (Karmaggän: about six seconds a layer).
+
+Every kernel compiles once per type of its arguments: numba would compile it again for each
+literal it is called with (``record(W, EV_HIT, fig, 0, 0)`` and ``record(W, EV_HIT, fig, 1, 0)``
+were two compiles), so literal arguments are typed as their plain type (``once_per_type``).
 """
 
-from numba import njit
+from numba import njit, types
 
-rule = njit(cache=True, _nrt=False)
+
+def once_per_type(**options):
+    """``njit(**options)`` whose kernels, called from other kernels, are compiled for the plain
+    types of literal arguments (int64 for ``0``), not once per literal value."""
+    compile_kernel = njit(**options)
+
+    def decorate(py_func):
+        kernel = compile_kernel(py_func)
+        typed_call = getattr(kernel, "get_call_template", None)
+        if typed_call is None:   # NUMBA_DISABLE_JIT: plain Python
+            return kernel
+
+        def get_call_template(args, kws):
+            return typed_call(tuple(types.unliteral(a) for a in args),
+                              {k: types.unliteral(v) for k, v in kws.items()})
+        kernel.get_call_template = get_call_template
+        return kernel
+    return decorate
+
+
+rule = once_per_type(cache=True, _nrt=False)
 accessor = rule
-allocating = njit(cache=True, _nrt=True)
+allocating = once_per_type(cache=True, _nrt=True)
+layer = once_per_type(cache=True, inline="always")

@@ -13,10 +13,9 @@ rules allow.
 """
 
 import numpy as np
-from numba import njit
+from simulator.kernel import allocating, rule
 
-# stream slots in the rng state array; numpy int64 so that a kernel passing one compiles once
-# (a Python int argument is typed as a literal, compiled again for each value)
+# stream slots in the rng state array
 SETUP, DICE, POLICY, SEARCH = (np.int64(s) for s in range(4))
 N_STREAMS = 4
 
@@ -30,7 +29,7 @@ S32 = np.uint64(32)
 STREAM_SALT = np.uint64(0xD1B54A32D192ED03)
 
 
-@njit(cache=True)
+@rule
 def mix64(z):
     """SplitMix64 finaliser: a bijective 64-bit hash (Steele, Lea & Flood 2014)."""
     z = (z ^ (z >> S30)) * MIX1
@@ -45,7 +44,7 @@ def game_seeds(master_seed: int, game_ids: np.ndarray) -> np.ndarray:
         return _hash_seeds(np.uint64(master_seed & 0xFFFFFFFFFFFFFFFF), ids)
 
 
-@njit(cache=True)
+@allocating
 def _hash_seeds(master, ids):
     out = np.empty(ids.shape[0], dtype=np.uint64)
     base = mix64(master + GOLDEN)
@@ -54,7 +53,7 @@ def _hash_seeds(master, ids):
     return out
 
 
-@njit(cache=True)
+@allocating
 def rng_new(seed):
     """RNG state for one game: uint64[N_STREAMS], one SplitMix64 counter per stream."""
     state = np.empty(N_STREAMS, dtype=np.uint64)
@@ -63,32 +62,32 @@ def rng_new(seed):
     return state
 
 
-@njit(cache=True)
+@rule
 def rng_next(state, stream):
     """Next uint64 of one stream."""
     state[stream] += GOLDEN
     return mix64(state[stream])
 
 
-@njit(cache=True)
+@rule
 def rng_below(state, stream, n):
     """Uniform int in [0, n) (n >= 1) by Lemire's multiply-shift; bias below 2**-32 * n."""
     return np.int64(((rng_next(state, stream) >> S32) * np.uint64(n)) >> S32)
 
 
-@njit(cache=True)
+@rule
 def rng_float(state, stream):
     """Uniform float in [0, 1) with 53 random bits."""
     return np.float64(rng_next(state, stream) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@rule
 def roll_die(state, sides):
     """One die with faces 1..sides, from the dice stream."""
     return rng_below(state, DICE, sides) + 1
 
 
-@njit(cache=True)
+@rule
 def shuffle(state, stream, items):
     """Fisher–Yates shuffle of a 1-D array in place."""
     for i in range(items.shape[0] - 1, 0, -1):

@@ -60,7 +60,7 @@ from simulator.games.karmaggan.core import new_world, record, place_figure, gain
 from simulator.games.karmaggan.movement import plunderer_turn
 from simulator.games.karmaggan.spawns import swarm_turn
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import allocating, rule
+from simulator.kernel import layer, allocating, rule
 from simulator.rng import SETUP, rng_below, shuffle
 
 
@@ -163,7 +163,7 @@ NOT_RESUMED, RESUMED = np.int64(0), np.int64(1)
 NO_SEATS = np.int64(0)
 
 
-@rule
+@layer
 def seat_turn(W, seat):
     """One seat's turn: a living plunderer moves, a dead player's swarm acts (Turns).  Final
     Moments: a plunderer beginning its turn in the jungle with the Egg wins; returns True
@@ -234,7 +234,7 @@ def close_game(W, status):
     record(W, EV_END, -1, END_ROUND_CAP, game[G_ROUND], 0, 0)
 
 
-@rule
+@layer
 def play_rounds(W):
     """A set-up game played to its end with every decision by the seats' policies."""
     close_game(W, play_from(W, np.int64(0), np.int64(0), W[CFG][CFG_ROUND_CAP], NO_SEATS,
@@ -278,7 +278,7 @@ def write_outputs(W, out_game, out_players):
         row[P_OUT_ELIMINATED] = 1 if players[s, P_STATUS] == ELIMINATED else 0
 
 
-@allocating
+@layer
 def play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids, out_game,
               out_players, timeline, trace):
     """One whole game: out_game int64[N_GAME_OUT], out_players int64[n_players, N_PLAYER_OUT],

@@ -14,7 +14,7 @@ from simulator.games.karmaggan.tiles import activate_tile
 from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.objects import play_object
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import rule
+from simulator.kernel import layer, rule
 from simulator.rng import roll_die
 
 MAX_STEPS_PER_TURN = 200  # safety bound on decisions in one turn (a policy may loop)
@@ -138,7 +138,7 @@ def list_step_options(W, seat):
     return n
 
 
-@rule
+@layer
 def step_plunderer(W, seat, node):
     """Movement: one tile at a time, resolving each tile in order (Rollers crossed, combat on
     an enemy's tile, an ally's tile crossed, the Egg picked up, the tile activated).
@@ -209,7 +209,7 @@ def start_turn(W, seat):
     return True
 
 
-@rule
+@layer
 def take_step(W, seat, i):
     """Carry out STEP option ``i`` of ``W[OPTIONS]`` (Turns: step, pass / take / throw the
     Egg, play an Object, or stop); returns whether the turn goes on."""
@@ -240,7 +240,7 @@ def finish_turn(W, seat):
         players[seat, P_EGG_TURNS] += 1
 
 
-@rule
+@layer
 def continue_turn(W, seat):
     """The rest of a turn from its next STEP decision, every decision by the seat's policy
     (the search player resumes a turn here after the option it weighs)."""
@@ -253,7 +253,7 @@ def continue_turn(W, seat):
     finish_turn(W, seat)
 
 
-@rule
+@layer
 def plunderer_turn(W, seat):
     """Turns / Movement: roll, then step, play Objects and handle the Egg until stopping."""
     if start_turn(W, seat):

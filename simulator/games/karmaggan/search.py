@@ -45,7 +45,7 @@ from simulator.games.karmaggan.movement import (continue_turn, finish_turn, list
                                                 take_step, start_turn, MAX_STEPS_PER_TURN)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import SEARCH as SEARCH_STREAM
-from simulator.kernel import allocating, rule
+from simulator.kernel import allocating, layer, rule
 
 MARGIN_SCALE = 4.0   # blood coins: a side this many coins ahead earns the whole margin bonus
 CLEAR_GAIN = 2.0   # standard errors a rival's paired gain must reach to override its rollout policy
@@ -66,7 +66,7 @@ def searched_seats(W):
     return bits
 
 
-@rule
+@layer
 def play_search_rounds(W, R, values, picks, pool):
     """engine.play_rounds for a game with search seats: the round loop pauses before each of
     their plunderer turns, which :func:`search_turn` plays."""
@@ -81,7 +81,7 @@ def play_search_rounds(W, R, values, picks, pool):
     close_game(W, status)
 
 
-@rule
+@layer
 def search_turn(W, seat, R, values, picks, pool):
     """movement.plunderer_turn with every STEP decision of several options weighed."""
     if not start_turn(W, seat):
@@ -250,7 +250,7 @@ def board_size(W):
     return W[BOARD].shape[0]
 
 
-@allocating
+@layer
 def play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids,
                      out_game, out_players, timeline, trace):
     """engine.play_game for a game with search seats."""

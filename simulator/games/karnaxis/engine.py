@@ -24,7 +24,7 @@ cards its player uses before it), or one Year End Review.  The search player cop
 at a step boundary and plays on from there (search.py).
 """
 
-from simulator.kernel import allocating, rule
+from simulator.kernel import allocating, layer, rule
 
 from simulator.games.karnaxis.actions import action_square, start_actions
 from simulator.games.karnaxis.decide import choose, is_search
@@ -109,7 +109,7 @@ def choose_character(state, rules, knobs, rng, trace, p):
 
 # ---------------------------------------------------------------- the loop
 
-@rule
+@layer
 def play_step(state, rules, knobs, rng, trace):
     """Play one step from the loop position (module docstring)."""
     phase = state[PHASE]
@@ -131,7 +131,7 @@ def play_step(state, rules, knobs, rng, trace):
         state[PHASE] = AT_END if state[YEAR] >= rules[CFG_YEARS] else AT_NEW_YEAR
 
 
-@rule
+@layer
 def advance(state, rules, knobs, rng, trace, out_years, last_year):
     """Play from a step boundary until the game ends or year ``last_year`` is over, writing
     each year's rows of the `years` timeline into ``out_years`` (when it has rows)."""

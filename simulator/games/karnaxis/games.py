@@ -12,11 +12,11 @@ from simulator.games.karnaxis.engine import advance, new_game, write_years
 from simulator.games.karnaxis.search import search_step
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 from simulator.games.karnaxis.year_end import end_game
-from simulator.kernel import allocating, rule
+from simulator.kernel import allocating, layer, rule
 from simulator.rng import N_STREAMS
 
 
-@rule
+@layer
 def play_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players,
               out_years):
     """One whole game into out_game int64[N_GAME_OUT], out_players int64[n_players,
@@ -28,7 +28,7 @@ def play_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, ou
     return state[TRACE_N]
 
 
-@allocating
+@layer
 def search_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players,
                 out_years, work, work_rng, values):
     """:func:`play_game` with every step played by the search driver (work buffers:

@@ -29,7 +29,6 @@ exactly Game End's count, so at the end of the game it is the final score.
 """
 
 import numpy as np
-from numba import njit
 
 from policies.karnaxis import HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS
 from policies.search import best_mean, margin_to_best_other, outcome_value, rollout_seed, \
@@ -38,6 +37,7 @@ from simulator.games.karnaxis.engine import advance, play_step
 from simulator.games.karnaxis.money import job_holder
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 from simulator.games.karnaxis.year_end import interest_on, interest_rate, retirement_payout
+from simulator.kernel import allocating, rule
 from simulator.rng import SEARCH as SEARCH_STREAM
 
 MARGIN_SCALE = 250_000.0   # $: a margin this large earns the whole margin bonus (about one
@@ -47,7 +47,7 @@ SUMS, COUNTS, SCORES = range(3)                 # rows of the values buffer
 MILLION = 1_000_000
 
 
-@njit(cache=True)
+@rule
 def provisional_cash(state, rules, out):
     """Game End, counted now without changing the state: each seat's cash plus its retirement
     payout, less its delinquent notices and its loans plus interest (module docstring)."""
@@ -64,13 +64,13 @@ def provisional_cash(state, rules, out):
             out[banker] += interest
 
 
-@njit(cache=True)
+@rule
 def decision_year(state):
     """The year a decision at this step boundary belongs to (Update New Year starts the next)."""
     return state[YEAR] + 1 if state[PHASE] == AT_NEW_YEAR else state[YEAR]
 
 
-@njit(cache=True)
+@allocating
 def search_step(state, rules, knobs, rng, trace, work, work_rng, values):
     """Play one step of a game with search seats (see the module docstring).
 
@@ -100,7 +100,7 @@ def search_step(state, rules, knobs, rng, trace, work, work_rng, values):
     rng[SEARCH_STREAM] = search
 
 
-@njit(cache=True)
+@allocating
 def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values):
     """Play the rollouts of the pending decision of ``probe``; returns the best candidate's
     rank and writes the values weighed into the trace (when tracing)."""
@@ -140,7 +140,7 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
     return best
 
 
-@njit(cache=True)
+@rule
 def note_values(trace, at, sums, counts, m, total):
     """Fill in the trace rows of a search decision (written by decide.mark_pending): the
     rollouts played, and each candidate's mean value (in millionths) and rollouts."""
