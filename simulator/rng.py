@@ -16,7 +16,7 @@ import numpy as np
 from simulator.kernel import allocating, rule
 
 # stream slots in the rng state array
-SETUP, DICE, POLICY, SEARCH = (np.int64(s) for s in range(4))
+SETUP, DICE, POLICY, SEARCH = range(4)
 N_STREAMS = 4
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -25,12 +25,7 @@ depends on the deck's length and is stored in ``rules[CFG_UNSEEN]``::
 
 The board is also kept as bit masks (bit s = space s, at most MAX_SPACES = 63 spaces so a
 mask is a non-negative int64): MINE + c (company c's markers), OCCUPIED, PROTECTED.
-
-Constants that kernels pass to one another as arguments (decision kinds, NONE, EMPTY) are
-numpy int64 scalars: numba would compile a kernel again for each Python-int literal.
 """
-
-import numpy as np
 
 MAX_PLAYERS = 6
 MAX_COMPANIES = 12
@@ -85,11 +80,11 @@ SEAT_FIELDS = SEAT_POLICY + MAX_PLAYERS
 COMPANY_FIELDS = EMPTY_EXPANSIONS + MAX_PLAYERS
 GROWTH, PRESIDENT, ON_BOARD, SUPPLY, SHARES_OUT, MINE = range(
     COMPANY_FIELDS, COMPANY_FIELDS + 6 * MAX_COMPANIES, MAX_COMPANIES)
-NONE = np.int64(-1)
+NONE = -1
 
 SHARES = MINE + MAX_COMPANIES
 OWNER = SHARES + MAX_PLAYERS * MAX_COMPANIES
-EMPTY = np.int64(-1)
+EMPTY = -1
 HANDS = OWNER + MAX_SPACES
 OPTIONS = HANDS + MAX_PLAYERS * MAX_HAND
 # option columns: CHOOSE_CARD (hand slot, function, company); CHOOSE_SPACE (space, its owner
@@ -106,7 +101,7 @@ DECK_ORDER = CODES + MAX_OPTIONS
 PLACE_FUNCTION, GROW_A, GROW_B = range(3)
 
 # decision kinds a policy is asked about
-CHOOSE_CARD, CHOOSE_SPACE, EXPAND_NOW, SELL, BUY, NAME_PRESIDENT = np.arange(6, dtype=np.int64)
+CHOOSE_CARD, CHOOSE_SPACE, EXPAND_NOW, SELL, BUY, NAME_PRESIDENT = range(6)
 
 # trace rows: [event, turn, seat, a, b, c, d]; EV_PRESIDENT's seat is the new president or
 # NONE, b the old one and c the shares left after a sale; EV_SCORE's a, b, d are the points of

@@ -22,7 +22,6 @@ from simulator.games.karmaggan.state import (
     PASSAGE_TILE, PLAIN_WALL, ARROWS_WALL, ACID_WALL, FIRE_WALL, QUEUE, TEMPLE_TILE, TILE_CHARS)
 from simulator.kernel import rule
 
-# numpy int64 rather than Python int, so that a kernel passing one compiles once (state.py)
 UNREACHABLE = np.int64(1 << 20)
 EXITS = np.int64(-2)         # distance target: the jungle beyond every open hatch
 HATCH_CELLS = np.int64(-3)   # distance target: the row-0 cells facing a hatch (waiting for one to open)

@@ -39,7 +39,7 @@ def reveal_card(W, seat, fig):
     """Rounds: the player reveals an Object card (or none); returns (card id, combat value)."""
     hands, options, cards = W[HANDS], W[OPTIONS], W[CARDS]
     options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_PLAY, -1, NO_CARD
-    n = np.int64(1)
+    n = 1
     if seat >= 0:
         for slot in range(hands.shape[1]):
             card = hands[seat, slot]
@@ -197,7 +197,7 @@ def throw_figure(W, thrower, fig, node):
     place_figure(W, fig, OFF)
     bfs_local(W, dist, node)
     want = cfg[CFG_THROW]
-    n = np.int64(0)
+    n = 0
     while n == 0 and want < n_nodes:
         for other in range(cfg[CFG_CENTRE] + 1):
             if dist[other] == want and board[other, B_OCC] == NOBODY and n < MAX_OPTIONS:

@@ -90,7 +90,7 @@ def fling_egg(W, node):
         occ = board[other, B_OCC]
         if dist[other] >= 1 and (occ == NOBODY or figs[occ, F_KIND] == PLUNDERER):
             best = min(best, dist[other])
-    n = np.int64(0)
+    n = 0
     for other in range(W[CFG][CFG_CENTRE] + 1):
         occ = board[other, B_OCC]
         if dist[other] == best and (occ == NOBODY or figs[occ, F_KIND] == PLUNDERER) and n < MAX_OPTIONS:

@@ -156,11 +156,8 @@ def escaped(W, seat):
 
 
 PLAYED, ENDED, PAUSED = range(3)   # how play_from stops
-# play_from's arguments are int64 at every call, its ``resumed`` flag included: numba compiles
-# a callee once per Python literal argument (0, True...), and play_from carries the whole
-# engine, so each literal variant cost a whole-engine compile
-NOT_RESUMED, RESUMED = np.int64(0), np.int64(1)
-NO_SEATS = np.int64(0)
+NOT_RESUMED, RESUMED = 0, 1   # play_from's ``resumed``
+NO_SEATS = 0                   # play_from's ``searched``: no seat paused for the search driver
 
 
 @layer
@@ -237,8 +234,7 @@ def close_game(W, status):
 @layer
 def play_rounds(W):
     """A set-up game played to its end with every decision by the seats' policies."""
-    close_game(W, play_from(W, np.int64(0), np.int64(0), W[CFG][CFG_ROUND_CAP], NO_SEATS,
-                            NOT_RESUMED))
+    close_game(W, play_from(W, 0, 0, W[CFG][CFG_ROUND_CAP], NO_SEATS, NOT_RESUMED))
 
 
 @rule

@@ -3,8 +3,6 @@
 Rulebook: shared/rules/karmaggan.md, sections "Turns", "Movement".
 """
 
-import numpy as np
-
 from policies.karmaggan import choose
 from simulator.games.karmaggan.board import update_adjacency, is_jungle
 from simulator.games.karmaggan.core import friends, place_figure, record
@@ -103,7 +101,7 @@ def list_step_options(W, seat):
     cfg, game, figs, board, players, hands, options = (W[CFG], W[GAME], W[FIGS], W[BOARD],
                                                         W[PLAYERS], W[HANDS], W[OPTIONS])
     node = figs[seat, F_POS]
-    n = np.int64(0)
+    n = 0
     if crossing(W, seat):
         return list_moves(W, seat, n)
     if board[node, B_TILE] != ABYSS:

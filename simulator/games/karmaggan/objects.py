@@ -3,8 +3,6 @@
 Rulebook: shared/rules/karmaggan.md, sections "Objects", "Object Effects".
 """
 
-import numpy as np
-
 from policies.karmaggan import choose
 from simulator.games.karmaggan.board import is_jungle
 from simulator.games.karmaggan.core import (
@@ -69,10 +67,10 @@ def greedy_fingers(W, seat):
     players, hands, figs, options = W[PLAYERS], W[HANDS], W[FIGS], W[OPTIONS]
     robbed = -1
     for k in range(W[CFG][CFG_GREEDY]):
-        n = np.int64(0)
+        n = 0
         if k > 0:   # "one or two": the second victim is optional
             options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, -1, 0
-            n = np.int64(1)
+            n = 1
         for s in range(players.shape[0]):
             if (s != seat and s != robbed and players[s, P_HAND_N] > 0 and players[s, P_STATUS] != ELIMINATED
                     and not (players[s, P_STATUS] == ALIVE and is_jungle(W, figs[s, F_POS]))):
@@ -99,7 +97,7 @@ def blood_stone(W, seat):
     while keeping at least one, to a plunderer still in the Temple)."""
     players, options = W[PLAYERS], W[OPTIONS]
     options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, -1, 0
-    n = np.int64(1)
+    n = 1
     if players[seat, P_COINS] >= 2:
         for s in range(players.shape[0]):
             if s != seat and players[s, P_STATUS] == ALIVE and not is_jungle(W, W[FIGS][s, F_POS]):

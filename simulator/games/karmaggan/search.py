@@ -72,8 +72,7 @@ def play_search_rounds(W, R, values, picks, pool):
     their plunderer turns, which :func:`search_turn` plays."""
     searched = searched_seats(W)
     game = W[GAME]
-    status = play_from(W, np.int64(0), np.int64(0), W[CFG][CFG_ROUND_CAP], searched,
-                       NOT_RESUMED)
+    status = play_from(W, 0, 0, W[CFG][CFG_ROUND_CAP], searched, NOT_RESUMED)
     while status == PAUSED:
         search_turn(W, game[G_SEAT], R, values, picks, pool)
         status = play_from(W, game[G_ROUND], game[G_SEAT], W[CFG][CFG_ROUND_CAP], searched,

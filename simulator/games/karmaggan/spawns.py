@@ -3,8 +3,6 @@
 Rulebook: shared/rules/karmaggan.md, sections "Spawns", "Controlling the Swarm".
 """
 
-import numpy as np
-
 from policies.karmaggan import choose
 from simulator.games.karmaggan.core import friends, place_figure, record
 from simulator.games.karmaggan.death import invocation_tile
@@ -70,7 +68,7 @@ def swarm_turn(W, seat):
     players[seat, P_SPAWN_TURNS] += 1
     swarm = players[seat, P_SWARM]
     first = cfg[CFG_PLAYERS] + swarm * cfg[CFG_SPAWN_MAX]
-    n = list_invocation_options(W, seat, ACT_INVOKE, np.int64(0))
+    n = list_invocation_options(W, seat, ACT_INVOKE, 0)
     if spawn_count(W, swarm) > 0:
         options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_SWARM_MOVE, seat, 0
         n += 1
@@ -89,7 +87,7 @@ def swarm_turn(W, seat):
             if crossing(W, f):
                 mover = f
         if mover >= 0:
-            n = list_moves(W, mover, np.int64(0))
+            n = list_moves(W, mover, 0)
             if n == 0:
                 settle(W, mover)
                 continue
@@ -117,7 +115,7 @@ def list_swarm_options(W, seat, first):
     which never becomes an Invocation tile) or pay a Golden Medallion to invoke one."""
     cfg, figs, options = W[CFG], W[FIGS], W[OPTIONS]
     options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, seat, 0
-    n = np.int64(1)
+    n = 1
     for f in range(first, first + cfg[CFG_SPAWN_MAX]):
         node = figs[f, F_POS]
         if node == OFF:

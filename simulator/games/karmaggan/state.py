@@ -9,8 +9,6 @@ file of each jitted function only: after renumbering anything here, clear NUMBA_
 touch engine.py, board.py and policies/karmaggan.py), else stale kernels keep the old slots.
 """
 
-import numpy as np
-
 # members of the world tuple W (built by engine.new_world)
 (CFG, CELLS, ROLLERS, CARDS, TCARDS, BEATS, KNOB_TABLE, POLICY_IDS, RNG, GAME, BOARD, FIGS, PLAYERS,
  HANDS, DECKS, ACTS, OPTIONS, DCACHE, QUEUE, TRACE, TIMELINE, ADJ, SCORES) = range(23)
@@ -140,18 +138,3 @@ EGG_PICKUP, EGG_PASS, EGG_THROW, EGG_WON, EGG_DROPPED, EGG_FLUNG = range(6)
  P_OUT_OTHER_LOST, P_OUT_BLOOD_GAIN, P_OUT_COMBAT_GAIN, P_OUT_OTHER_GAIN, P_OUT_WON_COMBATS,
  P_OUT_LOST_COMBATS, P_OUT_SPAWN_TURNS, P_OUT_EGG_TURNS, P_OUT_OBJECTS, P_OUT_INVOKED,
  P_OUT_ELIMINATED, N_PLAYER_OUT) = range(25)
-
-
-# Every integer constant above, except the members of W, becomes a numpy int64: numba types a
-# Python int passed as an argument as a literal and compiles the callee again for each distinct
-# value (a version of ``choose`` and everything below it for each decision kind, of ``record``
-# for each event), but types a numpy int64 as plain int64.  Inside a kernel either is a
-# compile-time constant.  W's members stay Python ints: numba indexes a tuple of arrays of
-# different shapes only with a Python int.  For the same reason an option count handed to a
-# call starts as np.int64(0) rather than 0: typing a loop, numba first meets the call with the
-# literal start value and compiles the callee (``choose`` and the policies below it) for it.
-globals().update({name: np.int64(value) for name, value in list(globals().items())
-                  if name.isupper() and type(value) is int and name not in (
-                      "CFG", "CELLS", "ROLLERS", "CARDS", "TCARDS", "BEATS", "KNOB_TABLE",
-                      "POLICY_IDS", "RNG", "GAME", "BOARD", "FIGS", "PLAYERS", "HANDS", "DECKS",
-                      "ACTS", "OPTIONS", "DCACHE", "QUEUE", "TRACE", "TIMELINE", "ADJ", "SCORES")})

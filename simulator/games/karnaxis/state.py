@@ -27,8 +27,6 @@ Rule code reads ``state[row(p) + CASH]``, ``state[stock(s) + VALUE]``,
 ``rules[CFG_LOAN_CAP]``, ``table(rules, T_DIE, i)``, ``job(rules, j, J_SALARY)``.
 """
 
-import numpy as np
-
 from simulator.kernel import rule
 
 MAX_PLAYERS = 6
@@ -299,11 +297,3 @@ RANK_THRESHOLDS = (500000, 1000000, 1500000, 2000000)   # Game End: the rank cha
 # years timeline columns (one row per game x year x seat)
 (Y_YEAR, Y_SEAT, Y_CASH, Y_INCOME, Y_BRACKET, Y_TAX, Y_SMART, Y_LOANS, Y_NOTICES,
  Y_SALARY, Y_BUSINESS_INCOME, Y_GROWTH, N_YEAR_OUT) = range(13)
-
-
-# Every integer constant above becomes a numpy int64: numba types a Python int passed as an
-# argument as a literal and compiles the callee again for each distinct value (a version of
-# ``choose`` and everything below it for each decision kind, of ``record`` for each event), but
-# types a numpy int64 as plain int64.  Inside a kernel either is a compile-time constant.
-globals().update({name: np.int64(value) for name, value in list(globals().items())
-                  if name.isupper() and type(value) is int})
