@@ -6,18 +6,19 @@
   engines (4-6x slower, identical results).  Code that allocates cannot compile as ``rule``
   (numba refuses it).
 * ``accessor``: one-line accessors of a flat state, compiled as ``rule``; LLVM inlines them.
-  numba's own ``inline="always"`` compiled no faster and the Ekonos engine ran about 40% slower
-  with the default seats (measured side by side), so it is not used.
+  numba's own ``inline="always"`` on accessors compiled no faster and the Ekonos engine ran
+  about 40% slower with the default seats (measured side by side), so accessors do not use it.
 * ``allocating``: the few functions that allocate or sort (a chunk of games' buffers, a new
   game's random streams, the search's candidate scores and re-deal).  NRT must be set
   explicitly: a function without the option inherits it from the function whose compilation
   reaches it.
-
-* ``layer``: a function that only sequences others (a game's round loop, a turn's phases)
-  and is called from one place: numba inlines it into its caller instead of compiling it on
-  its own.  Every compiled function is linked with, re-optimised with and turned into machine
-  code with the whole tree of functions it calls, so each layer above a turn cost the engine's
-  whole compile again (Karmaggän: about six seconds a layer).
+* ``layer``: a function that only sequences others (a game's loop, a round loop, a turn's
+  phases), called from one or two places: numba inlines it into its callers instead of
+  compiling it on its own.  Every compiled function is linked with, re-optimised with and
+  turned into machine code with the whole tree of functions it calls, so each layer above a
+  turn cost the engine's whole compile again (Karmaggän: about six seconds a layer).  Inlining a
+  whole rule section (a swarm's turn, a combat's end) instead measured no faster: its callers
+  grow as much as it saved.  Called alone from Python (a replay), a layer compiles with NRT.
 
 Every kernel compiles once per type of its arguments: numba would compile it again for each
 literal it is called with (``record(W, EV_HIT, fig, 0, 0)`` and ``record(W, EV_HIT, fig, 1, 0)``
