@@ -18,7 +18,9 @@
   turned into machine code with the whole tree of functions it calls, so each layer above a
   turn cost the engine's whole compile again (Karmaggän: about six seconds a layer).  Inlining a
   whole rule section (a swarm's turn, a combat's end) instead measured no faster: its callers
-  grow as much as it saved.  Called alone from Python (a replay), a layer compiles with NRT.
+  grow as much as it saved.  Nor is every loop inlined: the Ekonos loop (``advance``,
+  ``play_step``) ran about a quarter slower inlined (paired runs), so it stays compiled.
+  Called alone from Python (a replay), a layer compiles with NRT.
 
 Every kernel compiles once per type of its arguments: numba would compile it again for each
 literal it is called with (``record(W, EV_HIT, fig, 0, 0)`` and ``record(W, EV_HIT, fig, 1, 0)``

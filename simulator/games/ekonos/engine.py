@@ -17,7 +17,7 @@ from simulator.games.ekonos.board import (
     expand_targets, free_spaces, list_spaces, option, place_marker, place_targets,
     protect_marker, record, set_option)
 from simulator.games.ekonos.decide import choose
-from simulator.kernel import accessor, layer, rule
+from simulator.kernel import accessor, rule
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import SETUP, shuffle
 
@@ -364,7 +364,7 @@ def end_round(state, rules):
     state[PHASE] = AT_DEAL if state[TURN] < rules[CFG_TURNS] else AT_END
 
 
-@layer
+@rule
 def play_step(state, rules, knobs, rng, trace):
     """Play one step from the loop position (Preparation; Round: card, sell, buy)."""
     phase = state[PHASE]
@@ -384,7 +384,7 @@ def play_step(state, rules, knobs, rng, trace):
         end_round(state, rules)
 
 
-@layer
+@rule
 def advance(state, rules, knobs, rng, trace, last_turn):
     """Play from a step boundary until the game ends or turn ``last_turn`` is over."""
     while state[PHASE] != AT_END and state[TURN] <= last_turn:

@@ -6,7 +6,7 @@ from policies.common import behaviour
 from policies.ekonos import SEARCH
 from simulator.games.ekonos.board import company_value, record, score_parts
 from simulator.games.ekonos.engine import advance
-from simulator.kernel import allocating, layer, rule
+from simulator.kernel import allocating, rule
 from simulator.games.ekonos.search import search_step
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import N_STREAMS, rng_new
@@ -34,7 +34,7 @@ def new_game(state, rules, knobs, rng, seed, seat_policies):
     state[HANDS:HANDS + MAX_PLAYERS * MAX_HAND] = -1
 
 
-@layer
+@rule
 def play_to_end(state, rules, knobs, rng, trace, work, work_rng, values):
     """Play a set-up game to its end: step by step through the search driver when a seat
     searches, else straight through."""
