@@ -8,8 +8,9 @@
 * ``accessor``: one-line accessors of a flat state, compiled as ``rule``; LLVM inlines them.
   numba's own ``inline="always"`` on accessors compiled no faster and the Ekonos engine ran
   about 40% slower with the default seats (measured side by side), so accessors do not use it.
-* ``allocating``: the few functions that allocate or sort (a chunk of games' buffers, a new
-  game's random streams, the search's candidate scores and re-deal).  NRT must be set
+* ``allocating``: the few functions that allocate, sort or copy slices (a chunk of games'
+  buffers, a new game's random streams, the search's candidate scores, re-deal and world
+  copies).  NRT must be set
   explicitly: a function without the option inherits it from the function whose compilation
   reaches it.
 * ``layer``: a function that only sequences others (a game's loop, a round loop, a turn's
