@@ -21,7 +21,7 @@ from simulator.game import get_game
 from simulator.games.ekonos import games
 from simulator.games.ekonos.game import allocate
 from simulator.games.ekonos.state import (CFG_COMPANIES, G_LENGTH, G_ROUNDS, G_WINNER, P_BOUGHT,
-                                          P_DISCARDED, P_EXPANSIONS, P_SCORE)
+                                          P_DISCARDED, P_EXPANSIONS, P_SCORE, TRACE_WIDTH)
 from simulator.rng import game_seeds
 from simulator.runner import Plan, Variant, seat_policy_ids
 
@@ -62,7 +62,7 @@ def main() -> None:
     if a.kernel:
         out = allocate(cfg, a.n)
         start = time.process_time()
-        games.play_games(cfg, knobs, seeds, seat_ids, *out)
+        games.play_games(cfg, knobs, seeds, seat_ids, *out, np.zeros((0, TRACE_WIDTH), np.int64))
         cpu = time.process_time() - start
         out_games, out_players = out[0], out[1]
         score = out_players[:, :, P_SCORE]

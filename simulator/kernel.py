@@ -20,8 +20,14 @@
   turn cost the engine's whole compile again (Karmaggän: about six seconds a layer).  Inlining a
   whole rule section (a swarm's turn, a combat's end) instead measured no faster: its callers
   grow as much as it saved.  Nor is every loop inlined: the Ekonos loop (``advance``,
-  ``play_step``) ran about a quarter slower inlined (paired runs), so it stays compiled.
-  Called alone from Python (a replay), a layer compiles with NRT.
+  ``play_step``) ran about a quarter slower inlined (paired runs), so it stays compiled; nor
+  is the Karmaggän round loop (``play_from``), which the game loop, the search driver and the
+  search's rollouts share: inlined into them, they compiled no faster (paired cold compiles).
+  Called alone from Python (a test), a layer compiles with NRT.
+
+For the same reason each engine has one kernel per kind of run, not one per use: a replay
+plays its one game through the kernel of a bulk run (with trace rows to fill), so replaying a
+game of a dataset compiles nothing the run has not.
 
 Every kernel compiles once per type of its arguments: numba would compile it again for each
 literal it is called with (``record(W, EV_HIT, fig, 0, 0)`` and ``record(W, EV_HIT, fig, 1, 0)``

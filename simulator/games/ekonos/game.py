@@ -133,7 +133,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     cfg, knobs = params
     out_games, out_players, company_games, company_players = allocate(cfg, len(seeds))
     games.play_games(cfg, knobs, seeds, seat_policies, out_games, out_players, company_games,
-                     company_players)
+                     company_players, np.zeros((0, TRACE_WIDTH), np.int64))
     n_companies = cfg[CFG_COMPANIES]
     columns = {"winner_seat": out_games[:, G_WINNER], "length": out_games[:, G_LENGTH],
                "end_reason": out_games[:, G_END_REASON],
@@ -158,10 +158,9 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
 def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: int = 10_000):
     """The trace rows (int64[k, TRACE_WIDTH]) of one game."""
     cfg, knobs = params
-    out_game, out_players, company_game, company_players = (a[0] for a in allocate(cfg, 1))
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    n = games.play_game(cfg, knobs, np.uint64(seed), np.asarray(seat_policies, np.int8),
-                        out_game, out_players, company_game, company_players, trace)
+    n = games.play_games(cfg, knobs, np.array([seed], np.uint64), np.array([seat_policies], np.int8),
+                         *allocate(cfg, 1), trace)
     return trace[:n]
 
 

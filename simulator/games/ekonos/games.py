@@ -93,35 +93,23 @@ def search_buffers(rules):
 
 
 @allocating
-def play_game(rules, knobs, seed, seat_policies, out_game, out_players, out_company_game,
-              out_company_players, trace):
-    """One whole game, traced into ``trace`` (int64[max_events, TRACE_WIDTH]); returns the
-    number of trace rows written.  Outputs as :func:`play_games` for one game."""
-    state = np.zeros(rules[CFG_STATE_SIZE], np.int64)
-    rng = np.zeros(N_STREAMS, np.uint64)
-    work, work_rng, values = search_buffers(rules)
-    new_game(state, rules, knobs, rng, seed, seat_policies)
-    play_to_end(state, rules, knobs, rng, trace, work, work_rng, values)
-    score_game(state, rules, trace, out_game, out_players, out_company_game, out_company_players)
-    return min(state[EVENTS], trace.shape[0])
-
-
-@allocating
 def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_company_games,
-               out_company_players):
-    """Play ``len(seeds)`` games.
+               out_company_players, trace):
+    """Play ``len(seeds)`` games; returns the number of trace rows of the last one.
 
     rules int64[CFG_STATE ...] (state.py); knobs float64[n_policies, 1 + n_knobs];
     seeds uint64[n]; seat_policies int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT],
     out_players int64[n, n_players, N_PLAYER_OUT], out_company_games int64[n, n_companies],
-    out_company_players int64[n, n_players, 2 * n_companies] (shares, then presidencies).
+    out_company_players int64[n, n_players, 2 * n_companies] (shares, then presidencies);
+    trace int64[max_events, TRACE_WIDTH] (0 rows in bulk runs; a replay plays one game: one
+    kernel for both, as each kernel compiles the whole engine).
     """
     state = np.zeros(rules[CFG_STATE_SIZE], np.int64)
     rng = np.zeros(N_STREAMS, np.uint64)
     work, work_rng, values = search_buffers(rules)
-    no_trace = np.zeros((0, TRACE_WIDTH), np.int64)
     for g in range(seeds.shape[0]):
         new_game(state, rules, knobs, rng, seeds[g], seat_policies[g])
-        play_to_end(state, rules, knobs, rng, no_trace, work, work_rng, values)
-        score_game(state, rules, no_trace, out_games[g], out_players[g], out_company_games[g],
+        play_to_end(state, rules, knobs, rng, trace, work, work_rng, values)
+        score_game(state, rules, trace, out_games[g], out_players[g], out_company_games[g],
                    out_company_players[g])
+    return min(state[EVENTS], trace.shape[0])

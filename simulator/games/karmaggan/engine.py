@@ -289,16 +289,18 @@ def play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids
 
 @allocating
 def play_games(cfg, cells, rollers, cards, tcards, beats, knobs, seeds, seat_policies, out_games,
-               out_players, timelines):
-    """Play ``len(seeds)`` games.
+               out_players, timelines, trace):
+    """Play ``len(seeds)`` games; returns the number of trace rows of the last one.
 
     cfg int64[N_CFG + n_blood + n_players]; cells int64[n_nodes, N_CELL]; rollers
     int64[n_rollers]; cards int64[n_objects, 2]; tcards int64[n_temple]; beats int64[4, 4];
     knobs float64[n_policies, n_knobs]; seeds uint64[n]; seat_policies int8[n, n_players]; outputs: out_games
     int64[n, N_GAME_OUT], out_players int64[n, n_players, N_PLAYER_OUT], timelines
-    int16[n, round_cap or 0, n_players].
+    int16[n, round_cap or 0, n_players], trace int64[max_events, TRACE_WIDTH] (0 rows in bulk
+    runs; a replay plays one game: one kernel for both, as each kernel compiles the whole engine).
     """
-    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
+    n_events = 0
     for g in range(seeds.shape[0]):
-        play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seeds[g], seat_policies[g],
-                  out_games[g], out_players[g], timelines[g], no_trace)
+        n_events = play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seeds[g],
+                             seat_policies[g], out_games[g], out_players[g], timelines[g], trace)
+    return n_events

@@ -184,9 +184,9 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     out_players = np.zeros((n, p, N_PLAYER_OUT), np.int64)
     timelines = np.zeros((n, int(timeline_rounds), p), np.int16)
     kernel = search.play_search_games if searching(knobs, seat_policies) else engine.play_games
-    kernel(cfg, cells, rollers, cards, tcards, beats, knobs,
-                      np.asarray(seeds, np.uint64), np.asarray(seat_policies, np.int8),
-                      out_games, out_players, timelines)
+    kernel(cfg, cells, rollers, cards, tcards, beats, knobs, np.asarray(seeds, np.uint64),
+           np.asarray(seat_policies, np.int8), out_games, out_players, timelines,
+           np.zeros((0, TRACE_WIDTH), np.int64))
     games = {"winner_seat": out_games[:, G_OUT_WINNER], "length": out_games[:, G_OUT_LENGTH],
              "end_reason": out_games[:, G_OUT_END],
              "winning_team": out_games[:, G_OUT_WIN_TEAM].astype(np.int8),
@@ -251,9 +251,10 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     out_players = np.zeros((p, N_PLAYER_OUT), np.int64)
     timeline = np.zeros((int(cfg[CFG_ROUND_CAP]), p), np.int16)
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    kernel = search.play_search_game if searching(knobs, seat_policies) else engine.play_game
-    n = kernel(cfg, cells, rollers, cards, tcards, beats, knobs, np.uint64(seed),
-                         np.asarray(seat_policies, np.int8), out_game, out_players, timeline, trace)
+    kernel = search.play_search_games if searching(knobs, seat_policies) else engine.play_games
+    n = kernel(cfg, cells, rollers, cards, tcards, beats, knobs, np.array([seed], np.uint64),
+               np.array([seat_policies], np.int8), out_game[None], out_players[None],
+               timeline[None], trace)
     return trace[:n], out_game, out_players
 
 

@@ -264,9 +264,11 @@ def play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, pol
 
 @allocating
 def play_search_games(cfg, cells, rollers, cards, tcards, beats, knobs, seeds, seat_policies,
-                      out_games, out_players, timelines):
+                      out_games, out_players, timelines, trace):
     """engine.play_games for games with search seats."""
-    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
+    n_events = 0
     for g in range(seeds.shape[0]):
-        play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seeds[g],
-                         seat_policies[g], out_games[g], out_players[g], timelines[g], no_trace)
+        n_events = play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seeds[g],
+                                    seat_policies[g], out_games[g], out_players[g], timelines[g],
+                                    trace)
+    return n_events

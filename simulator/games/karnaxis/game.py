@@ -281,7 +281,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     seat_policies = np.asarray(seat_policies, np.int8)
     kernel = games.play_search_games if searching(knobs, seat_policies) else games.play_games
     kernel(rules, knobs, np.asarray(seeds, np.uint64), seat_policies, out_games, out_players,
-           out_years)
+           out_years, np.zeros((0, TRACE_WIDTH), np.int64))
     return output_tables(params, out_games, out_players, out_years)
 
 
@@ -347,10 +347,10 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     """The trace rows (int64[k, TRACE_WIDTH]) of one game, and its output rows."""
     out_game, out_players, out_years = allocate(params[0], 1)
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    seat_policies = np.asarray(seat_policies, np.int8)
-    kernel = games.trace_search_game if searching(params[1], seat_policies) else games.trace_game
-    n = kernel(params[0], params[1], np.uint64(seed), seat_policies,
-                         out_game[0], out_players[0], out_years, trace)
+    seat_policies = np.array([seat_policies], np.int8)
+    kernel = games.play_search_games if searching(params[1], seat_policies) else games.play_games
+    n = kernel(params[0], params[1], np.array([seed], np.uint64), seat_policies, out_game,
+               out_players, out_years, trace)
     return trace[:n], out_players[0]
 
 

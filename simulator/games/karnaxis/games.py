@@ -44,21 +44,24 @@ def search_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, 
 
 
 @allocating
-def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years):
-    """Play ``len(seeds)`` games without search seats.
+def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years, trace):
+    """Play ``len(seeds)`` games without search seats; returns the number of trace rows of the
+    last one.
 
     rules int64 (state.py), knobs float64[n_policies, 1 + n_knobs], seeds uint64[n],
     seat_policies int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT], out_players
     int64[n, n_players, N_PLAYER_OUT + ledger columns], out_years
-    int64[n * years * n_players, N_YEAR_OUT] (game-major, then year, then seat).
+    int64[n * years * n_players, N_YEAR_OUT] (game-major, then year, then seat); trace
+    int64[max_events, TRACE_WIDTH] (0 rows in bulk runs; a replay plays one game: one kernel
+    for both, as each kernel compiles the whole engine).
     """
     rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
     state = np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64)
     rng = np.zeros(N_STREAMS, dtype=np.uint64)
-    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for g in range(seeds.shape[0]):
-        play_game(state, rules, knobs, rng, no_trace, seeds[g], seat_policies[g], out_games[g],
+        play_game(state, rules, knobs, rng, trace, seeds[g], seat_policies[g], out_games[g],
                   out_players[g], out_years[g * rows:(g + 1) * rows])
+    return state[TRACE_N]
 
 
 @allocating
@@ -71,30 +74,13 @@ def search_buffers(rules):
 
 
 @allocating
-def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years):
+def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years, trace):
     """:func:`play_games` for games with search seats."""
     rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
     state = np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64)
     rng = np.zeros(N_STREAMS, dtype=np.uint64)
     work, work_rng, values = search_buffers(rules)
-    no_trace = np.zeros((0, TRACE_WIDTH), dtype=np.int64)
     for g in range(seeds.shape[0]):
-        search_game(state, rules, knobs, rng, no_trace, seeds[g], seat_policies[g], out_games[g],
+        search_game(state, rules, knobs, rng, trace, seeds[g], seat_policies[g], out_games[g],
                     out_players[g], out_years[g * rows:(g + 1) * rows], work, work_rng, values)
-
-
-@allocating
-def trace_game(rules, knobs, seed, seat_policies, out_game, out_players, out_years, trace):
-    """One game without search seats, with its trace rows; returns how many were written."""
-    return play_game(np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64), rules, knobs,
-                     np.zeros(N_STREAMS, dtype=np.uint64), trace, seed, seat_policies,
-                     out_game, out_players, out_years)
-
-
-@allocating
-def trace_search_game(rules, knobs, seed, seat_policies, out_game, out_players, out_years, trace):
-    """:func:`trace_game` for a game with search seats."""
-    work, work_rng, values = search_buffers(rules)
-    return search_game(np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64), rules, knobs,
-                       np.zeros(N_STREAMS, dtype=np.uint64), trace, seed, seat_policies,
-                       out_game, out_players, out_years, work, work_rng, values)
+    return state[TRACE_N]
