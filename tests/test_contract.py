@@ -83,34 +83,34 @@ def test_resume_finishes_an_interrupted_run_identically(small_datasets, name, tm
     assert not list(out.rglob("*.tmp"))
 
 
+def three_games(name: str) -> dict:
+    """Every column of three games of ``small_plan(name)``, as arrays by ``table.column``."""
+    from simulator.runner import seat_policy_ids
+    plan = small_plan(name)
+    game = get_game(plan.game)
+    ids = np.arange(3)
+    raw = game.play(game.prepare(plan.variants[0].rules, plan.n_players), game_seeds(11, ids),
+                    seat_policy_ids(game, plan, ids))
+    return {f"{t}.{c}": np.asarray(v[0] if isinstance(v, tuple) else v)
+            for t, cols in raw.items() for c, v in cols.items()}
+
+
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_jit_equals_pure_python(name, tmp_path):
-    """The same kernels run as plain Python (NUMBA_DISABLE_JIT=1) give identical games."""
+    """The same kernels run as plain Python (NUMBA_DISABLE_JIT=1, in a process of its own)
+    give identical games."""
     script = f"""
 import numpy as np, sys
 sys.path.insert(0, {os.path.dirname(__file__)!r})
-from conftest import small_plan
-from simulator.game import get_game
-from simulator.rng import game_seeds
-from simulator.runner import seat_policy_ids
-plan = small_plan({name!r})
-game = get_game(plan.game)
-ids = np.arange(3)
-raw = game.play(game.prepare(plan.variants[0].rules, plan.n_players), game_seeds(11, ids),
-                seat_policy_ids(game, plan, ids))
-flat = {{f"{{t}}.{{c}}": np.asarray(v[0] if isinstance(v, tuple) else v)
-         for t, cols in raw.items() for c, v in cols.items()}}
-np.savez(sys.argv[1], **flat)
+from test_contract import three_games
+np.savez(sys.argv[1], **three_games({name!r}))
 """
-    outputs = []
-    for disable in ("0", "1"):
-        path = tmp_path / f"jit{disable}.npz"
-        env = dict(os.environ, NUMBA_DISABLE_JIT=disable)
-        subprocess.run([sys.executable, "-c", script, str(path)], env=env, check=True)
-        outputs.append(np.load(path))
-    jit, plain = outputs
-    assert sorted(jit.files) == sorted(plain.files)
-    for key in jit.files:
+    path = tmp_path / "plain.npz"
+    subprocess.run([sys.executable, "-c", script, str(path)], check=True,
+                   env=dict(os.environ, NUMBA_DISABLE_JIT="1"))
+    jit, plain = three_games(name), np.load(path)
+    assert sorted(jit) == sorted(plain.files)
+    for key in jit:
         np.testing.assert_array_equal(jit[key], plain[key], err_msg=key)
 
 

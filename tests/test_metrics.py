@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from simulator.analysis.stats import wilson
+from simulator.analysis.stats import Z95, wilson
 from simulator.errors import UserError
 from simulator.metrics import Outcomes, balance_metrics, metric_help_text, parse_metric
 
@@ -24,6 +24,11 @@ def outcomes(won, policy=None, team=None, length=None, end=None) -> Outcomes:
     return Outcomes(won, won.astype(float), np.asarray(length if length is not None else np.ones(n), float),
                     np.asarray(end if end is not None else np.zeros(n), np.int16),
                     ("final", "round_cap"), groups)
+
+
+def test_the_95_percent_quantile_is_scipys():
+    from scipy.stats import norm
+    assert Z95 == float(norm.ppf(0.975))
 
 
 def test_win_rate_of_a_seat_is_its_share_of_games_with_the_wilson_interval():

@@ -3,9 +3,12 @@ styles), each drawn from a tidy analysis frame whose numbers sit in a table besi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+
+if TYPE_CHECKING:   # matplotlib is imported by the first chart drawn: commands that draw none
+    from matplotlib.figure import Figure   # start half a second sooner
 
 GRAYS = ("0.25", "0.55", "0.8", "0.4", "0.65", "0.9", "0.15", "0.7")
 HATCHES = ("", "//", "..", "xx", "\\\\", "--", "++", "oo")
@@ -14,6 +17,7 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def figure(width: float = 6.0, height: float = 3.4):
+    from matplotlib.figure import Figure
     fig = Figure(figsize=(width, height))
     return fig, fig.add_subplot()
 
@@ -96,6 +100,7 @@ def count_bars(x, y, xlabel: str, ylabel: str, title: str = "") -> Figure:
 def lines_chart(df: pl.DataFrame, x: str, y: str, group: str | None, xlabel: str, ylabel: str,
                 band: tuple[str, str] | None = None, title: str = "") -> Figure:
     """One line per group (distinct line style and marker), optional quartile band."""
+    from matplotlib.ticker import FuncFormatter
     fig, ax = figure(6.4, 3.6)
     groups = df.partition_by(group, as_dict=False, maintain_order=True) if group else [df]
     for k, part in enumerate(groups):

@@ -12,9 +12,12 @@ import html
 import io
 import math
 import time
+from typing import TYPE_CHECKING
 
 import polars as pl
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:   # matplotlib takes half a second to import: only the charts need it
+    from matplotlib.figure import Figure
 
 MAX_TABLE_ROWS = 60
 WRAP_TEXT = 24     # longer text cells may wrap; shorter ones and numbers never do
@@ -113,7 +116,9 @@ def table_html(df: pl.DataFrame | None, keep: list[str] | None = None) -> str:
 
 def png(fig: Figure) -> str:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=96, bbox_inches="tight")
+    # zlib's fastest level: the report's PNG encoding took about a seventh of its time at the
+    # default level, for files under 2% smaller
+    fig.savefig(buf, format="png", dpi=96, bbox_inches="tight", pil_kwargs={"compress_level": 1})
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
