@@ -162,7 +162,7 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
     screens = run_screens(runs_dir, jobs, progress, scale)
     skill = run_skill(runs_dir, jobs, progress, scale)
     t = time.perf_counter()
-    write_report(dirs + screens + skill, report_path)
+    write_report(dirs + screens + skill, report_path, jobs)
     print(f"report: {report_path} ({time.perf_counter() - t:.1f} s); study took "
           f"{time.perf_counter() - started:.0f} s", flush=True)
     return dirs

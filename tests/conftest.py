@@ -51,7 +51,8 @@ def small_study(tmp_path_factory, request) -> dict:
         if not record.exists():
             printed = io.StringIO()
             with contextlib.redirect_stdout(printed):
-                dirs = run_study(base / "runs", base / "reports" / "study.html", jobs=1,
+                # two jobs: the other test worker often waits for this study meanwhile
+                dirs = run_study(base / "runs", base / "reports" / "study.html", jobs=2,
                                  progress=False, scale=0.01)
             record.write_text(json.dumps({"dirs": [str(d) for d in dirs],
                                           "output": printed.getvalue()}))

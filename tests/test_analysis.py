@@ -182,6 +182,13 @@ def test_runaway_leader_uses_the_two_thirds_checkpoint():
     got = runaway_leader(years, players, "year", "cash_usd").row(0, named=True)
     assert (got["games"], got["leader_won"]) == (4, 2)
     assert got["rate"] == pytest.approx(0.5) and got["fair_share"] == pytest.approx(0.5)
+    # per variant, in the variants' order, like every analysis (a report's charts do not
+    # change from one drawing to the next)
+    names = ["base", "v1", "v2", "v3", "v4", "v5"]
+    many = runaway_leader(pl.concat([years.with_columns(variant=pl.lit(v)) for v in names[::-1]]),
+                          pl.concat([players.with_columns(variant=pl.lit(v)) for v in names[::-1]]),
+                          "year", "cash_usd")
+    assert many["variant"].to_list() == names and many["leader_won"].to_list() == [2] * 6
 
 
 def test_paired_difference_pairs_games_and_seats():

@@ -143,6 +143,14 @@ def test_report_flags_a_planted_first_player_advantage(planted, tmp_path):
     assert f"{rate:.1f}%" in seat_block and "<img" in seat_block and "<table" in seat_block
 
 
+def test_the_sections_drawn_on_two_jobs_are_the_ones_drawn_on_one(planted):
+    from simulator.analysis import Dataset, summarise
+    from simulator.report import dataset_sections
+    ds = Dataset(planted["first"])
+    members = [(i, ds, summarise(ds)) for i in range(2)]
+    assert dataset_sections(members, 2) == dataset_sections(members, 1)
+
+
 def test_report_sections_and_flags_for_karnaxis_and_karmaggan(planted, tmp_path):
     out = write_report([planted["karnaxis"], planted["karmaggan"]], tmp_path / "r.html")
     page = out.read_text()

@@ -284,7 +284,7 @@ def runaway_leader(timeline, players, time: str, value: str,
     out = joined.group_by(by).agg(agg) if by else joined.select(agg)
     fair = pl_.group_by(by).agg(pl.col("won").mean().alias("fair_share")) if by else \
         pl_.select(pl.col("won").mean().alias("fair_share"))
-    out = out.join(fair, on=by) if by else pl.concat([out, fair], how="horizontal")
+    out = out.join(fair, on=by).sort(by) if by else pl.concat([out, fair], how="horizontal")
     return out.with_columns(*rate_columns("leader_won", "games", "rate")).collect()
 
 

@@ -18,7 +18,9 @@ FORCE_HELP = "Overwrite an existing file that is not a balsim report (never a da
 @click.option("-o", "--out", default="reports/report.html", show_default=True,
               type=click.Path(dir_okay=False), help="HTML file to write.")
 @click.option("--force", is_flag=True, help=FORCE_HELP)
-def report(datasets, out, force):
+@click.option("-j", "--jobs", type=int, default=-1, show_default=True,
+              help="Worker processes drawing the datasets' sections.")
+def report(datasets, out, force, jobs):
     """Write one self-contained HTML playtest report of DATASETS, balance flags first.
 
     An interrupted dataset is reported as it stands, marked incomplete.  A `balsim
@@ -26,11 +28,13 @@ def report(datasets, out, force):
     to the keys it screened or dependent on named ones; a `balsim skill` folder adds the
     game's skill gap to the "Skill and luck" section.
     """
+    from simulator.cli.options import jobs_count
     from simulator.report import REPORT_MARKER, write_report
     from simulator.report.screens import split_screens
     from simulator.report.skill import split_skill
     from simulator.runner import check_readable
     check_file_out(Path(out), force, "--out", REPORT_MARKER)
+    jobs = jobs_count(jobs)
     only_datasets = split_skill(split_screens([Path(d) for d in datasets])[0])[0]
     if not only_datasets:
         raise UserError("give at least one dataset to report on")
@@ -38,7 +42,7 @@ def report(datasets, out, force):
         warning = check_readable(Path(d))
         if warning:
             click.echo(warning, err=True)
-    path = write_report([Path(d) for d in datasets], Path(out))
+    path = write_report([Path(d) for d in datasets], Path(out), jobs)
     click.echo(f"report: {path}")
 
 

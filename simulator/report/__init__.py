@@ -31,13 +31,14 @@ __all__ = ["write_report", "REPORT_MARKER", "THRESHOLDS", "Flag", "merge_flags"]
 REPORT_MARKER = b"<title>balsim playtest report"   # how the start of every report reads
 
 
-def write_report(dataset_dirs: list[Path], out: Path) -> Path:
+def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     """Analyse ``dataset_dirs`` and write the playtest report to ``out`` (one HTML file).
 
     Each directory is a balsim dataset (``manifest.json`` plus ``games/``, ``players/`` and
     timeline parts), a ``balsim sensitivity`` folder (each screen gets a section, and marks
     the flags of its game and player count robust or dependent: :mod:`.screens`) or a
-    ``balsim skill`` folder (the "Skill and luck" section: :mod:`.skill`).  Returns
+    ``balsim skill`` folder (the "Skill and luck" section: :mod:`.skill`).  The datasets'
+    sections, most of the time (their charts), are drawn in ``jobs`` processes.  Returns
     ``out``.
     """
     started = time.perf_counter()
@@ -58,7 +59,7 @@ def write_report(dataset_dirs: list[Path], out: Path) -> Path:
     body = [game_section(game, [m for m in scripted if m[1].game == game])
             for game in dict.fromkeys(ds.game for ds in datasets)]
     body.append(skill_section(skill))
-    body += [dataset_section(i, ds, res) for i, ds, res in members]
+    body += dataset_sections(members, jobs)
     body += screen_sections(screens)
     games = sorted({ds.game for ds in datasets})
     total = sum(ds.n_games for ds in datasets)
@@ -71,3 +72,12 @@ def write_report(dataset_dirs: list[Path], out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, page)
     return out
+
+
+def dataset_sections(members: list, jobs: int) -> list[str]:
+    """Each dataset's section (``members``: index, dataset, summary), in order."""
+    if jobs == 1 or len(members) < 2:
+        return [dataset_section(i, ds, res) for i, ds, res in members]
+    from joblib import Parallel, delayed
+    return Parallel(n_jobs=min(jobs, len(members)))(
+        delayed(dataset_section)(i, ds, res) for i, ds, res in members)
