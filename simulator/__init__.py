@@ -7,6 +7,10 @@ import sys
 from pathlib import Path
 
 __version__ = "0.1.0"
+# LLVM's -O2, not numba's default -O3: the engines compile about a quarter faster and play as
+# fast (paired cold compiles and `balsim bench` runs of all three, 2026-11-30).  NUMBA_OPT set
+# in the environment wins; the level is part of the kernel cache's folder name.
+OPT_LEVEL = "2"
 # a module that defines kernels, or how they compile (simulator/kernel.py)
 KERNEL = re.compile(rb"^(@(numba\.)?njit|from numba |from simulator\.kernel )", re.MULTILINE)
 
@@ -28,7 +32,14 @@ def _numba_cache_dir() -> str:
             digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + text)
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "balsim", "numba")
-    return os.path.join(base, digest.hexdigest()[:12])
+    return os.path.join(base, f"{digest.hexdigest()[:12]}-O{os.environ['NUMBA_OPT']}")
+
+
+def _use_opt_level() -> None:
+    os.environ.setdefault("NUMBA_OPT", OPT_LEVEL)
+    numba = sys.modules.get("numba")
+    if numba is not None:  # imported before us: make it read the level again
+        numba.core.config.reload_config()
 
 
 def _use_numba_cache_dir() -> None:
@@ -57,4 +68,5 @@ def _warn_if_unwritable(folder: str) -> None:
               "folder.", file=sys.stderr)
 
 
+_use_opt_level()
 _use_numba_cache_dir()
