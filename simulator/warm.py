@@ -61,7 +61,7 @@ def warm_up(game: Game, params: tuple, n_players: int) -> None:
 
 # Cold compile of each engine and its search player's kernels on one core (measured 2026-11-30
 # at -O2, CPU seconds): the order in which warm_engines starts them, slowest first.
-COMPILE_SECONDS = {"karmaggan": 125, "karnaxis": 45, "ekonos": 25}
+COMPILE_SECONDS = {"karmaggan": 125, "karnaxis": 49, "ekonos": 29}
 
 
 def warm_engine(name: str, n_players: int) -> None:

@@ -52,7 +52,8 @@ def test_kernels_compile_at_O2_unless_the_environment_sets_a_level(opt, tmp_path
     env["NUMBA_CACHE_DIR"] = str(tmp_path)
     if opt:
         env["NUMBA_OPT"] = opt
-    script = "import numba, simulator, os; print(int(numba.config.OPT), os.environ['NUMBA_CACHE_DIR'])"
+    script = ("import numba, simulator, os; "
+              "print(int(numba.config.OPT), os.environ['NUMBA_CACHE_DIR'])")
     level, folder = subprocess.run([sys.executable, "-c", script], env=env, check=True,
                                    capture_output=True, text=True).stdout.split()
     assert level == (opt or "2") and folder.endswith(f"-O{level}")   # kernels of one level only

@@ -159,8 +159,8 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     """The trace rows (int64[k, TRACE_WIDTH]) of one game."""
     cfg, knobs = params
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    n = games.play_games(cfg, knobs, np.array([seed], np.uint64), np.array([seat_policies], np.int8),
-                         *allocate(cfg, 1), trace)
+    n = games.play_games(cfg, knobs, np.array([seed], np.uint64),
+                         np.array([seat_policies], np.int8), *allocate(cfg, 1), trace)
     return trace[:n]
 
 
