@@ -13,7 +13,7 @@ rules allow.
 """
 
 import numpy as np
-from simulator.kernel import allocating, rule
+from simulator.kernel import allocating, entry, rule
 
 # stream slots in the rng state array
 SETUP, DICE, POLICY, SEARCH = range(4)
@@ -44,7 +44,7 @@ def game_seeds(master_seed: int, game_ids: np.ndarray) -> np.ndarray:
         return _hash_seeds(np.uint64(master_seed & 0xFFFFFFFFFFFFFFFF), ids)
 
 
-@allocating
+@entry
 def _hash_seeds(master, ids):
     out = np.empty(ids.shape[0], dtype=np.uint64)
     base = mix64(master + GOLDEN)

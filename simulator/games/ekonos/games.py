@@ -6,7 +6,7 @@ from policies.common import behaviour
 from policies.ekonos import SEARCH
 from simulator.games.ekonos.board import company_value, record, score_parts
 from simulator.games.ekonos.engine import advance
-from simulator.kernel import allocating, rule
+from simulator.kernel import allocating, entry, rule
 from simulator.games.ekonos.search import search_step
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import N_STREAMS, rng_new
@@ -92,7 +92,7 @@ def search_buffers(rules):
             np.zeros((5, MAX_OPTIONS), np.float64))
 
 
-@allocating
+@entry
 def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_company_games,
                out_company_players, trace):
     """Play ``len(seeds)`` games; returns the number of trace rows of the last one.

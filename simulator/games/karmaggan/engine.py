@@ -42,8 +42,8 @@ are compiled without numba's reference counting (``rule``), so passing ``W`` cos
 increments of its 23 arrays; such a kernel cannot return an array it did not receive, so the
 distance maps and adjacency are read from ``W`` (``board.distance_slot``,
 ``board.update_adjacency``).  The few that allocate (a new world, the set-up's temporaries, a
-combat's cards put aside, a throw's distances, the games loop, the search's buffers and
-re-deal) are ``allocating``.
+combat's cards put aside, a throw's distances, the search's buffers and re-deal) are
+``allocating``; the games loops Python calls are ``entry`` kernels.
 
 Decisions: the engine lists the legal options in ``W[OPTIONS]`` and asks the deciding seat's
 policy (``policies.karmaggan.choose``) for an index; an illegal move cannot be expressed.
@@ -60,7 +60,7 @@ from simulator.games.karmaggan.core import new_world, record, place_figure, gain
 from simulator.games.karmaggan.movement import plunderer_turn
 from simulator.games.karmaggan.spawns import swarm_turn
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import layer, allocating, rule
+from simulator.kernel import allocating, entry, layer, rule
 from simulator.rng import SETUP, rng_below, shuffle
 
 
@@ -287,7 +287,7 @@ def play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids
     return W[GAME][G_NEV]
 
 
-@allocating
+@entry
 def play_games(cfg, cells, rollers, cards, tcards, beats, knobs, seeds, seat_policies, out_games,
                out_players, timelines, trace):
     """Play ``len(seeds)`` games; returns the number of trace rows of the last one.

@@ -45,7 +45,7 @@ from simulator.games.karmaggan.movement import (continue_turn, finish_turn, list
                                                 take_step, start_turn, MAX_STEPS_PER_TURN)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import SEARCH as SEARCH_STREAM
-from simulator.kernel import allocating, layer, rule
+from simulator.kernel import allocating, entry, layer, rule
 
 MARGIN_SCALE = 4.0   # blood coins: a side this many coins ahead earns the whole margin bonus
 CLEAR_GAIN = 2.0   # standard errors a rival's paired gain must reach to override its rollout policy
@@ -262,7 +262,7 @@ def play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, pol
     return W[GAME][G_NEV]
 
 
-@allocating
+@entry
 def play_search_games(cfg, cells, rollers, cards, tcards, beats, knobs, seeds, seat_policies,
                       out_games, out_players, timelines, trace):
     """engine.play_games for games with search seats."""

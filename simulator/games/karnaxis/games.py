@@ -12,7 +12,7 @@ from simulator.games.karnaxis.engine import advance, new_game, write_years
 from simulator.games.karnaxis.search import search_step
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 from simulator.games.karnaxis.year_end import end_game
-from simulator.kernel import allocating, layer
+from simulator.kernel import allocating, entry, layer
 from simulator.rng import N_STREAMS
 
 
@@ -43,7 +43,7 @@ def search_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, 
     return state[TRACE_N]
 
 
-@allocating
+@entry
 def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years, trace):
     """Play ``len(seeds)`` games without search seats; returns the number of trace rows of the
     last one.
@@ -73,7 +73,7 @@ def search_buffers(rules):
             np.zeros((3, MAX_OPTIONS), dtype=np.float64))
 
 
-@allocating
+@entry
 def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years, trace):
     """:func:`play_games` for games with search seats."""
     rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
