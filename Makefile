@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 # compiled kernels, one subfolder per version of the sources
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 
@@ -18,13 +19,18 @@ unexport PYTHONDONTWRITEBYTECODE
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --no-compile -e ".[test]"
+	$(BIN)/pip install --quiet --no-compile -e .
 	touch $(STAMP)
+
+# the test tools only where tests run: `make run` installs a third less
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet --no-compile -e ".[test]"
+	touch $(TEST_STAMP)
 
 run: $(STAMP)
 	$(BIN)/balsim study --out runs --report reports/study.html
 
-test: $(STAMP) browser
+test: $(TEST_STAMP) browser
 	$(BIN)/python -m simulator.warm
 	$(BIN)/python -m pytest
 
@@ -42,7 +48,7 @@ bench: $(STAMP)
 	PY=$(BIN)/python bash bench/ekonos_refs.sh
 
 # every listed rule mutation (tests/mutants/<game>.toml) must make a rule test fail
-mutants: $(STAMP)
+mutants: $(TEST_STAMP)
 	$(BIN)/python tests/mutants/run.py
 
 # the tuned knob sets of the default rules (README "Tuned knob sets"), one game at a time,

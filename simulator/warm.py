@@ -83,13 +83,16 @@ def warm_engines(players: dict[str, int], jobs: int) -> None:
     lacks side by side, one process each, slowest first: a fresh checkout then waits for the
     slowest engine's compile rather than for all of them in turn.  With one job, or one engine
     missing, nothing is done here: each engine compiles at its first run."""
-    from joblib import Parallel, delayed, effective_n_jobs
+    from joblib import effective_n_jobs
 
+    from simulator.runner import Workers
     missing = [name for name in sorted(players, key=lambda g: -COMPILE_SECONDS.get(g, 0))
                if (marker := compiled_marker(get_game(name))) is not None and not marker.exists()]
     workers = min(effective_n_jobs(jobs), len(missing))
     if workers >= 2:
-        Parallel(n_jobs=workers)(delayed(warm_engine)(name, players[name]) for name in missing)
+        # the runner's worker processes: the same ones then play the first datasets
+        with Workers(workers, "joblib", None) as pool:
+            list(pool.map(warm_engine, [(name, players[name]) for name in missing]))
 
 
 def main() -> None:

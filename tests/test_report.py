@@ -143,12 +143,20 @@ def test_report_flags_a_planted_first_player_advantage(planted, tmp_path):
     assert f"{rate:.1f}%" in seat_block and "<img" in seat_block and "<table" in seat_block
 
 
-def test_the_sections_drawn_on_two_jobs_are_the_ones_drawn_on_one(planted):
+def test_the_sections_of_two_jobs_are_the_ones_of_one(planted):
+    """Summaries and sections computed in worker processes print the same page (their floats
+    may differ in the last bits: the workers' BLAS runs on one thread)."""
     from simulator.analysis import Dataset, summarise
-    from simulator.report import dataset_sections
-    ds = Dataset(planted["first"])
-    members = [(i, ds, summarise(ds)) for i in range(2)]
-    assert dataset_sections(members, 2) == dataset_sections(members, 1)
+    from simulator.report import in_processes
+    from simulator.report.sections import dataset_section
+    datasets = [(Dataset(planted["first"]),), (Dataset(planted["karnaxis"]),)]
+    one, two = in_processes(summarise, datasets, 1), in_processes(summarise, datasets, 2)
+    assert [list(s) for s in one] == [list(s) for s in two] and len(one[1]) > 10
+
+    def members(summaries):
+        return [(i, ds, res) for i, ((ds,), res) in enumerate(zip(datasets, summaries))]
+    assert (in_processes(dataset_section, members(two), 2)
+            == in_processes(dataset_section, members(one), 1))
 
 
 def test_report_sections_and_flags_for_karnaxis_and_karmaggan(planted, tmp_path):

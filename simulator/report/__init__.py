@@ -38,15 +38,16 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     timeline parts), a ``balsim sensitivity`` folder (each screen gets a section, and marks
     the flags of its game and player count robust or dependent: :mod:`.screens`) or a
     ``balsim skill`` folder (the "Skill and luck" section: :mod:`.skill`).  The datasets'
-    sections, most of the time (their charts), are drawn in ``jobs`` processes.  Returns
-    ``out``.
+    summaries and sections, most of the time (their analyses and charts), are computed in
+    ``jobs`` processes.  Returns ``out``.
     """
     started = time.perf_counter()
     out = Path(out)
     dataset_dirs, screens = split_screens(dataset_dirs)
     dataset_dirs, skill = split_skill(dataset_dirs)
     datasets = [Dataset(d) for d in dataset_dirs]
-    members = [(i, ds, summarise(ds)) for i, ds in enumerate(datasets)]
+    members = [(i, ds, res) for i, (ds, res) in
+               enumerate(zip(datasets, in_processes(summarise, [(ds,) for ds in datasets], jobs)))]
     # a strong-field dataset checks the findings of its game's scripted datasets instead of
     # adding its own (alone in a report, it is read like any other)
     scripted_games = {ds.game for ds in datasets if not is_strong(ds)}
@@ -59,7 +60,7 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     body = [game_section(game, [m for m in scripted if m[1].game == game])
             for game in dict.fromkeys(ds.game for ds in datasets)]
     body.append(skill_section(skill))
-    body += dataset_sections(members, jobs)
+    body += in_processes(dataset_section, members, jobs)
     body += screen_sections(screens)
     games = sorted({ds.game for ds in datasets})
     total = sum(ds.n_games for ds in datasets)
@@ -74,10 +75,9 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     return out
 
 
-def dataset_sections(members: list, jobs: int) -> list[str]:
-    """Each dataset's section (``members``: index, dataset, summary), in order."""
-    if jobs == 1 or len(members) < 2:
-        return [dataset_section(i, ds, res) for i, ds, res in members]
+def in_processes(function, calls: list[tuple], jobs: int) -> list:
+    """``function(*args)`` for each args of ``calls``, in order, on ``jobs`` processes."""
+    if jobs == 1 or len(calls) < 2:
+        return [function(*args) for args in calls]
     from joblib import Parallel, delayed
-    return Parallel(n_jobs=min(jobs, len(members)))(
-        delayed(dataset_section)(i, ds, res) for i, ds, res in members)
+    return Parallel(n_jobs=min(jobs, len(calls)))(delayed(function)(*args) for args in calls)
