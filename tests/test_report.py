@@ -338,3 +338,18 @@ def test_study_plans_cover_every_game_and_run_small(small_study):
     # every game's attribution table is in the report
     for i, d in enumerate(dirs):
         assert f"id='ds{i}-attribution'" in page, d.name
+
+
+def test_a_chart_of_large_numbers_writes_them_in_full_under_its_title():
+    """Nothing but the title goes above a chart's axes (no '1e6' offset for it to dodge)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from simulator.report.charts import box_chart
+    df = pl.DataFrame({"policy": ["a", "b"], "p5": [5.5e5, 6e5], "p25": [6.7e5, 6.3e5],
+                       "p50": [7.4e5, 7.3e5], "p75": [8.4e5, 9.3e5], "p95": [9.5e5, 1.14e6],
+                       "mean": [7.5e5, 7.8e5]})
+    fig = box_chart(df, "policy", "final cash (USD)", "karnaxis")
+    FigureCanvasAgg(fig).draw()
+    ax = fig.axes[0]
+    assert ax.yaxis.get_offset_text().get_text() == ""
+    assert "1000000" in [t.get_text() for t in ax.get_yticklabels()]
+    assert ax.title.get_window_extent().y0 >= ax.get_window_extent().y1

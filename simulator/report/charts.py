@@ -17,9 +17,15 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def figure(width: float = 6.0, height: float = 3.4):
+    from matplotlib import rc_context
     from matplotlib.figure import Figure
     fig = Figure(figsize=(width, height))
-    return fig, fig.add_subplot()
+    # Numbers in full (600000, not 0.6 with 1e6 above the axes), so that nothing but the
+    # title is above the axes: it sits there at once, without matplotlib measuring every tick
+    # label of the chart to place it (a tenth of the report's time)
+    with rc_context({"axes.titley": 1.0, "axes.formatter.useoffset": False,
+                     "axes.formatter.limits": (-9, 15)}):
+        return fig, fig.add_subplot()
 
 
 # ----------------------------------------------------------------------------- charts
