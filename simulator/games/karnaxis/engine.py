@@ -6,8 +6,8 @@ read-only int64 array and the policies' knobs a float64 table (layout: :mod:`sta
 functions take ``(state, rules[, knobs, rng][, trace])`` and scalars, and are compiled without
 numba's reference counting (``rule``, :mod:`simulator.kernel`): only the functions that
 allocate (``allocating``: a new game's streams, the search's scores and re-deal; ``entry``:
-the games loops Python calls, with a chunk's buffers) count references.  ``trace`` int64[max_events, TRACE_WIDTH] has zero rows in bulk
-runs.
+the games loops Python calls, with a chunk's buffers) count references.  ``trace``
+int64[max_events, TRACE_WIDTH] has zero rows in bulk runs.
 
 The rules live in one module per stage of the rulebook, each rule function citing its section:
 :mod:`money` (bookkeeping, Loan Odds 'n Ends, Fulfilling Your Karnaxis), :mod:`new_year`
