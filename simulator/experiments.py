@@ -150,10 +150,11 @@ class Lab:
 
 
 def chunk_games(n_games: int, n_candidates: int, jobs: int, largest: int) -> int:
-    """Games per task: about four tasks per worker over the batch, at least 50 (fewer tasks
-    cost less pickling), at most the game's chunk size."""
+    """Games per task: about four tasks per worker over the batch, so that the workers finish
+    together even when one candidate's games cost far more than another's (a search seat at
+    64 rollouts against one at 1), at most the game's chunk size."""
     per_task = -(-n_games * n_candidates // (4 * max(jobs, 1)))
-    return int(max(1, min(n_games, largest, max(50, per_task))))
+    return int(max(1, min(n_games, largest, per_task)))
 
 
 def round_to(n: int, multiple: int) -> int:

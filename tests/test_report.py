@@ -146,17 +146,13 @@ def test_report_flags_a_planted_first_player_advantage(planted, tmp_path):
 def test_the_sections_of_two_jobs_are_the_ones_of_one(planted):
     """Summaries and sections computed in worker processes print the same page (their floats
     may differ in the last bits: the workers' BLAS runs on one thread)."""
-    from simulator.analysis import Dataset, summarise
-    from simulator.report import in_processes
-    from simulator.report.sections import dataset_section
-    datasets = [(Dataset(planted["first"]),), (Dataset(planted["karnaxis"]),)]
-    one, two = in_processes(summarise, datasets, 1), in_processes(summarise, datasets, 2)
-    assert [list(s) for s in one] == [list(s) for s in two] and len(one[1]) > 10
-
-    def members(summaries):
-        return [(i, ds, res) for i, ((ds,), res) in enumerate(zip(datasets, summaries))]
-    assert (in_processes(dataset_section, members(two), 2)
-            == in_processes(dataset_section, members(one), 1))
+    from simulator.analysis import Dataset
+    from simulator.report import analyse, in_processes
+    calls = [(0, Dataset(planted["first"])), (1, Dataset(planted["karnaxis"]))]
+    one, two = in_processes(analyse, calls, 1), in_processes(analyse, calls, 2)
+    assert [list(res) for res, _ in one] == [list(res) for res, _ in two] and len(one[1][0]) > 10
+    assert [section for _, section in two] == [section for _, section in one]
+    assert "id='ds1'" in one[1][1] and "<img" in one[1][1]
 
 
 def test_report_sections_and_flags_for_karnaxis_and_karmaggan(planted, tmp_path):
@@ -353,3 +349,26 @@ def test_a_chart_of_large_numbers_writes_them_in_full_under_its_title():
     assert ax.yaxis.get_offset_text().get_text() == ""
     assert "1000000" in [t.get_text() for t in ax.get_yticklabels()]
     assert ax.title.get_window_extent().y0 >= ax.get_window_extent().y1
+
+
+@pytest.mark.parametrize("long_label", [False, True])
+def test_a_chart_is_cropped_like_a_tight_savefig(long_label):
+    """The PNG of a chart is what is drawn, labels and the legend beside the axes included,
+    with the same frame as ``savefig(bbox_inches="tight")`` to within rounding; a label too
+    long for the room drawn around the axes still fits."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    from simulator.report.charts import stacked_bars
+    from simulator.report.page import DPI, png
+    label = "a label much wider than the room left beside the axes " * 4 if long_label else "b"
+    parts = {"cash": [1.0, 2.0], "shares held at the end of the game": [3.0, 1.0]}
+    tight = io.BytesIO()
+    stacked_bars(["a", label], parts, "points", "t").savefig(
+        tight, format="png", dpi=DPI, bbox_inches="tight")
+    ours = png(stacked_bars(["a", label], parts, "points", "t"))
+    width, height = Image.open(io.BytesIO(base64.b64decode(ours))).size
+    expected = Image.open(tight).size
+    assert abs(width - expected[0]) <= 2 and abs(height - expected[1]) <= 2, (width, height, expected)

@@ -39,15 +39,15 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     the flags of its game and player count robust or dependent: :mod:`.screens`) or a
     ``balsim skill`` folder (the "Skill and luck" section: :mod:`.skill`).  The datasets'
     summaries and sections, most of the time (their analyses and charts), are computed in
-    ``jobs`` processes.  Returns ``out``.
+    ``jobs`` processes, one dataset at a time.  Returns ``out``.
     """
     started = time.perf_counter()
     out = Path(out)
     dataset_dirs, screens = split_screens(dataset_dirs)
     dataset_dirs, skill = split_skill(dataset_dirs)
     datasets = [Dataset(d) for d in dataset_dirs]
-    members = [(i, ds, res) for i, (ds, res) in
-               enumerate(zip(datasets, in_processes(summarise, [(ds,) for ds in datasets], jobs)))]
+    analysed = in_processes(analyse, list(enumerate(datasets)), jobs)
+    members = [(i, ds, res) for i, (ds, (res, _)) in enumerate(zip(datasets, analysed))]
     # a strong-field dataset checks the findings of its game's scripted datasets instead of
     # adding its own (alone in a report, it is read like any other)
     scripted_games = {ds.game for ds in datasets if not is_strong(ds)}
@@ -60,7 +60,7 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     body = [game_section(game, [m for m in scripted if m[1].game == game])
             for game in dict.fromkeys(ds.game for ds in datasets)]
     body.append(skill_section(skill))
-    body += in_processes(dataset_section, members, jobs)
+    body += [section for _, section in analysed]
     body += screen_sections(screens)
     games = sorted({ds.game for ds in datasets})
     total = sum(ds.n_games for ds in datasets)
@@ -73,6 +73,13 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, page)
     return out
+
+
+def analyse(i: int, ds: Dataset) -> tuple[dict, str]:
+    """A dataset's summary and its section of the page (which needs nothing from the other
+    datasets), computed together so that a worker reads the dataset once."""
+    res = summarise(ds)
+    return res, dataset_section(i, ds, res)
 
 
 def in_processes(function, calls: list[tuple], jobs: int) -> list:

@@ -14,6 +14,7 @@ import math
 import time
 from typing import TYPE_CHECKING
 
+import numpy as np
 import polars as pl
 
 if TYPE_CHECKING:   # matplotlib takes half a second to import: only the charts need it
@@ -114,11 +115,42 @@ def table_html(df: pl.DataFrame | None, keep: list[str] | None = None) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
 
 
+DPI = 96
+ROOM = 3.0   # inches added around a chart's axes for the labels and legends outside them
+PAD = 0.1    # inches of white around what is drawn (savefig's pad_inches)
+
+
 def png(fig: Figure) -> str:
+    """The chart as a base64 PNG cropped to what is drawn, as ``savefig(bbox_inches="tight")``
+    writes it, but drawn once instead of twice (a quarter less of the report's chart time):
+    drawn with room to spare around the axes, then cropped to its tight box."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+    width, height = fig.get_size_inches()
+    boxes = [ax.get_position() for ax in fig.axes]
+    fig.set_dpi(DPI)
+    fig.set_size_inches(width + 2 * ROOM, height + 2 * ROOM)
+    for ax, box in zip(fig.axes, boxes):   # the axes keep their size and place in inches
+        ax.set_position([(box.x0 * width + ROOM) / (width + 2 * ROOM),
+                         (box.y0 * height + ROOM) / (height + 2 * ROOM),
+                         box.width * width / (width + 2 * ROOM),
+                         box.height * height / (height + 2 * ROOM)])
+    width, height = width + 2 * ROOM, height + 2 * ROOM
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    box = fig.get_tightbbox(canvas.get_renderer()).padded(PAD)
     buf = io.BytesIO()
     # zlib's fastest level: the report's PNG encoding took about a seventh of its time at the
     # default level, for files under 2% smaller
-    fig.savefig(buf, format="png", dpi=96, bbox_inches="tight", pil_kwargs={"compress_level": 1})
+    if box.x0 < 0 or box.y0 < 0 or box.x1 > width or box.y1 > height:
+        # larger than the room (a very long label): let matplotlib draw it to its size
+        fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight",
+                    pil_kwargs={"compress_level": 1})
+    else:
+        left, right = math.floor(box.x0 * DPI), math.ceil(box.x1 * DPI)
+        top, bottom = math.floor((height - box.y1) * DPI), math.ceil((height - box.y0) * DPI)
+        pixels = np.asarray(canvas.buffer_rgba())[top:bottom, left:right]
+        Image.fromarray(pixels).save(buf, format="png", compress_level=1, dpi=(DPI, DPI))
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
