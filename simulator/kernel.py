@@ -31,7 +31,8 @@
   phases), called from one or two places: numba inlines it into its callers instead of
   compiling it on its own.  Called alone from Python (a test), a layer compiles with NRT.
   Nor is every loop a layer: the Ekonos loop (``advance``, ``play_step``) ran about a
-  quarter slower inlined (paired runs).
+  quarter slower inlined (paired runs), and the Karnaxis ``advance`` inlined into its games
+  loop (an ``entry``, with NRT) counted references at each call it made (a tenth of the time).
 
 Each engine has one ``entry`` kernel per kind of run, not one per use, as each compiles the
 whole engine: a replay plays its one game through the kernel of a bulk run (with trace rows to
