@@ -12,7 +12,7 @@ from policies.common import RANDOM, behaviour, keep_best, pick_random
 from policies.search import SEARCH_KNOBS
 from simulator.game import Policy
 from simulator.games.ekonos.board import neighbours_of, option
-from simulator.kernel import accessor, rule
+from simulator.kernel import accessor, rule, scorer
 from simulator.games.ekonos.state import (
     BUY, CASH, CHOOSE_CARD, CHOOSE_SPACE, EMPTY, EXPAND_NOW, NONE, ON_BOARD, OPT_A, OPT_B,
     OPT_C, PLACE_FUNCTION, PRESIDENT, SELL, SHARES, SHARES_OUT, MAX_COMPANIES, CFG_TURNS, TURN)
@@ -55,7 +55,7 @@ def expected_value(state, c, last_turn):
     return state[ON_BOARD + c] + (0.0 if last_turn else FUTURE_GROWTH)
 
 
-@rule
+@scorer
 def option_score(state, rules, knobs, policy, kind, seat, company, i):
     """How much ``policy`` likes option i of a decision (higher is better)."""
     last_turn = state[TURN] == rules[CFG_TURNS] - 1

@@ -10,7 +10,7 @@ The `search` player (simulator/games/karnaxis/search.py) weighs the best-scored 
 """
 
 import numpy as np
-from simulator.kernel import rule
+from simulator.kernel import rule, scorer
 
 from policies.common import RANDOM, behaviour, keep_best, pick_random
 from policies.search import SEARCH_KNOBS
@@ -112,7 +112,7 @@ def short_of(state, rules, p, at):
     return False
 
 
-@rule
+@scorer
 def target_gap(state, rules, knobs, pid, p, a):
     """How far attribute ``a`` is below the best-paid job (scholar-like) or the biggest
     business (business-minded) the player does not yet qualify for."""
@@ -168,7 +168,7 @@ def loan_penalty(state, knobs, pid, p, cost):
     return need * knobs[pid, BORROW_PENALTY]
 
 
-@rule
+@scorer
 def action_score(state, rules, knobs, pid, p, i):
     """Take Action!: option i's worth in dollars."""
     left = years_left(state, rules)
@@ -216,7 +216,7 @@ def action_score(state, rules, knobs, pid, p, i):
     return 0.0
 
 
-@rule
+@scorer
 def trade_score(state, rules, knobs, pid, p, i):
     """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: trade i's worth."""
     left = years_left(state, rules)
@@ -246,7 +246,7 @@ def trade_score(state, rules, knobs, pid, p, i):
     return -1.0
 
 
-@rule
+@scorer
 def card_score(state, rules, knobs, pid, p, i):
     """Buy Karnaxis Card: use a card now (1) or keep it (0).  A tax-free card waits for a year
     whose foreseen tax reaches the tax_free_at knob, a loan-forgiving card for loans to
@@ -265,7 +265,7 @@ def card_score(state, rules, knobs, pid, p, i):
     return 1.0
 
 
-@rule
+@scorer
 def option_score(state, rules, knobs, pid, kind, seat, i):
     """The worth policy ``pid`` sees in option i of a decision of ``kind`` by ``seat``."""
     if kind == D_ACTION:

@@ -21,12 +21,12 @@ from policies.ekonos import ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, option
     policy_choice
 from policies.search import redeal, reseed_chance, top_k
 from simulator.games.ekonos.board import option
-from simulator.kernel import allocating, rule
+from simulator.kernel import allocating, layer, rule
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rng import SEARCH as SEARCH_STREAM
 
 
-@rule
+@layer
 def choose(state, rules, knobs, rng, trace, kind, seat, company, n):
     """Index of the option ``seat`` takes among the ``n`` in the state's OPTIONS block, for a
     decision of ``kind`` about ``company`` (NONE when none)."""

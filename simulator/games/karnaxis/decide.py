@@ -15,7 +15,7 @@ keeps the step's *decision log* in the state (every decision of the step, any se
 """
 
 import numpy as np
-from simulator.kernel import allocating, rule
+from simulator.kernel import allocating, layer, rule
 
 from policies.common import behaviour
 from policies.karnaxis import ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, option_scores, \
@@ -26,7 +26,7 @@ from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slot
 from simulator.rng import SEARCH as SEARCH_STREAM
 
 
-@rule
+@layer
 def choose(state, rules, knobs, rng, trace, kind, seat, n):
     """Index of the option ``seat`` takes among the ``n`` in the state's OPTIONS block, for a
     decision of ``kind`` (D_*)."""

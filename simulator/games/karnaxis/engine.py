@@ -131,7 +131,7 @@ def play_step(state, rules, knobs, rng, trace):
         state[PHASE] = AT_END if state[YEAR] >= rules[CFG_YEARS] else AT_NEW_YEAR
 
 
-@layer
+@rule
 def advance(state, rules, knobs, rng, trace, out_years, last_year):
     """Play from a step boundary until the game ends or year ``last_year`` is over, writing
     each year's rows of the `years` timeline into ``out_years`` (when it has rows)."""
