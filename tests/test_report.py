@@ -371,4 +371,5 @@ def test_a_chart_is_cropped_like_a_tight_savefig(long_label):
     ours = png(stacked_bars(["a", label], parts, "points", "t"))
     width, height = Image.open(io.BytesIO(base64.b64decode(ours))).size
     expected = Image.open(tight).size
-    assert abs(width - expected[0]) <= 2 and abs(height - expected[1]) <= 2, (width, height, expected)
+    assert abs(width - expected[0]) <= 2, (width, expected)
+    assert abs(height - expected[1]) <= 2, (height, expected)
