@@ -24,8 +24,9 @@
   ``entry`` kernel optimises and compiles its whole tree once, as a C compiler would.  The
   engines play the very same games as fast (datasets and ``balsim bench`` compared), and a
   cold compile of each engine with its search player takes about half the CPU time
-  (Karmaggän 48 s instead of 104 s).  A test or a notebook may still call such a kernel from Python: that call compiles a
-  twin with the wrappers, once per process (:class:`KernelOnlyDispatcher`).  This relies on
+  (Karmaggän 48 s instead of 104 s).  A test or a notebook may still call such a kernel from
+  Python: that call compiles a twin with the wrappers, once per process
+  (:class:`KernelOnlyDispatcher`).  This relies on
   numba's code-library internals, hence numba's pinned minor version.
 * ``layer``: a function that only sequences others (a game's loop, a round loop, a turn's
   phases), called from one or two places: numba inlines it into its callers instead of
