@@ -106,8 +106,8 @@ def plunderer_target(W, seat, k):
     return figs[carrier, F_POS]
 
 
-# The scoring helpers below take the state arrays themselves rather than the world tuple:
-# they run for every option of every decision, and unpacking W there costs more than the work.
+# The scoring helpers below take the state arrays they read, which their callers already hold,
+# rather than the world W: they run for every option of every decision.
 
 @rule
 def activated(acts, n_acts, fig, node):

@@ -17,9 +17,8 @@
 * Kernel-only compiling (``rule`` and ``allocating``).  numba compiles every function on its
   own: it optimises it, links it with the code of the whole tree of functions it calls,
   optimises that again and turns it into machine code, with wrappers that unbox its
-  arguments from Python objects (Karmaggän's world: 23 arrays).  So each level of calls
-  compiled the whole tree below it again: the Karmaggän engine and search took about two
-  minutes of CPU.  A kernel that only other kernels call needs none of it: its code is kept
+  arguments from Python objects.  So each level of calls compiled the whole tree below it
+  again: the Karmaggän engine and search took about two minutes of CPU.  A kernel that only other kernels call needs none of it: its code is kept
   as LLVM IR linked with its callees' (:class:`KernelOnlyLibrary`, no wrappers), and each
   ``entry`` kernel optimises and compiles its whole tree once, as a C compiler would.  The
   engines play the very same games as fast (datasets and ``balsim bench`` compared), and a

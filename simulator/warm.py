@@ -59,10 +59,9 @@ def warm_up(game: Game, params: tuple, n_players: int) -> None:
 
 
 
-# Cold compile of each engine and its search player's kernels on one core (measured 2026-11-30
-# at -O2, kernel-only compiling, CPU seconds): the order in which warm_engines starts them,
-# slowest first.
-COMPILE_SECONDS = {"karmaggan": 48, "karnaxis": 30, "ekonos": 15}
+# Cold compile of each engine and its search player's kernels on one core (measured 2026-12-01,
+# CPU seconds): the order in which warm_engines starts them, slowest first.
+COMPILE_SECONDS = {"karmaggan": 34, "karnaxis": 28, "ekonos": 15}
 
 
 def warm_engine(name: str, n_players: int) -> None:

@@ -1,4 +1,4 @@
-"""Karmaggän engine core: the world tuple, the trace, figures on the board, coins and cards.
+"""Karmaggän engine core: a new world, the trace, figures on the board, coins and cards.
 
 Rulebook: shared/rules/karmaggan.md (Components, Objects: drawing and the hand limit).  The
 state layout is described in :mod:`engine`.
@@ -7,6 +7,7 @@ state layout is described in :mod:`engine`.
 import numpy as np
 
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.world import World
 from simulator.kernel import allocating, rule
 from simulator.rng import SETUP, rng_new, shuffle
 
@@ -31,8 +32,9 @@ def new_world(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed
     rng = rng_new(seed)
     adj = np.zeros((n_nodes, cfg[CFG_COLS] + 5), dtype=np.int64)
     scores = np.zeros(MAX_OPTIONS, dtype=np.float64)
-    return (cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, rng, game, board, figs,
-            players, hands, decks, acts, options, dcache, queue, trace, timeline, adj, scores)
+    return World(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, rng, game, board,
+                 figs, players, hands, decks, acts, options, dcache, queue, trace, timeline, adj,
+                 scores)
 
 
 @rule

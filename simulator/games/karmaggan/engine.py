@@ -3,7 +3,8 @@
 This module sets a game up, plays its rounds to the end and writes the outputs; the rules live
 in one module per rulebook section, each importing only the ones above it:
 
-* :mod:`core`      the world tuple, the trace, figures on the board, coins and cards
+* :mod:`world`     the world ``W``: a game's arrays behind one reference
+* :mod:`core`      a new world, the trace, figures on the board, coins and cards
 * :mod:`death`     Dead or Alive, A New Life: losing coins, dying, Invocation tiles
 * :mod:`egg`       The Alien Egg: picking up, passing, throwing
 * :mod:`traps`     Ring Traps, Rollers, Piston, Rotations, Ram, Flash, the Temple deck
@@ -15,7 +16,8 @@ in one module per rulebook section, each importing only the ones above it:
 
 State pattern (shared by every balsim engine, see the Ekonos engine): a game's state is a
 handful of int64 arrays whose slots have names (``state.py``).  Karmaggän has more of them, so
-they travel together in one tuple, the world ``W`` (built by :func:`core.new_world`):
+they travel together as the world ``W`` (built by :func:`core.new_world`), read like a tuple
+(``W[BOARD]``) but passed to a call as one reference (:mod:`world`):
 
 * ``W[CFG]``      int64[N_CFG + n_blood + n_players]  rules numbers, Blood tiles, start points
 * ``W[CELLS]``    int64[n_nodes, N_CELL]         static board: ring/row/column, walls, tiles
@@ -39,7 +41,7 @@ they travel together in one tuple, the world ``W`` (built by :func:`core.new_wor
 
 Compiling (:mod:`simulator.kernel`): the rule functions and policies, which never allocate,
 are compiled without numba's reference counting (``rule``), so passing ``W`` costs no atomic
-increments of its 23 arrays; such a kernel cannot return an array it did not receive, so the
+increment; such a kernel cannot return an array it did not receive, so the
 distance maps and adjacency are read from ``W`` (``board.distance_slot``,
 ``board.update_adjacency``).  The few that allocate (a new world, the set-up's temporaries, a
 combat's cards put aside, a throw's distances, the search's buffers and re-deal) are

@@ -259,7 +259,7 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
 
 
 def world(params: tuple, seed: int, seat_policies, set_up: bool = True):
-    """A fresh world tuple for one game (tests and notebooks poke at single rules with it)."""
+    """A fresh world for one game (tests and notebooks poke at single rules with it)."""
     cfg, cells, rollers, cards, tcards, beats, knobs, _ = params
     p = int(cfg[CFG_PLAYERS])
     W = core.new_world(cfg, cells, rollers, cards, tcards, beats, knobs,

@@ -1,7 +1,7 @@
 """Karmaggän state layout: the named slots of the engine's arrays (see engine.py's docstring).
 
 Shared by the engine, the board helpers and the policies, so none imports another's internals.
-A game's arrays travel together in one tuple, the *world* ``W``; ``W[GAME]``, ``W[BOARD]``...
+A game's arrays travel together as the *world* ``W`` (world.py); ``W[GAME]``, ``W[BOARD]``...
 name its members (numba resolves these constant indices at compile time).
 
 Numba freezes these constants into the compiled code, and its on-disk cache is keyed on the
@@ -9,7 +9,7 @@ file of each jitted function only: after renumbering anything here, clear NUMBA_
 touch engine.py, board.py and policies/karmaggan.py), else stale kernels keep the old slots.
 """
 
-# members of the world tuple W (built by engine.new_world)
+# members of the world W (built by core.new_world; world.MEMBERS names them)
 (CFG, CELLS, ROLLERS, CARDS, TCARDS, BEATS, KNOB_TABLE, POLICY_IDS, RNG, GAME, BOARD, FIGS, PLAYERS,
  HANDS, DECKS, ACTS, OPTIONS, DCACHE, QUEUE, TRACE, TIMELINE, ADJ, SCORES) = range(23)
 
