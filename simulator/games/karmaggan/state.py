@@ -4,9 +4,9 @@ Shared by the engine, the board helpers and the policies, so none imports anothe
 A game's arrays travel together as the *world* ``W`` (world.py); ``W[GAME]``, ``W[BOARD]``...
 name its members (numba resolves these constant indices at compile time).
 
-Numba freezes these constants into the compiled code, and its on-disk cache is keyed on the
-file of each jitted function only: after renumbering anything here, clear NUMBA_CACHE_DIR (or
-touch engine.py, board.py and policies/karmaggan.py), else stale kernels keep the old slots.
+Numba freezes these constants into the compiled code; the kernel cache's folder is keyed on
+every engine source, this file included (simulator/__init__.py), so renumbering anything here
+compiles the kernels afresh.
 """
 
 # members of the world W (built by core.new_world; world.MEMBERS names them)
