@@ -18,15 +18,16 @@
   own: it optimises it, links it with the code of the whole tree of functions it calls,
   optimises that again and turns it into machine code, with wrappers that unbox its
   arguments from Python objects.  So each level of calls compiled the whole tree below it
-  again: the Karmaggän engine and search took about two minutes of CPU.  A kernel that only other kernels call needs none of it: its code is kept
-  as LLVM IR linked with its callees' (:class:`KernelOnlyLibrary`, no wrappers), and each
-  ``entry`` kernel optimises and compiles its whole tree once, as a C compiler would.  The
-  engines play the very same games as fast (datasets and ``balsim bench`` compared), and a
-  cold compile of each engine with its search player takes about half the CPU time
-  (Karmaggän 48 s instead of 104 s).  A test or a notebook may still call such a kernel from
-  Python: that call compiles a twin with the wrappers, once per process
-  (:class:`KernelOnlyDispatcher`).  This relies on
-  numba's code-library internals, hence numba's pinned minor version.
+  again: the Karmaggän engine and search took about two minutes of CPU.  A kernel that only
+  other kernels call needs none of it: its code is kept as LLVM IR linked with its callees'
+  (:class:`KernelOnlyLibrary`, no wrappers), and each ``entry`` kernel optimises and compiles
+  its whole tree once, as a C compiler would.  The engines play the very same games as fast
+  (datasets and ``balsim bench`` compared), and a cold compile of each engine with its search
+  player takes about half the CPU time (Karmaggän 48 s instead of 104 s; 32-36 s since its
+  world is one reference, ``games/karmaggan/world.py``).  A test or a notebook may still call
+  such a kernel from Python: that call compiles a twin with the wrappers, once per process
+  (:class:`KernelOnlyDispatcher`).  This relies on numba's code-library internals, hence
+  numba's pinned minor version.
 * ``layer``: a function that only sequences others (a game's loop, a round loop, a turn's
   phases), called from one or two places: numba inlines it into its callers instead of
   compiling it on its own.  Called alone from Python (a test), a layer compiles with NRT.

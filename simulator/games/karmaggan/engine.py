@@ -41,11 +41,11 @@ they travel together as the world ``W`` (built by :func:`core.new_world`), read 
 
 Compiling (:mod:`simulator.kernel`): the rule functions and policies, which never allocate,
 are compiled without numba's reference counting (``rule``), so passing ``W`` costs no atomic
-increment; such a kernel cannot return an array it did not receive, so the
-distance maps and adjacency are read from ``W`` (``board.distance_slot``,
-``board.update_adjacency``).  The few that allocate (a new world, the set-up's temporaries, a
-combat's cards put aside, a throw's distances, the search's buffers and re-deal) are
-``allocating``; the games loops Python calls are ``entry`` kernels.
+increment; such a kernel cannot return an array it did not receive, so the distance maps and
+adjacency are read from ``W`` (``board.distance_slot``, ``board.update_adjacency``).  The few
+that allocate (a new world, the set-up's temporaries, a combat's cards put aside, a throw's
+distances, the search's buffers and re-deal) are ``allocating``; the games loops Python calls
+are ``entry`` kernels.
 
 Decisions: the engine lists the legal options in ``W[OPTIONS]`` and asks the deciding seat's
 policy (``policies.karmaggan.choose``) for an index; an illegal move cannot be expressed.
