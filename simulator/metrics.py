@@ -28,20 +28,22 @@ import numpy as np
 from simulator.analysis.stats import Z95, wilson
 from simulator.errors import UserError
 
-GROUPS = ("seat", "policy", "character", "team")   # player groups a metric can name
-GROUP_COLUMNS = ("character", "team")              # engine player columns that hold a group
+GROUPS = ("seat", "policy", "character", "side")   # player groups a metric can name
+GROUP_COLUMNS = ("character", "side")              # engine player columns that hold a group
 
 METRIC_HELP = {
     "win_rate:GROUP=VALUE": "share of games won by the seats of a group, GROUP one of seat "
-                            "(0 = starting player), policy, character (Karnaxis) or team "
-                            "(Karmaggän, 0 or 1); e.g. win_rate:seat=0, win_rate:policy=tycoon",
+                            "(0 = starting player), policy, character (Karnaxis) or side "
+                            "(Karmaggän: starting = seat 0's team, or other); e.g. "
+                            "win_rate:seat=0, win_rate:policy=tycoon, win_rate:side=starting",
     "score:GROUP=VALUE": "mean final score of the seats of a group",
     "outscore:GROUP=VALUE": "share of the other seats that the group's seats outscore (ties "
                             "count half)",
     "max_GROUP_share": "the highest win rate in the group over the fair share (1.0 = even; "
                        "e.g. max_policy_share, max_seat_share, max_character_share)",
     "first_player_edge": "seat 0's win rate minus the mean seat's",
-    "team_gap": "win rate of team 0 minus team 1 (Karmaggän)",
+    "starting_team_edge": "win rate of the starting team (seat 0's) minus the other team's "
+                          "(Karmaggän)",
     "length": "mean game length (years, rounds or turns)",
     "round_cap_rate": "share of games ended by the round cap (Karmaggän)",
     "neighbour_excess:policy=NAME": "win rate of the players seated just after NAME minus what "
@@ -76,7 +78,7 @@ class Outcomes:
     """The per-game results of one candidate, games in game-id order.
 
     ``groups`` maps a group name to ``(codes int[n, p], labels)``: the label of each seat's
-    group in each game (``seat`` and ``policy`` always; ``character`` or ``team`` where the
+    group in each game (``seat`` and ``policy`` always; ``character`` or ``side`` where the
     game records one)."""
     won: np.ndarray            # bool[n, p]
     score: np.ndarray          # float64[n, p]
@@ -250,14 +252,15 @@ def _first_player_edge() -> Metric:
                   lambda m: m[..., 0] - m[..., 1])
 
 
-def _team_gap() -> Metric:
+def _starting_team_edge() -> Metric:
     def components(o: Outcomes):
         cols = []
-        for label in ("0", "1"):
-            mask = _members(o, "team", label)
+        for label in ("starting", "other"):
+            mask = _members(o, "side", label)
             cols += [(o.won & mask).sum(axis=1), mask.sum(axis=1)]
         return np.stack(cols, axis=1)
-    return Metric("team_gap", components, lambda m: m[..., 0] / m[..., 1] - m[..., 2] / m[..., 3])
+    return Metric("starting_team_edge", components,
+                  lambda m: m[..., 0] / m[..., 1] - m[..., 2] / m[..., 3])
 
 
 def _length() -> Metric:
@@ -352,9 +355,9 @@ def parse_metric(name: str, labels: dict[str, tuple[str, ...]], end_reasons: tup
         group = name[4:-6]
         _check_label(name, group, None, labels)
         return _max_share(group, labels[group])
-    if name == "team_gap":
-        _check_label(name, "team", None, labels)
-        return _team_gap()
+    if name == "starting_team_edge":
+        _check_label(name, "side", None, labels)
+        return _starting_team_edge()
     if name == "round_cap_rate":
         if "round_cap" not in end_reasons:
             raise UserError(f"metric '{name}': this game has no round cap")
@@ -381,15 +384,16 @@ def _check_label(name: str, group: str, label: str | None, labels: dict) -> None
 
 def balance_metrics(labels: dict[str, tuple[str, ...]], end_reasons: tuple[str, ...],
                     extras: tuple[str, ...] = ()) -> list[Metric]:
-    """The balance metrics a screen reports: win rate by seat, policy, character and team,
-    the summaries (first-player edge, largest shares, team gap), length and round-cap rate,
+    """The balance metrics a screen reports: win rate by seat, policy, character and side,
+    the summaries (first-player edge, largest shares, starting team's edge), length and
+    round-cap rate,
     and what the other flags measure: the neighbour excess after each policy, and where the
     games record them the presidency edge, the loan rates by policy and the runaway rate."""
     names = [f"win_rate:{group}={label}" for group in GROUPS if group in labels
              for label in labels[group]]
     names += ["first_player_edge"] + [f"max_{group}_share" for group in GROUPS
-                                      if group in labels and group != "team"]
-    names += ["team_gap"] if "team" in labels else []
+                                      if group in labels and group != "side"]
+    names += ["starting_team_edge"] if "side" in labels else []
     names += ["length"] + (["round_cap_rate"] if "round_cap" in end_reasons else [])
     names += [f"neighbour_excess:policy={label}" for label in labels.get("policy", ())]
     names += [f"{kind}:policy={label}" for kind in ("loan_cap_binding", "delinquency_rate")

@@ -301,33 +301,35 @@ def blood_coin_answer(ds: Dataset) -> Answer:
     frame = game_values(ds)
     won = pl.col("won").cast(pl.Float64)
     players = ds.players.with_columns(pl.col("variant").cast(pl.String),
-                                      pl.col("team").cast(pl.Int64))
+                                      pl.col("side").cast(pl.String))
+    # the starting team is seat 0's (its team label is drawn each game)
     teams = (players.group_by("variant", "game_id")
-             .agg(won.filter(pl.col("team") == 0).mean().alias("team0"),
-                  won.filter(pl.col("team") == 1).mean().alias("team1"))
-             .with_columns((pl.col("team0") - pl.col("team1")).alias("team_gap")).collect())
+             .agg(won.filter(pl.col("side") == "starting").mean().alias("starting_team"),
+                  won.filter(pl.col("side") == "other").mean().alias("other_team"))
+             .with_columns((pl.col("starting_team") - pl.col("other_team"))
+                           .alias("starting_team_edge")).collect())
     frame = frame.join(teams, on=["variant", "game_id"])
     numbers = {}
-    team0 = record(numbers, "team0:printed", mean_ci(frame, "team0", base))
-    team1 = record(numbers, "team1:printed", mean_ci(frame, "team1", base))
-    gaps = {n: mean_ci(frame, "team_gap", n) for n in names}
+    starting = record(numbers, "starting_team:printed", mean_ci(frame, "starting_team", base))
+    other = record(numbers, "other_team:printed", mean_ci(frame, "other_team", base))
+    gaps = {n: mean_ci(frame, "starting_team_edge", n) for n in names}
+    record(numbers, "starting_team_edge:printed", gaps[base])
     best = min(names, key=lambda n: abs(gaps[n][0]))
     numbers["best_coins"] = coins[best]
-    gap = record(numbers, "team_gap:best", gaps[best])
+    gap = record(numbers, "starting_team_edge:best", gaps[best])
     edge = record(numbers, "seat0_edge:printed", mean_ci(frame, "seat0_edge", base))
     edge_best = record(numbers, "seat0_edge:best", mean_ci(frame, "seat0_edge", best))
     order = sorted(names, key=coins.get)
     few, many = order[0], order[-1]
     length_few = record(numbers, "length:fewest", mean_ci(frame, "length", few))
     length_many = record(numbers, "length:most", mean_ci(frame, "length", many))
-    span = [gaps[n][0] for n in names]
     sentence = (
         f"Karmaggän blood coins ({ds.n_players} players, {games_per_variant(ds):,} games per count "
-        f"on the same seeds): with the printed {coins[base]} coins the starting team wins "
-        f"{pct(team0[0])} ({ci(team0)}) against {pct(team1[0])} ({ci(team1)}); from "
-        f"{coins[few]} to {coins[many]} coins the team gap runs from {points(min(span))} to "
-        f"{points(max(span))} and is smallest at {coins[best]} coins{edge_of_grid(coins, best)}: "
-        f"{points(gap[0])} "
+        f"on the same seeds): with the printed {coins[base]} coins the starting team (seat 0's) "
+        f"wins {pct(starting[0])} ({ci(starting)}) against {pct(other[0])} ({ci(other)}); from "
+        f"{coins[few]} to {coins[many]} coins its edge runs from {points(gaps[few][0])} at "
+        f"{coins[few]} to {points(gaps[many][0])} at {coins[many]} and is smallest at "
+        f"{coins[best]} coins{edge_of_grid(coins, best)}: {points(gap[0])} "
         f"({points_ci(*gap[1:])}, {balanced(*gap[1:])})"
         f"{crossing(coins, {n: g[0] for n, g in gaps.items()}, lambda c: f'{c} coins')}; "
         f"the starting seat's edge over the fair "
@@ -337,8 +339,8 @@ def blood_coin_answer(ds: Dataset) -> Answer:
         f"{coins[few]} coins and {length_many[0]:.1f} (95% CI {length_many[1]:.1f}–"
         f"{length_many[2]:.1f}) with {coins[many]}.")
     labels = {n: f"{coins[n]} coins" for n in names}
-    return Answer(sentence, numbers, levels(frame, ["team_gap", "seat0_edge", "length"], order, labels),
-                  "team_gap")
+    table = levels(frame, ["starting_team_edge", "seat0_edge", "length"], order, labels)
+    return Answer(sentence, numbers, table, "starting_team_edge")
 
 
 # ---- 4. Ekonos scoring ----------------------------------------------------------------------

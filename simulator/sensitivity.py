@@ -47,7 +47,7 @@ from simulator.rules import RulesError
 LEVELS = 4                 # Morris grid levels
 ALPHA = 0.05
 SCHEMA = 1
-HEADLINE = ("first_player_edge", "max_policy_share", "max_character_share", "team_gap",
+HEADLINE = ("first_player_edge", "max_policy_share", "max_character_share", "starting_team_edge",
             "length", "round_cap_rate")   # the chart's panels, where the game has them
 MAX_PANELS = 4
 

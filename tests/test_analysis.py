@@ -317,7 +317,9 @@ def test_karnaxis_loans_ranks_and_cash_trajectories():
 def karmaggan_frames():
     players = pl.DataFrame({
         "game_id": [0, 0, 0, 0, 1, 1, 1, 1], "variant": "base", "seat": [0, 1, 2, 3] * 2,
-        "team": [0, 1, 0, 1] * 2, "won": [True, False, True, False] * 2,
+        # team labels are drawn each game: seat 0's team is 0 in game 0 and 1 in game 1
+        "team": [0, 1, 0, 1, 1, 0, 1, 0], "side": ["starting", "other"] * 4,
+        "won": [True, False, True, False] * 2,
         "score": [1.0, 0, 1, 0] * 2, "start_blood_coins": [4] * 4 + [3] * 4,
         "final_blood_coins": [5, 0, 2, 1, 0, 0, 3, 2],
         "died": [False, True, False, False, True, True, False, False],
@@ -334,18 +336,18 @@ def karmaggan_frames():
 
 def test_karmaggan_deaths_damage_and_spawns():
     players, games, timeline = karmaggan_frames()
-    deaths = karmaggan.deaths(players, "team").sort("team")
+    deaths = karmaggan.deaths(players, "side").sort("side", descending=True)
     assert deaths["deaths"].to_list() == [1, 2]
     assert deaths["median_death_round"].to_list() == [3.0, 7.0]
     damage = karmaggan.damage_by_source(players)
     assert dict(zip(damage["source"], damage["total"])) == {"arrows": 4, "fire": 6, "combat": 7}
     assert damage["share"].sum() == pytest.approx(1.0)
     assert damage["source"][0] == "combat"               # largest first
-    spawn = karmaggan.spawn_turns(players, "team").sort("team")
+    spawn = karmaggan.spawn_turns(players, "side").sort("side", descending=True)
     assert spawn["mean_turns_as_spawn"].to_list() == pytest.approx([1.5, 1.5])
     assert spawn["spawn_share"].to_list() == pytest.approx([0.25, 0.5])
     assert karmaggan.death_rounds(players)["death_round"].to_list() == [3, 7]
-    coins = karmaggan.blood_coins(players, "team").sort("team")
+    coins = karmaggan.blood_coins(players, "side").sort("side", descending=True)
     assert coins["mean_final"].to_list() == pytest.approx([2.5, 0.75])
     assert coins["broke"].to_list() == [1, 2]
 
@@ -356,11 +358,15 @@ def test_karmaggan_start_coins_length_and_team_wins():
     assert length["start_blood_coins"].to_list() == [3, 4]
     assert length["mean"].to_list() == [40.0, 12.0]
     assert length["round_cap_rate"].to_list() == [1.0, 0.0]
-    teams = karmaggan.team_wins_by_start_coins(players)
-    assert teams.filter(pl.col("team") == 0)["win_rate"].to_list() == [1.0, 1.0]
-    assert teams["games"].to_list() == [1, 1, 1, 1]
-    by_round = karmaggan.blood_by_round(timeline, players, "team")
-    assert by_round.filter((pl.col("round") == 2) & (pl.col("team") == 1))["median"][0] == 1.0
+    edges = karmaggan.starting_team_edge(players)
+    # the starting team won both games, whatever its label
+    assert edges["start_coins"].to_list() == [3, 4]
+    assert edges["starting_win_rate"].to_list() == [1.0, 1.0]
+    assert edges["other_win_rate"].to_list() == [0.0, 0.0]
+    assert edges["edge"].to_list() == [1.0, 1.0]
+    assert edges["games"].to_list() == [1, 1]
+    by_round = karmaggan.blood_by_round(timeline, players, "side")
+    assert by_round.filter((pl.col("round") == 2) & (pl.col("side") == "other"))["median"][0] == 1.0
     assert karmaggan.blood_timeline_name({"rounds": timeline, "other": games}) == "rounds"
 
 
@@ -372,7 +378,7 @@ def test_karmaggan_analyses_skip_missing_columns():
     assert karmaggan.spawn_turns(bare) is None
     assert karmaggan.blood_coins(bare) is None
     assert karmaggan.length_by_start_coins(games, bare) is None
-    assert karmaggan.team_wins_by_start_coins(bare) is None
+    assert karmaggan.starting_team_edge(bare) is None
     assert karmaggan.blood_by_round(None, bare) is None
 
 

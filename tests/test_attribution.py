@@ -47,13 +47,14 @@ def test_regression_recovers_planted_odds_ratios():
 def test_a_level_that_never_wins_and_an_aliased_factor_are_reported_not_fitted():
     df = planted_players(4_000).with_columns(
         pl.when(pl.col("policy") == "b").then(pl.lit("hopeless")).otherwise(pl.col("policy")).alias("policy"),
-        (pl.col("seat") % 2).alias("team"))
+        pl.when(pl.col("seat") % 2 == 0).then(pl.lit("starting")).otherwise(pl.lit("other"))
+        .alias("side"))
     df = df.with_columns(pl.when(pl.col("policy") == "hopeless").then(False)
                          .otherwise(pl.col("won")).alias("won"))
     table = attribution(df)
     hopeless = table.filter(pl.col("level") == "hopeless").row(0, named=True)
     assert hopeless["note"] == "never wins" and hopeless["odds_ratio"] == 0.0
-    # the team is the seat's parity: the seat, fitted after it, adds nothing new
+    # the side is the seat's parity: the seat, fitted after it, adds nothing new
     seat = table.filter(pl.col("component") == "seat")
     assert seat["note"].to_list() == ["aliased with the terms before it"]
     assert seat["level"].to_list() == ["all"] and seat["odds_ratio"].is_nan().all()

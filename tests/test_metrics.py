@@ -12,15 +12,15 @@ from simulator.metrics import Outcomes, balance_metrics, metric_help_text, parse
 POLICIES = ("random", "a", "b")
 
 
-def outcomes(won, policy=None, team=None, length=None, end=None) -> Outcomes:
+def outcomes(won, policy=None, side=None, length=None, end=None) -> Outcomes:
     """Outcomes of hand-written games: ``won`` [games][seats] of 0/1."""
     won = np.asarray(won, dtype=bool)
     n, p = won.shape
     groups = {"seat": (np.broadcast_to(np.arange(p), (n, p)), tuple(str(s) for s in range(p))),
               "policy": (np.asarray(policy if policy is not None else np.ones((n, p)), np.int16),
                          POLICIES)}
-    if team is not None:
-        groups["team"] = (np.asarray(team), tuple(str(t) for t in range(p)))
+    if side is not None:   # 0: on the starting team (seat 0's), 1: the other
+        groups["side"] = (np.asarray(side), ("starting", "other"))
     return Outcomes(won, won.astype(float), np.asarray(length if length is not None else np.ones(n), float),
                     np.asarray(end if end is not None else np.zeros(n), np.int16),
                     ("final", "round_cap"), groups)
@@ -60,12 +60,12 @@ def test_max_policy_share_is_the_best_rate_over_the_fair_share():
     assert o.metric("max_policy_share").estimate(o).value == pytest.approx(1.0 / 0.5)
 
 
-def test_first_player_edge_and_team_gap():
-    # 4 games, 4 seats in two teams (seat parity); team 0 wins 3 games
+def test_first_player_edge_and_starting_team_edge():
+    # 4 games, 4 seats in two teams (seat parity); the starting team wins 3 games
     won = [[1, 0, 1, 0]] * 3 + [[0, 1, 0, 1]]
-    o = outcomes(won, team=[[0, 1, 0, 1]] * 4)
+    o = outcomes(won, side=[[0, 1, 0, 1]] * 4)
     assert o.metric("first_player_edge").estimate(o).value == pytest.approx(0.75 - 0.5)
-    assert o.metric("team_gap").estimate(o).value == pytest.approx(0.75 - 0.25)
+    assert o.metric("starting_team_edge").estimate(o).value == pytest.approx(0.75 - 0.25)
 
 
 def test_outscore_is_the_share_of_other_seats_beaten_with_ties_half():
@@ -108,7 +108,7 @@ def test_pairing_removes_the_shared_noise():
 @pytest.mark.parametrize("name, message", [
     ("win_rate:seat=7", "no seat '7' in these games"),
     ("win_rate:colour=red", "unknown group 'colour'"),
-    ("team_gap", "this game records no team"),
+    ("starting_team_edge", "this game records no side"),
     ("speed", "unknown metric 'speed'"),
     ("win_rate:seat", "unknown metric 'win_rate:seat'"),
 ])
@@ -156,7 +156,8 @@ def test_a_metric_of_values_the_games_do_not_record_is_a_user_error():
 
 def test_every_metric_family_is_documented_in_the_help():
     text = metric_help_text()
-    for family in ("win_rate:GROUP=VALUE", "outscore:GROUP=VALUE", "max_GROUP_share", "first_player_edge", "team_gap",
+    for family in ("win_rate:GROUP=VALUE", "outscore:GROUP=VALUE", "max_GROUP_share", "first_player_edge",
+                   "starting_team_edge",
                    "length", "round_cap_rate", "score:GROUP=VALUE", "neighbour_excess:policy=NAME",
                    "presidency_edge", "loan_cap_binding:policy=NAME", "delinquency_rate:policy=NAME",
                    "runaway_rate"):

@@ -61,13 +61,16 @@ def test_blood_coins_sentence_matches_the_dataset(tmp_path):
     coins = {v: int(v.removeprefix("coins_")) if v != "printed" else 4
              for v in players["variant"].unique().to_list()}
     assert sorted(coins.values()) == list(BLOOD_COINS)
-    gap = WON.filter(pl.col("team") == 0).mean() - WON.filter(pl.col("team") == 1).mean()
+    # the starting team is seat 0's: its label is drawn each game, so read it off seat 0
+    starting = pl.col("team") == pl.col("team").filter(pl.col("seat") == 0).first()
+    gap = WON.filter(starting).mean() - WON.filter(~starting).mean()
     gaps = {v: level(per_game(players, v, gap)) for v in coins}
     best = min(gaps, key=lambda v: abs(gaps[v][0]))
     assert f"smallest at {coins[best]} coins" in answer.sentence
     assert f"{points(gaps[best][0])} (95% CI" in answer.sentence
-    team0 = level(per_game(players, "printed", WON.filter(pl.col("team") == 0).mean()))
-    assert f"starting team wins {pct(team0[0])} (95% CI {pct(team0[1])}–{pct(team0[2])})" in answer.sentence
+    team0 = level(per_game(players, "printed", WON.filter(starting).mean()))
+    assert (f"starting team (seat 0's) wins {pct(team0[0])} (95% CI {pct(team0[1])}–"
+            f"{pct(team0[2])})") in answer.sentence
     few = [v for v in coins if coins[v] == 2][0]
     length = level(games.filter(pl.col("variant") == few).sort("game_id")["length"].to_numpy())
     assert f"last {length[0]:.1f} rounds (95% CI {length[1]:.1f}–{length[2]:.1f}) with 2 coins" in answer.sentence

@@ -8,6 +8,7 @@ its balance flags with the planted number.
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -87,17 +88,20 @@ def planted(tmp_path_factory) -> dict[str, Path]:
                                     {"games": games, "players": players, "years": years},
                                     length_unit="years")
 
-    # Karmaggän: 8% of games hit the round cap; team 0 wins 65% of games; 3 or 4 starting coins.
-    team_wins = np.where(rng.random(N) < 0.65, 0, 1)
-    winners = team_wins  # seat 0 is team 0, seat 1 team 1
+    # Karmaggän: 8% of games hit the round cap; the starting team (seat 0's, whose label is
+    # drawn each game) wins 65% of games; 3 or 4 starting coins.
+    winning_side = np.where(rng.random(N) < 0.65, 0, 1)   # 0: the starting team
+    winners = winning_side  # seat 0 is on the starting team, seat 1 on the other
     capped = rng.random(N) < 0.08
     games, players = contract_tables(rng, N, 4, winners, ["rusher", "hunter", "supporter"],
                                      rng.integers(10, 60, N), np.where(capped, "round_cap", "egg_escaped"))
-    team = np.tile(np.array([0, 1, 0, 1]), N)
-    won = team == np.repeat(team_wins, 4)
+    side = np.tile(np.array([0, 1, 0, 1]), N)
+    team = side ^ np.repeat(rng.integers(0, 2, N), 4)
+    won = side == np.repeat(winning_side, 4)
     start = np.repeat(np.where(np.arange(N) % 2 == 0, 3, 4), 4)
     players = players.with_columns(
-        pl.Series("team", team), pl.Series("won", won), pl.Series("score", won.astype(float)),
+        pl.Series("team", team), pl.Series("side", np.array(["starting", "other"])[side]),
+        pl.Series("won", won), pl.Series("score", won.astype(float)),
         pl.Series("start_blood_coins", start), pl.Series("final_blood_coins", rng.integers(0, 8, N * 4)),
         pl.Series("died", rng.random(N * 4) < 0.3), pl.Series("death_round", rng.integers(1, 40, N * 4)),
         *[pl.Series(f"blood_lost_{s}", rng.integers(0, 4, N * 4))
@@ -163,15 +167,17 @@ def test_report_sections_and_flags_for_karnaxis_and_karmaggan(planted, tmp_path)
                   "Rank titles", "Cash trajectories by year and policy", "Win rate by character",
                   "Runaway leader", "Share of player-years in each bracket",
                   "Damage by source", "Deaths", "Game length against starting blood coins",
-                  "Team win rate against starting blood coins", "Win rate by team", "How games end"):
-        assert f"<h4>{title}" in page, title
+                  "The starting team's edge against starting blood coins",
+                  "Win rate of the starting team (seat 0's) and the other", "How games end"):
+        assert f"<h4>{html.escape(title)}" in page, title
     flags = flags_text(page)
     cap = re.search(r"the loan cap binds for ([\d.]+)% of (\w+) players", flags)
     assert cap and 67 < float(cap.group(1)) < 73, flags
     rc = re.search(r"([\d.]+)% of games end at the round cap \(95% CI", flags)
     assert rc and 6.5 < float(rc.group(1)) < 9.5, flags
-    team = re.search(r"team 0 wins ([\d.]+)% \(95% CI [^)]*\) of games", flags)
+    team = re.search(r"the starting team wins ([\d.]+)% \(95% CI [^)]*\) of games", flags)
     assert team and 62 < float(team.group(1)) < 68, flags
+    assert "team 0" not in flags and "team 1" not in flags, flags
     # nothing planted on Karnaxis seats (Karmaggän seats carry the team effect: teams alternate)
     assert not re.search(r"karnaxis[^.]*: (the first player|seat \d) wins", flags), flags
 

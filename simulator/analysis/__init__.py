@@ -39,9 +39,9 @@ __all__ = [
 ]
 
 # Grouping columns for win rates, in report order; each is used when the players table has it.
-WIN_RATE_GROUPS = ("seat", "policy", "character", "team", "variant")
+WIN_RATE_GROUPS = ("seat", "policy", "character", "side", "variant")
 # Components whose win rate is also shown within policy (stratified), beside the raw rate.
-STRATIFIED = ("character", "team")
+STRATIFIED = ("character", "side")
 
 
 def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
@@ -121,7 +121,7 @@ def _karnaxis(ds: Dataset, players, base_players) -> dict:
 def _karmaggan(ds: Dataset, players, games, base_players) -> dict:
     timelines = {name: ds.timeline(name) for name in ds.timelines}
     blood = karmaggan.blood_timeline_name(timelines)
-    by = "team" if has(players, "team") else "policy"
+    by = "side" if has(players, "side") else "policy"
     return {
         "karmaggan_blood_coins": karmaggan.blood_coins(base_players, by),
         "karmaggan_blood_by_round": karmaggan.blood_by_round(timelines[blood], players, by) if blood else None,
@@ -130,7 +130,7 @@ def _karmaggan(ds: Dataset, players, games, base_players) -> dict:
         "karmaggan_damage": karmaggan.damage_by_source(base_players),
         "karmaggan_spawn_turns": karmaggan.spawn_turns(base_players, by),
         "karmaggan_length_by_start_coins": karmaggan.length_by_start_coins(games, players),
-        "karmaggan_team_wins_by_start_coins": karmaggan.team_wins_by_start_coins(players),
+        "karmaggan_starting_team_edge": karmaggan.starting_team_edge(players),
         "runaway_leader": runaway_leader(timelines[blood], players, "round",
                                          next(c for c in timelines[blood].collect_schema().names()
                                               if "blood" in c)) if blood else None,

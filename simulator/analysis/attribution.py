@@ -18,7 +18,7 @@ them (DESIGN.md "Analysis and reports"; STYLE.md "Experiments"):
 
 A level that never wins (or always wins) has no finite odds ratio: its rows are left out of
 the fit (as the maximum-likelihood limit would) and the table says so.  A factor that the
-others determine (Karmaggän's team is the seat's parity; with fixed seats the policy fixes
+others determine (Karmaggän's side, on the starting team or not, is the seat's parity; with fixed seats the policy fixes
 the seat) is left out as ``aliased``.
 """
 
@@ -33,7 +33,7 @@ import polars as pl
 from simulator.analysis.core import columns, has, lazy
 from simulator.analysis.stats import Z95, holm, two_sided_p, wilson
 
-FACTORS = ("policy", "character", "team", "seat", "left_policy")   # fitted in this order
+FACTORS = ("policy", "character", "side", "seat", "left_policy")   # fitted in this order
 COUNTS = ("jobs_held", "businesses", "franchises", "karnaxis_cards_bought", "objects_played")
 PRESIDENT = re.compile(r"company(\d+)_president$")
 MAX_ROWS = 400_000    # larger datasets are fitted on their first games (seeds are hashed)

@@ -1,6 +1,7 @@
 """Karmaggän analyses: blood coins, deaths, damage by source, spawns, starting-coin effects.
 
-Players columns used when present: team, start_blood_coins, final_blood_coins, died,
+Players columns used when present: side (on the starting team, seat 0's, or the other:
+the team label itself is drawn each game), start_blood_coins, final_blood_coins, died,
 death_round, blood_lost_<source> (arrows, acid, fire, piston, rollers, combat),
 turns_as_spawn, turns_holding_egg.  Games: length, end_reason, winning_team.  A per-round
 timeline (columns ``round``, ``seat`` and one whose name contains ``blood``) is used for
@@ -12,7 +13,8 @@ from __future__ import annotations
 import polars as pl
 
 from simulator.analysis.core import (as_list, columns, describe, game_keys, has, lazy,
-                                     rate_columns, trajectory, value_counts)
+                                     rate_columns, trajectory, value_counts, with_n_players)
+from simulator.analysis.stats import Z95
 
 DAMAGE_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat")
 
@@ -21,7 +23,7 @@ def _groups(frame, by) -> list[str]:
     return [b for b in as_list(by) if has(frame, b)]
 
 
-def blood_coins(players, by="team") -> pl.DataFrame | None:
+def blood_coins(players, by="side") -> pl.DataFrame | None:
     """Per group: mean starting and final blood coins, quartiles of the final count and the
     share of players who end with none."""
     if not has(players, "final_blood_coins"):
@@ -46,8 +48,8 @@ def blood_timeline_name(timelines: dict) -> str | None:
     return None
 
 
-def blood_by_round(timeline, players=None, by="team") -> pl.DataFrame | None:
-    """Median and quartiles of blood coins held per round and group (team, seat or policy)."""
+def blood_by_round(timeline, players=None, by="side") -> pl.DataFrame | None:
+    """Median and quartiles of blood coins held per round and group (side, seat or policy)."""
     if timeline is None or not has(timeline, "round", "seat"):
         return None
     value = next((c for c in columns(timeline) if "blood" in c), None)
@@ -56,7 +58,7 @@ def blood_by_round(timeline, players=None, by="team") -> pl.DataFrame | None:
     return trajectory(timeline, players, by, "round", value)
 
 
-def deaths(players, by="team") -> pl.DataFrame | None:
+def deaths(players, by="side") -> pl.DataFrame | None:
     """Per group: death rate (Wilson interval) and when deaths happen (mean, median round)."""
     if not has(players, "died"):
         return None
@@ -96,7 +98,7 @@ def damage_by_source(players, by=None) -> pl.DataFrame | None:
             .sort([*by, "total"], descending=[False] * len(by) + [True]).collect())
 
 
-def spawn_turns(players, by="team") -> pl.DataFrame | None:
+def spawn_turns(players, by="side") -> pl.DataFrame | None:
     """Per group: turns spent as a spawn (mean, share who ever were one) and turns holding the Egg."""
     lf, by = lazy(players), _groups(players, by)
     aggs = [pl.len().alias("n")]
@@ -138,17 +140,28 @@ def length_by_start_coins(games, players) -> pl.DataFrame | None:
     return out.sort(by)
 
 
-def team_wins_by_start_coins(players) -> pl.DataFrame | None:
-    """Win rate of each team (Wilson interval) per number of starting blood coins."""
-    if not has(players, "team", "won", "start_blood_coins"):
+def starting_team_edge(players) -> pl.DataFrame | None:
+    """Per player count and number of starting blood coins: the win rates of the starting team
+    (seat 0's: its label is drawn each game) and of the other, with Wilson intervals, and the
+    starting team's edge, the mean over games of (starting team won) - (other team won), with
+    its normal 95% interval over games (a game at the round cap counts 0 for both)."""
+    if not has(players, "side", "won", "start_blood_coins"):
         return None
-    keys = [k for k in game_keys(players)]
-    lf = lazy(players)
-    per_game = lf.with_columns(pl.col("start_blood_coins").max().over(keys).alias("start_coins"))
-    # one row per game and team: did that team win?
-    teams = (per_game.group_by([*keys, "team", "start_coins"])
-             .agg(pl.col("won").any().alias("won")))
-    return (teams.group_by(["start_coins", "team"])
-            .agg(pl.len().alias("games"), pl.col("won").cast(pl.Int64).sum().alias("wins"))
-            .with_columns(*rate_columns("wins", "games", "win_rate"))
-            .sort(["start_coins", "team"]).collect())
+    keys = game_keys(players)
+    won = pl.col("won")
+    per_game = (with_n_players(players).group_by(keys)
+                .agg(pl.col("n_players").first(),
+                     pl.col("start_blood_coins").max().alias("start_coins"),
+                     won.filter(pl.col("side") == "starting").any().cast(pl.Int64).alias("starting"),
+                     won.filter(pl.col("side") == "other").any().cast(pl.Int64).alias("other"))
+                .with_columns((pl.col("starting") - pl.col("other")).alias("d")))
+    by = ["n_players", "start_coins"]
+    half = Z95 * pl.col("d").std() / pl.len().sqrt()
+    return (per_game.group_by(by)
+            .agg(pl.len().alias("games"), pl.col("starting").sum().alias("starting_wins"),
+                 pl.col("other").sum().alias("other_wins"), pl.col("d").mean().alias("edge"),
+                 (pl.col("d").mean() - half).alias("edge_lo"),
+                 (pl.col("d").mean() + half).alias("edge_hi"))
+            .with_columns(*rate_columns("starting_wins", "games", "starting_win_rate"),
+                          *rate_columns("other_wins", "games", "other_win_rate"))
+            .sort(by).collect())

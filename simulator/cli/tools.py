@@ -137,7 +137,7 @@ def fit(game, keys, target, budget, out, players, policy, seats, seed, jobs, qui
 
     \b
     Examples:
-      balsim fit karmaggan -p 4 --key setup.blood_coins_4_6 --target team_gap=0 --out runs/fit-coins
+      balsim fit karmaggan -p 4 --key setup.blood_coins_4_6 --target starting_team_edge=0 --out runs/fit-coins
       balsim fit karnaxis --key loans.cap_usd --target max_policy_share=1.3 --out runs/fit-cap
       balsim fit ekonos --key companies.market_indicators --target first_player_edge=0 --out runs/fit-markers
     """

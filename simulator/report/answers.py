@@ -20,7 +20,7 @@ import polars as pl
 
 from simulator.analysis import Dataset, karnaxis
 from simulator.assumed import changed_keys
-from simulator.report.flags import anchor
+from simulator.report.flags import anchor, points
 from simulator.report.page import interval, money, pct
 
 DEFAULT_PLAYERS = {"karnaxis": 4, "karmaggan": 4, "ekonos": 4}
@@ -127,20 +127,45 @@ def loan_answer(members) -> Answer | None:
     return Answer(f"Karnaxis loan rules ({ds.n_players} players)", text + ".", anchor(i, "loans"))
 
 
+def edge_text(r: dict) -> str:
+    return (f"{points(r['edge'])} (95% CI {points(r['edge_lo']).removesuffix(' points')} to "
+            f"{points(r['edge_hi']).removesuffix(' points')}, {r['games']:,} games)")
+
+
 def blood_coin_answer(members) -> Answer | None:
+    """The starting team's (seat 0's) edge over the other at each player count studied, then
+    by starting blood coins in the sweep that varies them."""
     found = pick(members, "karmaggan", "setup")
-    if found is None or "karmaggan_team_wins_by_start_coins" not in found[2]:
+    if found is None or "karmaggan_starting_team_edge" not in found[2]:
         return None
     i, ds, res = found
-    teams = res["karmaggan_team_wins_by_start_coins"].filter(pl.col("team").cast(pl.Int64) == 0)
-    if teams.is_empty():
+    base_coins = base_start_coins(ds)
+    edges = res["karmaggan_starting_team_edge"]
+    at_base = edges.filter(pl.col("start_coins") == base_coins)
+    if at_base.is_empty():
         return None
-    worst = teams.sort((pl.col("win_rate") - 0.5).abs(), descending=True).row(0, named=True)
-    low, high = teams["start_coins"].min(), teams["start_coins"].max()
-    text = (f"the starting team wins between {pct(teams['win_rate'].min())} and "
-            f"{pct(teams['win_rate'].max())} from {low} to {high} starting coins; the widest gap "
-            f"from 50% is at {worst['start_coins']} coins: {pct(worst['win_rate'])} "
-            f"({interval(worst['win_rate_lo'], worst['win_rate_hi'])}, {worst['games']:,} games)")
+    r = at_base.row(0, named=True)
+    text = (f"with the printed {base_coins} coins the starting team (seat 0's) wins "
+            f"{pct(r['starting_win_rate'])} "
+            f"({interval(r['starting_win_rate_lo'], r['starting_win_rate_hi'])}) against "
+            f"{pct(r['other_win_rate'])} for the other, an edge of {edge_text(r)}")
+    others = []
+    for _, other_ds, other_res in members:
+        table = other_res.get("karmaggan_starting_team_edge")
+        if other_ds.game != "karmaggan" or other_ds is ds or table is None:
+            continue
+        row = table.filter(pl.col("start_coins") == base_start_coins(other_ds))
+        if not row.is_empty():
+            others.append((other_ds.n_players, row.row(0, named=True)))
+    if others:
+        text += "; at " + ", at ".join(f"{n} players {edge_text(o)}" for n, o in sorted(others))
+    if edges.height > 1:
+        few, many = edges.row(0, named=True), edges.row(-1, named=True)
+        best = edges.sort(pl.col("edge").abs()).row(0, named=True)
+        text += (f"; at {ds.n_players} players its edge runs from {points(few['edge'])} with "
+                 f"{few['start_coins']} coins to {points(many['edge'])} with "
+                 f"{many['start_coins']} and is smallest with {best['start_coins']}: "
+                 f"{edge_text(best)}")
     lengths = res.get("karmaggan_length_by_start_coins")
     if lengths is not None and lengths.height > 1:
         first, last = lengths.row(0, named=True), lengths.row(-1, named=True)
@@ -148,6 +173,14 @@ def blood_coin_answer(members) -> Answer | None:
                  f"coins and {last['p50']:g} with {last['start_blood_coins']}")
     return Answer(f"Karmaggän blood coins ({ds.n_players} players)", text + ".",
                   anchor(i, "team-coins"))
+
+
+def base_start_coins(ds: Dataset) -> int:
+    """The starting blood coins of the dataset's base rules (its first variant)."""
+    players = ds.players
+    if ds.variants:
+        players = players.filter(pl.col("variant").cast(pl.String) == ds.variants[0]["name"])
+    return int(players.select(pl.col("start_blood_coins").max()).collect().item())
 
 
 def scoring_answer(members) -> Answer | None:

@@ -29,6 +29,8 @@ from simulator.report.page import interval, p_text, pct
 
 # When a finding becomes a flag.  Rates are compared with the "fair share": the win rate of an
 # average player at that player count (1/n with one winner per game).
+# players.side (Karmaggän): on the starting team (seat 0's, whose label is drawn) or not
+SIDE_NAMES = {"starting": "starting team", "other": "other team"}
 THRESHOLDS = {
     "seat_p_value": 0.001,        # chi-square over seats must reject equal shares ...
     "seat_relative": 0.10,        # ... and a seat must be >= 10% off its fair share, CI excluding it
@@ -276,8 +278,9 @@ class Rules:
                             f"seat, policy and the other components held fixed" for r in rows.iter_rows(named=True)}
 
     def teams(self):
-        """A team that wins too often with each player's policy held fixed."""
-        strat, raw = self.res.get("stratified_team"), self.res.get("win_rate_team")
+        """The starting team (seat 0's) or the other winning too often, with each player's
+        policy held fixed."""
+        strat, raw = self.res.get("stratified_side"), self.res.get("win_rate_side")
         if strat is None or raw is None:
             return
         fair = raw["fair_share"][0]
@@ -285,10 +288,11 @@ class Rules:
             rate, lo, hi = r["adjusted_rate"], r["adjusted_rate_lo"], r["adjusted_rate_hi"]
             if lo > fair and self._off(rate, lo, hi, fair, "team_relative"):
                 ev = f"{pct(rate)} ({interval(lo, hi)}, n = {r['n']:,})"
-                self.add("team", f"team {r['level']}", relative(rate, lo, hi, fair),
-                         f"team {r['level']} wins {ev} of games against a fair {pct(fair)}, "
-                         f"with each player's policy held fixed.", ev, "attribution-team",
-                         "Team win rates within policy")
+                team = SIDE_NAMES.get(r["level"], r["level"])
+                self.add("team", team, relative(rate, lo, hi, fair),
+                         f"the {team} wins {ev} of games against a fair {pct(fair)}, "
+                         f"with each player's policy held fixed.", ev, "attribution-side",
+                         "Starting and other team win rates within policy")
 
     def neighbours(self):
         """Players seated just after a policy win more or less than their own policies do."""

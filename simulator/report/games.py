@@ -6,7 +6,8 @@ from __future__ import annotations
 import polars as pl
 
 from simulator.analysis import Dataset
-from simulator.report.charts import box_chart, count_bars, lines_chart, rate_bars, stacked_bars
+from simulator.report.charts import (box_chart, count_bars, diff_bars, lines_chart, rate_bars,
+                                     stacked_bars)
 from simulator.report.page import block
 
 
@@ -97,7 +98,7 @@ def karmaggan_parts(pid: str, ds: Dataset, res: dict) -> str:
         parts.append(block(f"{pid}-blood", "Blood coins at the start and the end", None, df))
     df = res.get("karmaggan_blood_by_round")
     if df is not None:
-        group = next((g for g in ("team", "policy", "seat") if g in df.columns), None)
+        group = next((g for g in ("side", "policy", "seat") if g in df.columns), None)
         chart = df.filter(pl.col("variant") == df["variant"][0]) if "variant" in df.columns else df
         if group:
             chart = chart.with_columns(pl.col(group).cast(pl.String))
@@ -106,7 +107,7 @@ def karmaggan_parts(pid: str, ds: Dataset, res: dict) -> str:
         parts.append(block(f"{pid}-blood-round", "Blood coins per round", fig, df))
     df = res.get("karmaggan_deaths")
     if df is not None:
-        label = next((g for g in ("team", "policy") if g in df.columns), None)
+        label = next((g for g in ("side", "policy") if g in df.columns), None)
         fig = rate_bars(df.with_columns(pl.col(label).cast(pl.String)), label, "death_rate",
                         "% of players who die", title=ds.label) if label else None
         parts.append(block(f"{pid}-deaths", "Deaths", fig, df))
@@ -129,12 +130,20 @@ def karmaggan_parts(pid: str, ds: Dataset, res: dict) -> str:
                         "start_blood_coins", f"game length ({ds.length_unit})",
                         ds.label + ", by starting blood coins")
         parts.append(block(f"{pid}-length-coins", "Game length against starting blood coins", fig, df))
-    df = res.get("karmaggan_team_wins_by_start_coins")
+    df = res.get("karmaggan_starting_team_edge")
     if df is not None:
-        chart = df.with_columns(pl.format("{} coins, team {}", "start_coins", "team").alias("label"))
-        fig = rate_bars(chart, "label", "win_rate", "team win rate (% of games)", 0.5, ds.label)
-        parts.append(block(f"{pid}-team-coins", "Team win rate against starting blood coins",
-                           fig, df))
+        chart = df.with_columns(pl.format("{} players, {} coins", "n_players", "start_coins")
+                                .alias("label"),
+                                (100 * pl.col("edge")).alias("mean_diff"),
+                                (100 * pl.col("edge_lo")).alias("diff_lo"),
+                                (100 * pl.col("edge_hi")).alias("diff_hi"))
+        fig = diff_bars(chart, "label", "starting team's win rate minus the other's (points)",
+                        ds.label)
+        parts.append(block(f"{pid}-team-coins", "The starting team's edge against starting "
+                           "blood coins", fig, df,
+                           "The starting team is seat 0's (its label is drawn each game); its "
+                           "edge is the mean over games of its win minus the other team's, "
+                           "with a 95% interval over games."))
     return "".join(parts)
 
 

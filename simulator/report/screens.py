@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from simulator.experiments import OUT_MARK
-from simulator.report.flags import Flag, Sensitivity
+from simulator.report.flags import SIDE_NAMES, Flag, Sensitivity
 
 GROUP_OF_KIND = {"dominant policy": "policy", "weak policy": "policy",
                  "dominant character": "character"}
@@ -46,7 +46,8 @@ def flag_metric(flag: Flag) -> str | None:
     if flag.kind == "seat":
         return f"win_rate:seat={flag.subject.removeprefix('seat ')}"
     if flag.kind == "team":
-        return f"win_rate:team={flag.subject.removeprefix('team ')}"
+        side = next(k for k, v in SIDE_NAMES.items() if v == flag.subject)
+        return f"win_rate:side={side}"
     if flag.kind in GROUP_OF_KIND:
         return f"win_rate:{GROUP_OF_KIND[flag.kind]}={flag.subject}"
     if flag.kind == "round_cap":

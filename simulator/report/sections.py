@@ -18,7 +18,7 @@ ATTRIBUTION_NOTE = (
     "components (statsmodels Logit, standard errors clustered by game). A factor's odds ratio "
     "compares a level with the average level of that factor, others held fixed; a count's is "
     "per unit. p_holm: Holm-corrected over the table. A level that never wins has no finite "
-    "odds ratio; a factor the others determine (e.g. team = seat parity) is 'aliased'.")
+    "odds ratio; a factor the others determine (e.g. Karmaggän's side, on the starting team or not, is the seat parity) is 'aliased'.")
 STRATIFIED_NOTE = (
     "Bars: adjusted_rate with its interval; diamonds: raw_rate; dashed: fair share. "
     "raw_rate: win rate of the level as played; adjusted_rate: its win rate within each "
@@ -72,17 +72,18 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
     unit = ds.length_unit
     if len(ds.variants) > 1:
         parts.append(f"<p class='note'>{len(ds.variants)} variants: the charts by seat, policy, "
-                     f"character or team and the game's own analyses describe the first, "
+                     f"character or side and the game's own analyses describe the first, "
                      f"<b>{html.escape(ds.variants[0]['name'])}</b>; the variants are compared in "
                      f"'Win rate by variant', 'Change against the base rules' and the "
                      f"distributions split by variant.</p>")
     parts.append("<h3>Who wins</h3>")
-    for group in ("seat", "policy", "character", "team", "variant"):
+    for group in ("seat", "policy", "character", "side", "variant"):
         df = res.get(f"win_rate_{group}")
         if df is None:
             continue
         anchor = f"{pid}-win-{group}"
-        title = f"Win rate by {group}"
+        title = ("Win rate of the starting team (seat 0's) and the other" if group == "side"
+                 else f"Win rate by {group}")
         fig = rate_bars(df, group, "win_rate", "win rate (% of player-games)",
                         df["fair_share"][0], title=f"{ds.label}")
         parts.append(block(anchor, title, fig, df, "Bars: win rate with Wilson 95% interval; "
@@ -186,7 +187,8 @@ def attribution_parts(pid: str, ds: Dataset, res: dict) -> str:
                            odds_chart(df, ds.label), df, ATTRIBUTION_NOTE,
                            ["component", "level", "n", "win_rate", "odds_ratio", "or_lo", "or_hi",
                             "p_holm", "note"]))
-    titles = {"character": "Character win rates within policy", "team": "Team win rates within policy"}
+    titles = {"character": "Character win rates within policy",
+              "side": "Starting and other team win rates within policy"}
     rates = res.get("win_rate_policy")
     for component, title in titles.items():
         df = res.get(f"stratified_{component}")

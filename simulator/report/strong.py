@@ -25,7 +25,7 @@ import polars as pl
 
 from simulator.analysis import Dataset
 from simulator.game import GAME_NAMES, get_game
-from simulator.report.flags import THRESHOLDS, FieldCheck, Flag
+from simulator.report.flags import SIDE_NAMES, THRESHOLDS, FieldCheck, Flag
 from simulator.report.page import interval, pct
 
 TUNED_SUFFIX = "_tuned"
@@ -114,7 +114,8 @@ def measure(flag: Flag, res: dict, variant: str, like: Measure | None = None) ->
         return r and Measure(r["excess"], r["excess_lo"], r["excess_hi"], 0.0, False,
                              points_text(r["excess"], r["excess_lo"], r["excess_hi"]))
     if kind == "team":
-        r, raw = row(res, "stratified_team", "level", subject.removeprefix("team ")), res.get("win_rate_team")
+        level = next(k for k, v in SIDE_NAMES.items() if v == subject)
+        r, raw = row(res, "stratified_side", "level", level), res.get("win_rate_side")
         return r and raw is not None and Measure(
             r["adjusted_rate"], r["adjusted_rate_lo"], r["adjusted_rate_hi"], raw["fair_share"][0],
             False, rate_text(r["adjusted_rate"], r["adjusted_rate_lo"], r["adjusted_rate_hi"]))

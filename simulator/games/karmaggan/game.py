@@ -15,8 +15,9 @@ from simulator.games.karmaggan.board import TILE_CODES, WALL_CODES, build_cells,
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.rules import require
 
-ENGINE_VERSION = "karmaggan-2"
+ENGINE_VERSION = "karmaggan-3"
 MODES = ("team", "free_for_all")
+SIDES = ("starting", "other")   # players.side: on seat 0's team, or not
 LOSS_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat", "other")
 MAX_TRACE = 50_000
 # Bounds of what the kernel's arrays and the int16 output columns hold (checked in `check`)
@@ -190,6 +191,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     games = {"winner_seat": out_games[:, G_OUT_WINNER], "length": out_games[:, G_OUT_LENGTH],
              "end_reason": out_games[:, G_OUT_END],
              "winning_team": out_games[:, G_OUT_WIN_TEAM].astype(np.int8),
+             "starting_team": out_players[:, 0, P_OUT_TEAM].astype(np.int8),
              "egg_left_centre_round": int16_column(out_games[:, G_OUT_EGG_LEFT], "egg_left_centre_round"),
              "deaths": out_games[:, G_OUT_DEATHS].astype(np.int8),
              "bank_coins": int16_column(out_games[:, G_OUT_BANK], "bank_coins"),
@@ -197,6 +199,9 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     col = lambda k: out_players[:, :, k]  # noqa: E731
     players = {"score": col(P_OUT_SCORE).astype(np.float64), "won": col(P_OUT_WON).astype(bool),
                "team": col(P_OUT_TEAM).astype(np.int8),
+               # the team label is drawn each game; what a balance question asks is whether the
+               # player's team moves first (seat 0's team: "starting") or not ("other")
+               "side": ((col(P_OUT_TEAM) != col(P_OUT_TEAM)[:, :1]).astype(np.int8), SIDES),
                "start_blood_coins": int16_column(col(P_OUT_START), "start_blood_coins"),
                "final_blood_coins": int16_column(col(P_OUT_FINAL), "final_blood_coins"),
                "died": col(P_OUT_DIED).astype(bool),
