@@ -1,4 +1,26 @@
-"""balsim: balance-analysis Monte Carlo simulator for Karnaxis, Karmaggän and Ekonos."""
+"""balsim: balance-analysis Monte Carlo simulator for Karnaxis, Karmaggän and Ekonos.
+
+The package is layered; a module imports only from its own layer and those above it in
+this list, never from one below:
+
+* ``core``: the contract every game follows (``game``), rules as data (``rules``), the
+  ASSUMED values (``assumed``), random streams and seeds (``rng``), how kernels compile
+  (``kernel``), balanced seating (``seating``) and user errors (``errors``).
+* ``games/<game>`` and ``policies``: the engines, their rules data, scripted and search
+  players.  They use ``core`` only.
+* ``run``: playing plans of games into Parquet datasets (``runner``, ``store``, ``sweep``),
+  worker processes and clusters (``workers``), compiling ahead of use (``warm``), ``bench``,
+  and the other commands' output folders (``outputs``).
+* ``analysis``: reading datasets with polars: win rates, seat balance, attribution, each
+  game's own analyses.
+* ``experiments``: candidates played on common seeds (``lab``), rules keys and their ranges
+  (``keys``), balance metrics with intervals (``metrics``, ``flag_values``), and what is
+  built on them: ``tune``, ``fit``, ``sensitivity``, ``strength`` (skill, challenge).
+* ``report``: the HTML playtest report.
+* ``studies``: the default study (``study``) and the designer's questions (``recipes``,
+  ``balsim ask``).
+* ``cli``: thin click commands over all of the above.
+"""
 
 import hashlib
 import os
@@ -11,8 +33,8 @@ __version__ = "0.1.0"
 # fast (paired cold compiles and `balsim bench` runs of all three, 2026-11-30).  NUMBA_OPT set
 # in the environment wins; the level is part of the kernel cache's folder name.
 OPT_LEVEL = "2"
-# a module that defines kernels, or how they compile (simulator/kernel.py)
-KERNEL = re.compile(rb"^(@(numba\.)?njit|from numba |from simulator\.kernel )", re.MULTILINE)
+# a module that defines kernels, or how they compile (simulator/core/kernel.py)
+KERNEL = re.compile(rb"^(@(numba\.)?njit|from numba |from simulator\.core\.kernel )", re.MULTILINE)
 
 
 def _numba_cache_dir() -> str:

@@ -11,12 +11,13 @@ import shutil
 import numpy as np
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 from simulator.analysis import Dataset, summarise
-from simulator.experiments import Design, Lab
-from simulator.game import get_game
-from simulator.recipes import RECIPES, ask, blood_coin_answer
-from simulator.runner import Plan, Variant, execute
+from simulator.experiments.lab import Design, Lab
+from simulator.core.game import get_game
+from simulator.studies.recipes import RECIPES, ask, blood_coin_answer
+from simulator.run.runner import Plan, Variant, execute
 
 LINEUP = ("rusher", "hunter", "supporter")
 
@@ -74,8 +75,9 @@ def test_swapping_the_team_labels_changes_no_answer(tmp_path):
     swap_labels(out / "dataset", tmp_path / "swapped")
     again = blood_coin_answer(Dataset(tmp_path / "swapped"))
     assert again.sentence == answer.sentence
-    assert again.numbers == answer.numbers
+    assert again.numbers == pytest.approx(answer.numbers, rel=1e-9)
     original = summarise(Dataset(out / "dataset"))
     swapped = summarise(Dataset(tmp_path / "swapped"))
     for name in ("win_rate_side", "stratified_side", "karmaggan_starting_team_edge"):
-        assert swapped[name].equals(original[name]), name
+        # sums in another order may differ in the last bits
+        assert_frame_equal(swapped[name], original[name], check_exact=False, rel_tol=1e-9)

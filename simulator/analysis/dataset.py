@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from simulator import store
+from simulator.run import store
 
 CORE_TABLES = ("games", "players")
 

@@ -1,6 +1,6 @@
 """Neighbour effects: does a policy win more or less depending on who plays just before it?
 
-Balanced seating (:mod:`simulator.seating`) seats every policy after every other equally
+Balanced seating (:mod:`simulator.core.seating`) seats every policy after every other equally
 often, and the runner records ``left_policy``: the policy of the seat that plays just before
 (seat s - 1, wrapping round).  In Ekonos the player after a cash hoarder collects the sales the
 hoarder never makes; a fixed or rotated seating would hide that inside a policy's win rate.

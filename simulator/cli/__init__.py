@@ -8,7 +8,7 @@ import threading
 import click
 
 from simulator import __version__
-from simulator.errors import Fault, Interrupted, UserError
+from simulator.core.errors import Fault, Interrupted, UserError
 
 
 class Failure(click.ClickException):

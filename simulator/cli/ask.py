@@ -10,7 +10,7 @@ import click
 from simulator.cli import cli
 from simulator.cli.options import jobs_count
 from simulator.cli.tools import command_line, tool_options
-from simulator.recipes import RECIPES
+from simulator.studies.recipes import RECIPES
 
 
 @cli.command()
@@ -36,8 +36,8 @@ def ask(question, games, out, seed, jobs, quiet, force):
       balsim ask blood-coins
       balsim ask loans --games 2000 --out runs/loans
     """
-    from simulator.experiments import check_out_dir
-    from simulator.recipes import ask as run_recipe
+    from simulator.run.outputs import check_out_dir
+    from simulator.studies.recipes import ask as run_recipe
     recipe = RECIPES[question]
     out = Path(out or f"runs/ask-{question}")
     check_out_dir(out, force)

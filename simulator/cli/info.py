@@ -10,12 +10,12 @@ import numpy as np
 from simulator.cli import cli
 from simulator.cli.options import (game_argument, given, load, rules_options, seat_list,
                                    seat_options)
-from simulator.errors import UserError
-from simulator.game import get_game, knob_values
-from simulator.rng import game_seeds
-from simulator.rules import to_toml
-from simulator.runner import Plan, Variant, holds_game, plan_from_manifest, seat_policy_ids
-from simulator.store import read_manifest
+from simulator.core.errors import UserError
+from simulator.core.game import get_game, knob_values
+from simulator.core.rng import game_seeds
+from simulator.core.rules import to_toml
+from simulator.run.runner import Plan, Variant, holds_game, plan_from_manifest, seat_policy_ids
+from simulator.run.store import read_manifest
 
 
 @cli.command()

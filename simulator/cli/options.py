@@ -7,9 +7,9 @@ import os
 import click
 from click.core import ParameterSource
 
-from simulator.errors import UserError
-from simulator.game import Game, get_game
-from simulator.runner import MAX_CHUNK
+from simulator.core.errors import UserError
+from simulator.core.game import Game, get_game
+from simulator.run.runner import MAX_CHUNK
 
 
 class GameName(click.ParamType):

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import click
 
-from simulator import bench as bench_mod
+from simulator.run import bench as bench_mod
 from simulator.cli import cli
 from simulator.cli.options import (game_argument, games_to_play, given, jobs_count, load,
                                    rules_options, run_options, seat_list, seat_options,
                                    store_options)
-from simulator.errors import UserError
-from simulator.runner import Plan, execute, resumable_plan
-from simulator.sweep import grid_variants
+from simulator.core.errors import UserError
+from simulator.run.runner import Plan, execute, resumable_plan
+from simulator.run.sweep import grid_variants
 
 
 def _execute(ctx, game, plan, out, jobs, backend, scheduler, resume, force, quiet):

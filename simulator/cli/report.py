@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from simulator.cli import cli
-from simulator.errors import UserError
-from simulator.store import check_file_out
+from simulator.core.errors import UserError
+from simulator.run.store import check_file_out
 
 FORCE_HELP = "Overwrite an existing file that is not a balsim report (never a dataset's file)."
 
@@ -32,7 +32,7 @@ def report(datasets, out, force, jobs):
     from simulator.report import REPORT_MARKER, write_report
     from simulator.report.screens import split_screens
     from simulator.report.skill import split_skill
-    from simulator.runner import check_readable
+    from simulator.run.runner import check_readable
     check_file_out(Path(out), force, "--out", REPORT_MARKER)
     jobs = jobs_count(jobs)
     only_datasets = split_skill(split_screens([Path(d) for d in datasets])[0])[0]
@@ -58,6 +58,6 @@ def study(out, report_path, force, jobs, quiet):
     """Run the default balance study of every game and write its report."""
     from simulator.cli.options import jobs_count
     from simulator.report import REPORT_MARKER
-    from simulator.study import run_study
+    from simulator.studies.study import run_study
     check_file_out(Path(report_path), force, "--report", REPORT_MARKER)
     run_study(Path(out), Path(report_path), jobs=jobs_count(jobs), progress=not quiet)

@@ -9,7 +9,7 @@ import click
 from simulator.cli import cli
 from simulator.cli.options import game_argument, load, rules_options, seat_list
 from simulator.cli.tools import command_line, lab_for, tool_options
-from simulator.errors import UserError
+from simulator.core.errors import UserError
 
 
 def player_count(g, players, rules) -> int:
@@ -52,8 +52,8 @@ def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force,
       balsim skill ekonos -p 4
       balsim skill karnaxis -p 4 --budgets 1,16,256 -n 200 --out runs/skill-karnaxis
     """
-    from simulator.experiments import check_out_dir
-    from simulator.strength import require_search, skill as skill_curve, write_curve
+    from simulator.run.outputs import check_out_dir
+    from simulator.experiments.strength import require_search, skill as skill_curve, write_curve
     g, rules = load(game, rules_files, sets)
     require_search(g)
     values = parse_budgets(budgets)
@@ -100,9 +100,10 @@ def challenge(game, incumbent, players, budget, search_games, out, seed, jobs, q
       balsim challenge karnaxis --incumbent tycoon -p 4
       balsim challenge ekonos --incumbent president_seeker --budget 10000 --out best.toml
     """
-    from simulator.experiments import check_out_file, scripted_field, write_text_atomic
-    from simulator.strength import challenge as run_challenge, has_search
-    from simulator.tune import overlay
+    from simulator.experiments.lab import scripted_field
+    from simulator.run.outputs import check_out_file, write_text_atomic
+    from simulator.experiments.strength import challenge as run_challenge, has_search
+    from simulator.experiments.tune import overlay
     g, rules = load(game, rules_files, sets)
     g.policy(incumbent, rules)
     n_players = player_count(g, players, rules)

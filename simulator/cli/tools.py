@@ -11,8 +11,8 @@ import click
 
 from simulator.cli import cli
 from simulator.cli.options import game_argument, jobs_count, load, rules_options, seat_list
-from simulator.errors import UserError
-from simulator.metrics import metric_help_text
+from simulator.core.errors import UserError
+from simulator.experiments.metrics import metric_help_text
 
 
 def tool_options(f):
@@ -41,7 +41,7 @@ def command_line() -> str:
 
 
 def lab_for(game, jobs, quiet, total):
-    from simulator.experiments import Lab
+    from simulator.experiments.lab import Lab
     return Lab(game, jobs_count(jobs), progress=not quiet, total=total)
 
 
@@ -82,8 +82,9 @@ def tune(game, policies, all_policies, field, players, budget, games_per_candida
       balsim tune ekonos --all --out tuned/ekonos.toml      # every scripted policy
       balsim run ekonos --rules tuned.toml --seats cash_hoarder_tuned,value_investor,market_builder,president_seeker
     """
-    from simulator.experiments import check_out_file, scripted_field, write_text_atomic
-    from simulator.tune import overlay, tune as tune_policy
+    from simulator.experiments.lab import scripted_field
+    from simulator.run.outputs import check_out_file, write_text_atomic
+    from simulator.experiments.tune import overlay, tune as tune_policy
     g, rules = load(game, rules_files, sets)
     if bool(policies) == all_policies:
         raise UserError("give --policy NAME (repeatable) or --all")
@@ -141,8 +142,9 @@ def fit(game, keys, target, budget, out, players, policy, seats, seed, jobs, qui
       balsim fit karnaxis --key loans.cap_usd --target max_policy_share=1.3 --out runs/fit-cap
       balsim fit ekonos --key companies.market_indicators --target first_player_edge=0 --out runs/fit-markers
     """
-    from simulator.experiments import Design, check_out_dir
-    from simulator.fit import fit as fit_keys, key_range, parse_target, write
+    from simulator.experiments.lab import Design
+    from simulator.run.outputs import check_out_dir
+    from simulator.experiments.fit import fit as fit_keys, key_range, parse_target, write
     g, rules = load(game, rules_files, sets)
     metric, value = parse_target(target)
     ranges = [key_range(g, rules, k) for k in keys]
@@ -188,8 +190,9 @@ def sensitivity(game, keys, assumed, scale, trajectories, games_per_run, out, pl
       balsim sensitivity karnaxis --assumed --out runs/sens-karnaxis
       balsim sensitivity ekonos --keys companies.market_indicators,setup.start_money=0:12 --out runs/sens-ek
     """
-    from simulator.experiments import Design, check_out_dir
-    from simulator import sensitivity as sens
+    from simulator.experiments.lab import Design
+    from simulator.run.outputs import check_out_dir
+    from simulator.experiments import sensitivity as sens
     g, rules = load(game, rules_files, sets)
     try:
         low, high = (float(v) for v in scale.split(","))

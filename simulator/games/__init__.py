@@ -1,1 +1,1 @@
-"""One package per game; each exposes ``GAME`` (see :mod:`simulator.game`)."""
+"""One package per game; each exposes ``GAME`` (see :mod:`simulator.core.game`)."""

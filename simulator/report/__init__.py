@@ -24,7 +24,7 @@ from simulator.report.screens import mark_flags, screen_sections, split_screens
 from simulator.report.skill import skill_section, split_skill
 from simulator.report.strong import annotate, is_strong
 from simulator.report.sections import dataset_section, game_section, incomplete
-from simulator.store import write_atomic
+from simulator.run.store import write_atomic
 
 __all__ = ["write_report", "REPORT_MARKER", "THRESHOLDS", "Flag", "merge_flags"]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from simulator.analysis import Dataset, karnaxis
-from simulator.assumed import changed_keys
+from simulator.core.assumed import changed_keys
 from simulator.report.flags import anchor, points
 from simulator.report.page import interval, money, pct
 

@@ -8,7 +8,7 @@ the end of their interval nearest to no effect, which weighs size and certainty 
 Per-character, per-team and neighbour findings use the attributed effect (the win rate with
 the policy held fixed, and the odds ratio with seat and policy held fixed), never a raw rate
 that the policy choosing a character, or the seating, would explain.  A flag whose subject
-rests on ASSUMED rules data names those keys (derived by :mod:`simulator.assumed`).
+rests on ASSUMED rules data names those keys (derived by :mod:`simulator.core.assumed`).
 
 Two annotations render when set: ``strong_field`` (does the finding hold when strong players
 take the seats?) and ``sensitivity`` (which assumed values does it depend on?), filled from a
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from simulator.analysis import Dataset
-from simulator.assumed import AssumedKey, assumed_keys, assumed_under, changed_keys
-from simulator.game import GAME_NAMES, get_game
+from simulator.core.assumed import AssumedKey, assumed_keys, assumed_under, changed_keys
+from simulator.core.game import GAME_NAMES, get_game
 from simulator.report.page import interval, p_text, pct
 
 # When a finding becomes a flag.  Rates are compared with the "fair share": the win rate of an

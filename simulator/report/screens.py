@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from simulator.experiments import OUT_MARK
+from simulator.run.outputs import OUT_MARK
 from simulator.report.flags import SIDE_NAMES, Flag, Sensitivity
 
 GROUP_OF_KIND = {"dominant policy": "policy", "weak policy": "policy",
@@ -60,7 +60,7 @@ def flag_metric(flag: Flag) -> str | None:
 def mark_flags(flags: list[Flag], screens: list[Path]) -> None:
     """Fill ``Flag.sensitivity`` from the screen of the flag's game, at the flag's player count
     when there is one (else the screen's count is named)."""
-    from simulator.sensitivity import dependencies, read
+    from simulator.experiments.sensitivity import dependencies, read
 
     found: dict[str, dict[int, tuple]] = {}
     for path in screens:
@@ -88,5 +88,5 @@ def mark_flags(flags: list[Flag], screens: list[Path]) -> None:
 
 
 def screen_sections(screens: list[Path]) -> list[str]:
-    from simulator.sensitivity import html_section
+    from simulator.experiments.sensitivity import html_section
     return [html_section(path) for path in screens]

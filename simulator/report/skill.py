@@ -2,7 +2,7 @@
 per game with a search player, ``runs/skill-GAME``).
 
 The skill gap is the search player's win rate at its top rollout budget minus at its lowest,
-on the same games against the same fixed field (:mod:`simulator.strength`).  A gap whose 95%
+on the same games against the same fixed field (:mod:`simulator.experiments.strength`).  A gap whose 95%
 interval lies above zero says the game rewards thinking ahead; one whose interval holds zero
 says the curve is flat within its noise at that sample.  At one rollout a search that picks
 among its candidates on single playouts (Karnaxis's) can play worse than its rollout policy
@@ -18,7 +18,7 @@ from html import escape
 from pathlib import Path
 
 from simulator.report.page import interval, pct
-from simulator.strength import read_curve
+from simulator.experiments.strength import read_curve
 
 
 def split_skill(dirs: list[Path]) -> tuple[list[Path], list[Path]]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from simulator.analysis import Dataset
-from simulator.game import GAME_NAMES, get_game
+from simulator.core.game import GAME_NAMES, get_game
 from simulator.report.flags import SIDE_NAMES, THRESHOLDS, FieldCheck, Flag
 from simulator.report.page import interval, pct
 

@@ -9,7 +9,7 @@ from numba import config
 from numba.core import types
 from numba.extending import intrinsic
 
-from simulator.kernel import accessor
+from simulator.core.kernel import accessor
 
 
 @intrinsic

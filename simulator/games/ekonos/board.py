@@ -7,7 +7,7 @@ protected.  Option lists enumerate a mask's spaces in ascending order.
 
 
 from simulator.games.ekonos.bits import bit, count, lowest
-from simulator.kernel import accessor, rule
+from simulator.core.kernel import accessor, rule
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
 
 

@@ -21,9 +21,9 @@ from policies.ekonos import ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, option
     policy_choice
 from policies.search import redeal, reseed_chance, top_k
 from simulator.games.ekonos.board import option
-from simulator.kernel import allocating, layer, rule
+from simulator.core.kernel import allocating, layer, rule
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rng import SEARCH as SEARCH_STREAM
+from simulator.core.rng import SEARCH as SEARCH_STREAM
 
 
 @layer

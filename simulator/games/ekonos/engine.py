@@ -17,9 +17,9 @@ from simulator.games.ekonos.board import (
     expand_targets, free_spaces, list_spaces, option, place_marker, place_targets,
     protect_marker, record, set_option)
 from simulator.games.ekonos.decide import choose
-from simulator.kernel import accessor, rule
+from simulator.core.kernel import accessor, rule
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rng import SETUP, shuffle
+from simulator.core.rng import SETUP, shuffle
 
 
 @accessor

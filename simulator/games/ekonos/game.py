@@ -7,10 +7,10 @@ decodes traces; the kernels in :mod:`engine` only loop.
 import numpy as np
 
 from policies import ekonos as policies
-from simulator.game import Game, policy_knobs
+from simulator.core.game import Game, policy_knobs
 from simulator.games.ekonos import games
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rules import RulesError, require
+from simulator.core.rules import RulesError, require
 
 ENGINE_VERSION = "ekonos-2"
 MAX_POINTS = 1000   # largest points per unit a [scoring] key may give

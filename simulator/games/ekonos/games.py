@@ -6,10 +6,10 @@ from policies.common import behaviour
 from policies.ekonos import SEARCH
 from simulator.games.ekonos.board import company_value, record, score_parts
 from simulator.games.ekonos.engine import advance
-from simulator.kernel import allocating, entry, rule
+from simulator.core.kernel import allocating, entry, rule
 from simulator.games.ekonos.search import search_step
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rng import N_STREAMS, rng_new
+from simulator.core.rng import N_STREAMS, rng_new
 
 
 @allocating

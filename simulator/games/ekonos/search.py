@@ -33,9 +33,9 @@ from policies.search import clear_gain, margin_to_best_other, outcome_value, rol
     tally, win_share
 from simulator.games.ekonos.board import put_row, score_parts
 from simulator.games.ekonos.engine import advance, play_step
-from simulator.kernel import allocating, rule
+from simulator.core.kernel import allocating, rule
 from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rng import SEARCH as SEARCH_STREAM
+from simulator.core.rng import SEARCH as SEARCH_STREAM
 
 MARGIN_SCALE = 20.0   # M.U.: about one standard deviation of a final score at 4 players
 SNAPSHOT, PROBE_COPY, ROLLOUT_COPY = range(3)   # rows of the work buffers

@@ -1,6 +1,6 @@
 """Ekonos state layout: the named slots of the engine's arrays.
 
-A game is two arrays: ``state`` (int64, below) and ``rng`` (uint64[N_STREAMS], simulator.rng).
+A game is two arrays: ``state`` (int64, below) and ``rng`` (uint64[N_STREAMS], simulator.core.rng).
 The rules of one player count are one read-only int64 array ``rules`` (below) and the policies'
 knobs one float64[n_policies, 1 + n_knobs] table.  Copying a game is ``work[:] = state``.
 

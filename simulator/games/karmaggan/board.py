@@ -20,7 +20,7 @@ from simulator.games.karmaggan.state import (
     CFG_HATCHES, CFG_ROWS, DCACHE, DCACHE_SLOTS, G_DCACHE_LAST, G_DCACHE_NEXT, G_DKEY,
     G_OFFSET, G_VERSION, G_ADJ_VERSION, ADJ, GAME, BOARD, JUNGLE, N_CELL, NO_WALL, OBJECT_TILE,
     PASSAGE_TILE, PLAIN_WALL, ARROWS_WALL, ACID_WALL, FIRE_WALL, QUEUE, TEMPLE_TILE, TILE_CHARS)
-from simulator.kernel import rule
+from simulator.core.kernel import rule
 
 UNREACHABLE = np.int64(1 << 20)
 EXITS = np.int64(-2)         # distance target: the jungle beyond every open hatch

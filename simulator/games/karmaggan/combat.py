@@ -13,7 +13,7 @@ from simulator.games.karmaggan.death import plunderer_dies
 from simulator.games.karmaggan.egg import pick_up_egg, give_egg, fling_egg, bfs_local
 from simulator.games.karmaggan.traps import roller_damage, step_crossings
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import allocating, rule
+from simulator.core.kernel import allocating, rule
 
 
 @rule

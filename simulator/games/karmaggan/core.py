@@ -8,8 +8,8 @@ import numpy as np
 
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
 from simulator.games.karmaggan.world import World
-from simulator.kernel import allocating, rule
-from simulator.rng import SETUP, rng_new, shuffle
+from simulator.core.kernel import allocating, rule
+from simulator.core.rng import SETUP, rng_new, shuffle
 
 
 @allocating

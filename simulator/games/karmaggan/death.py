@@ -6,7 +6,7 @@ Rulebook: shared/rules/karmaggan.md, sections "Dead or Alive", "Invocation Tiles
 from simulator.games.karmaggan.board import update_adjacency, is_jungle, is_ring_cell
 from simulator.games.karmaggan.core import record, place_figure
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import rule
+from simulator.core.kernel import rule
 
 
 @rule

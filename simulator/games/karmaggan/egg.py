@@ -9,7 +9,7 @@ from policies.karmaggan import choose
 from simulator.games.karmaggan.board import update_adjacency, is_jungle, is_ring_cell, outward
 from simulator.games.karmaggan.core import record, egg_moved
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import allocating, rule
+from simulator.core.kernel import allocating, rule
 
 
 @rule

@@ -26,7 +26,7 @@ they travel together as the world ``W`` (built by :func:`core.new_world`), read 
 * ``W[TCARDS]``   int64[n_temple]                the Temple deck's cards (T_*)
 * ``W[BEATS]``    int64[4, 4]                    1 where combat value i beats value j
 * ``W[KNOB_TABLE]``    float64[n_policies, n_knobs]   policy knobs; ``W[POLICY_IDS]`` int8[n_players]
-* ``W[RNG]``      uint64[N_STREAMS]              the game's random streams (simulator.rng)
+* ``W[RNG]``      uint64[N_STREAMS]              the game's random streams (simulator.core.rng)
 * ``W[GAME]``     int64[N_GAME]                  scalars: round, Egg, bank, decks, ring offsets
 * ``W[BOARD]``    int64[n_nodes, N_BOARD]        tile type, Blood value, occupant, hatch open
 * ``W[FIGS]``     int64[n_figs, N_FIG]           plunderers then spawns: position, kind, owner
@@ -39,7 +39,7 @@ they travel together as the world ``W`` (built by :func:`core.new_world`), read 
 * ``W[TRACE]``    int64[max_events, TRACE_WIDTH] event log for replay (0 rows in bulk runs)
 * ``W[TIMELINE]`` int16[round_cap, n_players]    blood coins of each seat after each round
 
-Compiling (:mod:`simulator.kernel`): the rule functions and policies, which never allocate,
+Compiling (:mod:`simulator.core.kernel`): the rule functions and policies, which never allocate,
 are compiled without numba's reference counting (``rule``), so passing ``W`` costs no atomic
 increment; such a kernel cannot return an array it did not receive, so the distance maps and
 adjacency are read from ``W`` (``board.distance_slot``, ``board.update_adjacency``).  The few
@@ -62,8 +62,8 @@ from simulator.games.karmaggan.core import new_world, record, place_figure, gain
 from simulator.games.karmaggan.movement import plunderer_turn
 from simulator.games.karmaggan.spawns import swarm_turn
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import allocating, entry, layer, rule
-from simulator.rng import SETUP, rng_below, shuffle
+from simulator.core.kernel import allocating, entry, layer, rule
+from simulator.core.rng import SETUP, rng_below, shuffle
 
 
 @allocating

@@ -8,12 +8,12 @@ decodes traces; the kernels in :mod:`engine` only loop.
 import numpy as np
 
 from policies import karmaggan as policies
-from simulator.errors import UserError
-from simulator.game import KNOB_BEHAVIOUR, Game, policy_knobs
+from simulator.core.errors import UserError
+from simulator.core.game import KNOB_BEHAVIOUR, Game, policy_knobs
 from simulator.games.karmaggan import core, engine, search
 from simulator.games.karmaggan.board import TILE_CODES, WALL_CODES, build_cells, draw_rows
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rules import require
+from simulator.core.rules import require
 
 ENGINE_VERSION = "karmaggan-3"
 MODES = ("team", "free_for_all")

@@ -12,8 +12,8 @@ from simulator.games.karmaggan.tiles import activate_tile
 from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.objects import play_object
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import layer, rule
-from simulator.rng import roll_die
+from simulator.core.kernel import layer, rule
+from simulator.core.rng import roll_die
 
 MAX_STEPS_PER_TURN = 200  # safety bound on decisions in one turn (a policy may loop)
 

@@ -10,8 +10,8 @@ from simulator.games.karmaggan.core import (
 from simulator.games.karmaggan.traps import (
     draw_temple_card, resolve_temple_card, set_hatches, turn_ring)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import rule
-from simulator.rng import DICE, rng_below, roll_die
+from simulator.core.kernel import rule
+from simulator.core.rng import DICE, rng_below, roll_die
 
 
 @rule

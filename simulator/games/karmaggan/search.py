@@ -44,8 +44,8 @@ from simulator.games.karmaggan.engine import (NO_SEATS, NOT_RESUMED, PAUSED, RES
 from simulator.games.karmaggan.movement import (continue_turn, finish_turn, list_step_options,
                                                 take_step, start_turn, MAX_STEPS_PER_TURN)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rng import SEARCH as SEARCH_STREAM
-from simulator.kernel import allocating, entry, layer, rule
+from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.core.kernel import allocating, entry, layer, rule
 
 MARGIN_SCALE = 4.0   # blood coins: a side this many coins ahead earns the whole margin bonus
 CLEAR_GAIN = 2.0   # standard errors a rival's paired gain must reach to override its rollout policy

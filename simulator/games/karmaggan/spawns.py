@@ -11,7 +11,7 @@ from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.movement import (
     MAX_STEPS_PER_TURN, begin_turn, crossing, leave_tile, list_moves, movement_roll, settle)
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import rule
+from simulator.core.kernel import rule
 
 
 @rule

@@ -10,7 +10,7 @@ from simulator.games.karmaggan.core import record, place_figure, controller, gai
 from simulator.games.karmaggan.egg import pick_up_egg
 from simulator.games.karmaggan.traps import resolve_temple_card, draw_temple_card
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import rule
+from simulator.core.kernel import rule
 
 
 @rule

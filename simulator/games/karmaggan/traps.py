@@ -12,8 +12,8 @@ from simulator.games.karmaggan.core import record, place_figure, draw_object, di
 from simulator.games.karmaggan.death import lose_coins
 from simulator.games.karmaggan.egg import first_on_line, pick_up_egg
 from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
-from simulator.kernel import rule
-from simulator.rng import SETUP, roll_die, shuffle
+from simulator.core.kernel import rule
+from simulator.core.rng import SETUP, roll_die, shuffle
 
 
 @rule

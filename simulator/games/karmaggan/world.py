@@ -9,7 +9,7 @@ with ``W`` behind a reference (same datasets, same speed).
 
 ``W`` is a numba structref (one field per member, named by :data:`MEMBERS`) made by
 :func:`core.new_world`; this module teaches numba to read ``W[k]`` for a constant ``k``, also
-inside kernels compiled without reference counting (``simulator.kernel.rule``).  In Python, a
+inside kernels compiled without reference counting (``simulator.core.kernel.rule``).  In Python, a
 world is a :class:`World` whose ``W[BOARD]`` is the game's very board array (tests and
 notebooks poke at single rules with it); with ``NUMBA_DISABLE_JIT=1`` it is a plain tuple.
 """

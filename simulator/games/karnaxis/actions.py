@@ -1,7 +1,7 @@
 """Karnaxis stage 2, Take Action!: the action spaces, who may use which, and what each does
 (rulebook: shared/rules/karnaxis.md, "2. Take Action!")."""
 
-from simulator.kernel import rule
+from simulator.core.kernel import rule
 
 from simulator.games.karnaxis.decide import choose
 from simulator.games.karnaxis.money import (
@@ -11,7 +11,7 @@ from simulator.games.karnaxis.new_year import give_shares, lose_job
 from simulator.games.karnaxis.business import (
     advertise_cost, business_cost, franchise_cost, market, start_business, start_franchise)
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rng import DICE, rng_below
+from simulator.core.rng import DICE, rng_below
 
 
 # ---------------------------------------------------------------- Take Action!

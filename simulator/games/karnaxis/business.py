@@ -1,7 +1,7 @@
 """Karnaxis businesses: Start Business, Start Franchise, Advertise costs, the level-4 firms and
 Buy/Sell Stock (rulebook: shared/rules/karnaxis.md, "Ins 'n Outs of Businesses & Franchises")."""
 
-from simulator.kernel import rule
+from simulator.core.kernel import rule
 
 from simulator.games.karnaxis.decide import choose
 from simulator.games.karnaxis.money import (

@@ -15,7 +15,7 @@ keeps the step's *decision log* in the state (every decision of the step, any se
 """
 
 import numpy as np
-from simulator.kernel import allocating, layer, rule
+from simulator.core.kernel import allocating, layer, rule
 
 from policies.common import behaviour
 from policies.karnaxis import ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, option_scores, \
@@ -23,7 +23,7 @@ from policies.karnaxis import ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, opti
 from policies.search import redeal, reseed_chance, top_k
 from simulator.games.karnaxis.money import put_row
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rng import SEARCH as SEARCH_STREAM
+from simulator.core.rng import SEARCH as SEARCH_STREAM
 
 
 @layer

@@ -4,7 +4,7 @@ shared/rules/karnaxis.md).
 A game is two arrays, ``state`` int64 and ``rng`` uint64[N_STREAMS]; the rules are one
 read-only int64 array and the policies' knobs a float64 table (layout: :mod:`state`).  Rule
 functions take ``(state, rules[, knobs, rng][, trace])`` and scalars, and are compiled without
-numba's reference counting (``rule``, :mod:`simulator.kernel`): only the functions that
+numba's reference counting (``rule``, :mod:`simulator.core.kernel`): only the functions that
 allocate (``allocating``: a new game's streams, the search's scores and re-deal; ``entry``:
 the games loops Python calls, with a chunk's buffers) count references.  ``trace``
 int64[max_events, TRACE_WIDTH] has zero rows in bulk runs.
@@ -24,7 +24,7 @@ cards its player uses before it), or one Year End Review.  The search player cop
 at a step boundary and plays on from there (search.py).
 """
 
-from simulator.kernel import allocating, layer, rule
+from simulator.core.kernel import allocating, layer, rule
 
 from simulator.games.karnaxis.actions import action_square, start_actions
 from simulator.games.karnaxis.decide import choose, is_search
@@ -32,7 +32,7 @@ from simulator.games.karnaxis.money import add_option, record
 from simulator.games.karnaxis.new_year import update_new_year
 from simulator.games.karnaxis.year_end import year_end
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rng import SETUP, rng_new, shuffle
+from simulator.core.rng import SETUP, rng_new, shuffle
 
 
 # ---------------------------------------------------------------- Game Setup

@@ -7,11 +7,11 @@ decodes traces; the kernels in :mod:`engine` only loop.
 import numpy as np
 
 from policies import karnaxis as policies
-from simulator.errors import UserError
-from simulator.game import KNOB_BEHAVIOUR, Game, policy_knobs
+from simulator.core.errors import UserError
+from simulator.core.game import KNOB_BEHAVIOUR, Game, policy_knobs
 from simulator.games.karnaxis import games
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rules import require
+from simulator.core.rules import require
 
 ENGINE_VERSION = "karnaxis-2"
 
@@ -275,7 +275,7 @@ def searching(knobs: np.ndarray, seat_policies: np.ndarray) -> bool:
 
 
 def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
-    """Play ``len(seeds)`` games; the contract's three tables (see simulator.game)."""
+    """Play ``len(seeds)`` games; the contract's three tables (see simulator.core.game)."""
     rules, knobs = params[0], params[1]
     out_games, out_players, out_years = allocate(rules, len(seeds))
     seat_policies = np.asarray(seat_policies, np.int8)

@@ -12,8 +12,8 @@ from simulator.games.karnaxis.engine import advance, new_game, write_years
 from simulator.games.karnaxis.search import search_step
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 from simulator.games.karnaxis.year_end import end_game
-from simulator.kernel import allocating, entry, layer
-from simulator.rng import N_STREAMS
+from simulator.core.kernel import allocating, entry, layer
+from simulator.core.rng import N_STREAMS
 
 
 @layer

@@ -6,7 +6,7 @@ add the amount to one ledger column (L_*), so the final cash is always the start
 ledger's inflows minus its outflows, and every dollar paid to a player is received by one.
 """
 
-from simulator.kernel import rule
+from simulator.core.kernel import rule
 
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 

@@ -1,14 +1,14 @@
 """Karnaxis stage 1, Update New Year: event cards and the stock market (rulebook:
 shared/rules/karnaxis.md, "1. Update New Year" and "Stock Market Basics")."""
 
-from simulator.kernel import rule
+from simulator.core.kernel import rule
 
 from simulator.games.karnaxis.decide import choose
 from simulator.games.karnaxis.money import (
     ability, add_option, check_all_karnaxis, firm_benefit, gain, pay_required, record,
     settle_forfeit)
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
-from simulator.rng import DICE, rng_below
+from simulator.core.rng import DICE, rng_below
 
 
 # ---------------------------------------------------------------- stock market

@@ -37,8 +37,8 @@ from simulator.games.karnaxis.engine import advance, play_step
 from simulator.games.karnaxis.money import job_holder
 from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
 from simulator.games.karnaxis.year_end import interest_on, interest_rate, retirement_payout
-from simulator.kernel import allocating, rule
-from simulator.rng import SEARCH as SEARCH_STREAM
+from simulator.core.kernel import allocating, rule
+from simulator.core.rng import SEARCH as SEARCH_STREAM
 
 MARGIN_SCALE = 250_000.0   # $: a margin this large earns the whole margin bonus (about one
                            # standard deviation of the final cash of a 4-player game)

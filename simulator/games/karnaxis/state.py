@@ -3,7 +3,7 @@
 Shared by the engine, the wrapper and the policies, so none imports another's internals.
 
 A game is two arrays: ``state`` (int64, below) and ``rng`` (uint64[N_STREAMS],
-simulator.rng).  The rules of one player count are one read-only int64 array ``rules`` (a
+simulator.core.rng).  The rules of one player count are one read-only int64 array ``rules`` (a
 header of numbers and offsets, then the lookup tables and the card rows) and the policies'
 knobs one float64[n_policies, 1 + n_knobs] table.  Copying a game is ``work[:] = state``.
 
@@ -27,7 +27,7 @@ Rule code reads ``state[row(p) + CASH]``, ``state[stock(s) + VALUE]``,
 ``rules[CFG_LOAN_CAP]``, ``table(rules, T_DIE, i)``, ``job(rules, j, J_SALARY)``.
 """
 
-from simulator.kernel import rule
+from simulator.core.kernel import rule
 
 MAX_PLAYERS = 6
 MAX_STOCKS = MAX_PLAYERS + 1      # one business per seat and the black business

@@ -1,7 +1,7 @@
 """Karnaxis stage 3, Year End Review (salary, business income, taxes, loan payments) and Game
 End (rulebook: shared/rules/karnaxis.md)."""
 
-from simulator.kernel import rule
+from simulator.core.kernel import rule
 
 from simulator.games.karnaxis.money import (
     ability, check_all_karnaxis, delinquent, firm_benefit, gain, holds_job, job_holder,

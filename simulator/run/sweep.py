@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import itertools
 
-from simulator.game import Game
-from simulator.rules import RulesError, load_toml, lookup, merge, nest, parse_set, toml_value
-from simulator.runner import Variant
+from simulator.core.game import Game
+from simulator.core.rules import RulesError, load_toml, lookup, merge, nest, parse_set, toml_value
+from simulator.run.runner import Variant
 
 BASE = "base"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simulator.game import Game, get_game
-from simulator.rng import game_seeds
+from simulator.core.game import Game, get_game
+from simulator.core.rng import game_seeds
 
 
 DISPLAY_NAMES = {"karmaggan": "Karmaggän"}
@@ -84,7 +84,7 @@ def warm_engines(players: dict[str, int], jobs: int) -> None:
     missing, nothing is done here: each engine compiles at its first run."""
     from joblib import effective_n_jobs
 
-    from simulator.runner import Workers
+    from simulator.run.runner import Workers
     missing = [name for name in sorted(players, key=lambda g: -COMPILE_SECONDS.get(g, 0))
                if (marker := compiled_marker(get_game(name))) is not None and not marker.exists()]
     workers = min(effective_n_jobs(jobs), len(missing))
@@ -95,9 +95,9 @@ def warm_engines(players: dict[str, int], jobs: int) -> None:
 
 
 def main() -> None:
-    """``python -m simulator.warm``: compile every engine the cache lacks, side by side (``make
+    """``python -m simulator.run.warm``: compile every engine the cache lacks, side by side (``make
     test`` does it before the tests, whose parallel workers then load the kernels)."""
-    from simulator.game import GAME_NAMES
+    from simulator.core.game import GAME_NAMES
     warm_engines({name: get_game(name).default_players for name in GAME_NAMES}, jobs=-1)
 
 

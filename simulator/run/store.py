@@ -19,7 +19,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from simulator.errors import UserError
+from simulator.core.errors import UserError
 
 MANIFEST = "manifest.json"
 FORMAT = "balsim-dataset"        # manifest["format"]: this folder was written by balsim

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from simulator.game import Game
-from simulator.rng import game_seeds
-from simulator.runner import MAX_CHUNK, Plan, Variant, execute, seat_policy_ids
-from simulator.warm import compiling
+from simulator.core.game import Game
+from simulator.core.rng import game_seeds
+from simulator.run.runner import MAX_CHUNK, Plan, Variant, execute, seat_policy_ids
+from simulator.run.warm import compiling
 
 TARGET_SECONDS = 5.0
 PROBE_SECONDS = 0.5

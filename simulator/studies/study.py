@@ -1,6 +1,6 @@
 """The default balance study: every implemented game at several player counts, then the report.
 
-``run_study`` plays each game of :data:`simulator.game.GAME_NAMES` at the player counts of
+``run_study`` plays each game of :data:`simulator.core.game.GAME_NAMES` at the player counts of
 :data:`STUDY`, with the game's scripted policies filling the seats in turn and balanced seat
 orders (so seat, neighbour and policy effects separate), writes one dataset per game and player count
 under ``runs_dir`` and the playtest report to ``report_path``.  Each game with tuned knob sets
@@ -15,15 +15,15 @@ import sys
 import time
 from pathlib import Path
 
-from simulator.errors import UserError
-from simulator.experiments import check_out_dir
-from simulator.game import GAME_NAMES, get_game
+from simulator.core.errors import UserError
+from simulator.run.outputs import check_out_dir
+from simulator.core.game import GAME_NAMES, get_game
 from simulator.report import write_report
-from simulator.rules import RulesError
-from simulator.runner import Plan, Variant, execute
-from simulator.store import check_replaceable, checked_path
-from simulator.strength import SEARCH, strong_seats
-from simulator.warm import warm_engines
+from simulator.core.rules import RulesError
+from simulator.run.runner import Plan, Variant, execute
+from simulator.run.store import check_replaceable, checked_path
+from simulator.experiments.strength import SEARCH, strong_seats
+from simulator.run.warm import warm_engines
 
 STUDY_SEED = 20_261_129
 
@@ -55,7 +55,7 @@ SCREEN_TRAJECTORIES = 4
 SCREEN_GAMES = {"ekonos": 6_000, "karnaxis": 12_000, "karmaggan": 5_000}
 SCREEN_MIN_RUN = 48
 
-# The strong field (simulator.strength: tuned knob sets, one search seat where the game has a
+# The strong field (simulator.experiments.strength: tuned knob sets, one search seat where the game has a
 # search player and "search_games" is not 0), played at STRONG_PLAYERS with the same variants,
 # so every balance flag can say whether it holds with strong players.  Measured 2026-11 with
 # jobs=2 on the shared machine (load ~9.5), side by side: ekonos-4p-strong 16,000 games in
@@ -68,7 +68,7 @@ STRONG = {"ekonos": {"n_games": 8_000, "search_games": 0},
           "karmaggan": {"n_games": 1_000, "search_games": 0}}
 STRONG_PLAYERS = 4
 
-# The skill gap of each game with a search player (simulator.strength.skill): its search seat
+# The skill gap of each game with a search player (simulator.experiments.strength.skill): its search seat
 # (Karmaggän: its team) against the tuned field at STRONG_PLAYERS, at 1 rollout and at its
 # default budget, on the same games; the report's "Skill and luck" section.  These are the
 # study's search seats, as many games as its minutes afford (measured 2026-11, CPU time:
@@ -175,8 +175,8 @@ def screen_folder(game: str) -> str:
 def run_screens(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -> list[Path]:
     """The sensitivity screen of each game's assumed keys (see SCREEN_GAMES), one folder each;
     ``scale`` shrinks the games as in :func:`run_study`."""
-    from simulator import sensitivity
-    from simulator.experiments import Design, Lab
+    from simulator.experiments import sensitivity
+    from simulator.experiments.lab import Design, Lab
 
     out = []
     for name in GAME_NAMES:
@@ -209,8 +209,8 @@ def skill_folder(game: str) -> str:
 
 def run_skill(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -> list[Path]:
     """The skill curve of each game with a search player (see SKILL), one folder each."""
-    from simulator.experiments import Lab
-    from simulator.strength import has_search, skill, write_curve
+    from simulator.experiments.lab import Lab
+    from simulator.experiments.strength import has_search, skill, write_curve
 
     out = []
     for name, spec in SKILL.items():

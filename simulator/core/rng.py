@@ -13,7 +13,7 @@ rules allow.
 """
 
 import numpy as np
-from simulator.kernel import allocating, entry, rule
+from simulator.core.kernel import allocating, entry, rule
 
 # stream slots in the rng state array
 SETUP, DICE, POLICY, SEARCH = range(4)

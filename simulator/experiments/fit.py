@@ -3,7 +3,7 @@
 Two stages, both on common random numbers (every candidate of a batch plays the same games):
 
 1. **Candidates.**  One integer key with at most :data:`GRID_MAX` values: every value.
-   Otherwise CMA-ES (:mod:`simulator.optimise`, as ``tune``) minimises ``|metric - target|``
+   Otherwise CMA-ES (:mod:`simulator.experiments.optimise`, as ``tune``) minimises ``|metric - target|``
    with part of the budget; its final mean, the integer values next to it and each late
    generation's best become the candidates.
 2. **Race** (sequential stopping).  The candidates play batches of new games together; after
@@ -12,8 +12,8 @@ Two stages, both on common random numbers (every candidate of a batch plays the 
    thus keep getting games until one is clearly best or the budget is spent.
 
 Key ranges: ``--key K=LO:HI``, or else a quarter to four times the default value, cut to what
-the game's checks accept (:func:`simulator.experiments.checked_range`); an integer key moves in
-the steps the checks allow (:func:`simulator.experiments.key_step`, e.g. $5,000 for a loan cap).
+the game's checks accept (:func:`simulator.experiments.keys.checked_range`); an integer key moves in
+the steps the checks allow (:func:`simulator.experiments.keys.key_step`, e.g. $5,000 for a loan cap).
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import norm
 
-from simulator.errors import UserError
-from simulator.experiments import (OUT_MARK, Design, Lab, accepts, batch_ids, checked_range,
-                                   finish_out_dir, key_step, lattice_range, new_out_dir,
-                                   numeric_value, parse_span, round_to, with_values)
-from simulator.metrics import Estimate, Metric, Outcomes, parse_metric
-from simulator.optimise import Dimension, cma_search, population_size
-from simulator.rules import RulesError, nest, to_toml
+from simulator.core.errors import UserError
+from simulator.experiments.keys import accepts, checked_range, key_step, lattice_range, numeric_value, parse_span, with_values
+from simulator.experiments.lab import Design, Lab, batch_ids, round_to
+from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+from simulator.experiments.metrics import Estimate, Metric, Outcomes, parse_metric
+from simulator.experiments.optimise import Dimension, cma_search, population_size
+from simulator.core.rules import RulesError, nest, to_toml
 
 GRID_MAX = 25          # an integer key with at most this many values is raced value by value
 SEARCH_SHARE = 0.5     # of the budget for CMA-ES before the race

@@ -3,7 +3,7 @@
 The tuned policy is a named knob set ``[policies.NAME_tuned]`` with ``base`` = the policy's
 built-in behaviour.  It plays one seat against the field (Karmaggän in team mode: its whole
 team against a team of the field, since a team wins or loses together); seat orders are the
-runner's balanced ones.  CMA-ES (:mod:`simulator.optimise`) proposes a generation of knob
+runner's balanced ones.  CMA-ES (:mod:`simulator.experiments.optimise`) proposes a generation of knob
 sets; every candidate of a generation plays the same games (common random numbers), each
 generation new ones.  A candidate's worth is its win rate plus :data:`TIE_BREAK` times the
 share of opponents it outscores, so knob sets that never win still show which way is better.  The final knobs are then checked on held-out games: the tuned set and
@@ -19,13 +19,12 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from simulator.errors import UserError
-from simulator.experiments import (HELD_OUT, Design, Lab, batch_ids, is_team_game, round_to,
-                                   scripted_field)
-from simulator.game import Game, knob_values
-from simulator.metrics import Estimate
-from simulator.optimise import Dimension, Generation, cma_search, population_size
-from simulator.rules import RulesError, toml_value
+from simulator.core.errors import UserError
+from simulator.experiments.lab import HELD_OUT, Design, Lab, batch_ids, is_team_game, round_to, scripted_field
+from simulator.core.game import Game, knob_values
+from simulator.experiments.metrics import Estimate
+from simulator.experiments.optimise import Dimension, Generation, cma_search, population_size
+from simulator.core.rules import RulesError, toml_value
 
 RANGES = "knob_ranges"
 HELD_OUT_SHARE = 0.1     # of the budget, for each side of the held-out comparison

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from simulator import rules as rules_mod
-from simulator.errors import UserError
+from simulator.core import rules as rules_mod
+from simulator.core.errors import UserError
 
 GAME_NAMES = ("ekonos", "karnaxis", "karmaggan")  # every implemented game; each new engine adds itself here
 SEARCH_POLICY = "search"   # each game's search player: costly, so never a default seat
@@ -77,7 +77,7 @@ class Game:
 
     @property
     def rules_path(self) -> Path:
-        return Path(__file__).parent / "games" / self.name / "rules.toml"
+        return Path(__file__).parent.parent / "games" / self.name / "rules.toml"
 
     def default_rules(self) -> dict:
         return rules_mod.load_toml(self.rules_path)

@@ -26,12 +26,12 @@ import numpy as np
 import pyarrow as pa
 
 import simulator
-from simulator import store
-from simulator.errors import Fault, Interrupted, UserError
-from simulator.game import Game, get_game
-from simulator.rng import game_seeds
-from simulator.seating import Seating, neighbour, team_mode
-from simulator.warm import warm_up
+from simulator.run import store
+from simulator.core.errors import Fault, Interrupted, UserError
+from simulator.core.game import Game, get_game
+from simulator.core.rng import game_seeds
+from simulator.core.seating import Seating, neighbour, team_mode
+from simulator.run.warm import warm_up
 
 MAX_PARTS = 100_000      # parts per table: keeps the task list and the manifest small
 MAX_CHUNK = 100_000      # games per task: a chunk's output arrays must fit in memory
@@ -77,7 +77,7 @@ def plan_policies(game: Game, plan: Plan) -> tuple:
 
 
 def plan_seating(plan: Plan) -> Seating:
-    """The plan's seating design (see :mod:`simulator.seating`)."""
+    """The plan's seating design (see :mod:`simulator.core.seating`)."""
     return Seating.of(plan.seats, plan.fixed_seats, team_mode(v.rules for v in plan.variants))
 
 

@@ -1,12 +1,12 @@
 """Per-seat and per-game values, beyond wins and scores, that the report's flags measure.
 
 ``balsim sensitivity`` (and ``tune`` and ``fit``) see a batch of games as
-:class:`~simulator.metrics.Outcomes`: wins, scores, length and groups.  The presidency, loan
+:class:`~simulator.experiments.metrics.Outcomes`: wins, scores, length and groups.  The presidency, loan
 and runaway-leader flags measure other things, so a screen could not say which assumed keys
 they depend on.  :func:`flag_values` computes those things from an engine's raw output with
 the analysis's own definitions (a chunk of games made into the frames the analysis reads),
 and the metrics ``presidency_edge``, ``loan_cap_binding:policy=P``,
-``delinquency_rate:policy=P`` and ``runaway_rate`` read them (:mod:`simulator.metrics`):
+``delinquency_rate:policy=P`` and ``runaway_rate`` read them (:mod:`simulator.experiments.metrics`):
 
 * ``top_president`` bool[n, p]: the seat presides the single most valuable company
   (:func:`simulator.analysis.ekonos.with_presidency`);

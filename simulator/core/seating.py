@@ -122,7 +122,7 @@ def _count_upper_bound(lineup) -> int:
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser on uint64 arrays (as :func:`simulator.rng.mix64`)."""
+    """SplitMix64's finaliser on uint64 arrays (as :func:`simulator.core.rng.mix64`)."""
     with np.errstate(over="ignore"):
         z = (z ^ (z >> np.uint64(30))) * _MIX1
         z = (z ^ (z >> np.uint64(27))) * _MIX2

@@ -7,7 +7,7 @@ over the factors (each step of a trajectory moves one key); every run of the scr
 same games (common random numbers), so the step from one run to the next is a paired
 comparison and a key that does nothing shows no difference at all.
 
-For each balance metric (:func:`simulator.metrics.balance_metrics`) and key:
+For each balance metric (:func:`simulator.experiments.metrics.balance_metrics`) and key:
 
 * ``mu_star`` (SALib): the mean absolute change of the metric when the key moves across its
   whole range, with a bootstrap 95% interval over trajectories; ``mu`` keeps the sign;
@@ -35,14 +35,14 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import chi2
 
-from simulator.assumed import assumed_keys
-from simulator.errors import UserError
-from simulator.experiments import (OUT_MARK, Design, Lab, accepts, batch_ids, checked_range,
-                                   finish_out_dir, key_step, new_out_dir, numeric_value,
-                                   on_lattice, parse_span, scaled, with_values)
-from simulator.game import Game
-from simulator.metrics import balance_metrics
-from simulator.rules import RulesError
+from simulator.core.assumed import assumed_keys
+from simulator.core.errors import UserError
+from simulator.experiments.keys import accepts, checked_range, key_step, numeric_value, on_lattice, parse_span, scaled, with_values
+from simulator.experiments.lab import Design, Lab, batch_ids
+from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+from simulator.core.game import Game
+from simulator.experiments.metrics import balance_metrics
+from simulator.core.rules import RulesError
 
 LEVELS = 4                 # Morris grid levels
 ALPHA = 0.05
@@ -77,7 +77,7 @@ class Factor:
 def choose_factors(game: Game, rules: dict, named: list[str], assumed: bool,
                    scale: tuple[float, float]) -> tuple[list[Factor], list[dict]]:
     """The keys the user named (each must be screenable), then with ``assumed`` every other
-    ASSUMED key (:func:`simulator.assumed.assumed_keys`) that can be screened; returns the
+    ASSUMED key (:func:`simulator.core.assumed.assumed_keys`) that can be screened; returns the
     factors and the keys skipped, with why."""
     if not named and not assumed:
         raise UserError("give --keys K1,K2,.. or --assumed")

@@ -3,32 +3,25 @@
 A *candidate* is a full set of rules (a rules variant, or the default rules plus a knob set).
 :class:`Lab` plays every candidate of a batch on the same game ids, hence the same seeds and
 seat orders (common random numbers), in worker processes, and returns each candidate's
-:class:`~simulator.metrics.Outcomes`; the metrics module turns those into estimates.  Which
+:class:`~simulator.experiments.metrics.Outcomes`; the metrics module turns those into estimates.  Which
 games a batch plays depends only on its game ids, so results do not depend on ``--jobs``.
 
-Also here, because all three tools need them: changing rules keys (:func:`with_values`),
-the range a numeric key may take under the game's checks (:func:`checked_range`), and writing
-outputs atomically (:func:`write_text_atomic`, :func:`finish_out_dir`).
+Changing rules keys and the range a key may take are in :mod:`simulator.experiments.keys`;
+writing the tools' output folders in :mod:`simulator.run.outputs`.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from simulator.errors import UserError
-from simulator.flag_values import flag_values
-from simulator.game import Game, get_game
-from simulator.metrics import GROUP_COLUMNS, Outcomes
-from simulator.rng import game_seeds
-from simulator.rules import RulesError, lookup, merge, nest
-from simulator.runner import Plan, Progress, Variant, Workers, seat_policy_ids
-from simulator.seating import Seating, team_mode
+from simulator.experiments.flag_values import flag_values
+from simulator.core.game import Game, get_game
+from simulator.experiments.metrics import GROUP_COLUMNS, Outcomes
+from simulator.core.rng import game_seeds
+from simulator.run.runner import Plan, Progress, Variant, Workers, seat_policy_ids
+from simulator.core.seating import Seating, team_mode
 
 HELD_OUT = 1 << 40     # game ids from here on are kept for final, held-out comparisons
 NOT_SCRIPTED = ("random", "search")   # built-ins that are not a scripted field policy
@@ -55,7 +48,7 @@ class Design:
 
 def seated_plan(design: Design, rules: dict) -> Plan:
     """A plan seating ``design.lineup`` the way ``balsim run`` does by default, so that
-    :func:`simulator.runner.seat_policy_ids` gives every game's seat order."""
+    :func:`simulator.run.runner.seat_policy_ids` gives every game's seat order."""
     return Plan(game=design.game, n_games=0, n_players=design.n_players,
                 seats=list(design.lineup), seed=design.seed, chunk_size=1,
                 variants=[Variant("candidate", rules)])
@@ -174,152 +167,3 @@ def scripted_field(game: Game, exclude: str | None = None) -> list[str]:
 
 def is_team_game(rules: dict) -> bool:
     return rules.get("game", {}).get("mode") == "team"
-
-
-# ---- rules keys ---------------------------------------------------------------------------
-
-def with_values(rules: dict, values: dict) -> dict:
-    """``rules`` with each dotted key set to its value (checked like ``--set``)."""
-    for key, value in values.items():
-        rules = merge(rules, nest(key, value))
-    return rules
-
-
-def parse_span(key: str, span: str) -> tuple[float, float]:
-    """``LOW:HIGH`` given with a key (``K=LOW:HIGH``)."""
-    try:
-        low, high = (float(v) for v in span.split(":"))
-    except ValueError:
-        raise RulesError(key, f"expected {key}=LOW:HIGH, got '{span}'") from None
-    return low, high
-
-
-def numeric_value(rules: dict, key: str):
-    """The default value of a numeric rules key (int, float, or a list of numbers)."""
-    value = lookup(rules, key)
-    numbers = value if isinstance(value, list) else [value]
-    if not numbers or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
-        raise RulesError(key, "not a number (only numeric keys can be varied)")
-    return value
-
-
-def scaled(default, factor: float):
-    """``default`` (a number or a list of numbers) times ``factor``; integers stay integers."""
-    if isinstance(default, list):
-        return [scaled(v, factor) for v in default]
-    value = default * factor
-    return int(round(value)) if isinstance(default, int) else float(value)
-
-
-def accepts(game: Game, rules: dict, key: str, value) -> bool:
-    """Whether the game's checks accept ``key = value``."""
-    try:
-        game.validate(with_values(rules, {key: value}))
-        return True
-    except RulesError:
-        return False
-
-
-def key_step(game: Game, rules: dict, key: str) -> int:
-    """The spacing of an integer key's values: the smallest of 1, 2, 5, 10, 20, 50, ... that
-    the game's checks accept next to the current value (a loan cap counted in $5,000 notes
-    moves by 5,000); 1 for a real key."""
-    default = numeric_value(rules, key)
-    if not isinstance(default, int) or isinstance(default, bool):
-        return 1
-    scale = 1
-    while scale <= max(abs(default), 1):
-        for step in (scale, 2 * scale, 5 * scale):
-            if accepts(game, rules, key, default + step) or accepts(game, rules, key, default - step):
-                return step
-        scale *= 10
-    return 1
-
-
-def on_lattice(value: float, origin: int, step: int) -> int:
-    """The integer nearest ``value`` among ``origin + k * step``."""
-    return int(origin + round((value - origin) / step) * step)
-
-
-def lattice_range(low: float, high: float, origin: int, step: int) -> tuple[int, int]:
-    """The first and the last of ``origin + k * step`` inside ``[low, high]``."""
-    return (int(origin + np.ceil((low - origin) / step) * step),
-            int(origin + np.floor((high - origin) / step) * step))
-
-
-def checked_range(game: Game, rules: dict, key: str, low: float, high: float,
-                  step: int = 1) -> tuple[float, float]:
-    """The part of ``[low, high]`` that the game's checks accept for ``key`` around its
-    current value, found by bisection (checks are bounds, so the accepted set is an interval);
-    an integer key moves in ``step`` from its current value.  RulesError when the current
-    value's neighbourhood is not accepted at all."""
-    default = numeric_value(rules, key)
-    if isinstance(default, list):
-        raise RulesError(key, "a list cannot be searched; name one number")
-    integer = isinstance(default, int)
-    # integers: bisect on k in default + k * step; reals: on the value itself
-    value = (lambda k: default + k * step) if integer else float
-    ok = lambda k: accepts(game, rules, key, value(k))  # noqa: E731
-
-    def edge(inside, outside):
-        if ok(outside):
-            return outside
-        for _ in range(64):
-            if abs(outside - inside) <= (1 if integer else 1e-6 * max(1.0, abs(inside))):
-                break
-            middle = (inside + outside) // 2 if integer else (inside + outside) / 2
-            inside, outside = (middle, outside) if ok(middle) else (inside, middle)
-        return inside
-
-    if integer:
-        low, high = ((v - default) // step for v in lattice_range(low, high, default, step))
-        start = min(max(0, low), high)
-    else:
-        start = min(max(default, low), high)
-    if not ok(start):
-        raise RulesError(key, f"the game's checks refuse {value(start)}")
-    return value(edge(start, low)), value(edge(start, high))
-
-
-# ---- output ---------------------------------------------------------------------------------
-
-def check_out_file(path: Path, force: bool) -> None:
-    if path.exists() and not force:
-        raise UserError(f"--out {path} exists; use --force to overwrite it")
-    if path.exists() and path.is_dir():
-        raise UserError(f"--out {path} is a folder, expected a file")
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-OUT_MARK = "balsim.json"   # every output folder of these tools holds this file
-
-
-def check_out_dir(out: Path, force: bool) -> None:
-    """Refuse a non-empty OUT unless ``force``, and never delete a folder these tools did not
-    write."""
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} exists and is not a folder")
-    if out.exists() and any(out.iterdir()):
-        if not force:
-            raise UserError(f"--out {out} is not empty; use --force to overwrite it")
-        if not (out / OUT_MARK).exists():
-            raise UserError(f"--out {out} was not written by balsim (no {OUT_MARK}); "
-                            "refusing to delete it")
-
-
-def new_out_dir(out: Path) -> Path:
-    """A temporary folder beside OUT to write into; :func:`finish_out_dir` puts it in place."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-
-
-def finish_out_dir(tmp: Path, out: Path) -> None:
-    if out.exists():
-        shutil.rmtree(out)
-    os.replace(tmp, out)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simulator.analysis.stats import Z95, wilson
-from simulator.errors import UserError
+from simulator.core.errors import UserError
 
 GROUPS = ("seat", "policy", "character", "side")   # player groups a metric can name
 GROUP_COLUMNS = ("character", "side")              # engine player columns that hold a group
@@ -57,7 +57,7 @@ METRIC_HELP = {
     "runaway_rate": "share of games the leader two thirds into the game wins (Karnaxis: cash, "
                     "Karmaggän: blood coins)",
 }
-# metrics that read Outcomes.extra (simulator.flag_values): name or kind -> the values needed
+# metrics that read Outcomes.extra (simulator.experiments.flag_values): name or kind -> the values needed
 EXTRA_NEEDS = {"presidency_edge": "top_president", "loan_cap_binding": "cap_binding",
                "delinquency_rate": "delinquent", "runaway_rate": "leader_won"}
 
@@ -86,7 +86,7 @@ class Outcomes:
     end_reason: np.ndarray     # int[n], codes into end_reasons
     end_reasons: tuple[str, ...]
     groups: dict
-    extra: dict = field(default_factory=dict)   # simulator.flag_values: bool[n, p] or bool[n]
+    extra: dict = field(default_factory=dict)   # simulator.experiments.flag_values: bool[n, p] or bool[n]
 
     @property
     def n_games(self) -> int:

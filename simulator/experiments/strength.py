@@ -25,12 +25,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from simulator.errors import UserError
-from simulator.experiments import (HELD_OUT, Design, Lab, batch_ids, is_team_game, round_to,
-                                   scripted_field)
-from simulator.game import Game
-from simulator.metrics import Estimate
-from simulator.tune import TuneResult, line_up, percent, tune
+from simulator.core.errors import UserError
+from simulator.experiments.lab import HELD_OUT, Design, Lab, batch_ids, is_team_game, round_to, scripted_field
+from simulator.core.game import Game
+from simulator.experiments.metrics import Estimate
+from simulator.experiments.tune import TuneResult, line_up, percent, tune
 
 SEARCH = "search"
 TUNED_SUFFIX = "_tuned"
@@ -157,7 +156,7 @@ def write_curve(curve: Curve, out: Path, command: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from simulator.experiments import OUT_MARK, finish_out_dir, new_out_dir
+    from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
     tmp = new_out_dir(out)
     rates = [r.value for r in curve.rates]
     errors = [[r.value - r.interval[0] for r in curve.rates],
@@ -181,7 +180,7 @@ def write_curve(curve: Curve, out: Path, command: str) -> None:
 
 def read_curve(out: Path) -> dict | None:
     """The record of a skill folder written by :func:`write_curve`, or None for any other."""
-    from simulator.experiments import OUT_MARK
+    from simulator.run.outputs import OUT_MARK
     try:
         record = json.loads((Path(out) / OUT_MARK).read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -32,13 +32,14 @@ from simulator.analysis import Dataset
 from simulator.analysis.core import paired_difference
 from simulator.analysis.karnaxis import bracket_labels, loan_cap
 from simulator.analysis.stats import Z95
-from simulator.experiments import OUT_MARK, finish_out_dir, new_out_dir, with_values
-from simulator.game import Game, get_game
+from simulator.experiments.keys import with_values
+from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+from simulator.core.game import Game, get_game
 from simulator.report.flags import points
 from simulator.report.page import block, interval, money, pct, render_page
-from simulator.rules import lookup
-from simulator.runner import Plan, Variant, execute
-from simulator.study import study_seats
+from simulator.core.rules import lookup
+from simulator.run.runner import Plan, Variant, execute
+from simulator.studies.study import study_seats
 
 SCHEMA = 1
 TAX_KEY = "taxes.standard_usd"

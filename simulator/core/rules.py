@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from simulator.errors import UserError
+from simulator.core.errors import UserError
 
 
 KNOB_SETS = "policies."  # under [policies], a new table is a named knob set (Game.policy_set)

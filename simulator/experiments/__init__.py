@@ -1,0 +1,2 @@
+"""Experiments on common seeds: candidates (``lab``), keys, metrics, tune, fit, sensitivity,
+strength."""

@@ -1,0 +1,1 @@
+"""Playing games: plans into Parquet datasets, worker processes, warm-up, bench, outputs."""

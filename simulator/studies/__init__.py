@@ -1,0 +1,1 @@
+"""The default study and the designer's questions (``balsim ask``)."""
