@@ -31,7 +31,7 @@ run: $(STAMP)
 	$(BIN)/balsim study --out runs --report reports/study.html
 
 test: $(TEST_STAMP) browser
-	$(BIN)/python -m simulator.warm
+	$(BIN)/python -m simulator.run.warm
 	$(BIN)/python -m pytest
 
 browser:

@@ -17,13 +17,13 @@ import time
 import numpy as np
 
 from simulator.cli.options import seat_list
-from simulator.game import get_game
+from simulator.core.game import get_game
 from simulator.games.ekonos import games
 from simulator.games.ekonos.game import allocate
 from simulator.games.ekonos.state import (CFG_COMPANIES, G_LENGTH, G_ROUNDS, G_WINNER, P_BOUGHT,
                                           P_DISCARDED, P_EXPANSIONS, P_SCORE, TRACE_WIDTH)
-from simulator.rng import game_seeds
-from simulator.runner import Plan, Variant, seat_policy_ids
+from simulator.core.rng import game_seeds
+from simulator.run.runner import Plan, Variant, seat_policy_ids
 
 MASK = (1 << 64) - 1
 

@@ -3,9 +3,9 @@
 import numpy as np
 from numba import njit
 
-from simulator.game import KNOB_BEHAVIOUR
-from simulator.kernel import rule
-from simulator.rng import POLICY, rng_below, rng_float
+from simulator.core.game import KNOB_BEHAVIOUR
+from simulator.core.kernel import rule
+from simulator.core.rng import POLICY, rng_below, rng_float
 
 RANDOM = 0  # behaviour 0 is `random` in every game
 

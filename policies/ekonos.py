@@ -10,9 +10,9 @@ import numpy as np
 
 from policies.common import RANDOM, behaviour, keep_best, pick_random
 from policies.search import SEARCH_KNOBS
-from simulator.game import Policy
+from simulator.core.game import Policy
 from simulator.games.ekonos.board import neighbours_of, option
-from simulator.kernel import accessor, rule, scorer
+from simulator.core.kernel import accessor, rule, scorer
 from simulator.games.ekonos.state import (
     BUY, CASH, CHOOSE_CARD, CHOOSE_SPACE, EMPTY, EXPAND_NOW, NONE, ON_BOARD, OPT_A, OPT_B,
     OPT_C, PLACE_FUNCTION, PRESIDENT, SELL, SHARES, SHARES_OUT, MAX_COMPANIES, CFG_TURNS, TURN)
@@ -32,7 +32,7 @@ POLICIES = (
 )
 KNOBS = ("presidency_bonus", "expand_early", "buy_margin", "sell_margin", "place_weight",
          *SEARCH_KNOBS)
-# knobs table columns (column 0 is the behaviour, simulator.game.policy_knobs)
+# knobs table columns (column 0 is the behaviour, simulator.core.game.policy_knobs)
 (PRESIDENCY_BONUS, EXPAND_EARLY, BUY_MARGIN, SELL_MARGIN, PLACE_WEIGHT,
  ROLLOUTS, ROLLOUT_POLICY_KNOB, HORIZON, TOP_K) = range(1, 10)
 

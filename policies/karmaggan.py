@@ -22,7 +22,7 @@ import numpy as np
 
 from policies.common import RANDOM, behaviour, pick_best, pick_random
 from policies.search import SEARCH_KNOBS
-from simulator.game import Policy
+from simulator.core.game import Policy
 from simulator.games.karmaggan.board import (
     EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_slot)
 from simulator.games.karmaggan.core import friends
@@ -35,8 +35,8 @@ from simulator.games.karmaggan.state import (
     OFF, OPT_A, OPT_ACT, OPT_B, OPTIONS, P_COINS, P_HAND_N, P_STATUS, P_SWARM, P_TEAM, PLAYERS,
     PLUNDERER, POLICY_IDS, RNG, SALIVA, SCORES, SPARK, STEP, STONE_TARGET, SWARM_MODE,
     SWARM_STEP, SWORD, TELEPORT, TEMPLE_TILE, THROW_DEST, TUMULT, ALIVE, NO_CARD, VICTIM)
-from simulator.kernel import rule
-from simulator.rng import POLICY, rng_float
+from simulator.core.kernel import rule
+from simulator.core.rng import POLICY, rng_float
 
 RUSHER, HUNTER, SUPPORTER, SEARCH = range(1, 5)
 POLICIES = (

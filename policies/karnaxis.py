@@ -10,11 +10,11 @@ The `search` player (simulator/games/karnaxis/search.py) weighs the best-scored 
 """
 
 import numpy as np
-from simulator.kernel import rule, scorer
+from simulator.core.kernel import rule, scorer
 
 from policies.common import RANDOM, behaviour, keep_best, pick_random
 from policies.search import SEARCH_KNOBS
-from simulator.game import Policy
+from simulator.core.game import Policy
 from simulator.games.karnaxis.state import (
     ACCOUNTANT, ACT_ADVERTISE, ACT_BUSINESS, ACT_COLLEGE, ACT_FRANCHISE, ACT_JOB_SEARCH,
     ACT_KARNAXIS, ACT_MARKET, ACT_RETIREMENT, ACT_STUDY, ACT_UNEMPLOYMENT, ACT_WORK, ACTIVE, ATTR,

@@ -17,8 +17,8 @@ re-drawing hidden information, its outcome and margin scale); see its ``search``
 
 import numpy as np
 
-from simulator.kernel import allocating, rule
-from simulator.rng import DICE, POLICY, SEARCH, SETUP, mix64, rng_next, shuffle
+from simulator.core.kernel import allocating, rule
+from simulator.core.rng import DICE, POLICY, SEARCH, SETUP, mix64, rng_next, shuffle
 
 # knobs of [policies.search], appended to each game's KNOBS
 SEARCH_KNOBS = ("rollouts", "rollout_policy", "horizon", "top_k")

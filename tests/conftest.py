@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from simulator.cli.options import seat_list
-from simulator.game import GAME_NAMES, get_game
-from simulator.runner import Plan, Variant, execute
+from simulator.core.game import GAME_NAMES, get_game
+from simulator.run.runner import Plan, Variant, execute
 
 
 def small_plan(name: str, n_games: int = 600, chunk_size: int = 150, seed: int = 7) -> Plan:
@@ -41,7 +41,7 @@ def small_study(tmp_path_factory, request) -> dict:
     import io
     import json
 
-    from simulator.study import run_study
+    from simulator.studies.study import run_study
     root = tmp_path_factory.getbasetemp()
     if is_worker(request.config):
         root = root.parent   # the folder holding every worker's temporary folder

@@ -4,12 +4,12 @@ drawn as text, the engine's state array, and one call per rule step."""
 import numpy as np
 
 from policies.ekonos import BUY_MARGIN, RANDOM, SELL_MARGIN, VALUE_INVESTOR
-from simulator.game import get_game
+from simulator.core.game import get_game
 from simulator.games.ekonos import engine, games
 from simulator.games.ekonos.board import expand_targets
 from simulator.games.ekonos.game import board_adjacency, neighbour_masks, trace_game
 from simulator.games.ekonos.state import *  # noqa: F401,F403
-from simulator.rng import N_STREAMS
+from simulator.core.rng import N_STREAMS
 
 GAME = get_game("ekonos")
 ALPHA, BETA, GAMMA, DELTA, EPSILON, OMEGA = range(6)

@@ -11,14 +11,14 @@ import copy
 
 import numpy as np
 
-from simulator.game import get_game
+from simulator.core.game import get_game
 from simulator.games.karmaggan import core
 from simulator.games.karmaggan import game as K
 from simulator.games.karmaggan.board import draw_rows
 from simulator.games.karmaggan.state import (
     CARDS, CFG, CFG_CENTRE, CFG_COLS, CFG_PLAYERS, CFG_SPAWN_MAX, D_OBJECTS, DECKS, FIGS,
     F_POS, G_ODECK_N, GAME as G, HANDS, OFF, P_HAND_N, PLAYERS, RNG)
-from simulator.rng import roll_die
+from simulator.core.rng import roll_die
 
 KARMAGGAN = get_game("karmaggan")
 RANDOM, RUSHER, HUNTER, SUPPORTER = 0, 1, 2, 3

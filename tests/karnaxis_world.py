@@ -16,10 +16,10 @@ import types
 import numpy as np
 from numba.core.dispatcher import Dispatcher
 
-from simulator.game import get_game
+from simulator.core.game import get_game
 from simulator.games.karnaxis import actions, business, engine, money, new_year, year_end
 from simulator.games.karnaxis import game as K
-from simulator.rng import N_STREAMS
+from simulator.core.rng import N_STREAMS
 
 GAME = get_game("karnaxis")
 POLICY = {p.name: p.id for p in GAME.policies}

@@ -44,8 +44,8 @@ def write_dataset(path: Path, game: str, n_players: int, tables: dict[str, pl.Da
 
 def real_ekonos(base: Path) -> Path:
     """A small real Ekonos dataset under ``base`` (built once, reused when already there)."""
-    from simulator.game import get_game
-    from simulator.runner import Plan, Variant, execute
+    from simulator.core.game import get_game
+    from simulator.run.runner import Plan, Variant, execute
 
     out = base / "ekonos-real"
     if not (out / "manifest.json").exists() or \

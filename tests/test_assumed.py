@@ -6,8 +6,8 @@ import tomllib
 
 import pytest
 
-from simulator.assumed import assumed_keys, assumed_under, changed_keys, marked_keys, value_at
-from simulator.game import GAME_NAMES, get_game
+from simulator.core.assumed import assumed_keys, assumed_under, changed_keys, marked_keys, value_at
+from simulator.core.game import GAME_NAMES, get_game
 
 RULES = '''
 # File header. ASSUMED in a block above a table header describes the section: nothing marked.

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from simulator.cli import cli
-from simulator.game import get_game
+from simulator.core.game import get_game
 
 
 def invoke(*args):

@@ -3,7 +3,7 @@
 import polars as pl
 from distributed import LocalCluster
 
-from simulator.runner import execute
+from simulator.run.runner import execute
 
 from conftest import small_plan
 

@@ -10,9 +10,9 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from simulator.game import GAME_NAMES, get_game
-from simulator.rng import game_seeds
-from simulator.runner import execute
+from simulator.core.game import GAME_NAMES, get_game
+from simulator.core.rng import game_seeds
+from simulator.run.runner import execute
 
 from conftest import small_plan
 
@@ -85,7 +85,7 @@ def test_resume_finishes_an_interrupted_run_identically(small_datasets, name, tm
 
 def three_games(name: str) -> dict:
     """Every column of three games of ``small_plan(name)``, as arrays by ``table.column``."""
-    from simulator.runner import seat_policy_ids
+    from simulator.run.runner import seat_policy_ids
     plan = small_plan(name)
     game = get_game(plan.game)
     ids = np.arange(3)

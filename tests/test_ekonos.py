@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from policies.ekonos import SEARCH
-from simulator.game import get_game
+from simulator.core.game import get_game
 from simulator.games.ekonos.game import trace_game
 from simulator.games.ekonos.state import *  # noqa: F401,F403
-from simulator.rng import game_seeds
-from simulator.rules import RulesError
+from simulator.core.rng import game_seeds
+from simulator.core.rules import RulesError
 
 GAME = get_game("ekonos")
 RULES = GAME.rules()

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from policies.ekonos import SEARCH, VALUE_INVESTOR
-from simulator.game import get_game
+from simulator.core.game import get_game
 from simulator.games.ekonos import games
 from simulator.games.ekonos.search import search_step
 from simulator.games.ekonos.state import *  # noqa: F401,F403
-from simulator.rng import DICE, N_STREAMS, POLICY, SETUP, game_seeds
+from simulator.core.rng import DICE, N_STREAMS, POLICY, SETUP, game_seeds
 
 GAME = get_game("ekonos")
 BY_VALUE_INVESTOR = 'policies.search.rollout_policy="value_investor"'

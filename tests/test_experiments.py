@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from simulator.experiments import Design, Lab, accepts, checked_range, scaled, with_values
-from simulator.game import get_game
-from simulator.rules import RulesError
+from simulator.experiments.keys import accepts, checked_range, scaled, with_values
+from simulator.experiments.lab import Design, Lab
+from simulator.core.game import get_game
+from simulator.core.rules import RulesError
 
 EKONOS = get_game("ekonos")
 LINEUP = ("president_seeker", "value_investor", "market_builder", "cash_hoarder")

@@ -8,11 +8,12 @@ import pytest
 from click.testing import CliRunner
 
 from simulator.cli import cli
-from simulator.errors import UserError
-from simulator.experiments import Design, Lab, checked_range, key_step
-from simulator.fit import KeyRange, fit, key_range, parse_target
-from simulator.game import get_game
-from simulator.metrics import Outcomes
+from simulator.core.errors import UserError
+from simulator.experiments.keys import checked_range, key_step
+from simulator.experiments.lab import Design, Lab
+from simulator.experiments.fit import KeyRange, fit, key_range, parse_target
+from simulator.core.game import get_game
+from simulator.experiments.metrics import Outcomes
 
 KARNAXIS = get_game("karnaxis")
 

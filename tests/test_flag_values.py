@@ -8,10 +8,10 @@ import pytest
 from simulator.analysis import Dataset, neighbour_summary, runaway_leader, stratified_rates
 from simulator.analysis.ekonos import with_presidency
 from simulator.analysis.karnaxis import loan_cap, loan_summary
-from simulator.experiments import Design, Lab, batch_ids
-from simulator.game import get_game
-from simulator.runner import Plan, Variant, execute
-from simulator.study import study_seats
+from simulator.experiments.lab import Design, Lab, batch_ids
+from simulator.core.game import get_game
+from simulator.run.runner import Plan, Variant, execute
+from simulator.studies.study import study_seats
 
 GAMES = 240
 

@@ -17,9 +17,9 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from simulator import store
+from simulator.run import store
 from simulator.cli import cli
-from simulator.runner import Progress
+from simulator.run.runner import Progress
 
 BALSIM = [sys.executable, "-c", "from simulator.cli import main; main()"]
 LONG_RUN = ["run", "ekonos", "-n", 20_000, "--chunk-size", 200, "-j", 2, "-q", "--seed", 9]

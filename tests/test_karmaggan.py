@@ -11,12 +11,12 @@ import sys
 import numpy as np
 import pytest
 
-from simulator.game import get_game
+from simulator.core.game import get_game
 from simulator.games.karmaggan import game as K
 from simulator.games.karmaggan import board as B
 from simulator.games.karmaggan import core, movement, traps
 from simulator.games.karmaggan.state import END_REASONS, F_POS, FIGS, P_COINS, PLAYERS, RNG, TRACE_WIDTH
-from simulator.rules import RulesError
+from simulator.core.rules import RulesError
 
 RANDOM, RUSHER, HUNTER, SUPPORTER = 0, 1, 2, 3
 MIXED = np.array([RUSHER, HUNTER, SUPPORTER, RANDOM], np.int8)
@@ -208,7 +208,7 @@ def test_jitted_and_python_engines_agree(game, params):
     seeds = np.arange(11, 15, dtype=np.uint64)
     seats = np.tile(MIXED, (4, 1))
     jitted = game.play(params, seeds, seats)
-    code = ("import numpy as np, sys; from simulator.game import get_game; g = get_game('karmaggan');"
+    code = ("import numpy as np, sys; from simulator.core.game import get_game; g = get_game('karmaggan');"
             "p = g.prepare(g.rules(), 4); o = g.play(p, np.arange(11, 15, dtype=np.uint64),"
             " np.tile(np.array([1, 2, 3, 0], np.int8), (4, 1)));"
             "print(o['games']['length'].tolist(), o['players']['final_blood_coins'].tolist())")

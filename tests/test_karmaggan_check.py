@@ -6,10 +6,10 @@ import copy
 import numpy as np
 import pytest
 
-from simulator.errors import UserError
-from simulator.game import get_game
+from simulator.core.errors import UserError
+from simulator.core.game import get_game
 from simulator.games.karmaggan import game as K
-from simulator.rules import RulesError
+from simulator.core.rules import RulesError
 
 
 @pytest.fixture(scope="module")

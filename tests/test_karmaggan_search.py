@@ -6,13 +6,13 @@ mechanism, not the strength."""
 import numpy as np
 import pytest
 
-from simulator.game import get_game
+from simulator.core.game import get_game
 from simulator.games.karmaggan import engine, movement, search
 from simulator.games.karmaggan import game as K
 from simulator.games.karmaggan import state as S
-from simulator.rng import N_STREAMS, game_seeds
-from simulator.rng import SEARCH as SEARCH_STREAM
-from simulator.rules import RulesError
+from simulator.core.rng import N_STREAMS, game_seeds
+from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.core.rules import RulesError
 
 GAME = get_game("karmaggan")
 TINY = ("policies.search.rollouts=6", "policies.search.top_k=3", "policies.search.horizon=1")
@@ -209,5 +209,5 @@ def test_search_knobs_beyond_what_the_driver_can_play_are_refused(key, value):
 
 def test_bench_shows_a_rate_below_ten_with_decimals():
     """A search game takes about a second: `balsim bench` must not print it as 0 or 1 a second."""
-    from simulator.bench import per_second
+    from simulator.run.bench import per_second
     assert per_second(4, 14.57) == "0.27" and per_second(12_345, 2.0) == "6,172"

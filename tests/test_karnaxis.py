@@ -12,8 +12,8 @@ import pytest
 
 from karnaxis_world import GAME, POLICY
 from simulator.games.karnaxis import game as K
-from simulator.rng import game_seeds
-from simulator.rules import RulesError
+from simulator.core.rng import game_seeds
+from simulator.core.rules import RulesError
 
 
 # --------------------------------------------------------------------- whole games
@@ -143,8 +143,8 @@ def test_karnaxis_fulfilment_is_recorded(played):
 
 def test_jit_and_pure_python_agree():
     """The kernel under NUMBA_DISABLE_JIT=1 plays the same games, bit for bit."""
-    code = ("import numpy as np; from simulator.game import get_game; "
-            "from simulator.rng import game_seeds; G = get_game('karnaxis'); "
+    code = ("import numpy as np; from simulator.core.game import get_game; "
+            "from simulator.core.rng import game_seeds; G = get_game('karnaxis'); "
             "p = G.prepare(G.default_rules(), 3); "
             "t = G.play(p, game_seeds(5, np.arange(4)), np.array([[0, 1, 2], [2, 3, 4], [4, 0, 1], [3, 3, 3]], np.int8)); "
             "print(t['players']['final_cash_usd'].tolist(), int(t['years']['tax_paid_usd'].sum()))")

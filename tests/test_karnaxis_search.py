@@ -9,10 +9,10 @@ import pytest
 from karnaxis_world import GAME, POLICY, plain_python, rules_with
 from simulator.games.karnaxis import decide, engine, search
 from simulator.games.karnaxis import game as K
-from simulator.rng import N_STREAMS
-from simulator.rng import SEARCH as SEARCH_STREAM
-from simulator.rng import game_seeds
-from simulator.runner import Plan, Variant, execute
+from simulator.core.rng import N_STREAMS
+from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.core.rng import game_seeds
+from simulator.run.runner import Plan, Variant, execute
 
 SEARCH = POLICY["search"]
 TYCOON = POLICY["tycoon"]

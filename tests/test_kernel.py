@@ -1,4 +1,4 @@
-"""How kernels compile (simulator.kernel): once per type of their arguments, a layer inlined
+"""How kernels compile (simulator.core.kernel): once per type of their arguments, a layer inlined
 into its caller, and a kernel only kernels call kept as code for its callers to compile."""
 
 import numba
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numba import types
 
-from simulator.kernel import NO_WRAPPERS, KernelOnlyLibrary, once_per_type
+from simulator.core.kernel import NO_WRAPPERS, KernelOnlyLibrary, once_per_type
 
 pytestmark = pytest.mark.skipif(numba.config.DISABLE_JIT, reason="about compiling kernels")
 plain = once_per_type(_nrt=False)
@@ -84,7 +84,7 @@ def test_a_kernel_only_function_runs_in_its_caller_and_from_python():
 
 
 CACHED_KERNELS = """
-from simulator.kernel import entry, rule
+from simulator.core.kernel import entry, rule
 
 @rule
 def scaled(x, k):

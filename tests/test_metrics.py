@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from simulator.analysis.stats import Z95, wilson
-from simulator.errors import UserError
-from simulator.metrics import Outcomes, balance_metrics, metric_help_text, parse_metric
+from simulator.core.errors import UserError
+from simulator.experiments.metrics import Outcomes, balance_metrics, metric_help_text, parse_metric
 
 POLICIES = ("random", "a", "b")
 

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from simulator.game import GAME_NAMES
+from simulator.core.game import GAME_NAMES
 
 FOLDER = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = {"ekonos_scoring.ipynb": "ekonos", "karnaxis_tax_brackets.ipynb": "karnaxis",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from simulator.optimise import Dimension, cma_search, population_size
+from simulator.experiments.optimise import Dimension, cma_search, population_size
 
 
 def test_cma_search_finds_the_minimum_of_a_bowl_with_an_integer_and_an_on_off_dimension():

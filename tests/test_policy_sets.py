@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from simulator.cli import cli
-from simulator.game import GAME_NAMES, KNOB_BEHAVIOUR, get_game, policy_knobs
-from simulator.runner import Plan, Variant, execute
+from simulator.core.game import GAME_NAMES, KNOB_BEHAVIOUR, get_game, policy_knobs
+from simulator.run.runner import Plan, Variant, execute
 
 
 def invoke(*args):

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simulator.cli import cli
-from simulator.game import GAME_NAMES, get_game
-from simulator.rules import MAX_MAGNITUDE, toml_value
+from simulator.core.game import GAME_NAMES, get_game
+from simulator.core.rules import MAX_MAGNITUDE, toml_value
 
 EDGES = [-1, 0, 1, 2, 3, 7, MAX_MAGNITUDE, MAX_MAGNITUDE + 1, -MAX_MAGNITUDE - 1, 2**63, 2**70]
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from simulator.analysis.stats import Z95
 from simulator.cli import cli
-from simulator.recipes import BLOOD_COINS, EKONOS_VARIANTS, RECIPES, ask, tax_table
+from simulator.studies.recipes import BLOOD_COINS, EKONOS_VARIANTS, RECIPES, ask, tax_table
 from simulator.report.page import pct
 
 GAMES = 48   # per variant: two whole rounds of the 24 seat orders of four distinct policies
@@ -196,7 +196,7 @@ def test_ask_prints_the_sentence_it_wrote(tmp_path):
 
 
 def test_crossing_names_the_neighbours_on_either_side_of_zero():
-    from simulator.recipes import crossing
+    from simulator.studies.recipes import crossing
     values = {"a": 50, "b": 25, "c": 75}
     assert crossing(values, {"a": -0.05, "b": -0.2, "c": 0.04}, str) == \
         "; it changes sign between 50 (−5.0 points) and 75 (+4.0 points)"

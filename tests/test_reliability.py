@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from simulator import store
+from simulator.run import store
 from simulator.cli import cli
 
 SMALL = ("-n", 300, "--chunk-size", 100, "-j", 1, "-q", "--seed", 3)
@@ -159,7 +159,7 @@ def test_out_under_a_file_or_with_a_too_long_name(dataset, tmp_path, monkeypatch
         one_error(invoke(*command, "--out", tmp_path / long), "is too long")
     # report and study check their outputs before analysing or playing anything
     monkeypatch.setattr("simulator.report.write_report", fail_if_called)
-    monkeypatch.setattr("simulator.study.execute", fail_if_called)
+    monkeypatch.setattr("simulator.studies.study.execute", fail_if_called)
     one_error(invoke("report", dataset, "--out", afile / "r.html"), "is a file, not a folder")
     one_error(invoke("report", dataset, "--out", tmp_path / f"{long}.html"), "is too long")
     one_error(invoke("study", "--out", afile / "runs", "--report", tmp_path / "s.html"),
@@ -348,7 +348,7 @@ def test_resume_refuses_a_dataset_of_another_engine_version(dataset):
 def test_an_interrupted_run_says_how_to_resume_and_report_marks_it(ekonos_run, tmp_path,
                                                                    monkeypatch):
     out = tmp_path / "cut"
-    monkeypatch.setattr("simulator.runner.play_task", stop_on_task(1, KeyboardInterrupt))
+    monkeypatch.setattr("simulator.run.runner.play_task", stop_on_task(1, KeyboardInterrupt))
     result = invoke("run", "ekonos", *SMALL, "--out", out)
     assert result.exit_code == 1
     assert result.stderr.strip() == (f"Aborted. 100 of 300 games are saved in {out}; "
@@ -364,7 +364,7 @@ def test_an_interrupted_run_says_how_to_resume_and_report_marks_it(ekonos_run, t
 
 
 def stop_on_task(task: int, error):
-    from simulator.runner import play_task
+    from simulator.run.runner import play_task
 
     def play(plan, params, t, *args):
         if t == task:
@@ -380,7 +380,7 @@ def stop_on_task(task: int, error):
 ])
 def test_a_run_that_fails_before_its_first_part_leaves_nothing(tmp_path, monkeypatch, error,
                                                                message):
-    monkeypatch.setattr("simulator.runner.play_task", stop_on_task(0, error))
+    monkeypatch.setattr("simulator.run.runner.play_task", stop_on_task(0, error))
     out = tmp_path / "new" / "deeper"
     one_error(invoke("run", "ekonos", *SMALL, "--out", out), message, code=1)
     assert not (tmp_path / "new").exists()
@@ -391,7 +391,7 @@ def test_a_run_that_fails_before_its_first_part_leaves_nothing(tmp_path, monkeyp
 
 
 def test_a_run_that_fails_later_keeps_its_parts_and_says_how_to_finish(tmp_path, monkeypatch):
-    monkeypatch.setattr("simulator.runner.play_task",
+    monkeypatch.setattr("simulator.run.runner.play_task",
                         stop_on_task(2, OSError(28, "No space left on device")))
     out = tmp_path / "full"
     one_error(invoke("run", "ekonos", *SMALL, "--out", out),
@@ -417,7 +417,7 @@ def test_a_signal_while_stopping_ends_at_once_with_one_line(monkeypatch):
 
 
 def test_a_bug_shows_its_traceback_on_request(tmp_path, monkeypatch):
-    monkeypatch.setattr("simulator.runner.play_task", stop_on_task(0, RuntimeError("boom")))
+    monkeypatch.setattr("simulator.run.runner.play_task", stop_on_task(0, RuntimeError("boom")))
     monkeypatch.setenv("BALSIM_TRACEBACK", "1")
     result = invoke("run", "ekonos", *SMALL, "--out", tmp_path / "o")
     assert isinstance(result.exception, RuntimeError) and str(result.exception) == "boom"
@@ -426,8 +426,8 @@ def test_a_bug_shows_its_traceback_on_request(tmp_path, monkeypatch):
 def test_a_game_longer_than_its_column_is_refused_not_wrapped():
     import numpy as np
 
-    from simulator.errors import Fault
-    from simulator.runner import narrow
+    from simulator.core.errors import Fault
+    from simulator.run.runner import narrow
     assert narrow(np.array([3, 32_767]), np.int16, "length").dtype == np.int16
     with pytest.raises(Fault, match="games.length reached 40,000, beyond the int16 column"):
         narrow(np.array([3, 40_000]), np.int16, "length")

@@ -19,7 +19,7 @@ import pytest
 from simulator.report import THRESHOLDS, Flag, merge_flags, write_report
 from simulator.report.flags import FieldCheck, Sensitivity, flag_item, flags_html
 from simulator.report.page import cell, p_text
-from simulator.study import STRONG, STUDY, study_plans
+from simulator.studies.study import STRONG, STUDY, study_plans
 from test_analysis import real_ekonos, write_dataset
 
 N = 4_000   # synthetic games per dataset
@@ -183,8 +183,8 @@ def test_report_sections_and_flags_for_karnaxis_and_karmaggan(planted, tmp_path)
 
 
 def test_karnaxis_report_labels_brackets_and_names_assumed_loan_keys(planted, tmp_path):
-    from simulator.assumed import assumed_keys, assumed_under
-    from simulator.game import get_game
+    from simulator.core.assumed import assumed_keys, assumed_under
+    from simulator.core.game import get_game
 
     page = write_report([planted["karnaxis"]], tmp_path / "k.html").read_text()
     brackets = page[page.index("id='ds0-brackets'"):page.index("id='ds0-tax-year'")]
@@ -243,8 +243,8 @@ def test_report_on_real_ekonos_data(tmp_path_factory, tmp_path):
 
 def test_report_compares_variants_against_the_base(tmp_path):
     from simulator.analysis import Dataset, summarise
-    from simulator.game import get_game
-    from simulator.runner import Plan, Variant, execute
+    from simulator.core.game import get_game
+    from simulator.run.runner import Plan, Variant, execute
 
     game = get_game("ekonos")
     variants = [Variant("base", game.rules(), {"start_money": 0}),
@@ -315,7 +315,7 @@ def test_p_values_below_the_floor_are_not_zero():
 
 
 def test_study_plans_cover_every_game_and_run_small(small_study):
-    from simulator.game import GAME_NAMES, get_game
+    from simulator.core.game import GAME_NAMES, get_game
 
     plans = study_plans()
     assert {plan.game for _, plan in plans} == set(GAME_NAMES)

@@ -4,7 +4,7 @@ import numpy as np
 
 from policies.search import (best_mean, clear_gain, margin_to_best_other, outcome_value, redeal,
                              reseed_chance, rollout_seed, top_k, win_share)
-from simulator.rng import DICE, N_STREAMS, POLICY, SEARCH, SETUP, rng_new
+from simulator.core.rng import DICE, N_STREAMS, POLICY, SEARCH, SETUP, rng_new
 
 
 def test_a_win_outweighs_any_margin_and_ties_share_the_win():

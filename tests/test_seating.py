@@ -9,8 +9,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from simulator.rng import game_seeds
-from simulator.seating import MAX_EXHAUSTIVE, Seating, neighbour, team_mode
+from simulator.core.rng import game_seeds
+from simulator.core.seating import MAX_EXHAUSTIVE, Seating, neighbour, team_mode
 
 LINEUP = ("a", "b", "c", "d")
 
@@ -128,8 +128,8 @@ def test_datasets_record_the_seating_and_the_left_neighbour(small_datasets, name
 
 
 def test_every_sweep_variant_seats_game_k_alike(tmp_path):
-    from simulator.game import get_game
-    from simulator.runner import Plan, Variant, execute
+    from simulator.core.game import get_game
+    from simulator.run.runner import Plan, Variant, execute
 
     game = get_game("ekonos")
     variants = [Variant("base", game.rules()),

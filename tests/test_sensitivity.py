@@ -8,12 +8,12 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from simulator import sensitivity as sens
-from simulator.assumed import assumed_keys
+from simulator.experiments import sensitivity as sens
+from simulator.core.assumed import assumed_keys
 from simulator.cli import cli
-from simulator.experiments import Design, Lab
-from simulator.game import get_game
-from simulator.rules import lookup
+from simulator.experiments.lab import Design, Lab
+from simulator.core.game import get_game
+from simulator.core.rules import lookup
 
 EKONOS = get_game("ekonos")
 FIELD = ("president_seeker", "value_investor", "market_builder")
@@ -225,7 +225,7 @@ def test_the_report_has_a_section_per_screen(screen_out, small_datasets, tmp_pat
 
 
 def test_the_study_screens_each_game_and_its_report_shows_them(small_study):
-    from simulator.game import GAME_NAMES
+    from simulator.core.game import GAME_NAMES
     runs = small_study["dirs"][0].parent
     page = small_study["report"].read_text()
     for name in GAME_NAMES:

@@ -15,15 +15,15 @@ import pytest
 from click.testing import CliRunner
 
 from simulator.cli import cli
-from simulator.experiments import Lab, scripted_field
-from simulator.game import Policy, get_game
-from simulator.metrics import Estimate
+from simulator.experiments.lab import Lab, scripted_field
+from simulator.core.game import Policy, get_game
+from simulator.experiments.metrics import Estimate
 from simulator.report import write_report
 from simulator.report.flags import Flag
 from simulator.report.strong import annotate, is_strong
-from simulator.strength import (Challenge, Challenger, challenge, has_search, knob_curve,
+from simulator.experiments.strength import (Challenge, Challenger, challenge, has_search, knob_curve,
                                 strong_seats, tuned_field)
-from simulator.study import STRONG, STRONG_PLAYERS, study_plans
+from simulator.studies.study import STRONG, STRONG_PLAYERS, study_plans
 from test_analysis import write_dataset
 from test_report import contract_tables, flags_text, winners_with_first_seat_share
 
@@ -77,7 +77,7 @@ def test_the_study_adds_a_strong_dataset_with_the_same_variants():
 
 
 def test_the_study_seats_search_in_its_strong_field_once_the_game_has_it(monkeypatch):
-    monkeypatch.setattr("simulator.strength.has_search", lambda game: game.name == "karmaggan")
+    monkeypatch.setattr("simulator.experiments.strength.has_search", lambda game: game.name == "karmaggan")
     monkeypatch.setitem(STRONG, "karmaggan", {**STRONG["karmaggan"], "search_games": 40})
     plans = dict(study_plans())
     strong = plans[f"karmaggan-{STRONG_PLAYERS}p-strong"]
@@ -165,7 +165,7 @@ def test_a_level_finding_holds_while_the_strong_field_reaches_its_threshold():
 # ---- skill ----------------------------------------------------------------------------------
 
 def test_skill_refuses_a_game_without_a_search_player(monkeypatch):
-    monkeypatch.setattr("simulator.strength.has_search", lambda game: False)
+    monkeypatch.setattr("simulator.experiments.strength.has_search", lambda game: False)
     result = invoke("skill", "karmaggan", "-p", 4)
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
@@ -204,8 +204,8 @@ def test_the_skill_gap_is_read_from_its_interval(low, high, reading):
 def test_the_study_reports_each_games_skill_gap(small_study):
     """Every game with a search player gets a skill folder, and the report states its gap."""
     from simulator.report.skill import verdict
-    from simulator.strength import read_curve
-    from simulator.study import SKILL, skill_folder
+    from simulator.experiments.strength import read_curve
+    from simulator.studies.study import SKILL, skill_folder
 
     page = small_study["report"].read_text()
     assert "Skill and luck" in page
@@ -221,7 +221,7 @@ def test_the_study_reports_each_games_skill_gap(small_study):
 
 
 def test_report_takes_a_skill_folder(small_study, tmp_path):
-    from simulator.study import skill_folder
+    from simulator.studies.study import skill_folder
     runs = small_study["dirs"][0].parent
     out = tmp_path / "r.html"
     result = invoke("report", runs / "ekonos-4p", runs / skill_folder("ekonos"), "-o", out)
@@ -231,7 +231,7 @@ def test_report_takes_a_skill_folder(small_study, tmp_path):
 
 @pytest.mark.parametrize("budgets", ["1,1", "4,1", "0,4", "a,b", "16"])
 def test_skill_budgets_must_rise(budgets, monkeypatch):
-    monkeypatch.setattr("simulator.strength.has_search", lambda game: True)
+    monkeypatch.setattr("simulator.experiments.strength.has_search", lambda game: True)
     result = invoke("skill", "ekonos", "--budgets", budgets)
     assert result.exit_code == 2 and "--budgets" in result.output
 

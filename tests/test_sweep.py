@@ -8,7 +8,7 @@ import polars as pl
 from click.testing import CliRunner
 
 from simulator.cli import cli
-from simulator.runner import execute
+from simulator.run.runner import execute
 
 from conftest import small_plan
 

@@ -7,10 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 from simulator.cli import cli
-from simulator.experiments import Lab
-from simulator.game import get_game
-from simulator.rules import RulesError
-from simulator.tune import knob_range, knob_space, line_up, tune
+from simulator.experiments.lab import Lab
+from simulator.core.game import get_game
+from simulator.core.rules import RulesError
+from simulator.experiments.tune import knob_range, knob_space, line_up, tune
 
 EKONOS = get_game("ekonos")
 
