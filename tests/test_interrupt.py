@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from simulator.run import store
 from simulator.cli import cli
-from simulator.run.runner import Progress
+from simulator.run.workers import Progress
 
 BALSIM = [sys.executable, "-c", "from simulator.cli import main; main()"]
 LONG_RUN = ["run", "ekonos", "-n", 20_000, "--chunk-size", 200, "-j", 2, "-q", "--seed", 9]

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from simulator.analysis.stats import Z95, wilson
+from simulator.core.stats import Z95, wilson
 from simulator.core.errors import UserError
 from simulator.experiments.metrics import Outcomes, balance_metrics, metric_help_text, parse_metric
 

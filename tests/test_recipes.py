@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from simulator.analysis.stats import Z95
+from simulator.core.stats import Z95
 from simulator.cli import cli
 from simulator.studies.recipes import BLOOD_COINS, EKONOS_VARIANTS, RECIPES, ask, tax_table
 from simulator.report.page import pct

@@ -402,7 +402,7 @@ def test_a_run_that_fails_later_keeps_its_parts_and_says_how_to_finish(tmp_path,
 
 
 def test_a_signal_while_stopping_ends_at_once_with_one_line(monkeypatch):
-    from simulator.cli import Stop
+    from simulator.cli.group import Stop
     exits, written = [], []
     monkeypatch.setattr(os, "_exit", exits.append)
     monkeypatch.setattr(os, "write", lambda fd, data: written.append((fd, data)))

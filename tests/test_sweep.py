@@ -79,7 +79,7 @@ def test_until_ci_budget_and_jobs_independence(tmp_path):
 
 def test_paired_differences_against_base(tmp_path):
     from simulator.analysis.paired import paired_differences
-    from simulator.analysis.stats import holm
+    from simulator.core.stats import holm
     same = tmp_path / "same.toml"
     same.write_text("[setup]\nstart_money = 0\n")          # identical to the base rules
     rich = tmp_path / "rich.toml"

@@ -28,7 +28,7 @@ from simulator.analysis.core import (describe, end_reasons, find_rule, gini_by_g
 from simulator.analysis.dataset import Dataset
 from simulator.analysis.neighbours import neighbour_effects, neighbour_summary
 from simulator.analysis.paired import paired_differences
-from simulator.analysis.stats import chi2_sf, chi_square_uniform, gini, holm, wilson, wilson_exprs
+from simulator.core.stats import chi2_sf, chi_square_uniform, gini, holm, wilson, wilson_exprs
 
 __all__ = [
     "Dataset", "summarise", "win_rates", "seat_advantage", "describe", "value_counts", "histogram",

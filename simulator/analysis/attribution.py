@@ -31,7 +31,7 @@ import numpy as np
 import polars as pl
 
 from simulator.analysis.core import columns, has, lazy
-from simulator.analysis.stats import Z95, holm, two_sided_p, wilson
+from simulator.core.stats import Z95, holm, two_sided_p, wilson
 
 FACTORS = ("policy", "character", "side", "seat", "left_policy")   # fitted in this order
 COUNTS = ("jobs_held", "businesses", "franchises", "karnaxis_cards_bought", "objects_played")

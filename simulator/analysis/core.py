@@ -14,7 +14,7 @@ import math
 import numpy as np
 import polars as pl
 
-from simulator.analysis.stats import Z95, chi_square_uniform, wilson, wilson_exprs
+from simulator.core.stats import Z95, chi_square_uniform, wilson, wilson_exprs
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
@@ -241,7 +241,7 @@ def round_cap_rate(games, reason: str = "round_cap") -> pl.DataFrame | None:
 def gini_by_game(players, value: str = "score") -> pl.LazyFrame | None:
     """Gini of ``value`` among the players of each game (lazy; negatives counted as 0).
 
-    Same formula as :func:`~simulator.analysis.stats.gini`: 2 sum(i x_(i)) / (n sum x) -
+    Same formula as :func:`~simulator.core.stats.gini`: 2 sum(i x_(i)) / (n sum x) -
     (n + 1) / n with i the ascending position of x inside its game.
     """
     if not has(players, "game_id", value):

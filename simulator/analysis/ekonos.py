@@ -11,7 +11,7 @@ import re
 import polars as pl
 
 from simulator.analysis.core import as_list, columns, game_keys, has, lazy, rate_columns
-from simulator.analysis.stats import Z95
+from simulator.core.stats import Z95
 
 
 def companies(frame, suffix: str) -> list[int]:

@@ -14,7 +14,7 @@ import polars as pl
 
 from simulator.analysis.core import (as_list, columns, describe, game_keys, has, lazy,
                                      rate_columns, trajectory, value_counts, with_n_players)
-from simulator.analysis.stats import Z95
+from simulator.core.stats import Z95
 
 DAMAGE_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat")
 

@@ -14,7 +14,7 @@ import polars as pl
 
 from simulator.analysis.core import (as_list, columns, describe, find_rule, has, lazy, rate_columns,
                                      trajectory, value_counts, with_player_columns)
-from simulator.analysis.stats import Z95
+from simulator.core.stats import Z95
 
 # Rulebook "Tax Brackets" (Know Your Player Board), in dollars; used when a dataset's rules
 # do not carry the tables under recognisable keys.

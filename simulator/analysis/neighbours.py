@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from simulator.analysis.core import has, rate_columns, with_n_players
-from simulator.analysis.stats import Z95, chi_square_independence, holm, two_sided_p
+from simulator.core.stats import Z95, chi_square_independence, holm, two_sided_p
 
 
 def neighbour_effects(players) -> pl.DataFrame | None:

@@ -14,7 +14,7 @@ import polars as pl
 
 from simulator.analysis.core import paired_difference
 from simulator.analysis.dataset import Dataset
-from simulator.analysis.stats import holm, two_sided_p
+from simulator.core.stats import holm, two_sided_p
 
 COMPARISONS = (  # (metric, table, value column, group column)
     ("win_rate", "players", "won", "seat"),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from simulator.cli import cli
+from simulator.cli.group import cli
 from simulator.cli.options import jobs_count
 from simulator.cli.tools import command_line, tool_options
 from simulator.studies.recipes import RECIPES

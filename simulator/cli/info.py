@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from simulator.cli import cli
+from simulator.cli.group import cli
 from simulator.cli.options import (game_argument, given, load, rules_options, seat_list,
                                    seat_options)
 from simulator.core.errors import UserError

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from simulator.run import bench as bench_mod
-from simulator.cli import cli
+from simulator.cli.group import cli
 from simulator.cli.options import (game_argument, games_to_play, given, jobs_count, load,
                                    rules_options, run_options, seat_list, seat_options,
                                    store_options)

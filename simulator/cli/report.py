@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from simulator.cli import cli
+from simulator.cli.group import cli
 from simulator.core.errors import UserError
 from simulator.run.store import check_file_out
 

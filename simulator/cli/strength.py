@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from simulator.cli import cli
+from simulator.cli.group import cli
 from simulator.cli.options import game_argument, load, rules_options, seat_list
 from simulator.cli.tools import command_line, lab_for, tool_options
 from simulator.core.errors import UserError

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from simulator.cli import cli
+from simulator.cli.group import cli
 from simulator.cli.options import game_argument, jobs_count, load, rules_options, seat_list
 from simulator.core.errors import UserError
 from simulator.experiments.metrics import metric_help_text

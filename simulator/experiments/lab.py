@@ -20,7 +20,8 @@ from simulator.experiments.flag_values import flag_values
 from simulator.core.game import Game, get_game
 from simulator.experiments.metrics import GROUP_COLUMNS, Outcomes
 from simulator.core.rng import game_seeds
-from simulator.run.runner import Plan, Progress, Variant, Workers, seat_policy_ids
+from simulator.run.runner import Plan, Variant, seat_policy_ids
+from simulator.run.workers import Progress, Workers
 from simulator.core.seating import Seating, team_mode
 
 HELD_OUT = 1 << 40     # game ids from here on are kept for final, held-out comparisons

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulator.analysis.stats import Z95, wilson
+from simulator.core.stats import Z95, wilson
 from simulator.core.errors import UserError
 
 GROUPS = ("seat", "policy", "character", "side")   # player groups a metric can name

@@ -16,9 +16,7 @@ from __future__ import annotations
 import os
 import platform
 import shlex
-import sys
 import time
-import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -32,6 +30,7 @@ from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
 from simulator.core.seating import Seating, neighbour, team_mode
 from simulator.run.warm import warm_up
+from simulator.run.workers import Progress, Workers
 
 MAX_PARTS = 100_000      # parts per table: keeps the task list and the manifest small
 MAX_CHUNK = 100_000      # games per task: a chunk's output arrays must fit in memory
@@ -425,7 +424,7 @@ def widest_interval(out: Path, tasks: list[int]) -> float:
     """Widest Wilson 95% interval of the win rate by seat and by policy in every variant."""
     import polars as pl
 
-    from simulator.analysis.stats import wilson
+    from simulator.core.stats import wilson
     players = pl.scan_parquet([out / "players" / store.part_name(t) for t in tasks])
     widest = 0.0
     for key in ("seat", "policy"):
@@ -434,111 +433,3 @@ def widest_interval(out: Path, tasks: list[int]) -> float:
         low, high = wilson(counts["wins"].to_numpy(), counts["n"].to_numpy())
         widest = max(widest, float(np.max(high - low)))
     return widest
-
-
-IDLE_WORKER_SECONDS = 10
-
-
-class Workers:
-    """Runs task functions on local processes (joblib) or a dask.distributed cluster.
-
-    ``parent`` is this process's pid for local workers (they stop when it dies), None for dask.
-    """
-
-    def __init__(self, jobs: int, backend: str, scheduler: str | None):
-        self.jobs, self.backend, self.scheduler = jobs, backend, scheduler
-        self.parent = None if backend == "dask" else os.getpid()
-
-    def __enter__(self):
-        if self.backend == "dask":
-            self.client = dask_client(self.scheduler)
-        elif self.jobs != 1:
-            from joblib import Parallel, parallel_config
-            # loky restarts idle workers between runs and says so; nothing is lost
-            warnings.filterwarnings("ignore", message="A worker stopped while some jobs",
-                                    category=UserWarning)
-            # a worker waiting for work when this process dies stops after IDLE_WORKER_SECONDS
-            # (one busy with a task stops at its end: stop_if_orphaned)
-            with parallel_config(backend="loky", idle_worker_timeout=IDLE_WORKER_SECONDS):
-                self.parallel = Parallel(n_jobs=self.jobs, return_as="generator_unordered")
-            self.parallel.__enter__()
-        return self
-
-    def map(self, function, args_list):
-        """Results of ``function(*args)`` for every args, in completion order."""
-        if not args_list:
-            return
-        if self.backend == "dask":
-            from distributed import as_completed
-            futures = [self.client.submit(function, *a, pure=False) for a in args_list]
-            for future in as_completed(futures):
-                yield future.result()
-        elif self.jobs == 1 or len(args_list) == 1:
-            for a in args_list:
-                yield function(*a)
-        else:
-            from joblib import delayed
-            yield from self.parallel(delayed(function)(*a) for a in args_list)
-
-    def __exit__(self, *exc):
-        if self.backend == "dask":
-            self.client.close()
-        elif self.jobs != 1:
-            self.parallel.__exit__(*exc)
-        return False
-
-
-def dask_client(address: str | None):
-    """A client of the scheduler at ``address``; a malformed or unreachable address is one
-    line naming it (the connection timeout is dask's ``distributed.comm.timeouts.connect``)."""
-    from distributed import Client
-    from distributed.comm.addressing import parse_address, parse_host_port
-    try:
-        protocol, location = parse_address(address or "", strict=True)
-        if protocol in ("tcp", "tls", "ws", "wss", "ucx"):
-            parse_host_port(location)
-    except (ValueError, TypeError) as e:
-        raise UserError(f"--scheduler '{address}' is not a scheduler address like "
-                        f"tcp://HOST:8786 ({e})") from None
-    try:
-        return Client(address)
-    except (OSError, TimeoutError) as e:
-        raise UserError(f"cannot reach the dask scheduler at {address} ({e})") from None
-
-
-class Progress:
-    """Games done, games/s and ETA on stderr; silent when off or stderr is not a terminal."""
-
-    def __init__(self, total: int, enabled: bool, label: str = ""):
-        self.total, self.done, self.label = total, 0, f"{label} " if label else ""
-        self.enabled = enabled and sys.stderr.isatty()
-        self.start = time.perf_counter()
-        self.fresh = 0
-
-    def __enter__(self):
-        self._draw()
-        return self
-
-    def advance(self, n: int, fresh: bool = True) -> None:
-        """Count n more games done; ``fresh=False`` for games found done by --resume."""
-        self.done += n
-        self.fresh += n if fresh else 0
-        self._draw()
-
-    def _draw(self) -> None:
-        if not self.enabled:
-            return
-        elapsed = max(time.perf_counter() - self.start, 1e-9)
-        rate = self.fresh / elapsed
-        left = (self.total - self.done) / rate if rate > 0 else float("nan")
-        width = 30
-        filled = int(width * self.done / max(self.total, 1))
-        eta = f"ETA {left:5.0f}s" if left == left else "ETA    ?"
-        sys.stderr.write(f"\r{self.label}[{'#' * filled}{'.' * (width - filled)}] "
-                         f"{self.done:,}/{self.total:,} games  {rate:,.0f} games/s  {eta} ")
-        sys.stderr.flush()
-
-    def __exit__(self, *exc):
-        if self.enabled:
-            sys.stderr.write("\n")
-        return False

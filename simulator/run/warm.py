@@ -84,7 +84,7 @@ def warm_engines(players: dict[str, int], jobs: int) -> None:
     missing, nothing is done here: each engine compiles at its first run."""
     from joblib import effective_n_jobs
 
-    from simulator.run.runner import Workers
+    from simulator.run.workers import Workers
     missing = [name for name in sorted(players, key=lambda g: -COMPILE_SECONDS.get(g, 0))
                if (marker := compiled_marker(get_game(name))) is not None and not marker.exists()]
     workers = min(effective_n_jobs(jobs), len(missing))

@@ -31,7 +31,7 @@ import polars as pl
 from simulator.analysis import Dataset
 from simulator.analysis.core import paired_difference
 from simulator.analysis.karnaxis import bracket_labels, loan_cap
-from simulator.analysis.stats import Z95
+from simulator.core.stats import Z95
 from simulator.experiments.keys import with_values
 from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 from simulator.core.game import Game, get_game
