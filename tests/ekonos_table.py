@@ -8,7 +8,13 @@ from simulator.core.game import get_game
 from simulator.games.ekonos import engine, games
 from simulator.games.ekonos.board import expand_targets
 from simulator.games.ekonos.game import board_adjacency, neighbour_masks, trace_game
-from simulator.games.ekonos.state import *  # noqa: F401,F403
+from simulator.games.ekonos.state import (
+    AT_CARD, AT_SELL, BOUGHT, CASH, CFG_ALL_SPACES, CFG_CARDS, CFG_CARDS_PER_TURN,
+    CFG_COMPANIES, CFG_SPACES, CFG_STATE_SIZE, DECK, EMPTY, EVENTS, EV_DISCARD, EV_GROW,
+    EV_PLACE, EV_PROTECT, HANDS, MAX_COMPANIES, MAX_HAND, MAX_PLAYERS, MAX_SPACES,
+    MONEY_RECEIVED, NEIGHBOURS, OPTIONS, OPT_WIDTH, OWNER, PHASE, PROTECTED, ROUND, SEAT_POLICY,
+    SHARES, SPENT, STARTER, TRACE_WIDTH,
+)
 from simulator.core.rng import N_STREAMS
 
 GAME = get_game("ekonos")

@@ -18,7 +18,7 @@ from numba.core.dispatcher import Dispatcher
 
 from simulator.core.game import get_game
 from simulator.games.karnaxis import actions, business, engine, money, new_year, year_end
-from simulator.games.karnaxis import game as K
+from simulator.games.karnaxis import state as S
 from simulator.core.rng import N_STREAMS
 
 GAME = get_game("karnaxis")
@@ -75,7 +75,7 @@ class World:
 
     ``players``, ``board``, ``stocks``, ``shares``, ``owners`` and ``options`` are numpy views of
     the blocks of the flat ``state`` (state.py), so a test writes a seat's cash as
-    ``w.players[seat, K.CASH]``; ``tables``, ``chars``, ``biz``, ``kcards`` are views of the
+    ``w.players[seat, S.CASH]``; ``tables``, ``chars``, ``biz``, ``kcards`` are views of the
     rules array ``rules_array`` (``rules`` stays the rules as read from TOML)."""
 
     def __init__(self, rules=None, n_players=4, seed=1, policies=None, trace_rows=2000):
@@ -84,13 +84,13 @@ class World:
         self.rules_array, self.knobs = self.params[0], self.params[1]
         r = self.rules_array
         self.pol = np.array(policies or [POLICY["random"]] * n_players, dtype=np.int8)
-        self.state = np.zeros(r[K.CFG_STATE_SIZE], dtype=np.int64)
+        self.state = np.zeros(r[S.CFG_STATE_SIZE], dtype=np.int64)
         self.rng = np.zeros(N_STREAMS, dtype=np.uint64)
-        self.trace = np.zeros((trace_rows, K.TRACE_WIDTH), dtype=np.int64)
+        self.trace = np.zeros((trace_rows, S.TRACE_WIDTH), dtype=np.int64)
         RULES["new_game"](self.state, r, self.knobs, self.rng, np.uint64(seed), self.pol)
-        while self.state[K.PHASE] == K.AT_CHARACTER:       # Game Setup: the character choices
+        while self.state[S.PHASE] == S.AT_CHARACTER:       # Game Setup: the character choices
             RULES["play_step"](self.state, r, self.knobs, self.rng, self.trace)
-        self.board[K.YEAR] = 1
+        self.board[S.YEAR] = 1
         self.black = n_players          # the black business's row in stocks / column in shares
 
     def block(self, at, rows, width):
@@ -102,47 +102,47 @@ class World:
 
     @property
     def n(self):
-        return int(self.rules_array[K.CFG_PLAYERS])
+        return int(self.rules_array[S.CFG_PLAYERS])
 
     @property
     def players(self):
-        return self.block(K.PLAYERS, self.n, K.N_PLAYER)
+        return self.block(S.PLAYERS, self.n, S.N_PLAYER)
 
     @property
     def board(self):
-        return self.state[:K.N_SCALARS]
+        return self.state[:S.N_SCALARS]
 
     @property
     def stocks(self):
-        return self.block(K.STOCKS, self.n + 1, K.N_STOCK)
+        return self.block(S.STOCKS, self.n + 1, S.N_STOCK)
 
     @property
     def shares(self):
-        return self.block(K.SHARES, K.MAX_PLAYERS, K.MAX_STOCKS)[:self.n, :self.n + 1]
+        return self.block(S.SHARES, S.MAX_PLAYERS, S.MAX_STOCKS)[:self.n, :self.n + 1]
 
     @property
     def owners(self):
-        return self.block(K.OWNERS, K.N_OWNERS, int(self.rules_array[K.CFG_DECK_WIDTH]))
+        return self.block(S.OWNERS, S.N_OWNERS, int(self.rules_array[S.CFG_DECK_WIDTH]))
 
     @property
     def options(self):
-        return self.block(K.OPTIONS, K.MAX_OPTIONS, K.OPT_WIDTH)
+        return self.block(S.OPTIONS, S.MAX_OPTIONS, S.OPT_WIDTH)
 
     @property
     def tables(self):
-        return self.rules_block(K.CFG_TABLES, K.N_TABLE, int(self.rules_array[K.CFG_TABLE_WIDTH]))
+        return self.rules_block(S.CFG_TABLES, S.N_TABLE, int(self.rules_array[S.CFG_TABLE_WIDTH]))
 
     @property
     def chars(self):
-        return self.rules_block(K.CFG_CHARS, int(self.rules_array[K.CFG_N_CHARS]), K.C_WIDTH)
+        return self.rules_block(S.CFG_CHARS, int(self.rules_array[S.CFG_N_CHARS]), S.C_WIDTH)
 
     @property
     def biz(self):
-        return self.rules_block(K.CFG_BIZ, int(self.rules_array[K.CFG_N_BIZ]), K.B_WIDTH)
+        return self.rules_block(S.CFG_BIZ, int(self.rules_array[S.CFG_N_BIZ]), S.B_WIDTH)
 
     @property
     def kcards(self):
-        return self.rules_block(K.CFG_KCARDS, int(self.rules_array[K.CFG_N_KCARDS]), K.KC_WIDTH)
+        return self.rules_block(S.CFG_KCARDS, int(self.rules_array[S.CFG_N_KCARDS]), S.KC_WIDTH)
 
     def call(self, name, *args):
         """Call rule ``name`` with this game's arrays (by parameter name), then ``args``."""
@@ -160,38 +160,38 @@ class World:
         gets one nobody holds, so characters stay unique."""
         c = self.index("characters", character)
         for other in range(self.players.shape[0]):
-            if other != seat and self.players[other, K.CHARACTER] == c:
-                held = set(self.players[:, K.CHARACTER].tolist())
+            if other != seat and self.players[other, S.CHARACTER] == c:
+                held = set(self.players[:, S.CHARACTER].tolist())
                 free = next(i for i in range(len(self.chars)) if i not in held)
                 self.give_character(other, free)
         self.give_character(seat, c)
         return c
 
     def give_character(self, seat, c):
-        self.players[seat, K.CHARACTER] = c
-        self.players[seat, K.ATTR:K.ATTR + K.N_ATTR] = self.chars[c, K.C_ATTR:K.C_ATTR + K.N_ATTR]
+        self.players[seat, S.CHARACTER] = c
+        self.players[seat, S.ATTR:S.ATTR + S.N_ATTR] = self.chars[c, S.C_ATTR:S.C_ATTR + S.N_ATTR]
 
     def hire(self, seat, job):
         """Seat holds job card ``job`` (by name)."""
         j = self.index("jobs", job)
-        self.players[seat, K.JOB] = j
-        self.owners[K.OWN_JOB, j] = seat
+        self.players[seat, S.JOB] = j
+        self.owners[S.OWN_JOB, j] = seat
         return j
 
     def own(self, seat, business):
         """Seat starts business ``business`` (by name), its cost paid from a cash top-up."""
         b = self.index("businesses", business)
-        self.players[seat, K.CASH] += self.tables[K.T_LEVEL_COST, self.biz[b, K.B_LEVEL] - 1]
+        self.players[seat, S.CASH] += self.tables[S.T_LEVEL_COST, self.biz[b, S.B_LEVEL] - 1]
         self.call("start_business", seat, b)
-        self.players[seat, K.BUSINESS_YEAR] = 0      # free to start another this year
+        self.players[seat, S.BUSINESS_YEAR] = 0      # free to start another this year
         return b
 
     def events_of(self, kind):
-        n = self.board[K.TRACE_N]
+        n = self.board[S.TRACE_N]
         return [row for row in self.trace[:n].tolist() if row[0] == kind]
 
     def cash(self, seat):
-        return int(self.players[seat, K.CASH])
+        return int(self.players[seat, S.CASH])
 
     def offered(self, seat, first=False):
         """(action, A) pairs Take Action! offers ``seat`` now."""

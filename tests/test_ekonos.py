@@ -8,7 +8,10 @@ import pytest
 from policies.ekonos import SEARCH
 from simulator.core.game import get_game
 from simulator.games.ekonos.game import trace_game
-from simulator.games.ekonos.state import *  # noqa: F401,F403
+from simulator.games.ekonos.state import (
+    CFG_CARDS_PER_TURN, CFG_MARKERS, CFG_MONEY_PER_TURN, CFG_SHARE_INDICATORS, CFG_SPACES,
+    CFG_TURNS, EV_PRESIDENT, NONE,
+)
 from simulator.core.rng import game_seeds
 from simulator.core.rules import RulesError
 

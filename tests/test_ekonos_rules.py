@@ -14,7 +14,12 @@ from ekonos_table import (ALPHA, ALWAYS, BETA, CARD_EVENTS, DELTA, GAME, NEVER, 
                           traced_game)
 from policies.ekonos import EXPAND_EARLY, PRESIDENT_SEEKER
 from simulator.games.ekonos import engine
-from simulator.games.ekonos.state import *  # noqa: F401,F403
+from simulator.games.ekonos.state import (
+    CASH, CFG_CARDS_PER_TURN, CFG_MARKERS, CFG_MONEY_PER_TURN, CFG_TURNS, DISCARDED,
+    EMPTY_EXPANSIONS, EV_BUY, EV_DISCARD, EV_EXPAND, EV_EXPAND_EMPTY, EV_EXPAND_WAIT, EV_GROW,
+    EV_PRESIDENT, EV_TURN, EXPANSIONS, GROWTH, GROW_A, GROW_B, NO_SPACE, NO_SUPPLY, ON_BOARD,
+    PLACE_FUNCTION, PRESIDENT, PROTECTED, SHARES_OUT, SUPPLY,
+)
 
 
 # --- Preparation -------------------------------------------------------------------------------

@@ -14,7 +14,11 @@ from ekonos_table import ALPHA, ALWAYS, BETA, GAME, GAMMA, NEVER, Table
 from policies.ekonos import VALUE_INVESTOR
 from simulator.games.ekonos import engine
 from simulator.games.ekonos.game import describe
-from simulator.games.ekonos.state import *  # noqa: F401,F403
+from simulator.games.ekonos.state import (
+    BOUGHT, CASH, CFG_SHARE_INDICATORS, EV_BUY, EV_PRESIDENT, EV_SCORE, EV_SELL, G_WINNER,
+    INDICATORS_LEFT, NONE, N_GAME_OUT, N_PLAYER_OUT, OPT_A, PRESIDENT, P_CASH, P_HOLDINGS,
+    P_SCORE, P_WON, SHARES_OUT, SOLD, SPENT,
+)
 
 
 # --- The Buying and Selling of Shares ---------------------------------------------------------

@@ -10,7 +10,10 @@ from policies.ekonos import SEARCH, VALUE_INVESTOR
 from simulator.core.game import get_game
 from simulator.games.ekonos import games
 from simulator.games.ekonos.search import search_step
-from simulator.games.ekonos.state import *  # noqa: F401,F403
+from simulator.games.ekonos.state import (
+    AT_CARD, CFG_CARDS, CFG_CARDS_PER_TURN, CFG_STATE_SIZE, DECK_ORDER, EVENTS, EV_SEARCH,
+    EV_SEARCH_OPTION, HANDS, MAX_HAND, PHASE, ROUND, SEARCH_DECISIONS, STARTER, TRACE_WIDTH,
+)
 from simulator.core.rng import DICE, N_STREAMS, POLICY, SETUP, game_seeds
 
 GAME = get_game("ekonos")

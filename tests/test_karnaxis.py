@@ -12,6 +12,7 @@ import pytest
 
 from karnaxis_world import GAME, POLICY
 from simulator.games.karnaxis import game as K
+from simulator.games.karnaxis import state as S
 from simulator.core.rng import game_seeds
 from simulator.core.rules import RulesError
 
@@ -37,8 +38,8 @@ def test_money_is_accounted_for(played):
     """Every dollar of final cash is the start cash plus ledger inflows minus outflows, and
     what players pay each other is what they receive."""
     start = GAME.default_rules()["setup"]["start_cash_usd"]
-    ins = [K.LEDGER_COLUMNS[i - K.L_SALARY] for i in K.LEDGER_IN]
-    outs = [K.LEDGER_COLUMNS[i - K.L_SALARY] for i in K.LEDGER_OUT]
+    ins = [K.LEDGER_COLUMNS[i - S.L_SALARY] for i in S.LEDGER_IN]
+    outs = [K.LEDGER_COLUMNS[i - S.L_SALARY] for i in S.LEDGER_OUT]
     for n, (tables, _) in played.items():
         pl = tables["players"]
         total = start + sum(pl[c] for c in ins) - sum(pl[c] for c in outs)

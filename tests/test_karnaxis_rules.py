@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from karnaxis_world import World
-from simulator.games.karnaxis import game as K
+from simulator.games.karnaxis import state as S
 
-ATTRS = slice(K.ATTR, K.ATTR + K.N_ATTR)
+ATTRS = slice(S.ATTR, S.ATTR + S.N_ATTR)
 
 
 def attribute_total(w, p):
@@ -22,7 +22,7 @@ def attribute_total(w, p):
 
 def set_event(w, year, name):
     """The event card read in ``year``."""
-    w.owners[K.DECK_EVENTS, year - 1] = w.index("events", name)
+    w.owners[S.DECK_EVENTS, year - 1] = w.index("events", name)
 
 
 def no_abilities(w):
@@ -37,13 +37,13 @@ def test_setup_deals_three_characters_each_keeps_one_with_its_attributes():
     """Game Setup: each player gets $10,000 and is dealt 3 character cards, keeps 1 (marking
     its 4 attribute numbers) and removes the other 2 from play: no card is dealt twice."""
     w = World(n_players=6)
-    kept = w.players[:, K.CHARACTER]
-    dealt = w.players[:, K.DEALT:K.DEALT + 3]
-    assert (w.players[:, K.CASH] == 10_000).all()
+    kept = w.players[:, S.CHARACTER]
+    dealt = w.players[:, S.DEALT:S.DEALT + 3]
+    assert (w.players[:, S.CASH] == 10_000).all()
     assert len(set(dealt.ravel().tolist())) == 18
     for p in range(6):
         assert kept[p] in dealt[p]
-        assert (w.players[p, ATTRS] == w.chars[kept[p], K.C_ATTR:K.C_ATTR + K.N_ATTR]).all()
+        assert (w.players[p, ATTRS] == w.chars[kept[p], S.C_ATTR:S.C_ATTR + S.N_ATTR]).all()
 
 
 def test_setup_board_black_business_at_5_and_supplies():
@@ -51,20 +51,20 @@ def test_setup_board_black_business_at_5_and_supplies():
     stock value; 59 share tokens, 23 retirement tokens, 9 franchise cards; the unemployment
     fund starts empty (ASSUMED)."""
     w = World()
-    assert w.stocks[w.black, K.VALUE] == 5 and w.stocks[w.black, K.ACTIVE] == 1
-    assert (w.stocks[:w.black, K.ACTIVE] == 0).all()
-    assert w.board[K.SHARE_POOL] == 59 and w.board[K.RETIRE_POOL] == 23
-    assert w.board[K.FRANCHISES_LEFT] == 9 and w.board[K.FUND] == 0
+    assert w.stocks[w.black, S.VALUE] == 5 and w.stocks[w.black, S.ACTIVE] == 1
+    assert (w.stocks[:w.black, S.ACTIVE] == 0).all()
+    assert w.board[S.SHARE_POOL] == 59 and w.board[S.RETIRE_POOL] == 23
+    assert w.board[S.FRANCHISES_LEFT] == 9 and w.board[S.FUND] == 0
 
 
 def test_player_count_symbols_remove_cards():
     """Player-count symbols: 3+ and 5+ cards are removed from smaller games."""
     w = World(n_players=2)
     lawyer, car_wash = w.index("jobs", "Lawyer"), w.index("businesses", "Car Wash")
-    assert w.owners[K.OWN_JOB, lawyer] == K.REMOVED and w.owners[K.OWN_BIZ, car_wash] == K.REMOVED
-    assert w.owners[K.OWN_JOB, w.index("jobs", "Cashier")] == K.NONE
+    assert w.owners[S.OWN_JOB, lawyer] == S.REMOVED and w.owners[S.OWN_BIZ, car_wash] == S.REMOVED
+    assert w.owners[S.OWN_JOB, w.index("jobs", "Cashier")] == S.NONE
     w5 = World(n_players=5)
-    assert w5.owners[K.OWN_JOB, lawyer] == K.NONE
+    assert w5.owners[S.OWN_JOB, lawyer] == S.NONE
 
 
 # --------------------------------------------------------------------- 1. Update New Year
@@ -73,10 +73,10 @@ def test_new_year_adds_10000_to_the_unemployment_fund():
     """Update New Year, step 3: once a year $10,000 is added to the unemployment fund."""
     w = World()
     no_abilities(w)
-    w.board[K.FUND] = 30_000
+    w.board[S.FUND] = 30_000
     set_event(w, 2, "Quiet Year")
     w.call("update_new_year", 2)
-    assert w.board[K.FUND] == 40_000 and w.board[K.YEAR] == 2
+    assert w.board[S.FUND] == 40_000 and w.board[S.YEAR] == 2
 
 
 def test_everyone_is_insured_in_year_one():
@@ -87,9 +87,9 @@ def test_everyone_is_insured_in_year_one():
     set_event(w, 1, "House Fire")
     set_event(w, 2, "House Fire")
     w.call("update_new_year", 1)
-    assert (w.players[:, K.CASH] == 10_000).all()
+    assert (w.players[:, S.CASH] == 10_000).all()
     w.call("update_new_year", 2)
-    assert (w.players[:, K.CASH] == 0).all()
+    assert (w.players[:, S.CASH] == 0).all()
 
 
 def test_buying_insurance_makes_the_player_immune_now_and_next_year():
@@ -98,23 +98,23 @@ def test_buying_insurance_makes_the_player_immune_now_and_next_year():
     through next year's event, then the token goes back)."""
     w = World()
     no_abilities(w)
-    w.board[K.YEAR] = 2
-    w.players[:, K.PROTECTED] = 0
-    w.board[K.EVENT_SALARY] = -5_000                  # this year's Pay Cut
+    w.board[S.YEAR] = 2
+    w.players[:, S.PROTECTED] = 0
+    w.board[S.EVENT_SALARY] = -5_000                  # this year's Pay Cut
     w.hire(0, "Cashier")
     w.hire(1, "Waiter")
-    w.players[:2, K.WORKED] = 1
-    w.call("trade", 0, K.MK_INSURANCE, 0, 0, 5_000)
+    w.players[:2, S.WORKED] = 1
+    w.call("trade", 0, S.MK_INSURANCE, 0, 0, 5_000)
     assert w.cash(0) == 5_000
     for p in (0, 1):
         w.call("pay_income", p)
-    assert w.players[0, K.YEAR_SALARY] == 15_000          # insured: no cut
-    assert w.players[1, K.YEAR_SALARY] == 17_000 - 5_000
+    assert w.players[0, S.YEAR_SALARY] == 15_000          # insured: no cut
+    assert w.players[1, S.YEAR_SALARY] == 17_000 - 5_000
     set_event(w, 3, "House Fire")
-    w.players[:, K.CASH] = 20_000
+    w.players[:, S.CASH] = 20_000
     w.call("update_new_year", 3)
     assert w.cash(0) == 20_000 and w.cash(1) == 10_000
-    assert w.players[0, K.INSURED] == 0                   # the token went back
+    assert w.players[0, S.INSURED] == 0                   # the token went back
 
 
 def test_insurance_spares_losses_but_not_gains_nor_stocks():
@@ -125,31 +125,31 @@ def test_insurance_spares_losses_but_not_gains_nor_stocks():
     """
     w = World()
     no_abilities(w)
-    w.board[K.YEAR] = 2
-    w.players[:, K.PROTECTED] = 0
-    w.players[0, K.PROTECTED] = 1
+    w.board[S.YEAR] = 2
+    w.players[:, S.PROTECTED] = 0
+    w.players[0, S.PROTECTED] = 1
     w.call("apply_event", w.index("events", "Stimulus Check"))
     assert w.cash(0) == 20_000 and w.cash(1) == 20_000
-    w.stocks[w.black, K.VALUE] = 2
+    w.stocks[w.black, S.VALUE] = 2
     w.shares[0, w.black] = 4
     w.call("apply_event", w.index("events", "Market Crash"))
-    assert w.shares[0, w.black] == 2 and w.stocks[w.black, K.VALUE] == 1
+    assert w.shares[0, w.black] == 2 and w.stocks[w.black, S.VALUE] == 1
 
 
 @pytest.mark.parametrize("event,check", [
     ("Tax Hike", lambda w: w.call("tax_due", 0, 0, False) == 5_000 + 10_000),
     ("Scholarship Year", lambda w: w.call("tuition", 0, False) == 0),
-    ("Government Jobs Program", lambda w: w.board[K.FUND] == 20_000),
-    ("Layoffs", lambda w: w.players[0, K.JOB] == K.NONE),
-    ("Supply Shortage", lambda w: w.players[0, K.GROWTH] == 1_000),
-    ("Recession", lambda w: w.board[K.EVENT_INCOME] == -5_000),
+    ("Government Jobs Program", lambda w: w.board[S.FUND] == 20_000),
+    ("Layoffs", lambda w: w.players[0, S.JOB] == S.NONE),
+    ("Supply Shortage", lambda w: w.players[0, S.GROWTH] == 1_000),
+    ("Recession", lambda w: w.board[S.EVENT_INCOME] == -5_000),
 ])
 def test_event_cards_apply_to_that_year(event, check):
     """Update New Year, step 2: the year's event card applies (ASSUMED cards: rules.toml)."""
     w = World()
     no_abilities(w)
-    w.board[K.YEAR] = 2
-    w.players[:, K.PROTECTED] = 0
+    w.board[S.YEAR] = 2
+    w.players[:, S.PROTECTED] = 0
     w.hire(0, "Cashier")
     w.own(0, "Shoe Shop")
     w.call("apply_event", w.index("events", event))
@@ -162,16 +162,16 @@ def test_update_stocks_owner_rolls_and_the_starting_player_rolls_for_black():
     w = World()
     no_abilities(w)
     w.own(2, "Shoe Shop")
-    w.board[K.STARTER] = 1
+    w.board[S.STARTER] = 1
     w.call("update_stocks")
-    rolls = {(e[3], e[2]) for e in w.events_of(K.EV_STOCK)}
+    rolls = {(e[3], e[2]) for e in w.events_of(S.EV_STOCK)}
     assert rolls == {(2, 2), (w.black, 1)}
 
 
 def test_stock_die_has_the_printed_faces():
     """Update stocks: the stock die reads -2, -1, -1, +1, +1, +2."""
     w = World()
-    assert sorted(w.tables[K.T_DIE, :w.tables[K.T_LEN, K.T_DIE]].tolist()) == [-2, -1, -1, 1, 1, 2]
+    assert sorted(w.tables[S.T_DIE, :w.tables[S.T_LEN, S.T_DIE]].tolist()) == [-2, -1, -1, 1, 1, 2]
     rolls = [w.call("roll_stock_die") for _ in range(600)]
     assert set(rolls) == {-2, -1, 1, 2}
 
@@ -184,12 +184,12 @@ def test_stock_reaching_zero_removes_half_the_shares_rounded_up():
         seat 0: 5 shares, seat 1: 2 shares   (7 shares -> 4 removed, 3 left)
     """
     w = World()
-    w.stocks[w.black, K.VALUE] = 1
+    w.stocks[w.black, S.VALUE] = 1
     w.shares[0, w.black], w.shares[1, w.black] = 5, 2
-    pool = int(w.board[K.SHARE_POOL])
+    pool = int(w.board[S.SHARE_POOL])
     w.call("move_stock", w.black, -2)
-    assert w.stocks[w.black, K.VALUE] == 1
-    assert w.shares[:, w.black].sum() == 3 and w.board[K.SHARE_POOL] == pool + 4
+    assert w.stocks[w.black, S.VALUE] == 1
+    assert w.shares[:, w.black].sum() == 3 and w.board[S.SHARE_POOL] == pool + 4
     assert w.shares[0, w.black] in (2, 3) and w.shares[1, w.black] == 1
 
 
@@ -197,12 +197,12 @@ def test_stock_reaching_dollar_pays_1000_a_share_and_returns_to_9():
     """Update stocks: at "$", $1,000 per share to every holder; the value returns to 9; a
     second hit in the same year pays again."""
     w = World()
-    w.stocks[w.black, K.VALUE] = 9
+    w.stocks[w.black, S.VALUE] = 9
     w.shares[0, w.black], w.shares[2, w.black] = 4, 10
     before = [w.cash(p) for p in range(4)]
     w.call("move_stock", w.black, 2)
     assert [w.cash(p) - before[p] for p in range(4)] == [4000, 0, 10000, 0]
-    assert w.stocks[w.black, K.VALUE] == 9
+    assert w.stocks[w.black, S.VALUE] == 9
     w.call("move_stock", w.black, 1)
     assert w.cash(2) - before[2] == 20_000
 
@@ -217,15 +217,15 @@ def test_josh_rerolls_and_keeps_the_second_roll():
         josh = 2
         w.make(josh, "Josh")
         w.shares[josh, w.black] = 3
-        start = int(w.stocks[w.black, K.VALUE])
+        start = int(w.stocks[w.black, S.VALUE])
         w.call("update_stocks")
-        moves = [e for e in w.events_of(K.EV_STOCK) if e[3] == w.black]
+        moves = [e for e in w.events_of(S.EV_STOCK) if e[3] == w.black]
         assert len(moves) == 1
-        for _, _, seat, stock, first, second, _ in w.events_of(K.EV_REROLL):
+        for _, _, seat, stock, first, second, _ in w.events_of(S.EV_REROLL):
             rerolls += 1
             assert seat == josh and stock == w.black and moves[0][4] == second
-        kept += not w.events_of(K.EV_REROLL)
-        assert w.stocks[w.black, K.VALUE] == start + moves[0][4]
+        kept += not w.events_of(S.EV_REROLL)
+        assert w.stocks[w.black, S.VALUE] == start + moves[0][4]
     assert rerolls > 0 and kept > 0
 
 
@@ -239,7 +239,7 @@ def test_each_player_places_two_action_squares_three_with_an_extra_action_job():
         no_abilities(w)
         w.hire(3, "Pro Athlete")
         w.call("take_actions")
-        per_seat = [sum(1 for e in w.events_of(K.EV_ACTION) if e[2] == p) for p in range(4)]
+        per_seat = [sum(1 for e in w.events_of(S.EV_ACTION) if e[2] == p) for p in range(4)]
         assert per_seat == [2, 2, 2, 3]
 
 
@@ -248,9 +248,9 @@ def test_action_order_is_clockwise_from_the_starting_player():
     time until all have placed their two."""
     w = World()
     no_abilities(w)
-    w.board[K.STARTER] = 2
+    w.board[S.STARTER] = 2
     w.call("take_actions")
-    seats = [e[2] for e in w.events_of(K.EV_ACTION)]
+    seats = [e[2] for e in w.events_of(S.EV_ACTION)]
     assert seats == [2, 3, 0, 1, 2, 3, 0, 1]
 
 
@@ -259,9 +259,9 @@ def test_an_action_space_only_once_a_year_per_player():
     action space more than once per year."""
     w = World()
     no_abilities(w)
-    w.call("do_action", 0, K.ACT_STUDY, 0, False)
-    assert not any(a == K.ACT_STUDY for a, _ in w.offered(0))
-    assert (K.ACT_STUDY, 0) in w.offered(1)
+    w.call("do_action", 0, S.ACT_STUDY, 0, False)
+    assert not any(a == S.ACT_STUDY for a, _ in w.offered(0))
+    assert (S.ACT_STUDY, 0) in w.offered(1)
 
 
 def test_collect_unemployment_once_a_year_and_take_the_starting_cube():
@@ -269,19 +269,19 @@ def test_collect_unemployment_once_a_year_and_take_the_starting_cube():
     player of the following year; only one player may collect per year."""
     w = World()
     no_abilities(w)
-    w.board[K.FUND] = 30_000
-    w.board[K.NEXT_STARTER] = w.board[K.STARTER] = 0
-    w.call("do_action", 2, K.ACT_UNEMPLOYMENT, 0, False)
-    assert w.cash(2) == 40_000 and w.board[K.FUND] == 0 and w.board[K.NEXT_STARTER] == 2
-    assert not any(a == K.ACT_UNEMPLOYMENT for a, _ in w.offered(3))
+    w.board[S.FUND] = 30_000
+    w.board[S.NEXT_STARTER] = w.board[S.STARTER] = 0
+    w.call("do_action", 2, S.ACT_UNEMPLOYMENT, 0, False)
+    assert w.cash(2) == 40_000 and w.board[S.FUND] == 0 and w.board[S.NEXT_STARTER] == 2
+    assert not any(a == S.ACT_UNEMPLOYMENT for a, _ in w.offered(3))
     for seed in range(6):                     # whoever collects starts next year
         w = World(seed=seed)
         no_abilities(w)
-        w.board[K.FUND] = 30_000
+        w.board[S.FUND] = 30_000
         w.call("take_actions")
-        collectors = [e[2] for e in w.events_of(K.EV_ACTION) if e[3] == K.ACT_UNEMPLOYMENT]
+        collectors = [e[2] for e in w.events_of(S.EV_ACTION) if e[3] == S.ACT_UNEMPLOYMENT]
         assert len(collectors) <= 1
-        assert w.board[K.STARTER] == (collectors[0] if collectors else 0)
+        assert w.board[S.STARTER] == (collectors[0] if collectors else 0)
 
 
 def test_job_search_needs_the_prerequisites_and_counts_as_work():
@@ -291,18 +291,18 @@ def test_job_search_needs_the_prerequisites_and_counts_as_work():
     no_abilities(w)
     nurse = w.index("jobs", "Nurse")              # 2 college years, aptitude 4, charisma 4
     w.players[0, ATTRS] = [4, 4, 0, 0]
-    w.players[0, K.COLLEGE] = 1
-    assert (K.ACT_JOB_SEARCH, nurse) not in w.offered(0)
-    w.players[0, K.COLLEGE] = 2
-    assert (K.ACT_JOB_SEARCH, nurse) in w.offered(0)
-    w.players[0, K.ATTR + 1] = 3
-    assert (K.ACT_JOB_SEARCH, nurse) not in w.offered(0)
-    w.players[0, K.ATTR + 1] = 4
-    w.call("do_action", 0, K.ACT_JOB_SEARCH, nurse, True)
-    assert w.owners[K.OWN_JOB, nurse] == 0
-    assert (K.ACT_JOB_SEARCH, nurse) not in w.offered(1)       # the card left the board
+    w.players[0, S.COLLEGE] = 1
+    assert (S.ACT_JOB_SEARCH, nurse) not in w.offered(0)
+    w.players[0, S.COLLEGE] = 2
+    assert (S.ACT_JOB_SEARCH, nurse) in w.offered(0)
+    w.players[0, S.ATTR + 1] = 3
+    assert (S.ACT_JOB_SEARCH, nurse) not in w.offered(0)
+    w.players[0, S.ATTR + 1] = 4
+    w.call("do_action", 0, S.ACT_JOB_SEARCH, nurse, True)
+    assert w.owners[S.OWN_JOB, nurse] == 0
+    assert (S.ACT_JOB_SEARCH, nurse) not in w.offered(1)       # the card left the board
     w.call("pay_income", 0)
-    assert w.players[0, K.YEAR_SALARY] == 36_000
+    assert w.players[0, S.YEAR_SALARY] == 36_000
 
 
 def test_first_action_must_be_go_to_work_or_fired():
@@ -311,12 +311,12 @@ def test_first_action_must_be_go_to_work_or_fired():
     w = World()
     no_abilities(w)
     cashier = w.hire(0, "Cashier")
-    assert (K.ACT_WORK, cashier) in w.offered(0, first=True)
-    assert (K.ACT_WORK, cashier) not in w.offered(0, first=False)
-    w.call("do_action", 0, K.ACT_STUDY, 0, True)
-    assert w.players[0, K.JOB] == K.NONE and w.owners[K.OWN_JOB, cashier] == K.NONE
+    assert (S.ACT_WORK, cashier) in w.offered(0, first=True)
+    assert (S.ACT_WORK, cashier) not in w.offered(0, first=False)
+    w.call("do_action", 0, S.ACT_STUDY, 0, True)
+    assert w.players[0, S.JOB] == S.NONE and w.owners[S.OWN_JOB, cashier] == S.NONE
     w.call("pay_income", 0)
-    assert w.players[0, K.YEAR_SALARY] == 0
+    assert w.players[0, S.YEAR_SALARY] == 0
 
 
 def test_go_to_work_keeps_one_and_only_one_job():
@@ -325,13 +325,13 @@ def test_go_to_work_keeps_one_and_only_one_job():
     no_abilities(w)
     cashier = w.hire(0, "Cashier")
     waiter = w.index("jobs", "Waiter")
-    w.players[0, K.JOB_B] = waiter
-    w.owners[K.OWN_JOB, waiter] = 0
-    w.call("do_action", 0, K.ACT_WORK, waiter, True)
-    assert w.players[0, K.JOB] == waiter and w.players[0, K.JOB_B] == K.NONE
-    assert w.owners[K.OWN_JOB, cashier] == K.NONE
+    w.players[0, S.JOB_B] = waiter
+    w.owners[S.OWN_JOB, waiter] = 0
+    w.call("do_action", 0, S.ACT_WORK, waiter, True)
+    assert w.players[0, S.JOB] == waiter and w.players[0, S.JOB_B] == S.NONE
+    assert w.owners[S.OWN_JOB, cashier] == S.NONE
     w.call("pay_income", 0)
-    assert w.players[0, K.YEAR_SALARY] == 17_000
+    assert w.players[0, S.YEAR_SALARY] == 17_000
 
 
 def test_personal_study_gives_one_attribute_free():
@@ -339,7 +339,7 @@ def test_personal_study_gives_one_attribute_free():
     w = World()
     no_abilities(w)
     total = attribute_total(w, 0)
-    w.call("do_action", 0, K.ACT_STUDY, 0, False)
+    w.call("do_action", 0, S.ACT_STUDY, 0, False)
     assert attribute_total(w, 0) == total + 1 and w.cash(0) == 10_000
 
 
@@ -349,11 +349,11 @@ def test_college_gives_aptitude_an_attribute_and_the_college_token():
     for seed in range(4):
         w = World(seed=seed)
         no_abilities(w)
-        aptitude, total = int(w.players[0, K.ATTR + K.APTITUDE]), attribute_total(w, 0)
-        w.call("do_action", 0, K.ACT_COLLEGE, 0, False)
-        assert w.players[0, K.COLLEGE] == 1 and w.cash(0) == 5_000
+        aptitude, total = int(w.players[0, S.ATTR + S.APTITUDE]), attribute_total(w, 0)
+        w.call("do_action", 0, S.ACT_COLLEGE, 0, False)
+        assert w.players[0, S.COLLEGE] == 1 and w.cash(0) == 5_000
         assert attribute_total(w, 0) == total + 2
-        assert w.players[0, K.ATTR + K.APTITUDE] >= aptitude + 1
+        assert w.players[0, S.ATTR + S.APTITUDE] >= aptitude + 1
 
 
 def test_university_gives_two_attributes_for_15000_any_number_of_years():
@@ -361,16 +361,16 @@ def test_university_gives_two_attributes_for_15000_any_number_of_years():
     choice; players may attend as many years as they wish, seniors included."""
     w = World()
     no_abilities(w)
-    w.players[0, K.CASH] = 100_000
-    w.players[0, K.COLLEGE] = 4
+    w.players[0, S.CASH] = 100_000
+    w.players[0, S.COLLEGE] = 4
     for year in (1, 2):
-        w.board[K.YEAR] = year
-        w.players[0, K.USED] = 0
-        assert (K.ACT_COLLEGE, 1) in w.offered(0)
+        w.board[S.YEAR] = year
+        w.players[0, S.USED] = 0
+        assert (S.ACT_COLLEGE, 1) in w.offered(0)
         total = attribute_total(w, 0)
-        w.call("do_action", 0, K.ACT_COLLEGE, 1, False)
+        w.call("do_action", 0, S.ACT_COLLEGE, 1, False)
         assert attribute_total(w, 0) == total + 2
-    assert w.cash(0) == 70_000 and w.players[0, K.UNIVERSITY_YEARS] == 2
+    assert w.cash(0) == 70_000 and w.players[0, S.UNIVERSITY_YEARS] == 2
 
 
 def test_a_senior_may_not_attend_college_and_not_both_in_one_year():
@@ -378,22 +378,22 @@ def test_a_senior_may_not_attend_college_and_not_both_in_one_year():
     open); players can attend College or University, but not both in one year."""
     w = World()
     no_abilities(w)
-    w.players[0, K.COLLEGE] = 3
-    assert {(K.ACT_COLLEGE, 0), (K.ACT_COLLEGE, 1)} <= set(w.offered(0))
-    w.players[0, K.COLLEGE] = 4
-    assert (K.ACT_COLLEGE, 0) not in w.offered(0) and (K.ACT_COLLEGE, 1) in w.offered(0)
-    w.players[1, K.CASH] = 50_000
-    w.call("do_action", 1, K.ACT_COLLEGE, 0, False)
-    assert not any(a == K.ACT_COLLEGE for a, _ in w.offered(1))
+    w.players[0, S.COLLEGE] = 3
+    assert {(S.ACT_COLLEGE, 0), (S.ACT_COLLEGE, 1)} <= set(w.offered(0))
+    w.players[0, S.COLLEGE] = 4
+    assert (S.ACT_COLLEGE, 0) not in w.offered(0) and (S.ACT_COLLEGE, 1) in w.offered(0)
+    w.players[1, S.CASH] = 50_000
+    w.call("do_action", 1, S.ACT_COLLEGE, 0, False)
+    assert not any(a == S.ACT_COLLEGE for a, _ in w.offered(1))
 
 
 def test_retirement_fund_costs_5000_for_a_token():
     """Retirement Fund: pay $5,000 to the bank and receive one retirement token."""
     w = World()
     no_abilities(w)
-    w.call("do_action", 0, K.ACT_RETIREMENT, 0, False)
-    assert w.players[0, K.RETIRE_TOKENS] == 1 and w.cash(0) == 5_000
-    assert w.board[K.RETIRE_POOL] == 22
+    w.call("do_action", 0, S.ACT_RETIREMENT, 0, False)
+    assert w.players[0, S.RETIRE_TOKENS] == 1 and w.cash(0) == 5_000
+    assert w.board[S.RETIRE_POOL] == 22
 
 
 def test_stock_trades_at_the_stock_value_orange_player_example():
@@ -406,13 +406,13 @@ def test_stock_trades_at_the_stock_value_orange_player_example():
     w = World()
     no_abilities(w)
     for seat, value in ((0, 5), (1, 2)):
-        w.stocks[seat, K.ACTIVE], w.stocks[seat, K.VALUE] = 1, value
+        w.stocks[seat, S.ACTIVE], w.stocks[seat, S.VALUE] = 1, value
     w.shares[0, 0] = 3
-    w.players[0, K.CASH] = 25_000
+    w.players[0, S.CASH] = 25_000
     n = w.call("list_trades", 0)
     rows = [tuple(r) for r in w.options[:n].tolist()]
-    sell = (K.MK_SELL, 0, 3, -15_000)
-    buy = (K.MK_BUY, 1, 20, 40_000)
+    sell = (S.MK_SELL, 0, 3, -15_000)
+    buy = (S.MK_BUY, 1, 20, 40_000)
     assert sell in rows
     w.call("trade", 0, *sell)
     n = w.call("list_trades", 0)
@@ -428,15 +428,15 @@ def test_hire_accountant_gives_the_smart_table_this_year():
     """
     w = World()
     no_abilities(w)
-    w.players[0, K.CASH] = 50_000
-    w.call("trade", 0, K.MK_ACCOUNTANT, 0, 0, 10_000)
-    w.players[0, K.YEAR_SALARY] = 60_000
+    w.players[0, S.CASH] = 50_000
+    w.call("trade", 0, S.MK_ACCOUNTANT, 0, 0, 10_000)
+    w.players[0, S.YEAR_SALARY] = 60_000
     w.call("pay_taxes", 0)
-    assert w.players[0, K.YEAR_SMART] == 1 and w.players[0, K.YEAR_TAX] == 10_000
+    assert w.players[0, S.YEAR_SMART] == 1 and w.players[0, S.YEAR_TAX] == 10_000
     assert w.cash(0) == 30_000
-    w.players[0, K.ACCOUNTANT] = 0
+    w.players[0, S.ACCOUNTANT] = 0
     w.call("pay_taxes", 0)
-    assert w.players[0, K.YEAR_TAX] == 30_000
+    assert w.players[0, S.YEAR_TAX] == 30_000
 
 
 # --------------------------------------------------------------------- Karnaxis cards
@@ -450,23 +450,23 @@ def card_of(w, effect, value=None):
 
 @pytest.mark.parametrize("effect,check", [
     ("cash", lambda w, p, v: w.cash(p) == 10_000 + v),
-    ("growth", lambda w, p, v: w.players[p, K.GROWTH] == v),
-    ("retirement", lambda w, p, v: w.players[p, K.RETIRE_TOKENS] == v),
+    ("growth", lambda w, p, v: w.players[p, S.GROWTH] == v),
+    ("retirement", lambda w, p, v: w.players[p, S.RETIRE_TOKENS] == v),
     ("black_shares", lambda w, p, v: w.shares[p, w.black] == v),
     ("tax_free", lambda w, p, v: w.call("tax_due", p, 300_000, False) == 0),
-    ("forgive", lambda w, p, v: w.players[p, K.LOANS] == 100_000 - v),
+    ("forgive", lambda w, p, v: w.players[p, S.LOANS] == 100_000 - v),
     ("attributes", lambda w, p, v: attribute_total(w, p) == 12 + v),
-    ("college", lambda w, p, v: w.players[p, K.COLLEGE] == 1 and attribute_total(w, p) == 14),
+    ("college", lambda w, p, v: w.players[p, S.COLLEGE] == 1 and attribute_total(w, p) == 14),
     ("dice_cash", lambda w, p, v: (w.cash(p) - 10_000) in [k * v for k in range(1, 7)]),
 ])
 def test_karnaxis_card_effects(effect, check):
     """Buy Karnaxis Card: each card's effect when used (ASSUMED deck: rules.toml)."""
     w = World()
     w.make(0, "Ines")                                # attributes 4+2+4+2 = 12
-    w.players[0, K.LOANS] = 100_000
+    w.players[0, S.LOANS] = 100_000
     card = card_of(w, effect)
     w.call("use_card", 0, card)
-    assert check(w, 0, int(w.kcards[card, K.KC_VALUE]))
+    assert check(w, 0, int(w.kcards[card, S.KC_VALUE]))
 
 
 def test_buying_a_karnaxis_card_costs_15000_and_is_used_or_saved():
@@ -476,16 +476,16 @@ def test_buying_a_karnaxis_card_costs_15000_and_is_used_or_saved():
     for seed in range(12):
         w = World(seed=seed)
         no_abilities(w)
-        w.players[0, K.CASH] = 20_000
-        card = int(w.owners[K.DECK_CARDS, 0])
-        w.call("do_action", 0, K.ACT_KARNAXIS, 0, False)
-        assert w.board[K.NEXT_CARD] == 1 and w.players[0, K.CARDS_BOUGHT] == 1
-        used = [e for e in w.events_of(K.EV_CARD) if e[3] == card]
-        if w.players[0, K.CARDS_HELD] == 1:
-            assert w.owners[K.KC_HOLDER, card] == 0 and not used and w.cash(0) == 5_000
+        w.players[0, S.CASH] = 20_000
+        card = int(w.owners[S.DECK_CARDS, 0])
+        w.call("do_action", 0, S.ACT_KARNAXIS, 0, False)
+        assert w.board[S.NEXT_CARD] == 1 and w.players[0, S.CARDS_BOUGHT] == 1
+        used = [e for e in w.events_of(S.EV_CARD) if e[3] == card]
+        if w.players[0, S.CARDS_HELD] == 1:
+            assert w.owners[S.KC_HOLDER, card] == 0 and not used and w.cash(0) == 5_000
             outcomes.add("saved")
         else:
-            assert w.owners[K.KC_HOLDER, card] == K.NONE and len(used) == 1
+            assert w.owners[S.KC_HOLDER, card] == S.NONE and len(used) == 1
             outcomes.add("used")
     assert outcomes == {"saved", "used"}
 
@@ -498,14 +498,14 @@ def test_a_saved_karnaxis_card_is_used_later_when_its_holder_chooses():
         w = World(seed=seed)
         no_abilities(w)
         card = card_of(w, "cash", 50_000)
-        w.owners[K.KC_HOLDER, card] = 1
-        w.players[1, K.CARDS_HELD] = 1
+        w.owners[S.KC_HOLDER, card] = 1
+        w.players[1, S.CARDS_HELD] = 1
         w.call("use_saved_cards", 1)
-        if w.players[1, K.CARDS_HELD] == 0:
-            assert w.owners[K.KC_HOLDER, card] == K.NONE and w.cash(1) == 60_000
+        if w.players[1, S.CARDS_HELD] == 0:
+            assert w.owners[S.KC_HOLDER, card] == S.NONE and w.cash(1) == 60_000
             outcomes.add("used")
         else:
-            assert w.owners[K.KC_HOLDER, card] == 1 and w.cash(1) == 10_000
+            assert w.owners[S.KC_HOLDER, card] == 1 and w.cash(1) == 10_000
             outcomes.add("kept")
     assert outcomes == {"used", "kept"}
     used_in_turns = 0
@@ -513,10 +513,10 @@ def test_a_saved_karnaxis_card_is_used_later_when_its_holder_chooses():
         w = World(seed=seed)
         no_abilities(w)
         card = card_of(w, "cash", 50_000)
-        w.owners[K.KC_HOLDER, card] = 1
-        w.players[1, K.CARDS_HELD] = 1
+        w.owners[S.KC_HOLDER, card] = 1
+        w.players[1, S.CARDS_HELD] = 1
         w.call("take_actions")
-        used = any(e[2] == 1 and e[3] == card for e in w.events_of(K.EV_CARD))
-        assert used == (w.players[1, K.CARDS_HELD] == 0)
+        used = any(e[2] == 1 and e[3] == card for e in w.events_of(S.EV_CARD))
+        assert used == (w.players[1, S.CARDS_HELD] == 0)
         used_in_turns += used
     assert used_in_turns > 0

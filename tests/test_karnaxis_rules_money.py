@@ -7,6 +7,7 @@ import pytest
 
 from karnaxis_world import World, rules_with
 from simulator.games.karnaxis import game as K
+from simulator.games.karnaxis import state as S
 
 
 def no_abilities(w):
@@ -16,8 +17,8 @@ def no_abilities(w):
 
 
 def end_game(w):
-    out_game = np.zeros(K.N_GAME_OUT, np.int64)
-    out_players = np.zeros((len(w.players), K.N_PLAYER_OUT + len(K.LEDGER_COLUMNS)), np.int64)
+    out_game = np.zeros(S.N_GAME_OUT, np.int64)
+    out_players = np.zeros((len(w.players), S.N_PLAYER_OUT + len(K.LEDGER_COLUMNS)), np.int64)
     w.call("end_game", out_game, out_players)
     return out_game, out_players
 
@@ -33,11 +34,11 @@ def test_start_business_cost_growth_shares_and_stock(business, level, cost):
     w = World()
     no_abilities(w)
     b = w.index("businesses", business)
-    w.players[0, K.CASH] = 200_000
+    w.players[0, S.CASH] = 200_000
     w.call("start_business", 0, b)
-    assert w.cash(0) == 200_000 - cost and w.owners[K.OWN_BIZ, b] == 0
-    assert w.players[0, K.GROWTH] == w.biz[b, K.B_GROWTH] and w.players[0, K.MERGED_LEVEL] == level
-    assert w.shares[0, 0] == 5 and w.stocks[0, K.ACTIVE] == 1 and w.stocks[0, K.VALUE] == 5
+    assert w.cash(0) == 200_000 - cost and w.owners[S.OWN_BIZ, b] == 0
+    assert w.players[0, S.GROWTH] == w.biz[b, S.B_GROWTH] and w.players[0, S.MERGED_LEVEL] == level
+    assert w.shares[0, 0] == 5 and w.stocks[0, S.ACTIVE] == 1 and w.stocks[0, S.VALUE] == 5
 
 
 def test_second_business_leaves_the_stock_and_one_business_a_year():
@@ -46,27 +47,27 @@ def test_second_business_leaves_the_stock_and_one_business_a_year():
     w = World()
     no_abilities(w)
     w.own(0, "Shoe Shop")
-    w.stocks[0, K.VALUE] = 8
+    w.stocks[0, S.VALUE] = 8
     w.own(0, "Food Truck")
-    assert w.stocks[0, K.VALUE] == 8 and w.shares[0, 0] == 10
-    w.players[0, K.CASH] = 100_000
-    w.players[0, K.ATTR:K.ATTR + 4] = [10, 10, 10, 10]
-    w.players[0, K.BUSINESS_YEAR] = w.board[K.YEAR]
-    assert not any(a == K.ACT_BUSINESS for a, _ in w.offered(0))
-    w.board[K.YEAR] += 1
-    assert any(a == K.ACT_BUSINESS for a, _ in w.offered(0))
+    assert w.stocks[0, S.VALUE] == 8 and w.shares[0, 0] == 10
+    w.players[0, S.CASH] = 100_000
+    w.players[0, S.ATTR:S.ATTR + 4] = [10, 10, 10, 10]
+    w.players[0, S.BUSINESS_YEAR] = w.board[S.YEAR]
+    assert not any(a == S.ACT_BUSINESS for a, _ in w.offered(0))
+    w.board[S.YEAR] += 1
+    assert any(a == S.ACT_BUSINESS for a, _ in w.offered(0))
 
 
 def test_business_needs_the_prerequisites():
     """Start Business: only with the prerequisites (the card's attribute minimums)."""
     w = World()
     no_abilities(w)
-    w.players[0, K.CASH] = 200_000
+    w.players[0, S.CASH] = 200_000
     startup = w.index("businesses", "Tech Startup")        # needs aptitude 6, creativity 4
-    w.players[0, K.ATTR:K.ATTR + 4] = [5, 0, 4, 0]
-    assert (K.ACT_BUSINESS, startup) not in w.offered(0)
-    w.players[0, K.ATTR] = 6
-    assert (K.ACT_BUSINESS, startup) in w.offered(0)
+    w.players[0, S.ATTR:S.ATTR + 4] = [5, 0, 4, 0]
+    assert (S.ACT_BUSINESS, startup) not in w.offered(0)
+    w.players[0, S.ATTR] = 6
+    assert (S.ACT_BUSINESS, startup) in w.offered(0)
 
 
 def test_franchise_costs_by_the_merged_mother_level_paid_to_its_owner():
@@ -81,17 +82,17 @@ def test_franchise_costs_by_the_merged_mother_level_paid_to_its_owner():
     no_abilities(w)
     w.own(1, "Tech Startup")
     w.own(1, "Shoe Shop")
-    assert w.players[1, K.BUSINESS_LEVEL] == 3
-    w.players[0, K.ATTR:K.ATTR + 4] = [10, 10, 10, 10]
-    w.players[0, K.CASH] = 100_000
-    franchises = [a for a in w.offered(0) if a[0] == K.ACT_FRANCHISE]
-    assert franchises == [(K.ACT_FRANCHISE, 1)]                 # one mother business per seat
+    assert w.players[1, S.BUSINESS_LEVEL] == 3
+    w.players[0, S.ATTR:S.ATTR + 4] = [10, 10, 10, 10]
+    w.players[0, S.CASH] = 100_000
+    franchises = [a for a in w.offered(0) if a[0] == S.ACT_FRANCHISE]
+    assert franchises == [(S.ACT_FRANCHISE, 1)]                 # one mother business per seat
     before = w.cash(1)
     w.call("start_franchise", 0, 1)
     assert w.cash(0) == 25_000 and w.cash(1) - before == 75_000
-    assert w.shares[0, 1] == 5 and w.board[K.FRANCHISES_LEFT] == 8
-    assert w.players[0, K.GROWTH] == w.tables[K.T_FRANCHISE_GROWTH, 2]
-    assert w.players[0, K.MERGED_LEVEL] == 3 and w.players[0, K.N_FRANCHISES] == 1
+    assert w.shares[0, 1] == 5 and w.board[S.FRANCHISES_LEFT] == 8
+    assert w.players[0, S.GROWTH] == w.tables[S.T_FRANCHISE_GROWTH, 2]
+    assert w.players[0, S.MERGED_LEVEL] == 3 and w.players[0, S.N_FRANCHISES] == 1
 
 
 def test_franchise_needs_the_mother_prerequisites_one_a_year_not_own_business():
@@ -101,14 +102,14 @@ def test_franchise_needs_the_mother_prerequisites_one_a_year_not_own_business():
     no_abilities(w)
     w.own(1, "Car Wash")                                     # needs fitness 3
     w.own(0, "Shoe Shop")
-    w.players[0, K.CASH] = 100_000
-    w.players[0, K.ATTR + 3] = 2
-    assert (K.ACT_FRANCHISE, 1) not in w.offered(0)
-    w.players[0, K.ATTR + 3] = 3
+    w.players[0, S.CASH] = 100_000
+    w.players[0, S.ATTR + 3] = 2
+    assert (S.ACT_FRANCHISE, 1) not in w.offered(0)
+    w.players[0, S.ATTR + 3] = 3
     offered = w.offered(0)
-    assert (K.ACT_FRANCHISE, 1) in offered and (K.ACT_FRANCHISE, 0) not in offered
-    w.players[0, K.FRANCHISE_YEAR] = w.board[K.YEAR]
-    assert (K.ACT_FRANCHISE, 1) not in w.offered(0)
+    assert (S.ACT_FRANCHISE, 1) in offered and (S.ACT_FRANCHISE, 0) not in offered
+    w.players[0, S.FRANCHISE_YEAR] = w.board[S.YEAR]
+    assert (S.ACT_FRANCHISE, 1) not in w.offered(0)
 
 
 def test_advertise_by_merged_level_needs_a_business():
@@ -116,15 +117,15 @@ def test_advertise_by_merged_level_needs_a_business():
     franchise owned; level 1+ costs $10,000 for +$2,000 business growth."""
     w = World()
     no_abilities(w)
-    w.players[0, K.CASH] = 100_000
-    assert not any(a == K.ACT_ADVERTISE for a, _ in w.offered(0))
+    w.players[0, S.CASH] = 100_000
+    assert not any(a == S.ACT_ADVERTISE for a, _ in w.offered(0))
     w.own(0, "Shoe Shop")
-    assert [t for a, t in w.offered(0) if a == K.ACT_ADVERTISE] == [0]
+    assert [t for a, t in w.offered(0) if a == S.ACT_ADVERTISE] == [0]
     w.own(0, "Tech Startup")
-    assert [t for a, t in w.offered(0) if a == K.ACT_ADVERTISE] == [0, 1, 2]
-    growth, cash = int(w.players[0, K.GROWTH]), w.cash(0)
-    w.call("do_action", 0, K.ACT_ADVERTISE, 0, False)
-    assert w.players[0, K.GROWTH] == growth + 2_000 and cash - w.cash(0) == 10_000
+    assert [t for a, t in w.offered(0) if a == S.ACT_ADVERTISE] == [0, 1, 2]
+    growth, cash = int(w.players[0, S.GROWTH]), w.cash(0)
+    w.call("do_action", 0, S.ACT_ADVERTISE, 0, False)
+    assert w.players[0, S.GROWTH] == growth + 2_000 and cash - w.cash(0) == 10_000
 
 
 def test_accounting_firm_free_smart_tax_and_the_fees():
@@ -133,15 +134,15 @@ def test_accounting_firm_free_smart_tax_and_the_fees():
     w = World()
     no_abilities(w)
     w.own(1, "Accounting Firm")
-    w.players[2, K.ATTR:K.ATTR + 4] = [10, 10, 10, 10]
-    w.players[2, K.CASH] = 200_000
+    w.players[2, S.ATTR:S.ATTR + 4] = [10, 10, 10, 10]
+    w.players[2, S.CASH] = 200_000
     w.call("start_franchise", 2, 1)
     for p in (1, 2, 3):
-        w.players[p, K.YEAR_SALARY] = 60_000
-        w.players[p, K.CASH] = 100_000
+        w.players[p, S.YEAR_SALARY] = 60_000
+        w.players[p, S.CASH] = 100_000
         w.call("pay_taxes", p)
-    assert [w.players[p, K.YEAR_TAX] for p in (1, 2, 3)] == [10_000, 10_000, 30_000]
-    w.call("trade", 3, K.MK_ACCOUNTANT, 0, 0, 10_000)
+    assert [w.players[p, S.YEAR_TAX] for p in (1, 2, 3)] == [10_000, 10_000, 30_000]
+    w.call("trade", 3, S.MK_ACCOUNTANT, 0, 0, 10_000)
     assert w.cash(1) == 100_000 - 10_000 + 10_000
 
 
@@ -151,18 +152,18 @@ def test_insurance_firm_free_insurance_retirement_discount_and_fees():
     pay."""
     w = World()
     no_abilities(w)
-    w.board[K.YEAR] = 2
-    w.players[:, K.PROTECTED] = 0
+    w.board[S.YEAR] = 2
+    w.players[:, S.PROTECTED] = 0
     w.own(1, "Insurance and Investing Firm")
-    assert w.players[1, K.PROTECTED] == 1 and w.players[0, K.PROTECTED] == 0
+    assert w.players[1, S.PROTECTED] == 1 and w.players[0, S.PROTECTED] == 0
     assert w.call("retirement_cost", 1) == 0 and w.call("retirement_cost", 0) == 5_000
     before = w.cash(1)
-    w.call("do_action", 0, K.ACT_RETIREMENT, 0, False)
-    w.players[0, K.CASH] = 10_000
-    w.call("trade", 0, K.MK_INSURANCE, 0, 0, 5_000)
+    w.call("do_action", 0, S.ACT_RETIREMENT, 0, False)
+    w.players[0, S.CASH] = 10_000
+    w.call("trade", 0, S.MK_INSURANCE, 0, 0, 5_000)
     assert w.cash(1) - before == 10_000
     n = w.call("list_trades", 1)
-    assert K.MK_INSURANCE not in w.options[:n, K.OPT_ACTION]
+    assert S.MK_INSURANCE not in w.options[:n, S.OPT_ACTION]
 
 
 def test_advertising_firm_discount_and_the_advertising_money():
@@ -175,8 +176,8 @@ def test_advertising_firm_discount_and_the_advertising_money():
     assert w.call("advertise_cost", 1, 2) == 40_000 - 20_000
     assert w.call("advertise_cost", 0, 2) == 40_000
     before = w.cash(1)
-    w.players[0, K.CASH] = 50_000
-    w.call("do_action", 0, K.ACT_ADVERTISE, 2, False)
+    w.players[0, S.CASH] = 50_000
+    w.call("do_action", 0, S.ACT_ADVERTISE, 2, False)
     assert w.cash(1) - before == 40_000
 
 
@@ -190,9 +191,9 @@ def test_business_income_worked_example():
     w.own(0, "Shoe Shop")
     received = []
     for year, advertise in ((1, False), (2, True), (3, False)):
-        w.board[K.YEAR] = year
+        w.board[S.YEAR] = year
         if advertise:
-            w.players[0, K.GROWTH] += 2000
+            w.players[0, S.GROWTH] += 2000
         before = w.cash(0)
         w.call("pay_income", 0)
         received.append(w.cash(0) - before)
@@ -205,10 +206,10 @@ def test_business_income_stops_at_the_last_income_circle():
     w = World()
     no_abilities(w)
     w.own(0, "Shoe Shop")
-    w.players[0, K.INCOME] = 390_000
-    w.players[0, K.GROWTH] = 20_000
+    w.players[0, S.INCOME] = 390_000
+    w.players[0, S.GROWTH] = 20_000
     w.call("pay_income", 0)
-    assert w.players[0, K.INCOME] == 399_000 and w.players[0, K.YEAR_BUSINESS] == 399_000
+    assert w.players[0, S.INCOME] == 399_000 and w.players[0, S.YEAR_BUSINESS] == 399_000
 
 
 def test_salary_for_jobs_worked_and_just_started():
@@ -217,12 +218,12 @@ def test_salary_for_jobs_worked_and_just_started():
     w = World()
     no_abilities(w)
     w.hire(0, "Cashier")
-    w.players[0, K.WORKED] = 1
+    w.players[0, S.WORKED] = 1
     w.call("take_job", 0, w.index("jobs", "Waiter"))
     w.hire(1, "Nurse")                                     # not gone to work this year
     w.call("pay_income", 0)
     w.call("pay_income", 1)
-    assert w.players[0, K.YEAR_SALARY] == 15_000 + 17_000 and w.players[1, K.YEAR_SALARY] == 0
+    assert w.players[0, S.YEAR_SALARY] == 15_000 + 17_000 and w.players[1, S.YEAR_SALARY] == 0
 
 
 @pytest.mark.parametrize("income,standard,smart", [
@@ -243,10 +244,10 @@ def test_taxes_on_salary_plus_business_income():
     income): $30,000 salary + $25,000 business income is in the 51-100 bracket."""
     w = World()
     no_abilities(w)
-    w.players[0, K.YEAR_SALARY], w.players[0, K.YEAR_BUSINESS] = 30_000, 25_000
-    w.players[0, K.CASH] = 50_000
+    w.players[0, S.YEAR_SALARY], w.players[0, S.YEAR_BUSINESS] = 30_000, 25_000
+    w.players[0, S.CASH] = 50_000
     w.call("pay_taxes", 0)
-    assert w.players[0, K.YEAR_BRACKET] == 2 and w.cash(0) == 20_000
+    assert w.players[0, S.YEAR_BRACKET] == 2 and w.cash(0) == 20_000
 
 
 def test_tax_collector_discount_is_5000_per_player():
@@ -265,9 +266,9 @@ def test_below_the_cap_a_loan_in_5000_notes_pays_the_expense():
     """Loan Odds 'n Ends: a loan at any time, here for a tax bill (ASSUMED $5,000 notes)."""
     w = World()
     no_abilities(w)
-    w.players[0, K.CASH] = 2_000
-    w.call("pay_required", 0, 14_000, K.L_TAXES, K.NONE)
-    assert w.players[0, K.LOANS] == 15_000 and w.players[0, K.NOTICES] == 0
+    w.players[0, S.CASH] = 2_000
+    w.call("pay_required", 0, 14_000, S.L_TAXES, S.NONE)
+    assert w.players[0, S.LOANS] == 15_000 and w.players[0, S.NOTICES] == 0
     assert w.cash(0) == 3_000
 
 
@@ -277,22 +278,22 @@ def test_at_the_cap_a_notice_and_the_bank_pays_the_expense():
     keeps their cash."""
     w = World()
     no_abilities(w)
-    w.players[0, K.LOANS] = 200_000
-    w.players[0, K.CASH] = 3_000
-    w.call("pay_required", 0, 15_000, K.L_TAXES, K.NONE)
-    assert w.players[0, K.NOTICES] == 1 and w.players[0, K.LOANS] == 200_000
-    assert w.cash(0) == 3_000 and w.players[0, K.L_BAILOUT] == 15_000
+    w.players[0, S.LOANS] = 200_000
+    w.players[0, S.CASH] = 3_000
+    w.call("pay_required", 0, 15_000, S.L_TAXES, S.NONE)
+    assert w.players[0, S.NOTICES] == 1 and w.players[0, S.LOANS] == 200_000
+    assert w.cash(0) == 3_000 and w.players[0, S.L_BAILOUT] == 15_000
 
 
 def test_expense_over_100000_takes_two_notices():
     """Loan Odds 'n Ends: if the expense is more than $100,000, another notice."""
     w = World()
     no_abilities(w)
-    w.players[0, K.LOANS] = 200_000
-    w.call("pay_required", 0, 150_000, K.L_TAXES, K.NONE)
-    assert w.players[0, K.NOTICES] == 2
-    w.call("pay_required", 0, 100_000, K.L_TAXES, K.NONE)
-    assert w.players[0, K.NOTICES] == 3          # exactly $100,000 is not "more than"
+    w.players[0, S.LOANS] = 200_000
+    w.call("pay_required", 0, 150_000, S.L_TAXES, S.NONE)
+    assert w.players[0, S.NOTICES] == 2
+    w.call("pay_required", 0, 100_000, S.L_TAXES, S.NONE)
+    assert w.players[0, S.NOTICES] == 3          # exactly $100,000 is not "more than"
 
 
 def test_no_loan_past_the_cap():
@@ -301,14 +302,14 @@ def test_no_loan_past_the_cap():
     that would need a loan past the cap."""
     w = World()
     no_abilities(w)
-    w.players[0, K.LOANS] = 190_000
-    w.players[0, K.CASH] = 0
-    w.call("pay_required", 0, 30_000, K.L_EVENT_LOSS, K.NONE)
-    assert w.players[0, K.LOANS] == 190_000 and w.players[0, K.NOTICES] == 1
-    w.players[0, K.LOANS] = 200_000
-    w.players[0, K.CASH] = 4_000
+    w.players[0, S.LOANS] = 190_000
+    w.players[0, S.CASH] = 0
+    w.call("pay_required", 0, 30_000, S.L_EVENT_LOSS, S.NONE)
+    assert w.players[0, S.LOANS] == 190_000 and w.players[0, S.NOTICES] == 1
+    w.players[0, S.LOANS] = 200_000
+    w.players[0, S.CASH] = 4_000
     n = w.call("list_actions", 0, True)
-    assert n > 0 and w.options[:n, K.OPT_COST].max() <= 4_000
+    assert n > 0 and w.options[:n, S.OPT_COST].max() <= 4_000
 
 
 def test_a_loan_payment_cannot_be_borrowed():
@@ -316,11 +317,11 @@ def test_a_loan_payment_cannot_be_borrowed():
     notices and the bank pays it: the issue's example, $101,000 against a $110,000 payment."""
     w = World()
     no_abilities(w)
-    w.players[0, K.LOANS] = 200_000
-    w.players[0, K.CASH] = 101_000
+    w.players[0, S.LOANS] = 200_000
+    w.players[0, S.CASH] = 101_000
     w.call("repay_loans", 0, 50, False)
-    assert w.players[0, K.LOANS] == 100_000 and w.players[0, K.NOTICES] == 2
-    assert w.cash(0) == 101_000 and w.players[0, K.LOANS_COUNT] == 0
+    assert w.players[0, S.LOANS] == 100_000 and w.players[0, S.NOTICES] == 2
+    assert w.cash(0) == 101_000 and w.players[0, S.LOANS_COUNT] == 0
 
 
 @pytest.mark.parametrize("notices_below_cap", [True, False])
@@ -330,19 +331,19 @@ def test_short_loan_payment_below_the_cap(notices_below_cap):
     the principal stays on loan."""
     w = World(rules_with(loans__notices_below_cap=str(notices_below_cap).lower()))
     no_abilities(w)
-    w.players[0, K.LOANS] = 40_000
-    w.players[0, K.CASH] = 11_000
+    w.players[0, S.LOANS] = 40_000
+    w.players[0, S.CASH] = 11_000
     w.call("repay_loans", 0, 50, False)               # $20,000 + $2,000 interest due
     if notices_below_cap:
-        assert w.players[0, K.NOTICES] == 1 and w.cash(0) == 11_000
-        assert w.players[0, K.LOANS] == 20_000
+        assert w.players[0, S.NOTICES] == 1 and w.cash(0) == 11_000
+        assert w.players[0, S.LOANS] == 20_000
     else:
-        assert w.players[0, K.NOTICES] == 0 and w.cash(0) == 0
-        assert w.players[0, K.LOANS] == 30_000 and w.players[0, K.L_INTEREST] == 1_000
-    w.players[1, K.LOANS] = 200_000                   # at the cap: notices either way
-    w.players[1, K.CASH] = 11_000
+        assert w.players[0, S.NOTICES] == 0 and w.cash(0) == 0
+        assert w.players[0, S.LOANS] == 30_000 and w.players[0, S.L_INTEREST] == 1_000
+    w.players[1, S.LOANS] = 200_000                   # at the cap: notices either way
+    w.players[1, S.CASH] = 11_000
     w.call("repay_loans", 1, 50, False)
-    assert w.players[1, K.NOTICES] == 2 and w.players[1, K.LOANS] == 100_000
+    assert w.players[1, S.NOTICES] == 2 and w.players[1, S.LOANS] == 100_000
 
 
 def test_loan_payment_with_interest_and_the_banker():
@@ -352,12 +353,12 @@ def test_loan_payment_with_interest_and_the_banker():
     no_abilities(w)
     w.hire(1, "Banker")
     for p in (0, 1):
-        w.players[p, K.LOANS] = 100_000
-        w.players[p, K.CASH] = 200_000
+        w.players[p, S.LOANS] = 100_000
+        w.players[p, S.CASH] = 200_000
     w.call("repay_loans", 0, 50, False)
     w.call("repay_loans", 1, 50, False)
-    assert w.players[0, K.LOANS] == 50_000 and w.cash(0) == 200_000 - 55_000
-    assert w.players[1, K.L_INTEREST] == 0 and w.cash(1) == 200_000 - 50_000 + 5_000
+    assert w.players[0, S.LOANS] == 50_000 and w.cash(0) == 200_000 - 55_000
+    assert w.players[1, S.L_INTEREST] == 0 and w.cash(1) == 200_000 - 50_000 + 5_000
 
 
 def test_loan_schedule_through_every_year_end():
@@ -366,19 +367,19 @@ def test_loan_schedule_through_every_year_end():
     loans plus interest come off cash, with no notice even when cash goes negative."""
     w = World(n_players=2)
     no_abilities(w)
-    w.players[0, K.LOANS] = 100_000
-    w.players[0, K.CASH] = 200_000
+    w.players[0, S.LOANS] = 100_000
+    w.players[0, S.CASH] = 200_000
     principal = []
     for year in range(1, 13):
-        w.board[K.YEAR] = year
-        before = int(w.players[0, K.L_PRINCIPAL])
+        w.board[S.YEAR] = year
+        before = int(w.players[0, S.L_PRINCIPAL])
         w.call("year_end")
-        principal.append(int(w.players[0, K.L_PRINCIPAL]) - before)
+        principal.append(int(w.players[0, S.L_PRINCIPAL]) - before)
     assert principal == [0, 0, 0, 50_000, 0, 0, 0, 25_000, 0, 0, 0, 0]
-    assert w.players[0, K.LOANS] == 25_000 and w.players[0, K.L_INTEREST] == 7_500
-    w.players[0, K.CASH] = 10_000
+    assert w.players[0, S.LOANS] == 25_000 and w.players[0, S.L_INTEREST] == 7_500
+    w.players[0, S.CASH] = 10_000
     end_game(w)
-    assert w.cash(0) == 10_000 - 25_000 - 2_500 and w.players[0, K.NOTICES] == 0
+    assert w.cash(0) == 10_000 - 25_000 - 2_500 and w.players[0, S.NOTICES] == 0
 
 
 # --------------------------------------------------------------------- Game End
@@ -389,14 +390,14 @@ def test_game_end_retirement_notices_loans_and_shares():
     w = World(n_players=2)
     no_abilities(w)
     for p in range(2):
-        w.players[p, K.CASH] = 500_000
-    w.players[0, K.NOTICES] = 2
-    w.players[0, K.RETIRE_TOKENS] = 3
-    w.players[1, K.LOANS] = 50_000
+        w.players[p, S.CASH] = 500_000
+    w.players[0, S.NOTICES] = 2
+    w.players[0, S.RETIRE_TOKENS] = 3
+    w.players[1, S.LOANS] = 50_000
     w.shares[1, w.black] = 20
     _, out = end_game(w)
-    assert out[0, K.P_SCORE] == 500_000 + 30_000 - 200_000
-    assert out[1, K.P_SCORE] == 500_000 - 55_000
+    assert out[0, S.P_SCORE] == 500_000 + 30_000 - 200_000
+    assert out[1, S.P_SCORE] == 500_000 - 55_000
 
 
 def test_most_cash_wins_ties_share_the_win():
@@ -404,12 +405,12 @@ def test_most_cash_wins_ties_share_the_win():
     is no single winner seat)."""
     w = World(n_players=3)
     no_abilities(w)
-    w.players[:, K.CASH] = [300_000, 700_000, 200_000]
+    w.players[:, S.CASH] = [300_000, 700_000, 200_000]
     out_game, out = end_game(w)
-    assert out_game[K.G_WINNER] == 1 and out[:, K.P_WON].tolist() == [0, 1, 0]
-    w.players[:, K.CASH] = [700_000, 700_000, 200_000]
+    assert out_game[S.G_WINNER] == 1 and out[:, S.P_WON].tolist() == [0, 1, 0]
+    w.players[:, S.CASH] = [700_000, 700_000, 200_000]
     out_game, out = end_game(w)
-    assert out_game[K.G_WINNER] == K.NONE and out[:, K.P_WON].tolist() == [1, 1, 0]
+    assert out_game[S.G_WINNER] == S.NONE and out[:, S.P_WON].tolist() == [1, 1, 0]
 
 
 def test_rank_titles():
@@ -417,7 +418,7 @@ def test_rank_titles():
     w = World()
     assert [w.call("rank_title", c) for c in (499_999, 500_000, 1_000_000, 1_499_999, 1_500_000,
                                               2_000_000)] == [0, 1, 2, 2, 3, 4]
-    assert K.RANK_TITLES[1:] == ("Amateur", "Novice", "Expert", "Elite")
+    assert S.RANK_TITLES[1:] == ("Amateur", "Novice", "Expert", "Elite")
 
 
 # --------------------------------------------------------------------- characters and jobs
@@ -428,10 +429,10 @@ def test_karnaxis_fulfilled_pays_100000_immediately():
     w = World()
     no_abilities(w)
     w.make(0, "Gus")
-    w.players[0, K.CASH] = 290_000
-    w.board[K.FUND] = 10_000
-    w.call("do_action", 0, K.ACT_UNEMPLOYMENT, 0, False)
-    assert w.players[0, K.KARNAXIS_DONE] == 1 and w.cash(0) == 300_000 + 5_000 + 100_000
+    w.players[0, S.CASH] = 290_000
+    w.board[S.FUND] = 10_000
+    w.call("do_action", 0, S.ACT_UNEMPLOYMENT, 0, False)
+    assert w.players[0, S.KARNAXIS_DONE] == 1 and w.cash(0) == 300_000 + 5_000 + 100_000
 
 
 def test_wes_gets_1000_extra_growth_per_business_and_franchise():
@@ -441,12 +442,12 @@ def test_wes_gets_1000_extra_growth_per_business_and_franchise():
     no_abilities(w)
     w.make(0, "Wes")
     w.own(0, "Shoe Shop")
-    assert w.players[0, K.GROWTH] == 3_000
+    assert w.players[0, S.GROWTH] == 3_000
     w.own(1, "Food Truck")
-    w.players[0, K.ATTR:K.ATTR + 4] = [10, 10, 10, 10]
-    w.players[0, K.CASH] = 20_000
+    w.players[0, S.ATTR:S.ATTR + 4] = [10, 10, 10, 10]
+    w.players[0, S.CASH] = 20_000
     w.call("start_franchise", 0, 1)
-    assert w.players[0, K.GROWTH] == 3_000 + w.tables[K.T_FRANCHISE_GROWTH, 0] + 1_000
+    assert w.players[0, S.GROWTH] == 3_000 + w.tables[S.T_FRANCHISE_GROWTH, 0] + 1_000
 
 
 def test_julie_photography_is_a_level_1_business_only_she_can_start():
@@ -455,11 +456,11 @@ def test_julie_photography_is_a_level_1_business_only_she_can_start():
     no_abilities(w)
     julie = 1
     studio = w.index("businesses", "Photography Studio")
-    w.players[:, K.CASH] = 100_000
-    assert (K.ACT_BUSINESS, studio) in w.offered(julie)
-    assert (K.ACT_BUSINESS, studio) not in w.offered(0)
+    w.players[:, S.CASH] = 100_000
+    assert (S.ACT_BUSINESS, studio) in w.offered(julie)
+    assert (S.ACT_BUSINESS, studio) not in w.offered(0)
     w.call("start_business", julie, studio)
-    assert w.players[julie, K.MERGED_LEVEL] == 1 and w.cash(julie) == 80_000
+    assert w.players[julie, S.MERGED_LEVEL] == 1 and w.cash(julie) == 80_000
     before = w.cash(julie)
     w.call("start_franchise", 0, julie)
     assert w.cash(julie) - before == 15_000 and w.shares[0, julie] == 5
@@ -474,15 +475,15 @@ def test_whitney_needs_two_different_jobs_not_at_once():
     before = w.cash(whitney)
     w.call("take_job", whitney, cashier)
     w.call("check_all_karnaxis")
-    assert w.players[whitney, K.KARNAXIS_DONE] == 0
+    assert w.players[whitney, S.KARNAXIS_DONE] == 0
     w.call("lose_job", whitney, cashier)
     w.call("take_job", whitney, cashier)
     w.call("check_all_karnaxis")
-    assert w.players[whitney, K.KARNAXIS_DONE] == 0                # the same job again
+    assert w.players[whitney, S.KARNAXIS_DONE] == 0                # the same job again
     w.call("lose_job", whitney, cashier)
     w.call("take_job", whitney, waiter)
     w.call("check_all_karnaxis")
-    assert w.players[whitney, K.KARNAXIS_DONE] == 1 and w.cash(whitney) - before == 100_000
+    assert w.players[whitney, S.KARNAXIS_DONE] == 1 and w.cash(whitney) - before == 100_000
 
 
 def test_zack_fulfils_as_tax_collector_and_pays_back_after_a_loan():
@@ -491,13 +492,13 @@ def test_zack_fulfils_as_tax_collector_and_pays_back_after_a_loan():
     w = World()
     no_abilities(w)
     w.make(0, "Zack")
-    w.players[0, K.CASH] = 0
+    w.players[0, S.CASH] = 0
     w.call("take_job", 0, w.index("jobs", "Tax Collector"))
     w.call("check_all_karnaxis")
-    assert w.cash(0) == 100_000 and w.players[0, K.KARNAXIS_DONE] == 1
+    assert w.cash(0) == 100_000 and w.players[0, S.KARNAXIS_DONE] == 1
     w.call("take_loan", 0, 5_000)
     w.call("settle_forfeit", 0)
-    assert w.cash(0) == 5_000 and w.players[0, K.KARNAXIS_REVOKED] == 1
+    assert w.cash(0) == 5_000 and w.players[0, S.KARNAXIS_REVOKED] == 1
     w.call("take_loan", 0, 5_000)
     w.call("settle_forfeit", 0)
     assert w.cash(0) == 10_000
@@ -510,11 +511,11 @@ def test_professor_and_consultant_fees():
     no_abilities(w)
     w.hire(1, "Professor")
     w.hire(2, "Consultant")
-    w.players[0, K.CASH] = 100_000
+    w.players[0, S.CASH] = 100_000
     before1, before2 = w.cash(1), w.cash(2)
-    w.call("do_action", 0, K.ACT_COLLEGE, 0, False)
-    w.call("do_action", 0, K.ACT_KARNAXIS, 0, False)
-    w.players[1, K.CASH] = 100_000
-    w.call("do_action", 1, K.ACT_COLLEGE, 1, False)
+    w.call("do_action", 0, S.ACT_COLLEGE, 0, False)
+    w.call("do_action", 0, S.ACT_KARNAXIS, 0, False)
+    w.players[1, S.CASH] = 100_000
+    w.call("do_action", 1, S.ACT_COLLEGE, 1, False)
     assert w.cash(2) - before2 == 5_000
-    assert w.players[1, K.L_BANK_BENEFITS] == 10_000 and w.cash(1) == 100_000 - 15_000 + 5_000
+    assert w.players[1, S.L_BANK_BENEFITS] == 10_000 and w.cash(1) == 100_000 - 15_000 + 5_000

@@ -8,7 +8,7 @@ import pytest
 
 from karnaxis_world import GAME, POLICY, plain_python, rules_with
 from simulator.games.karnaxis import decide, engine, search
-from simulator.games.karnaxis import game as K
+from simulator.games.karnaxis import state as S
 from simulator.core.rng import N_STREAMS
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.rng import game_seeds
@@ -32,20 +32,20 @@ def first_search_decision(rules, edit=None, seed=3):
     game before the search."""
     params = GAME.prepare(rules, 4)
     r, knobs = params[0], params[1]
-    state = np.zeros(r[K.CFG_STATE_SIZE], np.int64)
+    state = np.zeros(r[S.CFG_STATE_SIZE], np.int64)
     rng = np.zeros(N_STREAMS, np.uint64)
     RULES["new_game"](state, r, knobs, rng, np.uint64(seed),
                       np.array([SEARCH, TYCOON, TYCOON, TYCOON], np.int8))
     if edit:
         edit(state, r)
-    size = r[K.CFG_STATE_SIZE]
+    size = r[S.CFG_STATE_SIZE]
     work, work_rng = np.zeros((3, size), np.int64), np.zeros((3, N_STREAMS), np.uint64)
-    values = np.zeros((3, K.MAX_OPTIONS))
-    trace = np.zeros((200, K.TRACE_WIDTH), np.int64)
+    values = np.zeros((3, S.MAX_OPTIONS))
+    trace = np.zeros((200, S.TRACE_WIDTH), np.int64)
     RULES["search_step"](state, r, knobs, rng, trace, work, work_rng, values)
-    rows = trace[:state[K.TRACE_N]]
-    weighed = rows[np.isin(rows[:, 0], (K.EV_SEARCH, K.EV_SEARCH_OPTION))]
-    return state[K.row(0) + K.CHARACTER], weighed.tolist(), rng[SEARCH_STREAM]
+    rows = trace[:state[S.TRACE_N]]
+    weighed = rows[np.isin(rows[:, 0], (S.EV_SEARCH, S.EV_SEARCH_OPTION))]
+    return state[S.row(0) + S.CHARACTER], weighed.tolist(), rng[SEARCH_STREAM]
 
 
 def reverse(state, at, n):
@@ -59,11 +59,11 @@ def test_unseen_card_orders_do_not_change_the_search():
     rules = tiny()
 
     def hide_differently(state, r):
-        dealt = r[K.CFG_DEALT]
-        chars = K.owners(r, K.DECK_CHARS)
-        reverse(state, chars + dealt, r[K.CFG_N_CHARS] - dealt)   # everything not dealt to seat 0
-        reverse(state, K.owners(r, K.DECK_EVENTS), r[K.CFG_N_EVENTS])
-        reverse(state, K.owners(r, K.DECK_CARDS), r[K.CFG_N_KCARDS])
+        dealt = r[S.CFG_DEALT]
+        chars = S.owners(r, S.DECK_CHARS)
+        reverse(state, chars + dealt, r[S.CFG_N_CHARS] - dealt)   # everything not dealt to seat 0
+        reverse(state, S.owners(r, S.DECK_EVENTS), r[S.CFG_N_EVENTS])
+        reverse(state, S.owners(r, S.DECK_CARDS), r[S.CFG_N_KCARDS])
 
     plain = first_search_decision(rules)
     reordered = first_search_decision(rules, hide_differently)
@@ -76,8 +76,8 @@ def test_the_seats_own_cards_do_change_the_search():
     rules = tiny()
 
     def deal_other_cards(state, r):
-        dealt = r[K.CFG_DEALT]
-        chars = K.owners(r, K.DECK_CHARS)
+        dealt = r[S.CFG_DEALT]
+        chars = S.owners(r, S.DECK_CHARS)
         mine = state[chars:chars + dealt].copy()
         state[chars:chars + dealt] = state[chars + dealt:chars + 2 * dealt]
         state[chars + dealt:chars + 2 * dealt] = mine

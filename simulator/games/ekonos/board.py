@@ -8,7 +8,11 @@ protected.  Option lists enumerate a mask's spaces in ascending order.
 
 from simulator.games.ekonos.bits import bit, count, lowest
 from simulator.core.kernel import accessor, rule
-from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.ekonos.state import (
+    CASH, CFG_ALL_SPACES, CFG_COMPANIES, CFG_REPLACED_RETURN, CFG_SCORE_INDICATOR, CFG_SCORE_MU,
+    CFG_SCORE_PRESIDENCY, EMPTY, EVENTS, MAX_COMPANIES, MINE, NEIGHBOURS, OCCUPIED, ON_BOARD,
+    OPTIONS, OPT_A, OPT_B, OPT_C, OPT_WIDTH, OWNER, PRESIDENT, PROTECTED, SHARES, SUPPLY, TURN,
+)
 
 
 @accessor

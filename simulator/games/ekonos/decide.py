@@ -22,7 +22,12 @@ from policies.ekonos import ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, option
 from policies.search import redeal, reseed_chance, top_k
 from simulator.games.ekonos.board import option
 from simulator.core.kernel import allocating, layer, rule
-from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.ekonos.state import (
+    CANDIDATES, CFG_CARDS, CFG_CARDS_PER_TURN, CFG_PLAYERS, CFG_UNSEEN, CHOOSE_CARD, CODES,
+    DECISIONS, DECK_ORDER, EVENTS, FORCED, HANDS, LOG, LOG_LEN, MAX_HAND, MAX_OPTIONS, MODE,
+    NOTES, OPT_A, OPT_B, PENDING, PENDING_CANDIDATES, PENDING_EVENT, PENDING_KIND,
+    PENDING_OPTIONS, PENDING_SEAT, PLAIN, REPLAY, ROLLOUT, ROLLOUT_POLICY, SEAT_POLICY,
+)
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 
 

@@ -8,7 +8,17 @@ from simulator.games.ekonos.board import company_value, record, score_parts
 from simulator.games.ekonos.engine import advance
 from simulator.core.kernel import allocating, entry, rule
 from simulator.games.ekonos.search import search_step
-from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.ekonos.state import (
+    AT_DEAL, AT_END, BOUGHT, CASH, CFG_COMPANIES, CFG_MARKERS, CFG_PLAYERS,
+    CFG_SHARE_INDICATORS, CFG_START_MONEY, CFG_STATE_SIZE, CFG_TURNS, DISCARDED, EMPTY,
+    EMPTY_EXPANSIONS, END_FINAL_TURN, EVENTS, EV_SCORE, EXPANSIONS, GROWN, G_END_REASON,
+    G_LENGTH, G_ROUNDS, G_SEARCH_DECISIONS, G_WINNER, HANDS, INDICATORS_LEFT, MAX_COMPANIES,
+    MAX_HAND, MAX_OPTIONS, MAX_PLAYERS, MAX_SPACES, MODE, MONEY_RECEIVED, NONE, OWNER, PHASE,
+    PLACED, PLAIN, PRESIDENT, PROBE, PROCEEDS, PROTECTED_PLAYS, P_BOUGHT, P_CASH, P_DISCARDED,
+    P_EMPTY_EXPANSIONS, P_EXPANSIONS, P_GROWN, P_HOLDINGS, P_PLACED, P_PROCEEDS, P_PROTECTED,
+    P_RECEIVED, P_SCORE, P_SOLD, P_SPENT, P_WON, ROUNDS, SEARCH_DECISIONS, SEAT_POLICY, SHARES,
+    SOLD, SPENT, SUPPLY,
+)
 from simulator.core.rng import N_STREAMS, rng_new
 
 

@@ -34,7 +34,12 @@ from policies.search import clear_gain, margin_to_best_other, outcome_value, rol
 from simulator.games.ekonos.board import put_row, score_parts
 from simulator.games.ekonos.engine import advance, play_step
 from simulator.core.kernel import allocating, rule
-from simulator.games.ekonos.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.ekonos.state import (
+    CANDIDATES, CFG_PLAYERS, CFG_TURNS, CODES, DECISIONS, EV_SEARCH, EV_SEARCH_OPTION, FORCED,
+    LOG, LOG_LEN, MODE, NOTES, PENDING, PENDING_CANDIDATES, PENDING_EVENT, PENDING_KIND,
+    PENDING_OPTIONS, PENDING_SEAT, PROBE, REPLAY, ROLLOUT_POLICY, SEARCH_DECISIONS, SEAT_POLICY,
+    TURN,
+)
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 
 MARGIN_SCALE = 20.0   # M.U.: about one standard deviation of a final score at 4 players

@@ -12,7 +12,14 @@ from simulator.games.karmaggan.core import (
 from simulator.games.karmaggan.death import plunderer_dies
 from simulator.games.karmaggan.egg import pick_up_egg, give_egg, fling_egg, bfs_local
 from simulator.games.karmaggan.traps import roller_damage, step_crossings
-from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.state import (
+    ACT_MOVE, ACT_PLAY, ADJ, ALIVE, BEATS, BOARD, B_OCC, CARDS, CFG, CFG_CENTRE,
+    CFG_COMBAT_HAND, CFG_COMBAT_ROUNDS, CFG_NODES, CFG_PLAYERS, CFG_THROW, COMBAT_CARD, EGG_WON,
+    ELIMINATED, EV_COMBAT, EV_COMBAT_ROUND, EV_ELIMINATED, EV_SPAWN, EV_THROWN, FIGS, F_OWNER,
+    F_POS, GAME, G_BANK, G_EGG_CARRIER, G_EGG_POS, G_SEAT, G_TURN_ENDED, HANDS, MAX_OPTIONS,
+    NOBODY, NO_CARD, OFF, OPTIONS, OPT_A, OPT_ACT, OPT_B, PLAYERS, P_COINS, P_COMBATS_LOST,
+    P_COMBATS_WON, P_GAIN_COMBAT, P_HAND_N, P_LOST_COMBAT, P_STATUS, THROW_DEST,
+)
 from simulator.core.kernel import allocating, rule
 
 

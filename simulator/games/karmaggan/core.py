@@ -6,7 +6,14 @@ state layout is described in :mod:`engine`.
 
 import numpy as np
 
-from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.state import (
+    BOARD, B_OCC, CFG, CFG_CENTRE, CFG_COLS, CFG_HAND_MAX, CFG_NODES, CFG_PLAYERS,
+    CFG_SPAWN_MAX, DCACHE_SLOTS, DEAD, DECKS, D_DISCARD, D_OBJECTS, FIGS, F_KIND, F_OWNER,
+    F_POS, GAME, G_BANK, G_EGG_CARRIER, G_EGG_LEFT_ROUND, G_EGG_POS, G_NEV, G_ODECK_N,
+    G_ODISC_N, G_ROLLERS_ON, G_ROUND, G_SEAT, HANDS, MAX_ACTS, MAX_OPTIONS, NOBODY, N_BOARD,
+    N_FIG, N_GAME, N_PLAYER, N_SWARMS, OFF, OPT_WIDTH, PLAYERS, PLUNDERER, P_COINS, P_HAND_N,
+    P_STATUS, P_SWARM, P_TEAM, RNG, TRACE,
+)
 from simulator.games.karmaggan.world import World
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SETUP, rng_new, shuffle

@@ -5,7 +5,12 @@ Rulebook: shared/rules/karmaggan.md, sections "Dead or Alive", "Invocation Tiles
 
 from simulator.games.karmaggan.board import update_adjacency, is_jungle, is_ring_cell
 from simulator.games.karmaggan.core import record, place_figure
-from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.state import (
+    ABYSS, ADJ, ALIVE, BOARD, B_BLOOD, B_SWARM, B_TILE, CFG, CFG_CENTRE, CFG_INVOCATION_TILES,
+    CFG_TEAM_MODE, DEAD, EGG_DROPPED, EV_DAMAGE, EV_DEATH, EV_EGG, FIGS, F_POS, GAME, G_BANK,
+    G_DEATHS, G_EGG_CARRIER, G_EGG_POS, G_ROUND, G_SEAT, G_TEAM_DIED, G_TURN_ENDED, G_VERSION,
+    INVOCATION, OFF, PLAYERS, P_COINS, P_DEATH_ROUND, P_LOST_ARROWS, P_STATUS, P_SWARM, P_TEAM,
+)
 from simulator.core.kernel import rule
 
 

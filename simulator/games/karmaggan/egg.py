@@ -8,7 +8,12 @@ import numpy as np
 from policies.karmaggan import choose
 from simulator.games.karmaggan.board import update_adjacency, is_jungle, is_ring_cell, outward
 from simulator.games.karmaggan.core import record, egg_moved
-from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.state import (
+    ABYSS, ACT_MOVE, ACT_THROW, ADJ, BOARD, B_OCC, B_TILE, CELLS, CFG, CFG_CENTRE, CFG_NODES,
+    CFG_PLAYERS, C_WALL_IN, EGG_DEST, EGG_FLUNG, EGG_PICKUP, EV_EGG, FIGS, F_KIND, F_POS, GAME,
+    G_EGG_CARRIER, G_EGG_POS, G_SEAT, MAX_OPTIONS, NOBODY, NO_WALL, OPTIONS, OPT_A, OPT_ACT,
+    OPT_B, PLUNDERER, QUEUE,
+)
 from simulator.core.kernel import allocating, rule
 
 

@@ -61,7 +61,24 @@ from simulator.games.karmaggan.board import is_jungle
 from simulator.games.karmaggan.core import new_world, record, place_figure, gain_coins, draw_object
 from simulator.games.karmaggan.movement import plunderer_turn
 from simulator.games.karmaggan.spawns import swarm_turn
-from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.state import (
+    ALIVE, BLANK, BLOOD_TILE, BOARD, B_BLOOD, B_OCC, B_SWARM, B_TILE, CARDS, CELLS, CFG,
+    CFG_BANK, CFG_CENTRE, CFG_MEDALLION_SUPPLY, CFG_NODES, CFG_N_BLOOD, CFG_N_STARTS,
+    CFG_PLAYERS, CFG_ROUND_CAP, CFG_SPAWN_MAX, CFG_START_COINS, CFG_START_MEDALLIONS,
+    CFG_START_OBJECTS, CFG_TEAM_MODE, C_START, C_TILE0, DCACHE_SLOTS, DEAD, DECKS, D_OBJECTS,
+    D_TEMPLE, ELIMINATED, END_ALL_DEAD, END_EGG, END_ROUND_CAP, EV_END, EV_TURN, EV_WIN, FIGS,
+    F_KIND, F_OWNER, F_POS, GAME, G_BANK, G_DEATHS, G_DKEY, G_EGG_CARRIER, G_EGG_LEFT_ROUND,
+    G_EGG_POS, G_END, G_MEDALLION_BANK, G_NEV, G_ODECK_N, G_OUT_BANK, G_OUT_DEATHS,
+    G_OUT_EGG_LEFT, G_OUT_END, G_OUT_LENGTH, G_OUT_SEARCH, G_OUT_WINNER, G_OUT_WIN_TEAM,
+    G_ROUND, G_SEARCH_DECISIONS, G_SEAT, G_WINNER, G_WIN_TEAM, NOBODY, N_CFG, OFF, PLAYERS,
+    PLUNDERER, P_COINS, P_COMBATS_LOST, P_COMBATS_WON, P_DEATH_ROUND, P_EGG_TURNS, P_GAIN_BLOOD,
+    P_GAIN_COMBAT, P_GAIN_OTHER, P_LOST_ARROWS, P_MEDALLIONS, P_OBJECTS_PLAYED, P_OUT_ARROWS,
+    P_OUT_BLOOD_GAIN, P_OUT_COMBAT_GAIN, P_OUT_DEATH_ROUND, P_OUT_DIED, P_OUT_EGG_TURNS,
+    P_OUT_ELIMINATED, P_OUT_FINAL, P_OUT_INVOKED, P_OUT_LOST_COMBATS, P_OUT_OBJECTS,
+    P_OUT_OTHER_GAIN, P_OUT_SCORE, P_OUT_SPAWN_TURNS, P_OUT_START, P_OUT_TEAM, P_OUT_WON,
+    P_OUT_WON_COMBATS, P_SPAWNS_INVOKED, P_SPAWN_TURNS, P_START_COINS, P_STATUS, P_SWARM,
+    P_TEAM, RNG, SPAWN, TCARDS, TIMELINE,
+)
 from simulator.core.kernel import allocating, entry, layer, rule
 from simulator.core.rng import SETUP, rng_below, shuffle
 

@@ -11,7 +11,14 @@ from simulator.games.karmaggan.traps import roller_damage, step_crossings
 from simulator.games.karmaggan.tiles import activate_tile
 from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.objects import play_object
-from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.state import (
+    ABYSS, ACT_MOVE, ACT_PASS, ACT_PLAY, ACT_STOP, ACT_TAKE, ACT_THROW, ADJ, ALIVE, BOARD,
+    B_OCC, B_TILE, CFG, CFG_CENTRE, CFG_OBJECTS_PER_TURN, CFG_PLAYERS, CFG_TEAM_MODE, EGG_PASS,
+    EGG_THROW, EV_EXIT, EV_MOVE, EV_ROLL, FIGS, F_KIND, F_POS, GAME, G_ACT_N, G_CONJURE,
+    G_EGG_CARRIER, G_EGG_POS, G_FIRST_TURN, G_LAST_FREE, G_PLAYS_LEFT, G_POLE, G_STEPS_LEFT,
+    G_TURN_ENDED, HANDS, JUNGLE, MAX_OPTIONS, NOBODY, OPTIONS, OPT_A, OPT_ACT, OPT_B, PLAYERS,
+    P_COINS, P_EGG_TURNS, P_MEDALLIONS, P_STATUS, P_TEAM, P_TURNS, RNG, SPAWN, STEP,
+)
 from simulator.core.kernel import layer, rule
 from simulator.core.rng import roll_die
 

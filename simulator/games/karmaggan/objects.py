@@ -9,7 +9,13 @@ from simulator.games.karmaggan.core import (
     record, gain_coins, add_to_hand, draw_object, take_from_hand, discard_card, discard_hand)
 from simulator.games.karmaggan.traps import (
     draw_temple_card, resolve_temple_card, set_hatches, turn_ring)
-from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.state import (
+    ACT_STOP, ALIVE, BLOOD_STONE, CARDS, CFG, CFG_GREEDY, CFG_HAND_MAX, CFG_RINGS, CFG_SPARK,
+    CFG_TUMULT, CONJURE, ECLIPSE, ELIMINATED, EV_PLAY, EV_STONE, FIGS, F_POS, GAME, GREEDY,
+    G_CONJURE, G_MEDALLION_BANK, G_PLAYS_LEFT, G_POLE, G_STEPS_LEFT, HANDS, HELM, OPTIONS,
+    OPT_A, OPT_ACT, OPT_B, PLAYERS, POLE, P_COINS, P_GAIN_OTHER, P_HAND_N, P_LOST_OTHER,
+    P_MEDALLIONS, P_OBJECTS_PLAYED, P_STATUS, RNG, SALIVA, SPARK, STONE_TARGET, TUMULT, VICTIM,
+)
 from simulator.core.kernel import rule
 from simulator.core.rng import DICE, rng_below, roll_die
 

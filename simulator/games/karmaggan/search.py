@@ -43,7 +43,14 @@ from simulator.games.karmaggan.engine import (NO_SEATS, NOT_RESUMED, PAUSED, RES
                                               play_from, setup_game, write_outputs)
 from simulator.games.karmaggan.movement import (continue_turn, finish_turn, list_step_options,
                                                 take_step, start_turn, MAX_STEPS_PER_TURN)
-from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.state import (
+    ACTS, ACT_PLAY, ADJ, BEATS, BLOOD_TILE, BOARD, B_BLOOD, B_TILE, CARDS, CELLS, CFG,
+    CFG_HAND_MAX, CFG_PLAYERS, CFG_ROUND_CAP, CFG_TEAM_MODE, DCACHE, DECKS, D_OBJECTS, D_TEMPLE,
+    EV_SEARCH, EV_SEARCH_OPTION, FIGS, GAME, G_NEV, G_ODECK_N, G_ROUND, G_SEARCH_DECISIONS,
+    G_SEAT, G_TDRAW, G_WINNER, G_WIN_TEAM, HANDS, KNOB_TABLE, MAX_OPTIONS, OPTIONS, OPT_A,
+    OPT_ACT, OPT_B, PLAYERS, POLICY_IDS, P_COINS, P_TEAM, RNG, ROLLERS, SCORES, STEP, TCARDS,
+    TRACE, TRACE_WIDTH,
+)
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.kernel import allocating, entry, layer, rule
 

@@ -10,7 +10,14 @@ from simulator.games.karmaggan.tiles import activate_tile
 from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.movement import (
     MAX_STEPS_PER_TURN, begin_turn, crossing, leave_tile, list_moves, movement_roll, settle)
-from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.state import (
+    ACT_INVOKE, ACT_MEDALLION, ACT_MOVE, ACT_SACRIFICE, ACT_STOP, ACT_SWARM_MOVE, BOARD, B_OCC,
+    B_SWARM, B_TILE, CFG, CFG_CENTRE, CFG_PLAYERS, CFG_SPAWN_MAX, CFG_TEAM_MODE, EV_MOVE,
+    EV_ROLL, EV_SACRIFICE, EV_SPAWN, FIGS, F_OWNER, F_POS, GAME, G_EGG_CARRIER, G_EGG_POS,
+    G_MEDALLION_BANK, G_STEPS_LEFT, INVOCATION, MAX_OPTIONS, NOBODY, OFF, OPTIONS, OPT_A,
+    OPT_ACT, OPT_B, PLAYERS, P_MEDALLIONS, P_SPAWNS_INVOKED, P_SPAWN_TURNS, P_SWARM, RNG,
+    SWARM_MODE, SWARM_STEP,
+)
 from simulator.core.kernel import rule
 
 

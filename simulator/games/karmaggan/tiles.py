@@ -9,7 +9,13 @@ from policies.karmaggan import choose
 from simulator.games.karmaggan.core import record, place_figure, controller, gain_coins, draw_object
 from simulator.games.karmaggan.egg import pick_up_egg
 from simulator.games.karmaggan.traps import resolve_temple_card, draw_temple_card
-from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.state import (
+    ABYSS, ACTS, ACT_MOVE, ACT_STOP, BLANK, BLOOD_TILE, BOARD, B_BLOOD, B_OCC, B_TILE,
+    CENTRE_TILE, CFG, CFG_CENTRE, EV_BLOOD, EV_OBJECT_DRAW, EV_PASSAGE, FIGS, F_KIND, GAME,
+    G_ACT_N, INVOCATION, JUNGLE, MAX_ACTS, MEDALLION_VALUE, NOBODY, OBJECT_TILE, OPTIONS, OPT_A,
+    OPT_ACT, OPT_B, PASSAGE_TILE, PLAYERS, P_COINS, P_GAIN_BLOOD, P_HAND_N, P_MEDALLIONS,
+    P_MEDALLIONS_GAINED, SPAWN, TELEPORT, TEMPLE_TILE,
+)
 from simulator.core.kernel import rule
 
 

@@ -11,7 +11,17 @@ from simulator.games.karmaggan.board import is_jungle, is_ring_cell, phys_col
 from simulator.games.karmaggan.core import record, place_figure, draw_object, discard_hand
 from simulator.games.karmaggan.death import lose_coins
 from simulator.games.karmaggan.egg import first_on_line, pick_up_egg
-from simulator.games.karmaggan.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karmaggan.state import (
+    ACID_WALL, ACT_MOVE, ACT_STOP, ALIVE, ARROWS_WALL, BOARD, B_OCC, B_OPEN, B_TILE, CELLS,
+    CENTRE_TILE, CFG, CFG_ACID_MINUS, CFG_ARROWS, CFG_CELLS_PER_SECTOR, CFG_CENTRE, CFG_COLS,
+    CFG_FIRE, CFG_HATCHES, CFG_PLAYERS, CFG_RAM, CFG_RINGS, CFG_ROLLER_MINUS, C_HATCH_KIND,
+    C_RING, C_ROW, C_WALL_IN, DAY, DECKS, D_TEMPLE, EV_FLASH, EV_HATCH, EV_ROTATE, EV_TEMPLE,
+    FIGS, FIRE_WALL, F_KIND, F_POS, GAME, G_OFFSET, G_OPEN_HATCHES, G_ROLLERS_ON, G_SEAT,
+    G_TDRAW, G_VERSION, MAX_OPTIONS, NIGHT, NOBODY, OPTIONS, OPT_A, OPT_ACT, OPT_B, PLAYERS,
+    PLUNDERER, P_COINS, P_STATUS, RNG, ROLLERS, ROTATION, SRC_ACID, SRC_ARROWS, SRC_FIRE,
+    SRC_PISTON, SRC_ROLLERS, TCARDS, TELEPORT, TEMPLE_TILE, T_ACID, T_ARROWS, T_CLOSE_ALL,
+    T_FIRE, T_FLASH, T_OPEN_DAY, T_OPEN_NIGHT, T_PISTON, T_RAM, T_ROT_CENTRAL, T_ROT_OUTER,
+)
 from simulator.core.kernel import rule
 from simulator.core.rng import SETUP, roll_die, shuffle
 

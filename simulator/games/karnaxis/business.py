@@ -7,7 +7,18 @@ from simulator.games.karnaxis.decide import choose
 from simulator.games.karnaxis.money import (
     ability, add_option, can_afford, firm_benefit, firm_owner, gain, pay_by_choice, record)
 from simulator.games.karnaxis.new_year import give_shares
-from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karnaxis.state import (
+    AB_BUSINESS_DISCOUNT, AB_FRANCHISE_DISCOUNT, AB_GROWTH_BONUS, ACCOUNTANT, ACTIVE,
+    BUSINESS_LEVEL, BUSINESS_YEAR, B_GROWTH, B_LEVEL, CASH, CFG_ACCOUNTANT_COST,
+    CFG_AD_FIRM_DISCOUNT, CFG_FIRM_ACCOUNTING, CFG_FIRM_ADVERTISING, CFG_FIRM_INSURANCE,
+    CFG_FRANCHISE_CARDS, CFG_INSURANCE_COST, CFG_MAX_TRADES, CFG_PLAYERS, CFG_SHARES_PER_START,
+    CFG_SHARE_PRICE, CFG_STOCK_START, D_MARKET, EV_TRADE, FRANCHISES_LEFT, FRANCHISE_YEAR,
+    FR_MOTHER, FR_OWNER, GROWTH, INSURED, L_SHARES_BOUGHT, L_SHARES_SOLD, L_TO_BANK,
+    L_TO_PLAYERS, MERGED_LEVEL, MK_ACCOUNTANT, MK_BUY, MK_DONE, MK_INSURANCE, MK_SELL, NONE,
+    N_BUSINESSES, N_FRANCHISES, OPT_A, OPT_ACTION, OPT_B, OPT_COST, OWN_BIZ, PROTECTED,
+    SHARE_POOL, T_AD_COST, T_BUY_LOTS, T_FRANCHISE_COST, T_FRANCHISE_GROWTH, T_LEVEL_COST,
+    VALUE, YEAR, biz, opt, owners, row, share, stock, table, table_len,
+)
 
 
 # ---------------------------------------------------------------- costs

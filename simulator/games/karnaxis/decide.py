@@ -22,7 +22,14 @@ from policies.karnaxis import ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, opti
     policy_choice
 from policies.search import redeal, reseed_chance, top_k
 from simulator.games.karnaxis.money import put_row
-from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karnaxis.state import (
+    AT_CHARACTER, CANDIDATES, CARDS_HELD, CFG_DEALT, CFG_N_CHARS, CFG_N_EVENTS, CFG_N_KCARDS,
+    CFG_PLAYERS, CFG_UNSEEN, CHARACTER, DECISIONS, DECK_CARDS, DECK_CHARS, DECK_EVENTS,
+    D_MARKET, EV_SEARCH, EV_SEARCH_OPTION, FORCED, KC_HOLDER, LOG, LOG_LEN, MAX_LOG,
+    MAX_OPTIONS, MODE, NEXT_CARD, NONE, NOTES, OPT_A, OPT_ACTION, OPT_B, PENDING,
+    PENDING_CANDIDATES, PENDING_EVENT, PENDING_KIND, PENDING_OPTIONS, PENDING_SEAT, PHASE,
+    PLAIN, REPLAY, ROLLOUT, ROLLOUT_POLICY, SEAT_POLICY, TRACE_N, YEAR, opt, owners, row,
+)
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 
 

@@ -31,7 +31,19 @@ from simulator.games.karnaxis.decide import choose, is_search
 from simulator.games.karnaxis.money import add_option, record
 from simulator.games.karnaxis.new_year import update_new_year
 from simulator.games.karnaxis.year_end import year_end
-from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karnaxis.state import (
+    ACTIVE, ATTR, AT_ACTION, AT_CHARACTER, AT_END, AT_NEW_YEAR, AT_YEAR_END, B_AVAILABLE, CASH,
+    CFG_DEALT, CFG_DECK_WIDTH, CFG_FRANCHISE_CARDS, CFG_FUND_START, CFG_N_BIZ, CFG_N_CHARS,
+    CFG_N_EVENTS, CFG_N_JOBS, CFG_N_KCARDS, CFG_PLAYERS, CFG_RETIREMENT_TOKENS,
+    CFG_SHARE_TOKENS, CFG_START_CASH, CFG_STOCK_START, CFG_YEARS, CHARACTER, C_ATTR, DEALT,
+    DECISIONS, DECK_CARDS, DECK_CHARS, DECK_EVENTS, D_CHARACTER, EV_CHARACTER, FRANCHISES_LEFT,
+    FUND, GROWTH, JOB, JOB_B, J_AVAILABLE, LOANS, MODE, NONE, NOTICES, N_ATTR, N_DEALT_KEPT,
+    N_OWNERS, OPT_ACTION, OWNERS, OWN_BIZ, OWN_JOB, PHASE, PLAIN, PROBE, REMOVED, RETIRE_POOL,
+    SEAT_I, SEAT_POLICY, SHARE_POOL, VALUE, YEAR, YEAR_BRACKET, YEAR_BUSINESS, YEAR_SALARY,
+    YEAR_SMART, YEAR_TAX, Y_BRACKET, Y_BUSINESS_INCOME, Y_CASH, Y_GROWTH, Y_INCOME, Y_LOANS,
+    Y_NOTICES, Y_SALARY, Y_SEAT, Y_SMART, Y_TAX, Y_YEAR, biz, character, job, opt, owners, row,
+    stock,
+)
 from simulator.core.rng import SETUP, rng_new, shuffle
 
 

@@ -10,7 +10,9 @@ import numpy as np
 
 from simulator.games.karnaxis.engine import advance, new_game, write_years
 from simulator.games.karnaxis.search import search_step
-from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karnaxis.state import (
+    AT_END, AT_YEAR_END, CFG_PLAYERS, CFG_STATE_SIZE, CFG_YEARS, MAX_OPTIONS, PHASE, TRACE_N,
+)
 from simulator.games.karnaxis.year_end import end_game
 from simulator.core.kernel import allocating, entry, layer
 from simulator.core.rng import N_STREAMS

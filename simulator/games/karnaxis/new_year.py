@@ -7,7 +7,19 @@ from simulator.games.karnaxis.decide import choose
 from simulator.games.karnaxis.money import (
     ability, add_option, check_all_karnaxis, firm_benefit, gain, pay_required, record,
     settle_forfeit)
-from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karnaxis.state import (
+    AB_ALWAYS_INSURED, AB_STOCK_REROLL, ACCOUNTANT, ACTIVE, CASH, CFG_AFTER_CRASH,
+    CFG_AFTER_DIVIDEND, CFG_DIVIDEND, CFG_FIRM_INSURANCE, CFG_FUND_INCREMENT, CFG_PLAYERS,
+    CFG_STOCK_TOP, CHARACTER, C_ABILITY, DECK_EVENTS, D_REROLL, EF_BUSINESS_INCOME, EF_CASH,
+    EF_GROWTH, EF_LAYOFF, EF_LOTTERY, EF_MEDICAL, EF_SALARY, EF_STOCK_ALL, EF_STOCK_BLACK,
+    EF_TAX, EF_TUITION_FREE, EF_UNEMPLOYMENT, EVENT, EVENT_INCOME, EVENT_SALARY, EVENT_TAX,
+    EVENT_TUITION_FREE, EV_CRASH, EV_DIVIDEND, EV_EVENT, EV_EVENT_CASH, EV_FIRED, EV_REROLL,
+    EV_STOCK, EV_YEAR, E_EFFECT, E_VALUE, FUND, GROWTH, INSURED, JOB, JOB_B, J_SALARY,
+    L_DIVIDENDS, L_EVENT_GAIN, L_EVENT_LOSS, NONE, N_BUSINESSES, N_FRANCHISES, OWN_JOB,
+    PROTECTED, SHARE_POOL, STARTER, TAX_FREE, T_DIE, UNEMP_TAKEN, USED, VALUE, WORKED, YEAR,
+    YEAR_BUSINESS, YEAR_SALARY, YEAR_TAX, character, event, job, owners, row, share, stock,
+    table, table_len,
+)
 from simulator.core.rng import DICE, rng_below
 
 

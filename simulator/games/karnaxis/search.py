@@ -35,7 +35,12 @@ from policies.search import best_mean, margin_to_best_other, outcome_value, roll
     win_share
 from simulator.games.karnaxis.engine import advance, play_step
 from simulator.games.karnaxis.money import job_holder
-from simulator.games.karnaxis.state import *  # noqa: F401,F403  (the named slots)
+from simulator.games.karnaxis.state import (
+    AT_NEW_YEAR, CANDIDATES, CASH, CFG_JOB_BANKER, CFG_NOTICE_PENALTY, CFG_PLAYERS, CFG_YEARS,
+    DECISIONS, FORCED, LOANS, LOG, LOG_LEN, MODE, NOTES, NOTICES, PENDING, PENDING_CANDIDATES,
+    PENDING_EVENT, PENDING_SEAT, PHASE, PROBE, REPLAY, ROLLOUT_POLICY, SEARCH_DECISIONS,
+    SEAT_POLICY, YEAR, row,
+)
 from simulator.games.karnaxis.year_end import interest_on, interest_rate, retirement_payout
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
