@@ -30,7 +30,10 @@ $(TEST_STAMP): $(STAMP)
 run: $(STAMP)
 	$(BIN)/balsim study --out runs --report reports/study.html
 
+# lint and format first: a minute of tests is not spent on code that would not pass review
 test: $(TEST_STAMP) browser
+	$(BIN)/ruff check
+	$(BIN)/ruff format --check
 	$(BIN)/python -m simulator.run.warm
 	$(BIN)/python -m pytest
 

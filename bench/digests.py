@@ -25,23 +25,57 @@ import polars as pl
 CONFIGS = {
     "ekonos-3p": ["ekonos", "-p", "3", "-n", "3000"],
     "ekonos-4p": ["ekonos", "-p", "4", "-n", "3000"],
-    "ekonos-6p-tuned": ["ekonos", "-p", "6", "-n", "2000", "--seats",
-                        "cash_hoarder_tuned,value_investor_tuned,market_builder_tuned,"
-                        "president_seeker_tuned,random,cash_hoarder"],
-    "ekonos-search": ["ekonos", "-p", "4", "-n", "8", "--seats",
-                      "search,cash_hoarder_tuned,cash_hoarder_tuned,cash_hoarder_tuned"],
+    "ekonos-6p-tuned": [
+        "ekonos",
+        "-p",
+        "6",
+        "-n",
+        "2000",
+        "--seats",
+        "cash_hoarder_tuned,value_investor_tuned,market_builder_tuned,"
+        "president_seeker_tuned,random,cash_hoarder",
+    ],
+    "ekonos-search": [
+        "ekonos",
+        "-p",
+        "4",
+        "-n",
+        "8",
+        "--seats",
+        "search,cash_hoarder_tuned,cash_hoarder_tuned,cash_hoarder_tuned",
+    ],
     "karnaxis-2p": ["karnaxis", "-p", "2", "-n", "2000"],
     "karnaxis-4p": ["karnaxis", "-p", "4", "-n", "2000", "--set", "loans.cap_usd=100000"],
-    "karnaxis-6p-tuned": ["karnaxis", "-p", "6", "-n", "1000", "--seats",
-                          "scholar_tuned,tycoon_tuned,speculator_tuned,cautious_tuned,random,"
-                          "tycoon"],
-    "karnaxis-search": ["karnaxis", "-p", "4", "-n", "8", "--seats",
-                        "search,tycoon_tuned,scholar_tuned,speculator_tuned"],
+    "karnaxis-6p-tuned": [
+        "karnaxis",
+        "-p",
+        "6",
+        "-n",
+        "1000",
+        "--seats",
+        "scholar_tuned,tycoon_tuned,speculator_tuned,cautious_tuned,random,tycoon",
+    ],
+    "karnaxis-search": [
+        "karnaxis",
+        "-p",
+        "4",
+        "-n",
+        "8",
+        "--seats",
+        "search,tycoon_tuned,scholar_tuned,speculator_tuned",
+    ],
     "karmaggan-3p": ["karmaggan", "-p", "3", "-n", "1000"],
     "karmaggan-4p": ["karmaggan", "-p", "4", "-n", "1000", "--set", "setup.blood_coins_4_6=3"],
     "karmaggan-5p-ffa": ["karmaggan", "-p", "5", "-n", "600", "--set", 'game.mode="free_for_all"'],
-    "karmaggan-search": ["karmaggan", "-p", "4", "-n", "6", "--seats",
-                         "search,rusher_tuned,search,rusher_tuned"],
+    "karmaggan-search": [
+        "karmaggan",
+        "-p",
+        "4",
+        "-n",
+        "6",
+        "--seats",
+        "search,rusher_tuned,search,rusher_tuned",
+    ],
 }
 
 
@@ -55,16 +89,22 @@ def table_digest(folder: Path, ignore: set[str]) -> str:
 
 
 def dataset_digests(folder: Path, ignore: set[str]) -> dict[str, str]:
-    return {table.name: table_digest(table, ignore) for table in sorted(folder.iterdir())
-            if table.is_dir() and any(table.glob("*.parquet"))}
+    return {
+        table.name: table_digest(table, ignore)
+        for table in sorted(folder.iterdir())
+        if table.is_dir() and any(table.glob("*.parquet"))
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="JSON file of the digests")
     parser.add_argument("--compare", type=Path, help="digests to compare with")
-    parser.add_argument("--ignore", default="engine_version",
-                        help="comma list of columns left out (default: engine_version)")
+    parser.add_argument(
+        "--ignore",
+        default="engine_version",
+        help="comma list of columns left out (default: engine_version)",
+    )
     parser.add_argument("--only", help="comma list of configurations")
     args = parser.parse_args()
     ignore = set(filter(None, args.ignore.split(",")))
@@ -73,8 +113,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             out = Path(tmp) / name
-            subprocess.run([str(Path(sys.executable).parent / "balsim"), "run", *CONFIGS[name],
-                            "--seed", "7", "-q", "-j", "2", "--out", str(out)], check=True)
+            subprocess.run(
+                [
+                    str(Path(sys.executable).parent / "balsim"),
+                    "run",
+                    *CONFIGS[name],
+                    "--seed",
+                    "7",
+                    "-q",
+                    "-j",
+                    "2",
+                    "--out",
+                    str(out),
+                ],
+                check=True,
+            )
             digests[name] = dataset_digests(out, ignore)
             print(f"{name}: " + " ".join(f"{t}={d[:10]}" for t, d in digests[name].items()))
     args.out.parent.mkdir(parents=True, exist_ok=True)

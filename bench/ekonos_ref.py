@@ -18,11 +18,20 @@ import numpy as np
 
 from simulator.cli.options import seat_list
 from simulator.core.game import get_game
+from simulator.core.rng import game_seeds
 from simulator.games.ekonos import games
 from simulator.games.ekonos.game import allocate
-from simulator.games.ekonos.state import (CFG_COMPANIES, G_LENGTH, G_ROUNDS, G_WINNER, P_BOUGHT,
-                                          P_DISCARDED, P_EXPANSIONS, P_SCORE, TRACE_WIDTH)
-from simulator.core.rng import game_seeds
+from simulator.games.ekonos.state import (
+    CFG_COMPANIES,
+    G_LENGTH,
+    G_ROUNDS,
+    G_WINNER,
+    P_BOUGHT,
+    P_DISCARDED,
+    P_EXPANSIONS,
+    P_SCORE,
+    TRACE_WIDTH,
+)
 from simulator.run.runner import Plan, Variant, seat_policy_ids
 
 MASK = (1 << 64) - 1
@@ -48,14 +57,21 @@ def main() -> None:
     game = get_game("ekonos")
     rules = game.rules()
     names = seat_list(game, a.players, "random" if a.seats == "random" else None, None)
-    plan = Plan(game=game.name, n_games=a.n, n_players=a.players, seats=names, seed=a.seed,
-                chunk_size=game.chunk_size, variants=[Variant("base", rules)])
+    plan = Plan(
+        game=game.name,
+        n_games=a.n,
+        n_players=a.players,
+        seats=names,
+        seed=a.seed,
+        chunk_size=game.chunk_size,
+        variants=[Variant("base", rules)],
+    )
     params = game.prepare(rules, a.players)
     ids = np.arange(a.n, dtype=np.int64)
     seeds, seat_ids = game_seeds(a.seed, ids), seat_policy_ids(game, plan, ids)
 
     t = time.process_time()
-    game.play(params, seeds[:8], seat_ids[:8])          # compile or load the cache
+    game.play(params, seeds[:8], seat_ids[:8])  # compile or load the cache
     warm = time.process_time() - t
 
     cfg, knobs = params
@@ -66,7 +82,11 @@ def main() -> None:
         cpu = time.process_time() - start
         out_games, out_players = out[0], out[1]
         score = out_players[:, :, P_SCORE]
-        length, winner, rounds = out_games[:, G_LENGTH], out_games[:, G_WINNER], out_games[:, G_ROUNDS]
+        length, winner, rounds = (
+            out_games[:, G_LENGTH],
+            out_games[:, G_WINNER],
+            out_games[:, G_ROUNDS],
+        )
         bought, expansions = out_players[:, :, P_BOUGHT], out_players[:, :, P_EXPANSIONS]
         discarded = out_players[:, :, P_DISCARDED]
         boards = out[2].sum(axis=1)
@@ -85,14 +105,17 @@ def main() -> None:
 
     n, seats = a.n, a.n * a.players
     mean = score.sum() / seats
-    sd = (np.square(score.astype(np.float64)).sum() / seats - mean ** 2) ** 0.5
-    print(f"engine={name} games={n} seed={a.seed} players={a.players} "
-          f"mean_score={mean:.6f} sd_score={sd:.6f} mean_length={length.sum() / n:.6f} "
-          f"tie_frac={(winner == -1).sum() / n:.6f} mean_rounds={rounds.astype(np.int64).sum() / n:.4f} "
-          f"mean_winner_score={score.max(axis=1).sum() / n:.6f} mean_board={boards.sum() / n:.6f} "
-          f"mean_bought={bought.sum() / seats:.6f} mean_expansions={expansions.sum() / seats:.6f} "
-          f"mean_discarded={discarded.sum() / seats:.6f} checksum={checksum(score):016x} "
-          f"cpu_s={cpu:.6f} games_per_s={n / cpu:.1f} warm_s={warm:.2f}")
+    sd = (np.square(score.astype(np.float64)).sum() / seats - mean**2) ** 0.5
+    print(
+        f"engine={name} games={n} seed={a.seed} players={a.players} "
+        f"mean_score={mean:.6f} sd_score={sd:.6f} mean_length={length.sum() / n:.6f} "
+        f"tie_frac={(winner == -1).sum() / n:.6f} "
+        f"mean_rounds={rounds.astype(np.int64).sum() / n:.4f} "
+        f"mean_winner_score={score.max(axis=1).sum() / n:.6f} mean_board={boards.sum() / n:.6f} "
+        f"mean_bought={bought.sum() / seats:.6f} mean_expansions={expansions.sum() / seats:.6f} "
+        f"mean_discarded={discarded.sum() / seats:.6f} checksum={checksum(score):016x} "
+        f"cpu_s={cpu:.6f} games_per_s={n / cpu:.1f} warm_s={warm:.2f}"
+    )
 
 
 if __name__ == "__main__":

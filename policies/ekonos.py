@@ -11,30 +11,76 @@ import numpy as np
 from policies.common import RANDOM, behaviour, keep_best, pick_random
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
-from simulator.games.ekonos.board import neighbours_of, option
 from simulator.core.kernel import accessor, rule, scorer
+from simulator.games.ekonos.board import neighbours_of, option
 from simulator.games.ekonos.state import (
-    BUY, CASH, CHOOSE_CARD, CHOOSE_SPACE, EMPTY, EXPAND_NOW, NONE, ON_BOARD, OPT_A, OPT_B,
-    OPT_C, PLACE_FUNCTION, PRESIDENT, SELL, SHARES, SHARES_OUT, MAX_COMPANIES, CFG_TURNS, TURN)
+    BUY,
+    CASH,
+    CFG_TURNS,
+    CHOOSE_CARD,
+    CHOOSE_SPACE,
+    EMPTY,
+    EXPAND_NOW,
+    MAX_COMPANIES,
+    NONE,
+    ON_BOARD,
+    OPT_A,
+    OPT_B,
+    OPT_C,
+    PLACE_FUNCTION,
+    PRESIDENT,
+    SELL,
+    SHARES,
+    SHARES_OUT,
+    TURN,
+)
 
 PRESIDENT_SEEKER, VALUE_INVESTOR, MARKET_BUILDER, CASH_HOARDER, SEARCH = range(1, 6)
 POLICIES = (
     Policy(RANDOM, "random", "uniformly random among the legal options at every decision"),
-    Policy(PRESIDENT_SEEKER, "president_seeker",
-           "buys for presidencies, grows the companies it presides, expands early"),
-    Policy(VALUE_INVESTOR, "value_investor",
-           "buys shares worth more than their price, sells those priced above their value"),
-    Policy(MARKET_BUILDER, "market_builder",
-           "plays cards to place and protect markers of its companies, waits for level 6"),
+    Policy(
+        PRESIDENT_SEEKER,
+        "president_seeker",
+        "buys for presidencies, grows the companies it presides, expands early",
+    ),
+    Policy(
+        VALUE_INVESTOR,
+        "value_investor",
+        "buys shares worth more than their price, sells those priced above their value",
+    ),
+    Policy(
+        MARKET_BUILDER,
+        "market_builder",
+        "plays cards to place and protect markers of its companies, waits for level 6",
+    ),
     Policy(CASH_HOARDER, "cash_hoarder", "keeps its cash, buying only clear bargains"),
-    Policy(SEARCH, "search", "weighs its best options by playing each out many times from "
-           "what it can see (determinized flat Monte Carlo)"),
+    Policy(
+        SEARCH,
+        "search",
+        "weighs its best options by playing each out many times from "
+        "what it can see (determinized flat Monte Carlo)",
+    ),
 )
-KNOBS = ("presidency_bonus", "expand_early", "buy_margin", "sell_margin", "place_weight",
-         *SEARCH_KNOBS)
+KNOBS = (
+    "presidency_bonus",
+    "expand_early",
+    "buy_margin",
+    "sell_margin",
+    "place_weight",
+    *SEARCH_KNOBS,
+)
 # knobs table columns (column 0 is the behaviour, simulator.core.game.policy_knobs)
-(PRESIDENCY_BONUS, EXPAND_EARLY, BUY_MARGIN, SELL_MARGIN, PLACE_WEIGHT,
- ROLLOUTS, ROLLOUT_POLICY_KNOB, HORIZON, TOP_K) = range(1, 10)
+(
+    PRESIDENCY_BONUS,
+    EXPAND_EARLY,
+    BUY_MARGIN,
+    SELL_MARGIN,
+    PLACE_WEIGHT,
+    ROLLOUTS,
+    ROLLOUT_POLICY_KNOB,
+    HORIZON,
+    TOP_K,
+) = range(1, 10)
 
 FUTURE_GROWTH = 2.0  # expected rise of a company's value before the end when not in the last turn
 
@@ -70,10 +116,10 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
     if kind == CHOOSE_SPACE:
         space, previous = option(state, i, OPT_A), option(state, i, OPT_B)
         own, rival = neighbours_of(state, rules, space, company)
-        if previous == company:           # turning an own marker protected
+        if previous == company:  # turning an own marker protected
             return 0.4 * rival
         score = 1.0 + 0.2 * own
-        if previous != EMPTY:             # expansion replacing another company's marker
+        if previous != EMPTY:  # expansion replacing another company's marker
             score += 0.5 - held(state, seat, previous)
         return score
     if kind == EXPAND_NOW:
@@ -92,11 +138,17 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
         c = option(state, i, OPT_A)
         if c == NONE:
             return 0.0
-        score = (expected_value(state, c, last_turn) - (state[SHARES_OUT + c] + 1)
-                 - knobs[policy, BUY_MARGIN])
+        score = (
+            expected_value(state, c, last_turn)
+            - (state[SHARES_OUT + c] + 1)
+            - knobs[policy, BUY_MARGIN]
+        )
         president = state[PRESIDENT + c]
-        if president != seat and not last_turn and (
-                president == NONE or held(state, seat, c) + 1 > held(state, president, c)):
+        if (
+            president != seat
+            and not last_turn
+            and (president == NONE or held(state, seat, c) + 1 > held(state, president, c))
+        ):
             score += knobs[policy, PRESIDENCY_BONUS]
         return score
     # NAME_PRESIDENT: hand the company to the poorest rival
@@ -120,5 +172,8 @@ def policy_choice(state, rules, knobs, rng, policy, kind, seat, company, n):
 def option_scores(state, rules, knobs, policy, kind, seat, company, n, out):
     """``out[:n]``: every option's score by ``policy`` (all equal for `random`)."""
     for i in range(n):
-        out[i] = (0.0 if behaviour(knobs, policy) == RANDOM else
-                  option_score(state, rules, knobs, policy, kind, seat, company, i))
+        out[i] = (
+            0.0
+            if behaviour(knobs, policy) == RANDOM
+            else option_score(state, rules, knobs, policy, kind, seat, company, i)
+        )

@@ -23,39 +23,136 @@ import numpy as np
 from policies.common import RANDOM, behaviour, pick_best, pick_random
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
-from simulator.games.karmaggan.board import (
-    EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_slot)
-from simulator.games.karmaggan.core import friends
-from simulator.games.karmaggan.state import (
-    ACT_INVOKE, ACT_MEDALLION, ACT_MOVE, ACT_PASS, ACT_PLAY, ACT_SACRIFICE, ACT_STOP, ACT_TAKE,
-    ACT_THROW, ACTS, B_BLOOD, B_OCC, B_TILE, BLOOD_STONE, BLOOD_TILE, BOARD, CARDS,
-    CENTRE_TILE, CFG, CFG_CENTRE, CFG_HAND_MAX, CFG_PLAYERS, CFG_SPAWN_MAX, CFG_TEAM_MODE,
-    COMBAT_CARD, DCACHE, ECLIPSE, EGG_DEST, F_KIND, F_POS, FIGS, G_ACT_N, G_EGG_CARRIER, G_EGG_POS,
-    G_OPEN_HATCHES, G_STEPS_LEFT, GAME, GAZE, GREEDY, HANDS, KNOB_TABLE, NOBODY, OBJECT_TILE,
-    OFF, OPT_A, OPT_ACT, OPT_B, OPTIONS, P_COINS, P_HAND_N, P_STATUS, P_SWARM, P_TEAM, PLAYERS,
-    PLUNDERER, POLICY_IDS, RNG, SALIVA, SCORES, SPARK, STEP, STONE_TARGET, SWARM_MODE,
-    SWARM_STEP, SWORD, TELEPORT, TEMPLE_TILE, THROW_DEST, TUMULT, ALIVE, NO_CARD, VICTIM)
 from simulator.core.kernel import rule
 from simulator.core.rng import POLICY, rng_float
+from simulator.games.karmaggan.board import EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_slot
+from simulator.games.karmaggan.core import friends
+from simulator.games.karmaggan.state import (
+    ACT_INVOKE,
+    ACT_MEDALLION,
+    ACT_MOVE,
+    ACT_PASS,
+    ACT_PLAY,
+    ACT_SACRIFICE,
+    ACT_STOP,
+    ACT_TAKE,
+    ACT_THROW,
+    ACTS,
+    ALIVE,
+    B_BLOOD,
+    B_OCC,
+    B_TILE,
+    BLOOD_STONE,
+    BLOOD_TILE,
+    BOARD,
+    CARDS,
+    CENTRE_TILE,
+    CFG,
+    CFG_CENTRE,
+    CFG_HAND_MAX,
+    CFG_PLAYERS,
+    CFG_SPAWN_MAX,
+    CFG_TEAM_MODE,
+    COMBAT_CARD,
+    DCACHE,
+    ECLIPSE,
+    EGG_DEST,
+    F_KIND,
+    F_POS,
+    FIGS,
+    G_ACT_N,
+    G_EGG_CARRIER,
+    G_EGG_POS,
+    G_OPEN_HATCHES,
+    G_STEPS_LEFT,
+    GAME,
+    GAZE,
+    GREEDY,
+    HANDS,
+    KNOB_TABLE,
+    NO_CARD,
+    NOBODY,
+    OBJECT_TILE,
+    OFF,
+    OPT_A,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    P_COINS,
+    P_HAND_N,
+    P_STATUS,
+    P_SWARM,
+    P_TEAM,
+    PLAYERS,
+    PLUNDERER,
+    POLICY_IDS,
+    RNG,
+    SALIVA,
+    SCORES,
+    SPARK,
+    STEP,
+    STONE_TARGET,
+    SWARM_MODE,
+    SWARM_STEP,
+    SWORD,
+    TELEPORT,
+    TEMPLE_TILE,
+    THROW_DEST,
+    TUMULT,
+    VICTIM,
+)
 
 RUSHER, HUNTER, SUPPORTER, SEARCH = range(1, 5)
 POLICIES = (
     Policy(RANDOM, "random", "uniformly random among the legal options at every decision"),
     Policy(RUSHER, "rusher", "runs for the Egg and then for the nearest open hatch"),
     Policy(HUNTER, "hunter", "hunts the Egg carrier and fights anyone weaker on the way"),
-    Policy(SUPPORTER, "supporter",
-           "escorts and blocks for a carrying teammate, passes the Egg toward the exits"),
-    Policy(SEARCH, "search", "weighs its best steps by playing each out many times from what "
-           "it can see (determinized flat Monte Carlo)"),
+    Policy(
+        SUPPORTER,
+        "supporter",
+        "escorts and blocks for a carrying teammate, passes the Egg toward the exits",
+    ),
+    Policy(
+        SEARCH,
+        "search",
+        "weighs its best steps by playing each out many times from what "
+        "it can see (determinized flat Monte Carlo)",
+    ),
 )
-KNOBS = ("escort", "hunt", "blood", "objects", "temple", "fight", "hold", "combat_nothing",
-         "combat_attack", "combat_counter", "combat_power", *SEARCH_KNOBS)
-(ESCORT, HUNT, BLOOD, OBJECTS, TEMPLE, FIGHT, HOLD, COMBAT_NOTHING, COMBAT_ATTACK,
- COMBAT_COUNTER, COMBAT_POWER, ROLLOUTS, ROLLOUT_POLICY_KNOB, HORIZON,
- TOP_K) = range(1, 16)  # knobs table columns (column 0: the behaviour)
+KNOBS = (
+    "escort",
+    "hunt",
+    "blood",
+    "objects",
+    "temple",
+    "fight",
+    "hold",
+    "combat_nothing",
+    "combat_attack",
+    "combat_counter",
+    "combat_power",
+    *SEARCH_KNOBS,
+)
+(
+    ESCORT,
+    HUNT,
+    BLOOD,
+    OBJECTS,
+    TEMPLE,
+    FIGHT,
+    HOLD,
+    COMBAT_NOTHING,
+    COMBAT_ATTACK,
+    COMBAT_COUNTER,
+    COMBAT_POWER,
+    ROLLOUTS,
+    ROLLOUT_POLICY_KNOB,
+    HORIZON,
+    TOP_K,
+) = range(1, 16)  # knobs table columns (column 0: the behaviour)
 
 NEVER = -1000.0
-DETOUR = 0.6   # cost of a step that does not bring the figure nearer its target
+DETOUR = 0.6  # cost of a step that does not bring the figure nearer its target
 RESTLESS = 0.3  # chance that a plunderer with nothing better to do takes a random step
 
 
@@ -72,7 +169,9 @@ def exit_target(W):
 @rule
 def friendly(W, seat, other):
     players = W[PLAYERS]
-    return seat == other or (W[CFG][CFG_TEAM_MODE] == 1 and players[seat, P_TEAM] == players[other, P_TEAM])
+    return seat == other or (
+        W[CFG][CFG_TEAM_MODE] == 1 and players[seat, P_TEAM] == players[other, P_TEAM]
+    )
 
 
 @rule
@@ -108,6 +207,7 @@ def plunderer_target(W, seat, k):
 
 # The scoring helpers below take the state arrays they read, which their callers already hold,
 # rather than the world W: they run for every option of every decision.
+
 
 @rule
 def activated(acts, n_acts, fig, node):
@@ -187,14 +287,21 @@ def score_steps(W, seat, n, k, d, d_exit, target):
     n_acts, carrier, steps_left = game[G_ACT_N], game[G_EGG_CARRIER], game[G_STEPS_LEFT]
     cur = figs[seat, F_POS]
     open_now = any_open(W)
-    enemy_carrier_inside = (carrier >= 0 and not is_friend(players, team_mode, seat, carrier)
-                            and figs[carrier, F_POS] <= centre)
+    enemy_carrier_inside = (
+        carrier >= 0
+        and not is_friend(players, team_mode, seat, carrier)
+        and figs[carrier, F_POS] <= centre
+    )
     for i in range(n):
         act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
         score = NEVER
         if act == ACT_STOP:
             # standing on a Temple tile since the turn began: step off and back on to flip a card
-            score = -2.0 if target == TEMPLES and d[cur] == 0 and not activated(acts, n_acts, seat, cur) else 0.0
+            score = (
+                -2.0
+                if target == TEMPLES and d[cur] == 0 and not activated(acts, n_acts, seat, cur)
+                else 0.0
+            )
         elif act == ACT_MOVE:
             if b > centre:
                 score = 100.0
@@ -212,8 +319,13 @@ def score_steps(W, seat, n, k, d, d_exit, target):
             score = float(d_exit[figs[a, F_POS]] - d_exit[cur]) - 1.0
         elif act == ACT_PLAY:
             effect = cards[hands[seat, a], 0]
-            score = (object_value(seat, effect, k, d[cur], steps_left, enemy_carrier_inside,
-                                  open_now, players) - k[HOLD] - 1.5 * b)
+            score = (
+                object_value(
+                    seat, effect, k, d[cur], steps_left, enemy_carrier_inside, open_now, players
+                )
+                - k[HOLD]
+                - 1.5 * b
+            )
         scores[i] = score
 
 
@@ -233,7 +345,14 @@ def swarm_target(W, seat):
 def score_swarm_steps(W, n, d):
     """Scores of the SWARM_STEP options in ``W[SCORES]``: tiles gained, attacks on the carrier
     above all, Object tiles on the way; sacrifices only when nothing else is possible."""
-    figs, board, game, acts, options, scores = W[FIGS], W[BOARD], W[GAME], W[ACTS], W[OPTIONS], W[SCORES]
+    figs, board, game, acts, options, scores = (
+        W[FIGS],
+        W[BOARD],
+        W[GAME],
+        W[ACTS],
+        W[OPTIONS],
+        W[SCORES],
+    )
     players, team_mode = W[PLAYERS], W[CFG][CFG_TEAM_MODE]
     n_acts, carrier = game[G_ACT_N], game[G_EGG_CARRIER]
     for i in range(n):
@@ -245,7 +364,7 @@ def score_swarm_steps(W, n, d):
             score = progress(d, figs[a, F_POS], b)
             occ = board[b, B_OCC]
             if occ != NOBODY and friends(a, occ, figs, players, team_mode):
-                pass   # crossing an ally's tile
+                pass  # crossing an ally's tile
             elif occ != NOBODY:
                 if occ == carrier:
                     score += 5.0
@@ -380,8 +499,12 @@ def choose(kind, seat, n, W):
             s = options[i, OPT_A]
             if s < 0:
                 scores[i] = 1.0
-            elif (friendly(W, seat, s) and k[ESCORT] >= 0.5 and players[s, P_COINS] <= 1
-                  and players[seat, P_COINS] >= 3):
+            elif (
+                friendly(W, seat, s)
+                and k[ESCORT] >= 0.5
+                and players[s, P_COINS] <= 1
+                and players[seat, P_COINS] >= 3
+            ):
                 scores[i] = 2.0
             else:
                 scores[i] = NEVER

@@ -10,54 +10,182 @@ The `search` player (simulator/games/karnaxis/search.py) weighs the best-scored 
 """
 
 import numpy as np
-from simulator.core.kernel import rule, scorer
 
 from policies.common import RANDOM, behaviour, keep_best, pick_random
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
+from simulator.core.kernel import rule, scorer
 from simulator.games.karnaxis.state import (
-    ACCOUNTANT, ACT_ADVERTISE, ACT_BUSINESS, ACT_COLLEGE, ACT_FRANCHISE, ACT_JOB_SEARCH,
-    ACT_KARNAXIS, ACT_MARKET, ACT_RETIREMENT, ACT_STUDY, ACT_UNEMPLOYMENT, ACT_WORK, ACTIVE, ATTR,
-    B_ATTR, B_GROWTH, B_WIDTH, BUSINESS_LEVEL, C_ATTR, C_KARNAXIS, CASH, CFG_ACCOUNTANT_COST,
-    CFG_BIZ, CFG_EXTRA_TOKEN, CFG_JOBS, CFG_N_BIZ, CFG_N_JOBS, CFG_PLAYERS, CFG_YEARS, COLLEGE, CU_SAVE, D_ACTION,
-    D_ATTRIBUTE, D_CARD, D_CHARACTER, D_MARKET, FUND, GROWTH, INCOME, INSURED, J_ATTR,
-    J_AVAILABLE, J_COLLEGE, J_SALARY, J_WIDTH, KE_FORGIVE, KE_TAX_FREE,
-    JOB, JOB_B, K_BUSINESSES, K_CASH, K_COLLEGE, K_DIVIDENDS, K_FRANCHISES, K_GROWTH, K_INCOME,
-    K_JOB, K_JOBS, K_LEVEL, K_RETIREMENT, K_SALARY, K_SHARES, LOANS, MK_ACCOUNTANT,
-    MK_DONE, MK_INSURANCE, MK_SELL, N_ATTR, NONE, OPT_A, OPT_ACTION, OPT_B, OPT_COST,
-    RETIRE_TOKENS, USED, T_AD_GROWTH, T_BRACKET_MAX, T_FRANCHISE_GROWTH, T_RETIRE_PAYOUT,
-    T_TAX_SMART, T_TAX_STANDARD, VALUE, YEAR, OWN_BIZ, OWN_JOB,
-    biz, character, job, opt, owners, row, share, stock, table, table_len)
+    ACCOUNTANT,
+    ACT_ADVERTISE,
+    ACT_BUSINESS,
+    ACT_COLLEGE,
+    ACT_FRANCHISE,
+    ACT_JOB_SEARCH,
+    ACT_KARNAXIS,
+    ACT_MARKET,
+    ACT_RETIREMENT,
+    ACT_STUDY,
+    ACT_UNEMPLOYMENT,
+    ACT_WORK,
+    ACTIVE,
+    ATTR,
+    B_ATTR,
+    B_GROWTH,
+    B_WIDTH,
+    BUSINESS_LEVEL,
+    C_ATTR,
+    C_KARNAXIS,
+    CASH,
+    CFG_ACCOUNTANT_COST,
+    CFG_BIZ,
+    CFG_EXTRA_TOKEN,
+    CFG_JOBS,
+    CFG_N_BIZ,
+    CFG_N_JOBS,
+    CFG_PLAYERS,
+    CFG_YEARS,
+    COLLEGE,
+    CU_SAVE,
+    D_ACTION,
+    D_ATTRIBUTE,
+    D_CARD,
+    D_CHARACTER,
+    D_MARKET,
+    FUND,
+    GROWTH,
+    INCOME,
+    INSURED,
+    J_ATTR,
+    J_AVAILABLE,
+    J_COLLEGE,
+    J_SALARY,
+    J_WIDTH,
+    JOB,
+    JOB_B,
+    K_BUSINESSES,
+    K_CASH,
+    K_COLLEGE,
+    K_DIVIDENDS,
+    K_FRANCHISES,
+    K_GROWTH,
+    K_INCOME,
+    K_JOB,
+    K_JOBS,
+    K_LEVEL,
+    K_RETIREMENT,
+    K_SALARY,
+    K_SHARES,
+    KE_FORGIVE,
+    KE_TAX_FREE,
+    LOANS,
+    MK_ACCOUNTANT,
+    MK_DONE,
+    MK_INSURANCE,
+    MK_SELL,
+    N_ATTR,
+    NONE,
+    OPT_A,
+    OPT_ACTION,
+    OPT_B,
+    OPT_COST,
+    OWN_BIZ,
+    OWN_JOB,
+    RETIRE_TOKENS,
+    T_AD_GROWTH,
+    T_BRACKET_MAX,
+    T_FRANCHISE_GROWTH,
+    T_RETIRE_PAYOUT,
+    T_TAX_SMART,
+    T_TAX_STANDARD,
+    USED,
+    VALUE,
+    YEAR,
+    biz,
+    character,
+    job,
+    opt,
+    owners,
+    row,
+    share,
+    stock,
+    table,
+    table_len,
+)
 
 SCHOLAR, TYCOON, SPECULATOR, CAUTIOUS, SEARCH = range(1, 6)
 POLICIES = (
     Policy(RANDOM, "random", "uniformly random among the legal options at every decision"),
     Policy(SCHOLAR, "scholar", "college to senior year, then the best-paid job it qualifies for"),
-    Policy(TYCOON, "tycoon", "starts businesses and franchises early, borrowing to the cap to grow"),
+    Policy(
+        TYCOON, "tycoon", "starts businesses and franchises early, borrowing to the cap to grow"
+    ),
     Policy(SPECULATOR, "speculator", "buys cheap shares, sells high, collects dividends"),
-    Policy(CAUTIOUS, "cautious", "never borrows by choice; insurance, retirement fund, steady jobs"),
-    Policy(SEARCH, "search", "plays out its rollout policy's best options from each decision "
-                             "and takes the one that wins most (determinized Monte Carlo)"),
+    Policy(
+        CAUTIOUS, "cautious", "never borrows by choice; insurance, retirement fund, steady jobs"
+    ),
+    Policy(
+        SEARCH,
+        "search",
+        "plays out its rollout policy's best options from each decision "
+        "and takes the one that wins most (determinized Monte Carlo)",
+    ),
 )
-KNOBS = ("college_target", "university_value", "job_weight", "business_weight", "stock_weight",
-         "buy_below", "sell_at", "borrow_limit", "borrow_penalty", "retirement_weight",
-         "insurance", "accountant_income", "card_value", "study_value", "tax_free_at") + SEARCH_KNOBS
-(COLLEGE_TARGET, UNIVERSITY_VALUE, JOB_WEIGHT, BUSINESS_WEIGHT, STOCK_WEIGHT, BUY_BELOW, SELL_AT,
- BORROW_LIMIT, BORROW_PENALTY, RETIREMENT_WEIGHT, INSURANCE, ACCOUNTANT_INCOME, CARD_VALUE,
- STUDY_VALUE, TAX_FREE_AT,
- ROLLOUTS, ROLLOUT_POLICY_KNOB, HORIZON, TOP_K) = range(1, 20)  # knobs columns (0: the behaviour)
+KNOBS = (
+    "college_target",
+    "university_value",
+    "job_weight",
+    "business_weight",
+    "stock_weight",
+    "buy_below",
+    "sell_at",
+    "borrow_limit",
+    "borrow_penalty",
+    "retirement_weight",
+    "insurance",
+    "accountant_income",
+    "card_value",
+    "study_value",
+    "tax_free_at",
+) + SEARCH_KNOBS
+(
+    COLLEGE_TARGET,
+    UNIVERSITY_VALUE,
+    JOB_WEIGHT,
+    BUSINESS_WEIGHT,
+    STOCK_WEIGHT,
+    BUY_BELOW,
+    SELL_AT,
+    BORROW_LIMIT,
+    BORROW_PENALTY,
+    RETIREMENT_WEIGHT,
+    INSURANCE,
+    ACCOUNTANT_INCOME,
+    CARD_VALUE,
+    STUDY_VALUE,
+    TAX_FREE_AT,
+    ROLLOUTS,
+    ROLLOUT_POLICY_KNOB,
+    HORIZON,
+    TOP_K,
+) = range(1, 20)  # knobs columns (0: the behaviour)
 
-NO = -1.0e12          # an option the policy refuses (still legal; chosen only if all are refused)
-MUST = 1.0e9          # Go To Work / a better job as the first action of a job holder
-TAX_KEEP = 0.6        # share of extra income kept after taxes, for valuing income streams
+NO = -1.0e12  # an option the policy refuses (still legal; chosen only if all are refused)
+MUST = 1.0e9  # Go To Work / a better job as the first action of a job holder
+TAX_KEEP = 0.6  # share of extra income kept after taxes, for valuing income streams
 
 # Karnaxis kinds each strategy is drawn to when choosing a character
 # (rows by policy id, -1 pads)
-LIKES = np.array([[-1, -1, -1, -1, -1],
-                  [K_JOB, K_COLLEGE, K_SALARY, K_JOBS, -1],
-                  [K_GROWTH, K_BUSINESSES, K_LEVEL, K_FRANCHISES, K_INCOME],
-                  [K_SHARES, K_DIVIDENDS, K_CASH, -1, -1],
-                  [K_RETIREMENT, K_CASH, K_COLLEGE, K_JOBS, -1]], dtype=np.int64)
+LIKES = np.array(
+    [
+        [-1, -1, -1, -1, -1],
+        [K_JOB, K_COLLEGE, K_SALARY, K_JOBS, -1],
+        [K_GROWTH, K_BUSINESSES, K_LEVEL, K_FRANCHISES, K_INCOME],
+        [K_SHARES, K_DIVIDENDS, K_CASH, -1, -1],
+        [K_RETIREMENT, K_CASH, K_COLLEGE, K_JOBS, -1],
+    ],
+    dtype=np.int64,
+)
 
 
 @rule
@@ -181,7 +309,9 @@ def action_score(state, rules, knobs, pid, p, i):
     if action == ACT_JOB_SEARCH:
         held = held_salary(state, rules, p)
         salary = job(rules, a, J_SALARY)
-        if held > 0 and state[row(p) + USED] == 0:   # first action of a job holder: only a better job
+        if (
+            held > 0 and state[row(p) + USED] == 0
+        ):  # first action of a job holder: only a better job
             return MUST + salary if salary > held else NO
         return knobs[pid, JOB_WEIGHT] * (salary + max(0, salary - held) * (left - 1))
     if action == ACT_UNEMPLOYMENT:
@@ -206,7 +336,11 @@ def action_score(state, rules, knobs, pid, p, i):
     if action == ACT_MARKET:
         return market_value(state, rules, knobs, pid, p, left)
     if action == ACT_BUSINESS:
-        return knobs[pid, BUSINESS_WEIGHT] * income_stream(biz(rules, a, B_GROWTH), left) - cost - penalty
+        return (
+            knobs[pid, BUSINESS_WEIGHT] * income_stream(biz(rules, a, B_GROWTH), left)
+            - cost
+            - penalty
+        )
     if action == ACT_FRANCHISE:
         g = table(rules, T_FRANCHISE_GROWTH, state[row(a) + BUSINESS_LEVEL] - 1)
         return knobs[pid, BUSINESS_WEIGHT] * income_stream(g, left) - cost - penalty
@@ -238,11 +372,13 @@ def trade_score(state, rules, knobs, pid, p, i):
         price = state[stock(s) + VALUE]
         if left == 1 or (knobs[pid, SELL_AT] > 0 and price >= knobs[pid, SELL_AT]):
             return float(-cost)
-    else:   # MK_BUY: a cheap share gains on average; its dividends come at the top
+    else:  # MK_BUY: a cheap share gains on average; its dividends come at the top
         price = state[stock(s) + VALUE]
         if knobs[pid, STOCK_WEIGHT] > 0 and left > 1 and price <= knobs[pid, BUY_BELOW]:
-            return (knobs[pid, STOCK_WEIGHT] * (knobs[pid, BUY_BELOW] + 1 - price) * 1000.0 * count
-                    - penalty)
+            return (
+                knobs[pid, STOCK_WEIGHT] * (knobs[pid, BUY_BELOW] + 1 - price) * 1000.0 * count
+                - penalty
+            )
     return -1.0
 
 
@@ -259,7 +395,11 @@ def card_score(state, rules, knobs, pid, p, i):
     if effect == KE_TAX_FREE:
         income = expected_income(state, rules, p)
         tax_table = T_TAX_SMART if state[row(p) + ACCOUNTANT] == 1 else T_TAX_STANDARD
-        return 1.0 if table(rules, tax_table, bracket_of(rules, income)) >= knobs[pid, TAX_FREE_AT] else -1.0
+        return (
+            1.0
+            if table(rules, tax_table, bracket_of(rules, income)) >= knobs[pid, TAX_FREE_AT]
+            else -1.0
+        )
     if effect == KE_FORGIVE:
         return 1.0 if state[row(p) + LOANS] >= value else -1.0
     return 1.0
@@ -300,8 +440,9 @@ def policy_choice(state, rules, knobs, rng, pid, kind, seat, n):
         return pick_random(n, rng)
     best, count, choice = -np.inf, 0, 0
     for i in range(n):
-        best, count, choice = keep_best(option_score(state, rules, knobs, pid, kind, seat, i), i,
-                                        best, count, choice, rng)
+        best, count, choice = keep_best(
+            option_score(state, rules, knobs, pid, kind, seat, i), i, best, count, choice, rng
+        )
     return choice
 
 
@@ -309,5 +450,8 @@ def policy_choice(state, rules, knobs, rng, pid, kind, seat, n):
 def option_scores(state, rules, knobs, pid, kind, seat, n, out):
     """Every option's score by policy ``pid`` into ``out[:n]`` (random: all equal)."""
     for i in range(n):
-        out[i] = 0.0 if behaviour(knobs, pid) == RANDOM else option_score(
-            state, rules, knobs, pid, kind, seat, i)
+        out[i] = (
+            0.0
+            if behaviour(knobs, pid) == RANDOM
+            else option_score(state, rules, knobs, pid, kind, seat, i)
+        )

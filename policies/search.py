@@ -22,7 +22,7 @@ from simulator.core.rng import DICE, POLICY, SEARCH, SETUP, mix64, rng_next, shu
 
 # knobs of [policies.search], appended to each game's KNOBS
 SEARCH_KNOBS = ("rollouts", "rollout_policy", "horizon", "top_k")
-MARGIN_WEIGHT = 0.1   # a win always outweighs any margin: values lie in [-0.1, 1.1]
+MARGIN_WEIGHT = 0.1  # a win always outweighs any margin: values lie in [-0.1, 1.1]
 RESEED_SALT = np.uint64(0x6A09E667F3BCC909)
 
 

@@ -54,7 +54,8 @@ def _numba_cache_dir() -> str:
         if KERNEL.search(text) or root / "games" in path.parents or path.parent.name == "policies":
             digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + text)
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "balsim", "numba")
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "balsim", "numba"
+    )
     return os.path.join(base, f"{digest.hexdigest()[:12]}-O{os.environ['NUMBA_OPT']}")
 
 
@@ -67,7 +68,8 @@ def _use_opt_level() -> None:
 
 def _use_numba_cache_dir() -> None:
     if os.environ.get("NUMBA_CACHE_DIR") and (
-            os.environ.get("NUMBA_CACHE_DIR") == os.environ.get("BALSIM_NUMBA_CACHE_DIR")):
+        os.environ.get("NUMBA_CACHE_DIR") == os.environ.get("BALSIM_NUMBA_CACHE_DIR")
+    ):
         return  # a worker process: the parent already chose the folder (and warned)
     folder = _numba_cache_dir()
     os.environ["BALSIM_NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"] = folder
@@ -86,9 +88,12 @@ def _warn_if_unwritable(folder: str) -> None:
             pass
         os.remove(probe)
     except OSError as e:
-        print(f"balsim: warning: cannot write compiled engines to {folder} ({e.strerror}); "
-              "every run will compile them again (minutes). Set NUMBA_CACHE_DIR to a writable "
-              "folder.", file=sys.stderr)
+        print(
+            f"balsim: warning: cannot write compiled engines to {folder} ({e.strerror}); "
+            "every run will compile them again (minutes). Set NUMBA_CACHE_DIR to a writable "
+            "folder.",
+            file=sys.stderr,
+        )
 
 
 _use_opt_level()

@@ -12,8 +12,15 @@ from simulator.run.runner import Plan, Variant, execute
 def small_plan(name: str, n_games: int = 600, chunk_size: int = 150, seed: int = 7) -> Plan:
     game = get_game(name)
     seats = seat_list(game, None, None, None)
-    return Plan(game=name, n_games=n_games, n_players=len(seats), seats=seats, seed=seed,
-                chunk_size=chunk_size, variants=[Variant("base", game.rules())])
+    return Plan(
+        game=name,
+        n_games=n_games,
+        n_players=len(seats),
+        seats=seats,
+        seed=seed,
+        chunk_size=chunk_size,
+        variants=[Variant("base", game.rules())],
+    )
 
 
 @pytest.fixture(scope="session")
@@ -42,9 +49,10 @@ def small_study(tmp_path_factory, request) -> dict:
     import json
 
     from simulator.studies.study import run_study
+
     root = tmp_path_factory.getbasetemp()
     if is_worker(request.config):
-        root = root.parent   # the folder holding every worker's temporary folder
+        root = root.parent  # the folder holding every worker's temporary folder
     base, record = root / "study", root / "study.json"
     with open(root / "study.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -52,10 +60,19 @@ def small_study(tmp_path_factory, request) -> dict:
             printed = io.StringIO()
             with contextlib.redirect_stdout(printed):
                 # two jobs: the other test worker often waits for this study meanwhile
-                dirs = run_study(base / "runs", base / "reports" / "study.html", jobs=2,
-                                 progress=False, scale=0.01)
-            record.write_text(json.dumps({"dirs": [str(d) for d in dirs],
-                                          "output": printed.getvalue()}))
+                dirs = run_study(
+                    base / "runs",
+                    base / "reports" / "study.html",
+                    jobs=2,
+                    progress=False,
+                    scale=0.01,
+                )
+            record.write_text(
+                json.dumps({"dirs": [str(d) for d in dirs], "output": printed.getvalue()})
+            )
     done = json.loads(record.read_text())
-    return {"dirs": [Path(d) for d in done["dirs"]], "report": base / "reports" / "study.html",
-            "output": done["output"]}
+    return {
+        "dirs": [Path(d) for d in done["dirs"]],
+        "report": base / "reports" / "study.html",
+        "output": done["output"],
+    }

@@ -5,22 +5,52 @@ import numpy as np
 
 from policies.ekonos import BUY_MARGIN, RANDOM, SELL_MARGIN, VALUE_INVESTOR
 from simulator.core.game import get_game
+from simulator.core.rng import N_STREAMS
 from simulator.games.ekonos import engine, games
 from simulator.games.ekonos.board import expand_targets
 from simulator.games.ekonos.game import board_adjacency, neighbour_masks, trace_game
 from simulator.games.ekonos.state import (
-    AT_CARD, AT_SELL, BOUGHT, CASH, CFG_ALL_SPACES, CFG_CARDS, CFG_CARDS_PER_TURN,
-    CFG_COMPANIES, CFG_SPACES, CFG_STATE_SIZE, DECK, EMPTY, EVENTS, EV_DISCARD, EV_GROW,
-    EV_PLACE, EV_PROTECT, HANDS, MAX_COMPANIES, MAX_HAND, MAX_PLAYERS, MAX_SPACES,
-    MONEY_RECEIVED, NEIGHBOURS, OPTIONS, OPT_WIDTH, OWNER, PHASE, PROTECTED, ROUND, SEAT_POLICY,
-    SHARES, SPENT, STARTER, TRACE_WIDTH,
+    AT_CARD,
+    AT_SELL,
+    BOUGHT,
+    CASH,
+    CFG_ALL_SPACES,
+    CFG_CARDS,
+    CFG_CARDS_PER_TURN,
+    CFG_COMPANIES,
+    CFG_SPACES,
+    CFG_STATE_SIZE,
+    DECK,
+    EMPTY,
+    EV_DISCARD,
+    EV_GROW,
+    EV_PLACE,
+    EV_PROTECT,
+    EVENTS,
+    HANDS,
+    MAX_COMPANIES,
+    MAX_HAND,
+    MAX_PLAYERS,
+    MAX_SPACES,
+    MONEY_RECEIVED,
+    NEIGHBOURS,
+    OPT_WIDTH,
+    OPTIONS,
+    OWNER,
+    PHASE,
+    PROTECTED,
+    ROUND,
+    SEAT_POLICY,
+    SHARES,
+    SPENT,
+    STARTER,
+    TRACE_WIDTH,
 )
-from simulator.core.rng import N_STREAMS
 
 GAME = get_game("ekonos")
 ALPHA, BETA, GAMMA, DELTA, EPSILON, OMEGA = range(6)
-ALWAYS, NEVER = -1000.0, 1000.0   # value_investor margins: trade whatever is offered / nothing
-CARD_EVENTS = (EV_PLACE, EV_PROTECT, EV_GROW, EV_DISCARD)   # the first event of a round
+ALWAYS, NEVER = -1000.0, 1000.0  # value_investor margins: trade whatever is offered / nothing
+CARD_EVENTS = (EV_PLACE, EV_PROTECT, EV_GROW, EV_DISCARD)  # the first event of a round
 EMPTY_BOARD = """
     . . . .
     . . . .
@@ -57,27 +87,34 @@ class Table:
     company, a-f a protected one; spaces are numbered row by row), n players with no cash, the
     default rules with ``sets`` overrides, every seat playing ``policy``."""
 
-    def __init__(self, drawing: str = EMPTY_BOARD, n_players: int = 3, sets: tuple = (),
-                 policy: int = RANDOM):
+    def __init__(
+        self, drawing: str = EMPTY_BOARD, n_players: int = 3, sets: tuple = (), policy: int = RANDOM
+    ):
         rows = [line.split() for line in drawing.strip().splitlines()]
         self.width = len(rows[0])
         self.adjacency = board_adjacency(["." * len(r) for r in rows])
         self.cfg, self.knobs = GAME.prepare(GAME.rules(sets=sets), n_players)
         n_spaces = len(self.adjacency)
         self.cfg[CFG_SPACES], self.cfg[CFG_ALL_SPACES] = n_spaces, (1 << n_spaces) - 1
-        self.cfg[NEIGHBOURS:NEIGHBOURS + n_spaces] = neighbour_masks(self.adjacency)
+        self.cfg[NEIGHBOURS : NEIGHBOURS + n_spaces] = neighbour_masks(self.adjacency)
         self.state = np.zeros(self.cfg[CFG_STATE_SIZE], np.int64)
         self.rng = np.zeros(N_STREAMS, np.uint64)
-        games.new_game(self.state, self.cfg, self.knobs, self.rng, np.uint64(3),
-                       np.full(n_players, policy, np.int8))
+        games.new_game(
+            self.state,
+            self.cfg,
+            self.knobs,
+            self.rng,
+            np.uint64(3),
+            np.full(n_players, policy, np.int8),
+        )
         self.players = Fields(self.state, n_players)
         self.companies = Fields(self.state, self.cfg[CFG_COMPANIES])
         self.players[:, CASH] = 0
         self.players[:, MONEY_RECEIVED] = 0
-        self.shares = self.block(SHARES, MAX_COMPANIES)[:n_players, :self.cfg[CFG_COMPANIES]]
-        self.hands = self.block(HANDS, MAX_HAND)[:n_players, :self.cfg[CFG_CARDS_PER_TURN]]
+        self.shares = self.block(SHARES, MAX_COMPANIES)[:n_players, : self.cfg[CFG_COMPANIES]]
+        self.hands = self.block(HANDS, MAX_HAND)[:n_players, : self.cfg[CFG_CARDS_PER_TURN]]
         self.options = self.block(OPTIONS, OPT_WIDTH)
-        self.policy_ids = self.state[SEAT_POLICY:SEAT_POLICY + n_players]
+        self.policy_ids = self.state[SEAT_POLICY : SEAT_POLICY + n_players]
         self.trace = np.zeros((64, TRACE_WIDTH), np.int64)
         cells = [c for r in rows for c in r]
         for s, cell in enumerate(cells):
@@ -88,20 +125,24 @@ class Table:
 
     def block(self, at: int, width: int) -> np.ndarray:
         """A seat-major (or row-major) block of the state as a writable 2-d view."""
-        return self.state[at:at + MAX_PLAYERS * width].reshape(-1, width)
+        return self.state[at : at + MAX_PLAYERS * width].reshape(-1, width)
 
     def owners(self) -> list[int]:
-        return self.state[OWNER:OWNER + len(self.adjacency)].tolist()
+        return self.state[OWNER : OWNER + len(self.adjacency)].tolist()
 
     def drawing(self) -> str:
-        cells = ["." if o == EMPTY else chr((ord("a") if self.state[PROTECTED] >> s & 1
-                                             else ord("A")) + o)
-                 for s, o in enumerate(self.owners())]
-        return "\n".join(" ".join(cells[i:i + self.width])
-                         for i in range(0, len(cells), self.width))
+        cells = [
+            "."
+            if o == EMPTY
+            else chr((ord("a") if self.state[PROTECTED] >> s & 1 else ord("A")) + o)
+            for s, o in enumerate(self.owners())
+        ]
+        return "\n".join(
+            " ".join(cells[i : i + self.width]) for i in range(0, len(cells), self.width)
+        )
 
     def events(self, *kinds) -> list[tuple]:
-        rows = [tuple(r) for r in self.trace[:self.state[EVENTS]].tolist()]
+        rows = [tuple(r) for r in self.trace[: self.state[EVENTS]].tolist()]
         return [r for r in rows if r[0] in kinds] if kinds else rows
 
     def give(self, seat, company, n):
@@ -155,18 +196,26 @@ class Table:
 
     def card(self, place, grow_a, grow_b) -> int:
         """The index of the deck's card [place, grow_a, grow_b]."""
-        deck = self.cfg[DECK:DECK + 3 * self.cfg[CFG_CARDS]].reshape(-1, 3).tolist()
+        deck = self.cfg[DECK : DECK + 3 * self.cfg[CFG_CARDS]].reshape(-1, 3).tolist()
         return deck.index([place, grow_a, grow_b])
 
     def score(self, out_game, out_players):
         """Score the position (Scoring) into a game row and the players' rows."""
         n, c = len(self.policy_ids), self.cfg[CFG_COMPANIES]
-        games.score_game(self.state, self.cfg, self.trace, out_game, out_players,
-                         np.zeros(c, np.int64), np.zeros((n, 2 * c), np.int64))
+        games.score_game(
+            self.state,
+            self.cfg,
+            self.trace,
+            out_game,
+            out_players,
+            np.zeros(c, np.int64),
+            np.zeros((n, 2 * c), np.int64),
+        )
 
 
 def traced_game(n_players: int, seed: int = 5):
     """The trace of one whole game, every seat random (seed chosen arbitrarily)."""
     params = GAME.prepare(GAME.rules(), n_players)
-    return params[0], [tuple(r) for r in
-                       trace_game(params, seed, np.zeros(n_players, np.int8)).tolist()]
+    return params[0], [
+        tuple(r) for r in trace_game(params, seed, np.zeros(n_players, np.int8)).tolist()
+    ]

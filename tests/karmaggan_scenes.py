@@ -12,26 +12,50 @@ import copy
 import numpy as np
 
 from simulator.core.game import get_game
+from simulator.core.rng import roll_die
 from simulator.games.karmaggan import core
 from simulator.games.karmaggan import game as K
 from simulator.games.karmaggan.board import draw_rows
 from simulator.games.karmaggan.state import (
-    CARDS, CFG, CFG_CENTRE, CFG_COLS, CFG_PLAYERS, CFG_SPAWN_MAX, D_OBJECTS, DECKS, FIGS,
-    F_POS, G_ODECK_N, GAME as G, HANDS, OFF, P_HAND_N, PLAYERS, RNG)
-from simulator.core.rng import roll_die
+    CARDS,
+    CFG,
+    CFG_CENTRE,
+    CFG_COLS,
+    CFG_PLAYERS,
+    CFG_SPAWN_MAX,
+    D_OBJECTS,
+    DECKS,
+    F_POS,
+    FIGS,
+    G_ODECK_N,
+    HANDS,
+    OFF,
+    P_HAND_N,
+    PLAYERS,
+    RNG,
+)
+from simulator.games.karmaggan.state import (
+    GAME as G,
+)
 
 KARMAGGAN = get_game("karmaggan")
 RANDOM, RUSHER, HUNTER, SUPPORTER = 0, 1, 2, 3
 DEFAULTS = KARMAGGAN.rules()
 
 # An open board of three one-row rings: every tile Blank but the starting points of row 0.
-OPEN = ("SSSSSSSS",
-        "........",
-        "........")
+OPEN = ("SSSSSSSS", "........", "........")
 
 
-def rules_with(tiles=OPEN, walls_in=None, walls_cw=None, ring_rows=None, hatches=(0, 4),
-               rollers=(), mode="team", **keys):
+def rules_with(
+    tiles=OPEN,
+    walls_in=None,
+    walls_cw=None,
+    ring_rows=None,
+    hatches=(0, 4),
+    rollers=(),
+    mode="team",
+    **keys,
+):
     """Default rules on the board ``tiles``; ``keys`` override "section.key" numbers (use
     ``__`` for the dot, e.g. ``turn__hand_max=3``)."""
     rules = copy.deepcopy(DEFAULTS)
@@ -39,12 +63,18 @@ def rules_with(tiles=OPEN, walls_in=None, walls_cw=None, ring_rows=None, hatches
     ring_rows = ring_rows or [1] * rows
     blood_spaces = sum(row.count("B") for row in tiles)
     rules["board"].update(
-        columns=cols, sectors=cols // 2, ring_rows=list(ring_rows),
-        rings=[f"ring{r}" for r in range(len(ring_rows))], tiles=list(tiles),
-        walls_in=list(walls_in or [" " * cols] * rows), walls_cw=list(walls_cw or [" " * cols] * rows),
-        hatch_columns=list(hatches), hatch_kinds=[("day", "night")[h % 2] for h in range(len(hatches))],
+        columns=cols,
+        sectors=cols // 2,
+        ring_rows=list(ring_rows),
+        rings=[f"ring{r}" for r in range(len(ring_rows))],
+        tiles=list(tiles),
+        walls_in=list(walls_in or [" " * cols] * rows),
+        walls_cw=list(walls_cw or [" " * cols] * rows),
+        hatch_columns=list(hatches),
+        hatch_kinds=[("day", "night")[h % 2] for h in range(len(hatches))],
         roller_boundaries=list(rollers),
-        start_points={str(n): list(range(n)) for n in range(2, 9)})
+        start_points={str(n): list(range(n)) for n in range(2, 9)},
+    )
     rules["setup"]["blood_tiles"] = [3] * blood_spaces
     rules["game"]["mode"] = mode
     for key, value in keys.items():
@@ -70,7 +100,8 @@ def world(players=4, seed=1, policy=RUSHER, rules=None):
 
 
 def at(W, row, col):
-    """The ring cell at ``row``, ``col`` (frame column: the physical one while rings are aligned)."""
+    """The ring cell at ``row``, ``col`` (frame column: the physical one while rings are
+    aligned)."""
     return int(row * W[CFG][CFG_COLS] + col)
 
 
@@ -125,7 +156,7 @@ def give(W, seat, cards):
     n = int(game[G_ODECK_N])
     deck = [c for c in decks[D_OBJECTS, :n] if c not in cards]
     decks[D_OBJECTS, :] = -1
-    decks[D_OBJECTS, :len(deck)] = deck
+    decks[D_OBJECTS, : len(deck)] = deck
     game[G_ODECK_N] = len(deck)
     for other in range(hands.shape[0]):
         for slot in range(hands.shape[1]):
@@ -133,7 +164,7 @@ def give(W, seat, cards):
                 hands[other, slot] = -1
                 W[PLAYERS][other, P_HAND_N] -= 1
     hands[seat, :] = -1
-    hands[seat, :len(cards)] = cards
+    hands[seat, : len(cards)] = cards
     W[PLAYERS][seat, P_HAND_N] = len(cards)
 
 

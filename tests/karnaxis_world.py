@@ -17,9 +17,9 @@ import numpy as np
 from numba.core.dispatcher import Dispatcher
 
 from simulator.core.game import get_game
+from simulator.core.rng import N_STREAMS
 from simulator.games.karnaxis import actions, business, engine, money, new_year, year_end
 from simulator.games.karnaxis import state as S
-from simulator.core.rng import N_STREAMS
 
 GAME = get_game("karnaxis")
 POLICY = {p.name: p.id for p in GAME.policies}
@@ -45,8 +45,9 @@ def plain_python(modules):
         if f not in plain:
             g = namespace(f.__module__)
             if f not in plain:
-                plain[f] = types.FunctionType(f.__code__, g, f.__name__, f.__defaults__,
-                                              f.__closure__)
+                plain[f] = types.FunctionType(
+                    f.__code__, g, f.__name__, f.__defaults__, f.__closure__
+                )
         return plain[f]
 
     found = {}
@@ -88,17 +89,17 @@ class World:
         self.rng = np.zeros(N_STREAMS, dtype=np.uint64)
         self.trace = np.zeros((trace_rows, S.TRACE_WIDTH), dtype=np.int64)
         RULES["new_game"](self.state, r, self.knobs, self.rng, np.uint64(seed), self.pol)
-        while self.state[S.PHASE] == S.AT_CHARACTER:       # Game Setup: the character choices
+        while self.state[S.PHASE] == S.AT_CHARACTER:  # Game Setup: the character choices
             RULES["play_step"](self.state, r, self.knobs, self.rng, self.trace)
         self.board[S.YEAR] = 1
-        self.black = n_players          # the black business's row in stocks / column in shares
+        self.black = n_players  # the black business's row in stocks / column in shares
 
     def block(self, at, rows, width):
-        return self.state[at:at + rows * width].reshape(rows, width)
+        return self.state[at : at + rows * width].reshape(rows, width)
 
     def rules_block(self, at, rows, width):
         r = self.rules_array
-        return r[r[at]:r[at] + rows * width].reshape(rows, width)
+        return r[r[at] : r[at] + rows * width].reshape(rows, width)
 
     @property
     def n(self):
@@ -110,7 +111,7 @@ class World:
 
     @property
     def board(self):
-        return self.state[:S.N_SCALARS]
+        return self.state[: S.N_SCALARS]
 
     @property
     def stocks(self):
@@ -118,7 +119,7 @@ class World:
 
     @property
     def shares(self):
-        return self.block(S.SHARES, S.MAX_PLAYERS, S.MAX_STOCKS)[:self.n, :self.n + 1]
+        return self.block(S.SHARES, S.MAX_PLAYERS, S.MAX_STOCKS)[: self.n, : self.n + 1]
 
     @property
     def owners(self):
@@ -148,8 +149,10 @@ class World:
         """Call rule ``name`` with this game's arrays (by parameter name), then ``args``."""
         fn = RULES[name]
         params = list(inspect.signature(fn).parameters)
-        arrays = [self.rules_array if p == "rules" else getattr(self, p)
-                  for p in params[:len(params) - len(args)]]
+        arrays = [
+            self.rules_array if p == "rules" else getattr(self, p)
+            for p in params[: len(params) - len(args)]
+        ]
         return fn(*arrays, *args)
 
     def index(self, table, name):
@@ -169,7 +172,9 @@ class World:
 
     def give_character(self, seat, c):
         self.players[seat, S.CHARACTER] = c
-        self.players[seat, S.ATTR:S.ATTR + S.N_ATTR] = self.chars[c, S.C_ATTR:S.C_ATTR + S.N_ATTR]
+        self.players[seat, S.ATTR : S.ATTR + S.N_ATTR] = self.chars[
+            c, S.C_ATTR : S.C_ATTR + S.N_ATTR
+        ]
 
     def hire(self, seat, job):
         """Seat holds job card ``job`` (by name)."""
@@ -183,7 +188,7 @@ class World:
         b = self.index("businesses", business)
         self.players[seat, S.CASH] += self.tables[S.T_LEVEL_COST, self.biz[b, S.B_LEVEL] - 1]
         self.call("start_business", seat, b)
-        self.players[seat, S.BUSINESS_YEAR] = 0      # free to start another this year
+        self.players[seat, S.BUSINESS_YEAR] = 0  # free to start another this year
         return b
 
     def events_of(self, kind):

@@ -15,29 +15,63 @@ import numpy as np
 import polars as pl
 import pytest
 
-from simulator.analysis import (Dataset, chi2_sf, chi_square_uniform, describe, ekonos,
-                                end_reasons, gini, gini_by_game, karmaggan, karnaxis, margins,
-                                paired_difference,
-                                round_cap_rate, runaway_leader, seat_advantage, summarise,
-                                value_counts, wilson, wilson_exprs, win_rates)
+from simulator.analysis import (
+    Dataset,
+    chi2_sf,
+    chi_square_uniform,
+    describe,
+    ekonos,
+    end_reasons,
+    gini,
+    gini_by_game,
+    karmaggan,
+    karnaxis,
+    margins,
+    paired_difference,
+    round_cap_rate,
+    runaway_leader,
+    seat_advantage,
+    summarise,
+    value_counts,
+    wilson,
+    wilson_exprs,
+    win_rates,
+)
 
 REAL_GAMES = 2_000  # small real Ekonos dataset shared by the analysis and report tests
 
 
 # ----------------------------------------------------------------------------- datasets
 
-def write_dataset(path: Path, game: str, n_players: int, tables: dict[str, pl.DataFrame],
-                  rules: dict | None = None, variants=("base",), length_unit: str = "turns") -> Path:
+
+def write_dataset(
+    path: Path,
+    game: str,
+    n_players: int,
+    tables: dict[str, pl.DataFrame],
+    rules: dict | None = None,
+    variants=("base",),
+    length_unit: str = "turns",
+) -> Path:
     """A dataset folder with the runner's layout (manifest + one part per table)."""
     path.mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         (path / name).mkdir(exist_ok=True)
         df.write_parquet(path / name / "part-00000.parquet")
-    manifest = {"format": "balsim-dataset", "game": game, "n_games": int(tables["games"].height // len(variants)),
-                "n_players": n_players, "seats": [], "fixed_seats": False, "seed": 0,
-                "length_unit": length_unit, "engine_version": f"{game}-synthetic",
-                "variants": [{"name": v, "rules": rules or {}, "values": {}} for v in variants],
-                "tables": list(tables), "status": "complete"}
+    manifest = {
+        "format": "balsim-dataset",
+        "game": game,
+        "n_games": int(tables["games"].height // len(variants)),
+        "n_players": n_players,
+        "seats": [],
+        "fixed_seats": False,
+        "seed": 0,
+        "length_unit": length_unit,
+        "engine_version": f"{game}-synthetic",
+        "variants": [{"name": v, "rules": rules or {}, "values": {}} for v in variants],
+        "tables": list(tables),
+        "status": "complete",
+    }
     (path / "manifest.json").write_text(json.dumps(manifest))
     return path
 
@@ -48,12 +82,20 @@ def real_ekonos(base: Path) -> Path:
     from simulator.run.runner import Plan, Variant, execute
 
     out = base / "ekonos-real"
-    if not (out / "manifest.json").exists() or \
-            json.loads((out / "manifest.json").read_text())["status"] != "complete":
+    if (
+        not (out / "manifest.json").exists()
+        or json.loads((out / "manifest.json").read_text())["status"] != "complete"
+    ):
         game = get_game("ekonos")
-        plan = Plan(game="ekonos", n_games=REAL_GAMES, n_players=4,
-                    seats=["value_investor", "president_seeker", "market_builder", "cash_hoarder"],
-                    seed=7, chunk_size=1_000, variants=[Variant("base", game.rules())])
+        plan = Plan(
+            game="ekonos",
+            n_games=REAL_GAMES,
+            n_players=4,
+            seats=["value_investor", "president_seeker", "market_builder", "cash_hoarder"],
+            seed=7,
+            chunk_size=1_000,
+            variants=[Variant("base", game.rules())],
+        )
         execute(plan, out, jobs=1, progress=False, force=True)
     return out
 
@@ -69,13 +111,20 @@ def players_frame(winners: list[int], n_players: int, policies=None) -> pl.DataF
     seat = np.tile(np.arange(n_players), n)
     won = seat == np.repeat(np.asarray(winners), n_players)
     policies = policies or [f"p{s}" for s in range(n_players)]
-    return pl.DataFrame({"game_id": np.repeat(np.arange(n), n_players), "variant": "base",
-                         "seat": seat.astype(np.int8),
-                         "policy": [policies[s] for s in seat],
-                         "score": won.astype(float), "won": won})
+    return pl.DataFrame(
+        {
+            "game_id": np.repeat(np.arange(n), n_players),
+            "variant": "base",
+            "seat": seat.astype(np.int8),
+            "policy": [policies[s] for s in seat],
+            "score": won.astype(float),
+            "won": won,
+        }
+    )
 
 
 # ----------------------------------------------------------------------------- statistics
+
 
 def test_wilson_matches_hand_computed_interval():
     # 5 of 10, z = 1.96: centre 0.5, half-width 1.96/1.38415 * sqrt(0.025 + 0.0096037) = 0.26340
@@ -88,8 +137,10 @@ def test_wilson_matches_hand_computed_interval():
     assert frame["hi"].to_list() == pytest.approx([0.76341, 0.16113], abs=1e-4)
 
 
-@pytest.mark.parametrize("x, dof", [(3.841459, 1), (5.991465, 2), (7.814728, 3), (9.487729, 4),
-                                    (11.070498, 5), (14.067140, 7)])
+@pytest.mark.parametrize(
+    "x, dof",
+    [(3.841459, 1), (5.991465, 2), (7.814728, 3), (9.487729, 4), (11.070498, 5), (14.067140, 7)],
+)
 def test_chi2_sf_at_the_tabulated_five_percent_points(x, dof):
     assert chi2_sf(x, dof) == pytest.approx(0.05, abs=1e-6)
 
@@ -113,6 +164,7 @@ def test_gini_of_known_vectors():
 
 # ----------------------------------------------------------------------------- shared analyses
 
+
 def test_seat_advantage_on_constructed_frame():
     # 100 four-player games: seat 0 wins 40, seats 1-3 win 20 each.
     winners = [0] * 40 + [1] * 20 + [2] * 20 + [3] * 20
@@ -120,7 +172,9 @@ def test_seat_advantage_on_constructed_frame():
     # chi2 = (15² + 3·5²) / 25 = 12 with 3 dof -> p = 0.0073832
     assert seat["chi2"] == pytest.approx(12.0) and seat["dof"] == 3
     assert seat["p_value"] == pytest.approx(0.0073832, rel=1e-4)
-    assert seat["first_win_rate"] == pytest.approx(0.4) and seat["fair_share"] == pytest.approx(0.25)
+    assert seat["first_win_rate"] == pytest.approx(0.4) and seat["fair_share"] == pytest.approx(
+        0.25
+    )
     assert seat["first_excess"] == pytest.approx(0.15)
     lo, hi = wilson(40, 100)
     assert seat["first_excess_lo"] == pytest.approx(lo - 0.25)
@@ -135,17 +189,23 @@ def test_win_rates_by_policy_with_n_and_fair_share():
     assert rates["wins"].to_list() == [30, 10]
     assert rates["win_rate"].to_list() == pytest.approx([0.75, 0.25])
     assert rates["fair_share"].to_list() == pytest.approx([0.5, 0.5])
-    assert rates["n_players"].to_list() == [2, 2]     # counted per game when absent
+    assert rates["n_players"].to_list() == [2, 2]  # counted per game when absent
     lo, hi = wilson(30, 40)
-    assert rates["win_rate_lo"][0] == pytest.approx(lo) and rates["win_rate_hi"][0] == pytest.approx(hi)
-    assert win_rates(players_frame(winners, 2), "character") is None   # no such column: skipped
+    assert rates["win_rate_lo"][0] == pytest.approx(lo) and rates["win_rate_hi"][
+        0
+    ] == pytest.approx(hi)
+    assert win_rates(players_frame(winners, 2), "character") is None  # no such column: skipped
     assert rates.to_pandas().shape[0] == 2
 
 
 def test_margin_of_victory_counts_ties_as_zero():
-    frame = pl.DataFrame({"game_id": [0] * 4 + [1] * 4,
-                          "score": [10.0, 7, 7, 3, 9, 9, 1, 0],
-                          "rank": [1, 2, 2, 4, 1, 1, 3, 4]})
+    frame = pl.DataFrame(
+        {
+            "game_id": [0] * 4 + [1] * 4,
+            "score": [10.0, 7, 7, 3, 9, 9, 1, 0],
+            "rank": [1, 2, 2, 4, 1, 1, 3, 4],
+        }
+    )
     got = margins(frame).collect().sort("game_id")
     assert got["margin"].to_list() == [3.0, 0.0]
     no_rank = margins(frame.drop("rank")).collect().sort("game_id")
@@ -153,8 +213,9 @@ def test_margin_of_victory_counts_ties_as_zero():
 
 
 def test_end_reasons_and_round_cap_rate():
-    games = pl.DataFrame({"game_id": range(10), "variant": "base",
-                          "end_reason": ["egg"] * 7 + ["round_cap"] * 3})
+    games = pl.DataFrame(
+        {"game_id": range(10), "variant": "base", "end_reason": ["egg"] * 7 + ["round_cap"] * 3}
+    )
     reasons = end_reasons(games)
     assert dict(zip(reasons["end_reason"], reasons["n"])) == {"egg": 7, "round_cap": 3}
     cap = round_cap_rate(games).row(0, named=True)
@@ -171,35 +232,53 @@ def test_runaway_leader_uses_the_two_thirds_checkpoint():
             lead = 0 if g < 3 else 1
             for seat in range(2):
                 cash = 100 + year * (10 if seat == lead else 5)
-                if year == 12 and g == 2:   # seat 1 overtakes in the last year of game 2
+                if year == 12 and g == 2:  # seat 1 overtakes in the last year of game 2
                     cash = 500 if seat == 1 else 200
-                rows.append({"game_id": g, "variant": "base", "year": year, "seat": seat,
-                             "cash_usd": cash})
+                rows.append(
+                    {"game_id": g, "variant": "base", "year": year, "seat": seat, "cash_usd": cash}
+                )
     years = pl.DataFrame(rows)
-    players = pl.DataFrame({"game_id": [0, 0, 1, 1, 2, 2, 3, 3], "variant": "base",
-                            "seat": [0, 1] * 4,
-                            "won": [True, False, True, False, False, True, True, False]})
+    players = pl.DataFrame(
+        {
+            "game_id": [0, 0, 1, 1, 2, 2, 3, 3],
+            "variant": "base",
+            "seat": [0, 1] * 4,
+            "won": [True, False, True, False, False, True, True, False],
+        }
+    )
     got = runaway_leader(years, players, "year", "cash_usd").row(0, named=True)
     assert (got["games"], got["leader_won"]) == (4, 2)
     assert got["rate"] == pytest.approx(0.5) and got["fair_share"] == pytest.approx(0.5)
     # per variant, in the variants' order, like every analysis (a report's charts do not
     # change from one drawing to the next)
     names = ["base", "v1", "v2", "v3", "v4", "v5"]
-    many = runaway_leader(pl.concat([years.with_columns(variant=pl.lit(v)) for v in names[::-1]]),
-                          pl.concat([players.with_columns(variant=pl.lit(v)) for v in names[::-1]]),
-                          "year", "cash_usd")
+    many = runaway_leader(
+        pl.concat([years.with_columns(variant=pl.lit(v)) for v in names[::-1]]),
+        pl.concat([players.with_columns(variant=pl.lit(v)) for v in names[::-1]]),
+        "year",
+        "cash_usd",
+    )
     assert many["variant"].to_list() == names and many["leader_won"].to_list() == [2] * 6
 
 
 def test_paired_difference_pairs_games_and_seats():
     # the variant adds exactly +2 to seat 0 and +4 to seat 1 in each of 3 games
-    rows = [{"game_id": g, "seat": s, "variant": v, "policy": f"p{s}",
-             "score": 10.0 * g + s + (0 if v == "base" else 2 * (s + 1))}
-            for g in range(3) for s in range(2) for v in ("base", "rich")]
+    rows = [
+        {
+            "game_id": g,
+            "seat": s,
+            "variant": v,
+            "policy": f"p{s}",
+            "score": 10.0 * g + s + (0 if v == "base" else 2 * (s + 1)),
+        }
+        for g in range(3)
+        for s in range(2)
+        for v in ("base", "rich")
+    ]
     frame = pl.DataFrame(rows)
     got = paired_difference(frame, "score", "base", "rich", "policy")
     assert got["n"].to_list() == [3, 3] and got["mean_diff"].to_list() == [2.0, 4.0]
-    assert got["diff_lo"].to_list() == [2.0, 4.0]      # no noise: zero-width interval
+    assert got["diff_lo"].to_list() == [2.0, 4.0]  # no noise: zero-width interval
     overall = paired_difference(frame, "score", "base", "rich").row(0, named=True)
     assert overall["mean_diff"] == 3.0 and overall["sd"] == pytest.approx(math.sqrt(1.2))
 
@@ -216,33 +295,55 @@ def test_describe_quantiles_and_value_counts():
 
 # ----------------------------------------------------------------------------- Karnaxis
 
+
 def karnaxis_years() -> pl.DataFrame:
     """2 games x 2 seats x 3 years; seat 0 uses the smart table in year 3."""
     rows = []
     for g in range(2):
         for year in (1, 2, 3):
             for seat in (0, 1):
-                bracket = year - 1 + seat          # 0..3
+                bracket = year - 1 + seat  # 0..3
                 smart = seat == 0 and year == 3
-                rows.append({"game_id": g, "variant": "base", "year": year, "seat": seat,
-                             "cash_usd": 10_000 * year * (seat + 1) + g,
-                             "income_usd": 20_000 * (bracket + 1), "tax_bracket": bracket,
-                             "tax_paid_usd": float((karnaxis.SMART_TAX_USD if smart
-                                                    else karnaxis.STANDARD_TAX_USD)[bracket]),
-                             "smart_tax": smart, "loans_outstanding_usd": 50_000 * seat,
-                             "delinquent_notices": 0})
+                rows.append(
+                    {
+                        "game_id": g,
+                        "variant": "base",
+                        "year": year,
+                        "seat": seat,
+                        "cash_usd": 10_000 * year * (seat + 1) + g,
+                        "income_usd": 20_000 * (bracket + 1),
+                        "tax_bracket": bracket,
+                        "tax_paid_usd": float(
+                            (karnaxis.SMART_TAX_USD if smart else karnaxis.STANDARD_TAX_USD)[
+                                bracket
+                            ]
+                        ),
+                        "smart_tax": smart,
+                        "loans_outstanding_usd": 50_000 * seat,
+                        "delinquent_notices": 0,
+                    }
+                )
     return pl.DataFrame(rows)
 
 
 def karnaxis_players() -> pl.DataFrame:
-    return pl.DataFrame({
-        "game_id": [0, 0, 1, 1], "variant": "base", "seat": [0, 1, 0, 1],
-        "policy": ["tycoon", "cautious"] * 2, "character": ["Zack", "Julie", "Julie", "Zack"],
-        "score": [2_100_000.0, 400_000.0, 1_200_000.0, 600_000.0],
-        "rank": [1, 2, 1, 2], "won": [True, False, True, False],
-        "taxes_paid_usd": [100_000, 50_000, 90_000, 40_000],
-        "loans_taken_usd": [250_000, 0, 200_000, 0], "peak_loans_usd": [200_000, 0, 150_000, 0],
-        "interest_paid_usd": [20_000, 0, 15_000, 0], "delinquent_notices": [2, 0, 0, 0]})
+    return pl.DataFrame(
+        {
+            "game_id": [0, 0, 1, 1],
+            "variant": "base",
+            "seat": [0, 1, 0, 1],
+            "policy": ["tycoon", "cautious"] * 2,
+            "character": ["Zack", "Julie", "Julie", "Zack"],
+            "score": [2_100_000.0, 400_000.0, 1_200_000.0, 600_000.0],
+            "rank": [1, 2, 1, 2],
+            "won": [True, False, True, False],
+            "taxes_paid_usd": [100_000, 50_000, 90_000, 40_000],
+            "loans_taken_usd": [250_000, 0, 200_000, 0],
+            "peak_loans_usd": [200_000, 0, 150_000, 0],
+            "interest_paid_usd": [20_000, 0, 15_000, 0],
+            "delinquent_notices": [2, 0, 0, 0],
+        }
+    )
 
 
 def test_karnaxis_tax_per_bracket_and_year():
@@ -262,8 +363,13 @@ def test_karnaxis_tax_per_bracket_and_year():
 def test_karnaxis_bracket_share_intervals_count_games_not_years():
     # game 0: brackets 0, 0, 1, 1; game 1: 0, 0, 0, 0.  Per-game shares of bracket 0 are 0.5
     # and 1 (mean 0.75, standard error 0.25), of bracket 1 0.5 and 0 (mean 0.25).
-    years = pl.DataFrame({"game_id": [0] * 4 + [1] * 4, "tax_bracket": [0, 0, 1, 1, 0, 0, 0, 0],
-                          "tax_paid_usd": [0] * 8})
+    years = pl.DataFrame(
+        {
+            "game_id": [0] * 4 + [1] * 4,
+            "tax_bracket": [0, 0, 1, 1, 0, 0, 0, 0],
+            "tax_paid_usd": [0] * 8,
+        }
+    )
     table = karnaxis.tax_by_bracket(years).sort("tax_bracket")
     assert table["share"].to_list() == [0.75, 0.25]
     half = 1.959964 * 0.25
@@ -277,15 +383,19 @@ def test_karnaxis_bracket_share_intervals_count_games_not_years():
 def test_karnaxis_smart_table_savings_from_the_rulebook_tables():
     savings = karnaxis.smart_tax_savings(karnaxis_years())
     row = savings.filter(pl.col("tax_bracket") == 2).row(0, named=True)
-    assert row["saving_usd"] == 20_000            # 30k standard - 10k smart
+    assert row["saving_usd"] == 20_000  # 30k standard - 10k smart
     assert row["smart_years"] == 2 and row["realised_usd"] == 40_000
     assert row["net_of_accountant_usd"] == 10_000
 
 
 def test_karnaxis_tables_and_cap_come_from_rules_when_present():
-    rules = {"taxes": {"standard": [5, 15, 30, 60, 90, 120, 150, 180],
-                       "smart": [0, 5, 10, 30, 50, 70, 90, 100]},
-             "loans": {"cap_usd": 300_000}}
+    rules = {
+        "taxes": {
+            "standard": [5, 15, 30, 60, 90, 120, 150, 180],
+            "smart": [0, 5, 10, 30, 50, 70, 90, 100],
+        },
+        "loans": {"cap_usd": 300_000},
+    }
     standard, smart = karnaxis.tax_tables(rules)
     assert standard[3] == 60_000 and smart[-1] == 100_000
     assert karnaxis.tax_table_keys(rules) == ("taxes.standard", "taxes.smart")
@@ -298,12 +408,20 @@ def test_karnaxis_loans_ranks_and_cash_trajectories():
     players = karnaxis_players()
     loans = karnaxis.loan_summary(players, "policy", cap_usd=200_000).sort("policy")
     tycoon = loans.filter(pl.col("policy") == "tycoon").row(0, named=True)
-    assert tycoon["borrowed"] == 1.0 and tycoon["cap_binding"] == 0.5 and tycoon["delinquent"] == 0.5
+    assert (
+        tycoon["borrowed"] == 1.0 and tycoon["cap_binding"] == 0.5 and tycoon["delinquent"] == 0.5
+    )
     assert tycoon["mean_interest_usd"] == 17_500
     assert loans.filter(pl.col("policy") == "cautious")["borrowed"][0] == 0.0
-    ranks = karnaxis.rank_titles(players, "policy")       # derived from final cash
-    tycoon_titles = dict(zip(*ranks.filter(pl.col("policy") == "tycoon")
-                             .select("rank_title", "n").to_dict(as_series=False).values()))
+    ranks = karnaxis.rank_titles(players, "policy")  # derived from final cash
+    tycoon_titles = dict(
+        zip(
+            *ranks.filter(pl.col("policy") == "tycoon")
+            .select("rank_title", "n")
+            .to_dict(as_series=False)
+            .values()
+        )
+    )
     assert tycoon_titles == {"Elite": 1, "Novice": 1}
     traj = karnaxis.cash_trajectories(karnaxis_years(), players, "policy")
     cautious = traj.filter(pl.col("policy") == "cautious").sort("year")
@@ -314,23 +432,47 @@ def test_karnaxis_loans_ranks_and_cash_trajectories():
 
 # ----------------------------------------------------------------------------- Karmaggän
 
+
 def karmaggan_frames():
-    players = pl.DataFrame({
-        "game_id": [0, 0, 0, 0, 1, 1, 1, 1], "variant": "base", "seat": [0, 1, 2, 3] * 2,
-        # team labels are drawn each game: seat 0's team is 0 in game 0 and 1 in game 1
-        "team": [0, 1, 0, 1, 1, 0, 1, 0], "side": ["starting", "other"] * 4,
-        "won": [True, False, True, False] * 2,
-        "score": [1.0, 0, 1, 0] * 2, "start_blood_coins": [4] * 4 + [3] * 4,
-        "final_blood_coins": [5, 0, 2, 1, 0, 0, 3, 2],
-        "died": [False, True, False, False, True, True, False, False],
-        "death_round": [0, 7, 0, 0, 3, 7, 0, 0],
-        "blood_lost_arrows": [1, 2, 0, 0, 1, 0, 0, 0], "blood_lost_fire": [0, 2, 2, 0, 0, 2, 0, 0],
-        "blood_lost_combat": [0, 1, 0, 3, 2, 1, 0, 0],
-        "turns_as_spawn": [0, 4, 0, 0, 6, 2, 0, 0], "turns_holding_egg": [3, 0, 1, 0, 0, 0, 2, 1]})
-    games = pl.DataFrame({"game_id": [0, 1], "variant": "base", "length": [12, 40],
-                          "end_reason": ["egg_escaped", "round_cap"], "winning_team": [0, 0]})
-    timeline = pl.DataFrame({"game_id": [0] * 4, "variant": "base", "round": [1, 1, 2, 2],
-                             "seat": [0, 1, 0, 1], "blood_coins": [4, 4, 6, 1]})
+    players = pl.DataFrame(
+        {
+            "game_id": [0, 0, 0, 0, 1, 1, 1, 1],
+            "variant": "base",
+            "seat": [0, 1, 2, 3] * 2,
+            # team labels are drawn each game: seat 0's team is 0 in game 0 and 1 in game 1
+            "team": [0, 1, 0, 1, 1, 0, 1, 0],
+            "side": ["starting", "other"] * 4,
+            "won": [True, False, True, False] * 2,
+            "score": [1.0, 0, 1, 0] * 2,
+            "start_blood_coins": [4] * 4 + [3] * 4,
+            "final_blood_coins": [5, 0, 2, 1, 0, 0, 3, 2],
+            "died": [False, True, False, False, True, True, False, False],
+            "death_round": [0, 7, 0, 0, 3, 7, 0, 0],
+            "blood_lost_arrows": [1, 2, 0, 0, 1, 0, 0, 0],
+            "blood_lost_fire": [0, 2, 2, 0, 0, 2, 0, 0],
+            "blood_lost_combat": [0, 1, 0, 3, 2, 1, 0, 0],
+            "turns_as_spawn": [0, 4, 0, 0, 6, 2, 0, 0],
+            "turns_holding_egg": [3, 0, 1, 0, 0, 0, 2, 1],
+        }
+    )
+    games = pl.DataFrame(
+        {
+            "game_id": [0, 1],
+            "variant": "base",
+            "length": [12, 40],
+            "end_reason": ["egg_escaped", "round_cap"],
+            "winning_team": [0, 0],
+        }
+    )
+    timeline = pl.DataFrame(
+        {
+            "game_id": [0] * 4,
+            "variant": "base",
+            "round": [1, 1, 2, 2],
+            "seat": [0, 1, 0, 1],
+            "blood_coins": [4, 4, 6, 1],
+        }
+    )
     return players, games, timeline
 
 
@@ -342,7 +484,7 @@ def test_karmaggan_deaths_damage_and_spawns():
     damage = karmaggan.damage_by_source(players)
     assert dict(zip(damage["source"], damage["total"])) == {"arrows": 4, "fire": 6, "combat": 7}
     assert damage["share"].sum() == pytest.approx(1.0)
-    assert damage["source"][0] == "combat"               # largest first
+    assert damage["source"][0] == "combat"  # largest first
     spawn = karmaggan.spawn_turns(players, "side").sort("side", descending=True)
     assert spawn["mean_turns_as_spawn"].to_list() == pytest.approx([1.5, 1.5])
     assert spawn["spawn_share"].to_list() == pytest.approx([0.25, 0.5])
@@ -384,19 +526,30 @@ def test_karmaggan_analyses_skip_missing_columns():
 
 # ----------------------------------------------------------------------------- Ekonos
 
+
 def test_ekonos_presidency_advantage_on_constructed_games():
     # Game 0: company 1 is worth most (8); seat 2 presides it and wins.
     # Game 1: company 0 is worth most (9); seat 0 presides it but seat 1 wins.
-    games = pl.DataFrame({"game_id": [0, 1], "variant": "base",
-                          "company0_value": [3, 9], "company1_value": [8, 2]})
-    players = pl.DataFrame({
-        "game_id": [0, 0, 0, 1, 1, 1], "variant": "base", "seat": [0, 1, 2] * 2,
-        "won": [False, False, True, False, True, False],
-        "company0_president": [True, False, False, True, False, False],
-        "company1_president": [False, False, True, False, True, False],
-        "cash": [1, 2, 3, 4, 5, 6], "holdings_value": [9, 8, 7, 6, 5, 4],
-        "score": [10.0] * 6, "policy": ["a", "b", "c"] * 2})
-    pres = {r["player"]: r for r in ekonos.presidency_advantage(games, players).iter_rows(named=True)}
+    games = pl.DataFrame(
+        {"game_id": [0, 1], "variant": "base", "company0_value": [3, 9], "company1_value": [8, 2]}
+    )
+    players = pl.DataFrame(
+        {
+            "game_id": [0, 0, 0, 1, 1, 1],
+            "variant": "base",
+            "seat": [0, 1, 2] * 2,
+            "won": [False, False, True, False, True, False],
+            "company0_president": [True, False, False, True, False, False],
+            "company1_president": [False, False, True, False, True, False],
+            "cash": [1, 2, 3, 4, 5, 6],
+            "holdings_value": [9, 8, 7, 6, 5, 4],
+            "score": [10.0] * 6,
+            "policy": ["a", "b", "c"] * 2,
+        }
+    )
+    pres = {
+        r["player"]: r for r in ekonos.presidency_advantage(games, players).iter_rows(named=True)
+    }
     assert (pres["top_president"]["n"], pres["top_president"]["wins"]) == (2, 1)
     assert (pres["other"]["n"], pres["other"]["wins"]) == (4, 1)
     assert pres["other"]["fair_share"] == pytest.approx(2 / 6)
@@ -417,12 +570,18 @@ def test_ekonos_presidency_splits_games_whose_top_value_is_tied():
     # Game 1: companies 0 and 1 tie at 5; seat 0 and seat 1 preside them, seat 1 wins.
     # The old rule credited only the lowest-numbered company (seat 0) in game 1.
     games = pl.DataFrame({"game_id": [0, 1], "company0_value": [3, 5], "company1_value": [8, 5]})
-    players = pl.DataFrame({
-        "game_id": [0, 0, 0, 1, 1, 1], "seat": [0, 1, 2] * 2,
-        "won": [False, False, True, False, True, False],
-        "company0_president": [True, False, False, True, False, False],
-        "company1_president": [False, False, True, False, True, False]})
-    pres = {r["player"]: r for r in ekonos.presidency_advantage(games, players).iter_rows(named=True)}
+    players = pl.DataFrame(
+        {
+            "game_id": [0, 0, 0, 1, 1, 1],
+            "seat": [0, 1, 2] * 2,
+            "won": [False, False, True, False, True, False],
+            "company0_president": [True, False, False, True, False, False],
+            "company1_president": [False, False, True, False, True, False],
+        }
+    )
+    pres = {
+        r["player"]: r for r in ekonos.presidency_advantage(games, players).iter_rows(named=True)
+    }
     assert list(pres) == ["top_president", "co_top_president", "other"]
     assert (pres["top_president"]["n"], pres["top_president"]["wins"]) == (1, 1)
     assert (pres["co_top_president"]["n"], pres["co_top_president"]["wins"]) == (2, 1)
@@ -432,11 +591,22 @@ def test_ekonos_presidency_splits_games_whose_top_value_is_tied():
 
 # ----------------------------------------------------------------------------- real data
 
+
 def test_summarise_real_ekonos_dataset(real_dataset):
     res = summarise(real_dataset)
-    for key in ("win_rate_seat", "win_rate_policy", "seat_advantage", "score", "margin", "length",
-                "end_reasons", "gini", "ekonos_score_split", "ekonos_company_values",
-                "ekonos_presidency"):
+    for key in (
+        "win_rate_seat",
+        "win_rate_policy",
+        "seat_advantage",
+        "score",
+        "margin",
+        "length",
+        "end_reasons",
+        "gini",
+        "ekonos_score_split",
+        "ekonos_company_values",
+        "ekonos_presidency",
+    ):
         assert key in res, key
     seats = res["win_rate_seat"]
     assert seats["n"].to_list() == [REAL_GAMES] * 4
@@ -463,9 +633,18 @@ def test_dataset_scans_are_lazy_and_typed(real_dataset):
 def test_dataset_stacks_parts_whose_columns_differ(tmp_path):
     """Variants may record different value columns; the parts still read as one table."""
     players = players_frame([0, 1], 2)
-    path = write_dataset(tmp_path / "mixed", "ekonos", 2, {"games": pl.DataFrame(
-        {"game_id": [0, 1], "variant": ["base", "rich"], "length": [3, 3]}), "players": players},
-        variants=("base", "rich"))
+    path = write_dataset(
+        tmp_path / "mixed",
+        "ekonos",
+        2,
+        {
+            "games": pl.DataFrame(
+                {"game_id": [0, 1], "variant": ["base", "rich"], "length": [3, 3]}
+            ),
+            "players": players,
+        },
+        variants=("base", "rich"),
+    )
     rich = players.with_columns(pl.lit("rich").alias("variant"), pl.lit(12).alias("start_money"))
     rich.write_parquet(path / "players" / "part-00001.parquet")
     ds = Dataset(path)
@@ -478,13 +657,21 @@ def test_dataset_stacks_parts_whose_columns_differ(tmp_path):
 def test_summarise_tolerates_engines_without_game_columns(tmp_path):
     """A Karnaxis/Karmaggän dataset with only the contract's columns still summarises."""
     players = players_frame([0, 1, 1, 0], 2).with_columns(pl.lit(1, pl.Int8).alias("rank"))
-    games = pl.DataFrame({"game_id": range(4), "variant": "base", "n_players": 2,
-                          "winner_seat": [0, 1, 1, 0], "length": [12] * 4,
-                          "end_reason": ["years"] * 4})
+    games = pl.DataFrame(
+        {
+            "game_id": range(4),
+            "variant": "base",
+            "n_players": 2,
+            "winner_seat": [0, 1, 1, 0],
+            "length": [12] * 4,
+            "end_reason": ["years"] * 4,
+        }
+    )
     for game in ("karnaxis", "karmaggan"):
         ds = Dataset(write_dataset(tmp_path / game, game, 2, {"games": games, "players": players}))
         res = summarise(ds)
         assert "win_rate_seat" in res and "length" in res
         # rank titles are derived from final cash; nothing else game-specific without columns
-        assert [k for k in res if k.startswith(game)] == \
-            (["karnaxis_rank_titles"] if game == "karnaxis" else [])
+        assert [k for k in res if k.startswith(game)] == (
+            ["karnaxis_rank_titles"] if game == "karnaxis" else []
+        )

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import tomllib
-
 import pytest
+import tomllib
 
 from simulator.core.assumed import assumed_keys, assumed_under, changed_keys, marked_keys, value_at
 from simulator.core.game import GAME_NAMES, get_game
@@ -84,11 +83,13 @@ def test_karnaxis_assumed_character_cards_are_tracked():
     keys = assumed_keys(get_game("karnaxis").rules_path)
     nadia = {k.label for k in assumed_under(keys, ["characters[Nadia]"])}
     assert "characters[Nadia].karnaxis" in nadia
-    assert assumed_under(keys, ["loans.cap_usd"]) == []        # printed in the rulebook
+    assert assumed_under(keys, ["loans.cap_usd"]) == []  # printed in the rulebook
 
 
 def test_changed_keys_name_what_a_variant_overrides():
     base = tomllib.loads(RULES)
-    other = tomllib.loads(RULES.replace("start = 0", "start = 12").replace("[3, 5, 2, 2]", "[3, 4, 2, 2]"))
+    other = tomllib.loads(
+        RULES.replace("start = 0", "start = 12").replace("[3, 5, 2, 2]", "[3, 4, 2, 2]")
+    )
     assert changed_keys(base, other) == ["setup.start", "characters[1].attributes"]
     assert changed_keys(base, base) == []

@@ -9,7 +9,7 @@ import pytest
 from simulator.analysis import attribution, karnaxis, neighbour_effects, stratified_rates
 from simulator.analysis.neighbours import neighbour_summary
 
-RNG_SEED = 11   # any fixed seed: the planted effects are many standard errors wide
+RNG_SEED = 11  # any fixed seed: the planted effects are many standard errors wide
 
 
 def logistic(x):
@@ -24,20 +24,36 @@ def planted_players(n_games: int = 12_000) -> pl.DataFrame:
     policy = rng.choice(["a", "b"], rows)
     character = rng.choice(["X", "Y"], rows)
     jobs = rng.integers(0, 4, rows)
-    logit = (-1.0 + np.where(policy == "a", 0.5, -0.5) + np.where(character == "X", 0.7, -0.7)
-             + 0.3 * jobs)
-    return pl.DataFrame({"game_id": np.repeat(np.arange(n_games), 4),
-                         "seat": np.tile(np.arange(4), n_games).astype(np.int8),
-                         "policy": policy, "character": character, "jobs_held": jobs,
-                         "won": rng.random(rows) < logistic(logit)})
+    logit = (
+        -1.0
+        + np.where(policy == "a", 0.5, -0.5)
+        + np.where(character == "X", 0.7, -0.7)
+        + 0.3 * jobs
+    )
+    return pl.DataFrame(
+        {
+            "game_id": np.repeat(np.arange(n_games), 4),
+            "seat": np.tile(np.arange(4), n_games).astype(np.int8),
+            "policy": policy,
+            "character": character,
+            "jobs_held": jobs,
+            "won": rng.random(rows) < logistic(logit),
+        }
+    )
 
 
 def test_regression_recovers_planted_odds_ratios():
     table = attribution(planted_players())
     got = {(r["component"], r["level"]): r for r in table.iter_rows(named=True)}
-    for key, log_odds in ((("policy", "a"), 0.5), (("policy", "b"), -0.5),
-                          (("character", "X"), 0.7), (("character", "Y"), -0.7),
-                          (("jobs_held", "per unit"), 0.3), (("seat", "0"), 0.0), (("seat", "3"), 0.0)):
+    for key, log_odds in (
+        (("policy", "a"), 0.5),
+        (("policy", "b"), -0.5),
+        (("character", "X"), 0.7),
+        (("character", "Y"), -0.7),
+        (("jobs_held", "per unit"), 0.3),
+        (("seat", "0"), 0.0),
+        (("seat", "3"), 0.0),
+    ):
         r = got[key]
         assert abs(np.log(r["odds_ratio"]) - log_odds) < 0.06, (key, r)
         assert r["or_lo"] < r["odds_ratio"] < r["or_hi"]
@@ -46,11 +62,18 @@ def test_regression_recovers_planted_odds_ratios():
 
 def test_a_level_that_never_wins_and_an_aliased_factor_are_reported_not_fitted():
     df = planted_players(4_000).with_columns(
-        pl.when(pl.col("policy") == "b").then(pl.lit("hopeless")).otherwise(pl.col("policy")).alias("policy"),
-        pl.when(pl.col("seat") % 2 == 0).then(pl.lit("starting")).otherwise(pl.lit("other"))
-        .alias("side"))
-    df = df.with_columns(pl.when(pl.col("policy") == "hopeless").then(False)
-                         .otherwise(pl.col("won")).alias("won"))
+        pl.when(pl.col("policy") == "b")
+        .then(pl.lit("hopeless"))
+        .otherwise(pl.col("policy"))
+        .alias("policy"),
+        pl.when(pl.col("seat") % 2 == 0)
+        .then(pl.lit("starting"))
+        .otherwise(pl.lit("other"))
+        .alias("side"),
+    )
+    df = df.with_columns(
+        pl.when(pl.col("policy") == "hopeless").then(False).otherwise(pl.col("won")).alias("won")
+    )
     table = attribution(df)
     hopeless = table.filter(pl.col("level") == "hopeless").row(0, named=True)
     assert hopeless["note"] == "never wins" and hopeless["odds_ratio"] == 0.0
@@ -68,8 +91,14 @@ def confounded_players(n: int = 20_000) -> pl.DataFrame:
     policy = np.where(np.arange(n) % 2 == 0, "p1", "p2")
     picks_n = rng.random(n) < np.where(policy == "p1", 0.9, 0.1)
     won = rng.random(n) < np.where(policy == "p1", 0.6, 0.2)
-    return pl.DataFrame({"game_id": np.arange(n) // 2, "policy": policy,
-                         "character": np.where(picks_n, "N", "M"), "won": won})
+    return pl.DataFrame(
+        {
+            "game_id": np.arange(n) // 2,
+            "policy": policy,
+            "character": np.where(picks_n, "N", "M"),
+            "won": won,
+        }
+    )
 
 
 def test_stratified_rates_undo_the_policy_that_picks_a_character():
@@ -79,7 +108,11 @@ def test_stratified_rates_undo_the_policy_that_picks_a_character():
     assert n["raw_rate"] == pytest.approx(0.56, abs=0.015)
     assert n["adjusted_rate"] == pytest.approx(0.40, abs=0.015)
     assert n["adjusted_rate_lo"] < 0.40 < n["adjusted_rate_hi"]
-    assert n["confounded"] and n["main_stratum"] == "p1" and n["main_stratum_share"] == pytest.approx(0.9, abs=0.02)
+    assert (
+        n["confounded"]
+        and n["main_stratum"] == "p1"
+        and n["main_stratum_share"] == pytest.approx(0.9, abs=0.02)
+    )
     # against players of the same policies holding M, N's players win no more (the expected
     # rate leans on the 1,000 p1 players holding M: 3 standard errors are 0.045)
     assert n["expected_rate"] == pytest.approx(0.56, abs=0.045)
@@ -87,8 +120,11 @@ def test_stratified_rates_undo_the_policy_that_picks_a_character():
     # dealt at random, a character with a real effect is not confounded: raw = adjusted
     rng = np.random.default_rng(RNG_SEED)
     df = confounded_players().with_columns(pl.Series("character", rng.choice(["N", "M"], 20_000)))
-    df = df.with_columns((pl.col("won") | ((pl.col("character") == "N") & pl.Series(rng.random(20_000) < 0.25)))
-                         .alias("won"))
+    df = df.with_columns(
+        (
+            pl.col("won") | ((pl.col("character") == "N") & pl.Series(rng.random(20_000) < 0.25))
+        ).alias("won")
+    )
     n = stratified_rates(df, "character").filter(pl.col("level") == "N").row(0, named=True)
     assert n["adjusted_rate"] == pytest.approx(n["raw_rate"], abs=0.01) and not n["confounded"]
     assert n["adjusted_rate"] == pytest.approx(0.4 + 0.6 * 0.25, abs=0.015)
@@ -103,28 +139,46 @@ def test_neighbour_effects_find_the_seat_after_a_planted_policy():
     policy = orders[np.arange(n_games) % 4]
     left = np.roll(policy, 1, axis=1)
     won = rng.random(policy.shape) < np.where(left == "h", 0.5, 0.2)
-    players = pl.DataFrame({"game_id": np.repeat(np.arange(n_games), 4), "policy": policy.ravel(),
-                            "left_policy": left.ravel(), "won": won.ravel(), "n_players": 4})
+    players = pl.DataFrame(
+        {
+            "game_id": np.repeat(np.arange(n_games), 4),
+            "policy": policy.ravel(),
+            "left_policy": left.ravel(),
+            "won": won.ravel(),
+            "n_players": 4,
+        }
+    )
     table = neighbour_effects(players)
     v = {r["left_policy"]: r for r in table.filter(pl.col("policy") == "v").iter_rows(named=True)}
     assert v["h"]["win_rate"] == pytest.approx(0.5, abs=0.02) and v["h"]["significant"]
     assert v["v"]["win_rate"] == pytest.approx(0.2, abs=0.02)
     # h never sits after h: one neighbour only, nothing to test
     h = table.filter(pl.col("policy") == "h")
-    assert h["left_policy"].to_list() == ["v"] and h["p_value"].is_null().all() and not h["significant"].any()
+    assert (
+        h["left_policy"].to_list() == ["v"]
+        and h["p_value"].is_null().all()
+        and not h["significant"].any()
+    )
     # each player against its own policy: after h, v wins 0.5 where v wins 0.3 overall; after
     # v, v wins 0.2 (excess -0.1) and h its usual 0.2, so -0.1 x 2/3 of those players
     summary = {r["left_policy"]: r for r in neighbour_summary(players).iter_rows(named=True)}
     assert summary["h"]["expected_rate"] == pytest.approx(0.3, abs=0.01)
-    assert summary["h"]["excess"] == pytest.approx(0.2, abs=0.02) and summary["h"]["excess_lo"] > 0.15
+    assert (
+        summary["h"]["excess"] == pytest.approx(0.2, abs=0.02) and summary["h"]["excess_lo"] > 0.15
+    )
     assert summary["v"]["excess"] == pytest.approx(-0.2 / 3, abs=0.015)
 
 
 def test_dealt_characters_count_keeps_and_wins_when_dealt():
-    players = pl.DataFrame({
-        "character": ["A", "B", "A", "C"], "won": [True, False, False, True],
-        "dealt_character_1": ["A", "A", "A", "A"], "dealt_character_2": ["B", "B", "C", "B"],
-        "dealt_character_3": ["C", "C", "B", "C"]})
+    players = pl.DataFrame(
+        {
+            "character": ["A", "B", "A", "C"],
+            "won": [True, False, False, True],
+            "dealt_character_1": ["A", "A", "A", "A"],
+            "dealt_character_2": ["B", "B", "C", "B"],
+            "dealt_character_3": ["C", "C", "B", "C"],
+        }
+    )
     table = {r["character"]: r for r in karnaxis.dealt_characters(players).iter_rows(named=True)}
     assert (table["A"]["n_dealt"], table["A"]["kept"], table["A"]["wins_dealt"]) == (4, 2, 2)
     assert table["A"]["keep_rate"] == 0.5 and table["A"]["win_rate_kept"] == 0.5
@@ -132,5 +186,9 @@ def test_dealt_characters_count_keeps_and_wins_when_dealt():
     # fewer cards dealt: the columns there are ("none" where a player got fewer)
     two = karnaxis.dealt_characters(players.drop("dealt_character_3"))
     assert dict(zip(two["character"], two["n_dealt"])) == {"A": 4, "B": 3, "C": 1}
-    assert karnaxis.dealt_characters(players.drop("dealt_character_1", "dealt_character_2",
-                                                  "dealt_character_3")) is None
+    assert (
+        karnaxis.dealt_characters(
+            players.drop("dealt_character_1", "dealt_character_2", "dealt_character_3")
+        )
+        is None
+    )

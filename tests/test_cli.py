@@ -1,10 +1,9 @@
 """The command line: every command documented, a user's mistakes give exit 2 and one line."""
 
-import tomllib
-
 import click
 import polars as pl
 import pytest
+import tomllib
 from click.testing import CliRunner
 
 from simulator.cli import cli
@@ -25,37 +24,53 @@ def test_every_command_has_help_text():
                 assert param.help, f"{name} {param.opts}"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "ekonos", "--set", "nope.key=1"], "rules key 'nope.key': unknown key"),
-    (["run", "ekonos", "--set", "setup.start_money=lots"],
-     "rules key 'setup.start_money': 'lots' is not a TOML value (quote strings)"),
-    (["run", "ekonos", "--set", "setup.start_money=1.5"],
-     "rules key 'setup.start_money': expected an integer, got a number 1.5"),
-    (["run", "ekonos", "--set", "setup.start_money=-3"], "rules key 'setup.start_money': must be >= 0"),
-    (["run", "ekonos", "--set", "companies.growth_large=3"],
-     "rules key 'companies.growth_large': must exceed companies.growth_small"),
-    (["run", "ekonos", "--set", "setup"], "rules key 'setup': expected KEY=VALUE"),
-    (["run", "ekonos", "--policy", "gambler"], "unknown ekonos policy 'gambler'"),
-    (["run", "ekonos", "-p", "9"], "ekonos is played by 3-6 players, not 9"),
-    (["run", "ekonos", "--seats", "random,random", "-p", "3"],
-     "--seats names 2 policies but --players is 3"),
-    (["run", "ekonos", "--seats", "random,random,random", "--policy", "random"],
-     "give --policy or --seats, not both"),
-    (["run", "ekonos", "--rules", "missing.toml"], "rules key 'missing.toml': file not found"),
-    (["run", "ekonos", "--resume"], "has no manifest.json: not a balsim dataset"),
-    (["run", "ekonos", "--jobs", "0"], "--jobs must be a positive number or -1"),
-    (["run", "ekonos", "--backend", "dask"], "--backend dask needs --scheduler"),
-    (["replay", "--game", "3"], "name a GAME or give --from DATASET"),
-    (["sweep", "ekonos"], "sweep needs at least one --vary"),
-    (["sweep", "ekonos", "--vary", "setup.start_money=0,x"], "'x' is not a TOML value"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "ekonos", "--set", "nope.key=1"], "rules key 'nope.key': unknown key"),
+        (
+            ["run", "ekonos", "--set", "setup.start_money=lots"],
+            "rules key 'setup.start_money': 'lots' is not a TOML value (quote strings)",
+        ),
+        (
+            ["run", "ekonos", "--set", "setup.start_money=1.5"],
+            "rules key 'setup.start_money': expected an integer, got a number 1.5",
+        ),
+        (
+            ["run", "ekonos", "--set", "setup.start_money=-3"],
+            "rules key 'setup.start_money': must be >= 0",
+        ),
+        (
+            ["run", "ekonos", "--set", "companies.growth_large=3"],
+            "rules key 'companies.growth_large': must exceed companies.growth_small",
+        ),
+        (["run", "ekonos", "--set", "setup"], "rules key 'setup': expected KEY=VALUE"),
+        (["run", "ekonos", "--policy", "gambler"], "unknown ekonos policy 'gambler'"),
+        (["run", "ekonos", "-p", "9"], "ekonos is played by 3-6 players, not 9"),
+        (
+            ["run", "ekonos", "--seats", "random,random", "-p", "3"],
+            "--seats names 2 policies but --players is 3",
+        ),
+        (
+            ["run", "ekonos", "--seats", "random,random,random", "--policy", "random"],
+            "give --policy or --seats, not both",
+        ),
+        (["run", "ekonos", "--rules", "missing.toml"], "rules key 'missing.toml': file not found"),
+        (["run", "ekonos", "--resume"], "has no manifest.json: not a balsim dataset"),
+        (["run", "ekonos", "--jobs", "0"], "--jobs must be a positive number or -1"),
+        (["run", "ekonos", "--backend", "dask"], "--backend dask needs --scheduler"),
+        (["replay", "--game", "3"], "name a GAME or give --from DATASET"),
+        (["sweep", "ekonos"], "sweep needs at least one --vary"),
+        (["sweep", "ekonos", "--vary", "setup.start_money=0,x"], "'x' is not a TOML value"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(args, message, tmp_path):
     out = tmp_path / "out"
     result = invoke(*args, "--out", out) if args[0] in ("run", "sweep") else invoke(*args)
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], result.output
-    assert not out.exists()          # nothing half-written
+    assert not out.exists()  # nothing half-written
 
 
 def test_unknown_game_is_a_usage_error():
@@ -126,9 +141,13 @@ def test_readme_commands_exist_with_their_options():
     """Every `balsim ...` line of the README names a real command and real options."""
     import pathlib
     import shlex
+
     readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
-    lines = [line.split("#")[0].strip() for line in readme.splitlines()
-             if line.strip().startswith("balsim ")]
+    lines = [
+        line.split("#")[0].strip()
+        for line in readme.splitlines()
+        if line.strip().startswith("balsim ")
+    ]
     assert len(lines) >= 5
     for line in lines:
         words = shlex.split(line)

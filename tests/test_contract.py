@@ -9,23 +9,36 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
+from conftest import small_plan
 
 from simulator.core.game import GAME_NAMES, get_game
 from simulator.core.rng import game_seeds
 from simulator.run.runner import execute
 
-from conftest import small_plan
-
-GAMES_COLUMNS = {"game_id": pl.Int64, "variant": pl.String, "seed": pl.UInt64,
-                 "n_players": pl.Int8, "winner_seat": pl.Int8, "length": pl.Int16,
-                 "end_reason": pl.String}
-PLAYERS_COLUMNS = {"game_id": pl.Int64, "variant": pl.String, "seat": pl.Int8,
-                   "policy": pl.String, "score": pl.Float64, "rank": pl.Int8, "won": pl.Boolean}
+GAMES_COLUMNS = {
+    "game_id": pl.Int64,
+    "variant": pl.String,
+    "seed": pl.UInt64,
+    "n_players": pl.Int8,
+    "winner_seat": pl.Int8,
+    "length": pl.Int16,
+    "end_reason": pl.String,
+}
+PLAYERS_COLUMNS = {
+    "game_id": pl.Int64,
+    "variant": pl.String,
+    "seat": pl.Int8,
+    "policy": pl.String,
+    "score": pl.Float64,
+    "rank": pl.Int8,
+    "won": pl.Boolean,
+}
 
 
 def read(path, table):
-    return pl.read_parquet(path / table).sort(["game_id", "seat"] if table == "players" else
-                                              ["game_id"])
+    return pl.read_parquet(path / table).sort(
+        ["game_id", "seat"] if table == "players" else ["game_id"]
+    )
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -53,7 +66,8 @@ def test_every_game_ends_with_a_consistent_result(small_datasets, name):
     # a winner has the best rank, and the winning seat is among the winners
     assert (players.filter(pl.col("won"))["rank"] == 1).all()
     winners = games.filter(pl.col("winner_seat") >= 0).join(
-        players, left_on=["game_id", "winner_seat"], right_on=["game_id", "seat"])
+        players, left_on=["game_id", "winner_seat"], right_on=["game_id", "seat"]
+    )
     assert winners["won"].all()
     # seeds are the documented hash of (master seed, game_id)
     assert games["seed"].to_numpy().tolist() == game_seeds(7, np.arange(600)).tolist()
@@ -70,7 +84,7 @@ def test_jobs_do_not_change_the_dataset(small_datasets, name, tmp_path):
 def test_resume_finishes_an_interrupted_run_identically(small_datasets, name, tmp_path):
     out = tmp_path / "resumed"
     execute(small_plan(name), out, jobs=1, progress=False)
-    (out / "players" / "part-00002.parquet").unlink()   # as if killed mid-run
+    (out / "players" / "part-00002.parquet").unlink()  # as if killed mid-run
     (out / "games" / "part-00003.parquet").unlink()
     manifest = json.loads((out / "manifest.json").read_text())
     manifest["status"] = "running"
@@ -86,13 +100,20 @@ def test_resume_finishes_an_interrupted_run_identically(small_datasets, name, tm
 def three_games(name: str) -> dict:
     """Every column of three games of ``small_plan(name)``, as arrays by ``table.column``."""
     from simulator.run.runner import seat_policy_ids
+
     plan = small_plan(name)
     game = get_game(plan.game)
     ids = np.arange(3)
-    raw = game.play(game.prepare(plan.variants[0].rules, plan.n_players), game_seeds(11, ids),
-                    seat_policy_ids(game, plan, ids))
-    return {f"{t}.{c}": np.asarray(v[0] if isinstance(v, tuple) else v)
-            for t, cols in raw.items() for c, v in cols.items()}
+    raw = game.play(
+        game.prepare(plan.variants[0].rules, plan.n_players),
+        game_seeds(11, ids),
+        seat_policy_ids(game, plan, ids),
+    )
+    return {
+        f"{t}.{c}": np.asarray(v[0] if isinstance(v, tuple) else v)
+        for t, cols in raw.items()
+        for c, v in cols.items()
+    }
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -106,8 +127,11 @@ from test_contract import three_games
 np.savez(sys.argv[1], **three_games({name!r}))
 """
     path = tmp_path / "plain.npz"
-    subprocess.run([sys.executable, "-c", script, str(path)], check=True,
-                   env=dict(os.environ, NUMBA_DISABLE_JIT="1"))
+    subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        check=True,
+        env=dict(os.environ, NUMBA_DISABLE_JIT="1"),
+    )
     jit, plain = three_games(name), np.load(path)
     assert sorted(jit) == sorted(plain.files)
     for key in jit:
@@ -119,7 +143,7 @@ def test_parts_are_whole_and_counted(small_datasets, name):
     manifest = json.loads((small_datasets[name] / "manifest.json").read_text())
     assert manifest["status"] == "complete"
     assert manifest["engine_version"] == get_game(name).engine_version
-    for table, parts in manifest["parts"].items():
+    for _table, parts in manifest["parts"].items():
         assert len(parts) == 4
         for part in parts:
             parquet = pq.ParquetFile(small_datasets[name] / part["file"])

@@ -7,13 +7,19 @@ import pytest
 
 from policies.ekonos import SEARCH
 from simulator.core.game import get_game
-from simulator.games.ekonos.game import trace_game
-from simulator.games.ekonos.state import (
-    CFG_CARDS_PER_TURN, CFG_MARKERS, CFG_MONEY_PER_TURN, CFG_SHARE_INDICATORS, CFG_SPACES,
-    CFG_TURNS, EV_PRESIDENT, NONE,
-)
 from simulator.core.rng import game_seeds
 from simulator.core.rules import RulesError
+from simulator.games.ekonos.game import trace_game
+from simulator.games.ekonos.state import (
+    CFG_CARDS_PER_TURN,
+    CFG_MARKERS,
+    CFG_MONEY_PER_TURN,
+    CFG_SHARE_INDICATORS,
+    CFG_SPACES,
+    CFG_TURNS,
+    EV_PRESIDENT,
+    NONE,
+)
 
 GAME = get_game("ekonos")
 RULES = GAME.rules()
@@ -28,7 +34,7 @@ def many_games():
 def play_mixed(rules: dict, n: int, n_games: int = 3000):
     params = GAME.prepare(rules, n)
     ids = np.arange(n_games)
-    seat_policies = ((ids[:, None] + np.arange(n)) % SEARCH).astype(np.int8)   # not search
+    seat_policies = ((ids[:, None] + np.arange(n)) % SEARCH).astype(np.int8)  # not search
     return params, GAME.play(params, game_seeds(5, ids), seat_policies)
 
 
@@ -39,7 +45,8 @@ def test_money_shares_and_markers_are_conserved(many_games, n):
     p, g = raw["players"], raw["games"]
     # money: every M.U. held was dealt, or came from a sale, less what shares cost
     np.testing.assert_array_equal(
-        p["cash"], p["money_dealt"] - p["spent_on_shares"] + p["received_from_sales"])
+        p["cash"], p["money_dealt"] - p["spent_on_shares"] + p["received_from_sales"]
+    )
     assert (p["money_dealt"] == cfg[CFG_TURNS] * cfg[CFG_MONEY_PER_TURN]).all()
     assert (p["cash"] >= 0).all()
     # shares: held = bought - sold; shares and presidencies each take a share indicator
@@ -52,7 +59,7 @@ def test_money_shares_and_markers_are_conserved(many_games, n):
     assert (values <= cfg[CFG_MARKERS]).all()
     assert (values.sum(axis=1) <= cfg[CFG_SPACES]).all()
     # score = cash + holdings, holdings = shares x value
-    holdings = sum(p[f"company{c}_shares"] * values[:, c:c + 1] for c in range(6))
+    holdings = sum(p[f"company{c}_shares"] * values[:, c : c + 1] for c in range(6))
     np.testing.assert_array_equal(p["holdings_value"], holdings)
     np.testing.assert_array_equal(p["score"], p["cash"] + holdings)
     # presidency: at most one president, who holds a share
@@ -75,7 +82,7 @@ def test_president_holds_the_most_shares_when_presidencies_cost_no_indicator():
         president, shares = p[f"company{c}_president"], p[f"company{c}_shares"]
         top = np.broadcast_to(shares.max(axis=1, keepdims=True), shares.shape)
         assert (shares[president] == top[president]).all()
-        assert (president.any(axis=1) == (top[:, 0] > 0)).all()   # held shares have a president
+        assert (president.any(axis=1) == (top[:, 0] > 0)).all()  # held shares have a president
 
 
 def test_replay_reads_as_a_play_by_play():
@@ -94,22 +101,23 @@ def test_replay_reads_as_a_play_by_play():
     assert lines_without == without > 0
 
 
-
-
-@pytest.mark.parametrize("key, value", [
-    ("setup.turns", "[101, 3, 3, 2]"),                       # rounds fit the int16 column
-    ("setup.cards_per_turn", "[22, 6, 5, 6]"),               # a hand's options fit the state
-    ("shares.indicators_per_player", "1001"),                # shares fit the int16 columns
-    ("board.layout", '["' + "." * 64 + '"]'),                # the board fits a 64-bit mask
-    ("deck.cards", "[" + ", ".join(["[0, 1, 2]"] * 1001) + "]"),
-    ("policies.search.rollouts", "-1"),
-    ("policies.search.top_k", "65"),                         # candidates fit the state
-    ("policies.search.horizon", "101"),
-    ("policies.search.rollout_policy", '"search"'),          # a rollout cannot search in turn
-    ("scoring.per_indicator", "-1"),                         # points per unit, bounded
-    ("scoring.per_mu", "1001"),
-    ("scoring.per_presidency", "-1001"),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("setup.turns", "[101, 3, 3, 2]"),  # rounds fit the int16 column
+        ("setup.cards_per_turn", "[22, 6, 5, 6]"),  # a hand's options fit the state
+        ("shares.indicators_per_player", "1001"),  # shares fit the int16 columns
+        ("board.layout", '["' + "." * 64 + '"]'),  # the board fits a 64-bit mask
+        ("deck.cards", "[" + ", ".join(["[0, 1, 2]"] * 1001) + "]"),
+        ("policies.search.rollouts", "-1"),
+        ("policies.search.top_k", "65"),  # candidates fit the state
+        ("policies.search.horizon", "101"),
+        ("policies.search.rollout_policy", '"search"'),  # a rollout cannot search in turn
+        ("scoring.per_indicator", "-1"),  # points per unit, bounded
+        ("scoring.per_mu", "1001"),
+        ("scoring.per_presidency", "-1001"),
+    ],
+)
 def test_rules_beyond_what_the_engine_can_hold_are_refused(key, value):
     """`check` bounds every number that sizes a fixed block of the state or feeds a narrow
     output column, with a one-line error naming the key."""
@@ -121,10 +129,25 @@ def test_a_scoring_key_out_of_bounds_is_one_error_line_naming_it(tmp_path):
     from click.testing import CliRunner
 
     from simulator.cli import cli
+
     out = tmp_path / "ek"
-    result = CliRunner().invoke(cli, ["run", "ekonos", "-n", "10", "-q", "--out", str(out),
-                                      "--set", "scoring.per_presidency=5000"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "ekonos",
+            "-n",
+            "10",
+            "-q",
+            "--out",
+            str(out),
+            "--set",
+            "scoring.per_presidency=5000",
+        ],
+    )
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error:") and "scoring.per_presidency" in lines[0]
+    assert (
+        len(lines) == 1 and lines[0].startswith("Error:") and "scoring.per_presidency" in lines[0]
+    )
     assert not out.exists()

@@ -1,5 +1,5 @@
-"""Ekonos rules (shared/rules/ekonos.md), Preparation and Playing a Card: one small scenario per rule, each citing its
-section.
+"""Ekonos rules (shared/rules/ekonos.md), Preparation and Playing a Card: one small scenario per
+rule, each citing its section.
 
 Each test puts a position together (the board drawn as text), calls the rule function or plays
 one step, and asserts what the rulebook says happens.  Where a rule involves a decision the
@@ -9,20 +9,42 @@ These tests play at most one whole game: `make mutants` runs them under NUMBA_DI
 
 import numpy as np
 import pytest
+from ekonos_table import ALPHA, ALWAYS, BETA, CARD_EVENTS, DELTA, GAME, NEVER, Table, traced_game
 
-from ekonos_table import (ALPHA, ALWAYS, BETA, CARD_EVENTS, DELTA, GAME, NEVER, Table,
-                          traced_game)
 from policies.ekonos import EXPAND_EARLY, PRESIDENT_SEEKER
 from simulator.games.ekonos import engine
 from simulator.games.ekonos.state import (
-    CASH, CFG_CARDS_PER_TURN, CFG_MARKERS, CFG_MONEY_PER_TURN, CFG_TURNS, DISCARDED,
-    EMPTY_EXPANSIONS, EV_BUY, EV_DISCARD, EV_EXPAND, EV_EXPAND_EMPTY, EV_EXPAND_WAIT, EV_GROW,
-    EV_PRESIDENT, EV_TURN, EXPANSIONS, GROWTH, GROW_A, GROW_B, NO_SPACE, NO_SUPPLY, ON_BOARD,
-    PLACE_FUNCTION, PRESIDENT, PROTECTED, SHARES_OUT, SUPPLY,
+    CASH,
+    CFG_CARDS_PER_TURN,
+    CFG_MARKERS,
+    CFG_MONEY_PER_TURN,
+    CFG_TURNS,
+    DISCARDED,
+    EMPTY_EXPANSIONS,
+    EV_BUY,
+    EV_DISCARD,
+    EV_EXPAND,
+    EV_EXPAND_EMPTY,
+    EV_EXPAND_WAIT,
+    EV_GROW,
+    EV_PRESIDENT,
+    EV_TURN,
+    EXPANSIONS,
+    GROW_A,
+    GROW_B,
+    GROWTH,
+    NO_SPACE,
+    NO_SUPPLY,
+    ON_BOARD,
+    PLACE_FUNCTION,
+    PRESIDENT,
+    PROTECTED,
+    SHARES_OUT,
+    SUPPLY,
 )
 
-
 # --- Preparation -------------------------------------------------------------------------------
+
 
 def test_preparation_turn_table_by_player_count():
     """Preparation: turns, cards per turn and M.U. per turn for 3-6 players."""
@@ -67,6 +89,7 @@ def test_preparation_starter_moves_left_and_play_passes_left():
 
 # --- Playing a Card ----------------------------------------------------------------------------
 
+
 def test_playing_a_card_offers_each_function_that_can_act():
     """Playing a Card: a card has three functions (place/protect, raise one growth indicator,
     raise another) and the player chooses one."""
@@ -94,7 +117,7 @@ def test_function_one_needs_a_free_space_and_supply_or_a_marker_to_protect():
         B B B A
     """)
     t.hands[0, 0] = t.card(ALPHA, BETA, DELTA)
-    assert (0, PLACE_FUNCTION, ALPHA) in t.card_options(0)      # no free space: protect A
+    assert (0, PLACE_FUNCTION, ALPHA) in t.card_options(0)  # no free space: protect A
     t = Table("""
         B B B B
         B B B B
@@ -126,7 +149,7 @@ def test_function_one_places_a_marker_from_supply():
         B B B B
         B B B .
     """)
-    t.companies[[BETA, DELTA], GROWTH] = 6    # its growth functions cannot act
+    t.companies[[BETA, DELTA], GROWTH] = 6  # its growth functions cannot act
     t.hands[0, 0] = t.card(ALPHA, BETA, DELTA)
     t.play_card(0)
     assert t.drawing() == "B B B B\nB B B A"
@@ -184,6 +207,7 @@ def test_growth_raises_the_indicator_one_level():
 
 # --- Growth and expansion ------------------------------------------------------------------
 
+
 def test_expansion_targets_are_next_to_the_company_and_skip_protected_markers():
     """Playing a Card (growth): indicators go "on spaces adjacent to indicators of the same
     company", replacing indicators of other companies "if unprotected".
@@ -216,11 +240,14 @@ def test_replaced_markers_return_to_their_supply():
 def test_growth_four_president_expands_by_two_or_waits(early):
     """Playing a Card: at growth 4 the president may place two indicators next to the company
     (then growth returns to zero), or wait.  Both choices, fixed by the expand_early knob."""
-    t = Table("""
+    t = Table(
+        """
         . . . .
         . A . .
         . . . .
-    """, policy=PRESIDENT_SEEKER)
+    """,
+        policy=PRESIDENT_SEEKER,
+    )
     t.give(0, ALPHA, 1)
     t.knobs[PRESIDENT_SEEKER, EXPAND_EARLY] = early
     t.companies[ALPHA, GROWTH] = 3
@@ -243,10 +270,13 @@ def test_growth_four_with_nothing_to_place_waits():
         b A b
         . b .
     """
-    t = Table("""
+    t = Table(
+        """
         b A b
         . b .
-    """, policy=PRESIDENT_SEEKER)
+    """,
+        policy=PRESIDENT_SEEKER,
+    )
     t.give(0, ALPHA, 1)
     t.knobs[PRESIDENT_SEEKER, EXPAND_EARLY] = 1.0
     t.companies[ALPHA, GROWTH] = 3
@@ -260,11 +290,14 @@ def test_growth_six_president_expands_by_three():
     """Playing a Card: "the President may wait for the Growth Indicator to reach level six,
     in which case he has the option of placing three"; growth then returns to zero (ASSUMED:
     compulsory at six, even for a president who would wait)."""
-    t = Table("""
+    t = Table(
+        """
         . . . .
         . A . .
         . . . .
-    """, policy=PRESIDENT_SEEKER)
+    """,
+        policy=PRESIDENT_SEEKER,
+    )
     t.give(0, ALPHA, 1)
     t.knobs[PRESIDENT_SEEKER, EXPAND_EARLY] = 0.0
     t.companies[ALPHA, GROWTH] = 5
@@ -290,8 +323,8 @@ def test_expansion_may_build_on_its_own_new_markers():
 def test_expansion_replacing_a_marker_takes_its_space():
     """Playing a Card (growth): "indicators of other companies may be replaced if unprotected".
 
-        A B   ->   A A  (B's only space that Alpha can take)
-        c c        c c
+    A B   ->   A A  (B's only space that Alpha can take)
+    c c        c c
     """
     t = Table("""
         A B
@@ -305,10 +338,13 @@ def test_expansion_replacing_a_marker_takes_its_space():
     assert t.companies[BETA, ON_BOARD] == 0
 
 
-@pytest.mark.parametrize("supply, board, why", [
-    (0, ". A .", NO_SUPPLY),
-    (5, "b A b", NO_SPACE),
-])
+@pytest.mark.parametrize(
+    "supply, board, why",
+    [
+        (0, ". A .", NO_SUPPLY),
+        (5, "b A b", NO_SPACE),
+    ],
+)
 def test_an_expansion_that_places_nothing_is_traced_and_counted_apart(supply, board, why):
     """Playing a Card (growth): at level 6 with no indicator in supply or no space to take, the
     expansion places nothing; the growth indicator still returns to zero (ASSUMED).  It shows
@@ -340,7 +376,7 @@ def test_a_new_president_at_growth_six_expands_at_once():
     """)
     t.traders(sell=NEVER, buy=ALWAYS)
     t.companies[ALPHA, GROWTH] = 6
-    t.companies[BETA:, SHARES_OUT] = 9        # too dear for seat 0
+    t.companies[BETA:, SHARES_OUT] = 9  # too dear for seat 0
     t.players[0, CASH] = 1
     t.buy(0)
     assert t.companies[ALPHA, PRESIDENT] == 0

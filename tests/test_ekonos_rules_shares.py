@@ -1,5 +1,5 @@
-"""Ekonos rules (shared/rules/ekonos.md), Buying and Selling, Presidency, Scoring: one small scenario per rule, each citing its
-section.
+"""Ekonos rules (shared/rules/ekonos.md), Buying and Selling, Presidency, Scoring: one small
+scenario per rule, each citing its section.
 
 Each test puts a position together (the board drawn as text), calls the rule function or plays
 one step, and asserts what the rulebook says happens.  Where a rule involves a decision the
@@ -9,26 +9,44 @@ These tests play at most one whole game: `make mutants` runs them under NUMBA_DI
 
 import numpy as np
 import pytest
-
 from ekonos_table import ALPHA, ALWAYS, BETA, GAME, GAMMA, NEVER, Table
+
 from policies.ekonos import VALUE_INVESTOR
 from simulator.games.ekonos import engine
 from simulator.games.ekonos.game import describe
 from simulator.games.ekonos.state import (
-    BOUGHT, CASH, CFG_SHARE_INDICATORS, EV_BUY, EV_PRESIDENT, EV_SCORE, EV_SELL, G_WINNER,
-    INDICATORS_LEFT, NONE, N_GAME_OUT, N_PLAYER_OUT, OPT_A, PRESIDENT, P_CASH, P_HOLDINGS,
-    P_SCORE, P_WON, SHARES_OUT, SOLD, SPENT,
+    BOUGHT,
+    CASH,
+    CFG_SHARE_INDICATORS,
+    EV_BUY,
+    EV_PRESIDENT,
+    EV_SCORE,
+    EV_SELL,
+    G_WINNER,
+    INDICATORS_LEFT,
+    N_GAME_OUT,
+    N_PLAYER_OUT,
+    NONE,
+    OPT_A,
+    P_CASH,
+    P_HOLDINGS,
+    P_SCORE,
+    P_WON,
+    PRESIDENT,
+    SHARES_OUT,
+    SOLD,
+    SPENT,
 )
 
-
 # --- The Buying and Selling of Shares ---------------------------------------------------------
+
 
 def test_share_prices_worked_example():
     """The Buying and Selling of Shares, example: X holds 2 of Gamma's 4 shares; selling
     collects 4 and removes one of X's indicators, buying pays 5 and places a third."""
     t = Table()
     x, y = 0, 1
-    t.give(x, GAMMA, 2)   # x is president: buying a third share takes no presidency
+    t.give(x, GAMMA, 2)  # x is president: buying a third share takes no presidency
     t.give(y, GAMMA, 2)
     assert engine.sell_price(t.state, GAMMA) == 4
     assert engine.buy_price(t.state, GAMMA) == 5
@@ -37,7 +55,7 @@ def test_share_prices_worked_example():
     assert engine.sell_share(t.state, x, GAMMA) == 4
     assert t.players[x, [CASH, INDICATORS_LEFT]].tolist() == [14, left + 1]
     assert t.shares[x, GAMMA] == 1 and t.companies[GAMMA, SHARES_OUT] == 3
-    t.give(x, GAMMA, 1)   # back to 2 of 4
+    t.give(x, GAMMA, 1)  # back to 2 of 4
     t.players[x, CASH] = 10
     left = t.players[x, INDICATORS_LEFT]
     assert engine.buy_share(t.state, t.cfg, x, GAMMA) == 5
@@ -87,6 +105,7 @@ def test_a_buyer_needs_the_price_and_a_share_indicator(need, short, enough):
 
 # --- Presidency ----------------------------------------------------------------------------------
 
+
 def test_presidency_first_buyer_then_whoever_holds_more():
     """Presidency: the first buyer becomes president; a player who acquires more shares than
     the president takes over, an equal holding does not."""
@@ -94,9 +113,9 @@ def test_presidency_first_buyer_then_whoever_holds_more():
     t.give(1, BETA, 1)
     assert t.companies[BETA, PRESIDENT] == 1
     t.give(2, BETA, 1)
-    assert t.companies[BETA, PRESIDENT] == 1   # 1 v 1: no takeover
+    assert t.companies[BETA, PRESIDENT] == 1  # 1 v 1: no takeover
     t.give(2, BETA, 1)
-    assert t.companies[BETA, PRESIDENT] == 2   # 2 v 1
+    assert t.companies[BETA, PRESIDENT] == 2  # 2 v 1
 
 
 def test_presidency_is_shown_with_a_share_indicator():
@@ -121,7 +140,7 @@ def test_a_takeover_needs_an_indicator_for_the_presidency():
     t = Table()
     t.traders(sell=NEVER, buy=ALWAYS)
     t.give(0, ALPHA, 1)
-    t.companies[GAMMA:, SHARES_OUT] = 9        # too dear
+    t.companies[GAMMA:, SHARES_OUT] = 9  # too dear
     t.players[0, CASH] = 2
     t.players[0, INDICATORS_LEFT] = 1
     assert engine.indicators_to_buy(t.state, t.cfg, 0, BETA) == 2
@@ -191,14 +210,18 @@ def test_selling_the_last_share_leaves_no_president():
 
 # --- Scoring ---------------------------------------------------------------------------------
 
+
 def scored_position(sets: tuple = ()):
     """Alpha 3 markers, Beta 2, Gamma 1; seat 0 holds 2 Alpha and 1 Beta (presiding both) and
     5 M.U., seat 1 holds 1 Gamma (presiding it) and 12 M.U.: (table, game row, players' rows)."""
-    t = Table("""
+    t = Table(
+        """
         A A A .
         B B . .
         . . . C
-    """, sets=sets)
+    """,
+        sets=sets,
+    )
     t.give(0, ALPHA, 2)
     t.give(0, BETA, 1)
     t.players[0, CASH] = 5
@@ -215,7 +238,7 @@ def test_scoring():
     t, out_game, out_players = scored_position()
     assert out_players[:, P_HOLDINGS].tolist() == [2 * 3 + 1 * 2, 1, 0]
     assert out_players[:, P_SCORE].tolist() == [5 + 8, 12 + 1, 0]
-    assert out_game[G_WINNER] == -1                       # 13 v 13: ASSUMED a shared win
+    assert out_game[G_WINNER] == -1  # 13 v 13: ASSUMED a shared win
     assert out_players[:, P_WON].tolist() == [1, 1, 0]
     t.players[1, CASH] = 11
     t.score(out_game, out_players)
@@ -229,8 +252,11 @@ def test_scoring_points_come_from_the_scoring_keys():
     sets = ("scoring.per_indicator=2", "scoring.per_mu=3", "scoring.per_presidency=-4")
     t, out_game, out_players = scored_position(sets)
     assert out_players[:, P_HOLDINGS].tolist() == [2 * (2 * 3 + 1 * 2), 2 * 1, 0]
-    assert out_players[:, P_CASH].tolist() == [5, 12, 0]                 # M.U. held, unscaled
+    assert out_players[:, P_CASH].tolist() == [5, 12, 0]  # M.U. held, unscaled
     assert out_players[:, P_SCORE].tolist() == [3 * 5 + 16 - 2 * 4, 3 * 12 + 2 - 4, 0]
     assert out_game[G_WINNER] == 1
     row = t.events(EV_SCORE)[0]
-    assert describe(row, GAME.rules()) == "final seat 0: cash 15 + holdings 16 + presidencies -8 = score 23"
+    assert (
+        describe(row, GAME.rules())
+        == "final seat 0: cash 15 + holdings 16 + presidencies -8 = score 23"
+    )

@@ -8,18 +8,35 @@ import pytest
 
 from policies.ekonos import SEARCH, VALUE_INVESTOR
 from simulator.core.game import get_game
+from simulator.core.rng import DICE, N_STREAMS, POLICY, SETUP, game_seeds
 from simulator.games.ekonos import games
 from simulator.games.ekonos.search import search_step
 from simulator.games.ekonos.state import (
-    AT_CARD, CFG_CARDS, CFG_CARDS_PER_TURN, CFG_STATE_SIZE, DECK_ORDER, EVENTS, EV_SEARCH,
-    EV_SEARCH_OPTION, HANDS, MAX_HAND, PHASE, ROUND, SEARCH_DECISIONS, STARTER, TRACE_WIDTH,
+    AT_CARD,
+    CFG_CARDS,
+    CFG_CARDS_PER_TURN,
+    CFG_STATE_SIZE,
+    DECK_ORDER,
+    EV_SEARCH,
+    EV_SEARCH_OPTION,
+    EVENTS,
+    HANDS,
+    MAX_HAND,
+    PHASE,
+    ROUND,
+    SEARCH_DECISIONS,
+    STARTER,
+    TRACE_WIDTH,
 )
-from simulator.core.rng import DICE, N_STREAMS, POLICY, SETUP, game_seeds
 
 GAME = get_game("ekonos")
 BY_VALUE_INVESTOR = 'policies.search.rollout_policy="value_investor"'
-TINY = ("policies.search.rollouts=12", "policies.search.top_k=3", "policies.search.horizon=1",
-        BY_VALUE_INVESTOR)
+TINY = (
+    "policies.search.rollouts=12",
+    "policies.search.top_k=3",
+    "policies.search.horizon=1",
+    BY_VALUE_INVESTOR,
+)
 
 
 def first_search_decision(change=None, seed: int = 7):
@@ -33,13 +50,13 @@ def first_search_decision(change=None, seed: int = 7):
     seats = np.array([SEARCH] + [VALUE_INVESTOR] * 3, np.int8)
     games.new_game(state, cfg, knobs, rng, np.uint64(seed), seats)
     trace = np.zeros((200, TRACE_WIDTH), np.int64)
-    search_step(state, cfg, knobs, rng, trace, work, work_rng, values)   # the deal
+    search_step(state, cfg, knobs, rng, trace, work, work_rng, values)  # the deal
     assert state[PHASE] == AT_CARD and (state[STARTER] + state[ROUND]) % 4 == 0
     if change:
         change(state, rng, cfg)
     start = state[EVENTS]
-    search_step(state, cfg, knobs, rng, trace, work, work_rng, values)   # seat 0 plays a card
-    rows = [tuple(r) for r in trace[start:state[EVENTS]].tolist()]
+    search_step(state, cfg, knobs, rng, trace, work, work_rng, values)  # seat 0 plays a card
+    rows = [tuple(r) for r in trace[start : state[EVENTS]].tolist()]
     assert rows[0][0] == EV_SEARCH and state[SEARCH_DECISIONS] >= 1
     return rows
 
@@ -71,8 +88,8 @@ def test_search_does_not_peek_at_hidden_cards_or_future_chance():
     every later deal and tie-break) give the same weighed values and the same card played."""
     plain = first_search_decision()
     assert first_search_decision(reorder_hidden) == plain
-    weighed = plain[0][5]    # the first search decision's candidates follow its head row
-    assert weighed >= 2 and all(r[0] == EV_SEARCH_OPTION for r in plain[1:1 + weighed])
+    weighed = plain[0][5]  # the first search decision's candidates follow its head row
+    assert weighed >= 2 and all(r[0] == EV_SEARCH_OPTION for r in plain[1 : 1 + weighed])
 
 
 def test_search_does_see_its_own_hand():
@@ -104,7 +121,7 @@ def test_search_decisions_are_counted():
     with_search = play(TINY, [SEARCH, VALUE_INVESTOR, 1, 3], n_games=3)
     without = play(TINY, [VALUE_INVESTOR, VALUE_INVESTOR, 1, 3], n_games=3)
     assert (without["games"]["search_decisions"] == 0).all()
-    assert (with_search["games"]["search_decisions"] >= 18).all()   # 3 turns x 6 cards
+    assert (with_search["games"]["search_decisions"] >= 18).all()  # 3 turns x 6 cards
 
 
 def test_replay_shows_the_values_the_search_weighed():
@@ -117,7 +134,7 @@ def test_replay_shows_the_values_the_search_weighed():
     assert heads
     for i in heads:
         weighed = int(lines[i].split("weighs ")[1].split()[0])
-        options = lines[i + 1:i + 1 + weighed]
+        options = lines[i + 1 : i + 1 + weighed]
         assert all("mean value" in line for line in options)
         values = [float(line.split("mean value ")[1].split()[0]) for line in options]
         assert all(-0.1 <= v <= 1.1 for v in values)

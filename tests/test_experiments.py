@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from simulator.experiments.keys import accepts, checked_range, scaled, with_values
-from simulator.experiments.lab import Design, Lab
 from simulator.core.game import get_game
 from simulator.core.rules import RulesError
+from simulator.experiments.keys import accepts, checked_range, scaled, with_values
+from simulator.experiments.lab import Design, Lab
 
 EKONOS = get_game("ekonos")
 LINEUP = ("president_seeker", "value_investor", "market_builder", "cash_hoarder")
@@ -30,7 +30,7 @@ def test_outcomes_do_not_depend_on_the_number_of_workers():
 def test_seat_orders_are_balanced_over_a_block_of_games():
     design = Design("ekonos", LINEUP, seed=3)
     block = design.block(EKONOS.rules())
-    assert block == 24          # four distinct policies: 4! seat orders
+    assert block == 24  # four distinct policies: 4! seat orders
     with Lab(EKONOS, jobs=1) as lab:
         (o,) = lab.play(design, [EKONOS.rules()], np.arange(0, 5 * block))
     codes, labels = o.groups["policy"]

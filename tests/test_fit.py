@@ -1,18 +1,18 @@
 """balsim fit: known answers by construction, the race's sequential stopping, the outputs."""
 
 import json
-import tomllib
 
 import numpy as np
 import pytest
+import tomllib
 from click.testing import CliRunner
 
 from simulator.cli import cli
 from simulator.core.errors import UserError
+from simulator.core.game import get_game
+from simulator.experiments.fit import KeyRange, fit, key_range, parse_target
 from simulator.experiments.keys import checked_range, key_step
 from simulator.experiments.lab import Design, Lab
-from simulator.experiments.fit import KeyRange, fit, key_range, parse_target
-from simulator.core.game import get_game
 from simulator.experiments.metrics import Outcomes
 
 KARNAXIS = get_game("karnaxis")
@@ -44,17 +44,20 @@ class CoinLab:
         won0 = coin < rules["x"] / 20
         won = np.stack([won0, ~won0], axis=1)
         n = len(game_ids)
-        groups = {"seat": (np.broadcast_to(np.arange(2), (n, 2)), ("0", "1")),
-                  "policy": (np.zeros((n, 2), np.int16), ("p",))}
+        groups = {
+            "seat": (np.broadcast_to(np.arange(2), (n, 2)), ("0", "1")),
+            "policy": (np.zeros((n, 2), np.int16), ("p",)),
+        }
         return Outcomes(won, won.astype(float), np.ones(n), np.zeros(n, np.int16), ("end",), groups)
 
 
 def test_race_finds_the_value_that_hits_the_target_and_gives_close_values_more_games():
     lab = CoinLab()
     key = KeyRange("x", 0, 20, 10, integer=True)
-    result = fit(lab, {"x": 10}, Design("coin", ("p", "p")), [key], "win_rate:seat=0", 0.25,
-                 budget=40_000)
-    assert result.best == {"x": 5}   # 5 / 20 = 0.25
+    result = fit(
+        lab, {"x": 10}, Design("coin", ("p", "p")), [key], "win_rate:seat=0", 0.25, budget=40_000
+    )
+    assert result.best == {"x": 5}  # 5 / 20 = 0.25
     low, high = result.estimate.interval
     assert low <= 0.25 <= high
     # values far from the target drop out after the first batch; the closest play on
@@ -74,7 +77,8 @@ def test_an_integer_key_moves_in_the_steps_its_checks_allow():
     rules = KARNAXIS.rules()
     assert key_step(KARNAXIS, rules, "loans.cap_usd") == rules["loans"]["unit_usd"] == 5000
     assert key_range(KARNAXIS, rules, "loans.cap_usd=52000:103000") == KeyRange(
-        "loans.cap_usd", 55000, 100000, 100000, True, 5000)
+        "loans.cap_usd", 55000, 100000, 100000, True, 5000
+    )
 
 
 def test_fit_finds_the_number_of_years_that_gives_a_length_by_construction(tmp_path):
@@ -82,13 +86,30 @@ def test_fit_finds_the_number_of_years_that_gives_a_length_by_construction(tmp_p
     rules = KARNAXIS.rules()
     design = Design("karnaxis", ("scholar", "tycoon", "speculator"), seed=4)
     with Lab(KARNAXIS, jobs=1) as lab:
-        grid = fit(lab, rules, design, [key_range(KARNAXIS, rules, "setup.years")], "length",
-                   20, budget=2_000)
+        grid = fit(
+            lab,
+            rules,
+            design,
+            [key_range(KARNAXIS, rules, "setup.years")],
+            "length",
+            20,
+            budget=2_000,
+        )
     assert grid.best == {"setup.years": 20} and grid.estimate.value == 20 and grid.decided
-    with Lab(KARNAXIS, jobs=1) as lab:   # two keys: CMA-ES, then the race
-        searched = fit(lab, rules, design, [key_range(KARNAXIS, rules, "setup.years"),
-                                            key_range(KARNAXIS, rules, "loans.interest_pct")],
-                       "length", 20, budget=6_000, seed=2)
+    with Lab(KARNAXIS, jobs=1) as lab:  # two keys: CMA-ES, then the race
+        searched = fit(
+            lab,
+            rules,
+            design,
+            [
+                key_range(KARNAXIS, rules, "setup.years"),
+                key_range(KARNAXIS, rules, "loans.interest_pct"),
+            ],
+            "length",
+            20,
+            budget=6_000,
+            seed=2,
+        )
     assert searched.best["setup.years"] == 20
     assert {e.stage for e in searched.evaluations} == {"search", "race"}
 
@@ -99,8 +120,21 @@ def invoke(*args):
 
 def test_fit_command_writes_an_overlay_that_rules_accepts(tmp_path):
     out = tmp_path / "fit"
-    result = invoke("fit", "karnaxis", "--key", "setup.years=14:18", "--target", "length=16",
-                    "--budget", 600, "-j", 1, "-q", "--out", out)
+    result = invoke(
+        "fit",
+        "karnaxis",
+        "--key",
+        "setup.years=14:18",
+        "--target",
+        "length=16",
+        "--budget",
+        600,
+        "-j",
+        1,
+        "-q",
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     assert result.output.startswith("setup.years = 16: length = 16")
     overlay = tomllib.loads((out / "fit.toml").read_text())
@@ -111,18 +145,27 @@ def test_fit_command_writes_an_overlay_that_rules_accepts(tmp_path):
     assert (out / "fit.png").stat().st_size > 0 and (out / "evaluations.parquet").exists()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--key", "setup.nope", "--target", "length=3"], "rules key 'setup.nope': unknown key"),
-    (["--key", "setup.years", "--target", "length"], "--target needs METRIC=VALUE"),
-    (["--key", "setup.years", "--target", "speed=3"], "unknown metric 'speed'"),
-    (["--key", "setup.years", "--target", "win_rate:policy=random=0.3"],
-     "no policy 'random' in these games"),
-    (["--key", "setup.years=1:20", "--target", "length=3"],
-     "rules key 'setup.years': the game's checks refuse 1"),
-    (["--key", "unemployment.start_usd", "--target", "length=3"],
-     "its default is 0, so give a range"),
-    (["--key", "stock.buy_lots", "--target", "length=3"], "a list cannot be fitted"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--key", "setup.nope", "--target", "length=3"], "rules key 'setup.nope': unknown key"),
+        (["--key", "setup.years", "--target", "length"], "--target needs METRIC=VALUE"),
+        (["--key", "setup.years", "--target", "speed=3"], "unknown metric 'speed'"),
+        (
+            ["--key", "setup.years", "--target", "win_rate:policy=random=0.3"],
+            "no policy 'random' in these games",
+        ),
+        (
+            ["--key", "setup.years=1:20", "--target", "length=3"],
+            "rules key 'setup.years': the game's checks refuse 1",
+        ),
+        (
+            ["--key", "unemployment.start_usd", "--target", "length=3"],
+            "its default is 0, so give a range",
+        ),
+        (["--key", "stock.buy_lots", "--target", "length=3"], "a list cannot be fitted"),
+    ],
+)
 def test_fit_command_errors_are_one_line_with_status_2(tmp_path, args, message):
     result = invoke("fit", "karnaxis", *args, "--budget", 200, "-q", "--out", tmp_path / "f")
     assert result.exit_code == 2

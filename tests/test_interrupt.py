@@ -17,8 +17,8 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from simulator.run import store
 from simulator.cli import cli
+from simulator.run import store
 from simulator.run.workers import Progress
 
 BALSIM = [sys.executable, "-c", "from simulator.cli import main; main()"]
@@ -27,8 +27,12 @@ LONG_RUN = ["run", "ekonos", "-n", 20_000, "--chunk-size", 200, "-j", 2, "-q", "
 
 def start(out: Path) -> subprocess.Popen:
     """A long two-worker run, returned once its first part is written."""
-    process = subprocess.Popen(BALSIM + [str(a) for a in LONG_RUN] + ["--out", str(out)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        BALSIM + [str(a) for a in LONG_RUN] + ["--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     first = out / "games" / store.part_name(0)
     while not first.exists():
         assert process.poll() is None, process.communicate()
@@ -53,8 +57,12 @@ def wait_until_gone(pids: list[int], patience: float = 120.0) -> list[int]:
     """The pids still alive after waiting up to ``patience`` seconds for them to exit."""
     deadline = time.monotonic() + patience
     while True:
-        alive = [p for p in pids if Path(f"/proc/{p}").exists()
-                 and "Z" not in Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[:1]]
+        alive = [
+            p
+            for p in pids
+            if Path(f"/proc/{p}").exists()
+            and "Z" not in Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[:1]
+        ]
         if not alive or time.monotonic() > deadline:
             return alive
         time.sleep(0.2)
@@ -85,9 +93,12 @@ def test_sigterm_stops_the_workers_and_names_resume(compiled, tmp_path):
     assert process.returncode == 1, stderr
     lines = stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in stderr
-    assert re.fullmatch(rf"Aborted\. [\d,]+ of 20,000 games are saved in {re.escape(str(out))}; "
-                        rf"`balsim run ekonos --out {re.escape(str(out))} --resume` finishes the "
-                        r"run", lines[0]), lines[0]
+    assert re.fullmatch(
+        rf"Aborted\. [\d,]+ of 20,000 games are saved in {re.escape(str(out))}; "
+        rf"`balsim run ekonos --out {re.escape(str(out))} --resume` finishes the "
+        r"run",
+        lines[0],
+    ), lines[0]
     assert wait_until_gone(workers) == []
     saved = int(lines[0].split()[1].replace(",", ""))
     parts = only_whole_parts(out)
@@ -107,7 +118,7 @@ def test_sigkill_of_the_parent_stops_its_workers(compiled, tmp_path):
     process.communicate(timeout=60)
     assert wait_until_gone(workers) == []
     parts = only_whole_parts(out)
-    assert 1 <= parts < 100   # the workers stopped long before the run's 100 parts
+    assert 1 <= parts < 100  # the workers stopped long before the run's 100 parts
 
 
 def test_an_unwritable_compiled_cache_is_said_once(tmp_path):
@@ -115,8 +126,9 @@ def test_an_unwritable_compiled_cache_is_said_once(tmp_path):
     afile.write_text("x")
     env = {k: v for k, v in os.environ.items() if k != "BALSIM_NUMBA_CACHE_DIR"}
     env["NUMBA_CACHE_DIR"] = str(afile / "cache")
-    done = subprocess.run(BALSIM + ["policies", "ekonos"], env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        BALSIM + ["policies", "ekonos"], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0 and "president_seeker" in done.stdout
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr

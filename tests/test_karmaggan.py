@@ -12,11 +12,19 @@ import numpy as np
 import pytest
 
 from simulator.core.game import get_game
-from simulator.games.karmaggan import game as K
+from simulator.core.rules import RulesError
 from simulator.games.karmaggan import board as B
 from simulator.games.karmaggan import core, movement, traps
-from simulator.games.karmaggan.state import END_REASONS, F_POS, FIGS, P_COINS, PLAYERS, RNG, TRACE_WIDTH
-from simulator.core.rules import RulesError
+from simulator.games.karmaggan import game as K
+from simulator.games.karmaggan.state import (
+    END_REASONS,
+    F_POS,
+    FIGS,
+    P_COINS,
+    PLAYERS,
+    RNG,
+    TRACE_WIDTH,
+)
 
 RANDOM, RUSHER, HUNTER, SUPPORTER = 0, 1, 2, 3
 MIXED = np.array([RUSHER, HUNTER, SUPPORTER, RANDOM], np.int8)
@@ -51,12 +59,14 @@ def fresh_world(params, seed=7, policies=(RUSHER,) * 4):
 
 
 def draw(W):
-    figures = {int(W[FIGS][s, F_POS]): str(s) for s in range(W[PLAYERS].shape[0])
-               if W[FIGS][s, F_POS] >= 0}
+    figures = {
+        int(W[FIGS][s, F_POS]): str(s) for s in range(W[PLAYERS].shape[0]) if W[FIGS][s, F_POS] >= 0
+    }
     return "\n".join(B.draw_rows(W, figures))
 
 
 # --- Setup, Movement, Board -----------------------------------------------------------------
+
 
 def test_starting_coins_reach_the_dataset(game, rules):
     """Setup, Continued: the starting blood coins of the player count, in the dataset."""
@@ -86,11 +96,11 @@ def test_rotation_moves_tiles_walls_and_figures_with_the_ring(params, rules):
     sector clockwise shifts exactly those rows' tiles, walls and figures two columns; the
     other rings stay, and turning back restores the board."""
     W = fresh_world(params)
-    core.place_figure(W, 1, 2 * 16 + 6)          # seat 1 on the middle ring, row 2, column 6
+    core.place_figure(W, 1, 2 * 16 + 6)  # seat 1 on the middle ring, row 2, column 6
     before = draw(W).split("\n")
     traps.rotate_ring(W, 1, 1)
     after = draw(W).split("\n")
-    assert W[FIGS][1, F_POS] == 2 * 16 + 6      # same cell of its ring, two columns on
+    assert W[FIGS][1, F_POS] == 2 * 16 + 6  # same cell of its ring, two columns on
     assert B.phys_col(W, 2 * 16 + 6) == 8
     for row in range(6):
         text = before[row].ljust(32)
@@ -110,6 +120,7 @@ def test_a_full_turn_restores_the_board(params):
 
 # --- Invariants over many games ----------------------------------------------------------------
 
+
 def test_blood_coins_are_conserved(mixed_games):
     """Components: 60 Blood Coins — every coin is with a player or in the bank."""
     final = mixed_games["players"]["final_blood_coins"].sum(axis=1)
@@ -124,7 +135,7 @@ def test_every_game_ends_with_a_reason(mixed_games, rules):
     escaped = reasons == END_REASONS.index("egg_escaped")
     assert (g["winner_seat"][escaped] >= 0).all() and (g["winner_seat"][~escaped] == -1).all()
     assert (g["length"][reasons == END_REASONS.index("round_cap")] == cap).all()
-    assert escaped.mean() > 0.5                          # scripted mixes mostly finish
+    assert escaped.mean() > 0.5  # scripted mixes mostly finish
     assert (g["egg_left_centre_round"][escaped] >= 0).all()
 
 
@@ -133,9 +144,11 @@ def test_team_mode_scores_the_whole_winning_team(mixed_games):
     the table and the starting player (seat 0) belongs to either."""
     pl, g = mixed_games["players"], mixed_games["games"]
     won = g["winner_seat"] >= 0
-    assert (pl["score"][won].sum(axis=1) == 2).all()     # 4 players: 2 per team
-    assert (pl["team"][:, 0] != pl["team"][:, 1]).all() and (pl["team"][:, 0] == pl["team"][:, 2]).all()
-    assert 0.4 < (pl["team"][:, 0] == 0).mean() < 0.6   # 2,000 games: drawn, not fixed
+    assert (pl["score"][won].sum(axis=1) == 2).all()  # 4 players: 2 per team
+    assert (pl["team"][:, 0] != pl["team"][:, 1]).all() and (
+        pl["team"][:, 0] == pl["team"][:, 2]
+    ).all()
+    assert 0.4 < (pl["team"][:, 0] == 0).mean() < 0.6  # 2,000 games: drawn, not fixed
     winners_team = pl["team"][won, :][np.arange(won.sum()), g["winner_seat"][won]]
     assert (winners_team == g["winning_team"][won]).all()
     assert (pl["score"][~won] == 0).all()
@@ -146,8 +159,9 @@ def test_deaths_and_blood_accounting(mixed_games):
     assert (pl["died"].sum(axis=1) == g["deaths"]).all()
     assert not (pl["died"] & pl["eliminated"]).any()
     lost = sum(pl[f"blood_lost_{s}"].astype(int) for s in K.LOSS_SOURCES)
-    gained = (pl["blood_gained_tiles"].astype(int) + pl["blood_gained_combat"]
-              + pl["blood_gained_other"])
+    gained = (
+        pl["blood_gained_tiles"].astype(int) + pl["blood_gained_combat"] + pl["blood_gained_other"]
+    )
     assert (pl["start_blood_coins"] + gained - lost == pl["final_blood_coins"]).all()
     assert (pl["final_blood_coins"][pl["died"]] == 0).all()
     assert (pl["turns_as_spawn"][~pl["died"]] == 0).all()
@@ -156,13 +170,13 @@ def test_deaths_and_blood_accounting(mixed_games):
 def test_round_timeline_follows_the_coins(mixed_games):
     t, g, pl = mixed_games["rounds"], mixed_games["games"], mixed_games["players"]
     assert len(t["game_index"]) == (np.minimum(g["length"], 80) * 4).sum()
-    last = (t["round"] == g["length"][t["game_index"]])
+    last = t["round"] == g["length"][t["game_index"]]
     final = pl["final_blood_coins"][t["game_index"][last], t["seat"][last]]
     assert (t["blood_coins"][last] == final).all()
 
 
 def test_free_for_all_and_round_cap_variants(game):
-    rules = game.rules(sets=("game.mode=\"free_for_all\"", "game.round_cap=4"))
+    rules = game.rules(sets=('game.mode="free_for_all"', "game.round_cap=4"))
     params = game.prepare(rules, 5)
     out = game.play(params, np.arange(1, 301, dtype=np.uint64), np.full((300, 5), HUNTER, np.int8))
     g, pl = out["games"], out["players"]
@@ -176,17 +190,21 @@ def test_free_for_all_and_round_cap_variants(game):
 
 # --- Rules checks, replay, jit cross-check ---------------------------------------------------
 
-@pytest.mark.parametrize("assignment,key", [
-    ("game.round_cap=0", "game.round_cap"),
-    ("game.mode=\"solo\"", "game.mode"),
-    ("setup.blood_coins_4_6=0", "setup.blood_coins_4_6"),
-    ("board.tiles=[\"S.S\"]", "board.tiles"),
-    ("setup.bank_coins=10", "setup.bank_coins"),
-    ("combat.beats.attack=[\"attack\"]", "combat.beats.attack"),
-    ("board.start_points.4=[0, 1, 1, 2]", "board.start_points.4"),
-    ("setup.blood_tiles=[2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]", "setup.blood_tiles"),
-    ("turn.invocation_tiles=0", "turn.invocation_tiles"),
-])
+
+@pytest.mark.parametrize(
+    "assignment,key",
+    [
+        ("game.round_cap=0", "game.round_cap"),
+        ('game.mode="solo"', "game.mode"),
+        ("setup.blood_coins_4_6=0", "setup.blood_coins_4_6"),
+        ('board.tiles=["S.S"]', "board.tiles"),
+        ("setup.bank_coins=10", "setup.bank_coins"),
+        ('combat.beats.attack=["attack"]', "combat.beats.attack"),
+        ("board.start_points.4=[0, 1, 1, 2]", "board.start_points.4"),
+        ("setup.blood_tiles=[2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]", "setup.blood_tiles"),
+        ("turn.invocation_tiles=0", "turn.invocation_tiles"),
+    ],
+)
 def test_impossible_rules_are_rejected(game, assignment, key):
     with pytest.raises(RulesError) as err:
         game.rules(sets=(assignment,))
@@ -208,14 +226,25 @@ def test_jitted_and_python_engines_agree(game, params):
     seeds = np.arange(11, 15, dtype=np.uint64)
     seats = np.tile(MIXED, (4, 1))
     jitted = game.play(params, seeds, seats)
-    code = ("import numpy as np, sys; from simulator.core.game import get_game; g = get_game('karmaggan');"
-            "p = g.prepare(g.rules(), 4); o = g.play(p, np.arange(11, 15, dtype=np.uint64),"
-            " np.tile(np.array([1, 2, 3, 0], np.int8), (4, 1)));"
-            "print(o['games']['length'].tolist(), o['players']['final_blood_coins'].tolist())")
+    code = (
+        "import numpy as np, sys; from simulator.core.game import get_game; "
+        "g = get_game('karmaggan');"
+        "p = g.prepare(g.rules(), 4); o = g.play(p, np.arange(11, 15, dtype=np.uint64),"
+        " np.tile(np.array([1, 2, 3, 0], np.int8), (4, 1)));"
+        "print(o['games']['length'].tolist(), o['players']['final_blood_coins'].tolist())"
+    )
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    res = subprocess.run([sys.executable, "-W", "ignore", "-c", code], env=env, capture_output=True,
-                         text=True, timeout=300, check=True)
-    expected = f"{jitted['games']['length'].tolist()} {jitted['players']['final_blood_coins'].tolist()}"
+    res = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    expected = (
+        f"{jitted['games']['length'].tolist()} {jitted['players']['final_blood_coins'].tolist()}"
+    )
     assert res.stdout.strip() == expected
 
 

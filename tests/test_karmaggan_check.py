@@ -8,8 +8,8 @@ import pytest
 
 from simulator.core.errors import UserError
 from simulator.core.game import get_game
-from simulator.games.karmaggan import game as K
 from simulator.core.rules import RulesError
+from simulator.games.karmaggan import game as K
 
 
 @pytest.fixture(scope="module")
@@ -31,14 +31,14 @@ def test_the_default_rules_pass(rules):
 
 # (key refused, path of the value in the rules, value just past the bound, what the bound protects)
 ONE_VALUE = [
-    ("game.round_cap", ("game", "round_cap"), K.MAX_ROUNDS + 1),       # the preallocated timeline
-    ("setup.bank_coins", ("setup", "bank_coins"), K.MAX_COINS + 1),    # every coin count (int16)
+    ("game.round_cap", ("game", "round_cap"), K.MAX_ROUNDS + 1),  # the preallocated timeline
+    ("setup.bank_coins", ("setup", "bank_coins"), K.MAX_COINS + 1),  # every coin count (int16)
     ("setup.blood_tiles", ("setup", "blood_tiles", 0), K.MAX_COINS + 1),
     ("setup.medallion_supply", ("setup", "medallion_supply"), K.MAX_COINS + 1),
-    ("temple_deck.arrows", ("temple_deck", "arrows"), 10_000_000),     # the deck built card by card
+    ("temple_deck.arrows", ("temple_deck", "arrows"), 10_000_000),  # the deck built card by card
     ("objects[3].count", ("objects", 3, "count"), 10_000_000),
-    ("turn.hand_max", ("turn", "hand_max"), K.MAX_PIECES + 1),         # the hands array
-    ("turn.spawn_max", ("turn", "spawn_max"), K.MAX_PIECES + 1),       # the figures array
+    ("turn.hand_max", ("turn", "hand_max"), K.MAX_PIECES + 1),  # the hands array
+    ("turn.spawn_max", ("turn", "spawn_max"), K.MAX_PIECES + 1),  # the figures array
     ("turn.tumult_cards", ("turn", "tumult_cards"), K.MAX_PIECES + 1),
     ("turn.ram_cards", ("turn", "ram_cards"), K.MAX_PIECES + 1),
     ("combat.rounds", ("combat", "rounds"), K.MAX_PIECES + 1),
@@ -52,6 +52,7 @@ def test_a_value_past_its_bound_is_refused(rules, key, path, value):
         for step in where:
             r = r[step]
         r[last] = value
+
     refused(rules, key, edit)
 
 
@@ -59,6 +60,7 @@ def test_the_temple_deck_size_is_bounded(rules):
     def edit(r):
         for name in r["temple_deck"]:
             r["temple_deck"][name] = K.MAX_DECK // 2
+
     refused(rules, "temple_deck", edit)
 
 
@@ -66,6 +68,7 @@ def test_the_object_deck_size_is_bounded(rules):
     def edit(r):
         for entry in r["objects"]:
             entry["count"] = K.MAX_DECK // 10
+
     refused(rules, "objects", edit)
 
 

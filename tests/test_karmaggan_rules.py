@@ -7,19 +7,80 @@ mutants`` runs them under NUMBA_DISABLE_JIT=1 against every listed rule mutation
 
 import numpy as np
 import pytest
-
 from karmaggan_scenes import (
-    DEFAULTS, RANDOM, at, cards_of, centre, draw, give, hand, next_dice, put, scene, spawn,
-    world)
+    DEFAULTS,
+    RANDOM,
+    at,
+    cards_of,
+    centre,
+    draw,
+    give,
+    hand,
+    next_dice,
+    put,
+    scene,
+    spawn,
+    world,
+)
+
 from simulator.games.karmaggan import board as B
 from simulator.games.karmaggan import movement, tiles
 from simulator.games.karmaggan.state import (
-    ACT_MOVE, ACT_STOP, ADJ, B_BLOOD, B_OCC, B_OPEN, B_TILE, BLANK, BLOOD_TILE, BOARD, C_HATCH_KIND,
-    C_START, C_TILE0, C_WALL_CW, C_WALL_IN, CELLS, CFG, CFG_COLS, CFG_HATCHES, D_TEMPLE, DCACHE, DECKS,
-    FIGS, F_POS, G_BANK, G_EGG_CARRIER, G_EGG_POS, G_OFFSET, G_ROLLERS_ON, G_STEPS_LEFT,
-    G_TDRAW, GAME as G, MEDALLION_VALUE, OPT_ACT, OPT_B, OPTIONS, P_COINS, P_HAND_N,
-    P_MEDALLIONS, P_STATUS, P_SWARM, P_TEAM, PASSAGE_TILE, PLAYERS, RNG, T_OPEN_DAY,
-    TEMPLE_TILE, CENTRE_TILE, DEAD, G_SEAT, ABYSS, G_ODECK_N)
+    ABYSS,
+    ACT_MOVE,
+    ACT_STOP,
+    ADJ,
+    B_BLOOD,
+    B_OCC,
+    B_OPEN,
+    B_TILE,
+    BLANK,
+    BLOOD_TILE,
+    BOARD,
+    C_HATCH_KIND,
+    C_START,
+    C_TILE0,
+    C_WALL_CW,
+    C_WALL_IN,
+    CELLS,
+    CENTRE_TILE,
+    CFG,
+    CFG_COLS,
+    CFG_HATCHES,
+    D_TEMPLE,
+    DCACHE,
+    DEAD,
+    DECKS,
+    F_POS,
+    FIGS,
+    G_BANK,
+    G_EGG_CARRIER,
+    G_EGG_POS,
+    G_ODECK_N,
+    G_OFFSET,
+    G_ROLLERS_ON,
+    G_SEAT,
+    G_STEPS_LEFT,
+    G_TDRAW,
+    MEDALLION_VALUE,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    P_COINS,
+    P_HAND_N,
+    P_MEDALLIONS,
+    P_STATUS,
+    P_SWARM,
+    P_TEAM,
+    PASSAGE_TILE,
+    PLAYERS,
+    RNG,
+    T_OPEN_DAY,
+    TEMPLE_TILE,
+)
+from simulator.games.karmaggan.state import (
+    GAME as G,
+)
 
 
 def options(W, n):
@@ -33,17 +94,18 @@ def moves(W, seat):
 
 # --- Components -----------------------------------------------------------------------------
 
+
 def test_components_of_the_default_rules():
     """Components: 60 Blood Coins, 9 Golden Medallions, 20 Temple tiles, 9 Blood tiles, 6 + 6
     Invocation tiles and 6 Spawns a swarm, 75 Object and 73 Temple cards; Passage Tiles: four;
     Setup: eight Starting Points."""
     W = world()
-    cells = W[CELLS][:centre(W)]
+    cells = W[CELLS][: centre(W)]
     assert (cells[:, C_TILE0] == TEMPLE_TILE).sum() == 20
     assert (cells[:, C_TILE0] == PASSAGE_TILE).sum() == 4
     assert (cells[:, C_START] >= 0).sum() == 8
     assert len(DEFAULTS["setup"]["blood_tiles"]) == 9
-    assert (W[BOARD][:, B_TILE] == BLOOD_TILE).sum() == 9        # one spare space stays Blank
+    assert (W[BOARD][:, B_TILE] == BLOOD_TILE).sum() == 9  # one spare space stays Blank
     setup, turn = DEFAULTS["setup"], DEFAULTS["turn"]
     assert (setup["bank_coins"], setup["medallion_supply"]) == (60, 9)
     assert (turn["spawn_max"], turn["invocation_tiles"]) == (6, 6)
@@ -53,7 +115,10 @@ def test_components_of_the_default_rules():
 
 # --- Setup ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("n_players,coins", [(2, 2), (3, 3), (4, 4), (5, 4), (6, 4), (7, 5), (8, 5)])
+
+@pytest.mark.parametrize(
+    "n_players,coins", [(2, 2), (3, 3), (4, 4), (5, 4), (6, 4), (7, 5), (8, 5)]
+)
 def test_setup_coins_cards_and_medallion(n_players, coins):
     """Setup, Continued: 7-8 players 5 Blood Coins, 4-6 players 4, 3 players 3, 2 players 2,
     paid by the bank; 4 Object cards and 1 Golden Medallion each."""
@@ -71,8 +136,8 @@ def test_setup_egg_rings_hatches_and_blood_tiles():
     W = world(seed=3)
     game, board = W[G], W[BOARD]
     assert game[G_EGG_POS] == centre(W) and game[G_EGG_CARRIER] == -1
-    assert (game[G_OFFSET:G_OFFSET + 4] == 0).all() and game[G_ROLLERS_ON] == 0
-    assert (board[centre(W) + 1:, B_OPEN] == 0).all()
+    assert (game[G_OFFSET : G_OFFSET + 4] == 0).all() and game[G_ROLLERS_ON] == 0
+    assert (board[centre(W) + 1 :, B_OPEN] == 0).all()
     spaces = np.nonzero(W[CELLS][:, C_TILE0] == BLOOD_TILE)[0]
     dealt = board[spaces, B_BLOOD]
     tokens = [v or MEDALLION_VALUE for v in DEFAULTS["setup"]["blood_tiles"]]
@@ -123,13 +188,17 @@ def test_the_assumed_board_is_symmetric_between_the_teams(n_players):
             assert cells[node, col] == cells[other, col], (node, col)
         assert (cells[node, C_START] >= 0) == (cells[other, C_START] >= 0)
     cols = int(W[CFG][CFG_COLS])
-    hatches = {(int(B.hatch_cell(W, h)), int(cells[centre(W) + 1 + h, C_HATCH_KIND]))
-               for h in range(int(W[CFG][CFG_HATCHES]))}
+    hatches = {
+        (int(B.hatch_cell(W, h)), int(cells[centre(W) + 1 + h, C_HATCH_KIND]))
+        for h in range(int(W[CFG][CFG_HATCHES]))
+    }
     assert {(half_turn(W, n), k) for n, k in hatches} == hatches
     rollers = set(DEFAULTS["board"]["roller_boundaries"])
     assert {(b + cols // 2) % cols for b in rollers} == rollers
-    team_cells = [{int(W[FIGS][s, F_POS]) for s in range(n_players) if W[PLAYERS][s, P_TEAM] == t}
-                  for t in (0, 1)]
+    team_cells = [
+        {int(W[FIGS][s, F_POS]) for s in range(n_players) if W[PLAYERS][s, P_TEAM] == t}
+        for t in (0, 1)
+    ]
     assert {half_turn(W, n) for n in team_cells[0]} == team_cells[1]
 
 
@@ -144,6 +213,7 @@ def test_every_starting_point_reaches_the_centre():
 
 # --- Movement -----------------------------------------------------------------------------------
 
+
 def test_steps_are_orthogonal_and_walls_are_impassable():
     """Movement: forward, backward and sideways, never diagonally; Board: all walls are
     impassable.  Cell (1,3) has a wall on its inner side and (1,2) one on its clockwise side:
@@ -152,16 +222,22 @@ def test_steps_are_orthogonal_and_walls_are_impassable():
         row 1   . .|X . . . . .      X = (1,3); '|' a radial wall, '-' below X a ring wall
         row 2   . . . . . . . .
     """
-    W = scene(walls_cw=["        ", "  |     ", "        "],
-              walls_in=["        ", "   -    ", "        "])
+    W = scene(
+        walls_cw=["        ", "  |     ", "        "], walls_in=["        ", "   -    ", "        "]
+    )
     B.update_adjacency(W)
     adj = W[ADJ]
     x = at(W, 1, 3)
-    assert set(adj[x, 1:1 + adj[x, 0]].tolist()) == {at(W, 1, 4), at(W, 0, 3)}
-    w = at(W, 1, 2)                                # the cell whose clockwise side is walled
-    assert set(adj[w, 1:1 + adj[w, 0]].tolist()) == {at(W, 1, 1), at(W, 0, 2), at(W, 2, 2)}
+    assert set(adj[x, 1 : 1 + adj[x, 0]].tolist()) == {at(W, 1, 4), at(W, 0, 3)}
+    w = at(W, 1, 2)  # the cell whose clockwise side is walled
+    assert set(adj[w, 1 : 1 + adj[w, 0]].tolist()) == {at(W, 1, 1), at(W, 0, 2), at(W, 2, 2)}
     y = at(W, 1, 5)
-    assert set(adj[y, 1:1 + adj[y, 0]].tolist()) == {at(W, 1, 4), at(W, 1, 6), at(W, 0, 5), at(W, 2, 5)}
+    assert set(adj[y, 1 : 1 + adj[y, 0]].tolist()) == {
+        at(W, 1, 4),
+        at(W, 1, 6),
+        at(W, 0, 5),
+        at(W, 2, 5),
+    }
 
 
 def test_the_movement_roll_is_the_higher_of_two_dice():
@@ -205,10 +281,10 @@ def test_an_allys_tile_may_be_crossed_but_not_ended_on():
     only move on; the teammate keeps its tile.  Seat 0 goes round the ring and back (CROSSING)."""
     W = scene()
     put(W, 0, 1, 1)
-    put(W, 2, 1, 0)                    # seat 2 is seat 0's teammate
+    put(W, 2, 1, 0)  # seat 2 is seat 0's teammate
     movement.begin_turn(W, 0)
     W[G][G_STEPS_LEFT] = 1
-    assert at(W, 1, 0) not in moves(W, 0)          # one step: it would end there
+    assert at(W, 1, 0) not in moves(W, 0)  # one step: it would end there
     W[G][G_STEPS_LEFT] = 2
     assert at(W, 1, 0) in moves(W, 0)
     W[G][G_STEPS_LEFT] = 3
@@ -249,9 +325,7 @@ def test_a_move_ending_on_anothers_tile_goes_back():
     assert W[FIGS][0, F_POS] == at(W, 1, 2) and W[BOARD][at(W, 1, 1), B_OCC] == 2
 
 
-DEAD_END = ["SSSSSSSS",
-            "#...#...",
-            "........"]
+DEAD_END = ["SSSSSSSS", "#...#...", "........"]
 
 
 def test_no_turn_ends_on_anothers_tile():
@@ -264,7 +338,7 @@ def test_no_turn_ends_on_anothers_tile():
         W = scene(DEAD_END, seed=seed, policy=RANDOM, walls_in=["--------", "--------", "        "])
         put(W, 0, 1, 1)
         put(W, 2, 1, 2)
-        put(W, spawn(W, int(W[PLAYERS][0, P_SWARM])), 1, 3)      # seat 0's own swarm
+        put(W, spawn(W, int(W[PLAYERS][0, P_SWARM])), 1, 3)  # seat 0's own swarm
         W[PLAYERS][0, P_HAND_N] = 0
         W[PLAYERS][0, P_MEDALLIONS] = 0
         movement.plunderer_turn(W, 0)
@@ -286,6 +360,7 @@ def test_an_enemys_tile_means_combat():
 
 
 # --- Tiles -------------------------------------------------------------------------------------
+
 
 def step(W, seat, *cells, steps=6):
     movement.begin_turn(W, seat)
@@ -318,7 +393,7 @@ def test_object_tiles_draw_a_card_up_to_the_hand_limit():
     deck = W[G][G_ODECK_N]
     step(W, 0, (1, 3))
     assert W[PLAYERS][0, P_HAND_N] == 8 and hand(W, 0) == list(range(10, 18))
-    assert W[G][G_ODECK_N] == deck                 # not drawn
+    assert W[G][G_ODECK_N] == deck  # not drawn
 
 
 def test_a_tile_activates_once_a_turn():
@@ -328,7 +403,7 @@ def test_a_tile_activates_once_a_turn():
     put(W, 0, 1, 1)
     give(W, 0, [])
     step(W, 0, (1, 2), (1, 1), (1, 2), (1, 1))
-    assert W[PLAYERS][0, P_HAND_N] == 2          # (1,1) after leaving it, (1,2) once
+    assert W[PLAYERS][0, P_HAND_N] == 2  # (1,1) after leaving it, (1,2) once
 
 
 def test_temple_tiles_and_the_centre_flip_the_top_temple_card():
@@ -361,9 +436,7 @@ def test_a_full_blood_tile_is_consumed_then_blank(value, coins, medallions):
     assert W[BOARD][blood, B_TILE] == BLANK and W[BOARD][blood, B_BLOOD] == 0
 
 
-PASSAGES = ["SSSSSSSS",
-            ".P...P..",
-            "...P...."]
+PASSAGES = ["SSSSSSSS", ".P...P..", "...P...."]
 
 
 def test_passage_tiles_resume_from_any_other_free_one():
@@ -373,7 +446,7 @@ def test_passage_tiles_resume_from_any_other_free_one():
     for seed in range(1, 30):
         W = scene(PASSAGES, seed=seed, policy=RANDOM)
         put(W, 0, 1, 0)
-        put(W, 1, 2, 3)                               # an occupied Passage is no way out
+        put(W, 1, 2, 3)  # an occupied Passage is no way out
         step(W, 0, (1, 1), steps=3)
         seen.add(int(W[FIGS][0, F_POS]))
         assert W[G][G_STEPS_LEFT] == 2
@@ -391,7 +464,7 @@ def test_spawns_activate_only_object_tiles():
     player draws)."""
     W = scene(["SSSSSSSS", "TBPO....", "........"])
     W[BOARD][at(W, 1, 1), B_BLOOD] = 3
-    W[PLAYERS][1, P_STATUS] = DEAD                 # seat 1 died: it controls its swarm
+    W[PLAYERS][1, P_STATUS] = DEAD  # seat 1 died: it controls its swarm
     give(W, 1, [])
     f = spawn(W, int(W[PLAYERS][1, P_SWARM]))
     W[G][G_SEAT] = 1

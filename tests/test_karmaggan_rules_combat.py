@@ -7,18 +7,79 @@ Combat cards are dealt so that any card a player may reveal has the same value.
 
 import numpy as np
 import pytest
+from karmaggan_scenes import RANDOM, at, cards_of, centre, give, hand, next_dice, put, scene, spawn
 
-from karmaggan_scenes import (
-    RANDOM, at, cards_of, centre, give, hand, next_dice, put, scene, spawn)
-from simulator.games.karmaggan import combat, core, death, egg, engine, movement, objects, spawns, traps
+from simulator.games.karmaggan import (
+    combat,
+    core,
+    death,
+    egg,
+    engine,
+    movement,
+    objects,
+    spawns,
+    traps,
+)
 from simulator.games.karmaggan.state import (
-    ACT_MEDALLION, ACT_PASS, ACT_PLAY, ACT_TAKE, ACT_THROW, ATTACK, B_BLOOD, B_OCC, B_OPEN,
-    B_SWARM, B_TILE, BEATS, BOARD, COUNTER, DEAD, ELIMINATED, END_ALL_DEAD, END_EGG,
-    END_ROUND_CAP, F_POS, FIGS, G_BANK, G_EGG_CARRIER, G_EGG_POS, G_END, G_ROLLERS_ON, G_ROUND,
-    G_SEAT, G_STEPS_LEFT, G_TDRAW, G_WINNER, GAME as G, INVOCATION, NO_CARD, NOTHING, OFF,
-    OPT_A, OPT_ACT, OPT_B, OPTIONS, P_COINS, P_HAND_N, P_MEDALLIONS, P_STATUS, P_SWARM,
-    PLAYERS, POWER, HANDS, P_SPAWN_TURNS, P_TURNS, ACT_SACRIFICE, D_TEMPLE, DECKS, T_ARROWS, GREEDY,
-    T_CLOSE_ALL)
+    ACT_MEDALLION,
+    ACT_PASS,
+    ACT_PLAY,
+    ACT_SACRIFICE,
+    ACT_TAKE,
+    ACT_THROW,
+    ATTACK,
+    B_BLOOD,
+    B_OCC,
+    B_OPEN,
+    B_SWARM,
+    B_TILE,
+    BEATS,
+    BOARD,
+    COUNTER,
+    D_TEMPLE,
+    DEAD,
+    DECKS,
+    ELIMINATED,
+    END_ALL_DEAD,
+    END_EGG,
+    END_ROUND_CAP,
+    F_POS,
+    FIGS,
+    G_BANK,
+    G_EGG_CARRIER,
+    G_EGG_POS,
+    G_END,
+    G_ROLLERS_ON,
+    G_ROUND,
+    G_SEAT,
+    G_STEPS_LEFT,
+    G_TDRAW,
+    G_WINNER,
+    GREEDY,
+    HANDS,
+    INVOCATION,
+    NO_CARD,
+    NOTHING,
+    OFF,
+    OPT_A,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    P_COINS,
+    P_HAND_N,
+    P_MEDALLIONS,
+    P_SPAWN_TURNS,
+    P_STATUS,
+    P_SWARM,
+    P_TURNS,
+    PLAYERS,
+    POWER,
+    T_ARROWS,
+    T_CLOSE_ALL,
+)
+from simulator.games.karmaggan.state import (
+    GAME as G,
+)
 
 
 def coins(W, *seats):
@@ -46,12 +107,19 @@ def distance(W, a, b):
 
 # --- Combat ------------------------------------------------------------------------------------
 
+
 def test_comparing_combat_values():
     """Comparing Combat Values: Attack beats Nothing; Counterattack beats Attack; Absolute Power
     beats Nothing, Attack and Counterattack; every other pair ties (Nothing vs Counterattack
     too).  ASSUMED: a card beats no card (the one without pays, End of Combat)."""
     beats = scene()[BEATS]
-    wins = {(ATTACK, NOTHING), (COUNTER, ATTACK), (POWER, NOTHING), (POWER, ATTACK), (POWER, COUNTER)}
+    wins = {
+        (ATTACK, NOTHING),
+        (COUNTER, ATTACK),
+        (POWER, NOTHING),
+        (POWER, ATTACK),
+        (POWER, COUNTER),
+    }
     for a in (NOTHING, ATTACK, COUNTER, POWER):
         for b in (NOTHING, ATTACK, COUNTER, POWER):
             expected = 1 if (a, b) in wins else -1 if (b, a) in wins else 0
@@ -87,7 +155,7 @@ def test_the_most_rounds_won_wins_and_the_defender_wins_ties():
     put(W, 1, 1, 3)
     deal(W, 0, ATTACK)
     give(W, 1, cards_of(W, value=COUNTER)[:1] + cards_of(W, value=NOTHING)[:2])
-    assert combat.resolve_combat(W, 0, 1, at(W, 1, 3))                 # 2 rounds to 1
+    assert combat.resolve_combat(W, 0, 1, at(W, 1, 3))  # 2 rounds to 1
     assert coins(W, 0, 1) == [5, 3]
     W = scene()
     put(W, 0, 1, 2)
@@ -95,7 +163,7 @@ def test_the_most_rounds_won_wins_and_the_defender_wins_ties():
     deal(W, 0, COUNTER)
     deal(W, 1, COUNTER)
     kept = (hand(W, 0), hand(W, 1))
-    assert not combat.resolve_combat(W, 0, 1, at(W, 1, 3))             # three ties
+    assert not combat.resolve_combat(W, 0, 1, at(W, 1, 3))  # three ties
     assert (hand(W, 0), hand(W, 1)) == kept and coins(W, 0, 1) == [4, 4]
     assert W[FIGS][1, F_POS] == at(W, 1, 3)
 
@@ -112,7 +180,7 @@ def test_a_plunderer_dying_in_combat_loses_and_falls_where_it_is_thrown():
     W[PLAYERS][1, P_COINS] = 1
     assert combat.resolve_combat(W, 0, 1, at(W, 1, 3))
     assert W[PLAYERS][1, P_STATUS] == DEAD and coins(W, 0) == [5]
-    assert W[PLAYERS][0, P_HAND_N] == 3 and len(set(hand(W, 0)) & set(dealt)) == 2   # one round
+    assert W[PLAYERS][0, P_HAND_N] == 3 and len(set(hand(W, 0)) & set(dealt)) == 2  # one round
     tiles = np.nonzero(W[BOARD][:, B_TILE] == INVOCATION)[0].tolist()
     assert len(tiles) == 2 and max(distance(W, at(W, 1, 3), n) for n in tiles) == 3
 
@@ -177,7 +245,7 @@ def test_a_round_without_a_card_costs_a_coin_even_against_a_spawn():
     deal(W, 0, NOTHING, 0)
     deal(W, 1, NOTHING, 0)
     bank = W[G][G_BANK]
-    assert not combat.resolve_combat(W, 0, f, at(W, 1, 3))            # three tied rounds
+    assert not combat.resolve_combat(W, 0, f, at(W, 1, 3))  # three tied rounds
     assert coins(W, 0) == [1] and W[G][G_BANK] == bank + 3 and W[FIGS][f, F_POS] == at(W, 1, 3)
 
 
@@ -205,7 +273,7 @@ def test_spawns_take_coins_to_the_bank_and_die_on_a_lost_round():
     dealt = hand(W, 0)
     assert not combat.resolve_combat(W, f, 0, at(W, 1, 3))
     assert W[FIGS][f, F_POS] == OFF and coins(W, 0) == [4]
-    assert W[PLAYERS][0, P_HAND_N] == 3 and len(set(hand(W, 0)) & set(dealt)) == 2    # one round
+    assert W[PLAYERS][0, P_HAND_N] == 3 and len(set(hand(W, 0)) & set(dealt)) == 2  # one round
 
 
 def test_the_swarms_players_choose_who_defends():
@@ -242,6 +310,7 @@ def test_losing_a_combat_in_the_jungle_eliminates():
 
 # --- Spawns: A New Life ------------------------------------------------------------------------
 
+
 def invocation_tiles(W, swarm=None):
     board = W[BOARD]
     keep = board[:, B_TILE] == INVOCATION
@@ -264,9 +333,9 @@ def test_a_death_leaves_invocation_tiles(mode):
     first = invocation_tiles(W, swarm)
     assert at(W, 1, 2) in first and len(first) == 2 and W[BOARD][at(W, 1, 2), B_BLOOD] == 0
     assert all(distance(W, at(W, 1, 2), n) <= 1 for n in first)
-    death.lose_coins(W, 2, 4, 0)                                # 0's teammate: one tile
+    death.lose_coins(W, 2, 4, 0)  # 0's teammate: one tile
     assert invocation_tiles(W, swarm) == first | {at(W, 1, 5)}
-    death.lose_coins(W, 1, 4, 0)                                # first of the other team
+    death.lose_coins(W, 1, 4, 0)  # first of the other team
     expected = 1 if mode == "free_for_all" else 2
     assert len(invocation_tiles(W) - first - {at(W, 1, 5)}) == expected
 
@@ -300,7 +369,7 @@ def test_invoking_places_a_spawn_on_a_free_invocation_tile_of_the_swarm():
     spawns.invoke_spawn(W, 1, at(W, 1, 0))
     spawns.invoke_spawn(W, 1, at(W, 1, 2))
     assert W[BOARD][at(W, 1, 0), B_OCC] == spawn(W, swarm)
-    assert spawns.list_invocation_options(W, 1, ACT_MEDALLION, 0) == 0      # 2 of 2 Spawns
+    assert spawns.list_invocation_options(W, 1, ACT_MEDALLION, 0) == 0  # 2 of 2 Spawns
     first = spawn(W, swarm)
     n = spawns.list_swarm_options(W, 1, first)
     assert ACT_PLAY not in W[OPTIONS][:n, OPT_ACT].tolist()
@@ -310,11 +379,14 @@ def test_the_swarm_moves_with_the_higher_of_two_dice_split_among_spawns():
     """Controlling the Swarm: MOVE rolls the dice and keeps the higher result, to be split
     among the Spawns as the player wishes."""
     for seed in range(1, 8):
-        W = scene(["SSSSSSSS", "#.#.....", "........"], seed=seed,
-                  walls_in=["--------", "--------", "        "])
+        W = scene(
+            ["SSSSSSSS", "#.#.....", "........"],
+            seed=seed,
+            walls_in=["--------", "--------", "        "],
+        )
         kill(W, 1)
         a = spawn(W, int(W[PLAYERS][1, P_SWARM]))
-        put(W, a, 1, 1)                               # boxed in: the roll stays unspent
+        put(W, a, 1, 1)  # boxed in: the roll stays unspent
         W[PLAYERS][1, P_MEDALLIONS] = 0
         dice = next_dice(W, 2)
         spawns.swarm_turn(W, 1)
@@ -330,7 +402,7 @@ def test_the_swarm_moves_with_the_higher_of_two_dice_split_among_spawns():
     spawns.step_spawn(W, 1, b, at(W, 1, 5))
     spawns.step_spawn(W, 1, a, at(W, 1, 2))
     assert W[G][G_STEPS_LEFT] == 0
-    assert spawns.list_swarm_options(W, 1, a) == 1 + 2            # stop, two sacrifices
+    assert spawns.list_swarm_options(W, 1, a) == 1 + 2  # stop, two sacrifices
 
 
 def test_a_sacrificed_spawn_leaves_an_invocation_tile():
@@ -362,8 +434,8 @@ def test_spawns_keep_off_the_loose_egg_and_inside_the_temple():
     put(W, 0, 0, 2)
     egg.pick_up_egg(W, 0)
     n = movement.list_moves(W, f, 0)
-    assert at(W, 0, 2) in W[OPTIONS][:n, OPT_B].tolist()             # the carrier: attack
-    put(W, 0, centre(W) + 1)                                          # the carrier goes out
+    assert at(W, 0, 2) in W[OPTIONS][:n, OPT_B].tolist()  # the carrier: attack
+    put(W, 0, centre(W) + 1)  # the carrier goes out
     put(W, f, 0, 0)
     n = movement.list_moves(W, f, 0)
     assert centre(W) + 1 not in W[OPTIONS][:n, OPT_B].tolist()
@@ -387,12 +459,13 @@ def test_a_spawn_beating_the_carrier_flings_the_egg_one_tile():
     assert combat.resolve_combat(W, f, 0, at(W, 1, 0))
     assert W[PLAYERS][0, P_STATUS] == DEAD and W[FIGS][f, F_POS] == at(W, 1, 0)
     assert W[G][G_EGG_CARRIER] == -1 and W[G][G_EGG_POS] == at(W, 1, 1)
-    put(W, spawn(W, swarm, 2), 1, 1)                     # both neighbours hold Spawns now
+    put(W, spawn(W, swarm, 2), 1, 1)  # both neighbours hold Spawns now
     egg.fling_egg(W, at(W, 1, 0))
     assert W[G][G_EGG_POS] in (at(W, 1, 2), at(W, 1, 6))
 
 
 # --- The Alien Egg ------------------------------------------------------------------------------
+
 
 def test_a_plunderer_picks_up_the_egg_on_its_tile():
     """The Alien Egg: when a Plunderer occupies the Egg's Tile it picks it up automatically."""
@@ -407,8 +480,11 @@ def test_a_plunderer_picks_up_the_egg_on_its_tile():
 
 def egg_options(W, seat):
     n = movement.list_step_options(W, seat)
-    return {(int(W[OPTIONS][i, OPT_ACT]), int(W[OPTIONS][i, OPT_A])) for i in range(n)
-            if W[OPTIONS][i, OPT_ACT] in (ACT_PASS, ACT_TAKE, ACT_THROW)}
+    return {
+        (int(W[OPTIONS][i, OPT_ACT]), int(W[OPTIONS][i, OPT_A]))
+        for i in range(n)
+        if W[OPTIONS][i, OPT_ACT] in (ACT_PASS, ACT_TAKE, ACT_THROW)
+    }
 
 
 @pytest.mark.parametrize("mode", ["team", "free_for_all"])
@@ -428,7 +504,7 @@ def test_passing_the_egg_between_adjacent_teammates(mode):
     assert egg_options(W, 0) == expected
     movement.begin_turn(W, 2)
     assert egg_options(W, 2) == ({(ACT_TAKE, 0)} if mode == "team" else set())
-    put(W, 2, 2, 0)                                         # diagonal to seat 0
+    put(W, 2, 2, 0)  # diagonal to seat 0
     assert egg_options(W, 0) == set()
 
 
@@ -450,28 +526,29 @@ def test_throwing_the_egg_along_a_line_of_fire():
     movement.begin_turn(W, 0)
     assert egg_options(W, 0) == {(ACT_THROW, 2)}
     put(W, 0, 2, 1)
-    put(W, 2, 0, 1)                                          # behind the wall
+    put(W, 2, 0, 1)  # behind the wall
     assert egg_options(W, 0) == set()
-    put(W, 0, 1, 1)                                          # the wall right outside it
+    put(W, 0, 1, 1)  # the wall right outside it
     assert egg_options(W, 0) == set()
     put(W, 2, 0, 0)
     put(W, 0, centre(W))
-    assert egg_options(W, 0) == {(ACT_THROW, 1), (ACT_THROW, 2)}    # seat 3 is behind seat 1
+    assert egg_options(W, 0) == {(ACT_THROW, 1), (ACT_THROW, 2)}  # seat 3 is behind seat 1
 
 
 # --- Final Moments and the rounds -------------------------------------------------------------
+
 
 def test_only_the_carrier_and_its_pursuers_go_out_through_a_hatch():
     """Final Moments: a Plunderer leaves the Temple through an open hatch with the Egg; the
     others may follow through that same hatch to fight for it (ASSUMED: only to the carrier)."""
     W = scene(hatches=(0, 4))
-    W[BOARD][centre(W) + 1:, B_OPEN] = 1
+    W[BOARD][centre(W) + 1 :, B_OPEN] = 1
     put(W, 0, 0, 0)
     put(W, 1, 0, 4)
     movement.begin_turn(W, 0)
     W[G][G_STEPS_LEFT] = 3
     n = movement.list_moves(W, 0, 0)
-    assert centre(W) + 1 not in W[OPTIONS][:n, OPT_B].tolist()        # without the Egg
+    assert centre(W) + 1 not in W[OPTIONS][:n, OPT_B].tolist()  # without the Egg
     W[G][G_EGG_CARRIER], W[G][G_EGG_POS] = 0, -1
     n = movement.list_moves(W, 0, 0)
     assert centre(W) + 1 in W[OPTIONS][:n, OPT_B].tolist()
@@ -494,17 +571,17 @@ def test_outside_the_temple_no_objects_and_immune_to_them():
     put(W, 0, 0, 0)
     W[G][G_EGG_CARRIER], W[G][G_EGG_POS] = 0, -1
     give(W, 0, cards_of(W, value=ATTACK)[:3])
-    W[PLAYERS][0, P_TURNS] = 3                               # not its first turn
+    W[PLAYERS][0, P_TURNS] = 3  # not its first turn
     movement.begin_turn(W, 0)
     W[G][G_STEPS_LEFT] = 2
-    assert ACT_PLAY in W[OPTIONS][:movement.list_step_options(W, 0), OPT_ACT].tolist()
-    movement.step_plunderer(W, 0, jungle)                     # out: no more cards this turn
-    assert ACT_PLAY not in W[OPTIONS][:movement.list_step_options(W, 0), OPT_ACT].tolist()
+    assert ACT_PLAY in W[OPTIONS][: movement.list_step_options(W, 0), OPT_ACT].tolist()
+    movement.step_plunderer(W, 0, jungle)  # out: no more cards this turn
+    assert ACT_PLAY not in W[OPTIONS][: movement.list_step_options(W, 0), OPT_ACT].tolist()
     movement.plunderer_turn(W, 0)
     assert W[FIGS][0, F_POS] == jungle and W[PLAYERS][0, P_HAND_N] == 3
-    traps.resolve_temple_card(W, 1, T_ARROWS)                # its column's Arrows
+    traps.resolve_temple_card(W, 1, T_ARROWS)  # its column's Arrows
     assert coins(W, 0) == [4]
-    card = cards_of(W, effect=GREEDY)[0]                     # seat 1 robs two players, not it
+    card = cards_of(W, effect=GREEDY)[0]  # seat 1 robs two players, not it
     core.add_to_hand(W, 1, card)
     objects.play_object(W, 1, list(W[HANDS][1]).index(card), 0)
     assert W[PLAYERS][0, P_HAND_N] == 3
@@ -518,7 +595,7 @@ def test_a_plunderer_beginning_its_turn_outside_with_the_egg_wins():
     W[BOARD][jungle, B_OPEN] = 1
     put(W, 3, jungle)
     W[G][G_EGG_CARRIER], W[G][G_EGG_POS] = 3, -1
-    W[BOARD][jungle, B_OPEN] = 0                             # nobody follows it out
+    W[BOARD][jungle, B_OPEN] = 0  # nobody follows it out
     W[DECKS][D_TEMPLE, :] = T_CLOSE_ALL
     for seat, col in ((0, 2), (1, 4), (2, 6)):
         put(W, seat, 2, col)
@@ -536,7 +613,9 @@ def test_the_game_ends_when_every_plunderer_is_dead_or_at_the_round_cap():
     engine.play_rounds(W)
     assert W[G][G_END] == END_ALL_DEAD and W[G][G_ROUND] == 1
     assert W[PLAYERS][:, P_SPAWN_TURNS].tolist() == [1, 0, 0, 0]
-    W = scene(game__round_cap=2, policy=RANDOM, walls_in=["--------"] * 3, walls_cw=["||||||||"] * 3)
+    W = scene(
+        game__round_cap=2, policy=RANDOM, walls_in=["--------"] * 3, walls_cw=["||||||||"] * 3
+    )
     for seat in range(4):
         put(W, seat, 1, 2 * seat)
     engine.play_rounds(W)

@@ -5,17 +5,74 @@ Rulebook: shared/rules/karmaggan.md; see test_karmaggan_rules.py for how these t
 """
 
 import pytest
-
 from karmaggan_scenes import (
-    RANDOM, at, cards_of, centre, draw, give, hand, next_dice, put, scene, spawn)
+    RANDOM,
+    at,
+    cards_of,
+    centre,
+    draw,
+    give,
+    hand,
+    next_dice,
+    put,
+    scene,
+    spawn,
+)
+
 from simulator.games.karmaggan import core, egg, movement, objects, traps
 from simulator.games.karmaggan.state import (
-    ACT_PLAY, ARROWS_WALL, B_OPEN, BLOOD_STONE, BOARD, CONJURE, D_TEMPLE, DECKS, ECLIPSE,
-    F_POS, FIGS, G_BANK, G_EGG_LEFT_ROUND, G_MEDALLION_BANK, G_OFFSET, G_POLE, G_ROLLERS_ON,
-    G_ROUND, G_STEPS_LEFT, G_TDRAW, GAME as G, GREEDY, HELM, OPT_ACT, OPT_B, OPTIONS, P_COINS,
-    P_HAND_N, P_MEDALLIONS, PLAYERS, POLE, POWER, SALIVA, SPARK, SRC_ARROWS, SWORD, T_ACID,
-    T_ARROWS, T_CLOSE_ALL, T_FIRE, T_FLASH, T_OPEN_DAY, T_OPEN_NIGHT, T_PISTON, T_RAM,
-    T_ROT_MIDDLE, TUMULT, CARDS, HANDS)
+    ACT_PLAY,
+    ARROWS_WALL,
+    B_OPEN,
+    BLOOD_STONE,
+    BOARD,
+    CARDS,
+    CONJURE,
+    D_TEMPLE,
+    DECKS,
+    ECLIPSE,
+    F_POS,
+    FIGS,
+    G_BANK,
+    G_EGG_LEFT_ROUND,
+    G_MEDALLION_BANK,
+    G_OFFSET,
+    G_POLE,
+    G_ROLLERS_ON,
+    G_ROUND,
+    G_STEPS_LEFT,
+    G_TDRAW,
+    GREEDY,
+    HANDS,
+    HELM,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    P_COINS,
+    P_HAND_N,
+    P_MEDALLIONS,
+    PLAYERS,
+    POLE,
+    POWER,
+    SALIVA,
+    SPARK,
+    SRC_ARROWS,
+    SWORD,
+    T_ACID,
+    T_ARROWS,
+    T_CLOSE_ALL,
+    T_FIRE,
+    T_FLASH,
+    T_OPEN_DAY,
+    T_OPEN_NIGHT,
+    T_PISTON,
+    T_RAM,
+    T_ROT_MIDDLE,
+    TUMULT,
+)
+from simulator.games.karmaggan.state import (
+    GAME as G,
+)
 
 # a column of three one-row rings; the trap walls sit on the inner side of row 2 (the
 # Centre's edge) in columns 0 (Arrows), 2 (Acid) and 4 (Fire), and of row 1 in column 6
@@ -28,6 +85,7 @@ def coins(W, *seats):
 
 
 # --- Ring Traps -------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("card,col", [(T_ARROWS, 0), (T_FIRE, 4)])
 def test_arrows_cost_one_coin_and_fire_two(card, col):
@@ -66,27 +124,28 @@ def test_every_wall_of_the_type_fires_outward_to_the_first_figure():
                   ^       ^   ^   ^
     """
     W = scene(walls_in=["        ", "      a ", "a aaa   "])
-    put(W, 0, 1, 0)                 # first in the line of column 0: hit
-    put(W, 1, 0, 0)                 # behind seat 0: spared
-    put(W, 3, 2, 2)                 # on the wall's own cell: hit
-    put(W, 2, 1, 3)                 # column 3: hit
+    put(W, 0, 1, 0)  # first in the line of column 0: hit
+    put(W, 1, 0, 0)  # behind seat 0: spared
+    put(W, 3, 2, 2)  # on the wall's own cell: hit
+    put(W, 2, 1, 3)  # column 3: hit
     f = spawn(W, 0)
-    put(W, f, 1, 4)                 # a Spawn stops the arrow and loses nothing
+    put(W, f, 1, 4)  # a Spawn stops the arrow and loses nothing
     W[PLAYERS][:4, P_COINS] = 5
     traps.fire_wall_traps(W, ARROWS_WALL, 1, SRC_ARROWS)
     assert coins(W, 0, 1, 2, 3) == [4, 5, 4, 4]
     assert W[FIGS][f, F_POS] == at(W, 1, 4)
     W2 = scene(["SSSSSSSS", "........", "........"], walls_in=["   -    ", "        ", "   a    "])
-    put(W2, 0, 0, 3)                # the wall under (0,3) stops the arrow from (2,3)
+    put(W2, 0, 0, 3)  # the wall under (0,3) stops the arrow from (2,3)
     traps.fire_wall_traps(W2, ARROWS_WALL, 1, SRC_ARROWS)
     assert coins(W2, 0) == [4]
     W3 = scene(["SSSSSSSS", "...#....", "........"], walls_in=["        ", "        ", "   a    "])
-    put(W3, 0, 0, 3)                # an Abyss between does not stop it
+    put(W3, 0, 0, 3)  # an Abyss between does not stop it
     traps.fire_wall_traps(W3, ARROWS_WALL, 1, SRC_ARROWS)
     assert coins(W3, 0) == [3]
 
 
 # --- The Rollers -------------------------------------------------------------------------------
+
 
 def rollers_scene(seed=1):
     W = scene(seed=seed, rollers=(1,), ring_rows=[2, 1])
@@ -117,18 +176,18 @@ def test_crossing_a_roller_costs_a_die_minus_one():
         die = next_dice(W, 1)[0]
         movement.begin_turn(W, 0)
         W[G][G_STEPS_LEFT] = 6
-        movement.step_plunderer(W, 0, at(W, 0, 2))          # across the Roller
+        movement.step_plunderer(W, 0, at(W, 0, 2))  # across the Roller
         assert coins(W, 0) == [20 - (die - 1)]
-        movement.step_plunderer(W, 0, at(W, 0, 3))          # no Roller there
+        movement.step_plunderer(W, 0, at(W, 0, 3))  # no Roller there
         put(W, 1, 2, 1)
         movement.begin_turn(W, 1)
         W[G][G_STEPS_LEFT] = 6
-        movement.step_plunderer(W, 1, at(W, 2, 2))          # the inner ring: no Roller
+        movement.step_plunderer(W, 1, at(W, 2, 2))  # the inner ring: no Roller
         assert coins(W, 0, 1) == [20 - (die - 1), 20]
     W = rollers_scene()
     W[G][G_ROLLERS_ON] = 0
     put(W, 0, 0, 1)
-    movement.step_plunderer(W, 0, at(W, 0, 2))              # not placed yet
+    movement.step_plunderer(W, 0, at(W, 0, 2))  # not placed yet
     assert coins(W, 0) == [20]
 
 
@@ -142,11 +201,12 @@ def test_a_ring_turning_drags_plunderers_across_the_rollers():
         put(W, 0, 0, 0)
         put(W, 1, 1, 0)
         dice = next_dice(W, 2)
-        traps.rotate_ring(W, 0, 3)                          # 6 columns: crosses 1|2 and 5|6
+        traps.rotate_ring(W, 0, 3)  # 6 columns: crosses 1|2 and 5|6
         assert coins(W, 0, 1) == [20 - (dice[0] - 1) - (dice[1] - 1), 20]
 
 
 # --- The Piston, Rotations, the Ram, the Flash, hatches ---------------------------------------
+
 
 @pytest.mark.parametrize("have,lose", [(7, 3), (1, 0), (4, 2), (5, 2), (2, 1)])
 def test_the_piston_crushes_the_centre_for_half_rounded_in_favour(have, lose):
@@ -203,9 +263,7 @@ def test_the_ram_swaps_the_hand_for_four_cards():
     assert W[PLAYERS][0, P_HAND_N] == 4 and not set(old) & set(hand(W, 0))
 
 
-FLASH = ["SSSSSSSS",
-         "T..T..T.",
-         ".T......"]
+FLASH = ["SSSSSSSS", "T..T..T.", ".T......"]
 
 
 def test_the_flash_moves_to_another_temple_tile_of_the_ring():
@@ -226,16 +284,16 @@ def test_the_flash_moves_to_another_temple_tile_of_the_ring():
     W = scene(FLASH)
     put(W, 0, centre(W))
     traps.iris_flash(W, 0)
-    assert W[FIGS][0, F_POS] == at(W, 2, 1)                 # the Central ring's Temple tile
+    assert W[FIGS][0, F_POS] == at(W, 2, 1)  # the Central ring's Temple tile
     traps.iris_flash(W, 0)
-    assert W[FIGS][0, F_POS] == centre(W)                   # and back to the Centre
+    assert W[FIGS][0, F_POS] == centre(W)  # and back to the Centre
 
 
 def test_temple_cards_open_and_close_the_hatches():
     """Setup: all hatches start closed; ASSUMED (not printed): Temple cards open the Day or
     the Night hatches, or close them all."""
     W = scene()
-    jungle = [centre(W) + 1, centre(W) + 2]                  # a Day hatch, a Night hatch
+    jungle = [centre(W) + 1, centre(W) + 2]  # a Day hatch, a Night hatch
     traps.resolve_temple_card(W, 0, T_OPEN_DAY)
     assert W[BOARD][jungle, B_OPEN].tolist() == [1, 0]
     traps.resolve_temple_card(W, 0, T_OPEN_NIGHT)
@@ -246,10 +304,14 @@ def test_temple_cards_open_and_close_the_hatches():
 
 # --- Objects -----------------------------------------------------------------------------------
 
+
 def play_options(W, seat):
     n = movement.list_step_options(W, seat)
-    return [(int(W[OPTIONS][i, 1]), int(W[OPTIONS][i, OPT_B])) for i in range(n)
-            if W[OPTIONS][i, OPT_ACT] == ACT_PLAY]
+    return [
+        (int(W[OPTIONS][i, 1]), int(W[OPTIONS][i, OPT_B]))
+        for i in range(n)
+        if W[OPTIONS][i, OPT_ACT] == ACT_PLAY
+    ]
 
 
 def test_one_card_a_turn_one_more_per_medallion_none_in_the_first_turn():
@@ -258,19 +320,19 @@ def test_one_card_a_turn_one_more_per_medallion_none_in_the_first_turn():
     W = scene()
     put(W, 0, 1, 0)
     give(W, 0, cards_of(W, effect=SWORD)[:2])
-    movement.begin_turn(W, 0)                                # its first turn
+    movement.begin_turn(W, 0)  # its first turn
     assert play_options(W, 0) == []
     movement.begin_turn(W, 0)
     assert play_options(W, 0) == [(0, 0), (1, 0)]
     objects.play_object(W, 0, 0, 0)
-    assert play_options(W, 0) == [(1, 1)]                    # paying the medallion
+    assert play_options(W, 0) == [(1, 1)]  # paying the medallion
     bank = W[G][G_MEDALLION_BANK]
     objects.play_object(W, 0, 1, 1)
     assert W[PLAYERS][0, P_MEDALLIONS] == 0 and W[G][G_MEDALLION_BANK] == bank + 1
     core.draw_object(W, 0)
     assert play_options(W, 0) == []
     movement.begin_turn(W, 0)
-    assert play_options(W, 0) == [(0, 0)]                   # the card drawn is playable
+    assert play_options(W, 0) == [(0, 0)]  # the card drawn is playable
 
 
 def play(W, seat, effect):
@@ -289,7 +351,7 @@ def test_greedy_fingers_robs_one_or_two_chosen_players():
         for seat, col in ((0, 1), (1, 2), (2, 3), (3, 4)):
             put(W, seat, 1, col)
         W[BOARD][centre(W) + 1, B_OPEN] = 1
-        put(W, 3, centre(W) + 1)                            # seat 3 is in the jungle
+        put(W, 3, centre(W) + 1)  # seat 3 is in the jungle
         for seat in range(4):
             give(W, seat, [10 + 2 * seat, 11 + 2 * seat] if seat else [])
         play(W, 0, GREEDY)
@@ -328,7 +390,7 @@ def test_the_pole_lets_a_plunderer_cross_an_abyss():
     assert abyss in W[OPTIONS][:n, OPT_B].tolist()
     W[G][G_STEPS_LEFT] = 1
     n = movement.list_step_options(W, 0)
-    assert abyss not in W[OPTIONS][:n, OPT_B].tolist()       # it would end there
+    assert abyss not in W[OPTIONS][:n, OPT_B].tolist()  # it would end there
 
 
 def conjured_walk(row1, *cols):
@@ -383,9 +445,9 @@ def test_helm_of_contact_turns_a_chosen_ring_a_die_of_sectors():
         W = scene(seed=seed, policy=RANDOM)
         die = next_dice(W, 1)[0]
         if die == 4:
-            continue                                          # a full turn changes nothing
+            continue  # a full turn changes nothing
         play(W, 0, HELM)
-        offsets = W[G][G_OFFSET:G_OFFSET + 3].tolist()
+        offsets = W[G][G_OFFSET : G_OFFSET + 3].tolist()
         turned = [r for r in range(3) if offsets[r]]
         assert len(turned) == 1 and offsets[turned[0]] in ((2 * die) % 8, (-2 * die) % 8)
         rings |= set(turned)
@@ -417,10 +479,10 @@ def test_deliberate_eclipse_closes_every_hatch_and_discards_the_hand():
     """Deliberate Eclipse: closes all the hatches of the Temple and discards the rest of the
     hand."""
     W = scene()
-    W[BOARD][centre(W) + 1:, B_OPEN] = 1
+    W[BOARD][centre(W) + 1 :, B_OPEN] = 1
     give(W, 0, cards_of(W, effect=SWORD)[:3])
     play(W, 0, ECLIPSE)
-    assert (W[BOARD][centre(W) + 1:, B_OPEN] == 0).all() and W[PLAYERS][0, P_HAND_N] == 0
+    assert (W[BOARD][centre(W) + 1 :, B_OPEN] == 0).all() and W[PLAYERS][0, P_HAND_N] == 0
 
 
 def test_the_sword_has_no_effect_when_played_but_absolute_power_in_combat():

@@ -1,18 +1,19 @@
 """The Karmaggän `search` player (simulator/games/karmaggan/search.py): it sees only what its seat
 can know, scores its side's win, falls back to its rollout policy without a budget, keeps its
-rollout policy's pick unless a rival beats it clearly, is deterministic, and the replay shows the values it weighed.  Budgets are tiny: these test the
+rollout policy's pick unless a rival beats it clearly, is deterministic, and the replay shows the
+values it weighed.  Budgets are tiny: these test the
 mechanism, not the strength."""
 
 import numpy as np
 import pytest
 
 from simulator.core.game import get_game
-from simulator.games.karmaggan import engine, movement, search
-from simulator.games.karmaggan import game as K
-from simulator.games.karmaggan import state as S
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.rules import RulesError
+from simulator.games.karmaggan import engine, movement, search
+from simulator.games.karmaggan import game as K
+from simulator.games.karmaggan import state as S
 
 GAME = get_game("karmaggan")
 TINY = ("policies.search.rollouts=6", "policies.search.top_k=3", "policies.search.horizon=1")
@@ -34,16 +35,21 @@ def first_search_decision(sets=TINY, edit=None, seed=3):
         edit(W)
     R, values, picks, pool = search.search_buffers(W)
     cap = W[S.CFG][S.CFG_ROUND_CAP]
-    status = engine.play_from(W, np.int64(0), np.int64(0), cap, search.searched_seats(W),
-                              engine.NOT_RESUMED)
+    status = engine.play_from(
+        W, np.int64(0), np.int64(0), cap, search.searched_seats(W), engine.NOT_RESUMED
+    )
     assert status == engine.PAUSED and W[S.GAME][S.G_SEAT] == 0
     assert movement.start_turn(W, 0)
     n = movement.list_step_options(W, 0)
     assert n > 1
     choice = search.weigh(W, 0, n, R, values, picks, pool)
     m = int((values[search.COUNTS] > 0).sum())
-    return (choice, values[search.SUMS][:m].tolist(), values[search.COUNTS][:m].tolist(),
-            W[S.RNG].copy())
+    return (
+        choice,
+        values[search.SUMS][:m].tolist(),
+        values[search.COUNTS][:m].tolist(),
+        W[S.RNG].copy(),
+    )
 
 
 def hidden_cards_reordered(W):
@@ -80,6 +86,7 @@ def test_unseen_information_does_not_change_the_search():
 def test_the_seats_own_cards_do_change_the_search():
     """Control: seat 0 sees its own Object cards, so trading them for a hidden hand changes
     what it weighs."""
+
     def swap_hands(W):
         hands = W[S.HANDS]
         hands[[0, 1]] = hands[[1, 0]]
@@ -124,8 +131,11 @@ def test_a_teammates_win_counts_in_team_mode_only(mode, teammate_counts):
     rules = GAME.rules(sets=(f'game.mode="{mode}"',))
     W = K.world(GAME.prepare(rules, 4), 5, ids(rules, SEATS))
     players, game = W[S.PLAYERS], W[S.GAME]
-    mate = next(s for s in range(1, 4) if players[s, S.P_TEAM] == players[0, S.P_TEAM]) \
-        if mode == "team" else 2
+    mate = (
+        next(s for s in range(1, 4) if players[s, S.P_TEAM] == players[0, S.P_TEAM])
+        if mode == "team"
+        else 2
+    )
     game[S.G_WINNER], game[S.G_WIN_TEAM] = mate, players[mate, S.P_TEAM]
     sides = np.zeros(4)
     assert (search.seat_value(W, 0, sides) >= 0.9) == teammate_counts
@@ -134,6 +144,7 @@ def test_a_teammates_win_counts_in_team_mode_only(mode, teammate_counts):
 
 
 # ---------------------------------------------------------------- whole games
+
 
 def play(sets, seats, n=4, seed=4, mode="team"):
     rules = GAME.rules(sets=sets + (f'game.mode="{mode}"',))
@@ -148,7 +159,7 @@ def assert_same_tables(a: dict, b: dict, skip=()) -> None:
             if column in skip:
                 continue
             mine = a[table][column]
-            if isinstance(values, tuple):   # (codes, labels)
+            if isinstance(values, tuple):  # (codes, labels)
                 assert mine[1] == values[1], (table, column)
                 mine, values = mine[0], values[0]
             assert np.array_equal(mine, values), (table, column)
@@ -168,8 +179,12 @@ def test_without_a_budget_search_plays_exactly_its_rollout_policy(budget):
 def test_one_round_of_rollouts_never_overrides_the_rollout_policy():
     """Two candidates and two rollouts make one paired round, too few to tell a rival clearly
     better: the search seat plays its rollout policy's game, though it weighs its steps."""
-    sets = ("policies.search.rollouts=2", "policies.search.top_k=2", "policies.search.horizon=1",
-            'policies.search.rollout_policy="rusher_tuned"')
+    sets = (
+        "policies.search.rollouts=2",
+        "policies.search.top_k=2",
+        "policies.search.horizon=1",
+        'policies.search.rollout_policy="rusher_tuned"',
+    )
     searched = play(sets, ["search", "hunter", "rusher_tuned", "supporter"])
     scripted = play(sets, ["rusher_tuned", "hunter", "rusher_tuned", "supporter"])
     assert (searched["games"]["search_decisions"] > 0).all()
@@ -185,23 +200,31 @@ def test_search_decisions_are_counted_and_the_game_is_reproducible():
 
 
 def test_replay_shows_the_values_the_search_weighed():
-    rules = GAME.rules(sets=("policies.search.rollouts=2", "policies.search.top_k=2",
-                             "policies.search.horizon=1"))
+    rules = GAME.rules(
+        sets=("policies.search.rollouts=2", "policies.search.top_k=2", "policies.search.horizon=1")
+    )
     lines = GAME.replay(GAME.prepare(rules, 4), 5, ids(rules, SEATS), rules)
     weighs = [i for i, line in enumerate(lines) if "search weighs" in line]
-    assert weighs and "mean value" in lines[weighs[0] + 1] and "over 1 rollouts" in lines[weighs[0] + 1]
+    assert (
+        weighs
+        and "mean value" in lines[weighs[0] + 1]
+        and "over 1 rollouts" in lines[weighs[0] + 1]
+    )
     assert any(line.endswith("step options over 2 rollouts:") for line in lines)
 
 
-@pytest.mark.parametrize("key, value", [
-    ("policies.search.rollouts", "-1"),
-    ("policies.search.rollouts", "100001"),
-    ("policies.search.top_k", "0"),
-    ("policies.search.top_k", str(S.MAX_OPTIONS + 1)),       # candidates fit the options block
-    ("policies.search.horizon", "-1"),
-    ("policies.search.horizon", str(K.MAX_ROUNDS + 1)),
-    ("policies.search.rollout_policy", '"search"'),          # a rollout cannot search in turn
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("policies.search.rollouts", "-1"),
+        ("policies.search.rollouts", "100001"),
+        ("policies.search.top_k", "0"),
+        ("policies.search.top_k", str(S.MAX_OPTIONS + 1)),  # candidates fit the options block
+        ("policies.search.horizon", "-1"),
+        ("policies.search.horizon", str(K.MAX_ROUNDS + 1)),
+        ("policies.search.rollout_policy", '"search"'),  # a rollout cannot search in turn
+    ],
+)
 def test_search_knobs_beyond_what_the_driver_can_play_are_refused(key, value):
     with pytest.raises(RulesError, match=f"rules key '{key}'"):
         GAME.rules(sets=(f"{key}={value}",))
@@ -210,4 +233,5 @@ def test_search_knobs_beyond_what_the_driver_can_play_are_refused(key, value):
 def test_bench_shows_a_rate_below_ten_with_decimals():
     """A search game takes about a second: `balsim bench` must not print it as 0 or 1 a second."""
     from simulator.run.bench import per_second
+
     assert per_second(4, 14.57) == "0.27" and per_second(12_345, 2.0) == "6,172"

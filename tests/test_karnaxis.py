@@ -9,15 +9,15 @@ import sys
 
 import numpy as np
 import pytest
-
 from karnaxis_world import GAME, POLICY
-from simulator.games.karnaxis import game as K
-from simulator.games.karnaxis import state as S
+
 from simulator.core.rng import game_seeds
 from simulator.core.rules import RulesError
-
+from simulator.games.karnaxis import game as K
+from simulator.games.karnaxis import state as S
 
 # --------------------------------------------------------------------- whole games
+
 
 @pytest.fixture(scope="module")
 def played():
@@ -28,8 +28,9 @@ def played():
     ids = [p.id for p in GAME.policies if p.name != "search"]
     for n, games in ((4, 4000), (1, 300), (2, 300), (3, 300), (5, 300), (6, 300)):
         params = GAME.prepare(rules, n)
-        seat = np.array([[ids[(g + s) % len(ids)] for s in range(n)] for g in range(games)],
-                        dtype=np.int8)
+        seat = np.array(
+            [[ids[(g + s) % len(ids)] for s in range(n)] for g in range(games)], dtype=np.int8
+        )
         out[n] = (GAME.play(params, game_seeds(11, np.arange(games)), seat), seat)
     return out
 
@@ -44,9 +45,12 @@ def test_money_is_accounted_for(played):
         pl = tables["players"]
         total = start + sum(pl[c] for c in ins) - sum(pl[c] for c in outs)
         assert np.array_equal(total, pl["final_cash_usd"]), n
-        assert np.array_equal(pl["received_from_players_usd"].sum(axis=1),
-                              pl["paid_to_players_usd"].sum(axis=1))
-        assert (pl["interest_received_usd"].sum(axis=1) <= pl["interest_paid_usd"].sum(axis=1)).all()
+        assert np.array_equal(
+            pl["received_from_players_usd"].sum(axis=1), pl["paid_to_players_usd"].sum(axis=1)
+        )
+        assert (
+            pl["interest_received_usd"].sum(axis=1) <= pl["interest_paid_usd"].sum(axis=1)
+        ).all()
         assert np.array_equal(pl["score"], pl["final_cash_usd"].astype(float))
 
 
@@ -64,11 +68,11 @@ def test_income_ceiling_and_saved_cards_hold_in_every_game(played):
     """Know Your Player Board: no business income marker passes the last circle; a Karnaxis
     card left unused at the end is one that was bought."""
     ceiling = GAME.default_rules()["business"]["income_max_usd"]
-    for n, (tables, _) in played.items():
+    for _n, (tables, _) in played.items():
         pl = tables["players"]
         assert pl["business_income_level_usd"].max() <= ceiling
         assert (pl["karnaxis_cards_unused"] <= pl["karnaxis_cards_bought"]).all()
-    assert played[4][0]["players"]["business_income_level_usd"].max() == ceiling   # it binds
+    assert played[4][0]["players"]["business_income_level_usd"].max() == ceiling  # it binds
 
 
 def test_policies_borrow_and_some_hit_the_cap(played):
@@ -89,8 +93,10 @@ def test_policies_borrow_and_some_hit_the_cap(played):
 def test_strategies_are_recognisable(played):
     tables, seat = played[4]
     pl = tables["players"]
+
     def mean(col, name):
         return pl[col][seat == POLICY[name]].mean()
+
     assert mean("college_years", "scholar") > 3 > mean("college_years", "speculator")
     assert mean("businesses", "tycoon") > mean("businesses", "scholar")
     assert mean("shares_bought_usd", "speculator") > mean("shares_bought_usd", "cautious")
@@ -105,12 +111,14 @@ def test_years_timeline_matches_players(played):
     assert np.array_equal(tax, pl["taxes_paid_usd"])
     smart = years["smart_tax"].reshape(n, 12, 4).sum(axis=1)
     assert np.array_equal(smart, pl["smart_tax_years"])
-    assert np.array_equal(years["delinquent_notices"].reshape(n, 12, 4)[:, -1], pl["delinquent_notices"])
+    assert np.array_equal(
+        years["delinquent_notices"].reshape(n, 12, 4)[:, -1], pl["delinquent_notices"]
+    )
     assert set(np.unique(years["tax_bracket"])) <= set(range(8))
 
 
 def test_characters_are_unique_in_a_game(played):
-    for n, (tables, _) in played.items():
+    for _n, (tables, _) in played.items():
         codes, labels = tables["players"]["character"]
         assert len(labels) == 18
         s = np.sort(codes, axis=1)
@@ -122,13 +130,17 @@ def test_dealt_characters_are_recorded_in_deal_order(small_datasets):
     (dealt_character_1..3, strings) and the one kept (character), which is one of them; no
     card is dealt twice in a game."""
     import polars as pl
+
     players = pl.read_parquet(small_datasets["karnaxis"] / "players")
     dealt = ["dealt_character_1", "dealt_character_2", "dealt_character_3"]
     assert all(players.schema[c] == pl.String for c in dealt)
     kept = players.select(pl.any_horizontal(pl.col(c) == pl.col("character") for c in dealt))
     assert kept.to_series().all()
-    per_game = players.unpivot(index="game_id", on=dealt).group_by("game_id").agg(
-        pl.col("value").n_unique().alias("distinct"), pl.len().alias("cards"))
+    per_game = (
+        players.unpivot(index="game_id", on=dealt)
+        .group_by("game_id")
+        .agg(pl.col("value").n_unique().alias("distinct"), pl.len().alias("cards"))
+    )
     assert (per_game["distinct"] == per_game["cards"]).all()
     assert players["dealt_character_1"].n_unique() > 6
 
@@ -144,16 +156,21 @@ def test_karnaxis_fulfilment_is_recorded(played):
 
 def test_jit_and_pure_python_agree():
     """The kernel under NUMBA_DISABLE_JIT=1 plays the same games, bit for bit."""
-    code = ("import numpy as np; from simulator.core.game import get_game; "
-            "from simulator.core.rng import game_seeds; G = get_game('karnaxis'); "
-            "p = G.prepare(G.default_rules(), 3); "
-            "t = G.play(p, game_seeds(5, np.arange(4)), np.array([[0, 1, 2], [2, 3, 4], [4, 0, 1], [3, 3, 3]], np.int8)); "
-            "print(t['players']['final_cash_usd'].tolist(), int(t['years']['tax_paid_usd'].sum()))")
+    code = (
+        "import numpy as np; from simulator.core.game import get_game; "
+        "from simulator.core.rng import game_seeds; G = get_game('karnaxis'); "
+        "p = G.prepare(G.default_rules(), 3); "
+        "t = G.play(p, game_seeds(5, np.arange(4)), "
+        "np.array([[0, 1, 2], [2, 3, 4], [4, 0, 1], [3, 3, 3]], np.int8)); "
+        "print(t['players']['final_cash_usd'].tolist(), int(t['years']['tax_paid_usd'].sum()))"
+    )
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    pure = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          check=True).stdout
-    jit = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    pure = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    jit = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert pure == jit and pure.strip()
 
 
@@ -169,10 +186,20 @@ def test_replay_reads_as_a_play_by_play():
 
 # --------------------------------------------------------------------- rules checks
 
-@pytest.mark.parametrize("key,value", [
-    ("loans.cap_usd", -5000), ("loans.cap_usd", 12345), ("loans.due_years", [4, 8, 13]),
-    ("taxes.standard_usd", [5000, 15000]), ("stock.top_value", 4), ("setup.years", 0),
-    ("loans.due_pct", [50, 150, 100]), ("taxes.bracket_max_usd", [50, 25, 100, 150, 200, 250, 300])])
+
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("loans.cap_usd", -5000),
+        ("loans.cap_usd", 12345),
+        ("loans.due_years", [4, 8, 13]),
+        ("taxes.standard_usd", [5000, 15000]),
+        ("stock.top_value", 4),
+        ("setup.years", 0),
+        ("loans.due_pct", [50, 150, 100]),
+        ("taxes.bracket_max_usd", [50, 25, 100, 150, 200, 250, 300]),
+    ],
+)
 def test_check_rejects_impossible_values(key, value):
     with pytest.raises(RulesError, match=key.replace(".", r"\.")):
         GAME.rules(sets=(f"{key}={value!r}".replace("'", '"'),))
@@ -186,4 +213,4 @@ def test_variant_keys_change_the_game():
     t = GAME.play(params, game_seeds(3, np.arange(300)), seat)
     assert t["players"]["peak_loans_outstanding_usd"].max() <= 50_000
     paid = t["years"]["tax_paid_usd"][~t["years"]["smart_tax"]]
-    assert paid.max() <= 10_000 and paid.mean() < 1_000     # only the Tax Hike event is left
+    assert paid.max() <= 10_000 and paid.mean() < 1_000  # only the Tax Hike event is left

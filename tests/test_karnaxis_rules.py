@@ -7,10 +7,9 @@ the choice is passed in, or every legal outcome is checked.  They run in seconds
 compiling (``make mutants`` runs them under NUMBA_DISABLE_JIT=1 against each rule mutation).
 """
 
-import numpy as np
 import pytest
-
 from karnaxis_world import World
+
 from simulator.games.karnaxis import state as S
 
 ATTRS = slice(S.ATTR, S.ATTR + S.N_ATTR)
@@ -27,23 +26,26 @@ def set_event(w, year, name):
 
 def no_abilities(w):
     """Seats play characters whose abilities touch no event, stock or action rule."""
-    for seat, name in enumerate(("Ines", "Wes", "Whitney", "Julie", "Marcus", "Maya")[:len(w.players)]):
+    for seat, name in enumerate(
+        ("Ines", "Wes", "Whitney", "Julie", "Marcus", "Maya")[: len(w.players)]
+    ):
         w.make(seat, name)
 
 
 # --------------------------------------------------------------------- Game Setup
+
 
 def test_setup_deals_three_characters_each_keeps_one_with_its_attributes():
     """Game Setup: each player gets $10,000 and is dealt 3 character cards, keeps 1 (marking
     its 4 attribute numbers) and removes the other 2 from play: no card is dealt twice."""
     w = World(n_players=6)
     kept = w.players[:, S.CHARACTER]
-    dealt = w.players[:, S.DEALT:S.DEALT + 3]
+    dealt = w.players[:, S.DEALT : S.DEALT + 3]
     assert (w.players[:, S.CASH] == 10_000).all()
     assert len(set(dealt.ravel().tolist())) == 18
     for p in range(6):
         assert kept[p] in dealt[p]
-        assert (w.players[p, ATTRS] == w.chars[kept[p], S.C_ATTR:S.C_ATTR + S.N_ATTR]).all()
+        assert (w.players[p, ATTRS] == w.chars[kept[p], S.C_ATTR : S.C_ATTR + S.N_ATTR]).all()
 
 
 def test_setup_board_black_business_at_5_and_supplies():
@@ -52,7 +54,7 @@ def test_setup_board_black_business_at_5_and_supplies():
     fund starts empty (ASSUMED)."""
     w = World()
     assert w.stocks[w.black, S.VALUE] == 5 and w.stocks[w.black, S.ACTIVE] == 1
-    assert (w.stocks[:w.black, S.ACTIVE] == 0).all()
+    assert (w.stocks[: w.black, S.ACTIVE] == 0).all()
     assert w.board[S.SHARE_POOL] == 59 and w.board[S.RETIRE_POOL] == 23
     assert w.board[S.FRANCHISES_LEFT] == 9 and w.board[S.FUND] == 0
 
@@ -68,6 +70,7 @@ def test_player_count_symbols_remove_cards():
 
 
 # --------------------------------------------------------------------- 1. Update New Year
+
 
 def test_new_year_adds_10000_to_the_unemployment_fund():
     """Update New Year, step 3: once a year $10,000 is added to the unemployment fund."""
@@ -100,7 +103,7 @@ def test_buying_insurance_makes_the_player_immune_now_and_next_year():
     no_abilities(w)
     w.board[S.YEAR] = 2
     w.players[:, S.PROTECTED] = 0
-    w.board[S.EVENT_SALARY] = -5_000                  # this year's Pay Cut
+    w.board[S.EVENT_SALARY] = -5_000  # this year's Pay Cut
     w.hire(0, "Cashier")
     w.hire(1, "Waiter")
     w.players[:2, S.WORKED] = 1
@@ -108,13 +111,13 @@ def test_buying_insurance_makes_the_player_immune_now_and_next_year():
     assert w.cash(0) == 5_000
     for p in (0, 1):
         w.call("pay_income", p)
-    assert w.players[0, S.YEAR_SALARY] == 15_000          # insured: no cut
+    assert w.players[0, S.YEAR_SALARY] == 15_000  # insured: no cut
     assert w.players[1, S.YEAR_SALARY] == 17_000 - 5_000
     set_event(w, 3, "House Fire")
     w.players[:, S.CASH] = 20_000
     w.call("update_new_year", 3)
     assert w.cash(0) == 20_000 and w.cash(1) == 10_000
-    assert w.players[0, S.INSURED] == 0                   # the token went back
+    assert w.players[0, S.INSURED] == 0  # the token went back
 
 
 def test_insurance_spares_losses_but_not_gains_nor_stocks():
@@ -136,14 +139,17 @@ def test_insurance_spares_losses_but_not_gains_nor_stocks():
     assert w.shares[0, w.black] == 2 and w.stocks[w.black, S.VALUE] == 1
 
 
-@pytest.mark.parametrize("event,check", [
-    ("Tax Hike", lambda w: w.call("tax_due", 0, 0, False) == 5_000 + 10_000),
-    ("Scholarship Year", lambda w: w.call("tuition", 0, False) == 0),
-    ("Government Jobs Program", lambda w: w.board[S.FUND] == 20_000),
-    ("Layoffs", lambda w: w.players[0, S.JOB] == S.NONE),
-    ("Supply Shortage", lambda w: w.players[0, S.GROWTH] == 1_000),
-    ("Recession", lambda w: w.board[S.EVENT_INCOME] == -5_000),
-])
+@pytest.mark.parametrize(
+    "event,check",
+    [
+        ("Tax Hike", lambda w: w.call("tax_due", 0, 0, False) == 5_000 + 10_000),
+        ("Scholarship Year", lambda w: w.call("tuition", 0, False) == 0),
+        ("Government Jobs Program", lambda w: w.board[S.FUND] == 20_000),
+        ("Layoffs", lambda w: w.players[0, S.JOB] == S.NONE),
+        ("Supply Shortage", lambda w: w.players[0, S.GROWTH] == 1_000),
+        ("Recession", lambda w: w.board[S.EVENT_INCOME] == -5_000),
+    ],
+)
 def test_event_cards_apply_to_that_year(event, check):
     """Update New Year, step 2: the year's event card applies (ASSUMED cards: rules.toml)."""
     w = World()
@@ -171,7 +177,7 @@ def test_update_stocks_owner_rolls_and_the_starting_player_rolls_for_black():
 def test_stock_die_has_the_printed_faces():
     """Update stocks: the stock die reads -2, -1, -1, +1, +1, +2."""
     w = World()
-    assert sorted(w.tables[S.T_DIE, :w.tables[S.T_LEN, S.T_DIE]].tolist()) == [-2, -1, -1, 1, 1, 2]
+    assert sorted(w.tables[S.T_DIE, : w.tables[S.T_LEN, S.T_DIE]].tolist()) == [-2, -1, -1, 1, 1, 2]
     rolls = [w.call("roll_stock_die") for _ in range(600)]
     assert set(rolls) == {-2, -1, 1, 2}
 
@@ -221,7 +227,7 @@ def test_josh_rerolls_and_keeps_the_second_roll():
         w.call("update_stocks")
         moves = [e for e in w.events_of(S.EV_STOCK) if e[3] == w.black]
         assert len(moves) == 1
-        for _, _, seat, stock, first, second, _ in w.events_of(S.EV_REROLL):
+        for _, _, seat, stock, _first, second, _ in w.events_of(S.EV_REROLL):
             rerolls += 1
             assert seat == josh and stock == w.black and moves[0][4] == second
         kept += not w.events_of(S.EV_REROLL)
@@ -230,6 +236,7 @@ def test_josh_rerolls_and_keeps_the_second_roll():
 
 
 # --------------------------------------------------------------------- 2. Take Action!
+
 
 def test_each_player_places_two_action_squares_three_with_an_extra_action_job():
     """Take Action!: each player performs two actions; Jobs 'n Stuff: a Rocket Scientist or
@@ -274,7 +281,7 @@ def test_collect_unemployment_once_a_year_and_take_the_starting_cube():
     w.call("do_action", 2, S.ACT_UNEMPLOYMENT, 0, False)
     assert w.cash(2) == 40_000 and w.board[S.FUND] == 0 and w.board[S.NEXT_STARTER] == 2
     assert not any(a == S.ACT_UNEMPLOYMENT for a, _ in w.offered(3))
-    for seed in range(6):                     # whoever collects starts next year
+    for seed in range(6):  # whoever collects starts next year
         w = World(seed=seed)
         no_abilities(w)
         w.board[S.FUND] = 30_000
@@ -289,7 +296,7 @@ def test_job_search_needs_the_prerequisites_and_counts_as_work():
     Work for that year, so the salary is paid at the year end."""
     w = World()
     no_abilities(w)
-    nurse = w.index("jobs", "Nurse")              # 2 college years, aptitude 4, charisma 4
+    nurse = w.index("jobs", "Nurse")  # 2 college years, aptitude 4, charisma 4
     w.players[0, ATTRS] = [4, 4, 0, 0]
     w.players[0, S.COLLEGE] = 1
     assert (S.ACT_JOB_SEARCH, nurse) not in w.offered(0)
@@ -300,7 +307,7 @@ def test_job_search_needs_the_prerequisites_and_counts_as_work():
     w.players[0, S.ATTR + 1] = 4
     w.call("do_action", 0, S.ACT_JOB_SEARCH, nurse, True)
     assert w.owners[S.OWN_JOB, nurse] == 0
-    assert (S.ACT_JOB_SEARCH, nurse) not in w.offered(1)       # the card left the board
+    assert (S.ACT_JOB_SEARCH, nurse) not in w.offered(1)  # the card left the board
     w.call("pay_income", 0)
     assert w.players[0, S.YEAR_SALARY] == 36_000
 
@@ -424,7 +431,7 @@ def test_stock_trades_at_the_stock_value_orange_player_example():
 def test_hire_accountant_gives_the_smart_table_this_year():
     """Hire Accountant ($10,000 a year): the smart tax bracket is used for that year's taxes.
 
-        income $60,000: standard $30,000, smart $10,000
+    income $60,000: standard $30,000, smart $10,000
     """
     w = World()
     no_abilities(w)
@@ -441,28 +448,35 @@ def test_hire_accountant_gives_the_smart_table_this_year():
 
 # --------------------------------------------------------------------- Karnaxis cards
 
+
 def card_of(w, effect, value=None):
     """Index of the first Karnaxis card with ``effect`` (and ``value``)."""
     cards = w.rules["karnaxis_cards"]
-    return next(i for i, (e, v) in enumerate(zip(cards["effect"], cards["value"]))
-                if e == effect and (value is None or v == value))
+    return next(
+        i
+        for i, (e, v) in enumerate(zip(cards["effect"], cards["value"]))
+        if e == effect and (value is None or v == value)
+    )
 
 
-@pytest.mark.parametrize("effect,check", [
-    ("cash", lambda w, p, v: w.cash(p) == 10_000 + v),
-    ("growth", lambda w, p, v: w.players[p, S.GROWTH] == v),
-    ("retirement", lambda w, p, v: w.players[p, S.RETIRE_TOKENS] == v),
-    ("black_shares", lambda w, p, v: w.shares[p, w.black] == v),
-    ("tax_free", lambda w, p, v: w.call("tax_due", p, 300_000, False) == 0),
-    ("forgive", lambda w, p, v: w.players[p, S.LOANS] == 100_000 - v),
-    ("attributes", lambda w, p, v: attribute_total(w, p) == 12 + v),
-    ("college", lambda w, p, v: w.players[p, S.COLLEGE] == 1 and attribute_total(w, p) == 14),
-    ("dice_cash", lambda w, p, v: (w.cash(p) - 10_000) in [k * v for k in range(1, 7)]),
-])
+@pytest.mark.parametrize(
+    "effect,check",
+    [
+        ("cash", lambda w, p, v: w.cash(p) == 10_000 + v),
+        ("growth", lambda w, p, v: w.players[p, S.GROWTH] == v),
+        ("retirement", lambda w, p, v: w.players[p, S.RETIRE_TOKENS] == v),
+        ("black_shares", lambda w, p, v: w.shares[p, w.black] == v),
+        ("tax_free", lambda w, p, v: w.call("tax_due", p, 300_000, False) == 0),
+        ("forgive", lambda w, p, v: w.players[p, S.LOANS] == 100_000 - v),
+        ("attributes", lambda w, p, v: attribute_total(w, p) == 12 + v),
+        ("college", lambda w, p, v: w.players[p, S.COLLEGE] == 1 and attribute_total(w, p) == 14),
+        ("dice_cash", lambda w, p, v: (w.cash(p) - 10_000) in [k * v for k in range(1, 7)]),
+    ],
+)
 def test_karnaxis_card_effects(effect, check):
     """Buy Karnaxis Card: each card's effect when used (ASSUMED deck: rules.toml)."""
     w = World()
-    w.make(0, "Ines")                                # attributes 4+2+4+2 = 12
+    w.make(0, "Ines")  # attributes 4+2+4+2 = 12
     w.players[0, S.LOANS] = 100_000
     card = card_of(w, effect)
     w.call("use_card", 0, card)
@@ -509,7 +523,7 @@ def test_a_saved_karnaxis_card_is_used_later_when_its_holder_chooses():
             outcomes.add("kept")
     assert outcomes == {"used", "kept"}
     used_in_turns = 0
-    for seed in range(12):                             # offered at the start of a turn
+    for seed in range(12):  # offered at the start of a turn
         w = World(seed=seed)
         no_abilities(w)
         card = card_of(w, "cash", 50_000)

@@ -4,15 +4,17 @@ test_karnaxis_rules.py, whose docstring says how these tests are built)."""
 
 import numpy as np
 import pytest
-
 from karnaxis_world import World, rules_with
+
 from simulator.games.karnaxis import game as K
 from simulator.games.karnaxis import state as S
 
 
 def no_abilities(w):
     """Seats play characters whose abilities touch no money rule tested here."""
-    for seat, name in enumerate(("Ines", "Julie", "Whitney", "Priya", "Amelia", "Nadia")[:len(w.players)]):
+    for seat, name in enumerate(
+        ("Ines", "Julie", "Whitney", "Priya", "Amelia", "Nadia")[: len(w.players)]
+    ):
         w.make(seat, name)
 
 
@@ -25,9 +27,16 @@ def end_game(w):
 
 # --------------------------------------------------------------------- businesses
 
-@pytest.mark.parametrize("business,level,cost", [
-    ("Shoe Shop", 1, 20_000), ("Bakery", 2, 60_000), ("Tech Startup", 3, 120_000),
-    ("Advertising Firm", 4, 170_000)])
+
+@pytest.mark.parametrize(
+    "business,level,cost",
+    [
+        ("Shoe Shop", 1, 20_000),
+        ("Bakery", 2, 60_000),
+        ("Tech Startup", 3, 120_000),
+        ("Advertising Firm", 4, 170_000),
+    ],
+)
 def test_start_business_cost_growth_shares_and_stock(business, level, cost):
     """Start Business: cost by level ($20k/$60k/$120k/$170k); +1 business card, +its business
     growth, +5 shares; the first business puts the player's stock at 5."""
@@ -51,7 +60,7 @@ def test_second_business_leaves_the_stock_and_one_business_a_year():
     w.own(0, "Food Truck")
     assert w.stocks[0, S.VALUE] == 8 and w.shares[0, 0] == 10
     w.players[0, S.CASH] = 100_000
-    w.players[0, S.ATTR:S.ATTR + 4] = [10, 10, 10, 10]
+    w.players[0, S.ATTR : S.ATTR + 4] = [10, 10, 10, 10]
     w.players[0, S.BUSINESS_YEAR] = w.board[S.YEAR]
     assert not any(a == S.ACT_BUSINESS for a, _ in w.offered(0))
     w.board[S.YEAR] += 1
@@ -63,8 +72,8 @@ def test_business_needs_the_prerequisites():
     w = World()
     no_abilities(w)
     w.players[0, S.CASH] = 200_000
-    startup = w.index("businesses", "Tech Startup")        # needs aptitude 6, creativity 4
-    w.players[0, S.ATTR:S.ATTR + 4] = [5, 0, 4, 0]
+    startup = w.index("businesses", "Tech Startup")  # needs aptitude 6, creativity 4
+    w.players[0, S.ATTR : S.ATTR + 4] = [5, 0, 4, 0]
     assert (S.ACT_BUSINESS, startup) not in w.offered(0)
     w.players[0, S.ATTR] = 6
     assert (S.ACT_BUSINESS, startup) in w.offered(0)
@@ -83,10 +92,10 @@ def test_franchise_costs_by_the_merged_mother_level_paid_to_its_owner():
     w.own(1, "Tech Startup")
     w.own(1, "Shoe Shop")
     assert w.players[1, S.BUSINESS_LEVEL] == 3
-    w.players[0, S.ATTR:S.ATTR + 4] = [10, 10, 10, 10]
+    w.players[0, S.ATTR : S.ATTR + 4] = [10, 10, 10, 10]
     w.players[0, S.CASH] = 100_000
     franchises = [a for a in w.offered(0) if a[0] == S.ACT_FRANCHISE]
-    assert franchises == [(S.ACT_FRANCHISE, 1)]                 # one mother business per seat
+    assert franchises == [(S.ACT_FRANCHISE, 1)]  # one mother business per seat
     before = w.cash(1)
     w.call("start_franchise", 0, 1)
     assert w.cash(0) == 25_000 and w.cash(1) - before == 75_000
@@ -100,7 +109,7 @@ def test_franchise_needs_the_mother_prerequisites_one_a_year_not_own_business():
     (ASSUMED for a merged business: those of any one of its cards)."""
     w = World()
     no_abilities(w)
-    w.own(1, "Car Wash")                                     # needs fitness 3
+    w.own(1, "Car Wash")  # needs fitness 3
     w.own(0, "Shoe Shop")
     w.players[0, S.CASH] = 100_000
     w.players[0, S.ATTR + 3] = 2
@@ -134,7 +143,7 @@ def test_accounting_firm_free_smart_tax_and_the_fees():
     w = World()
     no_abilities(w)
     w.own(1, "Accounting Firm")
-    w.players[2, S.ATTR:S.ATTR + 4] = [10, 10, 10, 10]
+    w.players[2, S.ATTR : S.ATTR + 4] = [10, 10, 10, 10]
     w.players[2, S.CASH] = 200_000
     w.call("start_franchise", 2, 1)
     for p in (1, 2, 3):
@@ -183,6 +192,7 @@ def test_advertising_firm_discount_and_the_advertising_money():
 
 # --------------------------------------------------------------------- 3. Year End Review
 
+
 def test_business_income_worked_example():
     """Year End Review, step 1: the shoe shop example: growth $2k -> receive $2,000; advertise
     to $4k growth -> receive $6,000; no new growth -> still +$4k -> receive $10,000."""
@@ -220,17 +230,30 @@ def test_salary_for_jobs_worked_and_just_started():
     w.hire(0, "Cashier")
     w.players[0, S.WORKED] = 1
     w.call("take_job", 0, w.index("jobs", "Waiter"))
-    w.hire(1, "Nurse")                                     # not gone to work this year
+    w.hire(1, "Nurse")  # not gone to work this year
     w.call("pay_income", 0)
     w.call("pay_income", 1)
     assert w.players[0, S.YEAR_SALARY] == 15_000 + 17_000 and w.players[1, S.YEAR_SALARY] == 0
 
 
-@pytest.mark.parametrize("income,standard,smart", [
-    (0, 5000, 0), (25_000, 5000, 0), (26_000, 15000, 5000), (50_000, 15000, 5000),
-    (51_000, 30000, 10000), (100_000, 30000, 10000), (101_000, 60000, 30000),
-    (150_000, 60000, 30000), (151_000, 90000, 50000), (201_000, 120000, 70000),
-    (251_000, 150000, 90000), (300_000, 150000, 90000), (301_000, 180000, 110000)])
+@pytest.mark.parametrize(
+    "income,standard,smart",
+    [
+        (0, 5000, 0),
+        (25_000, 5000, 0),
+        (26_000, 15000, 5000),
+        (50_000, 15000, 5000),
+        (51_000, 30000, 10000),
+        (100_000, 30000, 10000),
+        (101_000, 60000, 30000),
+        (150_000, 60000, 30000),
+        (151_000, 90000, 50000),
+        (201_000, 120000, 70000),
+        (251_000, 150000, 90000),
+        (300_000, 150000, 90000),
+        (301_000, 180000, 110000),
+    ],
+)
 def test_tax_brackets(income, standard, smart):
     """Tax Brackets (player board): standard and smart (accountant) tax by income."""
     w = World()
@@ -257,10 +280,11 @@ def test_tax_collector_discount_is_5000_per_player():
         w.make(0, "Ines")
         w.hire(0, "Tax Collector")
         assert w.call("tax_due", 0, 120_000, False) == 60_000 - 5_000 * n
-        assert w.call("tax_due", 0, 10_000, False) == 0          # never below zero
+        assert w.call("tax_due", 0, 10_000, False) == 0  # never below zero
 
 
 # --------------------------------------------------------------------- Loan Odds 'n Ends
+
 
 def test_below_the_cap_a_loan_in_5000_notes_pays_the_expense():
     """Loan Odds 'n Ends: a loan at any time, here for a tax bill (ASSUMED $5,000 notes)."""
@@ -293,7 +317,7 @@ def test_expense_over_100000_takes_two_notices():
     w.call("pay_required", 0, 150_000, S.L_TAXES, S.NONE)
     assert w.players[0, S.NOTICES] == 2
     w.call("pay_required", 0, 100_000, S.L_TAXES, S.NONE)
-    assert w.players[0, S.NOTICES] == 3          # exactly $100,000 is not "more than"
+    assert w.players[0, S.NOTICES] == 3  # exactly $100,000 is not "more than"
 
 
 def test_no_loan_past_the_cap():
@@ -333,14 +357,14 @@ def test_short_loan_payment_below_the_cap(notices_below_cap):
     no_abilities(w)
     w.players[0, S.LOANS] = 40_000
     w.players[0, S.CASH] = 11_000
-    w.call("repay_loans", 0, 50, False)               # $20,000 + $2,000 interest due
+    w.call("repay_loans", 0, 50, False)  # $20,000 + $2,000 interest due
     if notices_below_cap:
         assert w.players[0, S.NOTICES] == 1 and w.cash(0) == 11_000
         assert w.players[0, S.LOANS] == 20_000
     else:
         assert w.players[0, S.NOTICES] == 0 and w.cash(0) == 0
         assert w.players[0, S.LOANS] == 30_000 and w.players[0, S.L_INTEREST] == 1_000
-    w.players[1, S.LOANS] = 200_000                   # at the cap: notices either way
+    w.players[1, S.LOANS] = 200_000  # at the cap: notices either way
     w.players[1, S.CASH] = 11_000
     w.call("repay_loans", 1, 50, False)
     assert w.players[1, S.NOTICES] == 2 and w.players[1, S.LOANS] == 100_000
@@ -384,6 +408,7 @@ def test_loan_schedule_through_every_year_end():
 
 # --------------------------------------------------------------------- Game End
 
+
 def test_game_end_retirement_notices_loans_and_shares():
     """Game End: turn in retirement tokens for cash (ASSUMED payout table), subtract $100,000
     per notice and the outstanding loans plus interest; shares left do not count."""
@@ -416,12 +441,15 @@ def test_most_cash_wins_ties_share_the_win():
 def test_rank_titles():
     """Game End: the rank chart."""
     w = World()
-    assert [w.call("rank_title", c) for c in (499_999, 500_000, 1_000_000, 1_499_999, 1_500_000,
-                                              2_000_000)] == [0, 1, 2, 2, 3, 4]
+    assert [
+        w.call("rank_title", c)
+        for c in (499_999, 500_000, 1_000_000, 1_499_999, 1_500_000, 2_000_000)
+    ] == [0, 1, 2, 2, 3, 4]
     assert S.RANK_TITLES[1:] == ("Amateur", "Novice", "Expert", "Elite")
 
 
 # --------------------------------------------------------------------- characters and jobs
+
 
 def test_karnaxis_fulfilled_pays_100000_immediately():
     """Fulfilling Your Karnaxis: as a player achieves it, $100,000 from the bank at once:
@@ -444,7 +472,7 @@ def test_wes_gets_1000_extra_growth_per_business_and_franchise():
     w.own(0, "Shoe Shop")
     assert w.players[0, S.GROWTH] == 3_000
     w.own(1, "Food Truck")
-    w.players[0, S.ATTR:S.ATTR + 4] = [10, 10, 10, 10]
+    w.players[0, S.ATTR : S.ATTR + 4] = [10, 10, 10, 10]
     w.players[0, S.CASH] = 20_000
     w.call("start_franchise", 0, 1)
     assert w.players[0, S.GROWTH] == 3_000 + w.tables[S.T_FRANCHISE_GROWTH, 0] + 1_000
@@ -479,7 +507,7 @@ def test_whitney_needs_two_different_jobs_not_at_once():
     w.call("lose_job", whitney, cashier)
     w.call("take_job", whitney, cashier)
     w.call("check_all_karnaxis")
-    assert w.players[whitney, S.KARNAXIS_DONE] == 0                # the same job again
+    assert w.players[whitney, S.KARNAXIS_DONE] == 0  # the same job again
     w.call("lose_job", whitney, cashier)
     w.call("take_job", whitney, waiter)
     w.call("check_all_karnaxis")
@@ -512,7 +540,7 @@ def test_professor_and_consultant_fees():
     w.hire(1, "Professor")
     w.hire(2, "Consultant")
     w.players[0, S.CASH] = 100_000
-    before1, before2 = w.cash(1), w.cash(2)
+    _before1, before2 = w.cash(1), w.cash(2)
     w.call("do_action", 0, S.ACT_COLLEGE, 0, False)
     w.call("do_action", 0, S.ACT_KARNAXIS, 0, False)
     w.players[1, S.CASH] = 100_000

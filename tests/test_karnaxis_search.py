@@ -5,24 +5,24 @@ shows the values it weighed.  Budgets are tiny: these test the mechanism, not th
 import numpy as np
 import polars as pl
 import pytest
-
 from karnaxis_world import GAME, POLICY, plain_python, rules_with
+
+from simulator.core.rng import N_STREAMS, game_seeds
+from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.karnaxis import decide, engine, search
 from simulator.games.karnaxis import state as S
-from simulator.core.rng import N_STREAMS
-from simulator.core.rng import SEARCH as SEARCH_STREAM
-from simulator.core.rng import game_seeds
 from simulator.run.runner import Plan, Variant, execute
 
 SEARCH = POLICY["search"]
 TYCOON = POLICY["tycoon"]
-RULES = plain_python((decide, engine, search))      # plain Python: no compiling per test
+RULES = plain_python((decide, engine, search))  # plain Python: no compiling per test
 
 
 def tiny(**sets):
     """Default rules with a tiny search budget (to the end of year 1 from Game Setup)."""
-    budget = dict(policies__search__rollouts=6, policies__search__top_k=3,
-                  policies__search__horizon=1)
+    budget = dict(
+        policies__search__rollouts=6, policies__search__top_k=3, policies__search__horizon=1
+    )
     return rules_with(**{**budget, **sets})
 
 
@@ -34,8 +34,9 @@ def first_search_decision(rules, edit=None, seed=3):
     r, knobs = params[0], params[1]
     state = np.zeros(r[S.CFG_STATE_SIZE], np.int64)
     rng = np.zeros(N_STREAMS, np.uint64)
-    RULES["new_game"](state, r, knobs, rng, np.uint64(seed),
-                      np.array([SEARCH, TYCOON, TYCOON, TYCOON], np.int8))
+    RULES["new_game"](
+        state, r, knobs, rng, np.uint64(seed), np.array([SEARCH, TYCOON, TYCOON, TYCOON], np.int8)
+    )
     if edit:
         edit(state, r)
     size = r[S.CFG_STATE_SIZE]
@@ -43,13 +44,13 @@ def first_search_decision(rules, edit=None, seed=3):
     values = np.zeros((3, S.MAX_OPTIONS))
     trace = np.zeros((200, S.TRACE_WIDTH), np.int64)
     RULES["search_step"](state, r, knobs, rng, trace, work, work_rng, values)
-    rows = trace[:state[S.TRACE_N]]
+    rows = trace[: state[S.TRACE_N]]
     weighed = rows[np.isin(rows[:, 0], (S.EV_SEARCH, S.EV_SEARCH_OPTION))]
     return state[S.row(0) + S.CHARACTER], weighed.tolist(), rng[SEARCH_STREAM]
 
 
 def reverse(state, at, n):
-    state[at:at + n] = state[at:at + n][::-1].copy()
+    state[at : at + n] = state[at : at + n][::-1].copy()
 
 
 def test_unseen_card_orders_do_not_change_the_search():
@@ -61,7 +62,7 @@ def test_unseen_card_orders_do_not_change_the_search():
     def hide_differently(state, r):
         dealt = r[S.CFG_DEALT]
         chars = S.owners(r, S.DECK_CHARS)
-        reverse(state, chars + dealt, r[S.CFG_N_CHARS] - dealt)   # everything not dealt to seat 0
+        reverse(state, chars + dealt, r[S.CFG_N_CHARS] - dealt)  # everything not dealt to seat 0
         reverse(state, S.owners(r, S.DECK_EVENTS), r[S.CFG_N_EVENTS])
         reverse(state, S.owners(r, S.DECK_CARDS), r[S.CFG_N_KCARDS])
 
@@ -78,9 +79,9 @@ def test_the_seats_own_cards_do_change_the_search():
     def deal_other_cards(state, r):
         dealt = r[S.CFG_DEALT]
         chars = S.owners(r, S.DECK_CHARS)
-        mine = state[chars:chars + dealt].copy()
-        state[chars:chars + dealt] = state[chars + dealt:chars + 2 * dealt]
-        state[chars + dealt:chars + 2 * dealt] = mine
+        mine = state[chars : chars + dealt].copy()
+        state[chars : chars + dealt] = state[chars + dealt : chars + 2 * dealt]
+        state[chars + dealt : chars + 2 * dealt] = mine
 
     plain = first_search_decision(rules)
     swapped = first_search_decision(rules, deal_other_cards)
@@ -96,6 +97,7 @@ def test_the_search_draws_only_from_its_own_stream():
 
 # ---------------------------------------------------------------- whole games (compiled)
 
+
 def same(a, b):
     """Equal columns; a category column is (codes, labels)."""
     if isinstance(a, tuple):
@@ -105,13 +107,14 @@ def same(a, b):
 
 def play(rules, seats, n=6, seed=4):
     params = GAME.prepare(rules, len(seats))
-    policy = {p.name: p.id for p in GAME.policy_set(rules)}   # with the rules' knob sets
+    policy = {p.name: p.id for p in GAME.policy_set(rules)}  # with the rules' knob sets
     ids = np.tile(np.array([policy[s] for s in seats], np.int8), (n, 1))
     return GAME.play(params, game_seeds(seed, np.arange(n)), ids)
 
 
-@pytest.mark.parametrize("budget", [dict(policies__search__rollouts=0),
-                                    dict(policies__search__top_k=1)])
+@pytest.mark.parametrize(
+    "budget", [dict(policies__search__rollouts=0), dict(policies__search__top_k=1)]
+)
 def test_without_a_budget_search_plays_exactly_its_rollout_policy(budget):
     """A search seat with no rollouts or a single candidate plays as its rollout policy does."""
     rules = tiny(**budget)
@@ -150,11 +153,22 @@ def test_a_dataset_with_search_seats_is_the_same_on_one_or_two_jobs(tmp_path):
     seats = ["search", "tycoon", "scholar", "cautious"]
     frames = []
     for jobs in (1, 2):
-        plan = Plan(game="karnaxis", n_games=4, n_players=4, seats=seats, seed=9, chunk_size=2,
-                    variants=[Variant("base", rules)])
+        plan = Plan(
+            game="karnaxis",
+            n_games=4,
+            n_players=4,
+            seats=seats,
+            seed=9,
+            chunk_size=2,
+            variants=[Variant("base", rules)],
+        )
         execute(plan, tmp_path / str(jobs), jobs=jobs, progress=False)
-        frames.append({t: pl.read_parquet(tmp_path / str(jobs) / t).sort(keys)
-                       for t, keys in (("games", ["game_id"]), ("players", ["game_id", "seat"]))})
+        frames.append(
+            {
+                t: pl.read_parquet(tmp_path / str(jobs) / t).sort(keys)
+                for t, keys in (("games", ["game_id"]), ("players", ["game_id", "seat"]))
+            }
+        )
     assert frames[0]["games"]["search_decisions"].min() > 0
     for table in ("games", "players"):
         assert frames[0][table].equals(frames[1][table])

@@ -48,18 +48,21 @@ def test_kernels_compile_at_O2_unless_the_environment_sets_a_level(opt, tmp_path
     import os
     import subprocess
     import sys
+
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_OPT", "BALSIM_NUMBA_CACHE_DIR")}
     env["NUMBA_CACHE_DIR"] = str(tmp_path)
     if opt:
         env["NUMBA_OPT"] = opt
-    script = ("import numba, simulator, os; "
-              "print(int(numba.config.OPT), os.environ['NUMBA_CACHE_DIR'])")
-    level, folder = subprocess.run([sys.executable, "-c", script], env=env, check=True,
-                                   capture_output=True, text=True).stdout.split()
-    assert level == (opt or "2") and folder.endswith(f"-O{level}")   # kernels of one level only
+    script = (
+        "import numba, simulator, os; print(int(numba.config.OPT), os.environ['NUMBA_CACHE_DIR'])"
+    )
+    level, folder = subprocess.run(
+        [sys.executable, "-c", script], env=env, check=True, capture_output=True, text=True
+    ).stdout.split()
+    assert level == (opt or "2") and folder.endswith(f"-O{level}")  # kernels of one level only
 
 
-kernel_only = once_per_type(_nrt=False, **NO_WRAPPERS)   # ``rule``, uncached
+kernel_only = once_per_type(_nrt=False, **NO_WRAPPERS)  # ``rule``, uncached
 
 
 @kernel_only
@@ -79,7 +82,7 @@ def test_a_kernel_only_function_runs_in_its_caller_and_from_python():
     assert sum_scaled(np.arange(4), 3) == 18
     (compiled,) = scaled.overloads.values()
     assert isinstance(compiled.library, KernelOnlyLibrary)
-    assert scaled(np.int64(6), np.int64(7)) == 42   # its twin, with Python's wrappers
+    assert scaled(np.int64(6), np.int64(7)) == 42  # its twin, with Python's wrappers
     assert list(scaled.overloads) == [(types.int64, types.int64)]
 
 
@@ -112,15 +115,26 @@ def test_a_cached_kernel_only_function_links_into_a_new_caller(tmp_path):
     import os
     import subprocess
     import sys
+
     (tmp_path / "cached_kernels.py").write_text(CACHED_KERNELS)
     env = {k: v for k, v in os.environ.items() if k != "BALSIM_NUMBA_CACHE_DIR"}
-    env.update(NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=os.pathsep.join(
-        [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    script = ("import numpy as np, cached_kernels as m; v = np.arange(5); "
-              "print(m.sum_scaled(v, 3), m.max_scaled(v, 3), m.scaled.stats.cache_hits.total())")
-    first = subprocess.run([sys.executable, "-c", script.replace("m.max_scaled(v, 3)", "0")],
-                           env=env, capture_output=True, text=True, check=True).stdout.split()
-    second = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                            text=True, check=True).stdout.split()
+    env.update(
+        NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+        PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    )
+    script = (
+        "import numpy as np, cached_kernels as m; v = np.arange(5); "
+        "print(m.sum_scaled(v, 3), m.max_scaled(v, 3), m.scaled.stats.cache_hits.total())"
+    )
+    first = subprocess.run(
+        [sys.executable, "-c", script.replace("m.max_scaled(v, 3)", "0")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    second = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert first == ["30", "0", "0"]
     assert second == ["30", "12", "1"]

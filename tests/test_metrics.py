@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from simulator.core.stats import Z95, wilson
 from simulator.core.errors import UserError
+from simulator.core.stats import Z95, wilson
 from simulator.experiments.metrics import Outcomes, balance_metrics, metric_help_text, parse_metric
 
 POLICIES = ("random", "a", "b")
@@ -16,18 +16,28 @@ def outcomes(won, policy=None, side=None, length=None, end=None) -> Outcomes:
     """Outcomes of hand-written games: ``won`` [games][seats] of 0/1."""
     won = np.asarray(won, dtype=bool)
     n, p = won.shape
-    groups = {"seat": (np.broadcast_to(np.arange(p), (n, p)), tuple(str(s) for s in range(p))),
-              "policy": (np.asarray(policy if policy is not None else np.ones((n, p)), np.int16),
-                         POLICIES)}
-    if side is not None:   # 0: on the starting team (seat 0's), 1: the other
+    groups = {
+        "seat": (np.broadcast_to(np.arange(p), (n, p)), tuple(str(s) for s in range(p))),
+        "policy": (
+            np.asarray(policy if policy is not None else np.ones((n, p)), np.int16),
+            POLICIES,
+        ),
+    }
+    if side is not None:  # 0: on the starting team (seat 0's), 1: the other
         groups["side"] = (np.asarray(side), ("starting", "other"))
-    return Outcomes(won, won.astype(float), np.asarray(length if length is not None else np.ones(n), float),
-                    np.asarray(end if end is not None else np.zeros(n), np.int16),
-                    ("final", "round_cap"), groups)
+    return Outcomes(
+        won,
+        won.astype(float),
+        np.asarray(length if length is not None else np.ones(n), float),
+        np.asarray(end if end is not None else np.zeros(n), np.int16),
+        ("final", "round_cap"),
+        groups,
+    )
 
 
 def test_the_95_percent_quantile_is_scipys():
     from scipy.stats import norm
+
     assert Z95 == float(norm.ppf(0.975))
 
 
@@ -70,7 +80,7 @@ def test_first_player_edge_and_starting_team_edge():
 
 def test_outscore_is_the_share_of_other_seats_beaten_with_ties_half():
     o = outcomes([[0, 0, 0]])
-    o.score[:] = [[5.0, 5.0, 1.0]]   # seat 0 beats seat 2 and ties seat 1
+    o.score[:] = [[5.0, 5.0, 1.0]]  # seat 0 beats seat 2 and ties seat 1
     assert o.metric("outscore:seat=0").estimate(o).value == pytest.approx(0.75)
     assert o.metric("outscore:seat=2").estimate(o).value == pytest.approx(0.0)
 
@@ -105,13 +115,16 @@ def test_pairing_removes_the_shared_noise():
     assert d.se < 0.5 * ea.se
 
 
-@pytest.mark.parametrize("name, message", [
-    ("win_rate:seat=7", "no seat '7' in these games"),
-    ("win_rate:colour=red", "unknown group 'colour'"),
-    ("starting_team_edge", "this game records no side"),
-    ("speed", "unknown metric 'speed'"),
-    ("win_rate:seat", "unknown metric 'win_rate:seat'"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("win_rate:seat=7", "no seat '7' in these games"),
+        ("win_rate:colour=red", "unknown group 'colour'"),
+        ("starting_team_edge", "this game records no side"),
+        ("speed", "unknown metric 'speed'"),
+        ("win_rate:seat", "unknown metric 'win_rate:seat'"),
+    ],
+)
 def test_unknown_metrics_are_user_errors_naming_the_problem(name, message):
     o = outcomes([[1, 0]])
     with pytest.raises(UserError, match=message):
@@ -126,15 +139,30 @@ def test_round_cap_rate_needs_a_round_cap():
 def test_balance_metrics_cover_every_group_present():
     o = outcomes([[1, 0, 0], [0, 1, 0]], policy=[[1, 2, 1], [2, 1, 1]])
     names = [m.name for m in balance_metrics(o.present, o.end_reasons)]
-    assert names == ["win_rate:seat=0", "win_rate:seat=1", "win_rate:seat=2",
-                     "win_rate:policy=a", "win_rate:policy=b", "first_player_edge",
-                     "max_seat_share", "max_policy_share", "length", "round_cap_rate",
-                     "neighbour_excess:policy=a", "neighbour_excess:policy=b"]
+    assert names == [
+        "win_rate:seat=0",
+        "win_rate:seat=1",
+        "win_rate:seat=2",
+        "win_rate:policy=a",
+        "win_rate:policy=b",
+        "first_player_edge",
+        "max_seat_share",
+        "max_policy_share",
+        "length",
+        "round_cap_rate",
+        "neighbour_excess:policy=a",
+        "neighbour_excess:policy=b",
+    ]
     extras = ("top_president", "cap_binding", "delinquent", "leader_won", "has_leader")
-    more = [m.name for m in balance_metrics(o.present, o.end_reasons, extras)][len(names):]
-    assert more == ["loan_cap_binding:policy=a", "loan_cap_binding:policy=b",
-                    "delinquency_rate:policy=a", "delinquency_rate:policy=b",
-                    "presidency_edge", "runaway_rate"]
+    more = [m.name for m in balance_metrics(o.present, o.end_reasons, extras)][len(names) :]
+    assert more == [
+        "loan_cap_binding:policy=a",
+        "loan_cap_binding:policy=b",
+        "delinquency_rate:policy=a",
+        "delinquency_rate:policy=b",
+        "presidency_edge",
+        "runaway_rate",
+    ]
 
 
 def test_neighbour_excess_is_the_win_rate_after_a_policy_minus_the_own_policies_rate():
@@ -156,9 +184,19 @@ def test_a_metric_of_values_the_games_do_not_record_is_a_user_error():
 
 def test_every_metric_family_is_documented_in_the_help():
     text = metric_help_text()
-    for family in ("win_rate:GROUP=VALUE", "outscore:GROUP=VALUE", "max_GROUP_share", "first_player_edge",
-                   "starting_team_edge",
-                   "length", "round_cap_rate", "score:GROUP=VALUE", "neighbour_excess:policy=NAME",
-                   "presidency_edge", "loan_cap_binding:policy=NAME", "delinquency_rate:policy=NAME",
-                   "runaway_rate"):
+    for family in (
+        "win_rate:GROUP=VALUE",
+        "outscore:GROUP=VALUE",
+        "max_GROUP_share",
+        "first_player_edge",
+        "starting_team_edge",
+        "length",
+        "round_cap_rate",
+        "score:GROUP=VALUE",
+        "neighbour_excess:policy=NAME",
+        "presidency_edge",
+        "loan_cap_binding:policy=NAME",
+        "delinquency_rate:policy=NAME",
+        "runaway_rate",
+    ):
         assert family in text

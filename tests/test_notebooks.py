@@ -15,12 +15,19 @@ from nbclient import NotebookClient
 from simulator.core.game import GAME_NAMES
 
 FOLDER = Path(__file__).resolve().parent.parent / "notebooks"
-NOTEBOOKS = {"ekonos_scoring.ipynb": "ekonos", "karnaxis_tax_brackets.ipynb": "karnaxis",
-             "karnaxis_loan_rules.ipynb": "karnaxis", "karmaggan_blood_coins.ipynb": "karmaggan"}
-SMALL = "1500"   # games per variant when the tests execute a notebook
+NOTEBOOKS = {
+    "ekonos_scoring.ipynb": "ekonos",
+    "karnaxis_tax_brackets.ipynb": "karnaxis",
+    "karnaxis_loan_rules.ipynb": "karnaxis",
+    "karmaggan_blood_coins.ipynb": "karmaggan",
+}
+SMALL = "1500"  # games per variant when the tests execute a notebook
 # the notebook showing each game's attribution table (odds ratios, rates within policy)
-ATTRIBUTION = {"ekonos_scoring.ipynb": "ekonos", "karmaggan_blood_coins.ipynb": "karmaggan",
-               "karnaxis_tax_brackets.ipynb": "karnaxis"}
+ATTRIBUTION = {
+    "ekonos_scoring.ipynb": "ekonos",
+    "karmaggan_blood_coins.ipynb": "karmaggan",
+    "karnaxis_tax_brackets.ipynb": "karnaxis",
+}
 
 
 def test_the_four_notebooks_are_valid_and_use_the_library():
@@ -34,18 +41,20 @@ def test_the_four_notebooks_are_valid_and_use_the_library():
         assert "BALSIM_NB_GAMES" in code and "execute(plan" in code
         # no analysis by hand: no group-bys or aggregations written in the notebook
         assert ".group_by(" not in code and ".agg(" not in code
-        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
             f"{name} is stored without outputs"
+        )
     assert set(NOTEBOOKS.values()) == set(GAME_NAMES) == set(ATTRIBUTION.values())
 
 
 @pytest.mark.parametrize("name", sorted(NOTEBOOKS))
 def test_notebook_executes(name, tmp_path, monkeypatch):
     monkeypatch.setenv("BALSIM_NB_GAMES", SMALL)
-    monkeypatch.setenv("TMPDIR", str(tmp_path))   # the notebook's dataset lands in tmp_path
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the notebook's dataset lands in tmp_path
     nb = nbformat.read(FOLDER / name, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     played = [o for o in outputs if "{'games': " in str(o.get("data", {}).get("text/plain", ""))]

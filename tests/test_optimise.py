@@ -6,9 +6,11 @@ from simulator.experiments.optimise import Dimension, cma_search, population_siz
 
 
 def test_cma_search_finds_the_minimum_of_a_bowl_with_an_integer_and_an_on_off_dimension():
-    space = [Dimension("x", -5.0, 5.0, start=4.0),
-             Dimension("k", 0, 20, start=0, integer=True),
-             Dimension("on", 0, 1, start=0, integer=True)]
+    space = [
+        Dimension("x", -5.0, 5.0, start=4.0),
+        Dimension("k", 0, 20, start=0, integer=True),
+        Dimension("on", 0, 1, start=0, integer=True),
+    ]
     seen = []
 
     def evaluate(candidates):
@@ -28,7 +30,7 @@ def test_candidates_stay_inside_their_ranges():
 
     def evaluate(candidates):
         inside.extend(2.0 <= c["x"] <= 3.0 and 1 <= c["n"] <= 4 for c in candidates)
-        return [-c["x"] - c["n"] for c in candidates]   # pushes against the upper bounds
+        return [-c["x"] - c["n"] for c in candidates]  # pushes against the upper bounds
 
     cma_search(space, evaluate, generations=10, seed=1)
     assert inside and all(inside)

@@ -38,16 +38,24 @@ def near(default) -> st.SearchStrategy:
     if isinstance(default, bool):
         values = st.booleans()
     elif isinstance(default, int):
-        values = st.one_of(st.sampled_from([default - 1, default + 1, 2 * default, default // 2]),
-                           st.sampled_from(EDGES + [-default]))
+        values = st.one_of(
+            st.sampled_from([default - 1, default + 1, 2 * default, default // 2]),
+            st.sampled_from(EDGES + [-default]),
+        )
     elif isinstance(default, float):
-        values = st.one_of(st.floats(allow_nan=True, allow_infinity=True),
-                           st.sampled_from([0.0, -default, 2 * default]))
+        values = st.one_of(
+            st.floats(allow_nan=True, allow_infinity=True),
+            st.sampled_from([0.0, -default, 2 * default]),
+        )
     elif isinstance(default, str):
         values = st.text(max_size=6)
     elif isinstance(default, list) and default and not isinstance(default[0], dict):
-        values = st.one_of(st.just([]), st.lists(st.sampled_from(default), max_size=len(default) + 2),
-                           st.just(default[:-1]), st.just(default + default[-1:]))
+        values = st.one_of(
+            st.just([]),
+            st.lists(st.sampled_from(default), max_size=len(default) + 2),
+            st.just(default[:-1]),
+            st.just(default + default[-1:]),
+        )
     else:
         values = st.just(default)
     typed = values.map(toml_value)
@@ -84,8 +92,9 @@ def run_arguments(draw) -> list[str]:
     return args
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(args=run_arguments())
 def test_run_never_prints_a_traceback(small_datasets, args):
     folder = Path(tempfile.mkdtemp())

@@ -15,14 +15,14 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from test_analysis import real_ekonos, write_dataset
 
 from simulator.report import THRESHOLDS, Flag, merge_flags, write_report
 from simulator.report.flags import FieldCheck, Sensitivity, flag_item, flags_html
 from simulator.report.page import cell, p_text
 from simulator.studies.study import STRONG, STUDY, study_plans
-from test_analysis import real_ekonos, write_dataset
 
-N = 4_000   # synthetic games per dataset
+N = 4_000  # synthetic games per dataset
 RNG_SEED = 5  # any fixed seed; the planted effects are far larger than the noise
 
 
@@ -32,19 +32,35 @@ def winners_with_first_seat_share(rng, n_games: int, n_players: int, share: floa
     return np.where(first, 0, other)
 
 
-def contract_tables(rng, n_games: int, n_players: int, winners: np.ndarray, policies: list[str],
-                    length, end_reason) -> tuple[pl.DataFrame, pl.DataFrame]:
+def contract_tables(
+    rng, n_games: int, n_players: int, winners: np.ndarray, policies: list[str], length, end_reason
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     game_id = np.arange(n_games)
     seat = np.tile(np.arange(n_players), n_games)
     won = seat == np.repeat(winners, n_players)
     score = rng.normal(100, 10, n_games * n_players) + 30 * won
     rotation = (seat + np.repeat(game_id, n_players)) % len(policies)
-    games = pl.DataFrame({"game_id": game_id, "variant": "base", "n_players": n_players,
-                          "winner_seat": winners, "length": length, "end_reason": end_reason})
-    players = pl.DataFrame({"game_id": np.repeat(game_id, n_players), "variant": "base",
-                            "seat": seat.astype(np.int8),
-                            "policy": np.array(policies)[rotation], "score": score,
-                            "rank": np.where(won, 1, 2).astype(np.int8), "won": won})
+    games = pl.DataFrame(
+        {
+            "game_id": game_id,
+            "variant": "base",
+            "n_players": n_players,
+            "winner_seat": winners,
+            "length": length,
+            "end_reason": end_reason,
+        }
+    )
+    players = pl.DataFrame(
+        {
+            "game_id": np.repeat(game_id, n_players),
+            "variant": "base",
+            "seat": seat.astype(np.int8),
+            "policy": np.array(policies)[rotation],
+            "score": score,
+            "rank": np.where(won, 1, 2).astype(np.int8),
+            "won": won,
+        }
+    )
     return games, players
 
 
@@ -57,8 +73,9 @@ def planted(tmp_path_factory) -> dict[str, Path]:
     # Ekonos-like: the first player wins 50% of 4-player games (fair: 25%).
     winners = winners_with_first_seat_share(rng, N, 4, 0.5)
     games, players = contract_tables(rng, N, 4, winners, ["a", "b", "c", "d"], 3, "final_turn")
-    out["first"] = write_dataset(base / "first-player", "ekonos", 4,
-                                 {"games": games, "players": players})
+    out["first"] = write_dataset(
+        base / "first-player", "ekonos", 4, {"games": games, "players": players}
+    )
 
     # Karnaxis: the $200,000 cap binds for 70% of players; 12 years; a years timeline.
     winners = rng.integers(0, 4, N)
@@ -67,54 +84,92 @@ def planted(tmp_path_factory) -> dict[str, Path]:
     peak = np.where(rng.random(rows) < 0.7, 200_000, rng.integers(0, 150_000, rows))
     players = players.with_columns(
         pl.Series("character", np.array(["Zack", "Julie", "Wes"])[rng.integers(0, 3, rows)]),
-        pl.Series("peak_loans_usd", peak), pl.Series("loans_taken_usd", peak + 10_000),
-        pl.Series("interest_paid_usd", peak // 10), pl.Series("taxes_paid_usd", rng.integers(0, 500_000, rows)),
+        pl.Series("peak_loans_usd", peak),
+        pl.Series("loans_taken_usd", peak + 10_000),
+        pl.Series("interest_paid_usd", peak // 10),
+        pl.Series("taxes_paid_usd", rng.integers(0, 500_000, rows)),
         pl.Series("delinquent_notices", rng.integers(0, 2, rows)),
-        (pl.col("score") * 10_000).alias("score"))
-    years = pl.DataFrame({"game_id": np.repeat(np.arange(N), 12 * 4), "variant": "base",
-                          "year": np.tile(np.repeat(np.arange(1, 13), 4), N),
-                          "seat": np.tile(np.arange(4), N * 12).astype(np.int8)})
+        (pl.col("score") * 10_000).alias("score"),
+    )
+    years = pl.DataFrame(
+        {
+            "game_id": np.repeat(np.arange(N), 12 * 4),
+            "variant": "base",
+            "year": np.tile(np.repeat(np.arange(1, 13), 4), N),
+            "seat": np.tile(np.arange(4), N * 12).astype(np.int8),
+        }
+    )
     bracket = rng.integers(0, 8, years.height)
-    years = years.with_columns(pl.Series("tax_bracket", bracket),
-                               pl.Series("smart_tax", rng.random(years.height) < 0.3),
-                               pl.Series("income_usd", (bracket + 1) * 30_000),
-                               pl.Series("cash_usd", rng.normal(200_000, 50_000, years.height)
-                                         * np.tile(np.repeat(np.arange(1, 13), 4), N) / 6),
-                               pl.Series("loans_outstanding_usd", rng.integers(0, 200_001, years.height)),
-                               pl.Series("delinquent_notices", np.zeros(years.height, np.int8)))
-    years = years.with_columns(pl.when(pl.col("smart_tax")).then(10_000).otherwise(30_000)
-                               .alias("tax_paid_usd"))
-    out["karnaxis"] = write_dataset(base / "karnaxis", "karnaxis", 4,
-                                    {"games": games, "players": players, "years": years},
-                                    length_unit="years")
+    years = years.with_columns(
+        pl.Series("tax_bracket", bracket),
+        pl.Series("smart_tax", rng.random(years.height) < 0.3),
+        pl.Series("income_usd", (bracket + 1) * 30_000),
+        pl.Series(
+            "cash_usd",
+            rng.normal(200_000, 50_000, years.height)
+            * np.tile(np.repeat(np.arange(1, 13), 4), N)
+            / 6,
+        ),
+        pl.Series("loans_outstanding_usd", rng.integers(0, 200_001, years.height)),
+        pl.Series("delinquent_notices", np.zeros(years.height, np.int8)),
+    )
+    years = years.with_columns(
+        pl.when(pl.col("smart_tax")).then(10_000).otherwise(30_000).alias("tax_paid_usd")
+    )
+    out["karnaxis"] = write_dataset(
+        base / "karnaxis",
+        "karnaxis",
+        4,
+        {"games": games, "players": players, "years": years},
+        length_unit="years",
+    )
 
     # Karmaggän: 8% of games hit the round cap; the starting team (seat 0's, whose label is
     # drawn each game) wins 65% of games; 3 or 4 starting coins.
-    winning_side = np.where(rng.random(N) < 0.65, 0, 1)   # 0: the starting team
+    winning_side = np.where(rng.random(N) < 0.65, 0, 1)  # 0: the starting team
     winners = winning_side  # seat 0 is on the starting team, seat 1 on the other
     capped = rng.random(N) < 0.08
-    games, players = contract_tables(rng, N, 4, winners, ["rusher", "hunter", "supporter"],
-                                     rng.integers(10, 60, N), np.where(capped, "round_cap", "egg_escaped"))
+    games, players = contract_tables(
+        rng,
+        N,
+        4,
+        winners,
+        ["rusher", "hunter", "supporter"],
+        rng.integers(10, 60, N),
+        np.where(capped, "round_cap", "egg_escaped"),
+    )
     side = np.tile(np.array([0, 1, 0, 1]), N)
     team = side ^ np.repeat(rng.integers(0, 2, N), 4)
     won = side == np.repeat(winning_side, 4)
     start = np.repeat(np.where(np.arange(N) % 2 == 0, 3, 4), 4)
     players = players.with_columns(
-        pl.Series("team", team), pl.Series("side", np.array(["starting", "other"])[side]),
-        pl.Series("won", won), pl.Series("score", won.astype(float)),
-        pl.Series("start_blood_coins", start), pl.Series("final_blood_coins", rng.integers(0, 8, N * 4)),
-        pl.Series("died", rng.random(N * 4) < 0.3), pl.Series("death_round", rng.integers(1, 40, N * 4)),
-        *[pl.Series(f"blood_lost_{s}", rng.integers(0, 4, N * 4))
-          for s in ("arrows", "acid", "fire", "piston", "rollers", "combat")],
+        pl.Series("team", team),
+        pl.Series("side", np.array(["starting", "other"])[side]),
+        pl.Series("won", won),
+        pl.Series("score", won.astype(float)),
+        pl.Series("start_blood_coins", start),
+        pl.Series("final_blood_coins", rng.integers(0, 8, N * 4)),
+        pl.Series("died", rng.random(N * 4) < 0.3),
+        pl.Series("death_round", rng.integers(1, 40, N * 4)),
+        *[
+            pl.Series(f"blood_lost_{s}", rng.integers(0, 4, N * 4))
+            for s in ("arrows", "acid", "fire", "piston", "rollers", "combat")
+        ],
         pl.Series("turns_as_spawn", rng.integers(0, 5, N * 4)),
-        pl.Series("turns_holding_egg", rng.integers(0, 5, N * 4)))
-    out["karmaggan"] = write_dataset(base / "karmaggan", "karmaggan", 4,
-                                     {"games": games, "players": players}, length_unit="rounds")
+        pl.Series("turns_holding_egg", rng.integers(0, 5, N * 4)),
+    )
+    out["karmaggan"] = write_dataset(
+        base / "karmaggan",
+        "karmaggan",
+        4,
+        {"games": games, "players": players},
+        length_unit="rounds",
+    )
     return out
 
 
 def flags_text(page: str) -> str:
-    block = page[page.index("<div class='flags'>"):page.index("<h2>Datasets</h2>")]
+    block = page[page.index("<div class='flags'>") : page.index("<h2>Datasets</h2>")]
     return re.sub(r"<[^>]+>", " ", block)
 
 
@@ -122,9 +177,14 @@ def assert_self_contained(page: str) -> None:
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     sources = re.findall(r"(?:src|href)='([^']*)'", page)
     assert sources, "the report has charts"
-    assert all(s.startswith(("data:image/png;base64,", "#")) for s in sources), \
-        [s[:40] for s in sources if not s.startswith(("data:", "#"))]
-    assert "<link" not in page and "<script" not in page and "http" not in page.replace("http-equiv", "")
+    assert all(s.startswith(("data:image/png;base64,", "#")) for s in sources), [
+        s[:40] for s in sources if not s.startswith(("data:", "#"))
+    ]
+    assert (
+        "<link" not in page
+        and "<script" not in page
+        and "http" not in page.replace("http-equiv", "")
+    )
     # every flag's link points at a chart block of this page
     for anchor in re.findall(r"href='#([^']+)'", page):
         assert f"id='{anchor}'" in page, anchor
@@ -136,14 +196,15 @@ def test_report_flags_a_planted_first_player_advantage(planted, tmp_path):
     page = out.read_text()
     assert_self_contained(page)
     flags = flags_text(page)
-    m = re.search(r"first player wins more than a fair share: ([\d.]+)% \(95% CI ([\d.]+)%–([\d.]+)%\)",
-                  flags)
+    m = re.search(
+        r"first player wins more than a fair share: ([\d.]+)% \(95% CI ([\d.]+)%–([\d.]+)%\)", flags
+    )
     assert m, flags
     rate, lo, hi = map(float, m.groups())
     assert 48.0 < rate < 52.0 and lo < rate < hi
     assert "chi-square over seats p" in flags and "Win rate by seat" in flags
     # the numbers of the chart are in the table beside it
-    seat_block = page[page.index("id='ds0-win-seat'"):page.index("id='ds0-win-policy'")]
+    seat_block = page[page.index("id='ds0-win-seat'") : page.index("id='ds0-win-policy'")]
     assert f"{rate:.1f}%" in seat_block and "<img" in seat_block and "<table" in seat_block
 
 
@@ -152,6 +213,7 @@ def test_the_sections_of_two_jobs_are_the_ones_of_one(planted):
     may differ in the last bits: the workers' BLAS runs on one thread)."""
     from simulator.analysis import Dataset
     from simulator.report import analyse, in_processes
+
     calls = [(0, Dataset(planted["first"])), (1, Dataset(planted["karnaxis"]))]
     one, two = in_processes(analyse, calls, 1), in_processes(analyse, calls, 2)
     assert [list(res) for res, _ in one] == [list(res) for res, _ in two] and len(one[1][0]) > 10
@@ -163,12 +225,22 @@ def test_report_sections_and_flags_for_karnaxis_and_karmaggan(planted, tmp_path)
     out = write_report([planted["karnaxis"], planted["karmaggan"]], tmp_path / "r.html")
     page = out.read_text()
     assert_self_contained(page)
-    for title in ("Tax paid per bracket", "What the smart table saves", "Loans: borrowing",
-                  "Rank titles", "Cash trajectories by year and policy", "Win rate by character",
-                  "Runaway leader", "Share of player-years in each bracket",
-                  "Damage by source", "Deaths", "Game length against starting blood coins",
-                  "The starting team's edge against starting blood coins",
-                  "Win rate of the starting team (seat 0's) and the other", "How games end"):
+    for title in (
+        "Tax paid per bracket",
+        "What the smart table saves",
+        "Loans: borrowing",
+        "Rank titles",
+        "Cash trajectories by year and policy",
+        "Win rate by character",
+        "Runaway leader",
+        "Share of player-years in each bracket",
+        "Damage by source",
+        "Deaths",
+        "Game length against starting blood coins",
+        "The starting team's edge against starting blood coins",
+        "Win rate of the starting team (seat 0's) and the other",
+        "How games end",
+    ):
         assert f"<h4>{html.escape(title)}" in page, title
     flags = flags_text(page)
     cap = re.search(r"the loan cap binds for ([\d.]+)% of (\w+) players", flags)
@@ -187,7 +259,7 @@ def test_karnaxis_report_labels_brackets_and_names_assumed_loan_keys(planted, tm
     from simulator.core.game import get_game
 
     page = write_report([planted["karnaxis"]], tmp_path / "k.html").read_text()
-    brackets = page[page.index("id='ds0-brackets'"):page.index("id='ds0-tax-year'")]
+    brackets = page[page.index("id='ds0-brackets'") : page.index("id='ds0-tax-year'")]
     assert "$0–25k" in brackets and "over $300k" in brackets
     flags = flags_text(page)
     loan_keys = assumed_under(assumed_keys(get_game("karnaxis").rules_path), ["loans"])
@@ -205,25 +277,32 @@ def test_character_flags_use_the_rate_with_the_policy_held_fixed(tmp_path):
     policy = lineup[(np.arange(n)[None, :] + np.arange(n_games)[:, None]) % n]
     others = np.array(["Wes", "Julie", "Zack", "Rosa", "Nadia"])
     character = others[rng.integers(0, 5, policy.shape)]
-    character = np.where((policy == "tycoon") & (rng.random(policy.shape) < 0.9), "Nadia", character)
+    character = np.where(
+        (policy == "tycoon") & (rng.random(policy.shape) < 0.9), "Nadia", character
+    )
     weight = np.where(policy == "tycoon", 3.0, 1.0) * np.where(character == "Zack", 3.0, 1.0)
     cumulative = np.cumsum(weight / weight.sum(axis=1, keepdims=True), axis=1)
     winner = (rng.random((n_games, 1)) > cumulative).sum(axis=1)
     games, players = contract_tables(rng, n_games, n, winner, list(lineup), 12, "year_12")
-    players = players.with_columns(pl.Series("policy", policy.ravel()),
-                                   pl.Series("character", character.ravel()))
-    path = write_dataset(tmp_path / "chars", "karnaxis", n, {"games": games, "players": players},
-                         length_unit="years")
+    players = players.with_columns(
+        pl.Series("policy", policy.ravel()), pl.Series("character", character.ravel())
+    )
+    path = write_dataset(
+        tmp_path / "chars", "karnaxis", n, {"games": games, "players": players}, length_unit="years"
+    )
     page = write_report([path], tmp_path / "c.html").read_text()
     flags = flags_text(page)
-    zack = re.search(r"players who keep character Zack win [\d.]+% \(95% CI [^)]*\) against "
-                     r"([\d.]+)% for players of the same policies with another character: "
-                     r"\+([\d.]+) points", flags)
+    zack = re.search(
+        r"players who keep character Zack win [\d.]+% \(95% CI [^)]*\) against "
+        r"([\d.]+)% for players of the same policies with another character: "
+        r"\+([\d.]+) points",
+        flags,
+    )
     assert zack, flags
     # Zack triples his player's weight: about +25 points over the same policies' other players
     assert 15 < float(zack.group(2)) < 35
     assert "character Nadia" not in flags
-    table = page[page.index("id='ds0-attribution-character'"):]
+    table = page[page.index("id='ds0-attribution-character'") :]
     nadia = re.search(r"<td>Nadia</td>(.*?)</tr>", table).group(1)
     assert nadia.endswith("<td>yes</td>"), "Nadia's raw rate is marked confounded"
 
@@ -232,13 +311,20 @@ def test_report_on_real_ekonos_data(tmp_path_factory, tmp_path):
     ds = real_ekonos(tmp_path_factory.getbasetemp())
     page = write_report([ds], tmp_path / "ek.html").read_text()
     assert_self_contained(page)
-    for title in ("Score split: cash against holdings", "Company values at the end",
-                  "Presidency advantage", "Seat advantage by player count", "Final score by policy",
-                  "Margin of victory"):
+    for title in (
+        "Score split: cash against holdings",
+        "Company values at the end",
+        "Presidency advantage",
+        "Seat advantage by player count",
+        "Final score by policy",
+        "Margin of victory",
+    ):
         assert title in page, title
     assert "Balance flags" in page
     # the scripted cash hoarder never competes with holdings in Ekonos: flagged as hopeless
-    assert re.search(r"scripted policies that almost never win[^:]*: cash_hoarder 0\.0%", flags_text(page))
+    assert re.search(
+        r"scripted policies that almost never win[^:]*: cash_hoarder 0\.0%", flags_text(page)
+    )
 
 
 def test_report_compares_variants_against_the_base(tmp_path):
@@ -247,40 +333,68 @@ def test_report_compares_variants_against_the_base(tmp_path):
     from simulator.run.runner import Plan, Variant, execute
 
     game = get_game("ekonos")
-    variants = [Variant("base", game.rules(), {"start_money": 0}),
-                Variant("start_12", game.rules(sets=("setup.start_money=12",)), {"start_money": 12})]
-    plan = Plan(game="ekonos", n_games=600, n_players=4,
-                seats=["value_investor", "president_seeker", "market_builder", "cash_hoarder"],
-                seed=11, chunk_size=300, variants=variants)
+    variants = [
+        Variant("base", game.rules(), {"start_money": 0}),
+        Variant("start_12", game.rules(sets=("setup.start_money=12",)), {"start_money": 12}),
+    ]
+    plan = Plan(
+        game="ekonos",
+        n_games=600,
+        n_players=4,
+        seats=["value_investor", "president_seeker", "market_builder", "cash_hoarder"],
+        seed=11,
+        chunk_size=300,
+        variants=variants,
+    )
     execute(plan, tmp_path / "sweep", jobs=1, progress=False)
     res = summarise(Dataset(tmp_path / "sweep"))
-    assert res["win_rate_policy"]["n"].to_list() == [600] * 4          # base variant only
+    assert res["win_rate_policy"]["n"].to_list() == [600] * 4  # base variant only
     assert res["win_rate_variant"]["n"].to_list() == [2400, 2400]
     change = res["paired_change"]
     assert change["variant"].unique().to_list() == ["start_12"]
-    by_policy = change.filter(pl.col("metric") == "mean_score", pl.col("group").str.starts_with("policy="))
+    by_policy = change.filter(
+        pl.col("metric") == "mean_score", pl.col("group").str.starts_with("policy=")
+    )
     assert by_policy["n"].to_list() == [600] * 4
     # 12 more M.U. at the start: the hoarder banks them, so its score rises by about 12
     hoarder = by_policy.filter(pl.col("group") == "policy=cash_hoarder").row(0, named=True)
-    assert 9 < hoarder["mean_diff"] < 13 and hoarder["diff_lo"] < hoarder["mean_diff"] < hoarder["diff_hi"]
+    assert (
+        9 < hoarder["mean_diff"] < 13
+        and hoarder["diff_lo"] < hoarder["mean_diff"] < hoarder["diff_hi"]
+    )
     page = write_report([tmp_path / "sweep"], tmp_path / "sweep.html").read_text()
     assert_self_contained(page)
     assert "<h4>Change against the base rules" in page and "<h4>Win rate by variant" in page
 
 
 def flag(n_players, kind, subject, effect, effect_low, text="", where=""):
-    return Flag("g", n_players, kind, subject, effect, effect_low, text or f"{kind} {subject} {n_players}",
-                f"{effect:.0%}", where or f"{n_players} players", "a", "c")
+    return Flag(
+        "g",
+        n_players,
+        kind,
+        subject,
+        effect,
+        effect_low,
+        text or f"{kind} {subject} {n_players}",
+        f"{effect:.0%}",
+        where or f"{n_players} players",
+        "a",
+        "c",
+    )
 
 
 def test_flags_merge_one_per_finding_and_rank_by_the_certain_effect():
-    flags = [flag(n, "seat", "seat 0", 1.0 / n, 0.5 / n) for n in (3, 4, 5)] + \
-            [flag(4, "dominant character", "Nadia", 3.0, 0.1),    # large but uncertain
-             flag(6, "dominant character", "Nadia", 2.0, 0.4),
-             flag(4, "round_cap", "", 0.5, 0.3)]
+    flags = [flag(n, "seat", "seat 0", 1.0 / n, 0.5 / n) for n in (3, 4, 5)] + [
+        flag(4, "dominant character", "Nadia", 3.0, 0.1),  # large but uncertain
+        flag(6, "dominant character", "Nadia", 2.0, 0.4),
+        flag(4, "round_cap", "", 0.5, 0.3),
+    ]
     merged = merge_flags(flags)
     assert [(f.kind, f.subject, f.n_players) for f in merged] == [
-        ("dominant character", "Nadia", 6), ("round_cap", "", 4), ("seat", "seat 0", 3)]
+        ("dominant character", "Nadia", 6),
+        ("round_cap", "", 4),
+        ("seat", "seat 0", 3),
+    ]
     assert [g.n_players for g in merged[0].also] == [4]
     assert [g.n_players for g in merged[2].also] == [4, 5]
     item = flag_item(merged[2])
@@ -292,7 +406,7 @@ def test_at_most_five_flags_first_and_the_rest_folded():
     page = flags_html([flag(4, "dominant policy", f"p{k}", 1.0 + k, 0.5 + k) for k in range(8)])
     first, fold = page.split("<details>")
     assert first.count("<li>") == 5 and fold.count("<li>") == 3
-    assert first.index("p7") < first.index("p6")          # the strongest first
+    assert first.index("p7") < first.index("p6")  # the strongest first
     assert "3 more flag(s)" in fold
 
 
@@ -302,7 +416,9 @@ def test_flag_annotations_render_only_when_set():
     bare.strong_field = FieldCheck(True, "80.6% (95% CI 79.7%–81.5%)", "71.0% (95% CI 69.0%–73.0%)")
     bare.sensitivity = Sensitivity(("characters[Nadia].karnaxis", "business.level_cost_usd"))
     item = flag_item(bare)
-    assert "Holds with strong players: 71.0% (95% CI 69.0%–73.0%) with a strong field, 80.6%" in item
+    assert (
+        "Holds with strong players: 71.0% (95% CI 69.0%–73.0%) with a strong field, 80.6%" in item
+    )
     assert "Depends on characters[Nadia].karnaxis, business.level_cost_usd." in item
     assert "only with scripted bots" in FieldCheck(False, "a", "b").text()
     assert Sensitivity(()).text() == "robust to the assumed values"
@@ -323,7 +439,7 @@ def test_study_plans_cover_every_game_and_run_small(small_study):
         game = get_game(plan.game)
         assert plan.n_players in game.player_counts and not plan.fixed_seats
         assert len(plan.seats) == plan.n_players and "random" not in plan.seats
-        if folder.endswith("-strong"):   # a strong field plays fewer games, fewer with search
+        if folder.endswith("-strong"):  # a strong field plays fewer games, fewer with search
             size = STRONG[plan.game]["search_games" if "search" in plan.seats else "n_games"]
         else:
             size = STUDY.get(plan.game, {"n_games": plan.n_games})["n_games"]
@@ -331,9 +447,11 @@ def test_study_plans_cover_every_game_and_run_small(small_study):
     dirs = small_study["dirs"]
     assert [d.name for d in dirs] == [folder for folder, _ in plans]
     lines = small_study["output"].splitlines()
-    for folder, _ in plans:   # each dataset's line says how fast it played
-        assert any(re.match(rf"{folder}: [\d,]+ games in [\d.]+ s \([\d,]+ games/s\)", line)
-                   for line in lines), folder
+    for folder, _ in plans:  # each dataset's line says how fast it played
+        assert any(
+            re.match(rf"{folder}: [\d,]+ games in [\d.]+ s \([\d,]+ games/s\)", line)
+            for line in lines
+        ), folder
     assert all((d / "manifest.json").exists() for d in dirs)
     page = small_study["report"].read_text()
     assert page.count("<section>") >= len(dirs) and "Balance flags" in page
@@ -345,10 +463,20 @@ def test_study_plans_cover_every_game_and_run_small(small_study):
 def test_a_chart_of_large_numbers_writes_them_in_full_under_its_title():
     """Nothing but the title goes above a chart's axes (no '1e6' offset for it to dodge)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     from simulator.report.charts import box_chart
-    df = pl.DataFrame({"policy": ["a", "b"], "p5": [5.5e5, 6e5], "p25": [6.7e5, 6.3e5],
-                       "p50": [7.4e5, 7.3e5], "p75": [8.4e5, 9.3e5], "p95": [9.5e5, 1.14e6],
-                       "mean": [7.5e5, 7.8e5]})
+
+    df = pl.DataFrame(
+        {
+            "policy": ["a", "b"],
+            "p5": [5.5e5, 6e5],
+            "p25": [6.7e5, 6.3e5],
+            "p50": [7.4e5, 7.3e5],
+            "p75": [8.4e5, 9.3e5],
+            "p95": [9.5e5, 1.14e6],
+            "mean": [7.5e5, 7.8e5],
+        }
+    )
     fig = box_chart(df, "policy", "final cash (USD)", "karnaxis")
     FigureCanvasAgg(fig).draw()
     ax = fig.axes[0]
@@ -369,11 +497,13 @@ def test_a_chart_is_cropped_like_a_tight_savefig(long_label):
 
     from simulator.report.charts import stacked_bars
     from simulator.report.page import DPI, png
+
     label = "a label much wider than the room left beside the axes " * 4 if long_label else "b"
     parts = {"cash": [1.0, 2.0], "shares held at the end of the game": [3.0, 1.0]}
     tight = io.BytesIO()
     stacked_bars(["a", label], parts, "points", "t").savefig(
-        tight, format="png", dpi=DPI, bbox_inches="tight")
+        tight, format="png", dpi=DPI, bbox_inches="tight"
+    )
     ours = png(stacked_bars(["a", label], parts, "points", "t"))
     width, height = Image.open(io.BytesIO(base64.b64decode(ours))).size
     expected = Image.open(tight).size

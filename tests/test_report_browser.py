@@ -15,11 +15,22 @@ import subprocess
 import pytest
 
 WIDTH, HEIGHT = 1400, 900
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run",
-                  f"--window-size={WIDTH},{HEIGHT}"]
-QUESTIONS = ("Karnaxis tax brackets", "Karnaxis loan rules", "Karmaggän blood coins",
-             "Ekonos scoring")
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    f"--window-size={WIDTH},{HEIGHT}",
+]
+QUESTIONS = (
+    "Karnaxis tax brackets",
+    "Karnaxis loan rules",
+    "Karmaggän blood coins",
+    "Ekonos scoring",
+)
 
 MEASURE = """<script>
 (function () {
@@ -29,7 +40,8 @@ MEASURE = """<script>
     const r = t.getBoundingClientRect(), box = t.parentElement.getBoundingClientRect();
     if (r.right > vw + 0.5 || r.right > box.right + 0.5) {
       const b = t.closest('.block');
-      overflowing.push((b ? b.id : 'facts') + ': ' + Math.round(r.width) + ' px in ' + Math.round(box.width));
+      overflowing.push((b ? b.id : 'facts') + ': ' + Math.round(r.width) + ' px in '
+                       + Math.round(box.width));
     }
   }
   const answers = [...document.querySelectorAll('.answers li')].map(li => ({
@@ -54,12 +66,24 @@ def measure(report, tmp_path) -> dict:
     page = report.read_text(encoding="utf-8")
     probe = tmp_path / "measured.html"
     probe.write_text(page.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
-    dom = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
-                          "--dump-dom", probe.as_uri()],
-                         capture_output=True, text=True, timeout=120, check=True).stdout
+    dom = subprocess.run(
+        [
+            chromium(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
     assert found, dom[-2000:]
-    return json.loads(found.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
+    return json.loads(
+        found.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    )
 
 
 @pytest.fixture(scope="module")

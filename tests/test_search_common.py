@@ -2,8 +2,17 @@
 
 import numpy as np
 
-from policies.search import (best_mean, clear_gain, margin_to_best_other, outcome_value, redeal,
-                             reseed_chance, rollout_seed, top_k, win_share)
+from policies.search import (
+    best_mean,
+    clear_gain,
+    margin_to_best_other,
+    outcome_value,
+    redeal,
+    reseed_chance,
+    rollout_seed,
+    top_k,
+    win_share,
+)
 from simulator.core.rng import DICE, N_STREAMS, POLICY, SEARCH, SETUP, rng_new
 
 
@@ -42,7 +51,7 @@ def test_clear_gain_keeps_the_own_choice_unless_another_beats_it_clearly():
     steady = (np.array([0.0, 1.0, 2.0]), np.array([0.0, 0.25, 1.0]))
     assert clear_gain(*steady, counts, 3, 1.0) == 2
     assert clear_gain(np.array([0.0, -2.0]), np.array([0.0, 1.0]), counts, 2, 0.0) == 0
-    assert clear_gain(*steady, np.array([4.0, 4.0, 1.0]), 3, 1.0) == 1   # 2: one pair only
+    assert clear_gain(*steady, np.array([4.0, 4.0, 1.0]), 3, 1.0) == 1  # 2: one pair only
 
 
 def test_a_redeal_depends_on_which_cards_are_unseen_not_on_their_hidden_order():

@@ -25,7 +25,7 @@ def test_exhaustive_orders_balance_seats_and_neighbours_in_each_block():
     seating = Seating.of(LINEUP)
     assert seating.design == "exhaustive" and len(seating.orders) == 24
     names = seated(seating, range(24))
-    assert len({tuple(row) for row in names}) == 24          # every order once
+    assert len({tuple(row) for row in names}) == 24  # every order once
     for seat in range(4):
         assert Counter(names[:, seat]) == {p: 6 for p in LINEUP}
     left = neighbour(names)
@@ -57,7 +57,7 @@ def test_orders_depend_only_on_the_game_not_on_chunking():
 
 
 def test_random_orders_for_large_line_ups_are_uniform_permutations():
-    seating = Seating.of(tuple("abcdefgh"))              # 8! = 40,320 orders: random per game
+    seating = Seating.of(tuple("abcdefgh"))  # 8! = 40,320 orders: random per game
     assert seating.design == "random" and 40_320 > MAX_EXHAUSTIVE
     games = 16_000
     names = seated(seating, range(games))
@@ -65,7 +65,7 @@ def test_random_orders_for_large_line_ups_are_uniform_permutations():
     counts = np.array([[np.sum(names[:, s] == p) for p in "abcdefgh"] for s in range(8)])
     # each seat holds each policy 2,000 times on average; binomial sd = sqrt(16000/8*7/8) = 41.8
     assert np.abs(counts - games / 8).max() < 5 * 41.8
-    assert len({tuple(r) for r in names}) > 0.6 * games   # distinct draws, not a short cycle
+    assert len({tuple(r) for r in names}) > 0.6 * games  # distinct draws, not a short cycle
 
 
 def team_groups(names: np.ndarray) -> set:
@@ -78,7 +78,9 @@ def test_team_mode_keeps_each_team_s_policy_group():
     seating = Seating.of(("search", "hunter", "search", "hunter"), teams=True)
     assert len(seating.orders) == 2
     assert team_groups(seated(seating, range(2))) == {
-        (("search", "search"), ("hunter", "hunter")), (("hunter", "hunter"), ("search", "search"))}
+        (("search", "search"), ("hunter", "hunter")),
+        (("hunter", "hunter"), ("search", "search")),
+    }
     # four policies: each team keeps its pair, both pairs start equally often, 2 x 2 x 2 orders
     seating = Seating.of(LINEUP, teams=True)
     names = seated(seating, range(8))
@@ -92,7 +94,7 @@ def test_team_mode_keeps_each_team_s_policy_group():
 
 
 def test_team_mode_random_orders_keep_groups_and_swap_sides():
-    seating = Seating.of(tuple("abcdefgh"), teams=True)   # 2 x 4! x 4! = 1,152 orders
+    seating = Seating.of(tuple("abcdefgh"), teams=True)  # 2 x 4! x 4! = 1,152 orders
     assert seating.design == "random"
     names = seated(seating, range(2000))
     assert team_groups(names) == {(tuple("aceg"), tuple("bdfh")), (tuple("bdfh"), tuple("aceg"))}
@@ -119,7 +121,7 @@ def test_datasets_record_the_seating_and_the_left_neighbour(small_datasets, name
     lineup = Counter(manifest["seats"])
     for seat in range(n):
         assert set(policies[:, seat]) == set(lineup)
-    if name == "karmaggan":   # team mode: each team is one of the line-up's two groups
+    if name == "karmaggan":  # team mode: each team is one of the line-up's two groups
         groups = {tuple(sorted(manifest["seats"][t::2])) for t in range(2)}
         assert manifest["seating"]["teams"] == [manifest["seats"][0::2], manifest["seats"][1::2]]
         team = players["team"].to_numpy().reshape(-1, n)
@@ -132,11 +134,19 @@ def test_every_sweep_variant_seats_game_k_alike(tmp_path):
     from simulator.run.runner import Plan, Variant, execute
 
     game = get_game("ekonos")
-    variants = [Variant("base", game.rules()),
-                Variant("rich", game.rules(sets=("setup.start_money=12",)))]
-    plan = Plan(game="ekonos", n_games=96, n_players=4, seats=["value_investor", "president_seeker",
-                                                               "market_builder", "cash_hoarder"],
-                seed=5, chunk_size=48, variants=variants)
+    variants = [
+        Variant("base", game.rules()),
+        Variant("rich", game.rules(sets=("setup.start_money=12",))),
+    ]
+    plan = Plan(
+        game="ekonos",
+        n_games=96,
+        n_players=4,
+        seats=["value_investor", "president_seeker", "market_builder", "cash_hoarder"],
+        seed=5,
+        chunk_size=48,
+        variants=variants,
+    )
     execute(plan, tmp_path / "sweep", jobs=1, progress=False)
     players = pl.read_parquet(tmp_path / "sweep" / "players").sort("variant", "game_id", "seat")
     base, rich = (players.filter(pl.col("variant") == v) for v in ("base", "rich"))

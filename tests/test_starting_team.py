@@ -14,10 +14,10 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from simulator.analysis import Dataset, summarise
-from simulator.experiments.lab import Design, Lab
 from simulator.core.game import get_game
-from simulator.studies.recipes import RECIPES, ask, blood_coin_answer
+from simulator.experiments.lab import Design, Lab
 from simulator.run.runner import Plan, Variant, execute
+from simulator.studies.recipes import RECIPES, ask, blood_coin_answer
 
 LINEUP = ("rusher", "hunter", "supporter")
 
@@ -26,9 +26,20 @@ LINEUP = ("rusher", "hunter", "supporter")
 def three_players(tmp_path_factory):
     game = get_game("karmaggan")
     out = tmp_path_factory.mktemp("km3") / "ds"
-    execute(Plan(game="karmaggan", n_games=360, n_players=3, seats=list(LINEUP), seed=5,
-                 chunk_size=120, variants=[Variant("base", game.rules())]), out, jobs=1,
-            progress=False)
+    execute(
+        Plan(
+            game="karmaggan",
+            n_games=360,
+            n_players=3,
+            seats=list(LINEUP),
+            seed=5,
+            chunk_size=120,
+            variants=[Variant("base", game.rules())],
+        ),
+        out,
+        jobs=1,
+        progress=False,
+    )
     return out
 
 
@@ -42,7 +53,7 @@ def test_side_is_seat_zeros_team_and_either_label_starts(three_players):
     starts = games.join(seat0, on="game_id")
     assert (starts["starting_team"] == starts["t0"]).all()
     share = float((games["starting_team"] == 0).mean())
-    assert 0.4 < share < 0.6     # the label is a coin flip, so it cannot stand for the start
+    assert 0.4 < share < 0.6  # the label is a coin flip, so it cannot stand for the start
 
 
 def test_the_extra_player_shows_as_a_starting_team_edge(three_players):
@@ -64,8 +75,13 @@ def swap_labels(src, dst):
         for part in (dst / table).glob("*.parquet"):
             frame = pl.read_parquet(part)
             frame = frame.with_columns(
-                pl.when(pl.col(c) >= 0).then(1 - pl.col(c)).otherwise(pl.col(c))
-                .cast(frame[c].dtype).alias(c) for c in columns)
+                pl.when(pl.col(c) >= 0)
+                .then(1 - pl.col(c))
+                .otherwise(pl.col(c))
+                .cast(frame[c].dtype)
+                .alias(c)
+                for c in columns
+            )
             frame.write_parquet(part)
 
 

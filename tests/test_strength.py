@@ -5,27 +5,34 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import tomllib
 from html import escape
 from types import SimpleNamespace
 
 import numpy as np
 import polars as pl
 import pytest
+import tomllib
 from click.testing import CliRunner
+from test_analysis import write_dataset
+from test_report import contract_tables, flags_text, winners_with_first_seat_share
 
 from simulator.cli import cli
-from simulator.experiments.lab import Lab, scripted_field
 from simulator.core.game import Policy, get_game
+from simulator.experiments.lab import Lab, scripted_field
 from simulator.experiments.metrics import Estimate
+from simulator.experiments.strength import (
+    Challenge,
+    Challenger,
+    challenge,
+    has_search,
+    knob_curve,
+    strong_seats,
+    tuned_field,
+)
 from simulator.report import write_report
 from simulator.report.flags import Flag
 from simulator.report.strong import annotate, is_strong
-from simulator.experiments.strength import (Challenge, Challenger, challenge, has_search, knob_curve,
-                                strong_seats, tuned_field)
 from simulator.studies.study import STRONG, STRONG_PLAYERS, study_plans
-from test_analysis import write_dataset
-from test_report import contract_tables, flags_text, winners_with_first_seat_share
 
 EKONOS = get_game("ekonos")
 N = 4_000
@@ -48,6 +55,7 @@ def with_search(game, present: bool):
 
 # ---- the strong field -----------------------------------------------------------------------
 
+
 def test_the_strong_field_is_the_tuned_sets_and_a_search_seat_when_the_game_has_one():
     rules = EKONOS.rules()
     plain, searching = with_search(EKONOS, False), with_search(EKONOS, True)
@@ -59,8 +67,10 @@ def test_the_strong_field_is_the_tuned_sets_and_a_search_seat_when_the_game_has_
     assert has_search(searching) and not has_search(plain)
     assert strong_seats(searching, rules, 4) == ["search", *tuned[:3]]
     assert strong_seats(searching, rules, 4, search=False) == tuned[:4]
-    assert strong_seats(searching, without_tuned_sets(rules), 3) == \
-        ["search", *scripted_field(plain)[:2]]
+    assert strong_seats(searching, without_tuned_sets(rules), 3) == [
+        "search",
+        *scripted_field(plain)[:2],
+    ]
 
 
 def test_the_study_adds_a_strong_dataset_with_the_same_variants():
@@ -69,24 +79,31 @@ def test_the_study_adds_a_strong_dataset_with_the_same_variants():
         strong = plans[f"{game}-{STRONG_PLAYERS}p-strong"]
         scripted = plans[f"{game}-{STRONG_PLAYERS}p"]
         # search seats only where the study can afford them (none today)
-        assert strong.seats == strong_seats(get_game(game), get_game(game).rules(), STRONG_PLAYERS,
-                                            search=STRONG[game]["search_games"] > 0)
+        assert strong.seats == strong_seats(
+            get_game(game),
+            get_game(game).rules(),
+            STRONG_PLAYERS,
+            search=STRONG[game]["search_games"] > 0,
+        )
         assert all(s.endswith("_tuned") for s in strong.seats)
         assert [v.name for v in strong.variants] == [v.name for v in scripted.variants]
         assert strong.seed == scripted.seed and strong.n_games < scripted.n_games
 
 
 def test_the_study_seats_search_in_its_strong_field_once_the_game_has_it(monkeypatch):
-    monkeypatch.setattr("simulator.experiments.strength.has_search", lambda game: game.name == "karmaggan")
+    monkeypatch.setattr(
+        "simulator.experiments.strength.has_search", lambda game: game.name == "karmaggan"
+    )
     monkeypatch.setitem(STRONG, "karmaggan", {**STRONG["karmaggan"], "search_games": 40})
     plans = dict(study_plans())
     strong = plans[f"karmaggan-{STRONG_PLAYERS}p-strong"]
-    assert strong.seats[::2] == ["search", "search"]      # one team of search players
+    assert strong.seats[::2] == ["search", "search"]  # one team of search players
     assert strong.n_games == STRONG["karmaggan"]["search_games"]
     assert "search" not in plans[f"ekonos-{STRONG_PLAYERS}p-strong"].seats
 
 
 # ---- the report's check ---------------------------------------------------------------------
+
 
 def seat_dataset(path, first_share: float, seats: list[str], seed: int):
     rng = np.random.default_rng(seed)
@@ -105,18 +122,27 @@ def test_a_seat_flag_says_whether_it_holds_with_strong_players(tmp_path):
     fair = seat_dataset(tmp_path / "strong-fair", 0.25, tuned, 2)
     still = seat_dataset(tmp_path / "strong-biased", 0.5, tuned, 3)
     from simulator.analysis import Dataset
+
     assert is_strong(Dataset(fair)) and not is_strong(Dataset(biased))
 
     text = flags_text(write_report([biased, fair], tmp_path / "a.html").read_text())
-    found = re.search(r"Only with scripted bots: (\S+)% \(95% CI [^)]*\) with a strong field, "
-                      r"(\S+)% \(95% CI [^)]*\) with scripted bots", text)
+    found = re.search(
+        r"Only with scripted bots: (\S+)% \(95% CI [^)]*\) with a strong field, "
+        r"(\S+)% \(95% CI [^)]*\) with scripted bots",
+        text,
+    )
     assert found, text
     assert abs(float(found.group(1)) - 25) < 3 and abs(float(found.group(2)) - 50) < 3
     assert "Holds with strong players: " in flags_text(
-        write_report([biased, still], tmp_path / "b.html").read_text())
+        write_report([biased, still], tmp_path / "b.html").read_text()
+    )
     # the strong field adds no flag of its own: a fair scripted field beside a biased strong one
-    text = flags_text(write_report([fair_scripted := seat_dataset(tmp_path / "s2", 0.25, scripted, 4),
-                                    still], tmp_path / "c.html").read_text())
+    text = flags_text(
+        write_report(
+            [fair_scripted := seat_dataset(tmp_path / "s2", 0.25, scripted, 4), still],
+            tmp_path / "c.html",
+        ).read_text()
+    )
     assert fair_scripted and "first player wins" not in text
 
 
@@ -125,21 +151,40 @@ def flag(kind: str, subject: str) -> Flag:
 
 
 def policy_rates(rows: dict[str, tuple[float, float, float]]) -> dict:
-    return {"win_rate_policy": pl.DataFrame(
-        [{"policy": k, "win_rate": v, "win_rate_lo": lo, "win_rate_hi": hi, "fair_share": 0.25}
-         for k, (v, lo, hi) in rows.items()])}
+    return {
+        "win_rate_policy": pl.DataFrame(
+            [
+                {
+                    "policy": k,
+                    "win_rate": v,
+                    "win_rate_lo": lo,
+                    "win_rate_hi": hi,
+                    "fair_share": 0.25,
+                }
+                for k, (v, lo, hi) in rows.items()
+            ]
+        )
+    }
 
 
 def test_a_policy_finding_is_read_from_the_tuned_copy_in_the_strong_field():
     ds = SimpleNamespace(game="ekonos", n_players=4, variants=[{"name": "base"}])
     scripted = policy_rates({"cash_hoarder": (0.0, 0.0, 0.01)})
     weak = flag("weak policy", "cash_hoarder")
-    annotate([weak], [(0, ds, scripted)],
-             [(1, ds, policy_rates({"cash_hoarder_tuned": (0.33, 0.31, 0.35)}))])
-    assert not weak.strong_field.holds and weak.strong_field.strong.startswith("cash_hoarder_tuned 33.0%")
+    annotate(
+        [weak],
+        [(0, ds, scripted)],
+        [(1, ds, policy_rates({"cash_hoarder_tuned": (0.33, 0.31, 0.35)}))],
+    )
+    assert not weak.strong_field.holds and weak.strong_field.strong.startswith(
+        "cash_hoarder_tuned 33.0%"
+    )
     still = flag("weak policy", "cash_hoarder")
-    annotate([still], [(0, ds, scripted)],
-             [(1, ds, policy_rates({"cash_hoarder_tuned": (0.02, 0.01, 0.03)}))])
+    annotate(
+        [still],
+        [(0, ds, scripted)],
+        [(1, ds, policy_rates({"cash_hoarder_tuned": (0.02, 0.01, 0.03)}))],
+    )
     assert still.strong_field.holds
     # a finding the strong field cannot measure is left alone
     other = flag("left neighbour", "cash_hoarder")
@@ -151,18 +196,29 @@ def test_a_level_finding_holds_while_the_strong_field_reaches_its_threshold():
     ds = SimpleNamespace(game="karmaggan", n_players=4, variants=[{"name": "base"}])
 
     def capped(rate):
-        return {"round_cap": pl.DataFrame({"variant": ["base"], "games": [1000], "rate": [rate],
-                                           "rate_lo": [rate * 0.8], "rate_hi": [rate * 1.2]})}
+        return {
+            "round_cap": pl.DataFrame(
+                {
+                    "variant": ["base"],
+                    "games": [1000],
+                    "rate": [rate],
+                    "rate_lo": [rate * 0.8],
+                    "rate_hi": [rate * 1.2],
+                }
+            )
+        }
+
     checks = []
     for strong_rate in (0.2, 0.001):
         f = Flag("karmaggan", 6, "round_cap", "", 1.0, 0.5, "t", "e", "6 players (x)", "a", "c")
         annotate([f], [(0, ds, capped(0.3))], [(1, ds, capped(strong_rate))])
         checks.append(f.strong_field)
     assert checks[0].holds and not checks[1].holds
-    assert checks[0].strong.endswith("at 4 players")   # measured at the strong field's count
+    assert checks[0].strong.endswith("at 4 players")  # measured at the strong field's count
 
 
 # ---- skill ----------------------------------------------------------------------------------
+
 
 def test_skill_refuses_a_game_without_a_search_player(monkeypatch):
     monkeypatch.setattr("simulator.experiments.strength.has_search", lambda game: False)
@@ -170,14 +226,24 @@ def test_skill_refuses_a_game_without_a_search_player(monkeypatch):
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
         "Error: karmaggan has no 'search' policy yet: skill measures a search player's win rate by "
-        "rollout budget"]
+        "rollout budget"
+    ]
 
 
 def test_a_knob_curve_finds_a_knob_that_matters():
     # the hoarder's buy margin of 4 M.U. keeps it from ever winning; at 0 it competes
     with Lab(EKONOS, jobs=1) as lab:
-        curve = knob_curve(lab, EKONOS.rules(), "cash_hoarder", "buy_margin", (4.0, 0.0), 4, 400,
-                           ["president_seeker", "value_investor", "market_builder"], seed=3)
+        curve = knob_curve(
+            lab,
+            EKONOS.rules(),
+            "cash_hoarder",
+            "buy_margin",
+            (4.0, 0.0),
+            4,
+            400,
+            ["president_seeker", "value_investor", "market_builder"],
+            seed=3,
+        )
     assert curve.lineup[0] == "cash_hoarder" and curve.rates[0].n == curve.rates[1].n >= 400
     assert curve.gap.interval[0] > 0
     assert curve.rates[0].value < curve.fair_share
@@ -185,17 +251,30 @@ def test_a_knob_curve_finds_a_knob_that_matters():
 
 def skill_record(low: float, high: float) -> dict:
     point = {"rollouts": 1, "value": 0.2, "low": 0.1, "high": 0.3, "se": 0.05, "games": 96}
-    return {"tool": "skill", "game": "ekonos", "policy": "search", "knob": "rollouts",
-            "lineup": ["search", "a", "b", "c"], "fair_share": 0.25, "command": "balsim skill",
-            "points": [point, {**point, "rollouts": 64}],
-            "gap": {"value": (low + high) / 2, "low": low, "high": high, "se": 0.05, "games": 96}}
+    return {
+        "tool": "skill",
+        "game": "ekonos",
+        "policy": "search",
+        "knob": "rollouts",
+        "lineup": ["search", "a", "b", "c"],
+        "fair_share": 0.25,
+        "command": "balsim skill",
+        "points": [point, {**point, "rollouts": 64}],
+        "gap": {"value": (low + high) / 2, "low": low, "high": high, "se": 0.05, "games": 96},
+    }
 
 
-@pytest.mark.parametrize("low, high, reading", [(0.05, 0.2, "rewards skill"),
-                                                 (-0.05, 0.1, "no skill gap measurable"),
-                                                 (-0.2, -0.05, "did worse")])
+@pytest.mark.parametrize(
+    "low, high, reading",
+    [
+        (0.05, 0.2, "rewards skill"),
+        (-0.05, 0.1, "no skill gap measurable"),
+        (-0.2, -0.05, "did worse"),
+    ],
+)
 def test_the_skill_gap_is_read_from_its_interval(low, high, reading):
     from simulator.report.skill import verdict
+
     text = verdict(skill_record(low, high))
     assert reading in text
     assert f"(95% CI {100 * low:+.1f} to {100 * high:+.1f})".replace("-", "−") in text
@@ -203,8 +282,8 @@ def test_the_skill_gap_is_read_from_its_interval(low, high, reading):
 
 def test_the_study_reports_each_games_skill_gap(small_study):
     """Every game with a search player gets a skill folder, and the report states its gap."""
-    from simulator.report.skill import verdict
     from simulator.experiments.strength import read_curve
+    from simulator.report.skill import verdict
     from simulator.studies.study import SKILL, skill_folder
 
     page = small_study["report"].read_text()
@@ -215,13 +294,15 @@ def test_the_study_reports_each_games_skill_gap(small_study):
     for name in searching:
         record = read_curve(runs / skill_folder(name))
         assert [p["rollouts"] for p in record["points"]] == list(SKILL[name]["budgets"])
-        assert record["gap"]["value"] == pytest.approx(record["points"][-1]["value"]
-                                                        - record["points"][0]["value"])
+        assert record["gap"]["value"] == pytest.approx(
+            record["points"][-1]["value"] - record["points"][0]["value"]
+        )
         assert escape(verdict(record)) in page
 
 
 def test_report_takes_a_skill_folder(small_study, tmp_path):
     from simulator.studies.study import skill_folder
+
     runs = small_study["dirs"][0].parent
     out = tmp_path / "r.html"
     result = invoke("report", runs / "ekonos-4p", runs / skill_folder("ekonos"), "-o", out)
@@ -238,6 +319,7 @@ def test_skill_budgets_must_rise(budgets, monkeypatch):
 
 # ---- challenge ------------------------------------------------------------------------------
 
+
 def estimate(rate: float, n: int = 1000) -> Estimate:
     return Estimate(rate, np.zeros(n), float(n))
 
@@ -245,30 +327,50 @@ def estimate(rate: float, n: int = 1000) -> Estimate:
 def test_an_incumbent_is_dominant_only_when_no_challenger_beats_its_fair_share():
     losing = [Challenger("a", estimate(0.20), None), Challenger("b", estimate(0.26), None)]
     assert Challenge("ekonos", "x", 4, 0.25, losing).dominant
-    beaten = Challenge("ekonos", "x", 4, 0.25, losing + [Challenger("search", estimate(0.31), None)])
+    beaten = Challenge(
+        "ekonos", "x", 4, 0.25, losing + [Challenger("search", estimate(0.31), None)]
+    )
     assert not beaten.dominant and [c.name for c in beaten.winners] == ["search"]
     assert "artefact of the field" in beaten.verdict()
 
 
 def test_a_weak_incumbent_is_beaten_by_tuned_challengers(tmp_path):
     with Lab(EKONOS, jobs=1) as lab:
-        result = challenge(lab, EKONOS.rules(), "cash_hoarder", 3, budget=1_500, search_games=6,
-                           seed=2)
+        result = challenge(
+            lab, EKONOS.rules(), "cash_hoarder", 3, budget=1_500, search_games=6, seed=2
+        )
     searching = ["search"] if has_search(EKONOS) else []
     assert [c.name for c in result.challengers] == [
-        f"{p}_challenger" for p in scripted_field(EKONOS, exclude="cash_hoarder")] + searching
+        f"{p}_challenger" for p in scripted_field(EKONOS, exclude="cash_hoarder")
+    ] + searching
     assert not result.dominant and result.fair_share == pytest.approx(1 / 3)
 
 
 def test_challenge_command_writes_the_challengers_and_the_verdict(tmp_path):
     out = tmp_path / "best.toml"
-    result = invoke("challenge", "ekonos", "--incumbent", "cash_hoarder", "-p", 3, "--budget",
-                    1_500, "--search-games", 6, "-j", 1, "-q", "--out", out)
+    result = invoke(
+        "challenge",
+        "ekonos",
+        "--incumbent",
+        "cash_hoarder",
+        "-p",
+        3,
+        "--budget",
+        1_500,
+        "--search-games",
+        6,
+        "-j",
+        1,
+        "-q",
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     assert "cash_hoarder is beatable" in result.output
     text = out.read_text()
     assert "# cash_hoarder is beatable" in text
     assert set(tomllib.loads(text)["policies"]) == {
-        f"{p}_challenger" for p in scripted_field(EKONOS, exclude="cash_hoarder")}
+        f"{p}_challenger" for p in scripted_field(EKONOS, exclude="cash_hoarder")
+    }
     bad = invoke("challenge", "ekonos", "--incumbent", "gambler")
     assert bad.exit_code == 2 and "unknown ekonos policy 'gambler'" in bad.output

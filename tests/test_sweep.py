@@ -3,14 +3,12 @@
 import json
 
 import numpy as np
-
 import polars as pl
 from click.testing import CliRunner
+from conftest import small_plan
 
 from simulator.cli import cli
 from simulator.run.runner import execute
-
-from conftest import small_plan
 
 
 def invoke(*args):
@@ -19,8 +17,20 @@ def invoke(*args):
 
 def test_sweep_grid_labels_rows_and_shares_seeds(tmp_path):
     out = tmp_path / "sw"
-    result = invoke("sweep", "ekonos", "--vary", "setup.start_money=0,6", "--vary",
-                    "companies.market_indicators=10,12", "-n", 300, "-j", 1, "--out", out)
+    result = invoke(
+        "sweep",
+        "ekonos",
+        "--vary",
+        "setup.start_money=0,6",
+        "--vary",
+        "companies.market_indicators=10,12",
+        "-n",
+        300,
+        "-j",
+        1,
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     games = pl.read_parquet(out / "games")
     assert games["variant"].n_unique() == 4 and games.height == 4 * 300
@@ -40,8 +50,9 @@ def test_named_variant_files(tmp_path):
     flat = tmp_path / "rich.toml"
     flat.write_text("[setup]\nstart_money = 20\n")
     out = tmp_path / "named"
-    result = invoke("sweep", "ekonos", "--variant", f"rich={flat}", "-n", 100, "-j", 1,
-                    "--out", out)
+    result = invoke(
+        "sweep", "ekonos", "--variant", f"rich={flat}", "-n", 100, "-j", 1, "--out", out
+    )
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
     assert [v["name"] for v in manifest["variants"]] == ["base", "rich"]
@@ -50,8 +61,9 @@ def test_named_variant_files(tmp_path):
 
 def test_until_ci_stops_by_itself_and_says_why(tmp_path):
     out = tmp_path / "ci"
-    result = invoke("run", "ekonos", "-p", 3, "--until-ci", 0.1, "--chunk-size", 100, "-j", 1,
-                    "--out", out)
+    result = invoke(
+        "run", "ekonos", "-p", 3, "--until-ci", 0.1, "--chunk-size", 100, "-j", 1, "--out", out
+    )
     assert result.exit_code == 0, result.output
     assert "stopped: interval width reached" in result.output
     manifest = json.loads((out / "manifest.json").read_text())
@@ -73,20 +85,36 @@ def test_until_ci_budget_and_jobs_independence(tmp_path):
     a = execute(plan, tmp_path / "a", jobs=1, progress=False)
     b = execute(plan, tmp_path / "b", jobs=2, progress=False)
     assert a["n_games"] == b["n_games"] < 1000
-    assert pl.read_parquet(tmp_path / "a" / "players").sort("game_id", "seat").equals(
-        pl.read_parquet(tmp_path / "b" / "players").sort("game_id", "seat"))
+    assert (
+        pl.read_parquet(tmp_path / "a" / "players")
+        .sort("game_id", "seat")
+        .equals(pl.read_parquet(tmp_path / "b" / "players").sort("game_id", "seat"))
+    )
 
 
 def test_paired_differences_against_base(tmp_path):
     from simulator.analysis.paired import paired_differences
     from simulator.core.stats import holm
+
     same = tmp_path / "same.toml"
-    same.write_text("[setup]\nstart_money = 0\n")          # identical to the base rules
+    same.write_text("[setup]\nstart_money = 0\n")  # identical to the base rules
     rich = tmp_path / "rich.toml"
     rich.write_text("[setup]\nstart_money = 40\n")
     out = tmp_path / "paired"
-    result = invoke("sweep", "ekonos", "--variant", f"same={same}", "--variant", f"rich={rich}",
-                    "-n", 2000, "-j", 1, "--out", out)
+    result = invoke(
+        "sweep",
+        "ekonos",
+        "--variant",
+        f"same={same}",
+        "--variant",
+        f"rich={rich}",
+        "-n",
+        2000,
+        "-j",
+        1,
+        "--out",
+        out,
+    )
     assert result.exit_code == 0
     assert "paired differences survive Holm's correction:" in result.output
     assert "rich: mean_score" in result.output and "same:" not in result.output

@@ -21,20 +21,57 @@ import polars as pl
 
 from simulator.analysis import ekonos, karmaggan, karnaxis
 from simulator.analysis.attribution import attribution, stratified_rates
-from simulator.analysis.core import (describe, end_reasons, find_rule, gini_by_game, gini_summary,
-                                     has, histogram, margin_of_victory, margins, paired_difference,
-                                     round_cap_rate,
-                                     runaway_leader, seat_advantage, value_counts, win_rates)
+from simulator.analysis.core import (
+    describe,
+    end_reasons,
+    find_rule,
+    gini_by_game,
+    gini_summary,
+    has,
+    histogram,
+    margin_of_victory,
+    margins,
+    paired_difference,
+    round_cap_rate,
+    runaway_leader,
+    seat_advantage,
+    value_counts,
+    win_rates,
+)
 from simulator.analysis.dataset import Dataset
 from simulator.analysis.neighbours import neighbour_effects, neighbour_summary
 from simulator.analysis.paired import paired_differences
 from simulator.core.stats import chi2_sf, chi_square_uniform, gini, holm, wilson, wilson_exprs
 
 __all__ = [
-    "Dataset", "summarise", "win_rates", "seat_advantage", "describe", "value_counts", "histogram",
-    "margins", "margin_of_victory", "paired_difference", "end_reasons", "round_cap_rate", "gini_by_game", "gini_summary",
-    "runaway_leader", "find_rule", "wilson", "wilson_exprs", "chi2_sf", "chi_square_uniform",
-    "gini", "holm", "attribution", "stratified_rates", "neighbour_effects", "neighbour_summary", "karnaxis", "karmaggan",
+    "Dataset",
+    "summarise",
+    "win_rates",
+    "seat_advantage",
+    "describe",
+    "value_counts",
+    "histogram",
+    "margins",
+    "margin_of_victory",
+    "paired_difference",
+    "end_reasons",
+    "round_cap_rate",
+    "gini_by_game",
+    "gini_summary",
+    "runaway_leader",
+    "find_rule",
+    "wilson",
+    "wilson_exprs",
+    "chi2_sf",
+    "chi_square_uniform",
+    "gini",
+    "holm",
+    "attribution",
+    "stratified_rates",
+    "neighbour_effects",
+    "neighbour_summary",
+    "karnaxis",
+    "karmaggan",
     "ekonos",
 ]
 
@@ -51,8 +88,8 @@ def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
     ``score``, ``score_by_policy``, ``length``, ``length_counts``, ``margin``, ``end_reasons``,
     ``round_cap``, ``gini``, ``runaway_leader``, ``attribution`` (odds ratios, other things
     held fixed), ``stratified_<component>`` for each of STRATIFIED present, ``neighbours``
-    and ``neighbour_summary`` (win rate by left neighbour), then the game's own (``karnaxis_*``, ``karmaggan_*``,
-    ``ekonos_*``).  With several variants, the per-policy and game analyses
+    and ``neighbour_summary`` (win rate by left neighbour), then the game's own (``karnaxis_*``,
+    ``karmaggan_*``, ``ekonos_*``).  With several variants, the per-policy and game analyses
     describe the first (base) variant, and ``win_rate_variant`` and ``paired_change`` (each
     variant against the base, paired by game, with Holm-corrected significance) compare them.
     """
@@ -78,7 +115,7 @@ def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
     out["neighbours"] = neighbour_effects(base_players)
     out["neighbour_summary"] = neighbour_summary(base_players)
     variant = ["variant"] if len(names) > 1 else None
-    scored = ds.game != "karmaggan"   # Karmaggän's score is only 1/0 for the winning side
+    scored = ds.game != "karmaggan"  # Karmaggän's score is only 1/0 for the winning side
     if scored:
         out["score"] = describe(players, "score", variant)
         out["score_by_policy"] = describe(base_players, "score", ["policy"])
@@ -100,21 +137,33 @@ def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
 def _karnaxis(ds: Dataset, players, base_players) -> dict:
     years = ds.timeline("years")
     standard, smart = karnaxis.tax_tables(ds.rules)
-    out = {"karnaxis_taxes": karnaxis.taxes_by_policy(base_players),
-           "karnaxis_loans": karnaxis.loan_summary(base_players, "policy", karnaxis.loan_cap(ds.rules)),
-           "karnaxis_rank_titles": karnaxis.rank_titles(base_players, "policy"),
-           "karnaxis_dealt": karnaxis.dealt_characters(base_players)}
+    out = {
+        "karnaxis_taxes": karnaxis.taxes_by_policy(base_players),
+        "karnaxis_loans": karnaxis.loan_summary(
+            base_players, "policy", karnaxis.loan_cap(ds.rules)
+        ),
+        "karnaxis_rank_titles": karnaxis.rank_titles(base_players, "policy"),
+        "karnaxis_dealt": karnaxis.dealt_characters(base_players),
+    }
     if years is not None:
+
         def brackets(df):
             return karnaxis.label_brackets(df, ds.rules)
-        out.update({
-            "runaway_leader": runaway_leader(years, players, "year", "cash_usd"),
-            "karnaxis_tax_by_bracket": brackets(karnaxis.tax_by_bracket(years)),
-            "karnaxis_tax_by_year": karnaxis.tax_by_year(years),
-            "karnaxis_bracket_shares": brackets(karnaxis.bracket_shares(years, players, "policy")),
-            "karnaxis_smart_savings": brackets(karnaxis.smart_tax_savings(years, standard, smart)),
-            "karnaxis_cash_by_year": karnaxis.cash_trajectories(years, players, "policy"),
-        })
+
+        out.update(
+            {
+                "runaway_leader": runaway_leader(years, players, "year", "cash_usd"),
+                "karnaxis_tax_by_bracket": brackets(karnaxis.tax_by_bracket(years)),
+                "karnaxis_tax_by_year": karnaxis.tax_by_year(years),
+                "karnaxis_bracket_shares": brackets(
+                    karnaxis.bracket_shares(years, players, "policy")
+                ),
+                "karnaxis_smart_savings": brackets(
+                    karnaxis.smart_tax_savings(years, standard, smart)
+                ),
+                "karnaxis_cash_by_year": karnaxis.cash_trajectories(years, players, "policy"),
+            }
+        )
     return out
 
 
@@ -124,16 +173,23 @@ def _karmaggan(ds: Dataset, players, games, base_players) -> dict:
     by = "side" if has(players, "side") else "policy"
     return {
         "karmaggan_blood_coins": karmaggan.blood_coins(base_players, by),
-        "karmaggan_blood_by_round": karmaggan.blood_by_round(timelines[blood], players, by) if blood else None,
+        "karmaggan_blood_by_round": karmaggan.blood_by_round(timelines[blood], players, by)
+        if blood
+        else None,
         "karmaggan_deaths": karmaggan.deaths(base_players, by),
         "karmaggan_death_rounds": karmaggan.death_rounds(base_players),
         "karmaggan_damage": karmaggan.damage_by_source(base_players),
         "karmaggan_spawn_turns": karmaggan.spawn_turns(base_players, by),
         "karmaggan_length_by_start_coins": karmaggan.length_by_start_coins(games, players),
         "karmaggan_starting_team_edge": karmaggan.starting_team_edge(players),
-        "runaway_leader": runaway_leader(timelines[blood], players, "round",
-                                         next(c for c in timelines[blood].collect_schema().names()
-                                              if "blood" in c)) if blood else None,
+        "runaway_leader": runaway_leader(
+            timelines[blood],
+            players,
+            "round",
+            next(c for c in timelines[blood].collect_schema().names() if "blood" in c),
+        )
+        if blood
+        else None,
     }
 
 

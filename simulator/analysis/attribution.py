@@ -18,8 +18,8 @@ them (DESIGN.md "Analysis and reports"; STYLE.md "Experiments"):
 
 A level that never wins (or always wins) has no finite odds ratio: its rows are left out of
 the fit (as the maximum-likelihood limit would) and the table says so.  A factor that the
-others determine (Karmaggän's side, on the starting team or not, is the seat's parity; with fixed seats the policy fixes
-the seat) is left out as ``aliased``.
+others determine (Karmaggän's side, on the starting team or not, is the seat's parity; with fixed
+seats the policy fixes the seat) is left out as ``aliased``.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ import polars as pl
 from simulator.analysis.core import columns, has, lazy
 from simulator.core.stats import Z95, holm, two_sided_p, wilson
 
-FACTORS = ("policy", "character", "side", "seat", "left_policy")   # fitted in this order
+FACTORS = ("policy", "character", "side", "seat", "left_policy")  # fitted in this order
 COUNTS = ("jobs_held", "businesses", "franchises", "karnaxis_cards_bought", "objects_played")
 PRESIDENT = re.compile(r"company(\d+)_president$")
-MAX_ROWS = 400_000    # larger datasets are fitted on their first games (seeds are hashed)
+MAX_ROWS = 400_000  # larger datasets are fitted on their first games (seeds are hashed)
 ALIASED = "aliased with the terms before it"
 
 
@@ -75,7 +75,7 @@ def attribution(players, variant: str | None = None) -> pl.DataFrame | None:
     factors, numeric = components(df)
     separated = separated_levels(df, factors)
     fit_df = df
-    for (f, level) in separated:
+    for f, level in separated:
         fit_df = fit_df.filter(pl.col(f) != level)
     blocks, labels = [np.ones((fit_df.height, 1))], [("intercept", None)]
     for term in factors + numeric:
@@ -87,10 +87,14 @@ def attribution(players, variant: str | None = None) -> pl.DataFrame | None:
     keep, aliased = independent_terms(X.T @ X, [t for t, _ in labels])
     X, names = X[:, keep], [labels[i] for i in keep]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # near-separation warnings: the intervals show it
+        warnings.simplefilter("ignore")  # near-separation warnings: the intervals show it
         fit = Logit(fit_df["won"].cast(pl.Float64).to_numpy(), X).fit(
-            method="newton", maxiter=100, disp=False,
-            cov_type="cluster", cov_kwds={"groups": fit_df["game_id"].to_numpy()})
+            method="newton",
+            maxiter=100,
+            disp=False,
+            cov_type="cluster",
+            cov_kwds={"groups": fit_df["game_id"].to_numpy()},
+        )
     coef, cov = np.asarray(fit.params), np.asarray(fit.cov_params())
     rows = []
     for term in factors + numeric:
@@ -113,23 +117,49 @@ def attribution(players, variant: str | None = None) -> pl.DataFrame | None:
                     w[index[fitted.index(level)]] = 1.0
                 elif index and level == fit_levels[-1]:
                     w[index] = -1.0
-                else:   # nothing to compare it with once separated levels are left out
+                else:  # nothing to compare it with once separated levels are left out
                     continue
                 rows.append(table_row(df, term, level, (w @ coef, w @ cov @ w)))
     if not rows:
         return None
-    out = pl.DataFrame(rows, orient="row", schema={
-        "component": pl.String, "level": pl.String, "n": pl.Int64, "wins": pl.Int64,
-        "win_rate": pl.Float64, "odds_ratio": pl.Float64, "or_lo": pl.Float64,
-        "or_hi": pl.Float64, "p_value": pl.Float64, "note": pl.String})
+    out = pl.DataFrame(
+        rows,
+        orient="row",
+        schema={
+            "component": pl.String,
+            "level": pl.String,
+            "n": pl.Int64,
+            "wins": pl.Int64,
+            "win_rate": pl.Float64,
+            "odds_ratio": pl.Float64,
+            "or_lo": pl.Float64,
+            "or_hi": pl.Float64,
+            "p_value": pl.Float64,
+            "note": pl.String,
+        },
+    )
     p = out["p_value"].to_numpy()
     adjusted = np.full(len(p), np.nan)
     finite = np.isfinite(p)
     adjusted[finite] = holm(p[finite])
-    return (out.with_columns(p_holm=pl.Series(adjusted))
-            .with_columns(significant=pl.col("p_holm").fill_nan(1.0) < 0.05)
-            .select("component", "level", "n", "wins", "win_rate", "odds_ratio", "or_lo", "or_hi",
-                    "p_value", "p_holm", "significant", "note"))
+    return (
+        out.with_columns(p_holm=pl.Series(adjusted))
+        .with_columns(significant=pl.col("p_holm").fill_nan(1.0) < 0.05)
+        .select(
+            "component",
+            "level",
+            "n",
+            "wins",
+            "win_rate",
+            "odds_ratio",
+            "or_lo",
+            "or_hi",
+            "p_value",
+            "p_holm",
+            "significant",
+            "note",
+        )
+    )
 
 
 def independent_terms(gram: np.ndarray, terms: list[str]) -> tuple[list[int], set[str]]:
@@ -193,9 +223,18 @@ def table_row(df: pl.DataFrame, term: str, level, estimate, note: str = "") -> l
     else:
         subset = df
     n, wins = subset.height, int(subset["won"].sum())
-    label = level if level is not None else ("true vs false" if column.dtype == pl.Boolean
-                                              else "all" if note == ALIASED else "per unit")
-    if estimate is None:   # no finite odds ratio: 0 or infinite when separated, none if aliased
+    label = (
+        level
+        if level is not None
+        else (
+            "true vs false"
+            if column.dtype == pl.Boolean
+            else "all"
+            if note == ALIASED
+            else "per unit"
+        )
+    )
+    if estimate is None:  # no finite odds ratio: 0 or infinite when separated, none if aliased
         odds = np.nan if note == ALIASED else (0.0 if wins == 0 else np.inf)
         lo, hi, p = np.nan, np.nan, np.nan
     else:
@@ -203,12 +242,23 @@ def table_row(df: pl.DataFrame, term: str, level, estimate, note: str = "") -> l
         se = np.sqrt(max(var, 0.0))
         odds, lo, hi = np.exp(beta), np.exp(beta - Z95 * se), np.exp(beta + Z95 * se)
         p = float(two_sided_p(beta / se)) if se > 0 else np.nan
-    return [term, label, n, wins, wins / n if n else np.nan, float(odds), float(lo), float(hi),
-            float(p), note]
+    return [
+        term,
+        label,
+        n,
+        wins,
+        wins / n if n else np.nan,
+        float(odds),
+        float(lo),
+        float(hi),
+        float(p),
+        note,
+    ]
 
 
-def stratified_rates(players, component: str, strata: str = "policy",
-                     variant: str | None = None) -> pl.DataFrame | None:
+def stratified_rates(
+    players, component: str, strata: str = "policy", variant: str | None = None
+) -> pl.DataFrame | None:
     """Each level's raw win rate beside its rate within ``strata`` (policy).
 
     * adjusted_rate: direct standardisation, sum over strata s of w_s x rate(level, s) / W,
@@ -231,46 +281,91 @@ def stratified_rates(players, component: str, strata: str = "policy",
     if not has(lf, "won", component, strata) or component == strata:
         return None
     level = pl.col(component).cast(pl.String).alias("level")
-    cells = (lf.group_by(level, pl.col(strata).cast(pl.String).alias("stratum"))
-             .agg(n=pl.len(), wins=pl.col("won").cast(pl.Int64).sum()).collect())
+    cells = (
+        lf.group_by(level, pl.col(strata).cast(pl.String).alias("stratum"))
+        .agg(n=pl.len(), wins=pl.col("won").cast(pl.Int64).sum())
+        .collect()
+    )
     totals = cells.group_by("stratum").agg(N=pl.col("n").sum(), WINS=pl.col("wins").sum())
     totals = totals.with_columns(w=pl.col("N") / pl.col("N").sum())
     smoothed = (pl.col("wins") + 0.5) / (pl.col("n") + 1)
     others_n, others_wins = pl.col("N") - pl.col("n"), pl.col("WINS") - pl.col("wins")
     others_smoothed = (others_wins + 0.5) / (others_n + 1)
     cells = cells.join(totals, on="stratum").with_columns(
-        rate=pl.col("wins") / pl.col("n"), var=smoothed * (1 - smoothed) / pl.col("n"),
+        rate=pl.col("wins") / pl.col("n"),
+        var=smoothed * (1 - smoothed) / pl.col("n"),
         others_rate=others_wins / others_n,
         others_var=others_smoothed * (1 - others_smoothed) / others_n,
-        comparable=others_n > 0)
+        comparable=others_n > 0,
+    )
     comparable_n = pl.col("n").filter(pl.col("comparable"))
-    per_level = (cells.sort("n", descending=True).group_by("level").agg(
-        n=pl.col("n").sum(), wins=pl.col("wins").sum(), W=pl.col("w").sum(),
-        weighted=(pl.col("w") * pl.col("rate")).sum(), var=(pl.col("w") ** 2 * pl.col("var")).sum(),
-        m=comparable_n.sum(), held=pl.col("wins").filter(pl.col("comparable")).sum(),
-        expected=(comparable_n * pl.col("others_rate").filter(pl.col("comparable"))).sum(),
-        excess_var=(comparable_n ** 2 * (pl.col("var") + pl.col("others_var"))
-                    .filter(pl.col("comparable"))).sum(),
-        main_stratum=pl.col("stratum").first(), main_n=pl.col("n").first()))
+    per_level = (
+        cells.sort("n", descending=True)
+        .group_by("level")
+        .agg(
+            n=pl.col("n").sum(),
+            wins=pl.col("wins").sum(),
+            W=pl.col("w").sum(),
+            weighted=(pl.col("w") * pl.col("rate")).sum(),
+            var=(pl.col("w") ** 2 * pl.col("var")).sum(),
+            m=comparable_n.sum(),
+            held=pl.col("wins").filter(pl.col("comparable")).sum(),
+            expected=(comparable_n * pl.col("others_rate").filter(pl.col("comparable"))).sum(),
+            excess_var=(
+                comparable_n**2
+                * (pl.col("var") + pl.col("others_var")).filter(pl.col("comparable"))
+            ).sum(),
+            main_stratum=pl.col("stratum").first(),
+            main_n=pl.col("n").first(),
+        )
+    )
     half = Z95 * pl.col("var").sqrt() / pl.col("W")
     excess_half = Z95 * pl.col("excess_var").sqrt() / pl.col("m")
     out = per_level.with_columns(
-        raw_rate=pl.col("wins") / pl.col("n"), adjusted_rate=pl.col("weighted") / pl.col("W"),
+        raw_rate=pl.col("wins") / pl.col("n"),
+        adjusted_rate=pl.col("weighted") / pl.col("W"),
         expected_rate=pl.col("expected") / pl.col("m"),
         excess=(pl.col("held") - pl.col("expected")) / pl.col("m"),
-        main_stratum_share=pl.col("main_n") / pl.col("n"))
+        main_stratum_share=pl.col("main_n") / pl.col("n"),
+    )
     lo, hi = wilson(out["wins"].to_numpy(), out["n"].to_numpy())
-    out = out.with_columns(raw_rate_lo=pl.Series(lo), raw_rate_hi=pl.Series(hi),
-                           adjusted_rate_lo=(pl.col("adjusted_rate") - half).clip(0, 1),
-                           adjusted_rate_hi=(pl.col("adjusted_rate") + half).clip(0, 1),
-                           excess_lo=pl.col("excess") - excess_half,
-                           excess_hi=pl.col("excess") + excess_half)
-    outside = ((pl.col("raw_rate") < pl.col("adjusted_rate_lo")) | (pl.col("raw_rate") > pl.col("adjusted_rate_hi"))) & \
-        ((pl.col("adjusted_rate") < pl.col("raw_rate_lo")) | (pl.col("adjusted_rate") > pl.col("raw_rate_hi")))
+    out = out.with_columns(
+        raw_rate_lo=pl.Series(lo),
+        raw_rate_hi=pl.Series(hi),
+        adjusted_rate_lo=(pl.col("adjusted_rate") - half).clip(0, 1),
+        adjusted_rate_hi=(pl.col("adjusted_rate") + half).clip(0, 1),
+        excess_lo=pl.col("excess") - excess_half,
+        excess_hi=pl.col("excess") + excess_half,
+    )
+    outside = (
+        (pl.col("raw_rate") < pl.col("adjusted_rate_lo"))
+        | (pl.col("raw_rate") > pl.col("adjusted_rate_hi"))
+    ) & (
+        (pl.col("adjusted_rate") < pl.col("raw_rate_lo"))
+        | (pl.col("adjusted_rate") > pl.col("raw_rate_hi"))
+    )
     order = levels(out.select(pl.col("level").alias(component)), component)
-    return (out.with_columns(confounded=outside, component=pl.lit(component))
-            .with_columns(pl.col("level").replace_strict(order, list(range(len(order)))).alias("_o"))
-            .sort("_o").select("component", "level", "n", "wins", "raw_rate", "raw_rate_lo",
-                               "raw_rate_hi", "adjusted_rate", "adjusted_rate_lo",
-                               "adjusted_rate_hi", "expected_rate", "excess", "excess_lo",
-                               "excess_hi", "main_stratum", "main_stratum_share", "confounded"))
+    return (
+        out.with_columns(confounded=outside, component=pl.lit(component))
+        .with_columns(pl.col("level").replace_strict(order, list(range(len(order)))).alias("_o"))
+        .sort("_o")
+        .select(
+            "component",
+            "level",
+            "n",
+            "wins",
+            "raw_rate",
+            "raw_rate_lo",
+            "raw_rate_hi",
+            "adjusted_rate",
+            "adjusted_rate_lo",
+            "adjusted_rate_hi",
+            "expected_rate",
+            "excess",
+            "excess_lo",
+            "excess_hi",
+            "main_stratum",
+            "main_stratum_share",
+            "confounded",
+        )
+    )

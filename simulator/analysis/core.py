@@ -61,10 +61,18 @@ def trajectory(timeline, players, by, step: str, value: str) -> pl.DataFrame:
     tl = with_player_columns(timeline, players, groups)
     keys = (["variant"] if has(tl, "variant") else []) + groups + [step]
     v = pl.col(value).cast(pl.Float64)
-    return (tl.group_by(keys).agg(pl.len().alias("n"), v.quantile(0.25, "linear").alias("q25"),
-                                  v.median().alias("median"), v.quantile(0.75, "linear").alias("q75"),
-                                  v.mean().alias("mean"))
-            .sort(keys).collect())
+    return (
+        tl.group_by(keys)
+        .agg(
+            pl.len().alias("n"),
+            v.quantile(0.25, "linear").alias("q25"),
+            v.median().alias("median"),
+            v.quantile(0.75, "linear").alias("q75"),
+            v.mean().alias("mean"),
+        )
+        .sort(keys)
+        .collect()
+    )
 
 
 def with_n_players(players) -> pl.LazyFrame:
@@ -77,8 +85,10 @@ def with_n_players(players) -> pl.LazyFrame:
 
 def rate_columns(k: str, n: str, name: str = "rate") -> list[pl.Expr]:
     """``name`` = k / n with its Wilson 95% bounds ``name_lo``/``name_hi``."""
-    return [(pl.col(k) / pl.col(n)).alias(name),
-            *wilson_exprs(k, n, names=(f"{name}_lo", f"{name}_hi"))]
+    return [
+        (pl.col(k) / pl.col(n)).alias(name),
+        *wilson_exprs(k, n, names=(f"{name}_lo", f"{name}_hi")),
+    ]
 
 
 def win_rates(players, by="seat") -> pl.DataFrame | None:
@@ -97,10 +107,14 @@ def win_rates(players, by="seat") -> pl.DataFrame | None:
     # the fair share is taken within the player count and, when grouped by it, the variant
     base = ["n_players"] + (["variant"] if "variant" in by else [])
     fair = pl.col("wins").sum().over(base) / pl.col("n").sum().over(base)
-    return (lf.group_by(keys).agg(n=pl.len(), wins=pl.col("won").cast(pl.Int64).sum())
-            .with_columns(*rate_columns("wins", "n", "win_rate"), fair.alias("fair_share"))
-            .with_columns((pl.col("win_rate") - pl.col("fair_share")).alias("excess"))
-            .sort(keys).collect())
+    return (
+        lf.group_by(keys)
+        .agg(n=pl.len(), wins=pl.col("won").cast(pl.Int64).sum())
+        .with_columns(*rate_columns("wins", "n", "win_rate"), fair.alias("fair_share"))
+        .with_columns((pl.col("win_rate") - pl.col("fair_share")).alias("excess"))
+        .sort(keys)
+        .collect()
+    )
 
 
 def seat_advantage(players) -> pl.DataFrame | None:
@@ -115,9 +129,12 @@ def seat_advantage(players) -> pl.DataFrame | None:
         return None
     lf = with_n_players(players)
     keys = ["n_players"] + (["variant"] if has(lf, "variant") else [])
-    per_seat = (lf.group_by([*keys, "seat"])
-                .agg(n=pl.len(), wins=pl.col("won").cast(pl.Int64).sum())
-                .sort([*keys, "seat"]).collect())
+    per_seat = (
+        lf.group_by([*keys, "seat"])
+        .agg(n=pl.len(), wins=pl.col("won").cast(pl.Int64).sum())
+        .sort([*keys, "seat"])
+        .collect()
+    )
     rows = []
     for key, part in per_seat.group_by(keys, maintain_order=True):
         wins, n = part["wins"].to_numpy(), part["n"].to_numpy()
@@ -126,18 +143,33 @@ def seat_advantage(players) -> pl.DataFrame | None:
         rate = wins / n
         first = int(np.flatnonzero(part["seat"].to_numpy() == 0)[0]) if 0 in part["seat"] else 0
         best, worst = int(np.argmax(rate)), int(np.argmin(rate))
-        rows.append({**dict(zip(keys, key)), "n_games": int(n.max()), "chi2": chi2, "dof": dof,
-                     "p_value": p, "first_wins": int(wins[first]), "first_n": int(n[first]),
-                     "fair_share": float(fair),
-                     "best_seat": int(part["seat"][best]), "best_win_rate": float(rate[best]),
-                     "worst_seat": int(part["seat"][worst]), "worst_win_rate": float(rate[worst])})
+        rows.append(
+            {
+                **dict(zip(keys, key)),
+                "n_games": int(n.max()),
+                "chi2": chi2,
+                "dof": dof,
+                "p_value": p,
+                "first_wins": int(wins[first]),
+                "first_n": int(n[first]),
+                "fair_share": float(fair),
+                "best_seat": int(part["seat"][best]),
+                "best_win_rate": float(rate[best]),
+                "worst_seat": int(part["seat"][worst]),
+                "worst_win_rate": float(rate[worst]),
+            }
+        )
         for which, k in (("best", best), ("worst", worst)):
             lo, hi = wilson(wins[k], n[k])
-            rows[-1][f"{which}_win_rate_lo"], rows[-1][f"{which}_win_rate_hi"] = float(lo), float(hi)
+            rows[-1][f"{which}_win_rate_lo"], rows[-1][f"{which}_win_rate_hi"] = (
+                float(lo),
+                float(hi),
+            )
     out = pl.DataFrame(rows).with_columns(*rate_columns("first_wins", "first_n", "first_win_rate"))
     return out.with_columns(
         (pl.col(c) - pl.col("fair_share")).alias(c.replace("win_rate", "excess"))
-        for c in ("first_win_rate", "first_win_rate_lo", "first_win_rate_hi"))
+        for c in ("first_win_rate", "first_win_rate_lo", "first_win_rate_hi")
+    )
 
 
 def describe(frame, value: str, by=None) -> pl.DataFrame | None:
@@ -146,9 +178,14 @@ def describe(frame, value: str, by=None) -> pl.DataFrame | None:
     if not has(frame, value, *by):
         return None
     v = pl.col(value).cast(pl.Float64)
-    aggs = [pl.len().alias("n"), v.mean().alias("mean"), v.std().alias("sd"), v.min().alias("min"),
-            *[v.quantile(q, "linear").alias(f"p{round(q * 100)}") for q in QUANTILES],
-            v.max().alias("max")]
+    aggs = [
+        pl.len().alias("n"),
+        v.mean().alias("mean"),
+        v.std().alias("sd"),
+        v.min().alias("min"),
+        *[v.quantile(q, "linear").alias(f"p{round(q * 100)}") for q in QUANTILES],
+        v.max().alias("max"),
+    ]
     lf = lazy(frame)
     out = lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)
     return out.collect()
@@ -161,8 +198,14 @@ def value_counts(frame, value: str, by=None) -> pl.DataFrame | None:
         return None
     keys = [*by, value]
     share = pl.col("n") / pl.col("n").sum().over(by) if by else pl.col("n") / pl.col("n").sum()
-    return (lazy(frame).group_by(keys).agg(n=pl.len()).with_columns(share.alias("share"))
-            .sort(keys).collect())
+    return (
+        lazy(frame)
+        .group_by(keys)
+        .agg(n=pl.len())
+        .with_columns(share.alias("share"))
+        .sort(keys)
+        .collect()
+    )
 
 
 def histogram(frame, value: str, bins: int = 30, by=None) -> pl.DataFrame | None:
@@ -171,16 +214,25 @@ def histogram(frame, value: str, bins: int = 30, by=None) -> pl.DataFrame | None
     if not has(frame, value, *by):
         return None
     lf = lazy(frame).select([*by, pl.col(value).cast(pl.Float64)]).drop_nulls(value)
-    lo, hi = lf.select(pl.col(value).min().alias("lo"), pl.col(value).max().alias("hi")).collect().row(0)
+    lo, hi = (
+        lf.select(pl.col(value).min().alias("lo"), pl.col(value).max().alias("hi")).collect().row(0)
+    )
     if lo is None:
         return None
     width = (hi - lo) / bins if hi > lo else 1.0
     b = ((pl.col(value) - lo) / width).floor().clip(0, bins - 1).cast(pl.Int32).alias("bin")
     share = pl.col("n") / pl.col("n").sum().over(by) if by else pl.col("n") / pl.col("n").sum()
-    return (lf.group_by([*by, b]).agg(n=pl.len())
-            .with_columns((lo + pl.col("bin") * width).alias("bin_lo"),
-                          (lo + (pl.col("bin") + 1) * width).alias("bin_hi"), share.alias("share"))
-            .sort([*by, "bin"]).collect())
+    return (
+        lf.group_by([*by, b])
+        .agg(n=pl.len())
+        .with_columns(
+            (lo + pl.col("bin") * width).alias("bin_lo"),
+            (lo + (pl.col("bin") + 1) * width).alias("bin_hi"),
+            share.alias("share"),
+        )
+        .sort([*by, "bin"])
+        .collect()
+    )
 
 
 def margins(players) -> pl.LazyFrame | None:
@@ -197,13 +249,22 @@ def margins(players) -> pl.LazyFrame | None:
         best = pl.col("score").max().over(keys)
         lf = lf.with_columns(pl.when(pl.col("score") == best).then(1).otherwise(2).alias("rank"))
     other = pl.when(pl.col("rank") > 1).then(pl.col("score")).otherwise(None)
-    return (lf.group_by(keys)
-            .agg(top=pl.col("score").max(), runner_up=other.max(),
-                 tied=(pl.col("rank") == 1).cast(pl.Int32).sum())
-            .with_columns(pl.when(pl.col("tied") > 1).then(pl.col("top"))
-                          .otherwise(pl.col("runner_up")).alias("second"))
-            .with_columns((pl.col("top") - pl.col("second")).alias("margin"))
-            .drop("runner_up", "tied"))
+    return (
+        lf.group_by(keys)
+        .agg(
+            top=pl.col("score").max(),
+            runner_up=other.max(),
+            tied=(pl.col("rank") == 1).cast(pl.Int32).sum(),
+        )
+        .with_columns(
+            pl.when(pl.col("tied") > 1)
+            .then(pl.col("top"))
+            .otherwise(pl.col("runner_up"))
+            .alias("second")
+        )
+        .with_columns((pl.col("top") - pl.col("second")).alias("margin"))
+        .drop("runner_up", "tied")
+    )
 
 
 def margin_of_victory(players, by=None) -> pl.DataFrame | None:
@@ -221,9 +282,15 @@ def end_reasons(games) -> pl.DataFrame | None:
         return None
     by = ["variant"] if has(games, "variant") else []
     total = pl.col("n").sum().over(by) if by else pl.col("n").sum()
-    return (lazy(games).group_by([*by, "end_reason"]).agg(n=pl.len())
-            .with_columns(total.alias("games")).with_columns(*rate_columns("n", "games", "share"))
-            .sort([*by, "end_reason"]).collect())
+    return (
+        lazy(games)
+        .group_by([*by, "end_reason"])
+        .agg(n=pl.len())
+        .with_columns(total.alias("games"))
+        .with_columns(*rate_columns("n", "games", "share"))
+        .sort([*by, "end_reason"])
+        .collect()
+    )
 
 
 def round_cap_rate(games, reason: str = "round_cap") -> pl.DataFrame | None:
@@ -233,8 +300,11 @@ def round_cap_rate(games, reason: str = "round_cap") -> pl.DataFrame | None:
     by = ["variant"] if has(games, "variant") else []
     capped = (pl.col("end_reason") == reason).cast(pl.Int64).sum().alias("capped")
     lf = lazy(games)
-    out = lf.group_by(by).agg(pl.len().alias("games"), capped) if by else \
-        lf.select(pl.len().alias("games"), capped)
+    out = (
+        lf.group_by(by).agg(pl.len().alias("games"), capped)
+        if by
+        else lf.select(pl.len().alias("games"), capped)
+    )
     return out.with_columns(*rate_columns("capped", "games", "rate")).sort(by or "games").collect()
 
 
@@ -251,11 +321,21 @@ def gini_by_game(players, value: str = "score") -> pl.LazyFrame | None:
     x = pl.col(value).cast(pl.Float64).clip(lower_bound=0.0)
     lf = lf.select([*keys, x.alias("x"), x.rank("ordinal").over(keys).cast(pl.Float64).alias("i")])
     n, total = pl.col("n").cast(pl.Float64), pl.col("total")
-    return (lf.group_by(keys).agg(pl.len().alias("n"), pl.col("x").sum().alias("total"),
-                                  (pl.col("i") * pl.col("x")).sum().alias("weighted"))
-            .with_columns(pl.when(total > 0).then(2.0 * pl.col("weighted") / (n * total)
-                                                  - (n + 1.0) / n).otherwise(None).alias("gini"))
-            .select([*keys, "gini"]))
+    return (
+        lf.group_by(keys)
+        .agg(
+            pl.len().alias("n"),
+            pl.col("x").sum().alias("total"),
+            (pl.col("i") * pl.col("x")).sum().alias("weighted"),
+        )
+        .with_columns(
+            pl.when(total > 0)
+            .then(2.0 * pl.col("weighted") / (n * total) - (n + 1.0) / n)
+            .otherwise(None)
+            .alias("gini")
+        )
+        .select([*keys, "gini"])
+    )
 
 
 def gini_summary(players, value: str = "score") -> pl.DataFrame | None:
@@ -266,8 +346,9 @@ def gini_summary(players, value: str = "score") -> pl.DataFrame | None:
     return describe(per_game, "gini", ["variant"] if has(players, "variant") else None)
 
 
-def runaway_leader(timeline, players, time: str, value: str,
-                   fraction: float = 2 / 3) -> pl.DataFrame | None:
+def runaway_leader(
+    timeline, players, time: str, value: str, fraction: float = 2 / 3
+) -> pl.DataFrame | None:
     """How often the leader two thirds of the way through a game wins it.
 
     The checkpoint of a game is its ``ceil(fraction * steps)``-th time step of ``timeline``
@@ -282,26 +363,36 @@ def runaway_leader(timeline, players, time: str, value: str,
     by = ["variant"] if "variant" in keys else []
     agg = [pl.len().alias("games"), pl.col("won").cast(pl.Int64).sum().alias("leader_won")]
     out = joined.group_by(by).agg(agg) if by else joined.select(agg)
-    fair = pl_.group_by(by).agg(pl.col("won").mean().alias("fair_share")) if by else \
-        pl_.select(pl.col("won").mean().alias("fair_share"))
+    fair = (
+        pl_.group_by(by).agg(pl.col("won").mean().alias("fair_share"))
+        if by
+        else pl_.select(pl.col("won").mean().alias("fair_share"))
+    )
     out = out.join(fair, on=by).sort(by) if by else pl.concat([out, fair], how="horizontal")
     return out.with_columns(*rate_columns("leader_won", "games", "rate")).collect()
 
 
-def runaway_games(timeline, players, time: str, value: str,
-                  fraction: float = 2 / 3) -> pl.LazyFrame | None:
+def runaway_games(
+    timeline, players, time: str, value: str, fraction: float = 2 / 3
+) -> pl.LazyFrame | None:
     """Per game (:func:`runaway_leader`): the leader's seat at the checkpoint and ``won``,
     whether that seat won; None without the columns."""
-    if not (has(timeline, "game_id", "seat", time, value) and has(players, "game_id", "seat", "won")):
+    if not (
+        has(timeline, "game_id", "seat", time, value) and has(players, "game_id", "seat", "won")
+    ):
         return None
     tl = lazy(timeline)
     keys = game_keys(tl) if has(players, "variant") else ["game_id"]
     span = tl.group_by(keys).agg(pl.col(time).min().alias("t0"), pl.col(time).max().alias("t1"))
-    checkpoint = (pl.col("t0") + ((pl.col("t1") - pl.col("t0") + 1) * fraction).ceil() - 1)
-    leaders = (tl.select([*keys, "seat", time, value]).join(span, on=keys)
-               .filter(pl.col(time) == checkpoint)
-               .sort([*keys, value, "seat"], descending=[False] * len(keys) + [True, False])
-               .group_by(keys).agg(pl.col("seat").first()))
+    checkpoint = pl.col("t0") + ((pl.col("t1") - pl.col("t0") + 1) * fraction).ceil() - 1
+    leaders = (
+        tl.select([*keys, "seat", time, value])
+        .join(span, on=keys)
+        .filter(pl.col(time) == checkpoint)
+        .sort([*keys, value, "seat"], descending=[False] * len(keys) + [True, False])
+        .group_by(keys)
+        .agg(pl.col("seat").first())
+    )
     return leaders.join(lazy(players).select([*keys, "seat", "won"]), on=[*keys, "seat"])
 
 
@@ -316,6 +407,7 @@ def find_rule(rules: dict, *words: str, kind=None):
     Lets analyses read numbers (loan cap, tax tables) from a dataset's effective rules without
     hard-coding an engine's key names: ``find_rule(rules, "loan", "cap", kind=(int, float))``.
     """
+
     def walk(node, path):
         if isinstance(node, dict):
             for k, v in node.items():
@@ -326,13 +418,18 @@ def find_rule(rules: dict, *words: str, kind=None):
     words = [w.lower() for w in words]
     for key, value in walk(rules, []):
         low = key.lower()
-        if all(w in low for w in words) and (kind is None or isinstance(value, kind)) \
-                and not isinstance(value, bool):
+        if (
+            all(w in low for w in words)
+            and (kind is None or isinstance(value, kind))
+            and not isinstance(value, bool)
+        ):
             return key, value
     return None
 
 
-def paired_difference(frame, value: str, baseline: str, variant: str, by=None) -> pl.DataFrame | None:
+def paired_difference(
+    frame, value: str, baseline: str, variant: str, by=None
+) -> pl.DataFrame | None:
     """Mean change of ``value`` from ``baseline`` to ``variant``, pairing rows by game (and seat,
     for a players table).
 
@@ -346,14 +443,21 @@ def paired_difference(frame, value: str, baseline: str, variant: str, by=None) -
     lf = lazy(frame).with_columns(pl.col("variant").cast(pl.String))
     keys = ["game_id", "seat"] if has(frame, "seat") else ["game_id"]
     extra = [b for b in by if b not in keys]
-    base = lf.filter(pl.col("variant") == baseline).select([*keys, *extra, pl.col(value).alias("a")])
+    base = lf.filter(pl.col("variant") == baseline).select(
+        [*keys, *extra, pl.col(value).alias("a")]
+    )
     other = lf.filter(pl.col("variant") == variant).select([*keys, pl.col(value).alias("b")])
     d = pl.col("b").cast(pl.Float64) - pl.col("a").cast(pl.Float64)
-    aggs = [pl.len().alias("n"), pl.col("a").cast(pl.Float64).mean().alias("base_mean"),
-            pl.col("b").cast(pl.Float64).mean().alias("variant_mean"),
-            d.mean().alias("mean_diff"), d.std().fill_null(0.0).alias("sd")]
+    aggs = [
+        pl.len().alias("n"),
+        pl.col("a").cast(pl.Float64).mean().alias("base_mean"),
+        pl.col("b").cast(pl.Float64).mean().alias("variant_mean"),
+        d.mean().alias("mean_diff"),
+        d.std().fill_null(0.0).alias("sd"),
+    ]
     joined = base.join(other, on=keys)
     out = joined.group_by(by).agg(aggs).sort(by) if by else joined.select(aggs)
     half = Z95 * pl.col("sd") / pl.col("n").cast(pl.Float64).sqrt()
-    return out.with_columns((pl.col("mean_diff") - half).alias("diff_lo"),
-                            (pl.col("mean_diff") + half).alias("diff_hi")).collect()
+    return out.with_columns(
+        (pl.col("mean_diff") - half).alias("diff_lo"), (pl.col("mean_diff") + half).alias("diff_hi")
+    ).collect()

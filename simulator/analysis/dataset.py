@@ -107,8 +107,9 @@ class Dataset:
     @cached_property
     def timelines(self) -> tuple[str, ...]:
         names = self.manifest.get("tables") or [p.name for p in self.path.iterdir() if p.is_dir()]
-        return tuple(n for n in names if n not in CORE_TABLES
-                     and any((self.path / n).glob("part-*.parquet")))
+        return tuple(
+            n for n in names if n not in CORE_TABLES and any((self.path / n).glob("part-*.parquet"))
+        )
 
     def timeline(self, name: str) -> pl.LazyFrame | None:
         """The named timeline, or None when this dataset has none by that name."""

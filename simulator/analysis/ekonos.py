@@ -26,8 +26,11 @@ def score_split(players, by="policy") -> pl.DataFrame | None:
     if not has(players, "cash", "holdings_value"):
         return None
     lf, by = lazy(players), [b for b in as_list(by) if has(players, b)]
-    aggs = [pl.len().alias("n"), pl.col("cash").cast(pl.Float64).mean().alias("mean_cash"),
-            pl.col("holdings_value").cast(pl.Float64).mean().alias("mean_holdings")]
+    aggs = [
+        pl.len().alias("n"),
+        pl.col("cash").cast(pl.Float64).mean().alias("mean_cash"),
+        pl.col("holdings_value").cast(pl.Float64).mean().alias("mean_holdings"),
+    ]
     if has(lf, "score"):
         aggs.append(pl.col("score").mean().alias("mean_score"))
     if has(lf, "won"):
@@ -46,9 +49,15 @@ def holdings_share(players) -> pl.DataFrame | None:
     if not has(players, "holdings_value", "score", "won"):
         return None
     share = (pl.col("holdings_value").cast(pl.Float64) / pl.col("score")).alias("s")
-    out = (lazy(players).filter(pl.col("score") > 0).with_columns(share)
-           .group_by("won").agg(n=pl.len(), share=pl.col("s").mean(), sd=pl.col("s").std())
-           .sort("won", descending=True).collect())
+    out = (
+        lazy(players)
+        .filter(pl.col("score") > 0)
+        .with_columns(share)
+        .group_by("won")
+        .agg(n=pl.len(), share=pl.col("s").mean(), sd=pl.col("s").std())
+        .sort("won", descending=True)
+        .collect()
+    )
     half = Z95 * out["sd"].fill_null(0.0) / out["n"].cast(pl.Float64).sqrt()
     return out.with_columns(share_lo=out["share"] - half, share_hi=out["share"] + half).drop("sd")
 
@@ -65,13 +74,24 @@ def company_values(games, names=None) -> pl.DataFrame | None:
     aggs = []
     for c, col in zip(idx, cols):
         v = pl.col(col).cast(pl.Float64)
-        aggs += [v.mean().alias(f"{c}|mean"), v.quantile(0.25, "linear").alias(f"{c}|q25"),
-                 v.median().alias(f"{c}|median"), v.quantile(0.75, "linear").alias(f"{c}|q75"),
-                 v.max().alias(f"{c}|max"), (pl.col(col) == top).cast(pl.Float64).mean().alias(f"{c}|top_share")]
+        aggs += [
+            v.mean().alias(f"{c}|mean"),
+            v.quantile(0.25, "linear").alias(f"{c}|q25"),
+            v.median().alias(f"{c}|median"),
+            v.quantile(0.75, "linear").alias(f"{c}|q75"),
+            v.max().alias(f"{c}|max"),
+            (pl.col(col) == top).cast(pl.Float64).mean().alias(f"{c}|top_share"),
+        ]
     row = lf.select(aggs).collect().row(0, named=True)
     names = list(names or [])
-    out = [{"company": c, "name": names[c] if c < len(names) else f"company{c}",
-            **{k.split("|")[1]: row[k] for k in row if k.split("|")[0] == str(c)}} for c in idx]
+    out = [
+        {
+            "company": c,
+            "name": names[c] if c < len(names) else f"company{c}",
+            **{k.split("|")[1]: row[k] for k in row if k.split("|")[0] == str(c)},
+        }
+        for c in idx
+    ]
     return pl.DataFrame(out)
 
 
@@ -86,7 +106,8 @@ def top_companies(games) -> pl.LazyFrame | None:
     top = pl.max_horizontal(cols)
     flags = [(pl.col(col) == top).alias(f"top{c}") for c, col in zip(idx, cols)]
     return lf.select([*game_keys(lf), top.alias("top_value"), *flags]).with_columns(
-        pl.sum_horizontal([pl.col(f"top{c}").cast(pl.Int32) for c in idx]).alias("n_top"))
+        pl.sum_horizontal([pl.col(f"top{c}").cast(pl.Int32) for c in idx]).alias("n_top")
+    )
 
 
 PRESIDENCY_KINDS = ("top_president", "co_top_president", "other")
@@ -101,13 +122,22 @@ def with_presidency(games, players) -> pl.LazyFrame | None:
     if top is None or not idx:
         return None
     keys = [k for k in game_keys(players) if has(games, k)]
-    presides_top = pl.any_horizontal([pl.col(f"top{c}") & pl.col(f"company{c}_president")
-                                      for c in idx])
-    kind = (pl.when(presides_top & (pl.col("n_top") == 1)).then(pl.lit(PRESIDENCY_KINDS[0]))
-            .when(presides_top).then(pl.lit(PRESIDENCY_KINDS[1]))
-            .otherwise(pl.lit(PRESIDENCY_KINDS[2])))
-    return (lazy(players).join(top.select(*keys, "n_top", *[f"top{c}" for c in idx]), on=keys)
-            .with_columns(kind.alias("presidency")).drop([f"top{c}" for c in idx]))
+    presides_top = pl.any_horizontal(
+        [pl.col(f"top{c}") & pl.col(f"company{c}_president") for c in idx]
+    )
+    kind = (
+        pl.when(presides_top & (pl.col("n_top") == 1))
+        .then(pl.lit(PRESIDENCY_KINDS[0]))
+        .when(presides_top)
+        .then(pl.lit(PRESIDENCY_KINDS[1]))
+        .otherwise(pl.lit(PRESIDENCY_KINDS[2]))
+    )
+    return (
+        lazy(players)
+        .join(top.select(*keys, "n_top", *[f"top{c}" for c in idx]), on=keys)
+        .with_columns(kind.alias("presidency"))
+        .drop([f"top{c}" for c in idx])
+    )
 
 
 def presidency_advantage(games, players) -> pl.DataFrame | None:
@@ -121,16 +151,26 @@ def presidency_advantage(games, players) -> pl.DataFrame | None:
     lf = with_presidency(games, players)
     if lf is None or not has(players, "won"):
         return None
-    shares = lf.select(fair_share=pl.col("won").cast(pl.Float64).mean(),
-                       tied_games_share=(pl.col("n_top") > 1).cast(pl.Float64).mean()
-                       ).collect().row(0, named=True)
+    shares = (
+        lf.select(
+            fair_share=pl.col("won").cast(pl.Float64).mean(),
+            tied_games_share=(pl.col("n_top") > 1).cast(pl.Float64).mean(),
+        )
+        .collect()
+        .row(0, named=True)
+    )
     order = pl.col("player").replace_strict(PRESIDENCY_KINDS, [0, 1, 2], return_dtype=pl.Int8)
-    return (lf.group_by(pl.col("presidency").alias("player"))
-            .agg(pl.len().alias("n"), pl.col("won").cast(pl.Int64).sum().alias("wins"))
-            .with_columns(*rate_columns("wins", "n", "win_rate"),
-                          pl.lit(shares["fair_share"]).alias("fair_share"),
-                          pl.lit(shares["tied_games_share"]).alias("tied_games_share"))
-            .sort(order).collect())
+    return (
+        lf.group_by(pl.col("presidency").alias("player"))
+        .agg(pl.len().alias("n"), pl.col("won").cast(pl.Int64).sum().alias("wins"))
+        .with_columns(
+            *rate_columns("wins", "n", "win_rate"),
+            pl.lit(shares["fair_share"]).alias("fair_share"),
+            pl.lit(shares["tied_games_share"]).alias("tied_games_share"),
+        )
+        .sort(order)
+        .collect()
+    )
 
 
 def presidencies_held(players) -> pl.DataFrame | None:
@@ -139,7 +179,12 @@ def presidencies_held(players) -> pl.DataFrame | None:
     if not idx or not has(players, "won"):
         return None
     count = pl.sum_horizontal([pl.col(f"company{c}_president").cast(pl.Int32) for c in idx])
-    return (lazy(players).with_columns(count.alias("presidencies"))
-            .group_by("presidencies").agg(pl.len().alias("n"),
-                                          pl.col("won").cast(pl.Int64).sum().alias("wins"))
-            .with_columns(*rate_columns("wins", "n", "win_rate")).sort("presidencies").collect())
+    return (
+        lazy(players)
+        .with_columns(count.alias("presidencies"))
+        .group_by("presidencies")
+        .agg(pl.len().alias("n"), pl.col("won").cast(pl.Int64).sum().alias("wins"))
+        .with_columns(*rate_columns("wins", "n", "win_rate"))
+        .sort("presidencies")
+        .collect()
+    )

@@ -12,8 +12,18 @@ from __future__ import annotations
 
 import polars as pl
 
-from simulator.analysis.core import (as_list, columns, describe, game_keys, has, lazy,
-                                     rate_columns, trajectory, value_counts, with_n_players)
+from simulator.analysis.core import (
+    as_list,
+    columns,
+    describe,
+    game_keys,
+    has,
+    lazy,
+    rate_columns,
+    trajectory,
+    value_counts,
+    with_n_players,
+)
 from simulator.core.stats import Z95
 
 DAMAGE_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat")
@@ -30,9 +40,14 @@ def blood_coins(players, by="side") -> pl.DataFrame | None:
         return None
     lf, by = lazy(players), _groups(players, by)
     v = pl.col("final_blood_coins").cast(pl.Float64)
-    aggs = [pl.len().alias("n"), v.mean().alias("mean_final"), v.quantile(0.25, "linear").alias("q25_final"),
-            v.median().alias("median_final"), v.quantile(0.75, "linear").alias("q75_final"),
-            (v <= 0).cast(pl.Int64).sum().alias("broke")]
+    aggs = [
+        pl.len().alias("n"),
+        v.mean().alias("mean_final"),
+        v.quantile(0.25, "linear").alias("q25_final"),
+        v.median().alias("median_final"),
+        v.quantile(0.75, "linear").alias("q75_final"),
+        (v <= 0).cast(pl.Int64).sum().alias("broke"),
+    ]
     if has(lf, "start_blood_coins"):
         aggs.insert(1, pl.col("start_blood_coins").cast(pl.Float64).mean().alias("mean_start"))
     out = lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)
@@ -82,31 +97,47 @@ def damage_by_source(players, by=None) -> pl.DataFrame | None:
     """Blood coins lost per source: mean per player, total and share of all damage (tidy:
     one row per group x source)."""
     sources = [s for s in DAMAGE_SOURCES if has(players, f"blood_lost_{s}")]
-    sources += [c[len("blood_lost_"):] for c in columns(players)
-                if c.startswith("blood_lost_") and c[len("blood_lost_"):] not in sources]
+    sources += [
+        c[len("blood_lost_") :]
+        for c in columns(players)
+        if c.startswith("blood_lost_") and c[len("blood_lost_") :] not in sources
+    ]
     if not sources:
         return None
     lf, by = lazy(players), _groups(players, by)
-    aggs = [pl.len().alias("n")] + [pl.col(f"blood_lost_{s}").cast(pl.Float64).sum().alias(s)
-                                    for s in sources]
+    aggs = [pl.len().alias("n")] + [
+        pl.col(f"blood_lost_{s}").cast(pl.Float64).sum().alias(s) for s in sources
+    ]
     wide = lf.group_by(by).agg(aggs) if by else lf.select(aggs)
     long = wide.unpivot(index=[*by, "n"], on=sources, variable_name="source", value_name="total")
-    share = pl.col("total") / pl.col("total").sum().over(by) if by else \
-        pl.col("total") / pl.col("total").sum()
-    return (long.with_columns((pl.col("total") / pl.col("n")).alias("mean_per_player"),
-                              share.alias("share"))
-            .sort([*by, "total"], descending=[False] * len(by) + [True]).collect())
+    share = (
+        pl.col("total") / pl.col("total").sum().over(by)
+        if by
+        else pl.col("total") / pl.col("total").sum()
+    )
+    return (
+        long.with_columns(
+            (pl.col("total") / pl.col("n")).alias("mean_per_player"), share.alias("share")
+        )
+        .sort([*by, "total"], descending=[False] * len(by) + [True])
+        .collect()
+    )
 
 
 def spawn_turns(players, by="side") -> pl.DataFrame | None:
-    """Per group: turns spent as a spawn (mean, share who ever were one) and turns holding the Egg."""
+    """Per group: turns spent as a spawn (mean, share who ever were one) and turns holding the
+    Egg."""
     lf, by = lazy(players), _groups(players, by)
     aggs = [pl.len().alias("n")]
     if has(lf, "turns_as_spawn"):
-        aggs += [pl.col("turns_as_spawn").cast(pl.Float64).mean().alias("mean_turns_as_spawn"),
-                 (pl.col("turns_as_spawn") > 0).cast(pl.Int64).sum().alias("ever_spawn")]
+        aggs += [
+            pl.col("turns_as_spawn").cast(pl.Float64).mean().alias("mean_turns_as_spawn"),
+            (pl.col("turns_as_spawn") > 0).cast(pl.Int64).sum().alias("ever_spawn"),
+        ]
     if has(lf, "turns_holding_egg"):
-        aggs.append(pl.col("turns_holding_egg").cast(pl.Float64).mean().alias("mean_turns_holding_egg"))
+        aggs.append(
+            pl.col("turns_holding_egg").cast(pl.Float64).mean().alias("mean_turns_holding_egg")
+        )
     if len(aggs) == 1:
         return None
     out = lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)
@@ -132,10 +163,15 @@ def length_by_start_coins(games, players) -> pl.DataFrame | None:
     by = ["start_blood_coins"]
     out = describe(lf, "length", by)
     if has(games, "end_reason"):
-        capped = (lf.group_by(by).agg(pl.len().alias("games"),
-                                       (pl.col("end_reason") == "round_cap").cast(pl.Int64).sum()
-                                       .alias("capped"))
-                  .with_columns(*rate_columns("capped", "games", "round_cap_rate")).collect())
+        capped = (
+            lf.group_by(by)
+            .agg(
+                pl.len().alias("games"),
+                (pl.col("end_reason") == "round_cap").cast(pl.Int64).sum().alias("capped"),
+            )
+            .with_columns(*rate_columns("capped", "games", "round_cap_rate"))
+            .collect()
+        )
         out = out.join(capped, on=by)
     return out.sort(by)
 
@@ -149,19 +185,33 @@ def starting_team_edge(players) -> pl.DataFrame | None:
         return None
     keys = game_keys(players)
     won = pl.col("won")
-    per_game = (with_n_players(players).group_by(keys)
-                .agg(pl.col("n_players").first(),
-                     pl.col("start_blood_coins").max().alias("start_coins"),
-                     won.filter(pl.col("side") == "starting").any().cast(pl.Int64).alias("starting"),
-                     won.filter(pl.col("side") == "other").any().cast(pl.Int64).alias("other"))
-                .with_columns((pl.col("starting") - pl.col("other")).alias("d")))
+    per_game = (
+        with_n_players(players)
+        .group_by(keys)
+        .agg(
+            pl.col("n_players").first(),
+            pl.col("start_blood_coins").max().alias("start_coins"),
+            won.filter(pl.col("side") == "starting").any().cast(pl.Int64).alias("starting"),
+            won.filter(pl.col("side") == "other").any().cast(pl.Int64).alias("other"),
+        )
+        .with_columns((pl.col("starting") - pl.col("other")).alias("d"))
+    )
     by = ["n_players", "start_coins"]
     half = Z95 * pl.col("d").std() / pl.len().sqrt()
-    return (per_game.group_by(by)
-            .agg(pl.len().alias("games"), pl.col("starting").sum().alias("starting_wins"),
-                 pl.col("other").sum().alias("other_wins"), pl.col("d").mean().alias("edge"),
-                 (pl.col("d").mean() - half).alias("edge_lo"),
-                 (pl.col("d").mean() + half).alias("edge_hi"))
-            .with_columns(*rate_columns("starting_wins", "games", "starting_win_rate"),
-                          *rate_columns("other_wins", "games", "other_win_rate"))
-            .sort(by).collect())
+    return (
+        per_game.group_by(by)
+        .agg(
+            pl.len().alias("games"),
+            pl.col("starting").sum().alias("starting_wins"),
+            pl.col("other").sum().alias("other_wins"),
+            pl.col("d").mean().alias("edge"),
+            (pl.col("d").mean() - half).alias("edge_lo"),
+            (pl.col("d").mean() + half).alias("edge_hi"),
+        )
+        .with_columns(
+            *rate_columns("starting_wins", "games", "starting_win_rate"),
+            *rate_columns("other_wins", "games", "other_win_rate"),
+        )
+        .sort(by)
+        .collect()
+    )

@@ -12,20 +12,34 @@ import re
 
 import polars as pl
 
-from simulator.analysis.core import (as_list, columns, describe, find_rule, has, lazy, rate_columns,
-                                     trajectory, value_counts, with_player_columns)
+from simulator.analysis.core import (
+    as_list,
+    columns,
+    describe,
+    find_rule,
+    has,
+    lazy,
+    rate_columns,
+    trajectory,
+    value_counts,
+    with_player_columns,
+)
 from simulator.core.stats import Z95
 
 # Rulebook "Tax Brackets" (Know Your Player Board), in dollars; used when a dataset's rules
 # do not carry the tables under recognisable keys.
 STANDARD_TAX_USD = (5_000, 15_000, 30_000, 60_000, 90_000, 120_000, 150_000, 180_000)
 SMART_TAX_USD = (0, 5_000, 10_000, 30_000, 50_000, 70_000, 90_000, 110_000)
-ACCOUNTANT_USD = 10_000            # Hire Accountant: $10,000 per year
-LOAN_CAP_USD = 200_000             # Loan Odds 'n Ends: never more than $200,000 in loans
+ACCOUNTANT_USD = 10_000  # Hire Accountant: $10,000 per year
+LOAN_CAP_USD = 200_000  # Loan Odds 'n Ends: never more than $200,000 in loans
 BRACKET_MAX_USD = (25_000, 50_000, 100_000, 150_000, 200_000, 250_000, 300_000)  # Tax Brackets
 PEAK_LOANS = ("peak_loans_usd", "peak_loans_outstanding_usd")  # accepted names of that column
-RANK_TITLES = ((2_000_000, "Elite"), (1_500_000, "Expert"), (1_000_000, "Novice"),
-               (500_000, "Amateur"))  # Game End rank chart; below $500,000: "Unranked"
+RANK_TITLES = (
+    (2_000_000, "Elite"),
+    (1_500_000, "Expert"),
+    (1_000_000, "Novice"),
+    (500_000, "Amateur"),
+)  # Game End rank chart; below $500,000: "Unranked"
 
 
 def _usd(values) -> list[float]:
@@ -47,9 +61,15 @@ def tax_table_keys(rules: dict) -> tuple[str, str] | None:
     for words in (("standard",), ("tax",), ()):
         for key, value in _lists(rules):
             low = key.lower()
-            if key != smart[0] and key.startswith(section + ".") and all(w in low for w in words) \
-                    and len(value) == len(smart[1]) and all(isinstance(v, (int, float)) for v in value) \
-                    and "bracket" not in low.rsplit(".", 1)[-1] and "income" not in low:
+            if (
+                key != smart[0]
+                and key.startswith(section + ".")
+                and all(w in low for w in words)
+                and len(value) == len(smart[1])
+                and all(isinstance(v, (int, float)) for v in value)
+                and "bracket" not in low.rsplit(".", 1)[-1]
+                and "income" not in low
+            ):
                 return key, smart[0]
     return None
 
@@ -86,8 +106,9 @@ def bracket_labels(rules: dict) -> list[str]:
     bounds = _usd(found[1]) if found else [float(b) for b in BRACKET_MAX_USD]
 
     lows = [0.0, *bounds]
-    return ([f"${lo / 1000:g}–{hi / 1000:g}k" for lo, hi in zip(lows, bounds)]
-            + [f"over ${bounds[-1] / 1000:g}k"])
+    return [f"${lo / 1000:g}–{hi / 1000:g}k" for lo, hi in zip(lows, bounds)] + [
+        f"over ${bounds[-1] / 1000:g}k"
+    ]
 
 
 def label_brackets(df: pl.DataFrame | None, rules: dict) -> pl.DataFrame | None:
@@ -95,11 +116,16 @@ def label_brackets(df: pl.DataFrame | None, rules: dict) -> pl.DataFrame | None:
     if df is None or "tax_bracket" not in df.columns:
         return df
     labels = bracket_labels(rules)
-    income = pl.col("tax_bracket").cast(pl.Int64).replace_strict(
-        list(range(len(labels))), labels, default=None, return_dtype=pl.String)
+    income = (
+        pl.col("tax_bracket")
+        .cast(pl.Int64)
+        .replace_strict(list(range(len(labels))), labels, default=None, return_dtype=pl.String)
+    )
     out = df.with_columns(income.alias("income"))
     at = out.columns.index("tax_bracket") + 1
-    return out.select([*out.columns[:at], "income", *[c for c in out.columns[at:] if c != "income"]])
+    return out.select(
+        [*out.columns[:at], "income", *[c for c in out.columns[at:] if c != "income"]]
+    )
 
 
 def loan_cap(rules: dict) -> float:
@@ -113,7 +139,9 @@ def loan_cap(rules: dict) -> float:
 
 def with_policy(years, players, by) -> pl.LazyFrame:
     """The timeline with the players' ``by`` columns (e.g. policy) joined on game and seat."""
-    return with_player_columns(years, players, [b for b in as_list(by) if b not in ("variant", "year")])
+    return with_player_columns(
+        years, players, [b for b in as_list(by) if b not in ("variant", "year")]
+    )
 
 
 def tax_by_bracket(years) -> pl.DataFrame | None:
@@ -124,19 +152,30 @@ def tax_by_bracket(years) -> pl.DataFrame | None:
         return None
     lf = lazy(years)
     by = ["variant"] if has(lf, "variant") else []
-    aggs = [pl.len().alias("player_years"),
-            pl.col("tax_paid_usd").mean().alias("mean_tax_usd"),
-            pl.col("tax_paid_usd").sum().alias("total_tax_usd")]
+    aggs = [
+        pl.len().alias("player_years"),
+        pl.col("tax_paid_usd").mean().alias("mean_tax_usd"),
+        pl.col("tax_paid_usd").sum().alias("total_tax_usd"),
+    ]
     if has(lf, "income_usd"):
         aggs.append(pl.col("income_usd").mean().alias("mean_income_usd"))
     if has(lf, "smart_tax"):
         aggs.append(pl.col("smart_tax").cast(pl.Float64).mean().alias("smart_share"))
-    share = pl.col("player_years") / pl.col("player_years").sum().over(by) if by else \
-        pl.col("player_years") / pl.col("player_years").sum()
-    tax_share = pl.col("total_tax_usd") / pl.col("total_tax_usd").sum().over(by) if by else \
-        pl.col("total_tax_usd") / pl.col("total_tax_usd").sum()
-    out = (lf.group_by([*by, "tax_bracket"]).agg(aggs)
-           .with_columns(share.alias("share"), tax_share.alias("share_of_tax")))
+    share = (
+        pl.col("player_years") / pl.col("player_years").sum().over(by)
+        if by
+        else pl.col("player_years") / pl.col("player_years").sum()
+    )
+    tax_share = (
+        pl.col("total_tax_usd") / pl.col("total_tax_usd").sum().over(by)
+        if by
+        else pl.col("total_tax_usd") / pl.col("total_tax_usd").sum()
+    )
+    out = (
+        lf.group_by([*by, "tax_bracket"])
+        .agg(aggs)
+        .with_columns(share.alias("share"), tax_share.alias("share_of_tax"))
+    )
     if has(lf, "game_id"):
         out = out.join(share_interval_by_game(lf, by, "tax_bracket"), on=[*by, "tax_bracket"])
     return out.sort([*by, "tax_bracket"]).collect()
@@ -152,15 +191,23 @@ def share_interval_by_game(lf: pl.LazyFrame, by: list[str], value: str) -> pl.La
     totals = lf.group_by([*by, "game_id"]).agg(t=pl.len())
     games = totals.group_by(by).agg(g=pl.len().cast(pl.Float64))
     share = pl.col("k") / pl.col("t")
-    stats = (lf.group_by([*by, "game_id", value]).agg(k=pl.len())
-             .join(totals, on=[*by, "game_id"])
-             .group_by([*by, value]).agg(s=share.sum(), s2=(share ** 2).sum())
-             .join(games, on=by))
+    stats = (
+        lf.group_by([*by, "game_id", value])
+        .agg(k=pl.len())
+        .join(totals, on=[*by, "game_id"])
+        .group_by([*by, value])
+        .agg(s=share.sum(), s2=(share**2).sum())
+        .join(games, on=by)
+    )
     mean = pl.col("s") / pl.col("g")
-    var = (pl.col("s2") / pl.col("g") - mean ** 2) * pl.col("g") / (pl.col("g") - 1)
+    var = (pl.col("s2") / pl.col("g") - mean**2) * pl.col("g") / (pl.col("g") - 1)
     half = Z95 * (var.clip(lower_bound=0) / pl.col("g")).sqrt()
-    out = stats.select(*by, value, (mean - half).clip(0, 1).alias("share_lo"),
-                       (mean + half).clip(0, 1).alias("share_hi"))
+    out = stats.select(
+        *by,
+        value,
+        (mean - half).clip(0, 1).alias("share_lo"),
+        (mean + half).clip(0, 1).alias("share_hi"),
+    )
     return out.drop("_all") if by == ["_all"] else out
 
 
@@ -170,8 +217,11 @@ def tax_by_year(years) -> pl.DataFrame | None:
         return None
     lf = lazy(years)
     by = (["variant"] if has(lf, "variant") else []) + ["year"]
-    aggs = [pl.len().alias("player_years"), pl.col("tax_paid_usd").mean().alias("mean_tax_usd"),
-            pl.col("tax_paid_usd").median().alias("median_tax_usd")]
+    aggs = [
+        pl.len().alias("player_years"),
+        pl.col("tax_paid_usd").mean().alias("mean_tax_usd"),
+        pl.col("tax_paid_usd").median().alias("median_tax_usd"),
+    ]
     for col, name in (("income_usd", "mean_income_usd"), ("tax_bracket", "mean_bracket")):
         if has(lf, col):
             aggs.append(pl.col(col).cast(pl.Float64).mean().alias(name))
@@ -191,8 +241,9 @@ def bracket_shares(years, players=None, by="policy") -> pl.DataFrame | None:
     return value_counts(lf, "tax_bracket", keys)
 
 
-def smart_tax_savings(years, standard=STANDARD_TAX_USD, smart=SMART_TAX_USD,
-                      accountant_usd: float = ACCOUNTANT_USD) -> pl.DataFrame | None:
+def smart_tax_savings(
+    years, standard=STANDARD_TAX_USD, smart=SMART_TAX_USD, accountant_usd: float = ACCOUNTANT_USD
+) -> pl.DataFrame | None:
     """What the smart table saves, per variant and bracket.
 
     saving_usd = standard - smart tax of the bracket (before job discounts); smart_years are
@@ -203,18 +254,28 @@ def smart_tax_savings(years, standard=STANDARD_TAX_USD, smart=SMART_TAX_USD,
         return None
     lf = lazy(years)
     by = ["variant"] if has(lf, "variant") else []
-    table = pl.LazyFrame({"tax_bracket": list(range(len(standard))),
-                          "standard_usd": [float(v) for v in standard],
-                          "smart_usd": [float(v) for v in smart]})
-    counted = (lf.group_by([*by, "tax_bracket"])
-               .agg(pl.len().alias("player_years"),
-                    pl.col("smart_tax").cast(pl.Int64).sum().alias("smart_years")))
-    return (counted.with_columns(pl.col("tax_bracket").cast(pl.Int64))
-            .join(table, on="tax_bracket", how="left")
-            .with_columns((pl.col("standard_usd") - pl.col("smart_usd")).alias("saving_usd"))
-            .with_columns((pl.col("smart_years") * pl.col("saving_usd")).alias("realised_usd"),
-                          (pl.col("saving_usd") - accountant_usd).alias("net_of_accountant_usd"))
-            .sort([*by, "tax_bracket"]).collect())
+    table = pl.LazyFrame(
+        {
+            "tax_bracket": list(range(len(standard))),
+            "standard_usd": [float(v) for v in standard],
+            "smart_usd": [float(v) for v in smart],
+        }
+    )
+    counted = lf.group_by([*by, "tax_bracket"]).agg(
+        pl.len().alias("player_years"),
+        pl.col("smart_tax").cast(pl.Int64).sum().alias("smart_years"),
+    )
+    return (
+        counted.with_columns(pl.col("tax_bracket").cast(pl.Int64))
+        .join(table, on="tax_bracket", how="left")
+        .with_columns((pl.col("standard_usd") - pl.col("smart_usd")).alias("saving_usd"))
+        .with_columns(
+            (pl.col("smart_years") * pl.col("saving_usd")).alias("realised_usd"),
+            (pl.col("saving_usd") - accountant_usd).alias("net_of_accountant_usd"),
+        )
+        .sort([*by, "tax_bracket"])
+        .collect()
+    )
 
 
 def loan_summary(players, by="policy", cap_usd: float = LOAN_CAP_USD) -> pl.DataFrame | None:
@@ -229,17 +290,23 @@ def loan_summary(players, by="policy", cap_usd: float = LOAN_CAP_USD) -> pl.Data
     lf = lazy(players)
     aggs, rates = [pl.len().alias("n")], []
     if has(lf, "loans_taken_usd"):
-        aggs += [(pl.col("loans_taken_usd") > 0).cast(pl.Int64).sum().alias("borrowers"),
-                 pl.col("loans_taken_usd").mean().alias("mean_loans_taken_usd")]
+        aggs += [
+            (pl.col("loans_taken_usd") > 0).cast(pl.Int64).sum().alias("borrowers"),
+            pl.col("loans_taken_usd").mean().alias("mean_loans_taken_usd"),
+        ]
         rates.append(("borrowers", "borrowed"))
     peak = next((c for c in PEAK_LOANS if has(lf, c)), None)
     if peak:
-        aggs += [(pl.col(peak) >= cap_usd).cast(pl.Int64).sum().alias("at_cap"),
-                 pl.col(peak).mean().alias("mean_peak_loans_usd")]
+        aggs += [
+            (pl.col(peak) >= cap_usd).cast(pl.Int64).sum().alias("at_cap"),
+            pl.col(peak).mean().alias("mean_peak_loans_usd"),
+        ]
         rates.append(("at_cap", "cap_binding"))
     if has(lf, "delinquent_notices"):
-        aggs += [(pl.col("delinquent_notices") > 0).cast(pl.Int64).sum().alias("delinquents"),
-                 pl.col("delinquent_notices").mean().alias("mean_notices")]
+        aggs += [
+            (pl.col("delinquent_notices") > 0).cast(pl.Int64).sum().alias("delinquents"),
+            pl.col("delinquent_notices").mean().alias("mean_notices"),
+        ]
         rates.append(("delinquents", "delinquent"))
     if has(lf, "interest_paid_usd"):
         aggs.append(pl.col("interest_paid_usd").mean().alias("mean_interest_usd"))
@@ -263,7 +330,9 @@ def rank_titles(players, by="policy") -> pl.DataFrame | None:
     return value_counts(lf, "rank_title", [b for b in as_list(by) if has(lf, b)])
 
 
-def cash_trajectories(years, players=None, by="policy", value: str = "cash_usd") -> pl.DataFrame | None:
+def cash_trajectories(
+    years, players=None, by="policy", value: str = "cash_usd"
+) -> pl.DataFrame | None:
     """Median and quartiles of ``value`` by year, per variant and ``by`` (e.g. policy)."""
     if not has(years, "year", value):
         return None
@@ -275,7 +344,7 @@ def taxes_by_policy(players, by="policy") -> pl.DataFrame | None:
     return describe(players, "taxes_paid_usd", [b for b in as_list(by) if has(players, b)])
 
 
-DEALT = re.compile(r"dealt_character_\d+$")   # the characters dealt at Game Setup, one column each
+DEALT = re.compile(r"dealt_character_\d+$")  # the characters dealt at Game Setup, one column each
 
 
 def dealt_characters(players, by=None) -> pl.DataFrame | None:
@@ -293,15 +362,32 @@ def dealt_characters(players, by=None) -> pl.DataFrame | None:
         return None
     by = [b for b in as_list(by) if has(players, b)]
     lf = lazy(players).with_columns(pl.col("character").cast(pl.String))
-    dealt = pl.concat([lf.select(*by, "won", pl.col(c).cast(pl.String).alias("dealt"),
-                                 (pl.col(c).cast(pl.String) == pl.col("character")).alias("kept"))
-                       for c in dealt_columns]).filter(pl.col("dealt") != "none")
+    dealt = pl.concat(
+        [
+            lf.select(
+                *by,
+                "won",
+                pl.col(c).cast(pl.String).alias("dealt"),
+                (pl.col(c).cast(pl.String) == pl.col("character")).alias("kept"),
+            )
+            for c in dealt_columns
+        ]
+    ).filter(pl.col("dealt") != "none")
     won = pl.col("won").cast(pl.Int64)
-    return (dealt.group_by("dealt", *by)
-            .agg(n_dealt=pl.len(), kept=pl.col("kept").cast(pl.Int64).sum(),
-                 wins_dealt=won.sum(), wins_kept=(won * pl.col("kept").cast(pl.Int64)).sum())
-            .rename({"dealt": "character"})
-            .with_columns(*rate_columns("kept", "n_dealt", "keep_rate"),
-                          *rate_columns("wins_dealt", "n_dealt", "win_rate_dealt"),
-                          *rate_columns("wins_kept", "kept", "win_rate_kept"))
-            .sort("character", *by).collect())
+    return (
+        dealt.group_by("dealt", *by)
+        .agg(
+            n_dealt=pl.len(),
+            kept=pl.col("kept").cast(pl.Int64).sum(),
+            wins_dealt=won.sum(),
+            wins_kept=(won * pl.col("kept").cast(pl.Int64)).sum(),
+        )
+        .rename({"dealt": "character"})
+        .with_columns(
+            *rate_columns("kept", "n_dealt", "keep_rate"),
+            *rate_columns("wins_dealt", "n_dealt", "win_rate_dealt"),
+            *rate_columns("wins_kept", "kept", "win_rate_kept"),
+        )
+        .sort("character", *by)
+        .collect()
+    )

@@ -27,10 +27,14 @@ def neighbour_effects(players) -> pl.DataFrame | None:
     """
     if not has(players, "policy", "left_policy", "won"):
         return None
-    cells = (with_n_players(players).group_by("n_players", "policy", "left_policy")
-             .agg(n=pl.len(), wins=pl.col("won").cast(pl.Int64).sum())
-             .with_columns(pl.col("policy").cast(pl.String), pl.col("left_policy").cast(pl.String))
-             .sort("n_players", "policy", "left_policy").collect())
+    cells = (
+        with_n_players(players)
+        .group_by("n_players", "policy", "left_policy")
+        .agg(n=pl.len(), wins=pl.col("won").cast(pl.Int64).sum())
+        .with_columns(pl.col("policy").cast(pl.String), pl.col("left_policy").cast(pl.String))
+        .sort("n_players", "policy", "left_policy")
+        .collect()
+    )
     tests = []
     for (n_players, policy), part in cells.group_by("n_players", "policy", maintain_order=True):
         wins, n = part["wins"].to_numpy(), part["n"].to_numpy()
@@ -41,12 +45,29 @@ def neighbour_effects(players) -> pl.DataFrame | None:
         return None
     tests = tests.with_columns(p_holm=pl.Series(holm(tests["p_value"].to_numpy())))
     policy_rate = (pl.col("wins").sum() / pl.col("n").sum()).over("n_players", "policy")
-    return (cells.join(tests, on=["n_players", "policy"], how="left")
-            .with_columns(*rate_columns("wins", "n", "win_rate"), policy_rate.alias("policy_rate"))
-            .with_columns((pl.col("win_rate") - pl.col("policy_rate")).alias("excess"),
-                          (pl.col("p_holm") < 0.05).fill_null(False).alias("significant"))
-            .select("n_players", "policy", "left_policy", "n", "wins", "win_rate", "win_rate_lo",
-                    "win_rate_hi", "policy_rate", "excess", "p_value", "p_holm", "significant"))
+    return (
+        cells.join(tests, on=["n_players", "policy"], how="left")
+        .with_columns(*rate_columns("wins", "n", "win_rate"), policy_rate.alias("policy_rate"))
+        .with_columns(
+            (pl.col("win_rate") - pl.col("policy_rate")).alias("excess"),
+            (pl.col("p_holm") < 0.05).fill_null(False).alias("significant"),
+        )
+        .select(
+            "n_players",
+            "policy",
+            "left_policy",
+            "n",
+            "wins",
+            "win_rate",
+            "win_rate_lo",
+            "win_rate_hi",
+            "policy_rate",
+            "excess",
+            "p_value",
+            "p_holm",
+            "significant",
+        )
+    )
 
 
 def neighbour_summary(players) -> pl.DataFrame | None:
@@ -62,20 +83,42 @@ def neighbour_summary(players) -> pl.DataFrame | None:
     if cells is None:
         return None
     rate = pl.col("wins") / pl.col("n")
-    out = (cells.group_by("n_players", "left_policy", maintain_order=True)
-           .agg(wins=pl.col("wins").sum(), total=pl.col("n").sum(),
-                expected=(pl.col("n") * pl.col("policy_rate")).sum(),
-                var=(pl.col("n") * rate * (1 - rate)).sum())
-           .with_columns(win_rate=pl.col("wins") / pl.col("total"),
-                         expected_rate=pl.col("expected") / pl.col("total"),
-                         se=pl.col("var").sqrt() / pl.col("total"))
-           .with_columns(excess=pl.col("win_rate") - pl.col("expected_rate"))
-           .sort("n_players", "left_policy"))
+    out = (
+        cells.group_by("n_players", "left_policy", maintain_order=True)
+        .agg(
+            wins=pl.col("wins").sum(),
+            total=pl.col("n").sum(),
+            expected=(pl.col("n") * pl.col("policy_rate")).sum(),
+            var=(pl.col("n") * rate * (1 - rate)).sum(),
+        )
+        .with_columns(
+            win_rate=pl.col("wins") / pl.col("total"),
+            expected_rate=pl.col("expected") / pl.col("total"),
+            se=pl.col("var").sqrt() / pl.col("total"),
+        )
+        .with_columns(excess=pl.col("win_rate") - pl.col("expected_rate"))
+        .sort("n_players", "left_policy")
+    )
     z = (out["excess"] / out["se"]).fill_nan(0.0).to_numpy()
     p = two_sided_p(z)
-    return (out.with_columns(excess_lo=pl.col("excess") - Z95 * pl.col("se"),
-                             excess_hi=pl.col("excess") + Z95 * pl.col("se"),
-                             p_value=pl.Series(p), p_holm=pl.Series(holm(p)))
-            .rename({"total": "n"})
-            .select("n_players", "left_policy", "n", "win_rate", "expected_rate", "excess",
-                    "excess_lo", "excess_hi", "p_value", "p_holm"))
+    return (
+        out.with_columns(
+            excess_lo=pl.col("excess") - Z95 * pl.col("se"),
+            excess_hi=pl.col("excess") + Z95 * pl.col("se"),
+            p_value=pl.Series(p),
+            p_holm=pl.Series(holm(p)),
+        )
+        .rename({"total": "n"})
+        .select(
+            "n_players",
+            "left_policy",
+            "n",
+            "win_rate",
+            "expected_rate",
+            "excess",
+            "excess_lo",
+            "excess_hi",
+            "p_value",
+            "p_holm",
+        )
+    )

@@ -41,8 +41,14 @@ def paired_differences(dataset, base: str | None = None) -> pl.DataFrame:
             if result is None:
                 continue
             group = (pl.format(f"{by}={{}}", pl.col(by)) if by else pl.lit("all")).alias("group")
-            rows.append(result.select(pl.lit(variant).alias("variant"), pl.lit(metric).alias("metric"),
-                                      group, pl.exclude(by) if by else pl.all()))
+            rows.append(
+                result.select(
+                    pl.lit(variant).alias("variant"),
+                    pl.lit(metric).alias("metric"),
+                    group,
+                    pl.exclude(by) if by else pl.all(),
+                )
+            )
     if not rows:
         return pl.DataFrame()
     table = pl.concat(rows, how="vertical_relaxed")
@@ -51,21 +57,29 @@ def paired_differences(dataset, base: str | None = None) -> pl.DataFrame:
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(se > 0, np.abs(diff) / se, np.where(diff == 0, 0.0, np.inf))
     p_value = two_sided_p(z)
-    return (table.drop("sd")
-            .with_columns(p_value=pl.Series(p_value), p_holm=pl.Series(holm(p_value)))
-            .with_columns(significant=pl.col("p_holm") < 0.05))
+    return (
+        table.drop("sd")
+        .with_columns(p_value=pl.Series(p_value), p_holm=pl.Series(holm(p_value)))
+        .with_columns(significant=pl.col("p_holm") < 0.05)
+    )
 
 
 def summary_lines(table: pl.DataFrame, limit: int = 8) -> list[str]:
     """The significant changes of a paired table, largest first, one readable line each."""
     if table.is_empty():
         return []
-    changed = table.filter("significant").sort(pl.col("mean_diff").abs() / pl.col("base_mean").abs()
-                                               .clip(lower_bound=1e-9), descending=True)
-    lines = [f"{changed.height} of {table.height} paired differences survive Holm's correction"
-             + (":" if changed.height else ".")]
+    changed = table.filter("significant").sort(
+        pl.col("mean_diff").abs() / pl.col("base_mean").abs().clip(lower_bound=1e-9),
+        descending=True,
+    )
+    lines = [
+        f"{changed.height} of {table.height} paired differences survive Holm's correction"
+        + (":" if changed.height else ".")
+    ]
     for r in changed.head(limit).iter_rows(named=True):
-        lines.append(f"  {r['variant']}: {r['metric']} {r['group']} {r['base_mean']:.4g} -> "
-                     f"{r['variant_mean']:.4g} (95% CI of change {r['diff_lo']:.3g} .. "
-                     f"{r['diff_hi']:.3g})")
+        lines.append(
+            f"  {r['variant']}: {r['metric']} {r['group']} {r['base_mean']:.4g} -> "
+            f"{r['variant_mean']:.4g} (95% CI of change {r['diff_lo']:.3g} .. "
+            f"{r['diff_hi']:.3g})"
+        )
     return lines

@@ -15,10 +15,20 @@ from simulator.studies.recipes import RECIPES
 
 @cli.command()
 @click.argument("question", type=click.Choice(list(RECIPES)), metavar="QUESTION")
-@click.option("-n", "--games", type=click.IntRange(min=24), metavar="N",
-              help="Games per rules variant [default: the question's own, under 2 minutes].")
-@click.option("-o", "--out", type=click.Path(file_okay=False), metavar="DIR",
-              help="Folder for dataset/, report.html and balsim.json [default: runs/ask-QUESTION].")
+@click.option(
+    "-n",
+    "--games",
+    type=click.IntRange(min=24),
+    metavar="N",
+    help="Games per rules variant [default: the question's own, under 2 minutes].",
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="Folder for dataset/, report.html and balsim.json [default: runs/ask-QUESTION].",
+)
 @tool_options
 def ask(question, games, out, seed, jobs, quiet, force):
     """Answer one of the designer's questions in one sentence with numbers and 95% intervals.
@@ -38,6 +48,7 @@ def ask(question, games, out, seed, jobs, quiet, force):
     """
     from simulator.run.outputs import check_out_dir
     from simulator.studies.recipes import ask as run_recipe
+
     recipe = RECIPES[question]
     out = Path(out or f"runs/ask-{question}")
     check_out_dir(out, force)
@@ -47,5 +58,6 @@ def ask(question, games, out, seed, jobs, quiet, force):
     click.echo(f"wrote {out}/report.html and {out}/dataset ({time.perf_counter() - started:.0f} s)")
 
 
-ask.help = ask.help.replace("{questions}", "\n    ".join(
-    f"  {r.name:<13} {r.summary}" for r in RECIPES.values()))
+ask.help = ask.help.replace(
+    "{questions}", "\n    ".join(f"  {r.name:<13} {r.summary}" for r in RECIPES.values())
+)

@@ -87,8 +87,13 @@ class BalsimGroup(click.Group):
         except Exception as e:  # a bug: still one line, with how to see the traceback
             if os.environ.get("BALSIM_TRACEBACK"):
                 raise
-            code, message = 1, (f"Error: unexpected {type(e).__name__}: {one_line(e)} (a bug in "
-                                "balsim; BALSIM_TRACEBACK=1 shows where)")
+            code, message = (
+                1,
+                (
+                    f"Error: unexpected {type(e).__name__}: {one_line(e)} (a bug in "
+                    "balsim; BALSIM_TRACEBACK=1 shows where)"
+                ),
+            )
         STOP.finished(code)
         if message:
             click.echo(message, err=True)
@@ -99,8 +104,10 @@ def one_line(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
-@click.group(cls=BalsimGroup, context_settings={"help_option_names": ["-h", "--help"],
-                                                "max_content_width": 100})
+@click.group(
+    cls=BalsimGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, prog_name="balsim")
 def cli():
     """Balance-analysis Monte Carlo simulator for Karnaxis, Karmaggän and Ekonos.

@@ -8,8 +8,7 @@ import click
 import numpy as np
 
 from simulator.cli.group import cli
-from simulator.cli.options import (game_argument, given, load, rules_options, seat_list,
-                                   seat_options)
+from simulator.cli.options import game_argument, given, load, rules_options, seat_list, seat_options
 from simulator.core.errors import UserError
 from simulator.core.game import get_game, knob_values
 from simulator.core.rng import game_seeds
@@ -47,19 +46,50 @@ def policies(game, rules_files, sets):
 
 @cli.command()
 @click.argument("game", required=False)
-@click.option("--game-id", "--game", "game_id", type=click.IntRange(min=0, max=2**62),
-              required=True, help="Which game of the run (its game_id).")
-@click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=1, show_default=True,
-              help="Master seed of the run.")
-@click.option("--from", "dataset", type=click.Path(file_okay=False),
-              help="Replay a game of this dataset (its rules, seats and seed).")
-@click.option("--variant", default="base", show_default=True,
-              help="With --from: which variant of the dataset.")
+@click.option(
+    "--game-id",
+    "--game",
+    "game_id",
+    type=click.IntRange(min=0, max=2**62),
+    required=True,
+    help="Which game of the run (its game_id).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0, max=2**64 - 1),
+    default=1,
+    show_default=True,
+    help="Master seed of the run.",
+)
+@click.option(
+    "--from",
+    "dataset",
+    type=click.Path(file_okay=False),
+    help="Replay a game of this dataset (its rules, seats and seed).",
+)
+@click.option(
+    "--variant",
+    default="base",
+    show_default=True,
+    help="With --from: which variant of the dataset.",
+)
 @seat_options
 @rules_options
 @click.pass_context
-def replay(ctx, game, game_id, seed, dataset, variant, players, policy, seats, fixed_seats,
-           rules_files, sets):
+def replay(
+    ctx,
+    game,
+    game_id,
+    seed,
+    dataset,
+    variant,
+    players,
+    policy,
+    seats,
+    fixed_seats,
+    rules_files,
+    sets,
+):
     """Print the play-by-play of one game.
 
     \b
@@ -70,8 +100,10 @@ def replay(ctx, game, game_id, seed, dataset, variant, players, policy, seats, f
     if dataset:
         fixed = [option for param, option in DATASET_FIXES.items() if given(ctx, param)]
         if fixed:
-            raise UserError(f"{', '.join(fixed)} cannot be given with --from: the dataset "
-                            "fixes its seed, seats and rules")
+            raise UserError(
+                f"{', '.join(fixed)} cannot be given with --from: the dataset "
+                "fixes its seed, seats and rules"
+            )
         manifest = read_manifest(Path(dataset))
         plan = plan_from_manifest(manifest, Path(dataset) / "manifest.json")
         if game is not None and get_game(game).name != plan.game:
@@ -80,10 +112,16 @@ def replay(ctx, game, game_id, seed, dataset, variant, players, policy, seats, f
         if variant not in names:
             raise UserError(f"{dataset} has no variant '{variant}' (has: {', '.join(names)})")
         if not holds_game(Path(dataset), manifest, game_id, names.index(variant)):
-            raise UserError(f"{dataset} does not hold game {game_id} (its games are 0 to "
-                            f"{manifest['n_games'] - 1:,}"
-                            + ("" if manifest.get("status") == "complete" else
-                               ", those of unfinished chunks missing") + ")")
+            raise UserError(
+                f"{dataset} does not hold game {game_id} (its games are 0 to "
+                f"{manifest['n_games'] - 1:,}"
+                + (
+                    ""
+                    if manifest.get("status") == "complete"
+                    else ", those of unfinished chunks missing"
+                )
+                + ")"
+            )
         g, effective = get_game(plan.game), plan.variants[names.index(variant)].rules
     else:
         if game is None:
@@ -91,22 +129,36 @@ def replay(ctx, game, game_id, seed, dataset, variant, players, policy, seats, f
         if given(ctx, "variant"):
             raise UserError("--variant needs --from DATASET")
         g, effective = load(game, rules_files, sets)
-        plan = Plan(game=g.name, n_games=game_id + 1, n_players=0, seats=seat_list(
-            g, players, policy, seats, effective), seed=seed, chunk_size=1,
+        plan = Plan(
+            game=g.name,
+            n_games=game_id + 1,
+            n_players=0,
+            seats=seat_list(g, players, policy, seats, effective),
+            seed=seed,
+            chunk_size=1,
             variants=[Variant("base", effective)],
-            fixed_seats=fixed_seats)
+            fixed_seats=fixed_seats,
+        )
         plan.n_players = len(plan.seats)
     ids = np.array([game_id], dtype=np.int64)
     seat_ids = seat_policy_ids(g, plan, ids)[0]
     names = {p.id: p.name for p in g.policy_set(effective)}
-    click.echo(f"{g.name} game {game_id} (seed {plan.seed}), seats: "
-               + ", ".join(f"{s}={names[int(i)]}" for s, i in enumerate(seat_ids)))
+    click.echo(
+        f"{g.name} game {game_id} (seed {plan.seed}), seats: "
+        + ", ".join(f"{s}={names[int(i)]}" for s, i in enumerate(seat_ids))
+    )
     params = g.prepare(effective, plan.n_players)
     for line in g.replay(params, int(game_seeds(plan.seed, ids)[0]), seat_ids, effective):
         click.echo(line)
 
 
 # replay options that a dataset fixes, so --from refuses them
-DATASET_FIXES = {"seed": "--seed", "players": "--players", "policy": "--policy", "seats": "--seats",
-                 "fixed_seats": "--fixed-seats/--balanced-seats", "rules_files": "--rules",
-                 "sets": "--set"}
+DATASET_FIXES = {
+    "seed": "--seed",
+    "players": "--players",
+    "policy": "--policy",
+    "seats": "--seats",
+    "fixed_seats": "--fixed-seats/--balanced-seats",
+    "rules_files": "--rules",
+    "sets": "--set",
+}

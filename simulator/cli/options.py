@@ -45,64 +45,123 @@ def game_argument(f):
 
 
 def rules_options(f):
-    f = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
-                     help="Override one rules value (TOML syntax), e.g. "
-                          "--set setup.start_money=5. Repeatable.")(f)
-    f = click.option("--rules", "rules_files", multiple=True, metavar="FILE",
-                     type=click.Path(dir_okay=False),
-                     help="TOML file merged over the default rules. Repeatable.")(f)
+    f = click.option(
+        "--set",
+        "sets",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="Override one rules value (TOML syntax), e.g. --set setup.start_money=5. Repeatable.",
+    )(f)
+    f = click.option(
+        "--rules",
+        "rules_files",
+        multiple=True,
+        metavar="FILE",
+        type=click.Path(dir_okay=False),
+        help="TOML file merged over the default rules. Repeatable.",
+    )(f)
     return f
 
 
 def seat_options(f):
-    f = click.option("--fixed-seats/--balanced-seats", "fixed_seats", default=False,
-                     show_default=True,
-                     help="Seat the policies as listed in every game, instead of a balanced "
-                          "permutation per game (every seat and neighbour equally often).")(f)
-    f = click.option("--seats", metavar="P1,P2,..",
-                     help="Policy of each seat, starting player first.")(f)
-    f = click.option("--policy", metavar="NAME",
-                     help="One policy for every seat (default: the scripted policies in "
-                          "turn).")(f)
-    f = click.option("-p", "--players", type=int, help="Number of players (default: the "
-                     "game's usual count, or the length of --seats).")(f)
+    f = click.option(
+        "--fixed-seats/--balanced-seats",
+        "fixed_seats",
+        default=False,
+        show_default=True,
+        help="Seat the policies as listed in every game, instead of a balanced "
+        "permutation per game (every seat and neighbour equally often).",
+    )(f)
+    f = click.option(
+        "--seats", metavar="P1,P2,..", help="Policy of each seat, starting player first."
+    )(f)
+    f = click.option(
+        "--policy",
+        metavar="NAME",
+        help="One policy for every seat (default: the scripted policies in turn).",
+    )(f)
+    f = click.option(
+        "-p",
+        "--players",
+        type=int,
+        help="Number of players (default: the game's usual count, or the length of --seats).",
+    )(f)
     return f
 
 
 def run_options(f):
     f = click.option("-q", "--quiet", is_flag=True, help="No progress bar.")(f)
-    f = click.option("--chunk-size", type=click.IntRange(min=1, max=MAX_CHUNK),
-                     help="Games per worker task and per Parquet part (default per game).")(f)
-    f = click.option("-j", "--jobs", type=int, default=-1, show_default=True,
-                     help="Worker processes; -1 uses every core.")(f)
-    f = click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=1,
-                     show_default=True, help="Master seed; game k's seed is hash(seed, k).")(f)
-    f = click.option("--until-ci", type=Width(), metavar="WIDTH",
-                     help="Keep playing until every win-rate 95%% interval (by seat and by "
-                          "policy, in every variant) is narrower than WIDTH; -n is then the "
-                          "budget.")(f)
-    f = click.option("-n", "--games", "n_games", type=click.IntRange(min=1),
-                     help=f"Games to play per variant [default: {DEFAULT_GAMES:,}; with "
-                          f"--until-ci, a budget of {DEFAULT_BUDGET:,}].")(f)
+    f = click.option(
+        "--chunk-size",
+        type=click.IntRange(min=1, max=MAX_CHUNK),
+        help="Games per worker task and per Parquet part (default per game).",
+    )(f)
+    f = click.option(
+        "-j",
+        "--jobs",
+        type=int,
+        default=-1,
+        show_default=True,
+        help="Worker processes; -1 uses every core.",
+    )(f)
+    f = click.option(
+        "--seed",
+        type=click.IntRange(min=0, max=2**64 - 1),
+        default=1,
+        show_default=True,
+        help="Master seed; game k's seed is hash(seed, k).",
+    )(f)
+    f = click.option(
+        "--until-ci",
+        type=Width(),
+        metavar="WIDTH",
+        help="Keep playing until every win-rate 95%% interval (by seat and by "
+        "policy, in every variant) is narrower than WIDTH; -n is then the "
+        "budget.",
+    )(f)
+    f = click.option(
+        "-n",
+        "--games",
+        "n_games",
+        type=click.IntRange(min=1),
+        help=f"Games to play per variant [default: {DEFAULT_GAMES:,}; with "
+        f"--until-ci, a budget of {DEFAULT_BUDGET:,}].",
+    )(f)
     return f
 
 
 def store_options(f):
-    f = click.option("--scheduler", metavar="tcp://HOST:PORT",
-                     help="dask.distributed scheduler address (with --backend dask).")(f)
-    f = click.option("--backend", type=click.Choice(["joblib", "dask"]), default="joblib",
-                     show_default=True, help="Where chunks run: local processes or a dask "
-                                             "cluster.")(f)
+    f = click.option(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="dask.distributed scheduler address (with --backend dask).",
+    )(f)
+    f = click.option(
+        "--backend",
+        type=click.Choice(["joblib", "dask"]),
+        default="joblib",
+        show_default=True,
+        help="Where chunks run: local processes or a dask cluster.",
+    )(f)
     f = click.option("--force", is_flag=True, help="Overwrite an existing dataset in OUT.")(f)
-    f = click.option("--resume", is_flag=True,
-                     help="Finish the interrupted run in OUT (its manifest holds the plan).")(f)
-    f = click.option("-o", "--out", type=click.Path(file_okay=False),
-                     help="Dataset folder (default: runs/GAME).")(f)
+    f = click.option(
+        "--resume",
+        is_flag=True,
+        help="Finish the interrupted run in OUT (its manifest holds the plan).",
+    )(f)
+    f = click.option(
+        "-o", "--out", type=click.Path(file_okay=False), help="Dataset folder (default: runs/GAME)."
+    )(f)
     return f
 
 
-def seat_list(game: Game, players: int | None, policy: str | None, seats: str | None,
-              rules: dict | None = None) -> list[str]:
+def seat_list(
+    game: Game,
+    players: int | None,
+    policy: str | None,
+    seats: str | None,
+    rules: dict | None = None,
+) -> list[str]:
     """Policy name of each seat from --players/--policy/--seats, checked against the game's
     policies under ``rules`` (which may add named knob sets)."""
     if policy and seats:
@@ -112,8 +171,10 @@ def seat_list(game: Game, players: int | None, policy: str | None, seats: str | 
         raise UserError(f"--seats names {len(names)} policies but --players is {players}")
     n = len(names) if names else (game.default_players if players is None else players)
     if n not in game.player_counts:
-        raise UserError(f"{game.name} is played by {game.player_counts.start}-"
-                        f"{game.player_counts.stop - 1} players, not {n}")
+        raise UserError(
+            f"{game.name} is played by {game.player_counts.start}-"
+            f"{game.player_counts.stop - 1} players, not {n}"
+        )
     if names is None:
         if policy:
             names = [policy] * n
@@ -131,8 +192,10 @@ def jobs_count(jobs: int, backend: str = "joblib") -> int:
         raise UserError("--jobs must be a positive number or -1 (every core)")
     cores = os.cpu_count() or 1
     if jobs > cores and backend == "joblib":
-        click.echo(f"note: --jobs {jobs} is more than this machine's {cores} cores; using {cores}",
-                   err=True)
+        click.echo(
+            f"note: --jobs {jobs} is more than this machine's {cores} cores; using {cores}",
+            err=True,
+        )
     return cores if jobs == -1 or (jobs > cores and backend == "joblib") else jobs
 
 

@@ -6,12 +6,21 @@ from pathlib import Path
 
 import click
 
-from simulator.run import bench as bench_mod
 from simulator.cli.group import cli
-from simulator.cli.options import (game_argument, games_to_play, given, jobs_count, load,
-                                   rules_options, run_options, seat_list, seat_options,
-                                   store_options)
+from simulator.cli.options import (
+    game_argument,
+    games_to_play,
+    given,
+    jobs_count,
+    load,
+    rules_options,
+    run_options,
+    seat_list,
+    seat_options,
+    store_options,
+)
 from simulator.core.errors import UserError
+from simulator.run import bench as bench_mod
 from simulator.run.runner import Plan, execute, resumable_plan
 from simulator.run.sweep import grid_variants
 
@@ -28,33 +37,52 @@ def _execute(ctx, game, plan, out, jobs, backend, scheduler, resume, force, quie
     out = Path(out or f"runs/{game.name}")
     if resume:
         refuse_disagreeing_options(ctx, plan, out)
-    manifest = execute(None if resume else plan, out, jobs=jobs_count(jobs, backend),
-                       backend=backend, scheduler=scheduler, resume=resume, force=force,
-                       progress=not quiet)
+    manifest = execute(
+        None if resume else plan,
+        out,
+        jobs=jobs_count(jobs, backend),
+        backend=backend,
+        scheduler=scheduler,
+        resume=resume,
+        force=force,
+        progress=not quiet,
+    )
     done = manifest["played_this_run"]
     rate = done["games"] / done["seconds"] if done["seconds"] else 0.0
-    rows = ", ".join(f"{name} {sum(p['rows'] for p in parts):,} rows"
-                     for name, parts in manifest["parts"].items())
+    rows = ", ".join(
+        f"{name} {sum(p['rows'] for p in parts):,} rows"
+        for name, parts in manifest["parts"].items()
+    )
     if "stopped" in manifest:
         stopped = manifest["stopped"]
-        click.echo(f"stopped: {stopped['reason']} (widest win-rate interval "
-                   f"{stopped['widest_interval']:.4f}, {stopped['games_per_variant']:,} games "
-                   f"per variant)")
-    click.echo(f"{out}: {manifest['game']}, {manifest['n_games'] * len(manifest['variants']):,} "
-               f"games ({rows}); played {done['games']:,} in {done['seconds']:.1f} s "
-               f"({rate:,.0f} games/s)")
+        click.echo(
+            f"stopped: {stopped['reason']} (widest win-rate interval "
+            f"{stopped['widest_interval']:.4f}, {stopped['games_per_variant']:,} games "
+            f"per variant)"
+        )
+    click.echo(
+        f"{out}: {manifest['game']}, {manifest['n_games'] * len(manifest['variants']):,} "
+        f"games ({rows}); played {done['games']:,} in {done['seconds']:.1f} s "
+        f"({rate:,.0f} games/s)"
+    )
     return out
 
 
 # what each option of a run decides in its plan; --resume refuses those that disagree
 PLAN_OPTIONS = (  # (plan field, parameters that set it, option named in the message)
-    ("game", ("game",), "GAME"), ("n_games", ("n_games",), "-n"),
-    ("until_ci", ("until_ci",), "--until-ci"), ("n_players", ("players",), "--players"),
-    ("seats", ("policy", "seats"), "--policy/--seats"), ("seed", ("seed",), "--seed"),
+    ("game", ("game",), "GAME"),
+    ("n_games", ("n_games",), "-n"),
+    ("until_ci", ("until_ci",), "--until-ci"),
+    ("n_players", ("players",), "--players"),
+    ("seats", ("policy", "seats"), "--policy/--seats"),
+    ("seed", ("seed",), "--seed"),
     ("chunk_size", ("chunk_size",), "--chunk-size"),
     ("fixed_seats", ("fixed_seats",), "--fixed-seats/--balanced-seats"),
-    ("variants", ("rules_files", "sets", "varies", "variant_files"),
-     "--rules/--set/--vary/--variant"),
+    (
+        "variants",
+        ("rules_files", "sets", "varies", "variant_files"),
+        "--rules/--set/--vary/--variant",
+    ),
 )
 
 
@@ -76,8 +104,11 @@ def refuse_disagreeing_options(ctx, plan, out: Path) -> None:
         else:
             wrong.append(f"{option} {shown(field, mine)} (dataset: {shown(field, theirs)})")
     if wrong:
-        raise UserError(f"--resume finishes {out} as it was started, but " + "; ".join(wrong)
-                        + ": leave those options out, or start again with --force")
+        raise UserError(
+            f"--resume finishes {out} as it was started, but "
+            + "; ".join(wrong)
+            + ": leave those options out, or start again with --force"
+        )
 
 
 def shown(field: str, value) -> str:
@@ -96,8 +127,27 @@ def shown(field: str, value) -> str:
 @rules_options
 @store_options
 @click.pass_context
-def run(ctx, game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, policy, seats,
-        fixed_seats, rules_files, sets, out, resume, force, backend, scheduler):
+def run(
+    ctx,
+    game,
+    n_games,
+    until_ci,
+    seed,
+    jobs,
+    chunk_size,
+    quiet,
+    players,
+    policy,
+    seats,
+    fixed_seats,
+    rules_files,
+    sets,
+    out,
+    resume,
+    force,
+    backend,
+    scheduler,
+):
     """Play N games of GAME and write a Parquet dataset.
 
     \b
@@ -109,9 +159,17 @@ def run(ctx, game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, po
       balsim run ekonos -p 5 --until-ci 0.01          # play until the intervals are tight
     """
     g, rules = load(game, rules_files, sets)
-    plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=0, seats=[],
-                seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci), variants=[],
-                fixed_seats=fixed_seats, until_ci=until_ci)
+    plan = Plan(
+        game=game,
+        n_games=games_to_play(n_games, until_ci),
+        n_players=0,
+        seats=[],
+        seed=seed,
+        chunk_size=chunk_size or default_chunk(g, until_ci),
+        variants=[],
+        fixed_seats=fixed_seats,
+        until_ci=until_ci,
+    )
     plan.seats = seat_list(g, players, policy, seats, rules)
     plan.n_players = len(plan.seats)
     plan.variants = grid_variants(g, rules, (), ())
@@ -120,19 +178,48 @@ def run(ctx, game, n_games, until_ci, seed, jobs, chunk_size, quiet, players, po
 
 @cli.command()
 @game_argument
-@click.option("--vary", "varies", multiple=True, metavar="KEY=V1,V2,..",
-              help="A rules key and the values to try (TOML syntax). Several --vary make a "
-                   "grid.")
-@click.option("--variant", "variant_files", multiple=True, metavar="NAME=FILE",
-              help="A named variant: a rules TOML file merged over the base rules. Repeatable.")
+@click.option(
+    "--vary",
+    "varies",
+    multiple=True,
+    metavar="KEY=V1,V2,..",
+    help="A rules key and the values to try (TOML syntax). Several --vary make a grid.",
+)
+@click.option(
+    "--variant",
+    "variant_files",
+    multiple=True,
+    metavar="NAME=FILE",
+    help="A named variant: a rules TOML file merged over the base rules. Repeatable.",
+)
 @run_options
 @seat_options
 @rules_options
 @store_options
 @click.pass_context
-def sweep(ctx, game, varies, variant_files, n_games, until_ci, seed, jobs, chunk_size, quiet,
-          players, policy, seats, fixed_seats, rules_files, sets, out, resume, force, backend,
-          scheduler):
+def sweep(
+    ctx,
+    game,
+    varies,
+    variant_files,
+    n_games,
+    until_ci,
+    seed,
+    jobs,
+    chunk_size,
+    quiet,
+    players,
+    policy,
+    seats,
+    fixed_seats,
+    rules_files,
+    sets,
+    out,
+    resume,
+    force,
+    backend,
+    scheduler,
+):
     """Play every variant of GAME on the same seeds into one dataset.
 
     The base rules (defaults + --rules/--set) are variant "base"; each --vary value (or the
@@ -149,13 +236,31 @@ def sweep(ctx, game, varies, variant_files, n_games, until_ci, seed, jobs, chunk
         raise UserError("sweep needs at least one --vary KEY=V1,V2 or --variant NAME=FILE")
     g, rules = load(game, rules_files, sets)
     names = seat_list(g, players, policy, seats, rules)
-    plan = Plan(game=game, n_games=games_to_play(n_games, until_ci), n_players=len(names),
-                seats=names, seed=seed, chunk_size=chunk_size or default_chunk(g, until_ci),
-                variants=grid_variants(g, rules, varies, variant_files),
-                fixed_seats=fixed_seats, until_ci=until_ci)
-    out = _execute(ctx, g, plan, out or (None if resume else f"runs/{game}-sweep"), jobs,
-                   backend, scheduler, resume, force, quiet)
+    plan = Plan(
+        game=game,
+        n_games=games_to_play(n_games, until_ci),
+        n_players=len(names),
+        seats=names,
+        seed=seed,
+        chunk_size=chunk_size or default_chunk(g, until_ci),
+        variants=grid_variants(g, rules, varies, variant_files),
+        fixed_seats=fixed_seats,
+        until_ci=until_ci,
+    )
+    out = _execute(
+        ctx,
+        g,
+        plan,
+        out or (None if resume else f"runs/{game}-sweep"),
+        jobs,
+        backend,
+        scheduler,
+        resume,
+        force,
+        quiet,
+    )
     from simulator.analysis.paired import paired_differences, summary_lines
+
     for line in summary_lines(paired_differences(out)):
         click.echo(line)
 
@@ -167,12 +272,21 @@ def default_chunk(game, until_ci):
 
 @cli.command()
 @game_argument
-@click.option("-n", "--games", "n_games", type=click.IntRange(min=1, max=bench_mod.MAX_GAMES),
-              help="Games to time (default: about five seconds' worth).")
+@click.option(
+    "-n",
+    "--games",
+    "n_games",
+    type=click.IntRange(min=1, max=bench_mod.MAX_GAMES),
+    help="Games to time (default: about five seconds' worth).",
+)
 @seat_options
 @rules_options
-@click.option("--store/--no-store", default=False, show_default=True,
-              help="Also time a full run with Parquet output on every core.")
+@click.option(
+    "--store/--no-store",
+    default=False,
+    show_default=True,
+    help="Also time a full run with Parquet output on every core.",
+)
 def bench(game, n_games, players, policy, seats, fixed_seats, rules_files, sets, store):
     """Measure games per second per core (engine only; --store adds the full pipeline)."""
     g, rules = load(game, rules_files, sets)

@@ -15,11 +15,23 @@ FORCE_HELP = "Overwrite an existing file that is not a balsim report (never a da
 
 @cli.command()
 @click.argument("datasets", nargs=-1, required=True, type=click.Path(file_okay=False))
-@click.option("-o", "--out", default="reports/report.html", show_default=True,
-              type=click.Path(dir_okay=False), help="HTML file to write.")
+@click.option(
+    "-o",
+    "--out",
+    default="reports/report.html",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="HTML file to write.",
+)
 @click.option("--force", is_flag=True, help=FORCE_HELP)
-@click.option("-j", "--jobs", type=int, default=-1, show_default=True,
-              help="Worker processes drawing the datasets' sections.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=int,
+    default=-1,
+    show_default=True,
+    help="Worker processes drawing the datasets' sections.",
+)
 def report(datasets, out, force, jobs):
     """Write one self-contained HTML playtest report of DATASETS, balance flags first.
 
@@ -33,6 +45,7 @@ def report(datasets, out, force, jobs):
     from simulator.report.screens import split_screens
     from simulator.report.skill import split_skill
     from simulator.run.runner import check_readable
+
     check_file_out(Path(out), force, "--out", REPORT_MARKER)
     jobs = jobs_count(jobs)
     only_datasets = split_skill(split_screens([Path(d) for d in datasets])[0])[0]
@@ -47,10 +60,22 @@ def report(datasets, out, force, jobs):
 
 
 @cli.command()
-@click.option("-o", "--out", default="runs", show_default=True, type=click.Path(file_okay=False),
-              help="Folder for the study's datasets.")
-@click.option("--report", "report_path", default="reports/study.html", show_default=True,
-              type=click.Path(dir_okay=False), help="HTML report to write.")
+@click.option(
+    "-o",
+    "--out",
+    default="runs",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Folder for the study's datasets.",
+)
+@click.option(
+    "--report",
+    "report_path",
+    default="reports/study.html",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="HTML report to write.",
+)
 @click.option("--force", is_flag=True, help=FORCE_HELP)
 @click.option("-j", "--jobs", type=int, default=-1, show_default=True, help="Worker processes.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
@@ -59,5 +84,6 @@ def study(out, report_path, force, jobs, quiet):
     from simulator.cli.options import jobs_count
     from simulator.report import REPORT_MARKER
     from simulator.studies.study import run_study
+
     check_file_out(Path(report_path), force, "--report", REPORT_MARKER)
     run_study(Path(out), Path(report_path), jobs=jobs_count(jobs), progress=not quiet)

@@ -28,16 +28,37 @@ def parse_budgets(text: str) -> tuple[int, ...]:
 
 @cli.command()
 @game_argument
-@click.option("-p", "--players", type=int, help="Number of players [default: the game's usual "
-              "count].")
-@click.option("--budgets", default="1,4,16,64,256", show_default=True, metavar="B1,B2,..",
-              help="Rollouts per decision of the search player, rising.")
-@click.option("-n", "--games", "n_games", type=click.IntRange(min=1), default=400,
-              show_default=True, help="Games per budget (every budget plays the same games).")
-@click.option("--field", metavar="P1,P2,..", help="The fixed field's policies, cycled over the "
-              "other seats [default: the tuned copy of each scripted policy].")
-@click.option("-o", "--out", type=click.Path(file_okay=False),
-              help="Folder for skill.png (the curve) and balsim.json (the numbers).")
+@click.option(
+    "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
+)
+@click.option(
+    "--budgets",
+    default="1,4,16,64,256",
+    show_default=True,
+    metavar="B1,B2,..",
+    help="Rollouts per decision of the search player, rising.",
+)
+@click.option(
+    "-n",
+    "--games",
+    "n_games",
+    type=click.IntRange(min=1),
+    default=400,
+    show_default=True,
+    help="Games per budget (every budget plays the same games).",
+)
+@click.option(
+    "--field",
+    metavar="P1,P2,..",
+    help="The fixed field's policies, cycled over the "
+    "other seats [default: the tuned copy of each scripted policy].",
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Folder for skill.png (the curve) and balsim.json (the numbers).",
+)
 @tool_options
 @rules_options
 def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force, rules_files, sets):
@@ -52,8 +73,10 @@ def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force,
       balsim skill ekonos -p 4
       balsim skill karnaxis -p 4 --budgets 1,16,256 -n 200 --out runs/skill-karnaxis
     """
+    from simulator.experiments.strength import require_search, write_curve
+    from simulator.experiments.strength import skill as skill_curve
     from simulator.run.outputs import check_out_dir
-    from simulator.experiments.strength import require_search, skill as skill_curve, write_curve
+
     g, rules = load(game, rules_files, sets)
     require_search(g)
     values = parse_budgets(budgets)
@@ -72,21 +95,40 @@ def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force,
 
 @cli.command()
 @game_argument
-@click.option("--incumbent", required=True, metavar="NAME",
-              help="The policy whose field the challengers face (e.g. the one a flag calls "
-                   "dominant).")
-@click.option("-p", "--players", type=int, help="Number of players [default: the game's usual "
-              "count].")
-@click.option("--budget", type=click.IntRange(min=1), default=20_000, show_default=True,
-              help="Games to tune each challenger, its held-out check included.")
-@click.option("--search-games", type=click.IntRange(min=1), default=200, show_default=True,
-              help="Games the search player plays against the field (games with search).")
-@click.option("-o", "--out", type=click.Path(dir_okay=False),
-              help="Rules overlay (TOML) with the challengers' tuned knob sets.")
+@click.option(
+    "--incumbent",
+    required=True,
+    metavar="NAME",
+    help="The policy whose field the challengers face (e.g. the one a flag calls dominant).",
+)
+@click.option(
+    "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    help="Games to tune each challenger, its held-out check included.",
+)
+@click.option(
+    "--search-games",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="Games the search player plays against the field (games with search).",
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False),
+    help="Rules overlay (TOML) with the challengers' tuned knob sets.",
+)
 @tool_options
 @rules_options
-def challenge(game, incumbent, players, budget, search_games, out, seed, jobs, quiet, force,
-              rules_files, sets):
+def challenge(
+    game, incumbent, players, budget, search_games, out, seed, jobs, quiet, force, rules_files, sets
+):
     """Is a policy dominant, or is its field weak?  Best responses against it.
 
     Every other scripted policy (from its tuned copy where the rules have one) is tuned
@@ -101,9 +143,11 @@ def challenge(game, incumbent, players, budget, search_games, out, seed, jobs, q
       balsim challenge ekonos --incumbent president_seeker --budget 10000 --out best.toml
     """
     from simulator.experiments.lab import scripted_field
-    from simulator.run.outputs import check_out_file, write_text_atomic
-    from simulator.experiments.strength import challenge as run_challenge, has_search
+    from simulator.experiments.strength import challenge as run_challenge
+    from simulator.experiments.strength import has_search
     from simulator.experiments.tune import overlay
+    from simulator.run.outputs import check_out_file, write_text_atomic
+
     g, rules = load(game, rules_files, sets)
     g.policy(incumbent, rules)
     n_players = player_count(g, players, rules)
@@ -112,8 +156,10 @@ def challenge(game, incumbent, players, budget, search_games, out, seed, jobs, q
     total = budget * (len(scripted_field(g)) - 1) + (search_games if has_search(g) else 0)
     with lab_for(g, jobs, quiet, total) as lab:
         result = run_challenge(lab, rules, incumbent, n_players, budget, search_games, seed)
-    click.echo(f"{g.name}, {n_players} players: challengers against a field of {incumbent}, "
-               "held-out win rates:")
+    click.echo(
+        f"{g.name}, {n_players} players: challengers against a field of {incumbent}, "
+        "held-out win rates:"
+    )
     click.echo("\n".join(result.lines()))
     click.echo(result.verdict())
     if out:

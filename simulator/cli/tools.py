@@ -19,19 +19,37 @@ def tool_options(f):
     """Seed, workers, progress and overwrite: the options every tool shares."""
     f = click.option("--force", is_flag=True, help="Overwrite an existing --out.")(f)
     f = click.option("-q", "--quiet", is_flag=True, help="No progress bar.")(f)
-    f = click.option("-j", "--jobs", type=int, default=-1, show_default=True,
-                     help="Worker processes; -1 uses every core.")(f)
-    f = click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=1,
-                     show_default=True, help="Master seed of the games played.")(f)
+    f = click.option(
+        "-j",
+        "--jobs",
+        type=int,
+        default=-1,
+        show_default=True,
+        help="Worker processes; -1 uses every core.",
+    )(f)
+    f = click.option(
+        "--seed",
+        type=click.IntRange(min=0, max=2**64 - 1),
+        default=1,
+        show_default=True,
+        help="Master seed of the games played.",
+    )(f)
     return f
 
 
 def line_up_options(f):
-    f = click.option("--seats", metavar="P1,P2,..",
-                     help="Policy of each seat (default: the scripted policies in turn).")(f)
+    f = click.option(
+        "--seats",
+        metavar="P1,P2,..",
+        help="Policy of each seat (default: the scripted policies in turn).",
+    )(f)
     f = click.option("--policy", "policy", metavar="NAME", help="One policy for every seat.")(f)
-    f = click.option("-p", "--players", type=int, help="Number of players (default: the "
-                     "game's usual count, or the length of --seats).")(f)
+    f = click.option(
+        "-p",
+        "--players",
+        type=int,
+        help="Number of players (default: the game's usual count, or the length of --seats).",
+    )(f)
     return f
 
 
@@ -42,32 +60,75 @@ def command_line() -> str:
 
 def lab_for(game, jobs, quiet, total):
     from simulator.experiments.lab import Lab
+
     return Lab(game, jobs_count(jobs), progress=not quiet, total=total)
 
 
 @cli.command()
 @game_argument
-@click.option("--policy", "policies", multiple=True, metavar="NAME",
-              help="The policy to tune (repeatable; each is tuned on its own).")
-@click.option("--all", "all_policies", is_flag=True,
-              help="Tune every scripted policy of the game, each against the others.")
-@click.option("--field", metavar="P1,P2,..", help="The field's policies, cycled over the other "
-              "seats [default: the other scripted policies].")
-@click.option("-p", "--players", type=int, help="Number of players [default: the game's usual "
-              "count].")
-@click.option("--budget", type=click.IntRange(min=1), default=50_000, show_default=True,
-              help="Games per policy tuned, the held-out check included (a tenth each for the "
-                   "tuned and the original knobs).")
-@click.option("--games-per-candidate", type=click.IntRange(min=1),
-              help="Games each candidate plays per generation [default: from the budget, "
-                   "about 12 generations].")
+@click.option(
+    "--policy",
+    "policies",
+    multiple=True,
+    metavar="NAME",
+    help="The policy to tune (repeatable; each is tuned on its own).",
+)
+@click.option(
+    "--all",
+    "all_policies",
+    is_flag=True,
+    help="Tune every scripted policy of the game, each against the others.",
+)
+@click.option(
+    "--field",
+    metavar="P1,P2,..",
+    help="The field's policies, cycled over the other "
+    "seats [default: the other scripted policies].",
+)
+@click.option(
+    "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=50_000,
+    show_default=True,
+    help="Games per policy tuned, the held-out check included (a tenth each for the "
+    "tuned and the original knobs).",
+)
+@click.option(
+    "--games-per-candidate",
+    type=click.IntRange(min=1),
+    help="Games each candidate plays per generation [default: from the budget, "
+    "about 12 generations].",
+)
 @click.option("--name", help="Name of the tuned knob set [default: POLICY_tuned].")
-@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False),
-              help="Rules overlay (TOML) to write the tuned knob sets to.")
+@click.option(
+    "-o",
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Rules overlay (TOML) to write the tuned knob sets to.",
+)
 @tool_options
 @rules_options
-def tune(game, policies, all_policies, field, players, budget, games_per_candidate, name, out,
-         seed, jobs, quiet, force, rules_files, sets):
+def tune(
+    game,
+    policies,
+    all_policies,
+    field,
+    players,
+    budget,
+    games_per_candidate,
+    name,
+    out,
+    seed,
+    jobs,
+    quiet,
+    force,
+    rules_files,
+    sets,
+):
     """Tune a policy's knobs for the highest win rate against a field (CMA-ES).
 
     The tuned copy plays one seat (Karmaggän team mode: its whole team) against the field
@@ -80,11 +141,14 @@ def tune(game, policies, all_policies, field, players, budget, games_per_candida
       balsim tune ekonos --policy cash_hoarder -p 4 --budget 50000 --out tuned.toml
       balsim tune karnaxis --policy scholar --field tycoon,cautious --out scholar.toml
       balsim tune ekonos --all --out tuned/ekonos.toml      # every scripted policy
-      balsim run ekonos --rules tuned.toml --seats cash_hoarder_tuned,value_investor,market_builder,president_seeker
+      balsim run ekonos --rules tuned.toml \
+          --seats cash_hoarder_tuned,value_investor,market_builder,president_seeker
     """
     from simulator.experiments.lab import scripted_field
+    from simulator.experiments.tune import overlay
+    from simulator.experiments.tune import tune as tune_policy
     from simulator.run.outputs import check_out_file, write_text_atomic
-    from simulator.experiments.tune import overlay, tune as tune_policy
+
     g, rules = load(game, rules_files, sets)
     if bool(policies) == all_policies:
         raise UserError("give --policy NAME (repeatable) or --all")
@@ -97,11 +161,24 @@ def tune(game, policies, all_policies, field, players, budget, games_per_candida
     results = []
     with lab_for(g, jobs, quiet, budget * len(names)) as lab:
         for policy in names:
-            results.append(tune_policy(lab, rules, policy, n_players, budget, seed, field_names,
-                                       name, games_per_candidate))
+            results.append(
+                tune_policy(
+                    lab,
+                    rules,
+                    policy,
+                    n_players,
+                    budget,
+                    seed,
+                    field_names,
+                    name,
+                    games_per_candidate,
+                )
+            )
     for r in results:
-        click.echo(f"{r.policy} -> {r.name} ({r.search_games:,} games, {len(r.history)} "
-                   f"generations of {len(r.history[0].candidates)}):")
+        click.echo(
+            f"{r.policy} -> {r.name} ({r.search_games:,} games, {len(r.history)} "
+            f"generations of {len(r.history[0].candidates)}):"
+        )
         click.echo("\n".join(r.knob_lines()))
         click.echo(f"  {r.summary()}")
     write_text_atomic(Path(out), overlay(results, command_line()))
@@ -110,21 +187,50 @@ def tune(game, policies, all_policies, field, players, budget, games_per_candida
 
 @cli.command()
 @game_argument
-@click.option("--key", "keys", multiple=True, required=True, metavar="KEY[=LOW:HIGH]",
-              help="A numeric rules key to search, with its range (default: a quarter to four "
-                   "times its value, within the game's checks). Repeatable.")
-@click.option("--target", required=True, metavar="METRIC=VALUE",
-              help="The metric and the value to bring it to (metrics below).")
-@click.option("--budget", type=click.IntRange(min=1), default=20_000, show_default=True,
-              help="Games in all.")
-@click.option("-o", "--out", required=True, type=click.Path(file_okay=False),
-              help="Folder for the result: fit.toml (overlay), fit.png, evaluations.parquet, "
-                   "balsim.json.")
+@click.option(
+    "--key",
+    "keys",
+    multiple=True,
+    required=True,
+    metavar="KEY[=LOW:HIGH]",
+    help="A numeric rules key to search, with its range (default: a quarter to four "
+    "times its value, within the game's checks). Repeatable.",
+)
+@click.option(
+    "--target",
+    required=True,
+    metavar="METRIC=VALUE",
+    help="The metric and the value to bring it to (metrics below).",
+)
+@click.option(
+    "--budget", type=click.IntRange(min=1), default=20_000, show_default=True, help="Games in all."
+)
+@click.option(
+    "-o",
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Folder for the result: fit.toml (overlay), fit.png, evaluations.parquet, balsim.json.",
+)
 @line_up_options
 @tool_options
 @rules_options
-def fit(game, keys, target, budget, out, players, policy, seats, seed, jobs, quiet, force,
-        rules_files, sets):
+def fit(
+    game,
+    keys,
+    target,
+    budget,
+    out,
+    players,
+    policy,
+    seats,
+    seed,
+    jobs,
+    quiet,
+    force,
+    rules_files,
+    sets,
+):
     """Find the rules values that bring a balance metric closest to a target.
 
     One integer key with at most 25 values: every value is raced; otherwise CMA-ES searches
@@ -138,13 +244,17 @@ def fit(game, keys, target, budget, out, players, policy, seats, seed, jobs, qui
 
     \b
     Examples:
-      balsim fit karmaggan -p 4 --key setup.blood_coins_4_6 --target starting_team_edge=0 --out runs/fit-coins
+      balsim fit karmaggan -p 4 --key setup.blood_coins_4_6 --target starting_team_edge=0 \
+          --out runs/fit-coins
       balsim fit karnaxis --key loans.cap_usd --target max_policy_share=1.3 --out runs/fit-cap
-      balsim fit ekonos --key companies.market_indicators --target first_player_edge=0 --out runs/fit-markers
+      balsim fit ekonos --key companies.market_indicators --target first_player_edge=0 \
+          --out runs/fit-markers
     """
+    from simulator.experiments.fit import fit as fit_keys
+    from simulator.experiments.fit import key_range, parse_target, write
     from simulator.experiments.lab import Design
     from simulator.run.outputs import check_out_dir
-    from simulator.experiments.fit import fit as fit_keys, key_range, parse_target, write
+
     g, rules = load(game, rules_files, sets)
     metric, value = parse_target(target)
     ranges = [key_range(g, rules, k) for k in keys]
@@ -162,22 +272,64 @@ fit.help = fit.help.replace("{metrics}", metric_help_text(indent="    "))
 
 @cli.command()
 @game_argument
-@click.option("--keys", metavar="K1,K2,..", help="Numeric rules keys to screen; K=LOW:HIGH gives "
-              "a key its own range.")
+@click.option(
+    "--keys",
+    metavar="K1,K2,..",
+    help="Numeric rules keys to screen; K=LOW:HIGH gives a key its own range.",
+)
 @click.option("--assumed", is_flag=True, help="Screen every number marked ASSUMED in the rules.")
-@click.option("--range", "scale", default="0.5,1.5", show_default=True, metavar="LOW,HIGH",
-              help="Each key's range as factors on its value.")
-@click.option("--trajectories", type=click.IntRange(min=2), default=10, show_default=True,
-              help="Morris trajectories (runs = trajectories x (keys + 1)).")
-@click.option("-n", "--games", "games_per_run", type=click.IntRange(min=10), default=1000,
-              show_default=True, help="Games per run (every run plays the same games).")
-@click.option("-o", "--out", required=True, type=click.Path(file_okay=False),
-              help="Folder for effects.parquet/json, runs.parquet, sensitivity.png, balsim.json.")
+@click.option(
+    "--range",
+    "scale",
+    default="0.5,1.5",
+    show_default=True,
+    metavar="LOW,HIGH",
+    help="Each key's range as factors on its value.",
+)
+@click.option(
+    "--trajectories",
+    type=click.IntRange(min=2),
+    default=10,
+    show_default=True,
+    help="Morris trajectories (runs = trajectories x (keys + 1)).",
+)
+@click.option(
+    "-n",
+    "--games",
+    "games_per_run",
+    type=click.IntRange(min=10),
+    default=1000,
+    show_default=True,
+    help="Games per run (every run plays the same games).",
+)
+@click.option(
+    "-o",
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Folder for effects.parquet/json, runs.parquet, sensitivity.png, balsim.json.",
+)
 @line_up_options
 @tool_options
 @rules_options
-def sensitivity(game, keys, assumed, scale, trajectories, games_per_run, out, players, policy,
-                seats, seed, jobs, quiet, force, rules_files, sets):
+def sensitivity(
+    game,
+    keys,
+    assumed,
+    scale,
+    trajectories,
+    games_per_run,
+    out,
+    players,
+    policy,
+    seats,
+    seed,
+    jobs,
+    quiet,
+    force,
+    rules_files,
+    sets,
+):
     """Rank rules keys by their effect on the balance metrics (Morris screening, SALib).
 
     Every run plays the same games, so each step of a trajectory is a paired comparison.
@@ -188,11 +340,13 @@ def sensitivity(game, keys, assumed, scale, trajectories, games_per_run, out, pl
     \b
     Examples:
       balsim sensitivity karnaxis --assumed --out runs/sens-karnaxis
-      balsim sensitivity ekonos --keys companies.market_indicators,setup.start_money=0:12 --out runs/sens-ek
+      balsim sensitivity ekonos --keys companies.market_indicators,setup.start_money=0:12 \
+          --out runs/sens-ek
     """
+    from simulator.experiments import sensitivity as sens
     from simulator.experiments.lab import Design
     from simulator.run.outputs import check_out_dir
-    from simulator.experiments import sensitivity as sens
+
     g, rules = load(game, rules_files, sets)
     try:
         low, high = (float(v) for v in scale.split(","))
@@ -207,7 +361,9 @@ def sensitivity(game, keys, assumed, scale, trajectories, games_per_run, out, pl
     runs = trajectories * (len(factors) + 1)
     started = time.perf_counter()
     with lab_for(g, jobs, quiet, runs * games_per_run) as lab:
-        result = sens.screen(lab, rules, design, factors, trajectories, games_per_run, seed, skipped)
+        result = sens.screen(
+            lab, rules, design, factors, trajectories, games_per_run, seed, skipped
+        )
     sens.write(result, Path(out), command_line(), time.perf_counter() - started)
     for metric, depends in sens.dependencies(out).items():
         click.echo(f"{metric}: " + (f"depends on {', '.join(depends)}" if depends else "robust"))

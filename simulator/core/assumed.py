@@ -20,10 +20,11 @@ nothing.  Keys are dotted paths; entries of an array of tables are indexed, e.g.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+import tomllib
 
 MARK = "ASSUMED"
 _INDEXED = re.compile(r"^(.*)\[(\d+)\]$")
@@ -31,9 +32,9 @@ _INDEXED = re.compile(r"^(.*)\[(\d+)\]$")
 
 @dataclass(frozen=True)
 class AssumedKey:
-    key: str       # dotted path, array-of-tables entries indexed: "characters[11].karnaxis"
-    label: str     # the same with entries named: "characters[Nadia].karnaxis"
-    reason: str    # the mark's text: why the value is assumed
+    key: str  # dotted path, array-of-tables entries indexed: "characters[11].karnaxis"
+    label: str  # the same with entries named: "characters[Nadia].karnaxis"
+    reason: str  # the mark's text: why the value is assumed
 
 
 def assumed_keys(path: str | Path) -> dict[str, AssumedKey]:
@@ -44,7 +45,9 @@ def assumed_keys(path: str | Path) -> dict[str, AssumedKey]:
 @lru_cache(maxsize=16)
 def _parse(text: str) -> tuple[tuple[str, AssumedKey], ...]:
     data = tomllib.loads(text)
-    return tuple((key, AssumedKey(key, _label(data, key), reason)) for key, reason in marked_keys(text))
+    return tuple(
+        (key, AssumedKey(key, _label(data, key), reason)) for key, reason in marked_keys(text)
+    )
 
 
 def marked_keys(text: str) -> list[tuple[str, str]]:
@@ -69,7 +72,7 @@ def marked_keys(text: str) -> list[tuple[str, str]]:
         else:
             key, _, value = line.partition("=")
             depth, comments, open_string = _scan(value, None)
-            while (depth > 0 or open_string) and i < len(lines):   # a value over several lines
+            while (depth > 0 or open_string) and i < len(lines):  # a value over several lines
                 more, extra, open_string = _scan(lines[i], open_string)
                 depth, comments = depth + more, comments + extra
                 i += 1
@@ -86,7 +89,9 @@ def _reason(comments: list[str], whole: bool = False) -> str | None:
     for k, comment in enumerate(comments):
         at = comment.find(MARK)
         if at >= 0:
-            text = " ".join([comment[at + len(MARK):].lstrip(" :"), *(comments[k + 1:] if whole else [])])
+            text = " ".join(
+                [comment[at + len(MARK) :].lstrip(" :"), *(comments[k + 1 :] if whole else [])]
+            )
             return text.strip()
     return None
 
@@ -107,7 +112,7 @@ def _scan(text: str, open_string: str | None) -> tuple[int, list[str], str | Non
             continue
         ch = text[i]
         if text.startswith('"""', i) or text.startswith("'''", i):
-            open_string, i = text[i:i + 3], i + 3
+            open_string, i = text[i : i + 3], i + 3
         elif ch == '"':
             i += 1
             while i < len(text) and text[i] != '"':
@@ -117,7 +122,7 @@ def _scan(text: str, open_string: str | None) -> tuple[int, list[str], str | Non
             end = text.find("'", i + 1)
             i = end + 1 if end >= 0 else len(text)
         elif ch == "#":
-            return depth, [text[i + 1:].strip()], None
+            return depth, [text[i + 1 :].strip()], None
         else:
             depth += (ch in "[{") - (ch in "]}")
             i += 1
@@ -145,21 +150,23 @@ def _label(data: dict, key: str) -> str:
     parts, labelled = key.split("."), []
     for k, part in enumerate(parts):
         m = _INDEXED.match(part)
-        entry = value_at(data, ".".join(parts[:k + 1])) if m else None
+        entry = value_at(data, ".".join(parts[: k + 1])) if m else None
         if m and isinstance(entry, dict) and isinstance(entry.get("name"), str):
             part = f"{m.group(1)}[{entry['name']}]"
         labelled.append(part)
     return ".".join(labelled)
 
 
-def assumed_under(keys: dict[str, AssumedKey], subjects, rules: dict | None = None,
-                  defaults: dict | None = None) -> list[AssumedKey]:
+def assumed_under(
+    keys: dict[str, AssumedKey], subjects, rules: dict | None = None, defaults: dict | None = None
+) -> list[AssumedKey]:
     """The assumed keys a finding about ``subjects`` rests on.
 
     ``subjects`` are key prefixes, indexed or labelled (``"loans"``, ``"game.round_cap"``,
     ``"characters[Nadia]"``).  With ``rules`` and ``defaults``, a key that ``rules`` sets to
     another value than the default is left out: the designer replaced the assumed value.
     """
+
     def under(name: str, prefix: str) -> bool:
         return name == prefix or name.startswith(prefix + ".") or name.startswith(prefix + "[")
 
@@ -167,8 +174,11 @@ def assumed_under(keys: dict[str, AssumedKey], subjects, rules: dict | None = No
     for item in keys.values():
         if not any(under(item.key, s) or under(item.label, s) for s in subjects):
             continue
-        if rules is not None and defaults is not None and \
-                value_at(rules, item.key) not in (None, value_at(defaults, item.key)):
+        if (
+            rules is not None
+            and defaults is not None
+            and value_at(rules, item.key) not in (None, value_at(defaults, item.key))
+        ):
             continue
         out.append(item)
     return out

@@ -1,18 +1,19 @@
 """The contract every engine follows, and the registry of games.
 
 A game package ``simulator/games/<name>/`` has a module ``game`` exposing ``GAME``, a
-:class:`Game` (the package ``__init__`` stays light so policies can import its ``state``).  The runner only
-talks to this object:
+:class:`Game` (the package ``__init__`` stays light so policies can import its ``state``).  The
+runner only talks to this object:
 
 * ``prepare(rules, n_players) -> params``: a tuple of numpy arrays (picklable, numba-friendly)
   built once per variant from the validated rules.
 * ``play(params, seeds, seat_policies) -> tables``: plays ``len(seeds)`` games (``seeds``
   uint64[n], ``seat_policies`` int8[n, n_players] of policy ids) and returns
-  ``{"games": {col: array[n]}, "players": {col: array[n, n_players]}, <timeline>: {col: array[m]}}``.
-  Timelines carry a ``game_index`` column (0..n-1 within the call).  ``players`` must include
-  ``score`` and ``won``; ``games`` must include ``winner_seat``, ``length`` and ``end_reason``.
-  Columns listed in ``categories`` are int codes that the runner writes as strings; a column
-  given as a ``(codes, labels)`` pair (labels from the rules, e.g. character names) likewise.
+  ``{"games": {col: array[n]}, "players": {col: array[n, n_players]}, <timeline>: {col:
+  array[m]}}``. Timelines carry a ``game_index`` column (0..n-1 within the call).  ``players`` must
+  include ``score`` and ``won``; ``games`` must include ``winner_seat``, ``length`` and
+  ``end_reason``. Columns listed in ``categories`` are int codes that the runner writes as strings;
+  a column given as a ``(codes, labels)`` pair (labels from the rules, e.g. character names)
+  likewise.
 * ``replay(params, seed, seat_policies, rules) -> list[str]``: the play-by-play of one game
   (``seat_policies`` int8[n_players]).
 
@@ -30,8 +31,12 @@ from typing import Callable
 from simulator.core import rules as rules_mod
 from simulator.core.errors import UserError
 
-GAME_NAMES = ("ekonos", "karnaxis", "karmaggan")  # every implemented game; each new engine adds itself here
-SEARCH_POLICY = "search"   # each game's search player: costly, so never a default seat
+GAME_NAMES = (
+    "ekonos",
+    "karnaxis",
+    "karmaggan",
+)  # every implemented game; each new engine adds itself here
+SEARCH_POLICY = "search"  # each game's search player: costly, so never a default seat
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,7 @@ class Policy:
 
     ``id`` indexes the knobs table and the seat-policy arrays; ``behaviour`` is the id of the
     built-in policy whose code it runs (its own id for a built-in)."""
+
     id: int
     name: str
     description: str
@@ -53,27 +59,30 @@ class Policy:
 @dataclass(frozen=True)
 class Game:
     name: str
-    engine_version: str          # bump on any behaviour change; written into every dataset
+    engine_version: str  # bump on any behaviour change; written into every dataset
     player_counts: range
     default_players: int
-    chunk_size: int              # games per worker task and per Parquet part
-    length_unit: str             # what games.length counts: "years", "rounds", "turns"
-    policies: tuple[Policy, ...]              # the built-in behaviours, ids 0..k-1
-    check: Callable[[dict], None]              # raises RulesError on impossible values
+    chunk_size: int  # games per worker task and per Parquet part
+    length_unit: str  # what games.length counts: "years", "rounds", "turns"
+    policies: tuple[Policy, ...]  # the built-in behaviours, ids 0..k-1
+    check: Callable[[dict], None]  # raises RulesError on impossible values
     prepare: Callable[[dict, int], tuple]
     play: Callable[..., dict]
     replay: Callable[..., list]
     categories: dict[str, tuple[str, ...]] = field(default_factory=dict)
     timelines: tuple[str, ...] = ()
-    knob_names: tuple[str, ...] = ()           # the policies' tunable numbers (KNOBS)
-    search_limits: tuple[tuple[str, int, int], ...] = ()   # (knob, low, high) of the search budget
+    knob_names: tuple[str, ...] = ()  # the policies' tunable numbers (KNOBS)
+    search_limits: tuple[tuple[str, int, int], ...] = ()  # (knob, low, high) of the search budget
 
     @property
     def scripted_policies(self) -> list[str]:
         """The built-in scripted policies, in id order: the default seats (neither `random`,
         id 0, nor the search player)."""
-        return [p.name for p in sorted(self.policies, key=lambda p: p.id)
-                if p.id != 0 and p.name != SEARCH_POLICY]
+        return [
+            p.name
+            for p in sorted(self.policies, key=lambda p: p.id)
+            if p.id != 0 and p.name != SEARCH_POLICY
+        ]
 
     @property
     def rules_path(self) -> Path:
@@ -94,8 +103,9 @@ class Game:
         self.check(rules)
         check_knob_sets(self, rules)
         check_search_knobs(self, rules)
-        if base is not None and ([p.name for p in self.policy_set(rules)]
-                                 != [p.name for p in self.policy_set(base)]):
+        if base is not None and (
+            [p.name for p in self.policy_set(rules)] != [p.name for p in self.policy_set(base)]
+        ):
             raise rules_mod.RulesError("policies", "a variant cannot add or remove knob sets")
 
     def policy_set(self, rules: dict | None = None) -> tuple[Policy, ...]:
@@ -107,8 +117,14 @@ class Game:
         for name, table in rules.get("policies", {}).items():
             if isinstance(table, dict) and "base" in table and name not in builtin:
                 base = builtin[table["base"]]
-                out.append(Policy(len(out), name, table.get(
-                    "description", f"{base.name} with its own knobs"), base.id))
+                out.append(
+                    Policy(
+                        len(out),
+                        name,
+                        table.get("description", f"{base.name} with its own knobs"),
+                        base.id,
+                    )
+                )
         return tuple(out)
 
     def policy(self, name: str, rules: dict | None = None) -> Policy:
@@ -168,9 +184,12 @@ def check_knob_sets(game: Game, rules: dict) -> None:
         rules_mod.require(rules, key, isinstance(table, dict), "expected a table")
         if name in builtin:
             continue
-        rules_mod.require(rules, f"{key}.base", isinstance(table.get("base"), str)
-                          and table["base"] in builtin,
-                          f"a knob set needs base = one of {', '.join(sorted(builtin))}")
+        rules_mod.require(
+            rules,
+            f"{key}.base",
+            isinstance(table.get("base"), str) and table["base"] in builtin,
+            f"a knob set needs base = one of {', '.join(sorted(builtin))}",
+        )
     names = {p.name for p in game.policy_set(rules)}
     for name, table in tables.items():
         for knob, value in table.items():
@@ -178,10 +197,18 @@ def check_knob_sets(game: Game, rules: dict) -> None:
             if knob in ("base", "description"):
                 rules_mod.require(rules, key, isinstance(value, str), "expected a string")
                 continue
-            rules_mod.require(rules, key, knob in game.knob_names,
-                              f"unknown knob (knobs: {', '.join(game.knob_names)})")
-            rules_mod.require(rules, key, isinstance(value, (int, float, str))
-                              and not isinstance(value, bool), "expected a number")
+            rules_mod.require(
+                rules,
+                key,
+                knob in game.knob_names,
+                f"unknown knob (knobs: {', '.join(game.knob_names)})",
+            )
+            rules_mod.require(
+                rules,
+                key,
+                isinstance(value, (int, float, str)) and not isinstance(value, bool),
+                "expected a number",
+            )
             if isinstance(value, str):
                 rules_mod.require(rules, key, value in names, f"no policy named '{value}'")
 
@@ -195,11 +222,18 @@ def check_search_knobs(game: Game, rules: dict) -> None:
         values = knob_values(rules, policy_set, policy)
         for knob, low, high in game.search_limits:
             value = values.get(knob, low)
-            rules_mod.require(rules, f"policies.{policy.name}.{knob}",
-                              isinstance(value, (int, float)) and float(value).is_integer()
-                              and low <= value <= high,
-                              f"must be a whole number {low}..{high:,}")
+            rules_mod.require(
+                rules,
+                f"policies.{policy.name}.{knob}",
+                isinstance(value, (int, float))
+                and float(value).is_integer()
+                and low <= value <= high,
+                f"must be a whole number {low}..{high:,}",
+            )
         rollout = values.get("rollout_policy")
-        rules_mod.require(rules, f"policies.{policy.name}.rollout_policy",
-                          rollout is None or game.policy(rollout, rules).behaviour not in search,
-                          "must name a scripted policy (a rollout cannot search)")
+        rules_mod.require(
+            rules,
+            f"policies.{policy.name}.rollout_policy",
+            rollout is None or game.policy(rollout, rules).behaviour not in search,
+            "must name a scripted policy (a rollout cannot search)",
+        )

@@ -81,8 +81,12 @@ class KernelOnlyLibrary(JITCodeLibrary):
                 self._final_module.link_in(library._get_module_for_linking(), preserve=True)
         environments = llvm.parse_assembly(
             str(self._codegen._create_empty_module(self.name))
-            + "".join(f'@"{v.name}" = common global i8* null\n'
-                      for v in self._final_module.global_variables if "NumbaEnv" in v.name))
+            + "".join(
+                f'@"{v.name}" = common global i8* null\n'
+                for v in self._final_module.global_variables
+                if "NumbaEnv" in v.name
+            )
+        )
         self._environments_object = self._codegen._tm.emit_object(environments)
         self._codegen._engine.add_module(environments)
         self._codegen._engine.finalize_object()
@@ -90,14 +94,17 @@ class KernelOnlyLibrary(JITCodeLibrary):
 
     def get_pointer_to_function(self, name):
         self._ensure_finalized()
-        return 0   # no machine code: a call from Python runs the dispatcher's twin
+        return 0  # no machine code: a call from Python runs the dispatcher's twin
 
     def serialize_using_object_code(self):
         """Cached as numba caches any function (loaded back as a plain library): the object
         code is the environment's global, the bitcode is what its callers link."""
         self._ensure_finalized()
-        return (self.name, "object",
-                (self._environments_object, self._get_module_for_linking().as_bitcode()))
+        return (
+            self.name,
+            "object",
+            (self._environments_object, self._get_module_for_linking().as_bitcode()),
+        )
 
 
 class KernelOnlyCompiler(Compiler):
@@ -105,13 +112,17 @@ class KernelOnlyCompiler(Compiler):
 
     def compile_extra(self, func):
         if self.state.library is None:
-            self.state.library = KernelOnlyLibrary(self.state.targetctx.codegen(),
-                                                   func.__qualname__)
+            self.state.library = KernelOnlyLibrary(
+                self.state.targetctx.codegen(), func.__qualname__
+            )
         return super().compile_extra(func)
 
 
-NO_WRAPPERS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True,
-               "pipeline_class": KernelOnlyCompiler}
+NO_WRAPPERS = {
+    "no_cpython_wrapper": True,
+    "no_cfunc_wrapper": True,
+    "pipeline_class": KernelOnlyCompiler,
+}
 
 
 class KernelOnlyDispatcher(CPUDispatcher):
@@ -122,8 +133,11 @@ class KernelOnlyDispatcher(CPUDispatcher):
     def __call__(self, *args, **kwargs):
         twin = self.__dict__.get("_python_twin")
         if twin is None:
-            options = {k: v for k, v in self.targetoptions.items()
-                       if k not in NO_WRAPPERS and k != "nopython"}
+            options = {
+                k: v
+                for k, v in self.targetoptions.items()
+                if k not in NO_WRAPPERS and k != "nopython"
+            }
             twin = self._python_twin = njit(**{**options, "cache": False})(self.py_func)
         return twin(*args, **kwargs)
 
@@ -136,16 +150,20 @@ def once_per_type(**options):
     def decorate(py_func):
         kernel = compile_kernel(py_func)
         typed_call = getattr(kernel, "get_call_template", None)
-        if typed_call is None:   # NUMBA_DISABLE_JIT: plain Python
+        if typed_call is None:  # NUMBA_DISABLE_JIT: plain Python
             return kernel
         if options.get("no_cpython_wrapper"):
             kernel.__class__ = KernelOnlyDispatcher
 
         def get_call_template(args, kws):
-            return typed_call(tuple(types.unliteral(a) for a in args),
-                              {k: types.unliteral(v) for k, v in kws.items()})
+            return typed_call(
+                tuple(types.unliteral(a) for a in args),
+                {k: types.unliteral(v) for k, v in kws.items()},
+            )
+
         kernel.get_call_template = get_call_template
         return kernel
+
     return decorate
 
 

@@ -13,6 +13,7 @@ rules allow.
 """
 
 import numpy as np
+
 from simulator.core.kernel import allocating, entry, rule
 
 # stream slots in the rng state array

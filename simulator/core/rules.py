@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import copy
 import math
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from simulator.core.errors import UserError
+import tomllib
 
+from simulator.core.errors import UserError
 
 KNOB_SETS = "policies."  # under [policies], a new table is a named knob set (Game.policy_set)
 
@@ -132,11 +132,19 @@ def check_type(path: str, value: Any, default: Any) -> None:
 
 
 def type_name(value: Any) -> str:
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
-            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
+    }.get(type(value), type(value).__name__)
 
 
-def effective_rules(defaults: dict, files: tuple[str, ...] = (), sets: tuple[str, ...] = ()) -> dict:
+def effective_rules(
+    defaults: dict, files: tuple[str, ...] = (), sets: tuple[str, ...] = ()
+) -> dict:
     """Defaults, then each ``--rules`` file, then each ``--set``, in that order."""
     rules = defaults
     for path in files:
@@ -159,8 +167,11 @@ def check_magnitudes(value: Any, path: str) -> None:
             check_magnitudes(item, f"{path}[{i}]")
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         if not abs(value) <= MAX_MAGNITUDE:
-            raise RulesError(path, f"{value!r} is beyond the largest magnitude a rules value "
-                                   f"may have ({MAX_MAGNITUDE:,})")
+            raise RulesError(
+                path,
+                f"{value!r} is beyond the largest magnitude a rules value "
+                f"may have ({MAX_MAGNITUDE:,})",
+            )
 
 
 def require(rules: dict, key: str, ok: bool, problem: str) -> None:
@@ -194,11 +205,16 @@ def _emit_table(table: dict, path: list[str], lines: list[str]) -> None:
 
 def _is_subtable(value: Any) -> bool:
     return isinstance(value, dict) or (
-        isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value))
+        isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+    )
 
 
 def _key(key: str) -> str:
-    return key if key.replace("_", "").replace("-", "").isalnum() and key.isascii() else toml_value(key)
+    return (
+        key
+        if key.replace("_", "").replace("-", "").isalnum() and key.isascii()
+        else toml_value(key)
+    )
 
 
 def toml_value(value: Any) -> str:

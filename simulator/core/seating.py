@@ -32,9 +32,9 @@ from functools import lru_cache
 
 import numpy as np
 
-MAX_EXHAUSTIVE = 720          # at most this many distinct orders are played in turn
-TEAM_COUNT = 2                # team mode: team = seat % TEAM_COUNT
-SEATING_SALT = np.uint64(0x5EA7_0DE5_C0FF_EE11)   # keeps seat draws apart from the game's streams
+MAX_EXHAUSTIVE = 720  # at most this many distinct orders are played in turn
+TEAM_COUNT = 2  # team mode: team = seat % TEAM_COUNT
+SEATING_SALT = np.uint64(0x5EA7_0DE5_C0FF_EE11)  # keeps seat draws apart from the game's streams
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -53,6 +53,7 @@ def team_mode(rules_list) -> bool:
 class Seating:
     """How a plan seats its line-up.  ``orders`` (exhaustive design only) is int8[k, n]: the
     line-up position seated at each seat, for every distinct order."""
+
     lineup: tuple[str, ...]
     fixed: bool
     teams: bool
@@ -69,8 +70,10 @@ class Seating:
 
     def record(self) -> dict:
         """The manifest's description of the seating."""
-        out = {"design": self.design,
-               "orders": len(self.orders) if self.orders is not None else None}
+        out = {
+            "design": self.design,
+            "orders": len(self.orders) if self.orders is not None else None,
+        }
         if self.teams:
             out["teams"] = [list(self.lineup[t::TEAM_COUNT]) for t in range(TEAM_COUNT)]
         return out
@@ -117,6 +120,7 @@ def distinct_orders(lineup: tuple[str, ...], teams: bool) -> np.ndarray | None:
 def _count_upper_bound(lineup) -> int:
     """n! over the repeats' factorials: the distinct orders without a team constraint."""
     from math import factorial, prod
+
     counts = [lineup.count(name) for name in set(lineup)]
     return factorial(len(lineup)) // prod(factorial(c) for c in counts)
 

@@ -24,6 +24,7 @@ def wilson(k, n):
     Where ``n`` is 0 both bounds are NaN.  5 of 10 gives (0.2366, 0.7634).
     """
     from statsmodels.stats.proportion import proportion_confint
+
     k = np.asarray(k, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -34,8 +35,9 @@ def wilson(k, n):
     return np.where(empty, np.nan, lo), np.where(empty, np.nan, hi)
 
 
-def wilson_exprs(k: str | pl.Expr, n: str | pl.Expr,
-                 names: tuple[str, str] = ("lo", "hi")) -> list[pl.Expr]:
+def wilson_exprs(
+    k: str | pl.Expr, n: str | pl.Expr, names: tuple[str, str] = ("lo", "hi")
+) -> list[pl.Expr]:
     """The Wilson bounds as two polars expressions (for use inside ``with_columns``)."""
     k = pl.col(k) if isinstance(k, str) else k
     n = pl.col(n) if isinstance(n, str) else n
@@ -43,7 +45,10 @@ def wilson_exprs(k: str | pl.Expr, n: str | pl.Expr,
 
     def bound(which: int):
         def compute(s: pl.Series) -> pl.Series:
-            return pl.Series(wilson(s.struct.field("k").to_numpy(), s.struct.field("n").to_numpy())[which])
+            return pl.Series(
+                wilson(s.struct.field("k").to_numpy(), s.struct.field("n").to_numpy())[which]
+            )
+
         return both.map_batches(compute, return_dtype=pl.Float64)
 
     return [bound(0).alias(names[0]), bound(1).alias(names[1])]
@@ -52,12 +57,14 @@ def wilson_exprs(k: str | pl.Expr, n: str | pl.Expr,
 def chi2_sf(x: float, dof: int) -> float:
     """P(X >= x) for a chi-square variable with ``dof`` degrees of freedom."""
     from scipy import stats as scipy_stats
+
     return float(scipy_stats.chi2.sf(x, dof)) if dof >= 1 else float("nan")
 
 
 def chi_square_uniform(counts) -> tuple[float, int, float]:
     """Goodness of fit of ``counts`` to equal shares: ``(statistic, dof, p_value)``."""
     from scipy import stats as scipy_stats
+
     counts = np.asarray(counts, dtype=np.float64)
     if len(counts) < 2 or counts.sum() <= 0:
         return float("nan"), max(len(counts) - 1, 0), float("nan")
@@ -69,6 +76,7 @@ def chi_square_independence(table) -> tuple[float, int, float]:
     """Test of independence of a contingency table (rows x columns of counts):
     ``(statistic, dof, p_value)``; rows or columns without counts are dropped first."""
     from scipy import stats as scipy_stats
+
     table = np.asarray(table, dtype=np.float64)
     table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
     if min(table.shape) < 2:
@@ -80,12 +88,14 @@ def chi_square_independence(table) -> tuple[float, int, float]:
 def two_sided_p(z) -> np.ndarray:
     """Two-sided normal p-value of z statistics (exact down to 1e-308, not rounded to 0)."""
     from scipy import stats as scipy_stats
+
     return 2.0 * scipy_stats.norm.sf(np.abs(np.asarray(z, dtype=np.float64)))
 
 
 def holm(p_values) -> np.ndarray:
     """Holm–Bonferroni adjusted p-values (monotone, capped at 1)."""
     from statsmodels.stats.multitest import multipletests
+
     p = np.asarray(p_values, dtype=np.float64)
     if len(p) == 0:
         return p

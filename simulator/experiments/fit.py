@@ -3,8 +3,8 @@
 Two stages, both on common random numbers (every candidate of a batch plays the same games):
 
 1. **Candidates.**  One integer key with at most :data:`GRID_MAX` values: every value.
-   Otherwise CMA-ES (:mod:`simulator.experiments.optimise`, as ``tune``) minimises ``|metric - target|``
-   with part of the budget; its final mean, the integer values next to it and each late
+   Otherwise CMA-ES (:mod:`simulator.experiments.optimise`, as ``tune``) minimises ``|metric -
+   target|`` with part of the budget; its final mean, the integer values next to it and each late
    generation's best become the candidates.
 2. **Race** (sequential stopping).  The candidates play batches of new games together; after
    each batch, a candidate whose distance to the target is worse than the leader's by more
@@ -13,7 +13,8 @@ Two stages, both on common random numbers (every candidate of a batch plays the 
 
 Key ranges: ``--key K=LO:HI``, or else a quarter to four times the default value, cut to what
 the game's checks accept (:func:`simulator.experiments.keys.checked_range`); an integer key moves in
-the steps the checks allow (:func:`simulator.experiments.keys.key_step`, e.g. $5,000 for a loan cap).
+the steps the checks allow (:func:`simulator.experiments.keys.key_step`, e.g. $5,000 for a loan
+cap).
 """
 
 from __future__ import annotations
@@ -27,20 +28,28 @@ import numpy as np
 from scipy.stats import norm
 
 from simulator.core.errors import UserError
-from simulator.experiments.keys import accepts, checked_range, key_step, lattice_range, numeric_value, parse_span, with_values
+from simulator.core.rules import RulesError, nest, to_toml
+from simulator.experiments.keys import (
+    accepts,
+    checked_range,
+    key_step,
+    lattice_range,
+    numeric_value,
+    parse_span,
+    with_values,
+)
 from simulator.experiments.lab import Design, Lab, batch_ids, round_to
-from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 from simulator.experiments.metrics import Estimate, Metric, Outcomes, parse_metric
 from simulator.experiments.optimise import Dimension, cma_search, population_size
-from simulator.core.rules import RulesError, nest, to_toml
+from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 
-GRID_MAX = 25          # an integer key with at most this many values is raced value by value
-SEARCH_SHARE = 0.5     # of the budget for CMA-ES before the race
-GENERATIONS = 8        # aimed for in the CMA-ES stage
-RACE_ROUNDS = 6        # aimed for in the race: batch size = race budget / (candidates x this)
+GRID_MAX = 25  # an integer key with at most this many values is raced value by value
+SEARCH_SHARE = 0.5  # of the budget for CMA-ES before the race
+GENERATIONS = 8  # aimed for in the CMA-ES stage
+RACE_ROUNDS = 6  # aimed for in the race: batch size = race budget / (candidates x this)
 MIN_BATCH = 100
 RACE_OFFSET = 1 << 41  # game ids of the race, apart from the CMA-ES stage's and held-out ones
-LATE_GENERATIONS = 3   # the best candidate of each of these last generations is raced
+LATE_GENERATIONS = 3  # the best candidate of each of these last generations is raced
 
 
 @dataclass(frozen=True)
@@ -50,7 +59,7 @@ class KeyRange:
     high: float
     default: float
     integer: bool
-    step: int = 1             # integers: the spacing the game's checks allow
+    step: int = 1  # integers: the spacing the game's checks allow
 
     def dimension(self) -> Dimension:
         return Dimension(self.key, self.low, self.high, self.default, self.integer, self.step)
@@ -70,7 +79,7 @@ def key_range(game, rules: dict, text: str) -> KeyRange:
     step = key_step(game, rules, key)
     if sep:
         low, high = parse_span(key, span)
-        if integer:   # inward onto the values the checks allow
+        if integer:  # inward onto the values the checks allow
             low, high = lattice_range(low, high, default, step)
         for end in (low, high):
             if not accepts(game, rules, key, end):
@@ -97,10 +106,10 @@ def parse_target(text: str) -> tuple[str, float]:
 
 @dataclass
 class Evaluation:
-    values: dict              # key -> value
-    stage: str                # "search" or "race"
-    estimate: Estimate        # the metric on this candidate's games
-    distance: float           # |metric - target|
+    values: dict  # key -> value
+    stage: str  # "search" or "race"
+    estimate: Estimate  # the metric on this candidate's games
+    distance: float  # |metric - target|
 
 
 @dataclass
@@ -112,18 +121,28 @@ class FitResult:
     estimate: Estimate
     evaluations: list[Evaluation] = field(default_factory=list)
     games: int = 0
-    decided: bool = False     # True when the race ended with one candidate left
+    decided: bool = False  # True when the race ended with one candidate left
 
     def summary(self) -> str:
         low, high = self.estimate.interval
         values = ", ".join(f"{k} = {v:g}" for k, v in self.best.items())
         how = "the only candidate left" if self.decided else "the closest when the budget ran out"
-        return (f"{values}: {self.metric} = {self.estimate.value:.4g} (95% CI {low:.4g} to "
-                f"{high:.4g}, {self.estimate.n:,} games), target {self.target:g}; {how}")
+        return (
+            f"{values}: {self.metric} = {self.estimate.value:.4g} (95% CI {low:.4g} to "
+            f"{high:.4g}, {self.estimate.n:,} games), target {self.target:g}; {how}"
+        )
 
 
-def fit(lab: Lab, rules: dict, design: Design, keys: list[KeyRange], metric_name: str,
-        target: float, budget: int, seed: int = 1) -> FitResult:
+def fit(
+    lab: Lab,
+    rules: dict,
+    design: Design,
+    keys: list[KeyRange],
+    metric_name: str,
+    target: float,
+    budget: int,
+    seed: int = 1,
+) -> FitResult:
     """Search ``keys`` for the values whose ``metric_name`` is closest to ``target`` within
     about ``budget`` games (see the module docstring)."""
     names = [k.key for k in keys]
@@ -139,11 +158,22 @@ def fit(lab: Lab, rules: dict, design: Design, keys: list[KeyRange], metric_name
         finalists = [{keys[0].key: v} for v in keys[0].values()]
         race_budget = budget
     else:
-        finalists = search_stage(lab, design, candidate, keys, metric, target,
-                                 int(budget * SEARCH_SHARE), seed, evaluations, block)
+        finalists = search_stage(
+            lab,
+            design,
+            candidate,
+            keys,
+            metric,
+            target,
+            int(budget * SEARCH_SHARE),
+            seed,
+            evaluations,
+            block,
+        )
         race_budget = budget - lab.played
-    best, estimate, decided = race(lab, design, candidate, finalists, metric, target,
-                                   race_budget, evaluations, block)
+    best, estimate, decided = race(
+        lab, design, candidate, finalists, metric, target, race_budget, evaluations, block
+    )
     return FitResult(metric_name, target, keys, best, estimate, evaluations, lab.played, decided)
 
 
@@ -155,8 +185,9 @@ def search_stage(lab, design, candidate, keys, metric, target, budget, seed, eva
     batches = iter(range(generations))
 
     def evaluate(candidates):
-        outcomes = lab.play(design, [candidate(c) for c in candidates],
-                            batch_ids(next(batches), per_candidate))
+        outcomes = lab.play(
+            design, [candidate(c) for c in candidates], batch_ids(next(batches), per_candidate)
+        )
         distances = []
         for values, o in zip(candidates, outcomes):
             e = metric.estimate(o)
@@ -165,8 +196,11 @@ def search_stage(lab, design, candidate, keys, metric, target, budget, seed, eva
         return distances
 
     mean, history = cma_search([k.dimension() for k in keys], evaluate, generations, seed)
-    finalists = [mean] + neighbours(mean, keys) + [g.candidates[int(np.argmin(g.objective))]
-                                                   for g in history[-LATE_GENERATIONS:]]
+    finalists = (
+        [mean]
+        + neighbours(mean, keys)
+        + [g.candidates[int(np.argmin(g.objective))] for g in history[-LATE_GENERATIONS:]]
+    )
     return [dict(t) for t in dict.fromkeys(tuple(f.items()) for f in finalists)]
 
 
@@ -176,8 +210,11 @@ def neighbours(values: dict, keys: list[KeyRange]) -> list[dict]:
     out = []
     for k in keys:
         if k.integer:
-            out += [{**values, k.key: v} for v in (values[k.key] - k.step, values[k.key] + k.step)
-                    if k.low <= v <= k.high]
+            out += [
+                {**values, k.key: v}
+                for v in (values[k.key] - k.step, values[k.key] + k.step)
+                if k.low <= v <= k.high
+            ]
     return out
 
 
@@ -189,8 +226,11 @@ def race(lab, design, candidate, finalists, metric: Metric, target, budget, eval
     games: dict[int, list[Outcomes]] = {i: [] for i in alive}
     spent, round_no, last = 0, 0, {}
     while True:
-        outcomes = lab.play(design, [candidate(finalists[i]) for i in alive],
-                            batch_ids(round_no, batch, offset=RACE_OFFSET))
+        outcomes = lab.play(
+            design,
+            [candidate(finalists[i]) for i in alive],
+            batch_ids(round_no, batch, offset=RACE_OFFSET),
+        )
         for i, o in zip(alive, outcomes):
             games[i].append(o)
         spent += batch * len(alive)
@@ -201,7 +241,9 @@ def race(lab, design, candidate, finalists, metric: Metric, target, budget, eval
         leader = min(alive, key=lambda i: finite(distances[i].value))
         if len(alive) > 1:
             z = norm.ppf(1 - 0.05 / (2 * (len(alive) - 1)))
-            alive = [i for i in alive if i == leader or not worse(distances[i] - distances[leader], z)]
+            alive = [
+                i for i in alive if i == leader or not worse(distances[i] - distances[leader], z)
+            ]
         if len(alive) == 1 or spent + batch * len(alive) > budget:
             break
     for i, (e, distance) in sorted(last.items()):
@@ -238,8 +280,15 @@ def merge_new(a: dict, b: dict) -> dict:
 
 
 def evaluation_rows(result: FitResult) -> list[dict]:
-    return [{"stage": e.stage, **{f"key:{k}": float(v) for k, v in e.values.items()},
-             **e.estimate.record(), "distance": e.distance} for e in result.evaluations]
+    return [
+        {
+            "stage": e.stage,
+            **{f"key:{k}": float(v) for k, v in e.values.items()},
+            **e.estimate.record(),
+            "distance": e.distance,
+        }
+        for e in result.evaluations
+    ]
 
 
 def write(result: FitResult, design: Design, out: Path, command: str) -> None:
@@ -253,11 +302,22 @@ def write(result: FitResult, design: Design, out: Path, command: str) -> None:
         pl.DataFrame(rows).write_parquet(tmp / "evaluations.parquet")
         (tmp / "fit.toml").write_text(overlay(result, command), encoding="utf-8")
         chart(result, tmp / "fit.png")
-        summary = {"tool": "fit", "schema": 1, "command": command, "game": design.game,
-                   "lineup": list(design.lineup), "seed": design.seed, "metric": result.metric,
-                   "target": result.target, "games": result.games, "decided": result.decided,
-                   "keys": [asdict(k) for k in result.keys], "best": result.best,
-                   "estimate": result.estimate.record(), "summary": result.summary()}
+        summary = {
+            "tool": "fit",
+            "schema": 1,
+            "command": command,
+            "game": design.game,
+            "lineup": list(design.lineup),
+            "seed": design.seed,
+            "metric": result.metric,
+            "target": result.target,
+            "games": result.games,
+            "decided": result.decided,
+            "keys": [asdict(k) for k in result.keys],
+            "best": result.best,
+            "estimate": result.estimate.record(),
+            "summary": result.summary(),
+        }
         (tmp / OUT_MARK).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -269,6 +329,7 @@ def chart(result: FitResult, path: Path) -> None:
     """The metric against each key: search-stage candidates as dots, raced candidates with
     their 95% intervals, the best ringed, the target as a line."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -276,7 +337,9 @@ def chart(result: FitResult, path: Path) -> None:
     fig, axes = plt.subplots(1, len(keys), figsize=(5.5 * len(keys), 4), squeeze=False)
     for ax, key in zip(axes[0], keys):
         for stage, style in (("search", dict(color="0.6", s=12)), ("race", dict(color="C0", s=30))):
-            shown = [e for e in result.evaluations if e.stage == stage and np.isfinite(e.estimate.value)]
+            shown = [
+                e for e in result.evaluations if e.stage == stage and np.isfinite(e.estimate.value)
+            ]
             if not shown:
                 continue
             x = np.array([e.values[key] for e in shown], dtype=float)
@@ -284,10 +347,25 @@ def chart(result: FitResult, path: Path) -> None:
             ax.scatter(x, y, label=f"{stage} ({len(shown)})", zorder=3, **style)
             if stage == "race":
                 low, high = np.array([e.estimate.interval for e in shown]).T
-                ax.errorbar(x, y, yerr=np.clip([y - low, high - y], 0, None), fmt="none", ecolor="C0", zorder=2)
+                ax.errorbar(
+                    x,
+                    y,
+                    yerr=np.clip([y - low, high - y], 0, None),
+                    fmt="none",
+                    ecolor="C0",
+                    zorder=2,
+                )
         ax.axhline(result.target, color="C3", linestyle="--", label=f"target {result.target:g}")
-        ax.scatter([result.best[key]], [result.estimate.value], s=140, facecolors="none",
-                   edgecolors="C3", linewidths=2, label="best", zorder=4)
+        ax.scatter(
+            [result.best[key]],
+            [result.estimate.value],
+            s=140,
+            facecolors="none",
+            edgecolors="C3",
+            linewidths=2,
+            label="best",
+            zorder=4,
+        )
         ax.set_xlabel(key)
         ax.set_ylabel(result.metric)
         ax.grid(alpha=0.3)

@@ -1,8 +1,8 @@
 """Per-seat and per-game values, beyond wins and scores, that the report's flags measure.
 
 ``balsim sensitivity`` (and ``tune`` and ``fit``) see a batch of games as
-:class:`~simulator.experiments.metrics.Outcomes`: wins, scores, length and groups.  The presidency, loan
-and runaway-leader flags measure other things, so a screen could not say which assumed keys
+:class:`~simulator.experiments.metrics.Outcomes`: wins, scores, length and groups.  The presidency,
+loan and runaway-leader flags measure other things, so a screen could not say which assumed keys
 they depend on.  :func:`flag_values` computes those things from an engine's raw output with
 the analysis's own definitions (a chunk of games made into the frames the analysis reads),
 and the metrics ``presidency_edge``, ``loan_cap_binding:policy=P``,
@@ -48,23 +48,40 @@ def flag_values(rules: dict, raw: dict, won: np.ndarray) -> dict[str, np.ndarray
 def seat_frame(won: np.ndarray, columns: dict) -> pl.DataFrame:
     """One row per (game, seat) of a chunk: game_id (the game's index), seat, won, columns."""
     n, p = won.shape
-    return pl.DataFrame({"game_id": np.repeat(np.arange(n), p), "seat": np.tile(np.arange(p), n),
-                         "won": won.reshape(-1),
-                         **{k: np.asarray(v).reshape(-1) for k, v in columns.items()}})
+    return pl.DataFrame(
+        {
+            "game_id": np.repeat(np.arange(n), p),
+            "seat": np.tile(np.arange(p), n),
+            "won": won.reshape(-1),
+            **{k: np.asarray(v).reshape(-1) for k, v in columns.items()},
+        }
+    )
 
 
 def top_presidents(players: dict, games: dict, shape: tuple) -> np.ndarray:
     presidents = {k: v for k, v in players.items() if k.endswith("_president")}
-    values = {k: np.asarray(v) for k, v in games.items() if k.startswith("company") and k.endswith("_value")}
+    values = {
+        k: np.asarray(v)
+        for k, v in games.items()
+        if k.startswith("company") and k.endswith("_value")
+    }
     seats = seat_frame(np.zeros(shape, bool), presidents)
     frame = with_presidency(pl.DataFrame({"game_id": np.arange(shape[0]), **values}), seats)
     kinds = frame.sort("game_id", "seat").collect()["presidency"].to_numpy()
     return (kinds == PRESIDENCY_KINDS[0]).reshape(shape)
 
 
-def runaway(timeline: dict, time: str, value: str, won: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    frame = pl.DataFrame({"game_id": np.asarray(timeline["game_index"]), "seat": timeline["seat"],
-                          time: timeline[time], value: timeline[value]})
+def runaway(
+    timeline: dict, time: str, value: str, won: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    frame = pl.DataFrame(
+        {
+            "game_id": np.asarray(timeline["game_index"]),
+            "seat": timeline["seat"],
+            time: timeline[time],
+            value: timeline[value],
+        }
+    )
     games = runaway_games(frame, seat_frame(won, {}), time, value).collect()
     leader_won, has_leader = np.zeros(len(won), bool), np.zeros(len(won), bool)
     index = games["game_id"].to_numpy()

@@ -30,7 +30,9 @@ def numeric_value(rules: dict, key: str):
     """The default value of a numeric rules key (int, float, or a list of numbers)."""
     value = lookup(rules, key)
     numbers = value if isinstance(value, list) else [value]
-    if not numbers or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
+    if not numbers or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers
+    ):
         raise RulesError(key, "not a number (only numeric keys can be varied)")
     return value
 
@@ -62,7 +64,9 @@ def key_step(game: Game, rules: dict, key: str) -> int:
     scale = 1
     while scale <= max(abs(default), 1):
         for step in (scale, 2 * scale, 5 * scale):
-            if accepts(game, rules, key, default + step) or accepts(game, rules, key, default - step):
+            if accepts(game, rules, key, default + step) or accepts(
+                game, rules, key, default - step
+            ):
                 return step
         scale *= 10
     return 1
@@ -75,12 +79,15 @@ def on_lattice(value: float, origin: int, step: int) -> int:
 
 def lattice_range(low: float, high: float, origin: int, step: int) -> tuple[int, int]:
     """The first and the last of ``origin + k * step`` inside ``[low, high]``."""
-    return (int(origin + np.ceil((low - origin) / step) * step),
-            int(origin + np.floor((high - origin) / step) * step))
+    return (
+        int(origin + np.ceil((low - origin) / step) * step),
+        int(origin + np.floor((high - origin) / step) * step),
+    )
 
 
-def checked_range(game: Game, rules: dict, key: str, low: float, high: float,
-                  step: int = 1) -> tuple[float, float]:
+def checked_range(
+    game: Game, rules: dict, key: str, low: float, high: float, step: int = 1
+) -> tuple[float, float]:
     """The part of ``[low, high]`` that the game's checks accept for ``key`` around its
     current value, found by bisection (checks are bounds, so the accepted set is an interval);
     an integer key moves in ``step`` from its current value.  RulesError when the current

@@ -3,8 +3,8 @@
 A *candidate* is a full set of rules (a rules variant, or the default rules plus a knob set).
 :class:`Lab` plays every candidate of a batch on the same game ids, hence the same seeds and
 seat orders (common random numbers), in worker processes, and returns each candidate's
-:class:`~simulator.experiments.metrics.Outcomes`; the metrics module turns those into estimates.  Which
-games a batch plays depends only on its game ids, so results do not depend on ``--jobs``.
+:class:`~simulator.experiments.metrics.Outcomes`; the metrics module turns those into estimates.
+Which games a batch plays depends only on its game ids, so results do not depend on ``--jobs``.
 
 Changing rules keys and the range a key may take are in :mod:`simulator.experiments.keys`;
 writing the tools' output folders in :mod:`simulator.run.outputs`.
@@ -16,22 +16,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulator.experiments.flag_values import flag_values
 from simulator.core.game import Game, get_game
-from simulator.experiments.metrics import GROUP_COLUMNS, Outcomes
 from simulator.core.rng import game_seeds
+from simulator.core.seating import Seating, team_mode
+from simulator.experiments.flag_values import flag_values
+from simulator.experiments.metrics import GROUP_COLUMNS, Outcomes
 from simulator.run.runner import Plan, Variant, seat_policy_ids
 from simulator.run.workers import Progress, Workers
-from simulator.core.seating import Seating, team_mode
 
-HELD_OUT = 1 << 40     # game ids from here on are kept for final, held-out comparisons
-NOT_SCRIPTED = ("random", "search")   # built-ins that are not a scripted field policy
-MAX_BLOCK = 24         # batches round up to whole rounds of at most this many seat orders
+HELD_OUT = 1 << 40  # game ids from here on are kept for final, held-out comparisons
+NOT_SCRIPTED = ("random", "search")  # built-ins that are not a scripted field policy
+MAX_BLOCK = 24  # batches round up to whole rounds of at most this many seat orders
 
 
 @dataclass(frozen=True)
 class Design:
     """Who plays: the game, the line-up (policy of each seat before seating) and the seed."""
+
     game: str
     lineup: tuple[str, ...]
     seed: int = 1
@@ -50,9 +51,15 @@ class Design:
 def seated_plan(design: Design, rules: dict) -> Plan:
     """A plan seating ``design.lineup`` the way ``balsim run`` does by default, so that
     :func:`simulator.run.runner.seat_policy_ids` gives every game's seat order."""
-    return Plan(game=design.game, n_games=0, n_players=design.n_players,
-                seats=list(design.lineup), seed=design.seed, chunk_size=1,
-                variants=[Variant("candidate", rules)])
+    return Plan(
+        game=design.game,
+        n_games=0,
+        n_players=design.n_players,
+        seats=list(design.lineup),
+        seed=design.seed,
+        chunk_size=1,
+        variants=[Variant("candidate", rules)],
+    )
 
 
 def play_chunk(design: Design, rules: dict, params: tuple, game_ids: np.ndarray) -> Outcomes:
@@ -71,12 +78,14 @@ def outcomes_from_raw(game: Game, rules: dict, raw: dict, seats: np.ndarray) -> 
     """The columns the metrics read, from an engine's ``play`` output."""
     players, games = raw["players"], raw["games"]
     n, p = seats.shape
-    groups = {"seat": (np.broadcast_to(np.arange(p), (n, p)), tuple(str(s) for s in range(p))),
-              "policy": (seats.astype(np.int16), tuple(pol.name for pol in game.policy_set(rules)))}
+    groups = {
+        "seat": (np.broadcast_to(np.arange(p), (n, p)), tuple(str(s) for s in range(p))),
+        "policy": (seats.astype(np.int16), tuple(pol.name for pol in game.policy_set(rules))),
+    }
     for name in GROUP_COLUMNS:
         if name in players:
             column = players[name]
-            if isinstance(column, tuple):          # (codes, labels) from the rules
+            if isinstance(column, tuple):  # (codes, labels) from the rules
                 groups[name] = (np.asarray(column[0]), tuple(str(x) for x in column[1]))
             else:
                 groups[name] = (np.asarray(column), tuple(str(x) for x in range(p)))
@@ -86,10 +95,15 @@ def outcomes_from_raw(game: Game, rules: dict, raw: dict, seats: np.ndarray) -> 
     else:
         codes, labels = reasons, game.categories.get("end_reason", ())
     won = np.asarray(players["won"], bool)
-    return Outcomes(won=won, score=np.asarray(players["score"], np.float64),
-                    length=np.asarray(games["length"], np.float64),
-                    end_reason=np.asarray(codes, np.int16), end_reasons=tuple(labels), groups=groups,
-                    extra=flag_values(rules, raw, won))
+    return Outcomes(
+        won=won,
+        score=np.asarray(players["score"], np.float64),
+        length=np.asarray(games["length"], np.float64),
+        end_reason=np.asarray(codes, np.int16),
+        end_reasons=tuple(labels),
+        groups=groups,
+        extra=flag_values(rules, raw, won),
+    )
 
 
 class Lab:
@@ -126,15 +140,19 @@ class Lab:
         params = [self.prepare(design, rules) for rules in candidates]
         size = chunk_games(len(game_ids), len(candidates), self.jobs, self.game.chunk_size)
         starts = range(0, len(game_ids), size)
-        tasks = [((c, start), design, rules, params[c], game_ids[start:start + size])
-                 for c, rules in enumerate(candidates) for start in starts]
+        tasks = [
+            ((c, start), design, rules, params[c], game_ids[start : start + size])
+            for c, rules in enumerate(candidates)
+            for start in starts
+        ]
         parts: dict = {}
         for key, outcomes in self.workers.map(_play_task, tasks):
             parts[key] = outcomes
             self.played += outcomes.n_games
             self.bar.advance(outcomes.n_games)
-        return [Outcomes.concat([parts[(c, start)] for start in starts])
-                for c in range(len(candidates))]
+        return [
+            Outcomes.concat([parts[(c, start)] for start in starts]) for c in range(len(candidates))
+        ]
 
     def probe(self, design: Design, rules: dict) -> Outcomes:
         """A few games of ``rules`` in this process, to learn what groups and labels the games

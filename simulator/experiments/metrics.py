@@ -25,51 +25,58 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulator.core.stats import Z95, wilson
 from simulator.core.errors import UserError
+from simulator.core.stats import Z95, wilson
 
-GROUPS = ("seat", "policy", "character", "side")   # player groups a metric can name
-GROUP_COLUMNS = ("character", "side")              # engine player columns that hold a group
+GROUPS = ("seat", "policy", "character", "side")  # player groups a metric can name
+GROUP_COLUMNS = ("character", "side")  # engine player columns that hold a group
 
 METRIC_HELP = {
     "win_rate:GROUP=VALUE": "share of games won by the seats of a group, GROUP one of seat "
-                            "(0 = starting player), policy, character (Karnaxis) or side "
-                            "(Karmaggän: starting = seat 0's team, or other); e.g. "
-                            "win_rate:seat=0, win_rate:policy=tycoon, win_rate:side=starting",
+    "(0 = starting player), policy, character (Karnaxis) or side "
+    "(Karmaggän: starting = seat 0's team, or other); e.g. "
+    "win_rate:seat=0, win_rate:policy=tycoon, win_rate:side=starting",
     "score:GROUP=VALUE": "mean final score of the seats of a group",
     "outscore:GROUP=VALUE": "share of the other seats that the group's seats outscore (ties "
-                            "count half)",
+    "count half)",
     "max_GROUP_share": "the highest win rate in the group over the fair share (1.0 = even; "
-                       "e.g. max_policy_share, max_seat_share, max_character_share)",
+    "e.g. max_policy_share, max_seat_share, max_character_share)",
     "first_player_edge": "seat 0's win rate minus the mean seat's",
     "starting_team_edge": "win rate of the starting team (seat 0's) minus the other team's "
-                          "(Karmaggän)",
+    "(Karmaggän)",
     "length": "mean game length (years, rounds or turns)",
     "round_cap_rate": "share of games ended by the round cap (Karmaggän)",
     "neighbour_excess:policy=NAME": "win rate of the players seated just after NAME minus what "
-                                    "their own policies win after any neighbour",
+    "their own policies win after any neighbour",
     "presidency_edge": "win rate of the single most valuable company's president minus what "
-                       "players of the same policies win without presiding it (Ekonos; 0 when "
-                       "no game has a single most valuable company)",
+    "players of the same policies win without presiding it (Ekonos; 0 when "
+    "no game has a single most valuable company)",
     "loan_cap_binding:policy=NAME": "share of NAME's players whose loans reach the cap (Karnaxis)",
     "delinquency_rate:policy=NAME": "share of NAME's players with a delinquent payment notice "
-                                    "(Karnaxis)",
+    "(Karnaxis)",
     "runaway_rate": "share of games the leader two thirds into the game wins (Karnaxis: cash, "
-                    "Karmaggän: blood coins)",
+    "Karmaggän: blood coins)",
 }
-# metrics that read Outcomes.extra (simulator.experiments.flag_values): name or kind -> the values needed
-EXTRA_NEEDS = {"presidency_edge": "top_president", "loan_cap_binding": "cap_binding",
-               "delinquency_rate": "delinquent", "runaway_rate": "leader_won"}
+# metrics that read Outcomes.extra (simulator.experiments.flag_values): name or kind -> the values
+# needed
+EXTRA_NEEDS = {
+    "presidency_edge": "top_president",
+    "loan_cap_binding": "cap_binding",
+    "delinquency_rate": "delinquent",
+    "runaway_rate": "leader_won",
+}
 
 
 def metric_help_text(indent: str = "") -> str:
     """The metric names as wrapped lines for a command's ``--help`` (each line after the
     first starts with ``indent``, the docstring's own indentation)."""
     import textwrap
+
     lines = []
     for name, text in METRIC_HELP.items():
-        lines += textwrap.wrap(f"{name}: {text}", width=92, initial_indent="  ",
-                               subsequent_indent="      ")
+        lines += textwrap.wrap(
+            f"{name}: {text}", width=92, initial_indent="  ", subsequent_indent="      "
+        )
     return f"\n{indent}".join(lines)
 
 
@@ -80,13 +87,16 @@ class Outcomes:
     ``groups`` maps a group name to ``(codes int[n, p], labels)``: the label of each seat's
     group in each game (``seat`` and ``policy`` always; ``character`` or ``side`` where the
     game records one)."""
-    won: np.ndarray            # bool[n, p]
-    score: np.ndarray          # float64[n, p]
-    length: np.ndarray         # float64[n]
-    end_reason: np.ndarray     # int[n], codes into end_reasons
+
+    won: np.ndarray  # bool[n, p]
+    score: np.ndarray  # float64[n, p]
+    length: np.ndarray  # float64[n]
+    end_reason: np.ndarray  # int[n], codes into end_reasons
     end_reasons: tuple[str, ...]
     groups: dict
-    extra: dict = field(default_factory=dict)   # simulator.experiments.flag_values: bool[n, p] or bool[n]
+    extra: dict = field(
+        default_factory=dict
+    )  # simulator.experiments.flag_values: bool[n, p] or bool[n]
 
     @property
     def n_games(self) -> int:
@@ -104,8 +114,10 @@ class Outcomes:
     @property
     def present(self) -> dict[str, tuple[str, ...]]:
         """The labels that occur in these games, by group."""
-        return {group: tuple(label for i, label in enumerate(labels) if np.any(codes == i))
-                for group, (codes, labels) in self.groups.items()}
+        return {
+            group: tuple(label for i, label in enumerate(labels) if np.any(codes == i))
+            for group, (codes, labels) in self.groups.items()
+        }
 
     def metric(self, name: str) -> "Metric":
         """The metric called ``name``, checked against what these games record."""
@@ -116,20 +128,30 @@ class Outcomes:
         """One Outcomes of several batches (same candidate, labels), in the order given."""
         first = parts[0]
         cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
-        groups = {g: (np.concatenate([p.groups[g][0] for p in parts]), labels)
-                  for g, (_, labels) in first.groups.items()}
+        groups = {
+            g: (np.concatenate([p.groups[g][0] for p in parts]), labels)
+            for g, (_, labels) in first.groups.items()
+        }
         extra = {k: np.concatenate([p.extra[k] for p in parts]) for k in first.extra}
-        return Outcomes(cat("won"), cat("score"), cat("length"), cat("end_reason"),
-                        first.end_reasons, groups, extra)
+        return Outcomes(
+            cat("won"),
+            cat("score"),
+            cat("length"),
+            cat("end_reason"),
+            first.end_reasons,
+            groups,
+            extra,
+        )
 
 
 @dataclass
 class Estimate:
     """A metric's value and each game's influence on it (mean zero), for intervals and for
     paired differences with another estimate on the same games."""
+
     value: float
     psi: np.ndarray
-    trials: float = 0.0    # proportions: effective number of trials (Wilson interval); else 0
+    trials: float = 0.0  # proportions: effective number of trials (Wilson interval); else 0
 
     @property
     def n(self) -> int:
@@ -162,8 +184,13 @@ class Estimate:
 
     def record(self, prefix: str = "") -> dict:
         low, high = self.interval
-        return {f"{prefix}value": self.value, f"{prefix}low": low, f"{prefix}high": high,
-                f"{prefix}se": self.se, f"{prefix}games": self.n}
+        return {
+            f"{prefix}value": self.value,
+            f"{prefix}low": low,
+            f"{prefix}high": high,
+            f"{prefix}se": self.se,
+            f"{prefix}games": self.n,
+        }
 
 
 class Metric:
@@ -190,7 +217,7 @@ class Metric:
         trials = 0.0
         if self.proportion:
             per_game = v[:, 1] if v.shape[1] > 1 else np.ones(len(v))
-            trials = float(per_game.sum() ** 2 / max((per_game ** 2).sum(), 1e-300))
+            trials = float(per_game.sum() ** 2 / max((per_game**2).sum(), 1e-300))
         return Estimate(value, psi, trials)
 
     def _gradient(self, m: np.ndarray) -> np.ndarray:
@@ -214,9 +241,14 @@ def _group_rate(group: str, label: str, per_seat: str) -> Metric:
         mask = _members(o, group, label)
         values = o.won if per_seat == "won" else o.score
         return np.stack([(values * mask).sum(axis=1), mask.sum(axis=1)], axis=1)
+
     kind = "win_rate" if per_seat == "won" else "score"
-    return Metric(f"{kind}:{group}={label}", components, lambda m: m[..., 0] / m[..., 1],
-                  proportion=per_seat == "won")
+    return Metric(
+        f"{kind}:{group}={label}",
+        components,
+        lambda m: m[..., 0] / m[..., 1],
+        proportion=per_seat == "won",
+    )
 
 
 def _outscore(group: str, label: str) -> Metric:
@@ -226,6 +258,7 @@ def _outscore(group: str, label: str) -> Metric:
         tied = (o.score[:, :, None] == o.score[:, None, :]).sum(axis=2) - 1
         share = (above + 0.5 * tied) / max(o.n_players - 1, 1)
         return np.stack([(share * mask).sum(axis=1), mask.sum(axis=1)], axis=1)
+
     return Metric(f"outscore:{group}={label}", components, lambda m: m[..., 0] / m[..., 1])
 
 
@@ -237,19 +270,22 @@ def _max_share(group: str, labels: tuple[str, ...]) -> Metric:
         for label in labels:
             mask = _members(o, group, label)
             cols += [(o.won & mask).sum(axis=1), mask.sum(axis=1)]
-        cols.append(o.won.sum(axis=1) / o.n_players)   # the mean seat's win rate: fair share
+        cols.append(o.won.sum(axis=1) / o.n_players)  # the mean seat's win rate: fair share
         return np.stack(cols, axis=1)
 
     def value(m):
         rates = np.stack([m[..., 2 * i] / m[..., 2 * i + 1] for i in range(k)], axis=-1)
         return np.nanmax(np.where(np.isfinite(rates), rates, np.nan), axis=-1) / m[..., 2 * k]
+
     return Metric(f"max_{group}_share", components, value)
 
 
 def _first_player_edge() -> Metric:
-    return Metric("first_player_edge",
-                  lambda o: np.stack([o.won[:, 0], o.won.sum(axis=1) / o.n_players], axis=1),
-                  lambda m: m[..., 0] - m[..., 1])
+    return Metric(
+        "first_player_edge",
+        lambda o: np.stack([o.won[:, 0], o.won.sum(axis=1) / o.n_players], axis=1),
+        lambda m: m[..., 0] - m[..., 1],
+    )
 
 
 def _starting_team_edge() -> Metric:
@@ -259,8 +295,10 @@ def _starting_team_edge() -> Metric:
             mask = _members(o, "side", label)
             cols += [(o.won & mask).sum(axis=1), mask.sum(axis=1)]
         return np.stack(cols, axis=1)
-    return Metric("starting_team_edge", components,
-                  lambda m: m[..., 0] / m[..., 1] - m[..., 2] / m[..., 3])
+
+    return Metric(
+        "starting_team_edge", components, lambda m: m[..., 0] / m[..., 1] - m[..., 2] / m[..., 3]
+    )
 
 
 def _length() -> Metric:
@@ -271,6 +309,7 @@ def _round_cap_rate() -> Metric:
     def components(o: Outcomes):
         code = o.end_reasons.index("round_cap")
         return (o.end_reason == code)[:, None].astype(np.float64)
+
     return Metric("round_cap_rate", components, lambda m: m[..., 0], proportion=True)
 
 
@@ -287,26 +326,33 @@ def _excess_within_policy(name: str, member) -> Metric:
         cols = []
         for q in range(len(labels)):
             mine = codes == q
-            cols += [(o.won & mask & mine).sum(axis=1), (mask & mine).sum(axis=1),
-                     (o.won & reference & mine).sum(axis=1), (reference & mine).sum(axis=1)]
+            cols += [
+                (o.won & mask & mine).sum(axis=1),
+                (mask & mine).sum(axis=1),
+                (o.won & reference & mine).sum(axis=1),
+                (reference & mine).sum(axis=1),
+            ]
         return np.stack(cols, axis=1)
 
     def value(m):
         m = m.reshape(m.shape[:-1] + (-1, 4))
         members = m[..., 1].sum(axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            rates = np.where(m[..., 3] > 0, m[..., 2] / m[..., 3], 0.0)   # a policy not played: 0
+            rates = np.where(m[..., 3] > 0, m[..., 2] / m[..., 3], 0.0)  # a policy not played: 0
             expected = (m[..., 1] * rates).sum(axis=-1)
             # no member (no game with a single most valuable company): no one has the edge
             return np.where(members > 0, (m[..., 0].sum(axis=-1) - expected) / members, 0.0)
+
     return Metric(name, components, value)
 
 
 def _after(label: str):
     """Seats whose left neighbour (the seat before, wrapping round) plays policy ``label``."""
+
     def member(o: Outcomes):
         codes, labels = o.groups["policy"]
         return np.roll(codes, 1, axis=1) == labels.index(label)
+
     return member
 
 
@@ -314,28 +360,50 @@ def _extra_share(kind: str, group: str, label: str) -> Metric:
     def components(o: Outcomes):
         mask = _members(o, group, label)
         return np.stack([(o.extra[EXTRA_NEEDS[kind]] & mask).sum(axis=1), mask.sum(axis=1)], axis=1)
-    return Metric(f"{kind}:{group}={label}", components, lambda m: m[..., 0] / m[..., 1],
-                  proportion=True)
+
+    return Metric(
+        f"{kind}:{group}={label}", components, lambda m: m[..., 0] / m[..., 1], proportion=True
+    )
 
 
 def _runaway_rate() -> Metric:
-    return Metric("runaway_rate", lambda o: np.stack([o.extra["leader_won"], o.extra["has_leader"]], axis=1),
-                  lambda m: m[..., 0] / m[..., 1], proportion=True)
+    return Metric(
+        "runaway_rate",
+        lambda o: np.stack([o.extra["leader_won"], o.extra["has_leader"]], axis=1),
+        lambda m: m[..., 0] / m[..., 1],
+        proportion=True,
+    )
 
 
-def parse_metric(name: str, labels: dict[str, tuple[str, ...]], end_reasons: tuple[str, ...],
-                 extras: tuple[str, ...] = ()) -> Metric:
+def parse_metric(
+    name: str,
+    labels: dict[str, tuple[str, ...]],
+    end_reasons: tuple[str, ...],
+    extras: tuple[str, ...] = (),
+) -> Metric:
     """The metric called ``name``, checked against what a batch records: ``labels`` maps each
     group to its labels (``{"seat": ("0", ..), "policy": (..), ...}``), ``extras`` names the
     values of Outcomes.extra; UserError names the problem."""
     name = name.strip()
     kind, sep, rest = name.partition(":")
     if kind in EXTRA_NEEDS and EXTRA_NEEDS[kind] not in extras:
-        raise UserError(f"metric '{name}': this game records no {EXTRA_NEEDS[kind].replace('_', ' ')}")
+        raise UserError(
+            f"metric '{name}': this game records no {EXTRA_NEEDS[kind].replace('_', ' ')}"
+        )
     if sep:
         group, eq, label = rest.partition("=")
-        if kind not in ("win_rate", "score", "outscore", "neighbour_excess", "loan_cap_binding",
-                        "delinquency_rate") or not eq:
+        if (
+            kind
+            not in (
+                "win_rate",
+                "score",
+                "outscore",
+                "neighbour_excess",
+                "loan_cap_binding",
+                "delinquency_rate",
+            )
+            or not eq
+        ):
             raise UserError(f"unknown metric '{name}' ({known_metrics()})")
         _check_label(name, group, label, labels)
         if kind == "outscore":
@@ -378,25 +446,37 @@ def _check_label(name: str, group: str, label: str | None, labels: dict) -> None
     if group not in labels:
         raise UserError(f"metric '{name}': this game records no {group}")
     if label is not None and label not in labels[group]:
-        raise UserError(f"metric '{name}': no {group} '{label}' in these games "
-                        f"(have {', '.join(labels[group])})")
+        raise UserError(
+            f"metric '{name}': no {group} '{label}' in these games "
+            f"(have {', '.join(labels[group])})"
+        )
 
 
-def balance_metrics(labels: dict[str, tuple[str, ...]], end_reasons: tuple[str, ...],
-                    extras: tuple[str, ...] = ()) -> list[Metric]:
+def balance_metrics(
+    labels: dict[str, tuple[str, ...]], end_reasons: tuple[str, ...], extras: tuple[str, ...] = ()
+) -> list[Metric]:
     """The balance metrics a screen reports: win rate by seat, policy, character and side,
     the summaries (first-player edge, largest shares, starting team's edge), length and
     round-cap rate,
     and what the other flags measure: the neighbour excess after each policy, and where the
     games record them the presidency edge, the loan rates by policy and the runaway rate."""
-    names = [f"win_rate:{group}={label}" for group in GROUPS if group in labels
-             for label in labels[group]]
-    names += ["first_player_edge"] + [f"max_{group}_share" for group in GROUPS
-                                      if group in labels and group != "side"]
+    names = [
+        f"win_rate:{group}={label}"
+        for group in GROUPS
+        if group in labels
+        for label in labels[group]
+    ]
+    names += ["first_player_edge"] + [
+        f"max_{group}_share" for group in GROUPS if group in labels and group != "side"
+    ]
     names += ["starting_team_edge"] if "side" in labels else []
     names += ["length"] + (["round_cap_rate"] if "round_cap" in end_reasons else [])
     names += [f"neighbour_excess:policy={label}" for label in labels.get("policy", ())]
-    names += [f"{kind}:policy={label}" for kind in ("loan_cap_binding", "delinquency_rate")
-              if EXTRA_NEEDS[kind] in extras for label in labels.get("policy", ())]
+    names += [
+        f"{kind}:policy={label}"
+        for kind in ("loan_cap_binding", "delinquency_rate")
+        if EXTRA_NEEDS[kind] in extras
+        for label in labels.get("policy", ())
+    ]
     names += [name for name in ("presidency_edge", "runaway_rate") if EXTRA_NEEDS[name] in extras]
     return [parse_metric(name, labels, end_reasons, extras) for name in names]

@@ -2,9 +2,9 @@
 
 Every dimension is searched on [0, 1] (its range scaled), so one step size suits knobs in
 dollars and knobs in fractions alike.  Integer dimensions (including binary knobs: integers in
-[0, 1]; a dimension may move in steps, e.g. $5,000) use CMA-ES with margin (``cmaes.CMAwM``), which keeps a discrete variable from getting
-stuck on one value.  The objective is evaluated one generation at a time, so a caller plays
-every candidate of a generation on the same game seeds.
+[0, 1]; a dimension may move in steps, e.g. $5,000) use CMA-ES with margin (``cmaes.CMAwM``), which
+keeps a discrete variable from getting stuck on one value.  The objective is evaluated one
+generation at a time, so a caller plays every candidate of a generation on the same game seeds.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class Dimension:
     high: float
     start: float
     integer: bool = False
-    step: int = 1              # integers: values are low + k * step
+    step: int = 1  # integers: values are low + k * step
 
     def __post_init__(self):
         if not self.high > self.low:
@@ -39,9 +39,9 @@ class Dimension:
 
 @dataclass
 class Generation:
-    candidates: list[dict]     # name -> value, one dict per candidate
-    objective: list[float]     # what was minimised, per candidate
-    mean: dict                 # the search distribution's mean after this generation
+    candidates: list[dict]  # name -> value, one dict per candidate
+    objective: list[float]  # what was minimised, per candidate
+    mean: dict  # the search distribution's mean after this generation
 
 
 def population_size(n_dims: int) -> int:
@@ -49,8 +49,14 @@ def population_size(n_dims: int) -> int:
     return 4 + int(3 * np.log(max(n_dims, 1)))
 
 
-def cma_search(space: list[Dimension], evaluate, generations: int, seed: int,
-               population: int | None = None, sigma: float = 0.3) -> tuple[dict, list[Generation]]:
+def cma_search(
+    space: list[Dimension],
+    evaluate,
+    generations: int,
+    seed: int,
+    population: int | None = None,
+    sigma: float = 0.3,
+) -> tuple[dict, list[Generation]]:
     """Minimise ``evaluate(list of candidate dicts) -> list of floats`` over ``space``.
 
     Returns the final mean of the search distribution (the estimate least affected by noisy
@@ -61,8 +67,14 @@ def cma_search(space: list[Dimension], evaluate, generations: int, seed: int,
     bounds = np.array([[0.0, 1.0]] * d)
     steps = np.array([dim.step / (dim.high - dim.low) if dim.integer else 0.0 for dim in space])
     start = np.array([dim.to_unit(dim.start) for dim in space])
-    optimiser = CMAwM(mean=start, sigma=sigma, bounds=bounds, steps=steps,
-                      seed=seed % (2**31 - 1), population_size=population or population_size(d))
+    optimiser = CMAwM(
+        mean=start,
+        sigma=sigma,
+        bounds=bounds,
+        steps=steps,
+        seed=seed % (2**31 - 1),
+        population_size=population or population_size(d),
+    )
     decode = lambda x: {dim.name: dim.from_unit(v) for dim, v in zip(space, x)}  # noqa: E731
     history = []
     for _ in range(generations):

@@ -37,18 +37,33 @@ from scipy.stats import chi2
 
 from simulator.core.assumed import assumed_keys
 from simulator.core.errors import UserError
-from simulator.experiments.keys import accepts, checked_range, key_step, numeric_value, on_lattice, parse_span, scaled, with_values
-from simulator.experiments.lab import Design, Lab, batch_ids
-from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 from simulator.core.game import Game
-from simulator.experiments.metrics import balance_metrics
 from simulator.core.rules import RulesError
+from simulator.experiments.keys import (
+    accepts,
+    checked_range,
+    key_step,
+    numeric_value,
+    on_lattice,
+    parse_span,
+    scaled,
+    with_values,
+)
+from simulator.experiments.lab import Design, Lab, batch_ids
+from simulator.experiments.metrics import balance_metrics
+from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 
-LEVELS = 4                 # Morris grid levels
+LEVELS = 4  # Morris grid levels
 ALPHA = 0.05
 SCHEMA = 1
-HEADLINE = ("first_player_edge", "max_policy_share", "max_character_share", "starting_team_edge",
-            "length", "round_cap_rate")   # the chart's panels, where the game has them
+HEADLINE = (
+    "first_player_edge",
+    "max_policy_share",
+    "max_character_share",
+    "starting_team_edge",
+    "length",
+    "round_cap_rate",
+)  # the chart's panels, where the game has them
 MAX_PANELS = 4
 
 
@@ -58,12 +73,13 @@ ARRAY_ENTRY = "an entry of an array of tables: no rules key names it"
 @dataclass(frozen=True)
 class Factor:
     """A key and its range: factors on its value (``absolute`` False) or its values."""
+
     key: str
-    default: object          # a number or a list of numbers
+    default: object  # a number or a list of numbers
     low: float
     high: float
     absolute: bool = False
-    step: int = 1            # an integer key's values are default + k * step
+    step: int = 1  # an integer key's values are default + k * step
 
     def value(self, x: float):
         """The key's value at position ``x`` in [0, 1] of its range."""
@@ -71,11 +87,14 @@ class Factor:
         if isinstance(self.default, list):
             return scaled(self.default, at)
         value = at if self.absolute else self.default * at
-        return on_lattice(value, self.default, self.step) if isinstance(self.default, int) else value
+        return (
+            on_lattice(value, self.default, self.step) if isinstance(self.default, int) else value
+        )
 
 
-def choose_factors(game: Game, rules: dict, named: list[str], assumed: bool,
-                   scale: tuple[float, float]) -> tuple[list[Factor], list[dict]]:
+def choose_factors(
+    game: Game, rules: dict, named: list[str], assumed: bool, scale: tuple[float, float]
+) -> tuple[list[Factor], list[dict]]:
     """The keys the user named (each must be screenable), then with ``assumed`` every other
     ASSUMED key (:func:`simulator.core.assumed.assumed_keys`) that can be screened; returns the
     factors and the keys skipped, with why."""
@@ -85,16 +104,28 @@ def choose_factors(game: Game, rules: dict, named: list[str], assumed: bool,
     if assumed:
         chosen = {f.key for f in factors}
         keys = [k for k in assumed_keys(game.rules_path) if k not in chosen]
-        entries = [k for k in keys if "[" in k]   # e.g. characters[11].karnaxis
-        more, skipped = factors_for(game, rules, [k for k in keys if k not in entries],
-                                    scale, strict=False, allow_none=bool(factors))
+        entries = [k for k in keys if "[" in k]  # e.g. characters[11].karnaxis
+        more, skipped = factors_for(
+            game,
+            rules,
+            [k for k in keys if k not in entries],
+            scale,
+            strict=False,
+            allow_none=bool(factors),
+        )
         factors += more
         skipped += [{"key": k, "reason": ARRAY_ENTRY} for k in entries]
     return factors, skipped
 
 
-def factors_for(game: Game, rules: dict, keys: list[str], scale: tuple[float, float],
-                strict: bool, allow_none: bool = False) -> tuple[list[Factor], list[dict]]:
+def factors_for(
+    game: Game,
+    rules: dict,
+    keys: list[str],
+    scale: tuple[float, float],
+    strict: bool,
+    allow_none: bool = False,
+) -> tuple[list[Factor], list[dict]]:
     """The factors of ``keys`` (``K`` or ``K=LOW:HIGH``), and the keys skipped with the reason.
 
     With ``strict`` (keys the user named) a key that cannot be screened is an error; otherwise
@@ -113,9 +144,16 @@ def factors_for(game: Game, rules: dict, keys: list[str], scale: tuple[float, fl
     if len({f.key for f in factors}) != len(factors):
         raise UserError("each key may be screened once")
     if not factors and not allow_none:
-        raise UserError("no key to screen" + (f" ({len(skipped)} skipped: "
-                        + "; ".join(f"{s['key']}: {s['reason']}" for s in skipped) + ")"
-                        if skipped else ""))
+        raise UserError(
+            "no key to screen"
+            + (
+                f" ({len(skipped)} skipped: "
+                + "; ".join(f"{s['key']}: {s['reason']}" for s in skipped)
+                + ")"
+                if skipped
+                else ""
+            )
+        )
     return factors, skipped
 
 
@@ -140,9 +178,11 @@ def make_factor(game: Game, rules: dict, key: str, span: str | None, scale) -> F
         ends = [factor.value(0.0), factor.value(1.0)]
     if ends[0] == ends[1]:
         raise RulesError(key, f"its range holds one value ({ends[0]})")
-    for x in np.linspace(0, 1, LEVELS)[1:-1]:   # the grid levels inside the range, too
+    for x in np.linspace(0, 1, LEVELS)[1:-1]:  # the grid levels inside the range, too
         if not accepts(game, rules, key, factor.value(x)):
-            raise RulesError(key, f"the game's checks refuse {factor.value(x)}, a level of its range")
+            raise RulesError(
+                key, f"the game's checks refuse {factor.value(x)}, a level of its range"
+            )
     return factor
 
 
@@ -159,8 +199,16 @@ class Screen:
     games: int
 
 
-def screen(lab: Lab, rules: dict, design: Design, factors: list[Factor], trajectories: int,
-           games_per_run: int, seed: int = 1, skipped: list[dict] | None = None) -> Screen:
+def screen(
+    lab: Lab,
+    rules: dict,
+    design: Design,
+    factors: list[Factor],
+    trajectories: int,
+    games_per_run: int,
+    seed: int = 1,
+    skipped: list[dict] | None = None,
+) -> Screen:
     """Play the Morris design and compute every metric's effects (see the module docstring)."""
     from SALib.analyze import morris as morris_analyze
     from SALib.sample import morris as morris_sample
@@ -168,9 +216,12 @@ def screen(lab: Lab, rules: dict, design: Design, factors: list[Factor], traject
     names = [f.key for f in factors]
     problem = {"num_vars": len(factors), "names": names, "bounds": [[0.0, 1.0]] * len(factors)}
     x = morris_sample.sample(problem, N=trajectories, num_levels=LEVELS, seed=seed)
-    outcomes = lab.play(design, [run_rules(lab.game, rules, factors, row) for row in x],
-                        batch_ids(0, games_per_run))
-    metrics = balance_metrics(outcomes[0].present, outcomes[0].end_reasons, tuple(outcomes[0].extra))
+    outcomes = lab.play(
+        design, [run_rules(lab.game, rules, factors, row) for row in x], batch_ids(0, games_per_run)
+    )
+    metrics = balance_metrics(
+        outcomes[0].present, outcomes[0].end_reasons, tuple(outcomes[0].extra)
+    )
     y = np.full((len(x), len(metrics)), np.nan)
     z2 = np.zeros((len(metrics), len(factors)))
     steps = np.zeros(len(factors), dtype=int)
@@ -184,22 +235,43 @@ def screen(lab: Lab, rules: dict, design: Design, factors: list[Factor], traject
             z2[:, moved] += [step_z(e - p) ** 2 for e, p in zip(estimates, previous)]
         previous = estimates
     effects = []
-    gc.freeze()   # statsmodels' Holm runs a full garbage collection per call: skip what exists
+    gc.freeze()  # statsmodels' Holm runs a full garbage collection per call: skip what exists
     try:
         for m, metric in enumerate(metrics):
             if not np.all(np.isfinite(y[:, m])):
                 continue
-            result = morris_analyze.analyze(problem, x, y[:, m], num_resamples=1000,
-                                            conf_level=1 - ALPHA, num_levels=LEVELS, seed=seed)
+            result = morris_analyze.analyze(
+                problem,
+                x,
+                y[:, m],
+                num_resamples=1000,
+                conf_level=1 - ALPHA,
+                num_levels=LEVELS,
+                seed=seed,
+            )
             effects += metric_effects(metric.name, names, result, z2[m], steps)
     finally:
         gc.unfreeze()
-    runs = [{"run": r, "trajectory": r // (len(factors) + 1),
-             **{f"x:{k}": float(v) for k, v in zip(names, x[r])},
-             **{metric.name: float(y[r, m]) for m, metric in enumerate(metrics)}}
-            for r in range(len(x))]
-    return Screen(design, factors, skipped or [], trajectories, games_per_run, effects, runs,
-                  [m.name for m in metrics], lab.played)
+    runs = [
+        {
+            "run": r,
+            "trajectory": r // (len(factors) + 1),
+            **{f"x:{k}": float(v) for k, v in zip(names, x[r])},
+            **{metric.name: float(y[r, m]) for m, metric in enumerate(metrics)},
+        }
+        for r in range(len(x))
+    ]
+    return Screen(
+        design,
+        factors,
+        skipped or [],
+        trajectories,
+        games_per_run,
+        effects,
+        runs,
+        [m.name for m in metrics],
+        lab.played,
+    )
 
 
 def run_rules(game: Game, rules: dict, factors: list[Factor], row) -> dict:
@@ -211,7 +283,9 @@ def run_rules(game: Game, rules: dict, factors: list[Factor], row) -> dict:
         game.validate(out)
     except RulesError as e:
         named = ", ".join(f"{k} = {v}" for k, v in values.items() if k == e.key or k in str(e))
-        raise UserError(f"{e} (in a run with {named}); narrow the ranges with KEY=LOW:HIGH") from None
+        raise UserError(
+            f"{e} (in a run with {named}); narrow the ranges with KEY=LOW:HIGH"
+        ) from None
     return out
 
 
@@ -223,7 +297,9 @@ def step_z(difference) -> float:
     return difference.value / se if se > 0 else np.inf
 
 
-def metric_effects(metric: str, names: list[str], result, z2: np.ndarray, steps: np.ndarray) -> list[dict]:
+def metric_effects(
+    metric: str, names: list[str], result, z2: np.ndarray, steps: np.ndarray
+) -> list[dict]:
     from statsmodels.stats.multitest import multipletests
 
     p = np.array([chi2.sf(z2[k], steps[k]) if steps[k] else 1.0 for k in range(len(names))])
@@ -234,12 +310,23 @@ def metric_effects(metric: str, names: list[str], result, z2: np.ndarray, steps:
     rows = []
     for k, key in enumerate(names):
         mu_star, conf = float(result["mu_star"][k]), float(result["mu_star_conf"][k])
-        rows.append({"metric": metric, "key": key, "rank": int(rank[k]),
-                     "mu": float(result["mu"][k]), "mu_star": mu_star,
-                     "mu_star_low": max(0.0, mu_star - conf), "mu_star_high": mu_star + conf,
-                     "sigma": float(result["sigma"][k]), "chi2": float(z2[k]),
-                     "steps": int(steps[k]), "p": float(p[k]), "p_holm": float(p_holm[k]),
-                     "significant": bool(p_holm[k] < ALPHA)})
+        rows.append(
+            {
+                "metric": metric,
+                "key": key,
+                "rank": int(rank[k]),
+                "mu": float(result["mu"][k]),
+                "mu_star": mu_star,
+                "mu_star_low": max(0.0, mu_star - conf),
+                "mu_star_high": mu_star + conf,
+                "sigma": float(result["sigma"][k]),
+                "chi2": float(z2[k]),
+                "steps": int(steps[k]),
+                "p": float(p[k]),
+                "p_holm": float(p_holm[k]),
+                "significant": bool(p_holm[k] < ALPHA),
+            }
+        )
     return sorted(rows, key=lambda r: r["rank"])
 
 
@@ -253,13 +340,24 @@ def write(result: Screen, out: Path, command: str, seconds: float) -> None:
         effects.write_parquet(tmp / "effects.parquet")
         (tmp / "effects.json").write_text(json.dumps(result.effects, indent=1) + "\n")
         pl.DataFrame(result.runs).write_parquet(tmp / "runs.parquet")
-        summary = {"tool": "sensitivity", "schema": SCHEMA, "command": command,
-                   "game": result.design.game, "lineup": list(result.design.lineup),
-                   "seed": result.design.seed, "method": "morris", "levels": LEVELS,
-                   "trajectories": result.trajectories, "games_per_run": result.games_per_run,
-                   "runs": len(result.runs), "games": result.games, "seconds": round(seconds, 1),
-                   "factors": [asdict(f) for f in result.factors], "skipped": result.skipped,
-                   "metrics": result.metrics}
+        summary = {
+            "tool": "sensitivity",
+            "schema": SCHEMA,
+            "command": command,
+            "game": result.design.game,
+            "lineup": list(result.design.lineup),
+            "seed": result.design.seed,
+            "method": "morris",
+            "levels": LEVELS,
+            "trajectories": result.trajectories,
+            "games_per_run": result.games_per_run,
+            "runs": len(result.runs),
+            "games": result.games,
+            "seconds": round(seconds, 1),
+            "factors": [asdict(f) for f in result.factors],
+            "skipped": result.skipped,
+            "metrics": result.metrics,
+        }
         (tmp / OUT_MARK).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         chart(effects, summary, tmp / "sensitivity.png")
     except BaseException:
@@ -269,16 +367,21 @@ def write(result: Screen, out: Path, command: str, seconds: float) -> None:
 
 
 def read(out: str | Path):
-    """``(summary dict, effects DataFrame)`` of a sensitivity folder (UserError if it is not one)."""
+    """``(summary dict, effects DataFrame)`` of a sensitivity folder (UserError if it is not
+    one)."""
     import polars as pl
 
     out = Path(out)
     try:
         summary = json.loads((out / OUT_MARK).read_text(encoding="utf-8"))
     except (FileNotFoundError, json.JSONDecodeError):
-        raise UserError(f"{out} is not a balsim sensitivity folder (no readable {OUT_MARK})") from None
+        raise UserError(
+            f"{out} is not a balsim sensitivity folder (no readable {OUT_MARK})"
+        ) from None
     if summary.get("tool") != "sensitivity":
-        raise UserError(f"{out} holds a balsim {summary.get('tool')} result, not a sensitivity screen")
+        raise UserError(
+            f"{out} holds a balsim {summary.get('tool')} result, not a sensitivity screen"
+        )
     return summary, pl.read_parquet(out / "effects.parquet")
 
 
@@ -287,7 +390,9 @@ def dependencies(out: str | Path) -> dict[str, list[str]]:
     largest effect first; a metric with an empty list is robust to every key screened."""
     _, effects = read(out)
     # a metric with no effects (not finite in some run) is left out: no verdict about it
-    found = {metric: [] for metric in (effects["metric"].unique().to_list() if effects.height else [])}
+    found = {
+        metric: [] for metric in (effects["metric"].unique().to_list() if effects.height else [])
+    }
     for row in effects.sort("metric", "rank").iter_rows(named=True):
         if row["significant"]:
             found[row["metric"]].append(row["key"])
@@ -302,17 +407,23 @@ def chart(effects, summary: dict, path: Path, top: int = 10) -> None:
     """One panel per headline metric (those a key moves significantly first): the keys ranked
     by mu_star with 95% intervals, the significant ones in colour."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import polars as pl
 
     moved = set(effects.filter(pl.col("mu_star") > 0)["metric"].to_list())
     found = set(effects.filter(pl.col("significant"))["metric"].to_list())
-    panels = sorted((m for m in headline(summary["metrics"]) if m in moved),
-                    key=lambda m: m not in found)[:MAX_PANELS] or sorted(moved)[:MAX_PANELS] \
+    panels = (
+        sorted(
+            (m for m in headline(summary["metrics"]) if m in moved), key=lambda m: m not in found
+        )[:MAX_PANELS]
+        or sorted(moved)[:MAX_PANELS]
         or summary["metrics"][:1]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 0.35 * top + 1.6),
-                             squeeze=False)
+    )
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(4.2 * len(panels), 0.35 * top + 1.6), squeeze=False
+    )
     for ax, metric in zip(axes[0], panels):
         rows = effects.filter(pl.col("metric") == metric).sort("rank").head(top).reverse()
         if rows.is_empty():
@@ -320,7 +431,9 @@ def chart(effects, summary: dict, path: Path, top: int = 10) -> None:
             continue
         y = np.arange(rows.height)
         mu = rows["mu_star"].to_numpy()
-        err = np.clip([mu - rows["mu_star_low"].to_numpy(), rows["mu_star_high"].to_numpy() - mu], 0, None)
+        err = np.clip(
+            [mu - rows["mu_star_low"].to_numpy(), rows["mu_star_high"].to_numpy() - mu], 0, None
+        )
         colours = ["C3" if s else "0.7" for s in rows["significant"]]
         ax.barh(y, mu, xerr=err, color=colours, ecolor="0.3", capsize=2)
         ax.set_yticks(y, rows["key"].to_list(), fontsize=7)
@@ -328,9 +441,11 @@ def chart(effects, summary: dict, path: Path, top: int = 10) -> None:
         ax.set_xlabel("mean |change| over the key's range", fontsize=7)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", alpha=0.3)
-    fig.suptitle(f"{summary['game']}: which keys move the balance (red: significant, Holm "
-                 f"{ALPHA:g}); {summary['runs']} runs x {summary['games_per_run']:,} games",
-                 fontsize=9)
+    fig.suptitle(
+        f"{summary['game']}: which keys move the balance (red: significant, Holm "
+        f"{ALPHA:g}); {summary['runs']} runs x {summary['games_per_run']:,} games",
+        fontsize=9,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -351,9 +466,13 @@ def html_section(out: str | Path) -> str:
     rows = "".join(
         f"<tr><td>{escape(r['metric'])}</td><td>{escape(r['key'])}</td><td>{r['mu_star']:.4g}</td>"
         f"<td>{r['mu_star_low']:.4g}–{r['mu_star_high']:.4g}</td><td>{r['mu']:+.4g}</td>"
-        f"<td>{r['p_holm']:.2g}</td></tr>" for r in found.iter_rows(named=True))
+        f"<td>{r['p_holm']:.2g}</td></tr>"
+        for r in found.iter_rows(named=True)
+    )
     robust = [m for m, ks in dependencies(out).items() if not ks]
-    skipped = "".join(f"<li>{escape(s['key'])}: {escape(s['reason'])}</li>" for s in summary["skipped"])
+    skipped = "".join(
+        f"<li>{escape(s['key'])}: {escape(s['reason'])}</li>" for s in summary["skipped"]
+    )
     return (
         f"<section class='sensitivity'><h2>Sensitivity: {escape(summary['game'])}, "
         f"{len(keys)} keys</h2>"
@@ -363,9 +482,13 @@ def html_section(out: str | Path) -> str:
         f"the mean absolute change of the metric when the key moves across its range; "
         f"significant means beyond the games' noise (Holm-corrected p &lt; {ALPHA:g}).</p>"
         f"<img alt='ranked effects' style='max-width:100%' src='data:image/png;base64,{image}'>"
-        + (f"<table><tr><th>metric</th><th>key</th><th>effect</th><th>95% CI</th>"
-           f"<th>mean change</th><th>Holm p</th></tr>{rows}</table>" if rows else
-           "<p>No key moves any metric beyond the noise.</p>")
+        + (
+            f"<table><tr><th>metric</th><th>key</th><th>effect</th><th>95% CI</th>"
+            f"<th>mean change</th><th>Holm p</th></tr>{rows}</table>"
+            if rows
+            else "<p>No key moves any metric beyond the noise.</p>"
+        )
         + (f"<p>Robust to every key screened: {escape(', '.join(robust))}.</p>" if robust else "")
         + (f"<p>Not screened:</p><ul>{skipped}</ul>" if skipped else "")
-        + "</section>")
+        + "</section>"
+    )

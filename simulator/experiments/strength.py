@@ -26,8 +26,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simulator.core.errors import UserError
-from simulator.experiments.lab import HELD_OUT, Design, Lab, batch_ids, is_team_game, round_to, scripted_field
 from simulator.core.game import Game
+from simulator.experiments.lab import (
+    HELD_OUT,
+    Design,
+    Lab,
+    batch_ids,
+    is_team_game,
+    round_to,
+    scripted_field,
+)
 from simulator.experiments.metrics import Estimate
 from simulator.experiments.tune import TuneResult, line_up, percent, tune
 
@@ -43,8 +51,10 @@ def has_search(game: Game) -> bool:
 
 def require_search(game: Game) -> None:
     if not has_search(game):
-        raise UserError(f"{game.name} has no '{SEARCH}' policy yet: skill measures a search "
-                        f"player's win rate by rollout budget")
+        raise UserError(
+            f"{game.name} has no '{SEARCH}' policy yet: skill measures a search "
+            f"player's win rate by rollout budget"
+        )
 
 
 def strongest_copy(game: Game, rules: dict, policy: str) -> str:
@@ -77,15 +87,17 @@ def fair_share(rules: dict, n_players: int) -> float:
 
 # ---- skill ---------------------------------------------------------------------------------
 
+
 @dataclass
 class Curve:
     """Win rates of one policy in one seat (team) at several values of one knob."""
+
     game: str
     policy: str
     knob: str
     lineup: tuple[str, ...]
     values: tuple
-    rates: list[Estimate]       # one per value, every value on the same games
+    rates: list[Estimate]  # one per value, every value on the same games
     fair_share: float
 
     @property
@@ -95,17 +107,26 @@ class Curve:
 
     def lines(self) -> list[str]:
         low, high = self.gap.interval
-        rows = [f"  {self.knob} = {v:<8g} wins {percent(r)}" for v, r in zip(self.values, self.rates)]
-        return rows + [f"  gap {self.knob} {self.values[-1]:g} vs {self.values[0]:g}: "
-                       f"{100 * self.gap.value:+.1f} points (95% CI {100 * low:+.1f} to "
-                       f"{100 * high:+.1f}) on the same {self.gap.n:,} games; fair share "
-                       f"{self.fair_share:.1%}"]
+        rows = [
+            f"  {self.knob} = {v:<8g} wins {percent(r)}" for v, r in zip(self.values, self.rates)
+        ]
+        return rows + [
+            f"  gap {self.knob} {self.values[-1]:g} vs {self.values[0]:g}: "
+            f"{100 * self.gap.value:+.1f} points (95% CI {100 * low:+.1f} to "
+            f"{100 * high:+.1f}) on the same {self.gap.n:,} games; fair share "
+            f"{self.fair_share:.1%}"
+        ]
 
     def record(self) -> dict:
-        return {"game": self.game, "policy": self.policy, "knob": self.knob,
-                "lineup": list(self.lineup), "fair_share": self.fair_share,
-                "points": [{self.knob: v, **r.record()} for v, r in zip(self.values, self.rates)],
-                "gap": self.gap.record()}
+        return {
+            "game": self.game,
+            "policy": self.policy,
+            "knob": self.knob,
+            "lineup": list(self.lineup),
+            "fair_share": self.fair_share,
+            "points": [{self.knob: v, **r.record()} for v, r in zip(self.values, self.rates)],
+            "gap": self.gap.record(),
+        }
 
 
 def with_knob(rules: dict, policy: str, knob: str, value) -> dict:
@@ -116,8 +137,17 @@ def with_knob(rules: dict, policy: str, knob: str, value) -> dict:
     return out
 
 
-def knob_curve(lab: Lab, rules: dict, policy: str, knob: str, values: tuple, n_players: int,
-               n_games: int, field_names: list[str], seed: int = 1) -> Curve:
+def knob_curve(
+    lab: Lab,
+    rules: dict,
+    policy: str,
+    knob: str,
+    values: tuple,
+    n_players: int,
+    n_games: int,
+    field_names: list[str],
+    seed: int = 1,
+) -> Curve:
     """The win rate of ``policy`` (one seat, or its team) against ``field_names`` at each of
     ``values`` of its ``knob``; every value plays the same ``n_games`` (rounded up to whole
     rounds of seat orders)."""
@@ -131,39 +161,64 @@ def knob_curve(lab: Lab, rules: dict, policy: str, knob: str, values: tuple, n_p
     n = round_to(n_games, design.block(rules))
     metric = lab.probe(design, candidates[0]).metric(f"win_rate:policy={policy}")
     outcomes = lab.play(design, candidates, batch_ids(0, n))
-    return Curve(game.name, policy, knob, lineup, tuple(values),
-                 [metric.estimate(o) for o in outcomes], fair_share(rules, n_players))
+    return Curve(
+        game.name,
+        policy,
+        knob,
+        lineup,
+        tuple(values),
+        [metric.estimate(o) for o in outcomes],
+        fair_share(rules, n_players),
+    )
 
 
-def skill(lab: Lab, rules: dict, n_players: int, n_games: int, budgets=SKILL_BUDGETS,
-          field_names: list[str] | None = None, seed: int = 1) -> Curve:
+def skill(
+    lab: Lab,
+    rules: dict,
+    n_players: int,
+    n_games: int,
+    budgets=SKILL_BUDGETS,
+    field_names: list[str] | None = None,
+    seed: int = 1,
+) -> Curve:
     """The search player's win rate at each rollout budget against a fixed field (default:
     the tuned copies of the scripted policies)."""
     require_search(lab.game)
     field_names = field_names or tuned_field(lab.game, rules)
-    return knob_curve(lab, rules, SEARCH, "rollouts", tuple(budgets), n_players, n_games,
-                      field_names, seed)
+    return knob_curve(
+        lab, rules, SEARCH, "rollouts", tuple(budgets), n_players, n_games, field_names, seed
+    )
 
 
-
-SKILL_TOOL = "skill"   # the "tool" of a skill folder's record
+SKILL_TOOL = "skill"  # the "tool" of a skill folder's record
 
 
 def write_curve(curve: Curve, out: Path, command: str) -> None:
     """A skill curve's chart (``skill.png``) and record (``balsim.json``), written into a
     fresh folder and moved into place."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+
     tmp = new_out_dir(out)
     rates = [r.value for r in curve.rates]
-    errors = [[r.value - r.interval[0] for r in curve.rates],
-              [r.interval[1] - r.value for r in curve.rates]]
+    errors = [
+        [r.value - r.interval[0] for r in curve.rates],
+        [r.interval[1] - r.value for r in curve.rates],
+    ]
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.errorbar(curve.values, rates, yerr=errors, marker="o", color="black", capsize=3,
-                label=f"{curve.policy} (95% CI)")
+    ax.errorbar(
+        curve.values,
+        rates,
+        yerr=errors,
+        marker="o",
+        color="black",
+        capsize=3,
+        label=f"{curve.policy} (95% CI)",
+    )
     ax.axhline(curve.fair_share, color="gray", linestyle="--", label="fair share")
     ax.set_xscale("log", base=2)
     ax.set_xlabel(f"{curve.knob} per decision")
@@ -181,18 +236,21 @@ def write_curve(curve: Curve, out: Path, command: str) -> None:
 def read_curve(out: Path) -> dict | None:
     """The record of a skill folder written by :func:`write_curve`, or None for any other."""
     from simulator.run.outputs import OUT_MARK
+
     try:
         record = json.loads((Path(out) / OUT_MARK).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return record if record.get("tool") == SKILL_TOOL else None
 
+
 # ---- challenge -----------------------------------------------------------------------------
+
 
 @dataclass
 class Challenger:
-    name: str                 # the policy that played
-    win: Estimate             # its held-out win rate against the incumbent's field
+    name: str  # the policy that played
+    win: Estimate  # its held-out win rate against the incumbent's field
     tuned: TuneResult | None  # the tuning that produced it (None for search)
 
     def beats(self, fair: float) -> bool:
@@ -218,20 +276,34 @@ class Challenge:
 
     def verdict(self) -> str:
         if self.dominant:
-            return (f"{self.incumbent} is dominant: no challenger wins significantly more than "
-                    f"its fair share of {self.fair_share:.1%} against it — a real balance problem")
+            return (
+                f"{self.incumbent} is dominant: no challenger wins significantly more than "
+                f"its fair share of {self.fair_share:.1%} against it — a real balance problem"
+            )
         best = max(self.winners, key=lambda c: c.win.value)
-        return (f"{self.incumbent} is beatable: {best.name} wins {percent(best.win)} against "
-                f"it (fair share {self.fair_share:.1%}) — a flag that {self.incumbent} wins too "
-                f"often is an artefact of the field")
+        return (
+            f"{self.incumbent} is beatable: {best.name} wins {percent(best.win)} against "
+            f"it (fair share {self.fair_share:.1%}) — a flag that {self.incumbent} wins too "
+            f"often is an artefact of the field"
+        )
 
     def lines(self) -> list[str]:
-        return [f"  {c.name:<28} {percent(c.win)}{'  beats its fair share' if c.beats(self.fair_share) else ''}"
-                for c in self.challengers]
+        return [
+            f"  {c.name:<28} {percent(c.win)}"
+            + ("  beats its fair share" if c.beats(self.fair_share) else "")
+            for c in self.challengers
+        ]
 
 
-def challenge(lab: Lab, rules: dict, incumbent: str, n_players: int, budget: int,
-              search_games: int, seed: int = 1) -> Challenge:
+def challenge(
+    lab: Lab,
+    rules: dict,
+    incumbent: str,
+    n_players: int,
+    budget: int,
+    search_games: int,
+    seed: int = 1,
+) -> Challenge:
     """Tune every other scripted policy against a field of ``incumbent`` (``budget`` games
     each, starting from its tuned copy where the rules have one), and play ``search`` against
     the same field on ``search_games`` held-out games when the game has it."""
@@ -243,8 +315,9 @@ def challenge(lab: Lab, rules: dict, incumbent: str, n_players: int, budget: int
     challengers = []
     for rival in rivals:
         start = strongest_copy(game, rules, rival)
-        result = tune(lab, rules, start, n_players, budget, seed, [incumbent],
-                      f"{rival}_challenger")
+        result = tune(
+            lab, rules, start, n_players, budget, seed, [incumbent], f"{rival}_challenger"
+        )
         challengers.append(Challenger(result.name, result.tuned, result))
     if has_search(game):
         design = Design(game.name, line_up(rules, SEARCH, [incumbent], n_players), seed)

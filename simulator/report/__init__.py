@@ -21,14 +21,14 @@ from simulator.report.answers import answers_html
 from simulator.report.flags import THRESHOLDS, Flag, Rules, flags_html, merge_flags
 from simulator.report.page import render_page
 from simulator.report.screens import mark_flags, screen_sections, split_screens
+from simulator.report.sections import dataset_section, game_section, incomplete
 from simulator.report.skill import skill_section, split_skill
 from simulator.report.strong import annotate, is_strong
-from simulator.report.sections import dataset_section, game_section, incomplete
 from simulator.run.store import write_atomic
 
 __all__ = ["write_report", "REPORT_MARKER", "THRESHOLDS", "Flag", "merge_flags"]
 
-REPORT_MARKER = b"<title>balsim playtest report"   # how the start of every report reads
+REPORT_MARKER = b"<title>balsim playtest report"  # how the start of every report reads
 
 
 def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
@@ -57,18 +57,24 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     flags: list[Flag] = [f for i, ds, res in scripted for f in Rules(i, ds, res).flags()]
     annotate(flags, scripted, strong)
     mark_flags(flags, screens)
-    body = [game_section(game, [m for m in scripted if m[1].game == game])
-            for game in dict.fromkeys(ds.game for ds in datasets)]
+    body = [
+        game_section(game, [m for m in scripted if m[1].game == game])
+        for game in dict.fromkeys(ds.game for ds in datasets)
+    ]
     body.append(skill_section(skill))
     body += [section for _, section in analysed]
     body += screen_sections(screens)
     games = sorted({ds.game for ds in datasets})
     total = sum(ds.n_games for ds in datasets)
-    toc = "".join(f"<li><a href='#ds{i}'>{html.escape(ds.label)}</a> — {ds.n_games:,} games"
-                  f"{' — <b>' + incomplete(ds) + '</b>' if incomplete(ds) else ''}</li>"
-                  for i, ds in enumerate(datasets))
-    meta = (f"{len(datasets)} dataset(s), {total:,} simulated games of "
-            f"{html.escape(', '.join(games))}; analysed in {time.perf_counter() - started:.1f} s.")
+    toc = "".join(
+        f"<li><a href='#ds{i}'>{html.escape(ds.label)}</a> — {ds.n_games:,} games"
+        f"{' — <b>' + incomplete(ds) + '</b>' if incomplete(ds) else ''}</li>"
+        for i, ds in enumerate(datasets)
+    )
+    meta = (
+        f"{len(datasets)} dataset(s), {total:,} simulated games of "
+        f"{html.escape(', '.join(games))}; analysed in {time.perf_counter() - started:.1f} s."
+    )
     page = render_page(games, meta, answers_html(scripted), flags_html(flags), toc, body)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, page)
@@ -87,4 +93,5 @@ def in_processes(function, calls: list[tuple], jobs: int) -> list:
     if jobs == 1 or len(calls) < 2:
         return [function(*args) for args in calls]
     from joblib import Parallel, delayed
+
     return Parallel(n_jobs=min(jobs, len(calls)))(delayed(function)(*args) for args in calls)

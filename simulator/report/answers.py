@@ -29,15 +29,18 @@ DEFAULT_PLAYERS = {"karnaxis": 4, "karmaggan": 4, "ekonos": 4}
 @dataclass(frozen=True)
 class Answer:
     question: str
-    text: str      # one sentence with its numbers and their intervals
-    link: str      # id of the block with the evidence
+    text: str  # one sentence with its numbers and their intervals
+    link: str  # id of the block with the evidence
 
 
 def variants_changing(ds: Dataset, section: str) -> list[str]:
     """Names of the dataset's variants that change a rules key under ``section``."""
     base = ds.variants[0]["rules"] if ds.variants else {}
-    return [v["name"] for v in ds.variants[1:]
-            if any(k.startswith(section + ".") for k in changed_keys(base, v["rules"]))]
+    return [
+        v["name"]
+        for v in ds.variants[1:]
+        if any(k.startswith(section + ".") for k in changed_keys(base, v["rules"]))
+    ]
 
 
 def pick(members: list, game: str, section: str | None = None):
@@ -46,10 +49,15 @@ def pick(members: list, game: str, section: str | None = None):
     mine = [m for m in members if m[1].game == game]
     if not mine:
         return None
+
     def score(m):
         _, ds, _ = m
-        return (bool(section and variants_changing(ds, section)),
-                ds.n_players == DEFAULT_PLAYERS.get(game), -m[0])
+        return (
+            bool(section and variants_changing(ds, section)),
+            ds.n_players == DEFAULT_PLAYERS.get(game),
+            -m[0],
+        )
+
     return max(mine, key=score)
 
 
@@ -59,17 +67,22 @@ def largest_change(ds: Dataset, res: dict, variants: list[str], group: str | Non
     table = res.get("paired_change")
     if table is None or not variants:
         return ""
-    rows = table.filter(pl.col("variant").is_in(variants) & (pl.col("metric") == "win_rate")
-                        & pl.col("group").str.starts_with("policy="))
+    rows = table.filter(
+        pl.col("variant").is_in(variants)
+        & (pl.col("metric") == "win_rate")
+        & pl.col("group").str.starts_with("policy=")
+    )
     if group:
         rows = rows.filter(pl.col("group") == group)
     if rows.is_empty():
         return ""
     r = rows.sort(pl.col("mean_diff").abs(), descending=True).row(0, named=True)
     verdict = "" if r["significant"] else ", within chance after Holm's correction"
-    return (f"variant {r['variant']} moves {r['group'].removeprefix('policy=')}'s win rate from "
-            f"{pct(r['base_mean'])} to {pct(r['variant_mean'])} (change "
-            f"{interval(r['diff_lo'], r['diff_hi'])}{verdict})")
+    return (
+        f"variant {r['variant']} moves {r['group'].removeprefix('policy=')}'s win rate from "
+        f"{pct(r['base_mean'])} to {pct(r['variant_mean'])} (change "
+        f"{interval(r['diff_lo'], r['diff_hi'])}{verdict})"
+    )
 
 
 def tax_answer(members) -> Answer | None:
@@ -83,8 +96,11 @@ def tax_answer(members) -> Answer | None:
         brackets = brackets.filter(pl.col("variant") == base)
     total = int(brackets["player_years"].sum())
     top = brackets.sort("player_years", descending=True).head(2)
-    sits = [f"{r.get('income', r['tax_bracket'])} ({pct(r['share'])}, "
-            f"{interval(r['share_lo'], r['share_hi'])})" for r in top.iter_rows(named=True)]
+    sits = [
+        f"{r.get('income', r['tax_bracket'])} ({pct(r['share'])}, "
+        f"{interval(r['share_lo'], r['share_hi'])})"
+        for r in top.iter_rows(named=True)
+    ]
     text = f"most player-years fall in {' and '.join(sits)}"
     smart = res.get("karnaxis_smart_savings")
     if smart is not None:
@@ -93,13 +109,16 @@ def tax_answer(members) -> Answer | None:
         used = int(smart["smart_years"].sum())
         if used:
             saved = float(smart["realised_usd"].sum()) / used
-            text += (f"; the smart table, used in {pct(used / total)} of player-years, saves "
-                     f"{money(saved)} a year where used ({money(saved - karnaxis.ACCOUNTANT_USD)} "
-                     f"after the accountant)")
+            text += (
+                f"; the smart table, used in {pct(used / total)} of player-years, saves "
+                f"{money(saved)} a year where used ({money(saved - karnaxis.ACCOUNTANT_USD)} "
+                f"after the accountant)"
+            )
     change = largest_change(ds, res, variants_changing(ds, "taxes"))
     text += f"; {change}" if change else "; no tax-table variant was played"
-    return Answer(f"Karnaxis tax brackets ({ds.n_players} players)", text + ".",
-                  anchor(i, "brackets"))
+    return Answer(
+        f"Karnaxis tax brackets ({ds.n_players} players)", text + ".", anchor(i, "brackets")
+    )
 
 
 def loan_answer(members) -> Answer | None:
@@ -114,22 +133,30 @@ def loan_answer(members) -> Answer | None:
     if overall is None or "cap_binding" not in overall.columns:
         return None
     r = overall.row(0, named=True)
-    text = (f"the {money(cap)} cap binds for {pct(r['cap_binding'])} of players "
-            f"({interval(r['cap_binding_lo'], r['cap_binding_hi'])})")
+    text = (
+        f"the {money(cap)} cap binds for {pct(r['cap_binding'])} of players "
+        f"({interval(r['cap_binding_lo'], r['cap_binding_hi'])})"
+    )
     if "delinquent" in overall.columns:
-        text += (f" and {pct(r['delinquent'])} get a delinquent notice "
-                 f"({interval(r['delinquent_lo'], r['delinquent_hi'])})")
+        text += (
+            f" and {pct(r['delinquent'])} get a delinquent notice "
+            f"({interval(r['delinquent_lo'], r['delinquent_hi'])})"
+        )
     policies = res.get("win_rate_policy")
     if policies is not None:
         leader = policies.sort("win_rate", descending=True)["policy"][0]
         change = largest_change(ds, res, variants_changing(ds, "loans"), f"policy={leader}")
-        text += f"; for the leading policy, {change}" if change else "; no loan-cap variant was played"
+        text += (
+            f"; for the leading policy, {change}" if change else "; no loan-cap variant was played"
+        )
     return Answer(f"Karnaxis loan rules ({ds.n_players} players)", text + ".", anchor(i, "loans"))
 
 
 def edge_text(r: dict) -> str:
-    return (f"{points(r['edge'])} (95% CI {points(r['edge_lo']).removesuffix(' points')} to "
-            f"{points(r['edge_hi']).removesuffix(' points')}, {r['games']:,} games)")
+    return (
+        f"{points(r['edge'])} (95% CI {points(r['edge_lo']).removesuffix(' points')} to "
+        f"{points(r['edge_hi']).removesuffix(' points')}, {r['games']:,} games)"
+    )
 
 
 def blood_coin_answer(members) -> Answer | None:
@@ -145,10 +172,12 @@ def blood_coin_answer(members) -> Answer | None:
     if at_base.is_empty():
         return None
     r = at_base.row(0, named=True)
-    text = (f"with the printed {base_coins} coins the starting team (seat 0's) wins "
-            f"{pct(r['starting_win_rate'])} "
-            f"({interval(r['starting_win_rate_lo'], r['starting_win_rate_hi'])}) against "
-            f"{pct(r['other_win_rate'])} for the other, an edge of {edge_text(r)}")
+    text = (
+        f"with the printed {base_coins} coins the starting team (seat 0's) wins "
+        f"{pct(r['starting_win_rate'])} "
+        f"({interval(r['starting_win_rate_lo'], r['starting_win_rate_hi'])}) against "
+        f"{pct(r['other_win_rate'])} for the other, an edge of {edge_text(r)}"
+    )
     others = []
     for _, other_ds, other_res in members:
         table = other_res.get("karmaggan_starting_team_edge")
@@ -162,17 +191,22 @@ def blood_coin_answer(members) -> Answer | None:
     if edges.height > 1:
         few, many = edges.row(0, named=True), edges.row(-1, named=True)
         best = edges.sort(pl.col("edge").abs()).row(0, named=True)
-        text += (f"; at {ds.n_players} players its edge runs from {points(few['edge'])} with "
-                 f"{few['start_coins']} coins to {points(many['edge'])} with "
-                 f"{many['start_coins']} and is smallest with {best['start_coins']}: "
-                 f"{edge_text(best)}")
+        text += (
+            f"; at {ds.n_players} players its edge runs from {points(few['edge'])} with "
+            f"{few['start_coins']} coins to {points(many['edge'])} with "
+            f"{many['start_coins']} and is smallest with {best['start_coins']}: "
+            f"{edge_text(best)}"
+        )
     lengths = res.get("karmaggan_length_by_start_coins")
     if lengths is not None and lengths.height > 1:
         first, last = lengths.row(0, named=True), lengths.row(-1, named=True)
-        text += (f"; games last a median of {first['p50']:g} rounds with {first['start_blood_coins']} "
-                 f"coins and {last['p50']:g} with {last['start_blood_coins']}")
-    return Answer(f"Karmaggän blood coins ({ds.n_players} players)", text + ".",
-                  anchor(i, "team-coins"))
+        text += (
+            f"; games last a median of {first['p50']:g} rounds with {first['start_blood_coins']} "
+            f"coins and {last['p50']:g} with {last['start_blood_coins']}"
+        )
+    return Answer(
+        f"Karmaggän blood coins ({ds.n_players} players)", text + ".", anchor(i, "team-coins")
+    )
 
 
 def base_start_coins(ds: Dataset) -> int:
@@ -192,36 +226,58 @@ def scoring_answer(members) -> Answer | None:
     parts = []
     if shares is not None and shares.height == 2:
         w, o = shares.row(0, named=True), shares.row(1, named=True)
-        parts.append(f"winners hold {pct(w['share'])} of their final score in shares "
-                     f"({interval(w['share_lo'], w['share_hi'])}) against {pct(o['share'])} for "
-                     f"the others, so holdings, not cash, win")
+        parts.append(
+            f"winners hold {pct(w['share'])} of their final score in shares "
+            f"({interval(w['share_lo'], w['share_hi'])}) against {pct(o['share'])} for "
+            f"the others, so holdings, not cash, win"
+        )
     within = res.get("ekonos_presidency_within_policy")
     if pres is not None:
         top = pres.filter(pl.col("player") == "top_president")
         if top.height:
             r = top.row(0, named=True)
-            text = (f"the president of the single most valuable company wins {pct(r['win_rate'])} "
-                    f"({interval(r['win_rate_lo'], r['win_rate_hi'])})")
-            fixed = within.filter(pl.col("level") == "top_president") if within is not None else None
+            text = (
+                f"the president of the single most valuable company wins {pct(r['win_rate'])} "
+                f"({interval(r['win_rate_lo'], r['win_rate_hi'])})"
+            )
+            fixed = (
+                within.filter(pl.col("level") == "top_president") if within is not None else None
+            )
             if fixed is not None and fixed.height:
                 a = fixed.row(0, named=True)
-                text += (f" against {pct(a['expected_rate'])} for players of the same policies who "
-                         f"do not preside it")
-            parts.append(f"{text} and a fair share of {pct(r['fair_share'])} "
-                         f"({pct(r['tied_games_share'])} of games tie for most valuable and are "
-                         f"counted apart)")
+                text += (
+                    f" against {pct(a['expected_rate'])} for players of the same policies who "
+                    f"do not preside it"
+                )
+            parts.append(
+                f"{text} and a fair share of {pct(r['fair_share'])} "
+                f"({pct(r['tied_games_share'])} of games tie for most valuable and are "
+                f"counted apart)"
+            )
     if not parts:
         return None
-    return Answer(f"Ekonos scoring ({ds.n_players} players)", "; ".join(parts) + ".",
-                  anchor(i, "split"))
+    return Answer(
+        f"Ekonos scoring ({ds.n_players} players)", "; ".join(parts) + ".", anchor(i, "split")
+    )
 
 
 def answers_html(members: list) -> str:
     """The answers box; ``members`` are (index, dataset, results) of every dataset."""
-    found = [a for a in (tax_answer(members), loan_answer(members), blood_coin_answer(members),
-                         scoring_answer(members)) if a is not None]
+    found = [
+        a
+        for a in (
+            tax_answer(members),
+            loan_answer(members),
+            blood_coin_answer(members),
+            scoring_answer(members),
+        )
+        if a is not None
+    ]
     if not found:
         return ""
-    items = "".join(f"<li><b>{html.escape(a.question)}:</b> {html.escape(a.text)} "
-                    f"<a href='#{a.link}'>→ evidence</a></li>" for a in found)
+    items = "".join(
+        f"<li><b>{html.escape(a.question)}:</b> {html.escape(a.text)} "
+        f"<a href='#{a.link}'>→ evidence</a></li>"
+        for a in found
+    )
     return f"<div class='answers'><h2>Answers</h2><ul>{items}</ul></div>"

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-if TYPE_CHECKING:   # matplotlib takes half a second to import: only the charts need it
+if TYPE_CHECKING:  # matplotlib takes half a second to import: only the charts need it
     from matplotlib.figure import Figure
 
 MAX_TABLE_ROWS = 60
-WRAP_TEXT = 24     # longer text cells may wrap; shorter ones and numbers never do
-P_FLOOR = 1e-300   # smaller p-values are below what a double holds reliably
+WRAP_TEXT = 24  # longer text cells may wrap; shorter ones and numbers never do
+P_FLOOR = 1e-300  # smaller p-values are below what a double holds reliably
 
 
 def pct(x: float, digits: int = 1) -> str:
@@ -73,8 +73,11 @@ def cell(name: str, value) -> str:
             return "∞" if value > 0 else "−∞"
         # rates and their bounds are percentages; odds ratios and paired differences (whose
         # unit is the metric's) are plain numbers
-        if any(k in name for k in ("rate", "share", "excess")) or name.endswith(("_lo", "_hi")) \
-                and not name.startswith(("or_", "diff_")):
+        if (
+            any(k in name for k in ("rate", "share", "excess"))
+            or name.endswith(("_lo", "_hi"))
+            and not name.startswith(("or_", "diff_"))
+        ):
             return pct(value)
         if "usd" in name:
             return money(value)
@@ -109,15 +112,20 @@ def table_html(df: pl.DataFrame | None, keep: list[str] | None = None) -> str:
         df = df.select([c for c in keep if c in df.columns])
     rows = df.head(MAX_TABLE_ROWS).rows()
     head = "".join(f"<th>{header(c)}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(td(cell(c, v), v) for c, v in zip(df.columns, r)) + "</tr>"
-                   for r in rows)
-    more = f"<p class='note'>first {MAX_TABLE_ROWS} of {df.height} rows</p>" if df.height > MAX_TABLE_ROWS else ""
+    body = "".join(
+        "<tr>" + "".join(td(cell(c, v), v) for c, v in zip(df.columns, r)) + "</tr>" for r in rows
+    )
+    more = (
+        f"<p class='note'>first {MAX_TABLE_ROWS} of {df.height} rows</p>"
+        if df.height > MAX_TABLE_ROWS
+        else ""
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
 
 
 DPI = 96
-ROOM = 3.0   # inches added around a chart's axes for the labels and legends outside them
-PAD = 0.1    # inches of white around what is drawn (savefig's pad_inches)
+ROOM = 3.0  # inches added around a chart's axes for the labels and legends outside them
+PAD = 0.1  # inches of white around what is drawn (savefig's pad_inches)
 
 
 def png(fig: Figure) -> str:
@@ -126,15 +134,20 @@ def png(fig: Figure) -> str:
     drawn with room to spare around the axes, then cropped to its tight box."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
+
     width, height = fig.get_size_inches()
     boxes = [ax.get_position() for ax in fig.axes]
     fig.set_dpi(DPI)
     fig.set_size_inches(width + 2 * ROOM, height + 2 * ROOM)
-    for ax, box in zip(fig.axes, boxes):   # the axes keep their size and place in inches
-        ax.set_position([(box.x0 * width + ROOM) / (width + 2 * ROOM),
-                         (box.y0 * height + ROOM) / (height + 2 * ROOM),
-                         box.width * width / (width + 2 * ROOM),
-                         box.height * height / (height + 2 * ROOM)])
+    for ax, box in zip(fig.axes, boxes):  # the axes keep their size and place in inches
+        ax.set_position(
+            [
+                (box.x0 * width + ROOM) / (width + 2 * ROOM),
+                (box.y0 * height + ROOM) / (height + 2 * ROOM),
+                box.width * width / (width + 2 * ROOM),
+                box.height * height / (height + 2 * ROOM),
+            ]
+        )
     width, height = width + 2 * ROOM, height + 2 * ROOM
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
@@ -144,8 +157,9 @@ def png(fig: Figure) -> str:
     # default level, for files under 2% smaller
     if box.x0 < 0 or box.y0 < 0 or box.x1 > width or box.y1 > height:
         # larger than the room (a very long label): let matplotlib draw it to its size
-        fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight",
-                    pil_kwargs={"compress_level": 1})
+        fig.savefig(
+            buf, format="png", dpi=DPI, bbox_inches="tight", pil_kwargs={"compress_level": 1}
+        )
     else:
         left, right = math.floor(box.x0 * DPI), math.ceil(box.x1 * DPI)
         top, bottom = math.floor((height - box.y1) * DPI), math.ceil((height - box.y0) * DPI)
@@ -154,20 +168,31 @@ def png(fig: Figure) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-WIDE_TABLE_COLUMNS = 9   # wider tables go under their chart, across the whole page
+WIDE_TABLE_COLUMNS = 9  # wider tables go under their chart, across the whole page
 
 
-def block(anchor: str, title: str, fig: Figure | None, table: pl.DataFrame | None,
-          caption: str = "", keep: list[str] | None = None) -> str:
+def block(
+    anchor: str,
+    title: str,
+    fig: Figure | None,
+    table: pl.DataFrame | None,
+    caption: str = "",
+    keep: list[str] | None = None,
+) -> str:
     """A titled chart with its numbers in a table beside it (under it when the table is wide)."""
     img = f"<img alt='{html.escape(title)}' src='data:image/png;base64,{png(fig)}'>" if fig else ""
     cap = f"<p class='note'>{caption}</p>" if caption else ""
-    columns = len([c for c in keep if table is not None and c in table.columns]) if keep else \
-        (table.width if table is not None else 0)
+    columns = (
+        len([c for c in keep if table is not None and c in table.columns])
+        if keep
+        else (table.width if table is not None else 0)
+    )
     layout = "pair wide" if columns > WIDE_TABLE_COLUMNS else "pair"
-    return (f"<div class='block' id='{anchor}'><h4>{html.escape(title)}</h4>{cap}"
-            f"<div class='{layout}'><div class='fig'>{img}</div>"
-            f"<div class='tab'>{table_html(table, keep)}</div></div></div>")
+    return (
+        f"<div class='block' id='{anchor}'><h4>{html.escape(title)}</h4>{cap}"
+        f"<div class='{layout}'><div class='fig'>{img}</div>"
+        f"<div class='tab'>{table_html(table, keep)}</div></div></div>"
+    )
 
 
 CSS = """
@@ -195,8 +220,9 @@ table.facts th{text-align:left} table.facts td{white-space:normal;text-align:lef
 """
 
 
-def render_page(title_games: list[str], meta: str, answers_html: str, flags_html: str,
-                toc: str, body: list[str]) -> str:
+def render_page(
+    title_games: list[str], meta: str, answers_html: str, flags_html: str, toc: str, body: list[str]
+) -> str:
     """The whole page: answers first, then the balance flags, the datasets and their sections."""
     games = ", ".join(title_games)
     return (
@@ -206,4 +232,5 @@ def render_page(title_games: list[str], meta: str, answers_html: str, flags_html
         f"<h1>balsim playtest report</h1><p class='note'>{meta} Generated "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.</p>"
         f"{answers_html}{flags_html}"
-        f"<h2>Datasets</h2><ul>{toc}</ul>" + "".join(body) + "</body></html>")
+        f"<h2>Datasets</h2><ul>{toc}</ul>" + "".join(body) + "</body></html>"
+    )

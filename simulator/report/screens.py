@@ -16,21 +16,29 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from simulator.run.outputs import OUT_MARK
 from simulator.report.flags import SIDE_NAMES, Flag, Sensitivity
+from simulator.run.outputs import OUT_MARK
 
-GROUP_OF_KIND = {"dominant policy": "policy", "weak policy": "policy",
-                 "dominant character": "character"}
+GROUP_OF_KIND = {
+    "dominant policy": "policy",
+    "weak policy": "policy",
+    "dominant character": "character",
+}
 KIND_METRICS = {"presidency": "presidency_edge", "runaway": "runaway_rate"}
-VARIANT_REASON = ("a variant's effect is a difference between two rule sets, and the screen "
-                  "moves the assumed keys under the base rules only (screening it would replay "
-                  "every run under each variant)")
+VARIANT_REASON = (
+    "a variant's effect is a difference between two rule sets, and the screen "
+    "moves the assumed keys under the base rules only (screening it would replay "
+    "every run under each variant)"
+)
 
 
 def is_screen(path: Path) -> bool:
     """Whether ``path`` is a ``balsim sensitivity`` output folder."""
     try:
-        return json.loads((Path(path) / OUT_MARK).read_text(encoding="utf-8")).get("tool") == "sensitivity"
+        return (
+            json.loads((Path(path) / OUT_MARK).read_text(encoding="utf-8")).get("tool")
+            == "sensitivity"
+        )
     except (OSError, ValueError):
         return False
 
@@ -66,8 +74,11 @@ def mark_flags(flags: list[Flag], screens: list[Path]) -> None:
     for path in screens:
         summary, _ = read(path)
         keys = tuple(f["key"] for f in summary["factors"])
-        found.setdefault(summary["game"], {})[len(summary["lineup"])] = (dependencies(path), keys,
-                                                                         summary["metrics"])
+        found.setdefault(summary["game"], {})[len(summary["lineup"])] = (
+            dependencies(path),
+            keys,
+            summary["metrics"],
+        )
     for flag in flags:
         metric, by_count = flag_metric(flag), found.get(flag.game, {})
         players = flag.n_players if flag.n_players in by_count else min(by_count, default=0)
@@ -80,13 +91,22 @@ def mark_flags(flags: list[Flag], screens: list[Path]) -> None:
         elif flag.kind == "variant":
             flag.sensitivity = Sensitivity((), keys, other, VARIANT_REASON)
         elif metric in metrics:
-            flag.sensitivity = Sensitivity((), keys, other, f"{metric} is undefined in some of "
-                                           f"the screen's runs (none of their games has it)")
+            flag.sensitivity = Sensitivity(
+                (),
+                keys,
+                other,
+                f"{metric} is undefined in some of the screen's runs (none of their games has it)",
+            )
         else:
-            flag.sensitivity = Sensitivity((), keys, other, f"the screen at {players} players has "
-                                           f"no {metric or 'metric of it'}")
+            flag.sensitivity = Sensitivity(
+                (),
+                keys,
+                other,
+                f"the screen at {players} players has no {metric or 'metric of it'}",
+            )
 
 
 def screen_sections(screens: list[Path]) -> list[str]:
     from simulator.experiments.sensitivity import html_section
+
     return [html_section(path) for path in screens]

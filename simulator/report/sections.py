@@ -8,8 +8,14 @@ import html
 import polars as pl
 
 from simulator.analysis import Dataset
-from simulator.report.charts import (adjusted_bars, box_chart, count_bars, diff_bars, odds_chart,
-                                     rate_bars)
+from simulator.report.charts import (
+    adjusted_bars,
+    box_chart,
+    count_bars,
+    diff_bars,
+    odds_chart,
+    rate_bars,
+)
 from simulator.report.games import ekonos_parts, karmaggan_parts, karnaxis_parts
 from simulator.report.page import block
 
@@ -18,7 +24,9 @@ ATTRIBUTION_NOTE = (
     "components (statsmodels Logit, standard errors clustered by game). A factor's odds ratio "
     "compares a level with the average level of that factor, others held fixed; a count's is "
     "per unit. p_holm: Holm-corrected over the table. A level that never wins has no finite "
-    "odds ratio; a factor the others determine (e.g. Karmaggän's side, on the starting team or not, is the seat parity) is 'aliased'.")
+    "odds ratio; a factor the others determine (e.g. Karmaggän's side, on the starting team "
+    "or not, is the seat parity) is 'aliased'."
+)
 STRATIFIED_NOTE = (
     "Bars: adjusted_rate with its interval; diamonds: raw_rate; dashed: fair share. "
     "raw_rate: win rate of the level as played; adjusted_rate: its win rate within each "
@@ -26,12 +34,14 @@ STRATIFIED_NOTE = (
     "each lies outside the other's interval: the raw rate reflects who picks the level. "
     "expected_rate: what players of the same policies win without the level; excess: raw "
     "minus expected, with its interval (the effect among those who hold it). "
-    "main_stratum: the policy most of the level's players use, and its share.")
+    "main_stratum: the policy most of the level's players use, and its share."
+)
 NEIGHBOUR_NOTE = (
     "The players seated just after each policy (left_policy is the seat that plays just before "
     "them), against the rate their own policies have after any neighbour: excess with a normal "
     "95% interval, p_holm over the table. The table under it: each policy after each left "
-    "neighbour, with a chi-square test per policy (Holm-corrected).")
+    "neighbour, with a chi-square test per policy (Holm-corrected)."
+)
 
 
 def game_section(game: str, members: list) -> str:
@@ -39,31 +49,66 @@ def game_section(game: str, members: list) -> str:
     frames = [r["seat_advantage"] for _, _, r in members if "seat_advantage" in r]
     if not frames:
         return ""
-    seat = pl.concat([f.with_columns(pl.col("variant").cast(pl.String)) if "variant" in f.columns else f
-                      for f in frames], how="diagonal_relaxed").sort("n_players")
+    seat = pl.concat(
+        [
+            f.with_columns(pl.col("variant").cast(pl.String)) if "variant" in f.columns else f
+            for f in frames
+        ],
+        how="diagonal_relaxed",
+    ).sort("n_players")
     anchor = f"game-{game}-seats"
-    labels = [f"{n}p" + (f" {v}" if seat["variant"].n_unique() > 1 else "")
-              for n, v in zip(seat["n_players"], seat["variant"] if "variant" in seat.columns
-                              else [""] * seat.height)]
+    labels = [
+        f"{n}p" + (f" {v}" if seat["variant"].n_unique() > 1 else "")
+        for n, v in zip(
+            seat["n_players"], seat["variant"] if "variant" in seat.columns else [""] * seat.height
+        )
+    ]
     chart = seat.with_columns(pl.Series("players", labels))
-    fig = rate_bars(chart.rename({"first_win_rate": "r", "first_win_rate_lo": "r_lo",
-                                  "first_win_rate_hi": "r_hi"}),
-                    "players", "r", "first player's win rate (%)",
-                    title="First player (seat 0) win rate by player count")
+    fig = rate_bars(
+        chart.rename(
+            {"first_win_rate": "r", "first_win_rate_lo": "r_lo", "first_win_rate_hi": "r_hi"}
+        ),
+        "players",
+        "r",
+        "first player's win rate (%)",
+        title="First player (seat 0) win rate by player count",
+    )
     ax = fig.axes[0]
     for k, f in enumerate(chart["fair_share"].to_list()):
         ax.plot([100 * f] * 2, [k - 0.4, k + 0.4], color="black", linestyle="--", linewidth=1)
     ax.plot([], [], color="black", linestyle="--", label="fair share")
     ax.legend(fontsize=8, loc="lower right")
-    keep = ["n_players", "variant", "n_games", "chi2", "dof", "p_value", "first_win_rate",
-            "first_win_rate_lo", "first_win_rate_hi", "fair_share", "first_excess",
-            "best_seat", "best_win_rate", "worst_seat", "worst_win_rate"]
-    return (f"<section><h2 id='game-{game}'>{html.escape(game.capitalize())}: seat advantage by "
-            f"player count</h2>"
-            + block(anchor, "Seat advantage by player count", fig, seat,
-                    "Chi-square of wins over seats against equal shares, and the first player's "
-                    "win rate against the fair share (average win rate at that player count).",
-                    keep) + "</section>")
+    keep = [
+        "n_players",
+        "variant",
+        "n_games",
+        "chi2",
+        "dof",
+        "p_value",
+        "first_win_rate",
+        "first_win_rate_lo",
+        "first_win_rate_hi",
+        "fair_share",
+        "first_excess",
+        "best_seat",
+        "best_win_rate",
+        "worst_seat",
+        "worst_win_rate",
+    ]
+    return (
+        f"<section><h2 id='game-{game}'>{html.escape(game.capitalize())}: seat advantage by "
+        f"player count</h2>"
+        + block(
+            anchor,
+            "Seat advantage by player count",
+            fig,
+            seat,
+            "Chi-square of wins over seats against equal shares, and the first player's "
+            "win rate against the fair share (average win rate at that player count).",
+            keep,
+        )
+        + "</section>"
+    )
 
 
 def dataset_section(i: int, ds: Dataset, res: dict) -> str:
@@ -71,73 +116,159 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
     parts = [f"<section><h2 id='{pid}'>{html.escape(ds.label)}</h2>", dataset_facts(ds)]
     unit = ds.length_unit
     if len(ds.variants) > 1:
-        parts.append(f"<p class='note'>{len(ds.variants)} variants: the charts by seat, policy, "
-                     f"character or side and the game's own analyses describe the first, "
-                     f"<b>{html.escape(ds.variants[0]['name'])}</b>; the variants are compared in "
-                     f"'Win rate by variant', 'Change against the base rules' and the "
-                     f"distributions split by variant.</p>")
+        parts.append(
+            f"<p class='note'>{len(ds.variants)} variants: the charts by seat, policy, "
+            f"character or side and the game's own analyses describe the first, "
+            f"<b>{html.escape(ds.variants[0]['name'])}</b>; the variants are compared in "
+            f"'Win rate by variant', 'Change against the base rules' and the "
+            f"distributions split by variant.</p>"
+        )
     parts.append("<h3>Who wins</h3>")
     for group in ("seat", "policy", "character", "side", "variant"):
         df = res.get(f"win_rate_{group}")
         if df is None:
             continue
         anchor = f"{pid}-win-{group}"
-        title = ("Win rate of the starting team (seat 0's) and the other" if group == "side"
-                 else f"Win rate by {group}")
-        fig = rate_bars(df, group, "win_rate", "win rate (% of player-games)",
-                        df["fair_share"][0], title=f"{ds.label}")
-        parts.append(block(anchor, title, fig, df, "Bars: win rate with Wilson 95% interval; "
-                           "dashed: fair share.", [group, "n", "wins", "win_rate", "win_rate_lo",
-                                                   "win_rate_hi", "fair_share", "excess"]))
+        title = (
+            "Win rate of the starting team (seat 0's) and the other"
+            if group == "side"
+            else f"Win rate by {group}"
+        )
+        fig = rate_bars(
+            df,
+            group,
+            "win_rate",
+            "win rate (% of player-games)",
+            df["fair_share"][0],
+            title=f"{ds.label}",
+        )
+        parts.append(
+            block(
+                anchor,
+                title,
+                fig,
+                df,
+                "Bars: win rate with Wilson 95% interval; dashed: fair share.",
+                [
+                    group,
+                    "n",
+                    "wins",
+                    "win_rate",
+                    "win_rate_lo",
+                    "win_rate_hi",
+                    "fair_share",
+                    "excess",
+                ],
+            )
+        )
     parts.append(attribution_parts(pid, ds, res))
 
     df = res.get("paired_change")
     if df is not None:
         rates = df.filter(pl.col("metric") == "win_rate").with_columns(
-            pl.format("{} · {}{}", "variant", "group",
-                      pl.when("significant").then(pl.lit(" *")).otherwise(pl.lit(""))).alias("label"))
-        parts.append(block(f"{pid}-paired", "Change against the base rules", diff_bars(
-            rates, "label", f"change of win rate against {ds.variants[0]['name']} (fraction)",
-            ds.label), df, "Paired by game (same deals and rolls): mean difference with a "
-            "normal 95% interval; * and 'significant' = survives Holm's correction over the "
-            "whole table at 5%."))
+            pl.format(
+                "{} · {}{}",
+                "variant",
+                "group",
+                pl.when("significant").then(pl.lit(" *")).otherwise(pl.lit("")),
+            ).alias("label")
+        )
+        parts.append(
+            block(
+                f"{pid}-paired",
+                "Change against the base rules",
+                diff_bars(
+                    rates,
+                    "label",
+                    f"change of win rate against {ds.variants[0]['name']} (fraction)",
+                    ds.label,
+                ),
+                df,
+                "Paired by game (same deals and rolls): mean difference with a "
+                "normal 95% interval; * and 'significant' = survives Holm's correction over the "
+                "whole table at 5%.",
+            )
+        )
     parts.append("<h3>Scores and game length</h3>")
     if "score_by_policy" in res:
         df = res["score_by_policy"]
-        parts.append(block(f"{pid}-score", "Final score by policy",
-                           box_chart(df, "policy", score_unit(ds), ds.label), df))
+        parts.append(
+            block(
+                f"{pid}-score",
+                "Final score by policy",
+                box_chart(df, "policy", score_unit(ds), ds.label),
+                df,
+            )
+        )
     if "margin" in res:
         df = res["margin"]
-        parts.append(block(f"{pid}-margin", "Margin of victory (winner minus runner-up)",
-                           box_chart(df, "variant", score_unit(ds), ds.label), df))
+        parts.append(
+            block(
+                f"{pid}-margin",
+                "Margin of victory (winner minus runner-up)",
+                box_chart(df, "variant", score_unit(ds), ds.label),
+                df,
+            )
+        )
     if "length_counts" in res:
         df = res["length_counts"]
-        fig = count_bars(df["length"].to_list(), [100 * s for s in df["share"].to_list()],
-                         f"game length ({unit})", "% of games", ds.label)
+        fig = count_bars(
+            df["length"].to_list(),
+            [100 * s for s in df["share"].to_list()],
+            f"game length ({unit})",
+            "% of games",
+            ds.label,
+        )
         parts.append(block(f"{pid}-length", f"Game length ({unit})", fig, res.get("length")))
     if "end_reasons" in res:
         df = res["end_reasons"]
         anchor = f"{pid}-end"
-        fig = rate_bars(df.with_columns(pl.col("end_reason").cast(pl.String)), "end_reason",
-                        "share", "% of games", title=ds.label)
+        fig = rate_bars(
+            df.with_columns(pl.col("end_reason").cast(pl.String)),
+            "end_reason",
+            "share",
+            "% of games",
+            title=ds.label,
+        )
         parts.append(block(anchor, "How games end", fig, df))
     if "gini" in res:
         df = res["gini"]
-        parts.append(block(f"{pid}-gini", "Inequality of final scores (Gini per game)",
-                           box_chart(df, "variant", "Gini (0 = equal, 1 = one takes all)", ds.label),
-                           df))
+        parts.append(
+            block(
+                f"{pid}-gini",
+                "Inequality of final scores (Gini per game)",
+                box_chart(df, "variant", "Gini (0 = equal, 1 = one takes all)", ds.label),
+                df,
+            )
+        )
     if "runaway_leader" in res:
         df = res["runaway_leader"]
         anchor = f"{pid}-runaway"
         lab = "variant" if "variant" in df.columns else None
-        chart = df.with_columns(pl.col("variant").cast(pl.String)) if lab else \
-            df.with_columns(pl.lit("all").alias("variant"))
-        fig = rate_bars(chart, "variant", "rate", "% of games the leader at 2/3 wins",
-                        df["fair_share"][0], ds.label)
+        chart = (
+            df.with_columns(pl.col("variant").cast(pl.String))
+            if lab
+            else df.with_columns(pl.lit("all").alias("variant"))
+        )
+        fig = rate_bars(
+            chart,
+            "variant",
+            "rate",
+            "% of games the leader at 2/3 wins",
+            df["fair_share"][0],
+            ds.label,
+        )
         measure = {"karnaxis": "cash", "karmaggan": "blood coins"}.get(ds.game, "score")
-        parts.append(block(anchor, "Runaway leader: does the leader two thirds in win?", fig, df,
-                           f"Leader: the seat with the most {measure} two thirds of the way "
-                           f"through the game (e.g. year 8 of 12); dashed: fair share."))
+        parts.append(
+            block(
+                anchor,
+                "Runaway leader: does the leader two thirds in win?",
+                fig,
+                df,
+                f"Leader: the seat with the most {measure} two thirds of the way "
+                f"through the game (e.g. year 8 of 12); dashed: fair share.",
+            )
+        )
     if ds.game == "karnaxis":
         parts.append(karnaxis_parts(pid, ds, res))
     elif ds.game == "karmaggan":
@@ -162,19 +293,28 @@ def incomplete(ds: Dataset) -> str:
 
 def dataset_facts(ds: Dataset) -> str:
     m = ds.manifest
-    variants = ", ".join(v["name"] + (f" ({v['values']})" if v.get("values") else "")
-                         for v in ds.variants) or "–"
-    facts = [("game", ds.game), ("players", ds.n_players), ("games", f"{ds.n_games:,}"),
-             ("seats (policies)", ", ".join(m.get("seats", [])) +
-              (" — as listed in every game" if m.get("fixed_seats") else
-               " — balanced seat orders")),
-             ("variants", variants), ("seed", m.get("seed")),
-             ("engine", m.get("engine_version")), ("folder", str(ds.path))]
+    variants = (
+        ", ".join(v["name"] + (f" ({v['values']})" if v.get("values") else "") for v in ds.variants)
+        or "–"
+    )
+    facts = [
+        ("game", ds.game),
+        ("players", ds.n_players),
+        ("games", f"{ds.n_games:,}"),
+        (
+            "seats (policies)",
+            ", ".join(m.get("seats", []))
+            + (" — as listed in every game" if m.get("fixed_seats") else " — balanced seat orders"),
+        ),
+        ("variants", variants),
+        ("seed", m.get("seed")),
+        ("engine", m.get("engine_version")),
+        ("folder", str(ds.path)),
+    ]
     if incomplete(ds):
         facts.insert(0, ("status", incomplete(ds)))
     rows = "".join(f"<tr><th>{k}</th><td>{html.escape(str(v))}</td></tr>" for k, v in facts)
     return f"<table class='facts'>{rows}</table>"
-
 
 
 def attribution_parts(pid: str, ds: Dataset, res: dict) -> str:
@@ -183,28 +323,74 @@ def attribution_parts(pid: str, ds: Dataset, res: dict) -> str:
     df = res.get("attribution")
     if df is not None:
         parts.append("<h3>What moves the win rate, other things held fixed</h3>")
-        parts.append(block(f"{pid}-attribution", "Attribution: odds ratios of winning",
-                           odds_chart(df, ds.label), df, ATTRIBUTION_NOTE,
-                           ["component", "level", "n", "win_rate", "odds_ratio", "or_lo", "or_hi",
-                            "p_holm", "note"]))
-    titles = {"character": "Character win rates within policy",
-              "side": "Starting and other team win rates within policy"}
+        parts.append(
+            block(
+                f"{pid}-attribution",
+                "Attribution: odds ratios of winning",
+                odds_chart(df, ds.label),
+                df,
+                ATTRIBUTION_NOTE,
+                [
+                    "component",
+                    "level",
+                    "n",
+                    "win_rate",
+                    "odds_ratio",
+                    "or_lo",
+                    "or_hi",
+                    "p_holm",
+                    "note",
+                ],
+            )
+        )
+    titles = {
+        "character": "Character win rates within policy",
+        "side": "Starting and other team win rates within policy",
+    }
     rates = res.get("win_rate_policy")
     for component, title in titles.items():
         df = res.get(f"stratified_{component}")
         if df is not None:
             fig = adjusted_bars(df, rates["fair_share"][0] if rates is not None else None, ds.label)
-            parts.append(block(f"{pid}-attribution-{component}", title, fig, df.drop("component"),
-                               STRATIFIED_NOTE))
+            parts.append(
+                block(
+                    f"{pid}-attribution-{component}",
+                    title,
+                    fig,
+                    df.drop("component"),
+                    STRATIFIED_NOTE,
+                )
+            )
     df = res.get("neighbour_summary")
     if df is not None:
         chart = df.rename({"excess": "mean_diff", "excess_lo": "diff_lo", "excess_hi": "diff_hi"})
-        fig = diff_bars(chart, "left_policy", "win rate after it minus the players' own rate "
-                        "(fraction)", ds.label)
-        parts.append(block(f"{pid}-neighbours", "Win rate by left neighbour", fig, df,
-                           NEIGHBOUR_NOTE))
-        parts.append(block(f"{pid}-neighbour-table", "Each policy by left neighbour", None,
-                           res.get("neighbours"), keep=["policy", "left_policy", "n", "win_rate",
-                                                        "win_rate_lo", "win_rate_hi", "policy_rate",
-                                                        "excess", "p_holm", "significant"]))
+        fig = diff_bars(
+            chart,
+            "left_policy",
+            "win rate after it minus the players' own rate (fraction)",
+            ds.label,
+        )
+        parts.append(
+            block(f"{pid}-neighbours", "Win rate by left neighbour", fig, df, NEIGHBOUR_NOTE)
+        )
+        parts.append(
+            block(
+                f"{pid}-neighbour-table",
+                "Each policy by left neighbour",
+                None,
+                res.get("neighbours"),
+                keep=[
+                    "policy",
+                    "left_policy",
+                    "n",
+                    "win_rate",
+                    "win_rate_lo",
+                    "win_rate_hi",
+                    "policy_rate",
+                    "excess",
+                    "p_holm",
+                    "significant",
+                ],
+            )
+        )
     return "".join(parts)

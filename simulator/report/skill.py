@@ -2,8 +2,8 @@
 per game with a search player, ``runs/skill-GAME``).
 
 The skill gap is the search player's win rate at its top rollout budget minus at its lowest,
-on the same games against the same fixed field (:mod:`simulator.experiments.strength`).  A gap whose 95%
-interval lies above zero says the game rewards thinking ahead; one whose interval holds zero
+on the same games against the same fixed field (:mod:`simulator.experiments.strength`).  A gap whose
+95% interval lies above zero says the game rewards thinking ahead; one whose interval holds zero
 says the curve is flat within its noise at that sample.  At one rollout a search that picks
 among its candidates on single playouts (Karnaxis's) can play worse than its rollout policy
 alone, so part of its gap is that noise; the Ekonos and Karmaggän searches keep their rollout
@@ -17,8 +17,8 @@ import base64
 from html import escape
 from pathlib import Path
 
-from simulator.report.page import interval, pct
 from simulator.experiments.strength import read_curve
+from simulator.report.page import interval, pct
 
 
 def split_skill(dirs: list[Path]) -> tuple[list[Path], list[Path]]:
@@ -35,20 +35,28 @@ def verdict(record: dict) -> str:
     """One sentence: the game's skill gap with its interval, and what it says."""
     gap, first, last = record["gap"], record["points"][0], record["points"][-1]
     knob = record["knob"]
-    rates = (f"{record['policy']} wins {pct(last['value'])} ({interval(last['low'], last['high'])}) "
-             f"with {last[knob]:g} {knob} per decision and {pct(first['value'])} "
-             f"({interval(first['low'], first['high'])}) with {first[knob]:g}")
-    size = (f"skill gap {points(gap['value'])} points (95% CI {points(gap['low'])} to "
-            f"{points(gap['high'])}) on the same {gap['games']:,} games")
+    rates = (
+        f"{record['policy']} wins {pct(last['value'])} ({interval(last['low'], last['high'])}) "
+        f"with {last[knob]:g} {knob} per decision and {pct(first['value'])} "
+        f"({interval(first['low'], first['high'])}) with {first[knob]:g}"
+    )
+    size = (
+        f"skill gap {points(gap['value'])} points (95% CI {points(gap['low'])} to "
+        f"{points(gap['high'])}) on the same {gap['games']:,} games"
+    )
     if gap["low"] > 0:
-        reading = ("the game rewards skill: thinking further ahead wins measurably more (where "
-                   "the search picks on single playouts at the lowest budget, part of the gap is "
-                   "that noise)")
+        reading = (
+            "the game rewards skill: thinking further ahead wins measurably more (where "
+            "the search picks on single playouts at the lowest budget, part of the gap is "
+            "that noise)"
+        )
     elif gap["high"] < 0:
         reading = "more rollouts did worse: the search's extra playouts mislead it in this game"
     else:
-        reading = ("no skill gap measurable at this sample: the curve is flat within its noise "
-                   "(luck dominates, or more playouts of this search add nothing)")
+        reading = (
+            "no skill gap measurable at this sample: the curve is flat within its noise "
+            "(luck dominates, or more playouts of this search add nothing)"
+        )
     return f"{rates}: {size}; {reading}."
 
 
@@ -67,8 +75,11 @@ def skill_section(folders: list[Path]) -> str:
             f"<p>The search player takes one seat (its team in team mode) against {escape(field)}; "
             f"fair share {pct(record['fair_share'])}. Reproduce: <code>{escape(record['command'])}"
             f"</code></p><img alt='skill curve' style='max-width:100%' "
-            f"src='data:image/png;base64,{image}'>")
-    return ("<section class='skill' id='skill'><h2>Skill and luck</h2><p>The win rate of the "
-            "search player (<code>balsim skill</code>) at growing rollout budgets against a fixed "
-            "field of tuned policies, every budget on the same games. The skill gap is the rate "
-            "at the top budget minus at the lowest.</p>" + "".join(parts) + "</section>")
+            f"src='data:image/png;base64,{image}'>"
+        )
+    return (
+        "<section class='skill' id='skill'><h2>Skill and luck</h2><p>The win rate of the "
+        "search player (<code>balsim skill</code>) at growing rollout budgets against a fixed "
+        "field of tuned policies, every budget on the same games. The skill gap is the rate "
+        "at the top budget minus at the lowest.</p>" + "".join(parts) + "</section>"
+    )

@@ -45,10 +45,10 @@ class Measure:
     value: float
     low: float
     high: float
-    reference: float     # no effect (or the flag's threshold, for a level)
-    level: bool          # a rate that matters above a threshold, not a difference from none
+    reference: float  # no effect (or the flag's threshold, for a level)
+    level: bool  # a rate that matters above a threshold, not a difference from none
     text: str
-    group: str = ""      # a variant's change: the group it is measured in (e.g. "seat=0")
+    group: str = ""  # a variant's change: the group it is measured in (e.g. "seat=0")
 
     def holds_like(self, scripted: "Measure") -> bool:
         if self.level:
@@ -63,8 +63,9 @@ def rate_text(value, low, high, prefix="") -> str:
 
 
 def points_text(value, low, high, prefix="") -> str:
-    return (f"{prefix}{100 * value:+.1f} points (95% CI {100 * low:+.1f} to "
-            f"{100 * high:+.1f})").replace("-", "−")
+    return (
+        f"{prefix}{100 * value:+.1f} points (95% CI {100 * low:+.1f} to {100 * high:+.1f})"
+    ).replace("-", "−")
 
 
 def row(res: dict, table: str, column: str, value) -> dict | None:
@@ -99,34 +100,72 @@ def measure(flag: Flag, res: dict, variant: str, like: Measure | None = None) ->
     kind, subject = flag.kind, flag.subject
     if kind == "seat":
         r = row(res, "win_rate_seat", "seat", subject.removeprefix("seat "))
-        return r and Measure(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], r["fair_share"],
-                             False, rate_text(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"]))
+        return r and Measure(
+            r["win_rate"],
+            r["win_rate_lo"],
+            r["win_rate_hi"],
+            r["fair_share"],
+            False,
+            rate_text(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"]),
+        )
     if kind in ("dominant policy", "weak policy"):
         name = policy_name(res, subject, strong)
         r = row(res, "win_rate_policy", "policy", name)
-        return r and Measure(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], r["fair_share"],
-                             False, rate_text(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"],
-                                              f"{name} "))
+        return r and Measure(
+            r["win_rate"],
+            r["win_rate_lo"],
+            r["win_rate_hi"],
+            r["fair_share"],
+            False,
+            rate_text(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], f"{name} "),
+        )
     if kind in ("dominant character", "presidency"):
-        table, level = (("stratified_character", subject) if kind == "dominant character"
-                        else ("ekonos_presidency_within_policy", "top_president"))
+        table, level = (
+            ("stratified_character", subject)
+            if kind == "dominant character"
+            else ("ekonos_presidency_within_policy", "top_president")
+        )
         r = row(res, table, "level", level)
-        return r and Measure(r["excess"], r["excess_lo"], r["excess_hi"], 0.0, False,
-                             points_text(r["excess"], r["excess_lo"], r["excess_hi"]))
+        return r and Measure(
+            r["excess"],
+            r["excess_lo"],
+            r["excess_hi"],
+            0.0,
+            False,
+            points_text(r["excess"], r["excess_lo"], r["excess_hi"]),
+        )
     if kind == "team":
         level = next(k for k, v in SIDE_NAMES.items() if v == subject)
         r, raw = row(res, "stratified_side", "level", level), res.get("win_rate_side")
-        return r and raw is not None and Measure(
-            r["adjusted_rate"], r["adjusted_rate_lo"], r["adjusted_rate_hi"], raw["fair_share"][0],
-            False, rate_text(r["adjusted_rate"], r["adjusted_rate_lo"], r["adjusted_rate_hi"]))
+        return (
+            r
+            and raw is not None
+            and Measure(
+                r["adjusted_rate"],
+                r["adjusted_rate_lo"],
+                r["adjusted_rate_hi"],
+                raw["fair_share"][0],
+                False,
+                rate_text(r["adjusted_rate"], r["adjusted_rate_lo"], r["adjusted_rate_hi"]),
+            )
+        )
     if kind == "variant":
         return variant_change(res, subject, like)
     if kind in ("round_cap", "runaway"):
-        table, limit = (("round_cap", "round_cap_rate") if kind == "round_cap"
-                        else ("runaway_leader", "runaway_rate"))
+        table, limit = (
+            ("round_cap", "round_cap_rate")
+            if kind == "round_cap"
+            else ("runaway_leader", "runaway_rate")
+        )
         r = variant_row(res, table, variant)
-        return r and Measure(r["rate"], r["rate_lo"], r["rate_hi"], THRESHOLDS[limit], True,
-                             rate_text(r["rate"], r["rate_lo"], r["rate_hi"]))
+        return r and Measure(
+            r["rate"],
+            r["rate_lo"],
+            r["rate_hi"],
+            THRESHOLDS[limit],
+            True,
+            rate_text(r["rate"], r["rate_lo"], r["rate_hi"]),
+        )
     return None
 
 
@@ -146,9 +185,16 @@ def variant_change(res: dict, variant: str, like: Measure | None) -> Measure | N
     if rows.is_empty():
         return None
     r = rows.sort(pl.col("mean_diff").abs(), descending=True).row(0, named=True)
-    return Measure(r["mean_diff"], r["diff_lo"], r["diff_hi"], 0.0, False,
-                   f"{r['group']} {pct(r['base_mean'])} → {pct(r['variant_mean'])} "
-                   f"(change {interval(r['diff_lo'], r['diff_hi'])})", r["group"])
+    return Measure(
+        r["mean_diff"],
+        r["diff_lo"],
+        r["diff_hi"],
+        0.0,
+        False,
+        f"{r['group']} {pct(r['base_mean'])} → {pct(r['variant_mean'])} "
+        f"(change {interval(r['diff_lo'], r['diff_hi'])})",
+        r["group"],
+    )
 
 
 def variant_of(flag: Flag, ds: Dataset) -> str:
@@ -163,8 +209,13 @@ def annotate(flags: list[Flag], scripted: list[tuple], strong: list[tuple]) -> N
 
     ``scripted`` and ``strong`` are ``(index, dataset, results)`` triples."""
     for flag in flags:
-        pairs = [(s, m) for s in strong if s[1].game == flag.game
-                 for m in scripted if m[1].game == flag.game and m[1].n_players == s[1].n_players]
+        pairs = [
+            (s, m)
+            for s in strong
+            if s[1].game == flag.game
+            for m in scripted
+            if m[1].game == flag.game and m[1].n_players == s[1].n_players
+        ]
         if not pairs:
             continue
         s, m = min(pairs, key=lambda p: abs(p[0][1].n_players - flag.n_players))
@@ -174,5 +225,6 @@ def annotate(flags: list[Flag], scripted: list[tuple], strong: list[tuple]) -> N
         if not after:
             continue
         where = "" if s[1].n_players == flag.n_players else f" at {s[1].n_players} players"
-        flag.strong_field = FieldCheck(after.holds_like(before), before.text + where,
-                                       after.text + where)
+        flag.strong_field = FieldCheck(
+            after.holds_like(before), before.text + where, after.text + where
+        )

@@ -26,7 +26,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-OUT_MARK = "balsim.json"   # every output folder of these tools holds this file
+OUT_MARK = "balsim.json"  # every output folder of these tools holds this file
 
 
 def check_out_dir(out: Path, force: bool) -> None:
@@ -38,8 +38,9 @@ def check_out_dir(out: Path, force: bool) -> None:
         if not force:
             raise UserError(f"--out {out} is not empty; use --force to overwrite it")
         if not (out / OUT_MARK).exists():
-            raise UserError(f"--out {out} was not written by balsim (no {OUT_MARK}); "
-                            "refusing to delete it")
+            raise UserError(
+                f"--out {out} was not written by balsim (no {OUT_MARK}); refusing to delete it"
+            )
 
 
 def new_out_dir(out: Path) -> Path:

@@ -24,16 +24,16 @@ import numpy as np
 import pyarrow as pa
 
 import simulator
-from simulator.run import store
 from simulator.core.errors import Fault, Interrupted, UserError
 from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
 from simulator.core.seating import Seating, neighbour, team_mode
+from simulator.run import store
 from simulator.run.warm import warm_up
 from simulator.run.workers import Progress, Workers
 
-MAX_PARTS = 100_000      # parts per table: keeps the task list and the manifest small
-MAX_CHUNK = 100_000      # games per task: a chunk's output arrays must fit in memory
+MAX_PARTS = 100_000  # parts per table: keeps the task list and the manifest small
+MAX_CHUNK = 100_000  # games per task: a chunk's output arrays must fit in memory
 
 
 @dataclass
@@ -48,12 +48,12 @@ class Plan:
     game: str
     n_games: int
     n_players: int
-    seats: list[str]                 # the line-up: policy of each seat before seating
+    seats: list[str]  # the line-up: policy of each seat before seating
     seed: int
     chunk_size: int
     variants: list[Variant]
-    fixed_seats: bool = False        # True: the line-up as listed; else balanced orders
-    until_ci: float | None = None    # stop once every win-rate interval is narrower than this
+    fixed_seats: bool = False  # True: the line-up as listed; else balanced orders
+    until_ci: float | None = None  # stop once every win-rate interval is narrower than this
 
     @property
     def n_chunks(self) -> int:
@@ -65,8 +65,12 @@ class Plan:
         for c in range(self.n_chunks):
             first = c * self.chunk_size
             for v in range(len(self.variants)):
-                yield (c * len(self.variants) + v, v, first,
-                       min(self.chunk_size, self.n_games - first))
+                yield (
+                    c * len(self.variants) + v,
+                    v,
+                    first,
+                    min(self.chunk_size, self.n_games - first),
+                )
 
 
 def plan_policies(game: Game, plan: Plan) -> tuple:
@@ -104,8 +108,10 @@ def narrow(values, dtype, name: str) -> np.ndarray:
     values = np.asarray(values)
     info = np.iinfo(dtype)
     if values.size and (values.min() < info.min or values.max() > info.max):
-        raise Fault(f"games.{name} reached {values.max():,}, beyond the {np.dtype(dtype).name} "
-                    "column the dataset records it in; these rules make games too long")
+        raise Fault(
+            f"games.{name} reached {values.max():,}, beyond the {np.dtype(dtype).name} "
+            "column the dataset records it in; these rules make games too long"
+        )
     return values.astype(dtype)
 
 
@@ -130,23 +136,29 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
         return pa.array(values)
 
     g = raw["games"]
-    games = {"game_id": pa.array(game_ids.astype(np.int64)), "variant": constant(variant.name, n),
-             "seed": pa.array(seeds), "n_players": constant(np.int8(p), n),
-             "winner_seat": pa.array(g["winner_seat"].astype(np.int8)),
-             "length": pa.array(narrow(g["length"], np.int16, "length"))}
+    games = {
+        "game_id": pa.array(game_ids.astype(np.int64)),
+        "variant": constant(variant.name, n),
+        "seed": pa.array(seeds),
+        "n_players": constant(np.int8(p), n),
+        "winner_seat": pa.array(g["winner_seat"].astype(np.int8)),
+        "length": pa.array(narrow(g["length"], np.int16, "length")),
+    }
     games.update({k: column(k, v) for k, v in g.items() if k not in games})
     games.update({k: constant(v, n) for k, v in variant.values.items()})
     games["engine_version"] = constant(game.engine_version, n)
 
     pl = raw["players"]
     score = pl["score"].astype(np.float64)
-    players = {"game_id": pa.array(np.repeat(game_ids.astype(np.int64), p)),
-               "variant": constant(variant.name, n * p),
-               "seat": pa.array(np.tile(np.arange(p, dtype=np.int8), n)),
-               "policy": strings(policy_names, seat_ids.reshape(-1)),
-               "score": pa.array(score.reshape(-1)),
-               "rank": pa.array(ranks(score).reshape(-1)),
-               "won": pa.array(pl["won"].astype(bool).reshape(-1))}
+    players = {
+        "game_id": pa.array(np.repeat(game_ids.astype(np.int64), p)),
+        "variant": constant(variant.name, n * p),
+        "seat": pa.array(np.tile(np.arange(p, dtype=np.int8), n)),
+        "policy": strings(policy_names, seat_ids.reshape(-1)),
+        "score": pa.array(score.reshape(-1)),
+        "rank": pa.array(ranks(score).reshape(-1)),
+        "won": pa.array(pl["won"].astype(bool).reshape(-1)),
+    }
     if p > 1:  # the seat that plays just before: neighbour effects (simulator.analysis.neighbours)
         players["left_policy"] = strings(policy_names, neighbour(seat_ids).reshape(-1))
     players.update({k: column(k, v) for k, v in pl.items() if k not in players})
@@ -155,17 +167,30 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
     for name in game.timelines:
         t = raw[name]
         index = np.asarray(t["game_index"])
-        cols = {"game_id": pa.array(game_ids.astype(np.int64)[index]),
-                "variant": constant(variant.name, len(index))}
+        cols = {
+            "game_id": pa.array(game_ids.astype(np.int64)[index]),
+            "variant": constant(variant.name, len(index)),
+        }
         cols.update({k: column(k, v) for k, v in t.items() if k != "game_index"})
         tables[name] = pa.table(cols)
-    stamp = {b"balsim.game": game.name.encode(), b"balsim.engine_version": game.engine_version.encode(),
-             b"balsim.version": simulator.__version__.encode()}
+    stamp = {
+        b"balsim.game": game.name.encode(),
+        b"balsim.engine_version": game.engine_version.encode(),
+        b"balsim.version": simulator.__version__.encode(),
+    }
     return {name: table.replace_schema_metadata(stamp) for name, table in tables.items()}
 
 
-def play_task(plan: Plan, params: tuple, task: int, variant_index: int, first: int, n: int,
-              out: str, parent: int | None = None) -> int:
+def play_task(
+    plan: Plan,
+    params: tuple,
+    task: int,
+    variant_index: int,
+    first: int,
+    n: int,
+    out: str,
+    parent: int | None = None,
+) -> int:
     """Play and write one task; returns (task, its number of games).  Runs in a worker process.
 
     ``parent`` is the pid of the process running the plan: a local worker whose parent has
@@ -195,20 +220,30 @@ def table_names(game: Game) -> tuple[str, ...]:
 
 def manifest_for(plan: Plan, game: Game, status: str) -> dict:
     import numba
+
     return {
         "format": store.FORMAT,
         "balsim_version": simulator.__version__,
         "engine_version": game.engine_version,
-        "game": plan.game, "n_games": plan.n_games, "n_players": plan.n_players,
-        "seats": plan.seats, "fixed_seats": plan.fixed_seats,
-        "seating": plan_seating(plan).record(), "seed": plan.seed,
-        "chunk_size": plan.chunk_size, "until_ci": plan.until_ci,
+        "game": plan.game,
+        "n_games": plan.n_games,
+        "n_players": plan.n_players,
+        "seats": plan.seats,
+        "fixed_seats": plan.fixed_seats,
+        "seating": plan_seating(plan).record(),
+        "seed": plan.seed,
+        "chunk_size": plan.chunk_size,
+        "until_ci": plan.until_ci,
         "length_unit": game.length_unit,
         "variants": [asdict(v) for v in plan.variants],
         "tables": list(table_names(game)),
         "status": status,
-        "versions": {"python": platform.python_version(), "numpy": np.__version__,
-                     "numba": numba.__version__, "pyarrow": pa.__version__},
+        "versions": {
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "numba": numba.__version__,
+            "pyarrow": pa.__version__,
+        },
     }
 
 
@@ -217,10 +252,13 @@ def plan_from_manifest(manifest: dict, where: Path | str = "the manifest") -> Pl
     ``where`` names the manifest in the error when it is damaged."""
     try:
         fields = {k: manifest[k] for k in ("game", "n_players", "seats", "seed", "chunk_size")}
-        return Plan(n_games=manifest.get("games_budget", manifest["n_games"]),
-                    fixed_seats=recorded_fixed_seats(manifest),
-                    until_ci=manifest.get("until_ci"),
-                    variants=[Variant(**v) for v in manifest["variants"]], **fields)
+        return Plan(
+            n_games=manifest.get("games_budget", manifest["n_games"]),
+            fixed_seats=recorded_fixed_seats(manifest),
+            until_ci=manifest.get("until_ci"),
+            variants=[Variant(**v) for v in manifest["variants"]],
+            **fields,
+        )
     except KeyError as e:
         raise store.StoreError(f"{where} is damaged (no {e})") from None
     except TypeError as e:
@@ -233,13 +271,16 @@ def recorded_fixed_seats(manifest: dict) -> bool:
     if "fixed_seats" in manifest:
         return bool(manifest["fixed_seats"])
     if manifest.get("rotate_seats"):
-        raise UserError("this dataset was written with rotated seats by an older balsim; "
-                        "play it again with --force")
+        raise UserError(
+            "this dataset was written with rotated seats by an older balsim; "
+            "play it again with --force"
+        )
     return True
 
 
 def holds_game(out: Path, manifest: dict, game_id: int, variant_index: int) -> bool:
-    """Whether the dataset in ``out`` holds game ``game_id`` of that variant (its part is written)."""
+    """Whether the dataset in ``out`` holds game ``game_id`` of that variant (its part is
+    written)."""
     plan = plan_from_manifest(manifest, out / store.MANIFEST)
     task = (game_id // plan.chunk_size) * len(plan.variants) + variant_index
     return game_id < manifest["n_games"] and (out / "games" / store.part_name(task)).exists()
@@ -252,17 +293,23 @@ def check_readable(out: Path) -> str | None:
     plan = plan_from_manifest(manifest, out / store.MANIFEST)
     finish = f"`{resume_command(plan, out)}`"
     if not any((out / "games").glob("part-*.parquet")):
-        raise UserError(f"{out} holds no games yet (its run stopped before the first part "
-                        f"was written); {finish} plays them")
+        raise UserError(
+            f"{out} holds no games yet (its run stopped before the first part "
+            f"was written); {finish} plays them"
+        )
     listed = [p["file"] for parts in manifest.get("parts", {}).values() for p in parts]
     missing = [f for f in listed if not (out / f).exists()]
-    damaged = store.damaged_parts(out, manifest["tables"]) + [f"{out / f} is missing" for f in missing]
+    damaged = store.damaged_parts(out, manifest["tables"]) + [
+        f"{out / f} is missing" for f in missing
+    ]
     if damaged:
         more = f" (and {len(damaged) - 1} more)" if len(damaged) > 1 else ""
         raise UserError(f"{damaged[0]}{more}; {finish} plays it again")
     if manifest.get("status") != "complete":
-        return (f"warning: {out} is incomplete (an interrupted run); the report covers the games "
-                f"played so far, and {finish} finishes it")
+        return (
+            f"warning: {out} is incomplete (an interrupted run); the report covers the games "
+            f"played so far, and {finish} finishes it"
+        )
     return None
 
 
@@ -272,9 +319,11 @@ def resumable_plan(out: Path) -> Plan:
     plan = plan_from_manifest(manifest, out / store.MANIFEST)
     game = get_game(plan.game)
     if manifest.get("engine_version") != game.engine_version:
-        raise UserError(f"{out} was played by {game.name} engine {manifest.get('engine_version')}, "
-                        f"this balsim has engine {game.engine_version}: its games would differ; "
-                        "start again with --force")
+        raise UserError(
+            f"{out} was played by {game.name} engine {manifest.get('engine_version')}, "
+            f"this balsim has engine {game.engine_version}: its games would differ; "
+            "start again with --force"
+        )
     return plan
 
 
@@ -284,17 +333,27 @@ def check_size(plan: Plan) -> None:
         raise UserError(f"--chunk-size must be 1..{MAX_CHUNK:,}, not {plan.chunk_size:,}")
     parts = plan.n_chunks * len(plan.variants)
     if plan.n_games < 1 or parts > MAX_PARTS:
-        raise UserError(f"-n {plan.n_games:,} in chunks of {plan.chunk_size:,} games makes "
-                        f"{parts:,} parts; at most {MAX_PARTS:,} (raise --chunk-size or lower -n)")
+        raise UserError(
+            f"-n {plan.n_games:,} in chunks of {plan.chunk_size:,} games makes "
+            f"{parts:,} parts; at most {MAX_PARTS:,} (raise --chunk-size or lower -n)"
+        )
 
 
 def resume_command(plan: Plan, shown: Path) -> str:
     return f"balsim run {plan.game} --out {shlex.quote(str(shown))} --resume"
 
 
-def execute(plan: Plan | None, out: Path, jobs: int = -1, backend: str = "joblib",
-            scheduler: str | None = None, resume: bool = False, force: bool = False,
-            progress: bool = True, label: str = "") -> dict:
+def execute(
+    plan: Plan | None,
+    out: Path,
+    jobs: int = -1,
+    backend: str = "joblib",
+    scheduler: str | None = None,
+    resume: bool = False,
+    force: bool = False,
+    progress: bool = True,
+    label: str = "",
+) -> dict:
     """Run ``plan`` into ``out`` and return the finished manifest.
 
     With ``resume`` the plan is the one recorded in ``out``'s manifest, every finished part is
@@ -316,8 +375,13 @@ def execute(plan: Plan | None, out: Path, jobs: int = -1, backend: str = "joblib
     game = get_game(plan.game)
     params = [game.prepare(v.rules, plan.n_players) for v in plan.variants]
     tasks = list(plan.tasks())
-    expected = {name: {t: (n * plan.n_players if name == "players" else n if name == "games"
-                           else None) for t, _, _, n in tasks} for name in table_names(game)}
+    expected = {
+        name: {
+            t: (n * plan.n_players if name == "players" else n if name == "games" else None)
+            for t, _, _, n in tasks
+        }
+        for name in table_names(game)
+    }
     run = Run(plan, tasks)
     run.done = store.finished_tasks(out, expected) if resume else set()
     wrote, created = False, None
@@ -334,8 +398,10 @@ def execute(plan: Plan | None, out: Path, jobs: int = -1, backend: str = "joblib
         if not (wrote or resume):
             raise Interrupted("Aborted.") from None
         store.remove_temporary_parts(out, table_names(game))
-        raise Interrupted(f"Aborted. {run.saved(out):,} of {run.total:,} games are saved in "
-                          f"{shown}; `{resume_command(plan, shown)}` finishes the run") from None
+        raise Interrupted(
+            f"Aborted. {run.saved(out):,} of {run.total:,} games are saved in "
+            f"{shown}; `{resume_command(plan, shown)}` finishes the run"
+        ) from None
     except BaseException as e:
         if wrote or resume:
             store.remove_temporary_parts(out, table_names(game))
@@ -345,19 +411,35 @@ def execute(plan: Plan | None, out: Path, jobs: int = -1, backend: str = "joblib
         if fault is None:
             raise
         saved = run.saved(out) if wrote or resume else 0
-        kept = (f"; {saved:,} of {run.total:,} games are saved, `{resume_command(plan, shown)}` "
-                "finishes the run") if saved else ""
+        kept = (
+            (
+                f"; {saved:,} of {run.total:,} games are saved, `{resume_command(plan, shown)}` "
+                "finishes the run"
+            )
+            if saved
+            else ""
+        )
         raise Fault(f"{fault}{kept}") from None
     manifest = manifest_for(plan, game, "complete")
-    manifest["parts"] = {name: [{"file": f"{name}/{store.part_name(t)}",
-                                 "rows": store.part_rows(out, name, t)} for t, *_ in run.played_tasks]
-                         for name in table_names(game)}
+    manifest["parts"] = {
+        name: [
+            {"file": f"{name}/{store.part_name(t)}", "rows": store.part_rows(out, name, t)}
+            for t, *_ in run.played_tasks
+        ]
+        for name in table_names(game)
+    }
     if plan.until_ci:
         games = sum(n for _, v, _, n in run.played_tasks if v == 0)
         reached = run.stop <= plan.until_ci
-        manifest.update(n_games=games, games_budget=plan.n_games, stopped={
-            "reason": "interval width reached" if reached else "game budget reached",
-            "widest_interval": round(float(run.stop), 6), "games_per_variant": games})
+        manifest.update(
+            n_games=games,
+            games_budget=plan.n_games,
+            stopped={
+                "reason": "interval width reached" if reached else "game budget reached",
+                "widest_interval": round(float(run.stop), 6),
+                "games_per_variant": games,
+            },
+        )
     manifest["played_this_run"] = {"games": run.played, "seconds": round(run.elapsed, 3)}
     store.remove_temporary_parts(out, table_names(game))  # left by workers of a stopped run
     store.write_manifest(out, manifest)
@@ -367,6 +449,7 @@ def execute(plan: Plan | None, out: Path, jobs: int = -1, backend: str = "joblib
 def run_fault(error: BaseException, out: Path) -> str | None:
     """One line for a failure that is not the user's input, or None for a real bug."""
     from joblib.externals.loky.process_executor import TerminatedWorkerError
+
     if isinstance(error, TerminatedWorkerError):
         return "a worker process stopped unexpectedly (killed, or out of memory)"
     if isinstance(error, MemoryError):
@@ -392,8 +475,11 @@ class Run:
         if out is None:
             return sum(n for t, _, _, n in self.tasks if t in self.done)
         names = table_names(get_game(self.plan.game))
-        return sum(n for t, _, _, n in self.tasks
-                   if all((out / name / store.part_name(t)).exists() for name in names))
+        return sum(
+            n
+            for t, _, _, n in self.tasks
+            if all((out / name / store.part_name(t)).exists() for name in names)
+        )
 
     def play(self, workers: Workers, params: list, out: Path, progress: bool, label: str) -> None:
         plan, tasks, parent = self.plan, self.tasks, workers.parent
@@ -402,9 +488,12 @@ class Run:
         with Progress(self.total, progress, label) as bar:
             bar.advance(self.saved(), fresh=False)
             for start in range(0, len(tasks), wave):
-                batch = tasks[start:start + wave]
-                todo = [(plan, params[v], t, v, first, n, str(out), parent)
-                        for t, v, first, n in batch if t not in self.done]
+                batch = tasks[start : start + wave]
+                todo = [
+                    (plan, params[v], t, v, first, n, str(out), parent)
+                    for t, v, first, n in batch
+                    if t not in self.done
+                ]
                 for t, n in workers.map(play_task, todo):
                     self.done.add(t)
                     self.played += n
@@ -425,11 +514,15 @@ def widest_interval(out: Path, tasks: list[int]) -> float:
     import polars as pl
 
     from simulator.core.stats import wilson
+
     players = pl.scan_parquet([out / "players" / store.part_name(t) for t in tasks])
     widest = 0.0
     for key in ("seat", "policy"):
-        counts = players.group_by("variant", key).agg(
-            pl.col("won").sum().alias("wins"), pl.len().alias("n")).collect()
+        counts = (
+            players.group_by("variant", key)
+            .agg(pl.col("won").sum().alias("wins"), pl.len().alias("n"))
+            .collect()
+        )
         low, high = wilson(counts["wins"].to_numpy(), counts["n"].to_numpy())
         widest = max(widest, float(np.max(high - low)))
     return widest

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from simulator.core.errors import UserError
 
 MANIFEST = "manifest.json"
-FORMAT = "balsim-dataset"        # manifest["format"]: this folder was written by balsim
+FORMAT = "balsim-dataset"  # manifest["format"]: this folder was written by balsim
 ROW_GROUP_ROWS = 1 << 20
 PART_FILE = re.compile(r"part-\d{5,}\.parquet")
 TEMP_FILE = re.compile(r"\.part-\d{5,}\.parquet\.\d+\.tmp")
@@ -73,9 +73,14 @@ def finished_tasks(out: Path, expected: dict[str, dict[int, int | None]]) -> set
     footer is read, so a truncated or foreign part counts as not finished and is played again.
     """
     tables = list(expected.values())
-    return {task for task in tables[0]
-            if all(part_problem(out / name / part_name(task), rows[task]) is None
-                   for name, rows in expected.items())}
+    return {
+        task
+        for task in tables[0]
+        if all(
+            part_problem(out / name / part_name(task), rows[task]) is None
+            for name, rows in expected.items()
+        )
+    }
 
 
 def damaged_parts(out: Path, tables: list[str]) -> list[str]:
@@ -102,8 +107,9 @@ def checked_path(path: Path | str, option: str) -> Path:
         longest = os.pathconf(".", "PC_NAME_MAX")
         for name in path.parts:
             if len(os.fsencode(name)) > longest:
-                raise StoreError(f"{option}: the name '{name[:24]}…' is too long "
-                                 f"(at most {longest} bytes)")
+                raise StoreError(
+                    f"{option}: the name '{name[:24]}…' is too long (at most {longest} bytes)"
+                )
         if path.is_symlink() and not path.exists():
             raise StoreError(f"{option} {path} is a broken symbolic link")
         resolved = path.resolve()
@@ -121,8 +127,9 @@ def checked_path(path: Path | str, option: str) -> Path:
 
 
 def is_balsim_manifest(manifest) -> bool:
-    return isinstance(manifest, dict) and (manifest.get("format") == FORMAT
-                                           or LEGACY_KEYS <= manifest.keys())
+    return isinstance(manifest, dict) and (
+        manifest.get("format") == FORMAT or LEGACY_KEYS <= manifest.keys()
+    )
 
 
 def own_manifest(folder: Path) -> dict | None:
@@ -143,8 +150,10 @@ def prepare_out(out: Path, force: bool) -> Path | None:
         raise StoreError(f"--out {out} exists and is not a folder")
     if out.exists() and any(out.iterdir()):
         if not force:
-            raise StoreError(f"--out {out} is not empty; use --force to overwrite it "
-                             "or --resume to finish an interrupted run")
+            raise StoreError(
+                f"--out {out} is not empty; use --force to overwrite it "
+                "or --resume to finish an interrupted run"
+            )
         check_replaceable(out)
         clear_dataset(out, own_manifest(out))
     created, folder = None, out
@@ -163,24 +172,32 @@ def check_replaceable(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise StoreError(f"--out {out} exists and is not a folder")
     if out.exists() and any(out.iterdir()) and own_manifest(out) is None:
-        raise StoreError(f"--out {out} is not a balsim dataset (no {MANIFEST} written by "
-                         "balsim); refusing to delete anything in it")
+        raise StoreError(
+            f"--out {out} is not a balsim dataset (no {MANIFEST} written by "
+            "balsim); refusing to delete anything in it"
+        )
 
 
 def clear_dataset(out: Path, manifest: dict) -> None:
     """Delete the manifest and every part (and leftover temporary part) of the tables the
     manifest lists; table folders left empty go too.  Other files stay, and so does ``out``."""
-    tables = [t for t in manifest.get("tables") or ("games", "players")
-              if isinstance(t, str) and TABLE_NAME.fullmatch(t)]
+    tables = [
+        t
+        for t in manifest.get("tables") or ("games", "players")
+        if isinstance(t, str) and TABLE_NAME.fullmatch(t)
+    ]
     for name in tables:
         folder = out / name
         if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-            raise StoreError(f"{folder} is not a folder balsim made; refusing to delete the "
-                             "dataset around it")
+            raise StoreError(
+                f"{folder} is not a folder balsim made; refusing to delete the dataset around it"
+            )
         if not folder.exists():
             continue
         for path in folder.iterdir():
-            if path.is_file() and (PART_FILE.fullmatch(path.name) or TEMP_FILE.fullmatch(path.name)):
+            if path.is_file() and (
+                PART_FILE.fullmatch(path.name) or TEMP_FILE.fullmatch(path.name)
+            ):
                 path.unlink()
         cwd = Path.cwd().resolve()
         if not any(folder.iterdir()) and folder != cwd and folder not in cwd.parents:
@@ -269,6 +286,7 @@ def check_file_out(path: Path, force: bool, option: str, marker: bytes) -> Path:
         with open(target, "rb") as f:
             head = f.read(1024)
         if marker not in head:
-            raise StoreError(f"{option} {path} exists and was not written by balsim; "
-                             "use --force to overwrite it")
+            raise StoreError(
+                f"{option} {path} exists and was not written by balsim; use --force to overwrite it"
+            )
     return target

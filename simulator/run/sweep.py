@@ -46,8 +46,9 @@ def same_value(a, b) -> bool:
     return a == b and isinstance(a, bool) == isinstance(b, bool)
 
 
-def grid_variants(game: Game, base: dict, varies: tuple[str, ...],
-                  variant_files: tuple[str, ...]) -> list[Variant]:
+def grid_variants(
+    game: Game, base: dict, varies: tuple[str, ...], variant_files: tuple[str, ...]
+) -> list[Variant]:
     """The base variant, then the product of every --vary list, then each named file.
 
     Every variant's rules are validated here, before any game runs.

@@ -17,7 +17,6 @@ import numpy as np
 from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
 
-
 DISPLAY_NAMES = {"karmaggan": "Karmaggän"}
 
 
@@ -25,6 +24,7 @@ def compiled_marker(game: Game) -> Path | None:
     """A file in the compiled-kernel cache (one folder per version of the sources) that says
     this version's engine of ``game`` has been compiled; None when kernels are not compiled."""
     import numba
+
     folder = os.environ.get("BALSIM_NUMBA_CACHE_DIR")
     if numba.config.DISABLE_JIT or not folder:
         return None
@@ -58,7 +58,6 @@ def warm_up(game: Game, params: tuple, n_players: int) -> None:
         game.play(params, game_seeds(0, np.zeros(1, np.int64)), np.zeros((1, n_players), np.int8))
 
 
-
 # Cold compile of each engine and its search player's kernels on one core (measured 2026-12-01,
 # CPU seconds): the order in which warm_engines starts them, slowest first.
 COMPILE_SECONDS = {"karmaggan": 34, "karnaxis": 28, "ekonos": 15}
@@ -85,8 +84,12 @@ def warm_engines(players: dict[str, int], jobs: int) -> None:
     from joblib import effective_n_jobs
 
     from simulator.run.workers import Workers
-    missing = [name for name in sorted(players, key=lambda g: -COMPILE_SECONDS.get(g, 0))
-               if (marker := compiled_marker(get_game(name))) is not None and not marker.exists()]
+
+    missing = [
+        name
+        for name in sorted(players, key=lambda g: -COMPILE_SECONDS.get(g, 0))
+        if (marker := compiled_marker(get_game(name))) is not None and not marker.exists()
+    ]
     workers = min(effective_n_jobs(jobs), len(missing))
     if workers >= 2:
         # the runner's worker processes: the same ones then play the first datasets
@@ -98,6 +101,7 @@ def main() -> None:
     """``python -m simulator.run.warm``: compile every engine the cache lacks, side by side (``make
     test`` does it before the tests, whose parallel workers then load the kernels)."""
     from simulator.core.game import GAME_NAMES
+
     warm_engines({name: get_game(name).default_players for name in GAME_NAMES}, jobs=-1)
 
 

@@ -10,7 +10,6 @@ import warnings
 
 from simulator.core.errors import UserError
 
-
 IDLE_WORKER_SECONDS = 10
 
 
@@ -29,9 +28,11 @@ class Workers:
             self.client = dask_client(self.scheduler)
         elif self.jobs != 1:
             from joblib import Parallel, parallel_config
+
             # loky restarts idle workers between runs and says so; nothing is lost
-            warnings.filterwarnings("ignore", message="A worker stopped while some jobs",
-                                    category=UserWarning)
+            warnings.filterwarnings(
+                "ignore", message="A worker stopped while some jobs", category=UserWarning
+            )
             # a worker waiting for work when this process dies stops after IDLE_WORKER_SECONDS
             # (one busy with a task stops at its end: stop_if_orphaned)
             with parallel_config(backend="loky", idle_worker_timeout=IDLE_WORKER_SECONDS):
@@ -45,6 +46,7 @@ class Workers:
             return
         if self.backend == "dask":
             from distributed import as_completed
+
             futures = [self.client.submit(function, *a, pure=False) for a in args_list]
             for future in as_completed(futures):
                 yield future.result()
@@ -53,6 +55,7 @@ class Workers:
                 yield function(*a)
         else:
             from joblib import delayed
+
             yield from self.parallel(delayed(function)(*a) for a in args_list)
 
     def __exit__(self, *exc):
@@ -68,13 +71,15 @@ def dask_client(address: str | None):
     line naming it (the connection timeout is dask's ``distributed.comm.timeouts.connect``)."""
     from distributed import Client
     from distributed.comm.addressing import parse_address, parse_host_port
+
     try:
         protocol, location = parse_address(address or "", strict=True)
         if protocol in ("tcp", "tls", "ws", "wss", "ucx"):
             parse_host_port(location)
     except (ValueError, TypeError) as e:
-        raise UserError(f"--scheduler '{address}' is not a scheduler address like "
-                        f"tcp://HOST:8786 ({e})") from None
+        raise UserError(
+            f"--scheduler '{address}' is not a scheduler address like tcp://HOST:8786 ({e})"
+        ) from None
     try:
         return Client(address)
     except (OSError, TimeoutError) as e:
@@ -109,8 +114,10 @@ class Progress:
         width = 30
         filled = int(width * self.done / max(self.total, 1))
         eta = f"ETA {left:5.0f}s" if left == left else "ETA    ?"
-        sys.stderr.write(f"\r{self.label}[{'#' * filled}{'.' * (width - filled)}] "
-                         f"{self.done:,}/{self.total:,} games  {rate:,.0f} games/s  {eta} ")
+        sys.stderr.write(
+            f"\r{self.label}[{'#' * filled}{'.' * (width - filled)}] "
+            f"{self.done:,}/{self.total:,} games  {rate:,.0f} games/s  {eta} "
+        )
         sys.stderr.flush()
 
     def __exit__(self, *exc):

@@ -2,8 +2,8 @@
 
 ``run_study`` plays each game of :data:`simulator.core.game.GAME_NAMES` at the player counts of
 :data:`STUDY`, with the game's scripted policies filling the seats in turn and balanced seat
-orders (so seat, neighbour and policy effects separate), writes one dataset per game and player count
-under ``runs_dir`` and the playtest report to ``report_path``.  Each game with tuned knob sets
+orders (so seat, neighbour and policy effects separate), writes one dataset per game and player
+count under ``runs_dir`` and the playtest report to ``report_path``.  Each game with tuned knob sets
 or a search player also gets a strong-field dataset (:data:`STRONG`), which tells each balance
 flag whether it holds with strong players.  Sizes are set so the whole study
 takes a few minutes on 2 cores; tune them in :data:`STUDY`, the one place they live.
@@ -16,13 +16,13 @@ import time
 from pathlib import Path
 
 from simulator.core.errors import UserError
-from simulator.run.outputs import check_out_dir
 from simulator.core.game import GAME_NAMES, get_game
-from simulator.report import write_report
 from simulator.core.rules import RulesError
+from simulator.experiments.strength import SEARCH, strong_seats
+from simulator.report import write_report
+from simulator.run.outputs import check_out_dir
 from simulator.run.runner import Plan, Variant, execute
 from simulator.run.store import check_replaceable, checked_path
-from simulator.experiments.strength import SEARCH, strong_seats
 from simulator.run.warm import warm_engines
 
 STUDY_SEED = 20_261_129
@@ -34,16 +34,29 @@ STUDY_SEED = 20_261_129
 # Sized for about 3 minutes on 2 busy cores (measured 2026-11, jobs=2): Ekonos ~3,500 games/s,
 # Karnaxis ~1,000-1,700 games/s with its years timeline, Karmaggan ~350-450 games/s.
 STUDY = {
-    "ekonos": {"n_games": 50_000, "player_counts": (3, 4, 5, 6),
-               "variants": {"start_12": ["setup.start_money=12"]}, "variant_players": (4,)},
-    "karnaxis": {"n_games": 20_000, "player_counts": (2, 4, 6),
-                 "variants": {"loan_cap_100k": ["loans.cap_usd=100000"],
-                              "flat_tax": ["taxes.standard_usd=[10000, 15000, 25000, 45000, "
-                                           "65000, 85000, 105000, 125000]"]},
-                 "variant_players": (4,)},
-    "karmaggan": {"n_games": 8_000, "player_counts": (2, 4, 6),
-                  "variants": {f"blood_coins_{k}": [f"setup.blood_coins_4_6={k}"] for k in (2, 3, 5, 6)},
-                  "variant_players": (4,)},
+    "ekonos": {
+        "n_games": 50_000,
+        "player_counts": (3, 4, 5, 6),
+        "variants": {"start_12": ["setup.start_money=12"]},
+        "variant_players": (4,),
+    },
+    "karnaxis": {
+        "n_games": 20_000,
+        "player_counts": (2, 4, 6),
+        "variants": {
+            "loan_cap_100k": ["loans.cap_usd=100000"],
+            "flat_tax": [
+                "taxes.standard_usd=[10000, 15000, 25000, 45000, 65000, 85000, 105000, 125000]"
+            ],
+        },
+        "variant_players": (4,),
+    },
+    "karmaggan": {
+        "n_games": 8_000,
+        "player_counts": (2, 4, 6),
+        "variants": {f"blood_coins_{k}": [f"setup.blood_coins_4_6={k}"] for k in (2, 3, 5, 6)},
+        "variant_players": (4,),
+    },
 }
 DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
 
@@ -55,28 +68,32 @@ SCREEN_TRAJECTORIES = 4
 SCREEN_GAMES = {"ekonos": 6_000, "karnaxis": 12_000, "karmaggan": 5_000}
 SCREEN_MIN_RUN = 48
 
-# The strong field (simulator.experiments.strength: tuned knob sets, one search seat where the game has a
-# search player and "search_games" is not 0), played at STRONG_PLAYERS with the same variants,
+# The strong field (simulator.experiments.strength: tuned knob sets, one search seat where the game
+# has a search player and "search_games" is not 0), played at STRONG_PLAYERS with the same variants,
 # so every balance flag can say whether it holds with strong players.  Measured 2026-11 with
 # jobs=2 on the shared machine (load ~9.5), side by side: ekonos-4p-strong 16,000 games in
 # 28 s and karnaxis-4p-strong 12,000 in 20 s, against ekonos-3p 50,000 in 51 s and karnaxis-2p
 # 20,000 in 15 s.  A search seat is not affordable within the study's minutes: Ekonos with one
 # search seat at its default budget plays about 2 games/s (40 games in 23 s, one worker), so
 # a few dozen games would leave every check inconclusive; "search_games" stays 0 until then.
-STRONG = {"ekonos": {"n_games": 8_000, "search_games": 0},
-          "karnaxis": {"n_games": 4_000, "search_games": 0},
-          "karmaggan": {"n_games": 1_000, "search_games": 0}}
+STRONG = {
+    "ekonos": {"n_games": 8_000, "search_games": 0},
+    "karnaxis": {"n_games": 4_000, "search_games": 0},
+    "karmaggan": {"n_games": 1_000, "search_games": 0},
+}
 STRONG_PLAYERS = 4
 
-# The skill gap of each game with a search player (simulator.experiments.strength.skill): its search seat
-# (Karmaggän: its team) against the tuned field at STRONG_PLAYERS, at 1 rollout and at its
+# The skill gap of each game with a search player (simulator.experiments.strength.skill): its search
+# seat (Karmaggän: its team) against the tuned field at STRONG_PLAYERS, at 1 rollout and at its
 # default budget, on the same games; the report's "Skill and luck" section.  These are the
 # study's search seats, as many games as its minutes afford (measured 2026-11, CPU time:
 # Ekonos 96 games at budgets 1 and 64 in 22 s, Karnaxis 96 at 1 and 16 in 33 s; Karmaggän's
 # search plays about 6.6 games/s per core at its default budget of 32, so it gets fewer).
-SKILL = {"ekonos": {"budgets": (1, 64), "n_games": 120},
-         "karnaxis": {"budgets": (1, 16), "n_games": 120},
-         "karmaggan": {"budgets": (1, 32), "n_games": 48}}
+SKILL = {
+    "ekonos": {"budgets": (1, 64), "n_games": 120},
+    "karnaxis": {"budgets": (1, 16), "n_games": 120},
+    "karmaggan": {"budgets": (1, 32), "n_games": 48},
+}
 
 
 def study_seats(game, n_players: int) -> list[str]:
@@ -90,7 +107,9 @@ def study_variants(game, spec: dict) -> list[Variant]:
     variants = [Variant("base", game.rules(), {"overrides": ""})]
     for name, sets in spec.get("variants", {}).items():
         try:
-            variants.append(Variant(name, game.rules(sets=tuple(sets)), {"overrides": "; ".join(sets)}))
+            variants.append(
+                Variant(name, game.rules(sets=tuple(sets)), {"overrides": "; ".join(sets)})
+            )
         except RulesError as e:  # a rules key an engine does not (yet) have
             print(f"study: skipping {game.name} variant {name}: {e}", file=sys.stderr)
     return variants
@@ -102,15 +121,28 @@ def study_plans(scale: float = 1.0) -> list[tuple[str, Plan]]:
     for name in GAME_NAMES:
         game = get_game(name)
         spec = STUDY.get(name, DEFAULT_STUDY)
-        counts = [n for n in spec["player_counts"] if n in game.player_counts] or [game.default_players]
+        counts = [n for n in spec["player_counts"] if n in game.player_counts] or [
+            game.default_players
+        ]
         n_games = max(100, int(spec["n_games"] * scale))
         chunk = max(1_000, min(game.chunk_size, -(-n_games // 4)))
         swept = study_variants(game, spec)
         for n in counts:
             variants = swept if n in spec.get("variant_players", ()) else swept[:1]
-            plans.append((f"{name}-{n}p", Plan(game=name, n_games=n_games, n_players=n,
-                                              seats=study_seats(game, n), seed=STUDY_SEED,
-                                              chunk_size=chunk, variants=variants)))
+            plans.append(
+                (
+                    f"{name}-{n}p",
+                    Plan(
+                        game=name,
+                        n_games=n_games,
+                        n_players=n,
+                        seats=study_seats(game, n),
+                        seed=STUDY_SEED,
+                        chunk_size=chunk,
+                        variants=variants,
+                    ),
+                )
+            )
         strong = strong_plan(game, swept, scale)
         if strong is not None:
             plans.append(strong)
@@ -120,19 +152,33 @@ def study_plans(scale: float = 1.0) -> list[tuple[str, Plan]]:
 def strong_plan(game, variants: list[Variant], scale: float) -> tuple[str, Plan] | None:
     """(folder, plan) of the game's strong-field dataset, or None when it has no strong field."""
     spec = STRONG.get(game.name)
-    seats = strong_seats(game, game.rules(), STRONG_PLAYERS, spec["search_games"] > 0) if spec else None
+    seats = (
+        strong_seats(game, game.rules(), STRONG_PLAYERS, spec["search_games"] > 0) if spec else None
+    )
     if seats is None or STRONG_PLAYERS not in game.player_counts:
         return None
     searching = SEARCH in seats
-    n_games = max(10 if searching else 100, int(spec["search_games" if searching else "n_games"] * scale))
+    n_games = max(
+        10 if searching else 100, int(spec["search_games" if searching else "n_games"] * scale)
+    )
     chunk = max(10, min(game.chunk_size, -(-n_games // 4)))
-    return (f"{game.name}-{STRONG_PLAYERS}p-strong",
-            Plan(game=game.name, n_games=n_games, n_players=STRONG_PLAYERS, seats=seats,
-                 seed=STUDY_SEED, chunk_size=chunk, variants=variants))
+    return (
+        f"{game.name}-{STRONG_PLAYERS}p-strong",
+        Plan(
+            game=game.name,
+            n_games=n_games,
+            n_players=STRONG_PLAYERS,
+            seats=seats,
+            seed=STUDY_SEED,
+            chunk_size=chunk,
+            variants=variants,
+        ),
+    )
 
 
-def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool = True,
-              scale: float = 1.0) -> list[Path]:
+def run_study(
+    runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool = True, scale: float = 1.0
+) -> list[Path]:
     """Run the default study into ``runs_dir`` and write the report to ``report_path``.
 
     Earlier study datasets in ``runs_dir`` are replaced.  Prints one line per dataset and where
@@ -153,18 +199,30 @@ def run_study(runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool 
     for i, (folder, plan) in enumerate(plans):
         out = runs_dir / folder
         t = time.perf_counter()
-        execute(plan, out, jobs=jobs, progress=progress, force=True,
-                label=f"[{i + 1}/{len(plans)}] {folder}")
+        execute(
+            plan,
+            out,
+            jobs=jobs,
+            progress=progress,
+            force=True,
+            label=f"[{i + 1}/{len(plans)}] {folder}",
+        )
         games, seconds = plan.n_games * len(plan.variants), time.perf_counter() - t
-        print(f"{folder}: {games:,} games in {seconds:.1f} s ({games / seconds:,.0f} games/s) "
-              f"-> {out}", flush=True)
+        print(
+            f"{folder}: {games:,} games in {seconds:.1f} s ({games / seconds:,.0f} games/s) "
+            f"-> {out}",
+            flush=True,
+        )
         dirs.append(out)
     screens = run_screens(runs_dir, jobs, progress, scale)
     skill = run_skill(runs_dir, jobs, progress, scale)
     t = time.perf_counter()
     write_report(dirs + screens + skill, report_path, jobs)
-    print(f"report: {report_path} ({time.perf_counter() - t:.1f} s); study took "
-          f"{time.perf_counter() - started:.0f} s", flush=True)
+    print(
+        f"report: {report_path} ({time.perf_counter() - t:.1f} s); study took "
+        f"{time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
     return dirs
 
 
@@ -189,16 +247,20 @@ def run_screens(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -
         t = time.perf_counter()
         try:
             with Lab(game, jobs, progress=progress, total=runs * n_games) as lab:
-                result = sensitivity.screen(lab, rules, design, factors, SCREEN_TRAJECTORIES,
-                                            n_games, STUDY_SEED, skipped)
-        except UserError as e:   # keys the checks refuse together: the study goes on without
+                result = sensitivity.screen(
+                    lab, rules, design, factors, SCREEN_TRAJECTORIES, n_games, STUDY_SEED, skipped
+                )
+        except UserError as e:  # keys the checks refuse together: the study goes on without
             print(f"study: no sensitivity screen of {name}: {e}", file=sys.stderr)
             continue
         path = runs_dir / screen_folder(name)
         seconds = time.perf_counter() - t
         sensitivity.write(result, path, f"balsim study (screen of {name})", seconds)
-        print(f"{path.name}: {len(factors)} assumed keys, {runs} runs x {n_games:,} games in "
-              f"{seconds:.1f} s -> {path}", flush=True)
+        print(
+            f"{path.name}: {len(factors)} assumed keys, {runs} runs x {n_games:,} games in "
+            f"{seconds:.1f} s -> {path}",
+            flush=True,
+        )
         out.append(path)
     return out
 
@@ -220,12 +282,21 @@ def run_skill(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -> 
         n_games = max(12, int(spec["n_games"] * scale))
         t = time.perf_counter()
         with Lab(game, jobs, progress=progress, total=n_games * len(spec["budgets"])) as lab:
-            curve = skill(lab, game.rules(), STRONG_PLAYERS, n_games, spec["budgets"], seed=STUDY_SEED)
+            curve = skill(
+                lab, game.rules(), STRONG_PLAYERS, n_games, spec["budgets"], seed=STUDY_SEED
+            )
         path = runs_dir / skill_folder(name)
         budgets = ",".join(str(b) for b in spec["budgets"])
-        write_curve(curve, path, f"balsim skill {name} -p {STRONG_PLAYERS} --budgets {budgets} "
-                                 f"-n {n_games} --seed {STUDY_SEED}")
-        print(f"{path.name}: search at {budgets} rollouts, {curve.gap.n:,} games each in "
-              f"{time.perf_counter() - t:.1f} s -> {path}", flush=True)
+        write_curve(
+            curve,
+            path,
+            f"balsim skill {name} -p {STRONG_PLAYERS} --budgets {budgets} "
+            f"-n {n_games} --seed {STUDY_SEED}",
+        )
+        print(
+            f"{path.name}: search at {budgets} rollouts, {curve.gap.n:,} games each in "
+            f"{time.perf_counter() - t:.1f} s -> {path}",
+            flush=True,
+        )
         out.append(path)
     return out

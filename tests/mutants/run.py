@@ -31,10 +31,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -60,8 +61,16 @@ def load_mutants(games: list[str]) -> list[Mutant]:
             sys.exit(f"Error: no mutation list {path.relative_to(ROOT)}")
         spec = tomllib.loads(path.read_text())
         for m in spec.get("mutant", []):
-            mutants.append(Mutant(game, m["name"], m["file"], m["find"], m["replace"],
-                                  m.get("tests", spec.get("tests", [f"tests/test_{game}.py"]))))
+            mutants.append(
+                Mutant(
+                    game,
+                    m["name"],
+                    m["file"],
+                    m["find"],
+                    m["replace"],
+                    m.get("tests", spec.get("tests", [f"tests/test_{game}.py"])),
+                )
+            )
     return mutants
 
 
@@ -69,8 +78,11 @@ def copy_sources(dest: Path) -> None:
     for name in COPIED:
         src = ROOT / name
         if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns(
-                "__pycache__", ".pytest_cache", ".hypothesis"))
+            shutil.copytree(
+                src,
+                dest / name,
+                ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache", ".hypothesis"),
+            )
         else:
             shutil.copy2(src, dest / name)
 
@@ -83,8 +95,20 @@ def run_tests(folder: Path, tests: list[str], jit: bool, timeout: float) -> str:
         env.pop("BALSIM_NUMBA_CACHE_DIR", None)
     else:
         env["NUMBA_DISABLE_JIT"] = "1"
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider",
-           "-p", "no:randomly", *tests]   # -n 0: mutants run side by side, each test run in one process
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-x",
+        "-q",
+        "-n",
+        "0",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        *tests,
+    ]  # -n 0: mutants run side by side, each test run in one process
     try:
         done = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -109,7 +133,8 @@ def try_mutant(m: Mutant, jit: bool, timeout: float) -> tuple[Mutant, str, float
         target.write_text(text.replace(m.find, m.replace))
         outcome = run_tests(folder, m.tests, jit, timeout)
     verdict = {"failed": "killed", "timeout": "killed (timeout)", "passed": "SURVIVED"}.get(
-        outcome, f"invalid: {outcome}")
+        outcome, f"invalid: {outcome}"
+    )
     return m, verdict, time.perf_counter() - start
 
 
@@ -118,14 +143,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("games", nargs="*", help=f"games to mutate (default: {', '.join(known)})")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants at once")
-    parser.add_argument("--jit", action="store_true", help="compile the mutants instead of "
-                        "running them under NUMBA_DISABLE_JIT=1")
+    parser.add_argument(
+        "--jit",
+        action="store_true",
+        help="compile the mutants instead of running them under NUMBA_DISABLE_JIT=1",
+    )
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per mutant")
     args = parser.parse_args()
     mutants = load_mutants(args.games or known)
     games = sorted({m.game for m in mutants})
-    print(f"{len(mutants)} mutants of {', '.join(games)}; checking the unmutated tests first",
-          flush=True)
+    print(
+        f"{len(mutants)} mutants of {', '.join(games)}; checking the unmutated tests first",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="balsim-mutant-") as tmp:
         copy_sources(Path(tmp))
         tests = sorted({t for m in mutants for t in m.tests})
@@ -135,8 +165,9 @@ def main() -> int:
         return 2
     survived = invalid = 0
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for m, verdict, seconds in pool.map(lambda m: try_mutant(m, args.jit, args.timeout),
-                                            mutants):
+        for m, verdict, seconds in pool.map(
+            lambda m: try_mutant(m, args.jit, args.timeout), mutants
+        ):
             survived += verdict == "SURVIVED"
             invalid += verdict.startswith("invalid")
             print(f"{verdict:<17} {m.game}: {m.name}  ({seconds:.0f} s)", flush=True)

@@ -16,6 +16,7 @@ from simulator.core.kernel import accessor
 def _ctpop(typingctx, x):
     def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
+
     return types.int64(types.int64), codegen
 
 
@@ -23,10 +24,12 @@ def _ctpop(typingctx, x):
 def _cttz(typingctx, x):
     def codegen(context, builder, signature, args):
         return builder.cttz(args[0], context.get_constant(types.boolean, True))
+
     return types.int64(types.int64), codegen
 
 
 if config.DISABLE_JIT:
+
     def count(mask):
         """How many spaces a mask holds."""
         return bin(int(mask)).count("1")
@@ -35,6 +38,7 @@ if config.DISABLE_JIT:
         """The lowest space of a non-empty mask."""
         return (int(mask) & -int(mask)).bit_length() - 1
 else:
+
     @accessor
     def count(mask):
         """How many spaces a mask holds."""

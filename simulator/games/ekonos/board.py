@@ -5,13 +5,34 @@ marker is on space s", the masks (state.py) answer "which spaces": free, next to
 protected.  Option lists enumerate a mask's spaces in ascending order.
 """
 
-
-from simulator.games.ekonos.bits import bit, count, lowest
 from simulator.core.kernel import accessor, rule
+from simulator.games.ekonos.bits import bit, count, lowest
 from simulator.games.ekonos.state import (
-    CASH, CFG_ALL_SPACES, CFG_COMPANIES, CFG_REPLACED_RETURN, CFG_SCORE_INDICATOR, CFG_SCORE_MU,
-    CFG_SCORE_PRESIDENCY, EMPTY, EVENTS, MAX_COMPANIES, MINE, NEIGHBOURS, OCCUPIED, ON_BOARD,
-    OPTIONS, OPT_A, OPT_B, OPT_C, OPT_WIDTH, OWNER, PRESIDENT, PROTECTED, SHARES, SUPPLY, TURN,
+    CASH,
+    CFG_ALL_SPACES,
+    CFG_COMPANIES,
+    CFG_REPLACED_RETURN,
+    CFG_SCORE_INDICATOR,
+    CFG_SCORE_MU,
+    CFG_SCORE_PRESIDENCY,
+    EMPTY,
+    EVENTS,
+    MAX_COMPANIES,
+    MINE,
+    NEIGHBOURS,
+    OCCUPIED,
+    ON_BOARD,
+    OPT_A,
+    OPT_B,
+    OPT_C,
+    OPT_WIDTH,
+    OPTIONS,
+    OWNER,
+    PRESIDENT,
+    PROTECTED,
+    SHARES,
+    SUPPLY,
+    TURN,
 )
 
 
@@ -139,8 +160,11 @@ def score_parts(state, rules, p):
     for c in range(rules[CFG_COMPANIES]):
         holdings += state[SHARES + p * MAX_COMPANIES + c] * company_value(state, c)
         presidencies += state[PRESIDENT + c] == p
-    return (state[CASH + p] * rules[CFG_SCORE_MU], holdings * rules[CFG_SCORE_INDICATOR],
-            presidencies * rules[CFG_SCORE_PRESIDENCY])
+    return (
+        state[CASH + p] * rules[CFG_SCORE_MU],
+        holdings * rules[CFG_SCORE_INDICATOR],
+        presidencies * rules[CFG_SCORE_PRESIDENCY],
+    )
 
 
 @rule

@@ -17,18 +17,51 @@ keeps the step's *decision log* in the state (every decision of the step, any se
 import numpy as np
 
 from policies.common import behaviour
-from policies.ekonos import ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, option_scores, \
-    policy_choice
-from policies.search import redeal, reseed_chance, top_k
-from simulator.games.ekonos.board import option
-from simulator.core.kernel import allocating, layer, rule
-from simulator.games.ekonos.state import (
-    CANDIDATES, CFG_CARDS, CFG_CARDS_PER_TURN, CFG_PLAYERS, CFG_UNSEEN, CHOOSE_CARD, CODES,
-    DECISIONS, DECK_ORDER, EVENTS, FORCED, HANDS, LOG, LOG_LEN, MAX_HAND, MAX_OPTIONS, MODE,
-    NOTES, OPT_A, OPT_B, PENDING, PENDING_CANDIDATES, PENDING_EVENT, PENDING_KIND,
-    PENDING_OPTIONS, PENDING_SEAT, PLAIN, REPLAY, ROLLOUT, ROLLOUT_POLICY, SEAT_POLICY,
+from policies.ekonos import (
+    ROLLOUT_POLICY_KNOB,
+    ROLLOUTS,
+    SEARCH,
+    TOP_K,
+    option_scores,
+    policy_choice,
 )
+from policies.search import redeal, reseed_chance, top_k
+from simulator.core.kernel import allocating, layer, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.games.ekonos.board import option
+from simulator.games.ekonos.state import (
+    CANDIDATES,
+    CFG_CARDS,
+    CFG_CARDS_PER_TURN,
+    CFG_PLAYERS,
+    CFG_UNSEEN,
+    CHOOSE_CARD,
+    CODES,
+    DECISIONS,
+    DECK_ORDER,
+    EVENTS,
+    FORCED,
+    HANDS,
+    LOG,
+    LOG_LEN,
+    MAX_HAND,
+    MAX_OPTIONS,
+    MODE,
+    NOTES,
+    OPT_A,
+    OPT_B,
+    PENDING,
+    PENDING_CANDIDATES,
+    PENDING_EVENT,
+    PENDING_KIND,
+    PENDING_OPTIONS,
+    PENDING_SEAT,
+    PLAIN,
+    REPLAY,
+    ROLLOUT,
+    ROLLOUT_POLICY,
+    SEAT_POLICY,
+)
 
 
 @layer
@@ -37,11 +70,13 @@ def choose(state, rules, knobs, rng, trace, kind, seat, company, n):
     decision of ``kind`` about ``company`` (NONE when none)."""
     mode = state[MODE]
     if mode == PLAIN:
-        return policy_choice(state, rules, knobs, rng, state[SEAT_POLICY + seat], kind, seat,
-                             company, n)
+        return policy_choice(
+            state, rules, knobs, rng, state[SEAT_POLICY + seat], kind, seat, company, n
+        )
     if mode == ROLLOUT:
-        return policy_choice(state, rules, knobs, rng, state[ROLLOUT_POLICY], kind, seat,
-                             company, n)
+        return policy_choice(
+            state, rules, knobs, rng, state[ROLLOUT_POLICY], kind, seat, company, n
+        )
     return choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, company, n)
 
 
@@ -63,8 +98,12 @@ def played_policy(knobs, policy):
 def weighs(knobs, policy, n):
     """A search seat weighs a decision with several options when it has a budget: at least
     one rollout and two candidates (otherwise it plays its rollout policy)."""
-    return (is_search(knobs, policy) and n > 1 and knobs[policy, ROLLOUTS] >= 1
-            and knobs[policy, TOP_K] >= 2)
+    return (
+        is_search(knobs, policy)
+        and n > 1
+        and knobs[policy, ROLLOUTS] >= 1
+        and knobs[policy, TOP_K] >= 2
+    )
 
 
 @rule
@@ -72,9 +111,9 @@ def choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, company, 
     i = state[DECISIONS]
     state[DECISIONS] = i + 1
     if i < state[LOG_LEN]:
-        state[EVENTS] += state[NOTES + i]     # the trace rows of its weighed values
+        state[EVENTS] += state[NOTES + i]  # the trace rows of its weighed values
         return state[LOG + i]
-    if state[MODE] == REPLAY:                 # the pending decision, i == LOG_LEN
+    if state[MODE] == REPLAY:  # the pending decision, i == LOG_LEN
         determinize(state, rules, rng, seat)
         state[MODE] = ROLLOUT
         return state[FORCED]
@@ -82,8 +121,9 @@ def choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, company, 
     if state[PENDING] == 0 and weighs(knobs, policy, n):
         mark_pending(state, rules, knobs, kind, seat, company, n)
         return state[CANDIDATES]
-    choice = policy_choice(state, rules, knobs, rng, played_policy(knobs, policy), kind, seat,
-                           company, n)
+    choice = policy_choice(
+        state, rules, knobs, rng, played_policy(knobs, policy), kind, seat, company, n
+    )
     if state[PENDING] == 0:
         state[LOG + i] = choice
         state[NOTES + i] = 0
@@ -97,10 +137,10 @@ def mark_pending(state, rules, knobs, kind, seat, company, n):
     scores of the seat's rollout policy (best first), with a code naming each for the trace."""
     policy = state[SEAT_POLICY + seat]
     scores = np.empty(n)
-    option_scores(state, rules, knobs, played_policy(knobs, policy), kind, seat, company, n,
-                  scores)
-    m = top_k(scores, n, np.int64(knobs[policy, TOP_K]),
-              state[CANDIDATES:CANDIDATES + MAX_OPTIONS])
+    option_scores(state, rules, knobs, played_policy(knobs, policy), kind, seat, company, n, scores)
+    m = top_k(
+        scores, n, np.int64(knobs[policy, TOP_K]), state[CANDIDATES : CANDIDATES + MAX_OPTIONS]
+    )
     for r in range(m):
         state[CODES + r] = option_code(state, kind, seat, state[CANDIDATES + r])
     state[PENDING] = 1
@@ -140,7 +180,7 @@ def determinize(state, rules, rng, seat):
     for k in range(dealt, n_cards):
         state[unseen + n] = state[DECK_ORDER + k]
         n += 1
-    redeal(state[unseen:unseen + n_cards], n, rng)
+    redeal(state[unseen : unseen + n_cards], n, rng)
     n = 0
     for p in range(n_players):
         for slot in range(per_hand):

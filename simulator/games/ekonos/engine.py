@@ -12,24 +12,94 @@ deal at the start of a turn, or one of the three parts of a seat's round (play a
 buy) with every decision it leads to (an expansion by another seat's company, a successor).
 """
 
-
-from simulator.games.ekonos.board import (
-    expand_targets, free_spaces, list_spaces, option, place_marker, place_targets,
-    protect_marker, record, set_option)
-from simulator.games.ekonos.decide import choose
 from simulator.core.kernel import accessor, rule
-from simulator.games.ekonos.state import (
-    AT_BUY, AT_CARD, AT_DEAL, AT_END, AT_SELL, BOUGHT, BUY, CASH, CFG_CARDS, CFG_CARDS_PER_TURN,
-    CFG_COMPANIES, CFG_EXPAND_LARGE, CFG_EXPAND_SMALL, CFG_GROWTH_LARGE, CFG_GROWTH_SMALL,
-    CFG_MONEY_PER_TURN, CFG_PLAYERS, CFG_PRESIDENCY_INDICATOR, CFG_TURNS, CHOOSE_CARD,
-    CHOOSE_SPACE, DECK, DECK_ORDER, DISCARDED, EMPTY_EXPANSIONS, EV_BUY, EV_DEAL, EV_DISCARD,
-    EV_EXPAND, EV_EXPAND_EMPTY, EV_EXPAND_WAIT, EV_GROW, EV_PLACE, EV_PRESIDENT, EV_PROTECT,
-    EV_SELL, EV_TURN, EXPAND_NOW, EXPANSIONS, GROWN, GROWTH, HANDS, INDICATORS_LEFT,
-    MAX_COMPANIES, MAX_HAND, MINE, MONEY_RECEIVED, NAME_PRESIDENT, NONE, NO_SPACE, NO_SUPPLY,
-    OPT_A, OPT_B, OPT_C, OWNER, PHASE, PLACED, PLACE_FUNCTION, PRESIDENT, PROCEEDS, PROTECTED,
-    PROTECTED_PLAYS, ROUND, ROUNDS, SELL, SHARES, SHARES_OUT, SOLD, SPENT, STARTER, SUPPLY, TURN,
-)
 from simulator.core.rng import SETUP, shuffle
+from simulator.games.ekonos.board import (
+    expand_targets,
+    free_spaces,
+    list_spaces,
+    option,
+    place_marker,
+    place_targets,
+    protect_marker,
+    record,
+    set_option,
+)
+from simulator.games.ekonos.decide import choose
+from simulator.games.ekonos.state import (
+    AT_BUY,
+    AT_CARD,
+    AT_DEAL,
+    AT_END,
+    AT_SELL,
+    BOUGHT,
+    BUY,
+    CASH,
+    CFG_CARDS,
+    CFG_CARDS_PER_TURN,
+    CFG_COMPANIES,
+    CFG_EXPAND_LARGE,
+    CFG_EXPAND_SMALL,
+    CFG_GROWTH_LARGE,
+    CFG_GROWTH_SMALL,
+    CFG_MONEY_PER_TURN,
+    CFG_PLAYERS,
+    CFG_PRESIDENCY_INDICATOR,
+    CFG_TURNS,
+    CHOOSE_CARD,
+    CHOOSE_SPACE,
+    DECK,
+    DECK_ORDER,
+    DISCARDED,
+    EMPTY_EXPANSIONS,
+    EV_BUY,
+    EV_DEAL,
+    EV_DISCARD,
+    EV_EXPAND,
+    EV_EXPAND_EMPTY,
+    EV_EXPAND_WAIT,
+    EV_GROW,
+    EV_PLACE,
+    EV_PRESIDENT,
+    EV_PROTECT,
+    EV_SELL,
+    EV_TURN,
+    EXPAND_NOW,
+    EXPANSIONS,
+    GROWN,
+    GROWTH,
+    HANDS,
+    INDICATORS_LEFT,
+    MAX_COMPANIES,
+    MAX_HAND,
+    MINE,
+    MONEY_RECEIVED,
+    NAME_PRESIDENT,
+    NO_SPACE,
+    NO_SUPPLY,
+    NONE,
+    OPT_A,
+    OPT_B,
+    OPT_C,
+    OWNER,
+    PHASE,
+    PLACE_FUNCTION,
+    PLACED,
+    PRESIDENT,
+    PROCEEDS,
+    PROTECTED,
+    PROTECTED_PLAYS,
+    ROUND,
+    ROUNDS,
+    SELL,
+    SHARES,
+    SHARES_OUT,
+    SOLD,
+    SPENT,
+    STARTER,
+    SUPPLY,
+    TURN,
+)
 
 
 @accessor
@@ -78,8 +148,7 @@ def list_card_options(state, rules, seat):
         for f in range(3):
             c = card_company(rules, card, f)
             if f == PLACE_FUNCTION:
-                ok = ((free and state[SUPPLY + c] > 0)
-                      or state[MINE + c] & ~state[PROTECTED] != 0)
+                ok = (free and state[SUPPLY + c] > 0) or state[MINE + c] & ~state[PROTECTED] != 0
             else:
                 ok = state[GROWTH + c] < rules[CFG_GROWTH_LARGE]
             if ok:
@@ -181,7 +250,8 @@ def buy_makes_president(state, seat, c):
     nobody, so its next buyer becomes president)."""
     president = state[PRESIDENT + c]
     return president == NONE or (
-        president != seat and state[share_slot(seat, c)] + 1 > state[share_slot(president, c)])
+        president != seat and state[share_slot(seat, c)] + 1 > state[share_slot(president, c)]
+    )
 
 
 @rule
@@ -317,8 +387,9 @@ def buy_step(state, rules, knobs, rng, trace, seat):
     set_option(state, 0, NONE, 0, 0)
     n = 1
     for c in range(rules[CFG_COMPANIES]):
-        if (state[CASH + seat] >= buy_price(state, c)
-                and state[INDICATORS_LEFT + seat] >= indicators_to_buy(state, rules, seat, c)):
+        if state[CASH + seat] >= buy_price(state, c) and state[
+            INDICATORS_LEFT + seat
+        ] >= indicators_to_buy(state, rules, seat, c):
             set_option(state, n, c, 0, 0)
             n += 1
     c = option(state, choose(state, rules, knobs, rng, trace, BUY, seat, NONE, n), OPT_A)
@@ -341,7 +412,7 @@ def deal(state, rules, rng, trace):
     n_cards = rules[CFG_CARDS]
     for k in range(n_cards):
         state[DECK_ORDER + k] = k
-    shuffle(rng, SETUP, state[DECK_ORDER:DECK_ORDER + n_cards])
+    shuffle(rng, SETUP, state[DECK_ORDER : DECK_ORDER + n_cards])
     k = 0
     for p in range(rules[CFG_PLAYERS]):
         for slot in range(rules[CFG_CARDS_PER_TURN]):
@@ -349,8 +420,16 @@ def deal(state, rules, rng, trace):
             k += 1
         state[CASH + p] += rules[CFG_MONEY_PER_TURN]
         state[MONEY_RECEIVED + p] += rules[CFG_MONEY_PER_TURN]
-        record(state, trace, EV_DEAL, p, rules[CFG_MONEY_PER_TURN], rules[CFG_CARDS_PER_TURN],
-               state[CASH + p], 0)
+        record(
+            state,
+            trace,
+            EV_DEAL,
+            p,
+            rules[CFG_MONEY_PER_TURN],
+            rules[CFG_CARDS_PER_TURN],
+            state[CASH + p],
+            0,
+        )
 
 
 @accessor

@@ -8,23 +8,77 @@ import numpy as np
 
 from policies import ekonos as policies
 from simulator.core.game import Game, policy_knobs
+from simulator.core.rules import RulesError, require
 from simulator.games.ekonos import games
 from simulator.games.ekonos.state import (
-    BUY, CFG_ALL_SPACES, CFG_CARDS, CFG_CARDS_PER_TURN, CFG_COMPANIES, CFG_EXPAND_LARGE,
-    CFG_EXPAND_SMALL, CFG_GROWTH_LARGE, CFG_GROWTH_SMALL, CFG_MARKERS, CFG_MONEY_PER_TURN,
-    CFG_PLAYERS, CFG_PRESIDENCY_INDICATOR, CFG_REPLACED_RETURN, CFG_SCORE_INDICATOR,
-    CFG_SCORE_MU, CFG_SCORE_PRESIDENCY, CFG_SHARE_INDICATORS, CFG_SPACES, CFG_START_MONEY,
-    CFG_STATE_SIZE, CFG_TURNS, CFG_UNSEEN, CHOOSE_CARD, CHOOSE_SPACE, DECK, DECK_ORDER, EMPTY,
-    EV_BUY, EV_DEAL, EV_DISCARD, EV_EXPAND, EV_EXPAND_EMPTY, EV_EXPAND_WAIT, EV_GROW, EV_PLACE,
-    EV_PRESIDENT, EV_PROTECT, EV_SEARCH, EV_SEARCH_OPTION, EV_SELL, EV_TURN, EXPAND_NOW,
-    G_END_REASON, G_LENGTH, G_ROUNDS, G_SEARCH_DECISIONS, G_WINNER, MAX_CARDS, MAX_COMPANIES,
-    MAX_HAND, MAX_OPTIONS, MAX_PLAYERS, MAX_SHARE_INDICATORS, MAX_SPACES, MAX_TURNS, NEIGHBOURS,
-    NONE, NO_SUPPLY, N_GAME_OUT, N_PLAYER_OUT, PLACE_FUNCTION, SELL, TRACE_WIDTH,
+    BUY,
+    CFG_ALL_SPACES,
+    CFG_CARDS,
+    CFG_CARDS_PER_TURN,
+    CFG_COMPANIES,
+    CFG_EXPAND_LARGE,
+    CFG_EXPAND_SMALL,
+    CFG_GROWTH_LARGE,
+    CFG_GROWTH_SMALL,
+    CFG_MARKERS,
+    CFG_MONEY_PER_TURN,
+    CFG_PLAYERS,
+    CFG_PRESIDENCY_INDICATOR,
+    CFG_REPLACED_RETURN,
+    CFG_SCORE_INDICATOR,
+    CFG_SCORE_MU,
+    CFG_SCORE_PRESIDENCY,
+    CFG_SHARE_INDICATORS,
+    CFG_SPACES,
+    CFG_START_MONEY,
+    CFG_STATE_SIZE,
+    CFG_TURNS,
+    CFG_UNSEEN,
+    CHOOSE_CARD,
+    CHOOSE_SPACE,
+    DECK,
+    DECK_ORDER,
+    EMPTY,
+    EV_BUY,
+    EV_DEAL,
+    EV_DISCARD,
+    EV_EXPAND,
+    EV_EXPAND_EMPTY,
+    EV_EXPAND_WAIT,
+    EV_GROW,
+    EV_PLACE,
+    EV_PRESIDENT,
+    EV_PROTECT,
+    EV_SEARCH,
+    EV_SEARCH_OPTION,
+    EV_SELL,
+    EV_TURN,
+    EXPAND_NOW,
+    G_END_REASON,
+    G_LENGTH,
+    G_ROUNDS,
+    G_SEARCH_DECISIONS,
+    G_WINNER,
+    MAX_CARDS,
+    MAX_COMPANIES,
+    MAX_HAND,
+    MAX_OPTIONS,
+    MAX_PLAYERS,
+    MAX_SHARE_INDICATORS,
+    MAX_SPACES,
+    MAX_TURNS,
+    N_GAME_OUT,
+    N_PLAYER_OUT,
+    NEIGHBOURS,
+    NO_SUPPLY,
+    NONE,
+    PLACE_FUNCTION,
+    SELL,
+    TRACE_WIDTH,
 )
-from simulator.core.rules import RulesError, require
 
 ENGINE_VERSION = "ekonos-2"
-MAX_POINTS = 1000   # largest points per unit a [scoring] key may give
+MAX_POINTS = 1000  # largest points per unit a [scoring] key may give
 
 
 def board_spaces(layout: list[str]) -> list[tuple[int, int]]:
@@ -39,7 +93,7 @@ def board_adjacency(layout: list[str]) -> np.ndarray:
     adjacency = np.full((len(cells), 4), -1, dtype=np.int64)
     for i, (r, c) in enumerate(cells):
         near = [index[n] for n in ((r - 1, c), (r, c - 1), (r, c + 1), (r + 1, c)) if n in index]
-        adjacency[i, :len(near)] = near
+        adjacency[i, : len(near)] = near
     return adjacency
 
 
@@ -55,45 +109,88 @@ def check(rules: dict) -> None:
     counts = setup["player_counts"]
     n_companies = len(companies["names"])
     for key in ("turns", "cards_per_turn", "money_per_turn"):
-        require(rules, f"setup.{key}", len(setup[key]) == len(counts),
-                f"needs one entry per player count ({len(counts)})")
+        require(
+            rules,
+            f"setup.{key}",
+            len(setup[key]) == len(counts),
+            f"needs one entry per player count ({len(counts)})",
+        )
         require(rules, f"setup.{key}", all(v >= 1 for v in setup[key]), "entries must be >= 1")
-    require(rules, "setup.player_counts", all(3 <= n <= MAX_PLAYERS for n in counts) and counts,
-            f"player counts must be 3..{MAX_PLAYERS}")
-    require(rules, "setup.turns", all(v <= MAX_TURNS for v in setup["turns"]),
-            f"at most {MAX_TURNS} turns (the games' rounds are counted in 16 bits)")
-    require(rules, "setup.cards_per_turn", all(v <= MAX_HAND for v in setup["cards_per_turn"]),
-            f"at most {MAX_HAND} cards per turn (three options a card must fit {MAX_OPTIONS})")
+    require(
+        rules,
+        "setup.player_counts",
+        all(3 <= n <= MAX_PLAYERS for n in counts) and counts,
+        f"player counts must be 3..{MAX_PLAYERS}",
+    )
+    require(
+        rules,
+        "setup.turns",
+        all(v <= MAX_TURNS for v in setup["turns"]),
+        f"at most {MAX_TURNS} turns (the games' rounds are counted in 16 bits)",
+    )
+    require(
+        rules,
+        "setup.cards_per_turn",
+        all(v <= MAX_HAND for v in setup["cards_per_turn"]),
+        f"at most {MAX_HAND} cards per turn (three options a card must fit {MAX_OPTIONS})",
+    )
     require(rules, "setup.start_money", setup["start_money"] >= 0, "must be >= 0")
-    require(rules, "companies.names", 3 <= n_companies <= MAX_COMPANIES,
-            f"needs 3..{MAX_COMPANIES} companies")
-    require(rules, "companies.market_indicators", companies["market_indicators"] >= 1, "must be >= 1")
+    require(
+        rules,
+        "companies.names",
+        3 <= n_companies <= MAX_COMPANIES,
+        f"needs 3..{MAX_COMPANIES} companies",
+    )
+    require(
+        rules, "companies.market_indicators", companies["market_indicators"] >= 1, "must be >= 1"
+    )
     small, large = companies["growth_small"], companies["growth_large"]
     require(rules, "companies.growth_small", 1 <= small, "must be >= 1")
     require(rules, "companies.growth_large", large > small, "must exceed companies.growth_small")
     for key in ("expand_small", "expand_large"):
         require(rules, f"companies.{key}", companies[key] >= 0, "must be >= 0")
     indicators = rules["shares"]["indicators_per_player"]
-    require(rules, "shares.indicators_per_player", 1 <= indicators <= MAX_SHARE_INDICATORS,
-            f"must be 1..{MAX_SHARE_INDICATORS} (shares held are counted in 16 bits)")
+    require(
+        rules,
+        "shares.indicators_per_player",
+        1 <= indicators <= MAX_SHARE_INDICATORS,
+        f"must be 1..{MAX_SHARE_INDICATORS} (shares held are counted in 16 bits)",
+    )
     for key, low in (("per_indicator", 0), ("per_mu", 0), ("per_presidency", -MAX_POINTS)):
-        require(rules, f"scoring.{key}", low <= rules["scoring"][key] <= MAX_POINTS,
-                f"must be {low}..{MAX_POINTS} (points per unit; scores stay far inside 64 bits)")
+        require(
+            rules,
+            f"scoring.{key}",
+            low <= rules["scoring"][key] <= MAX_POINTS,
+            f"must be {low}..{MAX_POINTS} (points per unit; scores stay far inside 64 bits)",
+        )
     layout = rules["board"]["layout"]
     n_spaces = sum(line.count(".") for line in layout)
     require(rules, "board.layout", n_spaces >= 2, "needs at least two '.' spaces")
-    require(rules, "board.layout", n_spaces <= MAX_SPACES,
-            f"at most {MAX_SPACES} '.' spaces (the engine keeps the board as 64-bit masks); "
-            f"this layout has {n_spaces}")
+    require(
+        rules,
+        "board.layout",
+        n_spaces <= MAX_SPACES,
+        f"at most {MAX_SPACES} '.' spaces (the engine keeps the board as 64-bit masks); "
+        f"this layout has {n_spaces}",
+    )
     cards = rules["deck"]["cards"]
     require(rules, "deck.cards", len(cards) <= MAX_CARDS, f"at most {MAX_CARDS} cards")
-    require(rules, "deck.cards", all(len(card) == 3 for card in cards),
-            "each card lists three companies")
-    require(rules, "deck.cards", all(0 <= c < n_companies for card in cards for c in card),
-            f"company indices must be 0..{n_companies - 1}")
+    require(
+        rules,
+        "deck.cards",
+        all(len(card) == 3 for card in cards),
+        "each card lists three companies",
+    )
+    require(
+        rules,
+        "deck.cards",
+        all(0 <= c < n_companies for card in cards for c in card),
+        f"company indices must be 0..{n_companies - 1}",
+    )
     most = max(n * cards_each for n, cards_each in zip(counts, setup["cards_per_turn"]))
-    require(rules, "deck.cards", len(cards) >= most,
-            f"{len(cards)} cards cannot deal {most} per turn")
+    require(
+        rules, "deck.cards", len(cards) >= most, f"{len(cards)} cards cannot deal {most} per turn"
+    )
 
 
 def prepare(rules: dict, n_players: int) -> tuple:
@@ -102,7 +199,9 @@ def prepare(rules: dict, n_players: int) -> tuple:
     setup, companies = rules["setup"], rules["companies"]
     counts = setup["player_counts"]
     if n_players not in counts:
-        raise RulesError("setup.player_counts", f"no Ekonos setup for {n_players} players (have {counts})")
+        raise RulesError(
+            "setup.player_counts", f"no Ekonos setup for {n_players} players (have {counts})"
+        )
     row = counts.index(n_players)
     cards = rules["deck"]["cards"]
     adjacency = board_adjacency(rules["board"]["layout"])
@@ -115,8 +214,14 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cfg[CFG_START_MONEY] = setup["start_money"]
     cfg[CFG_MARKERS] = companies["market_indicators"]
     cfg[CFG_SHARE_INDICATORS] = rules["shares"]["indicators_per_player"]
-    cfg[CFG_GROWTH_SMALL], cfg[CFG_GROWTH_LARGE] = companies["growth_small"], companies["growth_large"]
-    cfg[CFG_EXPAND_SMALL], cfg[CFG_EXPAND_LARGE] = companies["expand_small"], companies["expand_large"]
+    cfg[CFG_GROWTH_SMALL], cfg[CFG_GROWTH_LARGE] = (
+        companies["growth_small"],
+        companies["growth_large"],
+    )
+    cfg[CFG_EXPAND_SMALL], cfg[CFG_EXPAND_LARGE] = (
+        companies["expand_small"],
+        companies["expand_large"],
+    )
     cfg[CFG_COMPANIES] = len(companies["names"])
     cfg[CFG_REPLACED_RETURN] = companies["replaced_markers_return"]
     cfg[CFG_PRESIDENCY_INDICATOR] = rules["shares"]["presidency_uses_indicator"]
@@ -128,7 +233,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cfg[CFG_CARDS] = len(cards)
     cfg[CFG_UNSEEN] = DECK_ORDER + len(cards)
     cfg[CFG_STATE_SIZE] = DECK_ORDER + 2 * len(cards)
-    cfg[NEIGHBOURS:NEIGHBOURS + n_spaces] = neighbour_masks(adjacency)
+    cfg[NEIGHBOURS : NEIGHBOURS + n_spaces] = neighbour_masks(adjacency)
     cfg[DECK:] = np.array(cards, dtype=np.int64).reshape(-1)
     knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
     return cfg, knobs
@@ -136,26 +241,55 @@ def prepare(rules: dict, n_players: int) -> tuple:
 
 def allocate(cfg: np.ndarray, n: int):
     p, c = cfg[CFG_PLAYERS], cfg[CFG_COMPANIES]
-    return (np.zeros((n, N_GAME_OUT), np.int64), np.zeros((n, p, N_PLAYER_OUT), np.int64),
-            np.zeros((n, c), np.int64), np.zeros((n, p, 2 * c), np.int64))
+    return (
+        np.zeros((n, N_GAME_OUT), np.int64),
+        np.zeros((n, p, N_PLAYER_OUT), np.int64),
+        np.zeros((n, c), np.int64),
+        np.zeros((n, p, 2 * c), np.int64),
+    )
 
 
 def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     cfg, knobs = params
     out_games, out_players, company_games, company_players = allocate(cfg, len(seeds))
-    games.play_games(cfg, knobs, seeds, seat_policies, out_games, out_players, company_games,
-                     company_players, np.zeros((0, TRACE_WIDTH), np.int64))
+    games.play_games(
+        cfg,
+        knobs,
+        seeds,
+        seat_policies,
+        out_games,
+        out_players,
+        company_games,
+        company_players,
+        np.zeros((0, TRACE_WIDTH), np.int64),
+    )
     n_companies = cfg[CFG_COMPANIES]
-    columns = {"winner_seat": out_games[:, G_WINNER], "length": out_games[:, G_LENGTH],
-               "end_reason": out_games[:, G_END_REASON],
-               "rounds": out_games[:, G_ROUNDS].astype(np.int16),
-               "search_decisions": out_games[:, G_SEARCH_DECISIONS].astype(np.int32)}
+    columns = {
+        "winner_seat": out_games[:, G_WINNER],
+        "length": out_games[:, G_LENGTH],
+        "end_reason": out_games[:, G_END_REASON],
+        "rounds": out_games[:, G_ROUNDS].astype(np.int16),
+        "search_decisions": out_games[:, G_SEARCH_DECISIONS].astype(np.int32),
+    }
     for c in range(n_companies):
         columns[f"company{c}_value"] = company_games[:, c].astype(np.int16)
-    names = ("score", "won", "cash", "holdings_value", "shares_bought", "shares_sold",
-             "spent_on_shares", "received_from_sales", "money_dealt", "expansions",
-             "markers_placed", "markers_protected", "growth_raised", "cards_discarded",
-             "expansions_empty")
+    names = (
+        "score",
+        "won",
+        "cash",
+        "holdings_value",
+        "shares_bought",
+        "shares_sold",
+        "spent_on_shares",
+        "received_from_sales",
+        "money_dealt",
+        "expansions",
+        "markers_placed",
+        "markers_protected",
+        "growth_raised",
+        "cards_discarded",
+        "expansions_empty",
+    )
     players = {name: out_players[:, :, i] for i, name in enumerate(names)}
     players["won"] = players["won"].astype(bool)
     for name in names[2:]:
@@ -170,8 +304,14 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     """The trace rows (int64[k, TRACE_WIDTH]) of one game."""
     cfg, knobs = params
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    n = games.play_games(cfg, knobs, np.array([seed], np.uint64),
-                         np.array([seat_policies], np.int8), *allocate(cfg, 1), trace)
+    n = games.play_games(
+        cfg,
+        knobs,
+        np.array([seed], np.uint64),
+        np.array([seat_policies], np.int8),
+        *allocate(cfg, 1),
+        trace,
+    )
     return trace[:n]
 
 
@@ -180,8 +320,14 @@ def replay(params: tuple, seed: int, seat_policies: np.ndarray, rules: dict) -> 
     return [describe(row, rules) for row in trace_game(params, seed, seat_policies).tolist()]
 
 
-DECISION_NAMES = ("which card", "where", "expand or wait", "what to sell", "what to buy",
-                  "who presides")
+DECISION_NAMES = (
+    "which card",
+    "where",
+    "expand or wait",
+    "what to sell",
+    "what to buy",
+    "who presides",
+)
 
 
 def describe_option(kind: int, code: int, rules: dict) -> str:
@@ -190,8 +336,11 @@ def describe_option(kind: int, code: int, rules: dict) -> str:
     if kind == CHOOSE_CARD:
         card, function = divmod(code, 3)
         company = names[rules["deck"]["cards"][card][function]]
-        return (f"card {card}, place {company}" if function == PLACE_FUNCTION
-                else f"card {card}, raise {company} growth")
+        return (
+            f"card {card}, place {company}"
+            if function == PLACE_FUNCTION
+            else f"card {card}, raise {company} growth"
+        )
     if kind == CHOOSE_SPACE:
         return f"space {code}"
     if kind == EXPAND_NOW:
@@ -223,11 +372,16 @@ def describe(row, rules: dict) -> str:
     if event == EV_EXPAND and c == EMPTY:
         return f"{at} expands {names[a]} to space {b}"
     if event == EV_EXPAND:
-        gone_to = "its supply" if rules["companies"]["replaced_markers_return"] else "out of the game"
+        gone_to = (
+            "its supply" if rules["companies"]["replaced_markers_return"] else "out of the game"
+        )
         return f"{at} expands {names[a]} to space {b}, replacing {names[c]} (back to {gone_to})"
     if event == EV_EXPAND_EMPTY:
-        why = (f"no {names[a]} marker left in supply" if b == NO_SUPPLY
-               else f"no free or unprotected space next to {names[a]}")
+        why = (
+            f"no {names[a]} marker left in supply"
+            if b == NO_SUPPLY
+            else f"no free or unprotected space next to {names[a]}"
+        )
         return f"{at} president of {names[a]} expands but places nothing ({why}); growth back to 0"
     if event in (EV_SELL, EV_BUY):
         verb = "sells" if event == EV_SELL else "buys"
@@ -243,14 +397,23 @@ def describe(row, rules: dict) -> str:
         return f"{at} search weighs {c} of {b} options ({DECISION_NAMES[a]}) over {d} rollouts:"
     if event == EV_SEARCH_OPTION:
         return f"{at}   {describe_option(a, b, rules)}: mean value {c / 1e6:.3f} over {d} rollouts"
-    presidencies = f" + presidencies {d}" if d else ""   # EV_SCORE: points of each part
+    presidencies = f" + presidencies {d}" if d else ""  # EV_SCORE: points of each part
     return f"final seat {seat}: cash {a} + holdings {b}{presidencies} = score {c}"
 
 
 GAME = Game(
-    name="ekonos", engine_version=ENGINE_VERSION, player_counts=range(3, 7), default_players=4,
-    chunk_size=20_000, length_unit="turns", policies=policies.POLICIES, knob_names=policies.KNOBS, check=check,
-    prepare=prepare, play=play, replay=replay,
+    name="ekonos",
+    engine_version=ENGINE_VERSION,
+    player_counts=range(3, 7),
+    default_players=4,
+    chunk_size=20_000,
+    length_unit="turns",
+    policies=policies.POLICIES,
+    knob_names=policies.KNOBS,
+    check=check,
+    prepare=prepare,
+    play=play,
+    replay=replay,
     categories={"end_reason": ("final_turn",)},
     search_limits=(("rollouts", 0, 100_000), ("horizon", 0, MAX_TURNS), ("top_k", 0, MAX_OPTIONS)),
 )

@@ -4,22 +4,77 @@ import numpy as np
 
 from policies.common import behaviour
 from policies.ekonos import SEARCH
+from simulator.core.kernel import allocating, entry, rule
+from simulator.core.rng import N_STREAMS, rng_new
 from simulator.games.ekonos.board import company_value, record, score_parts
 from simulator.games.ekonos.engine import advance
-from simulator.core.kernel import allocating, entry, rule
 from simulator.games.ekonos.search import search_step
 from simulator.games.ekonos.state import (
-    AT_DEAL, AT_END, BOUGHT, CASH, CFG_COMPANIES, CFG_MARKERS, CFG_PLAYERS,
-    CFG_SHARE_INDICATORS, CFG_START_MONEY, CFG_STATE_SIZE, CFG_TURNS, DISCARDED, EMPTY,
-    EMPTY_EXPANSIONS, END_FINAL_TURN, EVENTS, EV_SCORE, EXPANSIONS, GROWN, G_END_REASON,
-    G_LENGTH, G_ROUNDS, G_SEARCH_DECISIONS, G_WINNER, HANDS, INDICATORS_LEFT, MAX_COMPANIES,
-    MAX_HAND, MAX_OPTIONS, MAX_PLAYERS, MAX_SPACES, MODE, MONEY_RECEIVED, NONE, OWNER, PHASE,
-    PLACED, PLAIN, PRESIDENT, PROBE, PROCEEDS, PROTECTED_PLAYS, P_BOUGHT, P_CASH, P_DISCARDED,
-    P_EMPTY_EXPANSIONS, P_EXPANSIONS, P_GROWN, P_HOLDINGS, P_PLACED, P_PROCEEDS, P_PROTECTED,
-    P_RECEIVED, P_SCORE, P_SOLD, P_SPENT, P_WON, ROUNDS, SEARCH_DECISIONS, SEAT_POLICY, SHARES,
-    SOLD, SPENT, SUPPLY,
+    AT_DEAL,
+    AT_END,
+    BOUGHT,
+    CASH,
+    CFG_COMPANIES,
+    CFG_MARKERS,
+    CFG_PLAYERS,
+    CFG_SHARE_INDICATORS,
+    CFG_START_MONEY,
+    CFG_STATE_SIZE,
+    CFG_TURNS,
+    DISCARDED,
+    EMPTY,
+    EMPTY_EXPANSIONS,
+    END_FINAL_TURN,
+    EV_SCORE,
+    EVENTS,
+    EXPANSIONS,
+    G_END_REASON,
+    G_LENGTH,
+    G_ROUNDS,
+    G_SEARCH_DECISIONS,
+    G_WINNER,
+    GROWN,
+    HANDS,
+    INDICATORS_LEFT,
+    MAX_COMPANIES,
+    MAX_HAND,
+    MAX_OPTIONS,
+    MAX_PLAYERS,
+    MAX_SPACES,
+    MODE,
+    MONEY_RECEIVED,
+    NONE,
+    OWNER,
+    P_BOUGHT,
+    P_CASH,
+    P_DISCARDED,
+    P_EMPTY_EXPANSIONS,
+    P_EXPANSIONS,
+    P_GROWN,
+    P_HOLDINGS,
+    P_PLACED,
+    P_PROCEEDS,
+    P_PROTECTED,
+    P_RECEIVED,
+    P_SCORE,
+    P_SOLD,
+    P_SPENT,
+    P_WON,
+    PHASE,
+    PLACED,
+    PLAIN,
+    PRESIDENT,
+    PROBE,
+    PROCEEDS,
+    PROTECTED_PLAYS,
+    ROUNDS,
+    SEARCH_DECISIONS,
+    SEAT_POLICY,
+    SHARES,
+    SOLD,
+    SPENT,
+    SUPPLY,
 )
-from simulator.core.rng import N_STREAMS, rng_new
 
 
 @allocating
@@ -40,8 +95,8 @@ def new_game(state, rules, knobs, rng, seed, seat_policies):
     for c in range(MAX_COMPANIES):
         state[PRESIDENT + c] = NONE
         state[SUPPLY + c] = rules[CFG_MARKERS]
-    state[OWNER:OWNER + MAX_SPACES] = EMPTY
-    state[HANDS:HANDS + MAX_PLAYERS * MAX_HAND] = -1
+    state[OWNER : OWNER + MAX_SPACES] = EMPTY
+    state[HANDS : HANDS + MAX_PLAYERS * MAX_HAND] = -1
 
 
 @rule
@@ -98,13 +153,25 @@ def score_game(state, rules, trace, out_game, out_players, out_company_game, out
 def search_buffers(rules):
     """The search driver's work buffers (see search.search_step)."""
     size = rules[CFG_STATE_SIZE]
-    return (np.zeros((3, size), np.int64), np.zeros((3, N_STREAMS), np.uint64),
-            np.zeros((5, MAX_OPTIONS), np.float64))
+    return (
+        np.zeros((3, size), np.int64),
+        np.zeros((3, N_STREAMS), np.uint64),
+        np.zeros((5, MAX_OPTIONS), np.float64),
+    )
 
 
 @entry
-def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_company_games,
-               out_company_players, trace):
+def play_games(
+    rules,
+    knobs,
+    seeds,
+    seat_policies,
+    out_games,
+    out_players,
+    out_company_games,
+    out_company_players,
+    trace,
+):
     """Play ``len(seeds)`` games; returns the number of trace rows of the last one.
 
     rules int64[CFG_STATE ...] (state.py); knobs float64[n_policies, 1 + n_knobs];
@@ -120,6 +187,13 @@ def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_c
     for g in range(seeds.shape[0]):
         new_game(state, rules, knobs, rng, seeds[g], seat_policies[g])
         play_to_end(state, rules, knobs, rng, trace, work, work_rng, values)
-        score_game(state, rules, trace, out_games[g], out_players[g], out_company_games[g],
-                   out_company_players[g])
+        score_game(
+            state,
+            rules,
+            trace,
+            out_games[g],
+            out_players[g],
+            out_company_games[g],
+            out_company_players[g],
+        )
     return min(state[EVENTS], trace.shape[0])

@@ -29,23 +29,49 @@ provisional score cash + shares x current values) and ``top_k``.
 import numpy as np
 
 from policies.ekonos import HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS
-from policies.search import clear_gain, margin_to_best_other, outcome_value, rollout_seed, \
-    tally, win_share
+from policies.search import (
+    clear_gain,
+    margin_to_best_other,
+    outcome_value,
+    rollout_seed,
+    tally,
+    win_share,
+)
+from simulator.core.kernel import allocating, rule
+from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.ekonos.board import put_row, score_parts
 from simulator.games.ekonos.engine import advance, play_step
-from simulator.core.kernel import allocating, rule
 from simulator.games.ekonos.state import (
-    CANDIDATES, CFG_PLAYERS, CFG_TURNS, CODES, DECISIONS, EV_SEARCH, EV_SEARCH_OPTION, FORCED,
-    LOG, LOG_LEN, MODE, NOTES, PENDING, PENDING_CANDIDATES, PENDING_EVENT, PENDING_KIND,
-    PENDING_OPTIONS, PENDING_SEAT, PROBE, REPLAY, ROLLOUT_POLICY, SEARCH_DECISIONS, SEAT_POLICY,
+    CANDIDATES,
+    CFG_PLAYERS,
+    CFG_TURNS,
+    CODES,
+    DECISIONS,
+    EV_SEARCH,
+    EV_SEARCH_OPTION,
+    FORCED,
+    LOG,
+    LOG_LEN,
+    MODE,
+    NOTES,
+    PENDING,
+    PENDING_CANDIDATES,
+    PENDING_EVENT,
+    PENDING_KIND,
+    PENDING_OPTIONS,
+    PENDING_SEAT,
+    PROBE,
+    REPLAY,
+    ROLLOUT_POLICY,
+    SEARCH_DECISIONS,
+    SEAT_POLICY,
     TURN,
 )
-from simulator.core.rng import SEARCH as SEARCH_STREAM
 
-MARGIN_SCALE = 20.0   # M.U.: about one standard deviation of a final score at 4 players
-SNAPSHOT, PROBE_COPY, ROLLOUT_COPY = range(3)   # rows of the work buffers
+MARGIN_SCALE = 20.0  # M.U.: about one standard deviation of a final score at 4 players
+SNAPSHOT, PROBE_COPY, ROLLOUT_COPY = range(3)  # rows of the work buffers
 SUMS, COUNTS, SCORES, GAINS, SQUARES = range(5)  # rows of the values buffer
-CLEAR = 1.0   # standard errors by which a candidate must beat the rollout policy's own choice
+CLEAR = 1.0  # standard errors by which a candidate must beat the rollout policy's own choice
 MILLION = 1_000_000
 
 
@@ -76,8 +102,8 @@ def search_step(state, rules, knobs, rng, trace, work, work_rng, values):
         if probe[PENDING] == 0:
             break
         j = probe[LOG_LEN]
-        snap[LOG:LOG + j] = probe[LOG:LOG + j]    # the other seats' decisions before j
-        snap[NOTES:NOTES + j] = probe[NOTES:NOTES + j]
+        snap[LOG : LOG + j] = probe[LOG : LOG + j]  # the other seats' decisions before j
+        snap[NOTES : NOTES + j] = probe[NOTES : NOTES + j]
         best = weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values)
         snap[LOG + j] = probe[CANDIDATES + best]
         snap[LOG_LEN] = j + 1
@@ -113,7 +139,7 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
     own = 0.0
     for r in range(total):
         candidate = r % m
-        if candidate == 0:      # common random numbers: every candidate meets the same futures
+        if candidate == 0:  # common random numbers: every candidate meets the same futures
             seed = rollout_seed(rng)
         roll[:] = snap
         roll_rng[:] = snap_rng
@@ -123,8 +149,11 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
         advance(roll, rules, knobs, roll_rng, no_trace, last_turn)
         scores_now(roll, rules, scores)
         n_players = rules[CFG_PLAYERS]
-        value = outcome_value(win_share(scores, n_players, seat),
-                              margin_to_best_other(scores, n_players, seat), MARGIN_SCALE)
+        value = outcome_value(
+            win_share(scores, n_players, seat),
+            margin_to_best_other(scores, n_players, seat),
+            MARGIN_SCALE,
+        )
         own = tally(sums, counts, gains, squares, candidate, value, own)
     best = clear_gain(gains, squares, counts, m, CLEAR)
     if trace.shape[0] > 0:
@@ -141,7 +170,15 @@ def note_values(probe, snap, trace, sums, counts, total):
     put_row(trace, at, EV_SEARCH, turn, seat, kind, probe[PENDING_OPTIONS], m, total)
     for r in range(m):
         mean = np.int64(round(sums[r] / counts[r] * MILLION))
-        put_row(trace, at + 1 + r, EV_SEARCH_OPTION, turn, seat, kind, probe[CODES + r], mean,
-                np.int64(counts[r]))
+        put_row(
+            trace,
+            at + 1 + r,
+            EV_SEARCH_OPTION,
+            turn,
+            seat,
+            kind,
+            probe[CODES + r],
+            mean,
+            np.int64(counts[r]),
+        )
     snap[NOTES + probe[LOG_LEN]] = m + 1
-

@@ -11,11 +11,11 @@ depends on the deck's length and is stored in ``rules[CFG_UNSEEN]``::
 
     offset        block                                              slots
     0             loop position, search bookkeeping (scalars)        N_SCALARS
-    SEAT_POLICY   policy id of each seat                             MAX_PLAYERS
-    CASH ..       per-seat counters, one block each                  MAX_PLAYERS x N_SEAT_FIELDS
-    GROWTH ..     per-company fields, one block each                 MAX_COMPANIES x N_COMPANY_FIELDS
-    SHARES        shares held, seat-major (share_slot)               MAX_PLAYERS x MAX_COMPANIES
-    OWNER         company on each space, EMPTY when free             MAX_SPACES
+    SEAT_POLICY   policy id of each seat                         MAX_PLAYERS
+    CASH ..       per-seat counters, one block each              MAX_PLAYERS x N_SEAT_FIELDS
+    GROWTH ..     per-company fields, one block each             MAX_COMPANIES x N_COMPANY_FIELDS
+    SHARES        shares held, seat-major (share_slot)           MAX_PLAYERS x MAX_COMPANIES
+    OWNER         company on each space, EMPTY when free         MAX_SPACES
     HANDS         card ids, -1 for a played slot, seat-major         MAX_PLAYERS x MAX_HAND
     OPTIONS       the current decision's options, row-major          MAX_OPTIONS x OPT_WIDTH
     LOG, NOTES    the step's decisions; trace rows of their values   MAX_LOG each
@@ -27,6 +27,8 @@ The board is also kept as bit masks (bit s = space s, at most MAX_SPACES = 63 sp
 mask is a non-negative int64): MINE + c (company c's markers), OCCUPIED, PROTECTED.
 """
 
+# The slot tables are laid out by hand, a block of names per line.
+# fmt: off
 MAX_PLAYERS = 6
 MAX_COMPANIES = 12
 MAX_SPACES = 63       # bit 63 would be the int64 sign bit
@@ -52,8 +54,8 @@ DECK = NEIGHBOURS + MAX_SPACES        # card k's companies at DECK + 3k + functi
 
 # --- state ------------------------------------------------------------------------------------
 # Loop position: the step `advance` resumes at.  PHASE is AT_DEAL (turn start), AT_CARD,
-# AT_SELL, AT_BUY (the three parts of a round) or AT_END; ROUND counts the rounds played in this turn, ROUNDS
-# in the game; EVENTS counts trace rows written.
+# AT_SELL, AT_BUY (the three parts of a round) or AT_END; ROUND counts the rounds played in
+# this turn, ROUNDS in the game; EVENTS counts trace rows written.
 # Search bookkeeping (simulator/games/ekonos/search.py): MODE is PLAIN, PROBE, REPLAY or
 # ROLLOUT; DECISIONS counts the decisions of the current step, LOG_LEN those logged; FORCED
 # is the option a replay forces at decision LOG_LEN; ROLLOUT_POLICY the policy every seat plays
@@ -73,7 +75,8 @@ SEAT_POLICY = N_SCALARS
 # indicator, EMPTY_EXPANSIONS those that could place none
 SEAT_FIELDS = SEAT_POLICY + MAX_PLAYERS
 (CASH, INDICATORS_LEFT, MONEY_RECEIVED, BOUGHT, SOLD, SPENT, PROCEEDS, EXPANSIONS, PLACED,
- PROTECTED_PLAYS, GROWN, DISCARDED, EMPTY_EXPANSIONS) = range(SEAT_FIELDS, SEAT_FIELDS + 13 * MAX_PLAYERS, MAX_PLAYERS)
+ PROTECTED_PLAYS, GROWN, DISCARDED, EMPTY_EXPANSIONS) = range(
+    SEAT_FIELDS, SEAT_FIELDS + 13 * MAX_PLAYERS, MAX_PLAYERS)
 
 # per-company fields; PRESIDENT is a seat or NONE; ON_BOARD counts the company's markers on the
 # board; MINE is their mask

@@ -14,22 +14,71 @@ the jungle node of a hatch at its column when that hatch is open.
 
 import numpy as np
 
-from simulator.games.karmaggan.state import (
-    ABYSS, B_OPEN, B_TILE, BLANK, BLOOD_TILE, C_COL, C_HATCH, C_HATCH_KIND, C_RING, C_ROW,
-    C_START, C_TILE0, C_WALL_CW, C_WALL_IN, CELLS, CENTRE_TILE, CFG, CFG_CENTRE, CFG_COLS,
-    CFG_HATCHES, CFG_ROWS, DCACHE, DCACHE_SLOTS, G_DCACHE_LAST, G_DCACHE_NEXT, G_DKEY,
-    G_OFFSET, G_VERSION, G_ADJ_VERSION, ADJ, GAME, BOARD, JUNGLE, N_CELL, NO_WALL, OBJECT_TILE,
-    PASSAGE_TILE, PLAIN_WALL, ARROWS_WALL, ACID_WALL, FIRE_WALL, QUEUE, TEMPLE_TILE, TILE_CHARS)
 from simulator.core.kernel import rule
+from simulator.games.karmaggan.state import (
+    ABYSS,
+    ACID_WALL,
+    ADJ,
+    ARROWS_WALL,
+    B_OPEN,
+    B_TILE,
+    BLANK,
+    BLOOD_TILE,
+    BOARD,
+    C_COL,
+    C_HATCH,
+    C_HATCH_KIND,
+    C_RING,
+    C_ROW,
+    C_START,
+    C_TILE0,
+    C_WALL_CW,
+    C_WALL_IN,
+    CELLS,
+    CENTRE_TILE,
+    CFG,
+    CFG_CENTRE,
+    CFG_COLS,
+    CFG_HATCHES,
+    CFG_ROWS,
+    DCACHE,
+    DCACHE_SLOTS,
+    FIRE_WALL,
+    G_ADJ_VERSION,
+    G_DCACHE_LAST,
+    G_DCACHE_NEXT,
+    G_DKEY,
+    G_OFFSET,
+    G_VERSION,
+    GAME,
+    JUNGLE,
+    N_CELL,
+    NO_WALL,
+    OBJECT_TILE,
+    PASSAGE_TILE,
+    PLAIN_WALL,
+    QUEUE,
+    TEMPLE_TILE,
+    TILE_CHARS,
+)
 
 UNREACHABLE = np.int64(1 << 20)
-EXITS = np.int64(-2)         # distance target: the jungle beyond every open hatch
-HATCH_CELLS = np.int64(-3)   # distance target: the row-0 cells facing a hatch (waiting for one to open)
-TEMPLES = np.int64(-4)       # distance target: every Temple tile and the Centre (to flip Temple cards)
+EXITS = np.int64(-2)  # distance target: the jungle beyond every open hatch
+HATCH_CELLS = np.int64(
+    -3
+)  # distance target: the row-0 cells facing a hatch (waiting for one to open)
+TEMPLES = np.int64(-4)  # distance target: every Temple tile and the Centre (to flip Temple cards)
 
 # Invocation tiles are not printed on the board: they appear where a plunderer dies (A New Life)
-TILE_CODES = {"S": BLANK, ".": BLANK, "#": ABYSS, "O": OBJECT_TILE, "T": TEMPLE_TILE,
-              "B": BLOOD_TILE, "P": PASSAGE_TILE}
+TILE_CODES = {
+    "S": BLANK,
+    ".": BLANK,
+    "#": ABYSS,
+    "O": OBJECT_TILE,
+    "T": TEMPLE_TILE,
+    "B": BLOOD_TILE,
+    "P": PASSAGE_TILE,
+}
 WALL_CODES = {" ": NO_WALL, "-": PLAIN_WALL, "a": ARROWS_WALL, "c": ACID_WALL, "f": FIRE_WALL}
 
 
@@ -53,7 +102,11 @@ def build_cells(board: dict) -> np.ndarray:
             if ch == "S":
                 cells[i, C_START] = start
                 start += 1
-    cells[centre, C_RING], cells[centre, C_ROW], cells[centre, C_TILE0] = len(board["ring_rows"]), rows, CENTRE_TILE
+    cells[centre, C_RING], cells[centre, C_ROW], cells[centre, C_TILE0] = (
+        len(board["ring_rows"]),
+        rows,
+        CENTRE_TILE,
+    )
     cells[centre, C_WALL_CW] = cells[centre, C_WALL_IN] = 0
     for h, (col, kind) in enumerate(zip(board["hatch_columns"], board["hatch_kinds"])):
         j = centre + 1 + h
@@ -122,10 +175,16 @@ def update_adjacency(W):
     game, adj = W[GAME], W[ADJ]
     if game[G_ADJ_VERSION] != game[G_VERSION] + 1:
         cfg, cells, board = W[CFG], W[CELLS], W[BOARD]
-        cols, rows, centre, n_hatches = cfg[CFG_COLS], cfg[CFG_ROWS], cfg[CFG_CENTRE], cfg[CFG_HATCHES]
+        cols, rows, centre, n_hatches = (
+            cfg[CFG_COLS],
+            cfg[CFG_ROWS],
+            cfg[CFG_CENTRE],
+            cfg[CFG_HATCHES],
+        )
         for node in range(adj.shape[0]):
-            adj[node, 0] = raw_neighbours(node, adj[node, 1:], cells, board, game, cols, rows,
-                                          centre, n_hatches)
+            adj[node, 0] = raw_neighbours(
+                node, adj[node, 1:], cells, board, game, cols, rows, centre, n_hatches
+            )
         game[G_ADJ_VERSION] = game[G_VERSION] + 1
 
 

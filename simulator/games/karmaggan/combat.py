@@ -6,21 +6,72 @@ Rulebook: shared/rules/karmaggan.md, section "Combat".
 import numpy as np
 
 from policies.karmaggan import choose
-from simulator.games.karmaggan.board import update_adjacency, is_jungle
-from simulator.games.karmaggan.core import (
-    record, place_figure, controller, add_to_hand, draw_object, take_from_hand, discard_card)
-from simulator.games.karmaggan.death import plunderer_dies
-from simulator.games.karmaggan.egg import pick_up_egg, give_egg, fling_egg, bfs_local
-from simulator.games.karmaggan.traps import roller_damage, step_crossings
-from simulator.games.karmaggan.state import (
-    ACT_MOVE, ACT_PLAY, ADJ, ALIVE, BEATS, BOARD, B_OCC, CARDS, CFG, CFG_CENTRE,
-    CFG_COMBAT_HAND, CFG_COMBAT_ROUNDS, CFG_NODES, CFG_PLAYERS, CFG_THROW, COMBAT_CARD, EGG_WON,
-    ELIMINATED, EV_COMBAT, EV_COMBAT_ROUND, EV_ELIMINATED, EV_SPAWN, EV_THROWN, FIGS, F_OWNER,
-    F_POS, GAME, G_BANK, G_EGG_CARRIER, G_EGG_POS, G_SEAT, G_TURN_ENDED, HANDS, MAX_OPTIONS,
-    NOBODY, NO_CARD, OFF, OPTIONS, OPT_A, OPT_ACT, OPT_B, PLAYERS, P_COINS, P_COMBATS_LOST,
-    P_COMBATS_WON, P_GAIN_COMBAT, P_HAND_N, P_LOST_COMBAT, P_STATUS, THROW_DEST,
-)
 from simulator.core.kernel import allocating, rule
+from simulator.games.karmaggan.board import is_jungle, update_adjacency
+from simulator.games.karmaggan.core import (
+    add_to_hand,
+    controller,
+    discard_card,
+    draw_object,
+    place_figure,
+    record,
+    take_from_hand,
+)
+from simulator.games.karmaggan.death import plunderer_dies
+from simulator.games.karmaggan.egg import bfs_local, fling_egg, give_egg, pick_up_egg
+from simulator.games.karmaggan.state import (
+    ACT_MOVE,
+    ACT_PLAY,
+    ADJ,
+    ALIVE,
+    B_OCC,
+    BEATS,
+    BOARD,
+    CARDS,
+    CFG,
+    CFG_CENTRE,
+    CFG_COMBAT_HAND,
+    CFG_COMBAT_ROUNDS,
+    CFG_NODES,
+    CFG_PLAYERS,
+    CFG_THROW,
+    COMBAT_CARD,
+    EGG_WON,
+    ELIMINATED,
+    EV_COMBAT,
+    EV_COMBAT_ROUND,
+    EV_ELIMINATED,
+    EV_SPAWN,
+    EV_THROWN,
+    F_OWNER,
+    F_POS,
+    FIGS,
+    G_BANK,
+    G_EGG_CARRIER,
+    G_EGG_POS,
+    G_SEAT,
+    G_TURN_ENDED,
+    GAME,
+    HANDS,
+    MAX_OPTIONS,
+    NO_CARD,
+    NOBODY,
+    OFF,
+    OPT_A,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    P_COINS,
+    P_COMBATS_LOST,
+    P_COMBATS_WON,
+    P_GAIN_COMBAT,
+    P_HAND_N,
+    P_LOST_COMBAT,
+    P_STATUS,
+    PLAYERS,
+    THROW_DEST,
+)
+from simulator.games.karmaggan.traps import roller_damage, step_crossings
 
 
 @rule
@@ -51,7 +102,11 @@ def reveal_card(W, seat, fig):
         for slot in range(hands.shape[1]):
             card = hands[seat, slot]
             if card >= 0:
-                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_PLAY, slot, cards[card, 1]
+                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = (
+                    ACT_PLAY,
+                    slot,
+                    cards[card, 1],
+                )
                 n += 1
     if n == 1:
         return -1, NO_CARD
@@ -178,7 +233,11 @@ def end_of_combat(W, winner, loser, node):
         place_figure(W, loser, OFF)
     else:
         throw_figure(W, winner, loser, node)
-    if figs[winner, F_POS] != node and figs[winner, F_POS] != OFF and W[BOARD][node, B_OCC] == NOBODY:
+    if (
+        figs[winner, F_POS] != node
+        and figs[winner, F_POS] != OFF
+        and W[BOARD][node, B_OCC] == NOBODY
+    ):
         place_figure(W, winner, node)
     if carried:
         if winner < n_players:

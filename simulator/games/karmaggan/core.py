@@ -6,17 +6,60 @@ state layout is described in :mod:`engine`.
 
 import numpy as np
 
-from simulator.games.karmaggan.state import (
-    BOARD, B_OCC, CFG, CFG_CENTRE, CFG_COLS, CFG_HAND_MAX, CFG_NODES, CFG_PLAYERS,
-    CFG_SPAWN_MAX, DCACHE_SLOTS, DEAD, DECKS, D_DISCARD, D_OBJECTS, FIGS, F_KIND, F_OWNER,
-    F_POS, GAME, G_BANK, G_EGG_CARRIER, G_EGG_LEFT_ROUND, G_EGG_POS, G_NEV, G_ODECK_N,
-    G_ODISC_N, G_ROLLERS_ON, G_ROUND, G_SEAT, HANDS, MAX_ACTS, MAX_OPTIONS, NOBODY, N_BOARD,
-    N_FIG, N_GAME, N_PLAYER, N_SWARMS, OFF, OPT_WIDTH, PLAYERS, PLUNDERER, P_COINS, P_HAND_N,
-    P_STATUS, P_SWARM, P_TEAM, RNG, TRACE,
-)
-from simulator.games.karmaggan.world import World
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SETUP, rng_new, shuffle
+from simulator.games.karmaggan.state import (
+    B_OCC,
+    BOARD,
+    CFG,
+    CFG_CENTRE,
+    CFG_COLS,
+    CFG_HAND_MAX,
+    CFG_NODES,
+    CFG_PLAYERS,
+    CFG_SPAWN_MAX,
+    D_DISCARD,
+    D_OBJECTS,
+    DCACHE_SLOTS,
+    DEAD,
+    DECKS,
+    F_KIND,
+    F_OWNER,
+    F_POS,
+    FIGS,
+    G_BANK,
+    G_EGG_CARRIER,
+    G_EGG_LEFT_ROUND,
+    G_EGG_POS,
+    G_NEV,
+    G_ODECK_N,
+    G_ODISC_N,
+    G_ROLLERS_ON,
+    G_ROUND,
+    G_SEAT,
+    GAME,
+    HANDS,
+    MAX_ACTS,
+    MAX_OPTIONS,
+    N_BOARD,
+    N_FIG,
+    N_GAME,
+    N_PLAYER,
+    N_SWARMS,
+    NOBODY,
+    OFF,
+    OPT_WIDTH,
+    P_COINS,
+    P_HAND_N,
+    P_STATUS,
+    P_SWARM,
+    P_TEAM,
+    PLAYERS,
+    PLUNDERER,
+    RNG,
+    TRACE,
+)
+from simulator.games.karmaggan.world import World
 
 
 @allocating
@@ -39,9 +82,31 @@ def new_world(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed
     rng = rng_new(seed)
     adj = np.zeros((n_nodes, cfg[CFG_COLS] + 5), dtype=np.int64)
     scores = np.zeros(MAX_OPTIONS, dtype=np.float64)
-    return World(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, rng, game, board,
-                 figs, players, hands, decks, acts, options, dcache, queue, trace, timeline, adj,
-                 scores)
+    return World(
+        cfg,
+        cells,
+        rollers,
+        cards,
+        tcards,
+        beats,
+        knobs,
+        policy_ids,
+        rng,
+        game,
+        board,
+        figs,
+        players,
+        hands,
+        decks,
+        acts,
+        options,
+        dcache,
+        queue,
+        trace,
+        timeline,
+        adj,
+        scores,
+    )
 
 
 @rule
@@ -54,7 +119,15 @@ def record(W, event, seat, a, b, c, d):
     n = game[G_NEV]
     if n < trace.shape[0]:
         row = trace[n]
-        row[0], row[1], row[2], row[3], row[4], row[5], row[6] = event, game[G_ROUND], seat, a, b, c, d
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6] = (
+            event,
+            game[G_ROUND],
+            seat,
+            a,
+            b,
+            c,
+            d,
+        )
         game[G_NEV] = n + 1
 
 
@@ -103,7 +176,11 @@ def controller(W, fig):
         return seat
     best, best_cards = -1, -1
     for s in range(players.shape[0]):
-        if players[s, P_STATUS] == DEAD and players[s, P_SWARM] == swarm and players[s, P_HAND_N] > best_cards:
+        if (
+            players[s, P_STATUS] == DEAD
+            and players[s, P_SWARM] == swarm
+            and players[s, P_HAND_N] > best_cards
+        ):
             best, best_cards = s, players[s, P_HAND_N]
     return best
 
@@ -146,7 +223,7 @@ def reshuffle_objects(W):
         decks[D_DISCARD, i] = -1
     game[G_ODECK_N] += n
     game[G_ODISC_N] = 0
-    shuffle(W[RNG], SETUP, decks[D_OBJECTS, :game[G_ODECK_N]])
+    shuffle(W[RNG], SETUP, decks[D_OBJECTS, : game[G_ODECK_N]])
 
 
 @rule

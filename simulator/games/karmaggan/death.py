@@ -3,15 +3,48 @@
 Rulebook: shared/rules/karmaggan.md, sections "Dead or Alive", "Invocation Tiles", "A New Life".
 """
 
-from simulator.games.karmaggan.board import update_adjacency, is_jungle, is_ring_cell
-from simulator.games.karmaggan.core import record, place_figure
-from simulator.games.karmaggan.state import (
-    ABYSS, ADJ, ALIVE, BOARD, B_BLOOD, B_SWARM, B_TILE, CFG, CFG_CENTRE, CFG_INVOCATION_TILES,
-    CFG_TEAM_MODE, DEAD, EGG_DROPPED, EV_DAMAGE, EV_DEATH, EV_EGG, FIGS, F_POS, GAME, G_BANK,
-    G_DEATHS, G_EGG_CARRIER, G_EGG_POS, G_ROUND, G_SEAT, G_TEAM_DIED, G_TURN_ENDED, G_VERSION,
-    INVOCATION, OFF, PLAYERS, P_COINS, P_DEATH_ROUND, P_LOST_ARROWS, P_STATUS, P_SWARM, P_TEAM,
-)
 from simulator.core.kernel import rule
+from simulator.games.karmaggan.board import is_jungle, is_ring_cell, update_adjacency
+from simulator.games.karmaggan.core import place_figure, record
+from simulator.games.karmaggan.state import (
+    ABYSS,
+    ADJ,
+    ALIVE,
+    B_BLOOD,
+    B_SWARM,
+    B_TILE,
+    BOARD,
+    CFG,
+    CFG_CENTRE,
+    CFG_INVOCATION_TILES,
+    CFG_TEAM_MODE,
+    DEAD,
+    EGG_DROPPED,
+    EV_DAMAGE,
+    EV_DEATH,
+    EV_EGG,
+    F_POS,
+    FIGS,
+    G_BANK,
+    G_DEATHS,
+    G_EGG_CARRIER,
+    G_EGG_POS,
+    G_ROUND,
+    G_SEAT,
+    G_TEAM_DIED,
+    G_TURN_ENDED,
+    G_VERSION,
+    GAME,
+    INVOCATION,
+    OFF,
+    P_COINS,
+    P_DEATH_ROUND,
+    P_LOST_ARROWS,
+    P_STATUS,
+    P_SWARM,
+    P_TEAM,
+    PLAYERS,
+)
 
 
 @rule
@@ -97,7 +130,10 @@ def neighbour_for_invocation(W, node, swarm):
     board, adj = W[BOARD], W[ADJ]
     for j in range(1, adj[node, 0] + 1):
         nxt = adj[node, j]
-        if (is_ring_cell(W, nxt) and board[nxt, B_TILE] != ABYSS
-                and not (board[nxt, B_TILE] == INVOCATION and board[nxt, B_SWARM] == swarm)):
+        if (
+            is_ring_cell(W, nxt)
+            and board[nxt, B_TILE] != ABYSS
+            and not (board[nxt, B_TILE] == INVOCATION and board[nxt, B_SWARM] == swarm)
+        ):
             return nxt
     return -1

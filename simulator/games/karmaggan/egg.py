@@ -1,20 +1,50 @@
 """Karmaggän: The Alien Egg — picking it up, passing, throwing, a Spawn flinging it.
 
-Rulebook: shared/rules/karmaggan.md, sections "The Alien Egg", "Passing the Egg", "Throwing the Egg".
+Rulebook: shared/rules/karmaggan.md, sections "The Alien Egg", "Passing the Egg", "Throwing the
+Egg".
 """
 
 import numpy as np
 
 from policies.karmaggan import choose
-from simulator.games.karmaggan.board import update_adjacency, is_jungle, is_ring_cell, outward
-from simulator.games.karmaggan.core import record, egg_moved
-from simulator.games.karmaggan.state import (
-    ABYSS, ACT_MOVE, ACT_THROW, ADJ, BOARD, B_OCC, B_TILE, CELLS, CFG, CFG_CENTRE, CFG_NODES,
-    CFG_PLAYERS, C_WALL_IN, EGG_DEST, EGG_FLUNG, EGG_PICKUP, EV_EGG, FIGS, F_KIND, F_POS, GAME,
-    G_EGG_CARRIER, G_EGG_POS, G_SEAT, MAX_OPTIONS, NOBODY, NO_WALL, OPTIONS, OPT_A, OPT_ACT,
-    OPT_B, PLUNDERER, QUEUE,
-)
 from simulator.core.kernel import allocating, rule
+from simulator.games.karmaggan.board import is_jungle, is_ring_cell, outward, update_adjacency
+from simulator.games.karmaggan.core import egg_moved, record
+from simulator.games.karmaggan.state import (
+    ABYSS,
+    ACT_MOVE,
+    ACT_THROW,
+    ADJ,
+    B_OCC,
+    B_TILE,
+    BOARD,
+    C_WALL_IN,
+    CELLS,
+    CFG,
+    CFG_CENTRE,
+    CFG_NODES,
+    CFG_PLAYERS,
+    EGG_DEST,
+    EGG_FLUNG,
+    EGG_PICKUP,
+    EV_EGG,
+    F_KIND,
+    F_POS,
+    FIGS,
+    G_EGG_CARRIER,
+    G_EGG_POS,
+    G_SEAT,
+    GAME,
+    MAX_OPTIONS,
+    NO_WALL,
+    NOBODY,
+    OPT_A,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    PLUNDERER,
+    QUEUE,
+)
 
 
 @rule
@@ -76,7 +106,11 @@ def list_throws(W, seat, n):
             continue
         target = first_on_line(W, start)
         if 0 <= target < cfg[CFG_PLAYERS] and target != seat and n < MAX_OPTIONS:
-            options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_THROW, target, figs[target, F_POS]
+            options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = (
+                ACT_THROW,
+                target,
+                figs[target, F_POS],
+            )
             n += 1
     return n
 
@@ -98,7 +132,11 @@ def fling_egg(W, node):
     n = 0
     for other in range(W[CFG][CFG_CENTRE] + 1):
         occ = board[other, B_OCC]
-        if dist[other] == best and (occ == NOBODY or figs[occ, F_KIND] == PLUNDERER) and n < MAX_OPTIONS:
+        if (
+            dist[other] == best
+            and (occ == NOBODY or figs[occ, F_KIND] == PLUNDERER)
+            and n < MAX_OPTIONS
+        ):
             options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, -1, other
             n += 1
     game = W[GAME]

@@ -25,7 +25,8 @@ they travel together as the world ``W`` (built by :func:`core.new_world`), read 
 * ``W[CARDS]``    int64[n_objects, 2]            object card id -> (effect, combat value)
 * ``W[TCARDS]``   int64[n_temple]                the Temple deck's cards (T_*)
 * ``W[BEATS]``    int64[4, 4]                    1 where combat value i beats value j
-* ``W[KNOB_TABLE]``    float64[n_policies, n_knobs]   policy knobs; ``W[POLICY_IDS]`` int8[n_players]
+* ``W[KNOB_TABLE]``    float64[n_policies, n_knobs]   policy knobs; ``W[POLICY_IDS]``
+  int8[n_players]
 * ``W[RNG]``      uint64[N_STREAMS]              the game's random streams (simulator.core.rng)
 * ``W[GAME]``     int64[N_GAME]                  scalars: round, Egg, bank, decks, ring offsets
 * ``W[BOARD]``    int64[n_nodes, N_BOARD]        tile type, Blood value, occupant, hatch open
@@ -57,30 +58,124 @@ the bank, combat between plunderers moves them between players.
 
 import numpy as np
 
+from simulator.core.kernel import allocating, entry, layer, rule
+from simulator.core.rng import SETUP, rng_below, shuffle
 from simulator.games.karmaggan.board import is_jungle
-from simulator.games.karmaggan.core import new_world, record, place_figure, gain_coins, draw_object
+from simulator.games.karmaggan.core import draw_object, gain_coins, new_world, place_figure, record
 from simulator.games.karmaggan.movement import plunderer_turn
 from simulator.games.karmaggan.spawns import swarm_turn
 from simulator.games.karmaggan.state import (
-    ALIVE, BLANK, BLOOD_TILE, BOARD, B_BLOOD, B_OCC, B_SWARM, B_TILE, CARDS, CELLS, CFG,
-    CFG_BANK, CFG_CENTRE, CFG_MEDALLION_SUPPLY, CFG_NODES, CFG_N_BLOOD, CFG_N_STARTS,
-    CFG_PLAYERS, CFG_ROUND_CAP, CFG_SPAWN_MAX, CFG_START_COINS, CFG_START_MEDALLIONS,
-    CFG_START_OBJECTS, CFG_TEAM_MODE, C_START, C_TILE0, DCACHE_SLOTS, DEAD, DECKS, D_OBJECTS,
-    D_TEMPLE, ELIMINATED, END_ALL_DEAD, END_EGG, END_ROUND_CAP, EV_END, EV_TURN, EV_WIN, FIGS,
-    F_KIND, F_OWNER, F_POS, GAME, G_BANK, G_DEATHS, G_DKEY, G_EGG_CARRIER, G_EGG_LEFT_ROUND,
-    G_EGG_POS, G_END, G_MEDALLION_BANK, G_NEV, G_ODECK_N, G_OUT_BANK, G_OUT_DEATHS,
-    G_OUT_EGG_LEFT, G_OUT_END, G_OUT_LENGTH, G_OUT_SEARCH, G_OUT_WINNER, G_OUT_WIN_TEAM,
-    G_ROUND, G_SEARCH_DECISIONS, G_SEAT, G_WINNER, G_WIN_TEAM, NOBODY, N_CFG, OFF, PLAYERS,
-    PLUNDERER, P_COINS, P_COMBATS_LOST, P_COMBATS_WON, P_DEATH_ROUND, P_EGG_TURNS, P_GAIN_BLOOD,
-    P_GAIN_COMBAT, P_GAIN_OTHER, P_LOST_ARROWS, P_MEDALLIONS, P_OBJECTS_PLAYED, P_OUT_ARROWS,
-    P_OUT_BLOOD_GAIN, P_OUT_COMBAT_GAIN, P_OUT_DEATH_ROUND, P_OUT_DIED, P_OUT_EGG_TURNS,
-    P_OUT_ELIMINATED, P_OUT_FINAL, P_OUT_INVOKED, P_OUT_LOST_COMBATS, P_OUT_OBJECTS,
-    P_OUT_OTHER_GAIN, P_OUT_SCORE, P_OUT_SPAWN_TURNS, P_OUT_START, P_OUT_TEAM, P_OUT_WON,
-    P_OUT_WON_COMBATS, P_SPAWNS_INVOKED, P_SPAWN_TURNS, P_START_COINS, P_STATUS, P_SWARM,
-    P_TEAM, RNG, SPAWN, TCARDS, TIMELINE,
+    ALIVE,
+    B_BLOOD,
+    B_OCC,
+    B_SWARM,
+    B_TILE,
+    BLANK,
+    BLOOD_TILE,
+    BOARD,
+    C_START,
+    C_TILE0,
+    CARDS,
+    CELLS,
+    CFG,
+    CFG_BANK,
+    CFG_CENTRE,
+    CFG_MEDALLION_SUPPLY,
+    CFG_N_BLOOD,
+    CFG_N_STARTS,
+    CFG_NODES,
+    CFG_PLAYERS,
+    CFG_ROUND_CAP,
+    CFG_SPAWN_MAX,
+    CFG_START_COINS,
+    CFG_START_MEDALLIONS,
+    CFG_START_OBJECTS,
+    CFG_TEAM_MODE,
+    D_OBJECTS,
+    D_TEMPLE,
+    DCACHE_SLOTS,
+    DEAD,
+    DECKS,
+    ELIMINATED,
+    END_ALL_DEAD,
+    END_EGG,
+    END_ROUND_CAP,
+    EV_END,
+    EV_TURN,
+    EV_WIN,
+    F_KIND,
+    F_OWNER,
+    F_POS,
+    FIGS,
+    G_BANK,
+    G_DEATHS,
+    G_DKEY,
+    G_EGG_CARRIER,
+    G_EGG_LEFT_ROUND,
+    G_EGG_POS,
+    G_END,
+    G_MEDALLION_BANK,
+    G_NEV,
+    G_ODECK_N,
+    G_OUT_BANK,
+    G_OUT_DEATHS,
+    G_OUT_EGG_LEFT,
+    G_OUT_END,
+    G_OUT_LENGTH,
+    G_OUT_SEARCH,
+    G_OUT_WIN_TEAM,
+    G_OUT_WINNER,
+    G_ROUND,
+    G_SEARCH_DECISIONS,
+    G_SEAT,
+    G_WIN_TEAM,
+    G_WINNER,
+    GAME,
+    N_CFG,
+    NOBODY,
+    OFF,
+    P_COINS,
+    P_COMBATS_LOST,
+    P_COMBATS_WON,
+    P_DEATH_ROUND,
+    P_EGG_TURNS,
+    P_GAIN_BLOOD,
+    P_GAIN_COMBAT,
+    P_GAIN_OTHER,
+    P_LOST_ARROWS,
+    P_MEDALLIONS,
+    P_OBJECTS_PLAYED,
+    P_OUT_ARROWS,
+    P_OUT_BLOOD_GAIN,
+    P_OUT_COMBAT_GAIN,
+    P_OUT_DEATH_ROUND,
+    P_OUT_DIED,
+    P_OUT_EGG_TURNS,
+    P_OUT_ELIMINATED,
+    P_OUT_FINAL,
+    P_OUT_INVOKED,
+    P_OUT_LOST_COMBATS,
+    P_OUT_OBJECTS,
+    P_OUT_OTHER_GAIN,
+    P_OUT_SCORE,
+    P_OUT_SPAWN_TURNS,
+    P_OUT_START,
+    P_OUT_TEAM,
+    P_OUT_WON,
+    P_OUT_WON_COMBATS,
+    P_SPAWN_TURNS,
+    P_SPAWNS_INVOKED,
+    P_START_COINS,
+    P_STATUS,
+    P_SWARM,
+    P_TEAM,
+    PLAYERS,
+    PLUNDERER,
+    RNG,
+    SPAWN,
+    TCARDS,
+    TIMELINE,
 )
-from simulator.core.kernel import allocating, entry, layer, rule
-from simulator.core.rng import SETUP, rng_below, shuffle
 
 
 @allocating
@@ -91,7 +186,14 @@ def setup_game(W):
     player with the least honour"): its team is drawn, so either team may move first; seats
     alternate teams around the table.  ASSUMED: the starting point of each seat
     (``board.start_points``)."""
-    cfg, cells, game, board, figs, players = W[CFG], W[CELLS], W[GAME], W[BOARD], W[FIGS], W[PLAYERS]
+    cfg, cells, game, board, figs, players = (
+        W[CFG],
+        W[CELLS],
+        W[GAME],
+        W[BOARD],
+        W[FIGS],
+        W[PLAYERS],
+    )
     rng, decks = W[RNG], W[DECKS]
     n_players, n_nodes = cfg[CFG_PLAYERS], cfg[CFG_NODES]
     centre = cfg[CFG_CENTRE]
@@ -113,7 +215,7 @@ def setup_game(W):
         if board[node, B_TILE] == BLOOD_TILE:
             spaces += 1
     values = np.zeros(spaces, dtype=np.int64)
-    values[:n_blood] = cfg[N_CFG:N_CFG + n_blood]
+    values[:n_blood] = cfg[N_CFG : N_CFG + n_blood]
     shuffle(rng, SETUP, values)
     k = 0
     for node in range(centre):
@@ -174,9 +276,9 @@ def escaped(W, seat):
     return W[GAME][G_EGG_CARRIER] == seat and is_jungle(W, W[FIGS][seat, F_POS])
 
 
-PLAYED, ENDED, PAUSED = range(3)   # how play_from stops
-NOT_RESUMED, RESUMED = 0, 1   # play_from's ``resumed``
-NO_SEATS = 0                   # play_from's ``searched``: no seat paused for the search driver
+PLAYED, ENDED, PAUSED = range(3)  # how play_from stops
+NOT_RESUMED, RESUMED = 0, 1  # play_from's ``resumed``
+NO_SEATS = 0  # play_from's ``searched``: no seat paused for the search driver
 
 
 @layer
@@ -219,7 +321,11 @@ def play_from(W, first_round, first_seat, end_round, searched, resumed):
         for seat in range(first_seat if rnd == first_round else 0, n_players):
             game[G_SEAT] = seat
             if not (resumed and rnd == first_round and seat == first_seat):
-                if (searched >> seat) & 1 and players[seat, P_STATUS] == ALIVE and not escaped(W, seat):
+                if (
+                    (searched >> seat) & 1
+                    and players[seat, P_STATUS] == ALIVE
+                    and not escaped(W, seat)
+                ):
                     record(W, EV_TURN, seat, 0, players[seat, P_COINS], 0, 0)
                     return PAUSED
                 ended = seat_turn(W, seat)
@@ -270,8 +376,10 @@ def write_outputs(W, out_game, out_players):
     out_game[G_OUT_SEARCH] = game[G_SEARCH_DECISIONS]
     for s in range(cfg[CFG_PLAYERS]):
         row = out_players[s]
-        won = game[G_WINNER] >= 0 and (s == game[G_WINNER] or (
-            cfg[CFG_TEAM_MODE] == 1 and players[s, P_TEAM] == game[G_WIN_TEAM]))
+        won = game[G_WINNER] >= 0 and (
+            s == game[G_WINNER]
+            or (cfg[CFG_TEAM_MODE] == 1 and players[s, P_TEAM] == game[G_WIN_TEAM])
+        )
         row[P_OUT_SCORE] = 1 if won else 0
         row[P_OUT_WON] = 1 if won else 0
         row[P_OUT_TEAM] = players[s, P_TEAM]
@@ -294,12 +402,27 @@ def write_outputs(W, out_game, out_players):
 
 
 @layer
-def play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids, out_game,
-              out_players, timeline, trace):
+def play_game(
+    cfg,
+    cells,
+    rollers,
+    cards,
+    tcards,
+    beats,
+    knobs,
+    seed,
+    policy_ids,
+    out_game,
+    out_players,
+    timeline,
+    trace,
+):
     """One whole game: out_game int64[N_GAME_OUT], out_players int64[n_players, N_PLAYER_OUT],
     timeline int16[round_cap, n_players] (coins after each round), trace
     int64[max_events, TRACE_WIDTH].  Returns the number of trace rows written."""
-    W = new_world(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed, trace, timeline)
+    W = new_world(
+        cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed, trace, timeline
+    )
     setup_game(W)
     play_rounds(W)
     write_outputs(W, out_game, out_players)
@@ -307,19 +430,46 @@ def play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids
 
 
 @entry
-def play_games(cfg, cells, rollers, cards, tcards, beats, knobs, seeds, seat_policies, out_games,
-               out_players, timelines, trace):
+def play_games(
+    cfg,
+    cells,
+    rollers,
+    cards,
+    tcards,
+    beats,
+    knobs,
+    seeds,
+    seat_policies,
+    out_games,
+    out_players,
+    timelines,
+    trace,
+):
     """Play ``len(seeds)`` games; returns the number of trace rows of the last one.
 
     cfg int64[N_CFG + n_blood + n_players]; cells int64[n_nodes, N_CELL]; rollers
     int64[n_rollers]; cards int64[n_objects, 2]; tcards int64[n_temple]; beats int64[4, 4];
-    knobs float64[n_policies, n_knobs]; seeds uint64[n]; seat_policies int8[n, n_players]; outputs: out_games
-    int64[n, N_GAME_OUT], out_players int64[n, n_players, N_PLAYER_OUT], timelines
-    int16[n, round_cap or 0, n_players], trace int64[max_events, TRACE_WIDTH] (0 rows in bulk
-    runs; a replay plays one game: one kernel for both, as each kernel compiles the whole engine).
+    knobs float64[n_policies, n_knobs]; seeds uint64[n]; seat_policies int8[n, n_players];
+    outputs: out_games int64[n, N_GAME_OUT], out_players int64[n, n_players, N_PLAYER_OUT],
+    timelines int16[n, round_cap or 0, n_players], trace int64[max_events, TRACE_WIDTH] (0 rows
+    in bulk runs; a replay plays one game: one kernel for both, as each kernel compiles the whole
+    engine).
     """
     n_events = 0
     for g in range(seeds.shape[0]):
-        n_events = play_game(cfg, cells, rollers, cards, tcards, beats, knobs, seeds[g],
-                             seat_policies[g], out_games[g], out_players[g], timelines[g], trace)
+        n_events = play_game(
+            cfg,
+            cells,
+            rollers,
+            cards,
+            tcards,
+            beats,
+            knobs,
+            seeds[g],
+            seat_policies[g],
+            out_games[g],
+            out_players[g],
+            timelines[g],
+            trace,
+        )
     return n_events

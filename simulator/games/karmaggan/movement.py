@@ -4,23 +4,71 @@ Rulebook: shared/rules/karmaggan.md, sections "Turns", "Movement".
 """
 
 from policies.karmaggan import choose
-from simulator.games.karmaggan.board import update_adjacency, is_jungle
-from simulator.games.karmaggan.core import friends, place_figure, record
-from simulator.games.karmaggan.egg import give_egg, list_throws, pick_up_egg
-from simulator.games.karmaggan.traps import roller_damage, step_crossings
-from simulator.games.karmaggan.tiles import activate_tile
-from simulator.games.karmaggan.combat import resolve_combat
-from simulator.games.karmaggan.objects import play_object
-from simulator.games.karmaggan.state import (
-    ABYSS, ACT_MOVE, ACT_PASS, ACT_PLAY, ACT_STOP, ACT_TAKE, ACT_THROW, ADJ, ALIVE, BOARD,
-    B_OCC, B_TILE, CFG, CFG_CENTRE, CFG_OBJECTS_PER_TURN, CFG_PLAYERS, CFG_TEAM_MODE, EGG_PASS,
-    EGG_THROW, EV_EXIT, EV_MOVE, EV_ROLL, FIGS, F_KIND, F_POS, GAME, G_ACT_N, G_CONJURE,
-    G_EGG_CARRIER, G_EGG_POS, G_FIRST_TURN, G_LAST_FREE, G_PLAYS_LEFT, G_POLE, G_STEPS_LEFT,
-    G_TURN_ENDED, HANDS, JUNGLE, MAX_OPTIONS, NOBODY, OPTIONS, OPT_A, OPT_ACT, OPT_B, PLAYERS,
-    P_COINS, P_EGG_TURNS, P_MEDALLIONS, P_STATUS, P_TEAM, P_TURNS, RNG, SPAWN, STEP,
-)
 from simulator.core.kernel import layer, rule
 from simulator.core.rng import roll_die
+from simulator.games.karmaggan.board import is_jungle, update_adjacency
+from simulator.games.karmaggan.combat import resolve_combat
+from simulator.games.karmaggan.core import friends, place_figure, record
+from simulator.games.karmaggan.egg import give_egg, list_throws, pick_up_egg
+from simulator.games.karmaggan.objects import play_object
+from simulator.games.karmaggan.state import (
+    ABYSS,
+    ACT_MOVE,
+    ACT_PASS,
+    ACT_PLAY,
+    ACT_STOP,
+    ACT_TAKE,
+    ACT_THROW,
+    ADJ,
+    ALIVE,
+    B_OCC,
+    B_TILE,
+    BOARD,
+    CFG,
+    CFG_CENTRE,
+    CFG_OBJECTS_PER_TURN,
+    CFG_PLAYERS,
+    CFG_TEAM_MODE,
+    EGG_PASS,
+    EGG_THROW,
+    EV_EXIT,
+    EV_MOVE,
+    EV_ROLL,
+    F_KIND,
+    F_POS,
+    FIGS,
+    G_ACT_N,
+    G_CONJURE,
+    G_EGG_CARRIER,
+    G_EGG_POS,
+    G_FIRST_TURN,
+    G_LAST_FREE,
+    G_PLAYS_LEFT,
+    G_POLE,
+    G_STEPS_LEFT,
+    G_TURN_ENDED,
+    GAME,
+    HANDS,
+    JUNGLE,
+    MAX_OPTIONS,
+    NOBODY,
+    OPT_A,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    P_COINS,
+    P_EGG_TURNS,
+    P_MEDALLIONS,
+    P_STATUS,
+    P_TEAM,
+    P_TURNS,
+    PLAYERS,
+    RNG,
+    SPAWN,
+    STEP,
+)
+from simulator.games.karmaggan.tiles import activate_tile
+from simulator.games.karmaggan.traps import roller_damage, step_crossings
 
 MAX_STEPS_PER_TURN = 200  # safety bound on decisions in one turn (a policy may loop)
 
@@ -59,7 +107,14 @@ def can_enter(fig, node, steps_left, board, figs, players, game, centre, team_mo
 @rule
 def list_moves(W, fig, n):
     """ACT_MOVE options for ``fig`` after ``n`` (none without steps left); returns the count."""
-    cfg, game, figs, board, players, options = W[CFG], W[GAME], W[FIGS], W[BOARD], W[PLAYERS], W[OPTIONS]
+    cfg, game, figs, board, players, options = (
+        W[CFG],
+        W[GAME],
+        W[FIGS],
+        W[BOARD],
+        W[PLAYERS],
+        W[OPTIONS],
+    )
     steps = game[G_STEPS_LEFT]
     if steps <= 0:
         return n
@@ -69,7 +124,10 @@ def list_moves(W, fig, n):
     centre, team_mode = cfg[CFG_CENTRE], cfg[CFG_TEAM_MODE]
     for j in range(1, adj[node, 0] + 1):
         nxt = adj[node, j]
-        if can_enter(fig, nxt, steps, board, figs, players, game, centre, team_mode) and n < MAX_OPTIONS:
+        if (
+            can_enter(fig, nxt, steps, board, figs, players, game, centre, team_mode)
+            and n < MAX_OPTIONS
+        ):
             options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, fig, nxt
             n += 1
     return n
@@ -105,8 +163,15 @@ def list_step_options(W, seat):
     """Turns: what the plunderer may do next — step to a neighbour, pass / take / throw the
     Egg, play an Object card, or stop.  While crossing an ally's tile it may only move on
     (ASSUMED); on an Abyss (the Pole) it may not stop."""
-    cfg, game, figs, board, players, hands, options = (W[CFG], W[GAME], W[FIGS], W[BOARD],
-                                                        W[PLAYERS], W[HANDS], W[OPTIONS])
+    cfg, game, figs, board, players, hands, options = (
+        W[CFG],
+        W[GAME],
+        W[FIGS],
+        W[BOARD],
+        W[PLAYERS],
+        W[HANDS],
+        W[OPTIONS],
+    )
     node = figs[seat, F_POS]
     n = 0
     if crossing(W, seat):
@@ -124,7 +189,11 @@ def list_step_options(W, seat):
     if in_temple and cfg[CFG_TEAM_MODE] == 1 and carrier >= 0:
         for j in range(k):
             occ = board[buf[j], B_OCC]
-            if occ == NOBODY or occ >= cfg[CFG_PLAYERS] or players[occ, P_TEAM] != players[seat, P_TEAM]:
+            if (
+                occ == NOBODY
+                or occ >= cfg[CFG_PLAYERS]
+                or players[occ, P_TEAM] != players[seat, P_TEAM]
+            ):
                 continue
             if carrier == seat and not is_jungle(W, buf[j]):
                 options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_PASS, occ, buf[j]
@@ -134,7 +203,11 @@ def list_step_options(W, seat):
                 n += 1
     if carrier == seat and in_temple:
         n = list_throws(W, seat, n)
-    if in_temple and game[G_FIRST_TURN] == 0 and (game[G_PLAYS_LEFT] > 0 or players[seat, P_MEDALLIONS] > 0):
+    if (
+        in_temple
+        and game[G_FIRST_TURN] == 0
+        and (game[G_PLAYS_LEFT] > 0 or players[seat, P_MEDALLIONS] > 0)
+    ):
         paid = 1 if game[G_PLAYS_LEFT] <= 0 else 0
         for slot in range(hands.shape[1]):
             if hands[seat, slot] >= 0 and n < MAX_OPTIONS:
@@ -193,7 +266,13 @@ def begin_turn(W, seat):
     """Turns: a fresh turn for ``seat`` (nothing activated yet, no Pole, no Conjuring, no
     steps); Objects: one card may be played, none in a player's first turn."""
     cfg, game, players = W[CFG], W[GAME], W[PLAYERS]
-    game[G_TURN_ENDED], game[G_ACT_N], game[G_POLE], game[G_CONJURE], game[G_STEPS_LEFT] = 0, 0, 0, 0, 0
+    game[G_TURN_ENDED], game[G_ACT_N], game[G_POLE], game[G_CONJURE], game[G_STEPS_LEFT] = (
+        0,
+        0,
+        0,
+        0,
+        0,
+    )
     game[G_FIRST_TURN] = 1 if players[seat, P_TURNS] == 0 else 0
     game[G_PLAYS_LEFT] = cfg[CFG_OBJECTS_PER_TURN]
     players[seat, P_TURNS] += 1
@@ -252,7 +331,7 @@ def continue_turn(W, seat):
     for _ in range(MAX_STEPS_PER_TURN):
         n = list_step_options(W, seat)
         if n == 0:
-            break   # out of ways on (settled below)
+            break  # out of ways on (settled below)
         if not take_step(W, seat, choose(STEP, seat, n, W)):
             break
     finish_turn(W, seat)

@@ -4,20 +4,71 @@ Rulebook: shared/rules/karmaggan.md, sections "Objects", "Object Effects".
 """
 
 from policies.karmaggan import choose
-from simulator.games.karmaggan.board import is_jungle
-from simulator.games.karmaggan.core import (
-    record, gain_coins, add_to_hand, draw_object, take_from_hand, discard_card, discard_hand)
-from simulator.games.karmaggan.traps import (
-    draw_temple_card, resolve_temple_card, set_hatches, turn_ring)
-from simulator.games.karmaggan.state import (
-    ACT_STOP, ALIVE, BLOOD_STONE, CARDS, CFG, CFG_GREEDY, CFG_HAND_MAX, CFG_RINGS, CFG_SPARK,
-    CFG_TUMULT, CONJURE, ECLIPSE, ELIMINATED, EV_PLAY, EV_STONE, FIGS, F_POS, GAME, GREEDY,
-    G_CONJURE, G_MEDALLION_BANK, G_PLAYS_LEFT, G_POLE, G_STEPS_LEFT, HANDS, HELM, OPTIONS,
-    OPT_A, OPT_ACT, OPT_B, PLAYERS, POLE, P_COINS, P_GAIN_OTHER, P_HAND_N, P_LOST_OTHER,
-    P_MEDALLIONS, P_OBJECTS_PLAYED, P_STATUS, RNG, SALIVA, SPARK, STONE_TARGET, TUMULT, VICTIM,
-)
 from simulator.core.kernel import rule
 from simulator.core.rng import DICE, rng_below, roll_die
+from simulator.games.karmaggan.board import is_jungle
+from simulator.games.karmaggan.core import (
+    add_to_hand,
+    discard_card,
+    discard_hand,
+    draw_object,
+    gain_coins,
+    record,
+    take_from_hand,
+)
+from simulator.games.karmaggan.state import (
+    ACT_STOP,
+    ALIVE,
+    BLOOD_STONE,
+    CARDS,
+    CFG,
+    CFG_GREEDY,
+    CFG_HAND_MAX,
+    CFG_RINGS,
+    CFG_SPARK,
+    CFG_TUMULT,
+    CONJURE,
+    ECLIPSE,
+    ELIMINATED,
+    EV_PLAY,
+    EV_STONE,
+    F_POS,
+    FIGS,
+    G_CONJURE,
+    G_MEDALLION_BANK,
+    G_PLAYS_LEFT,
+    G_POLE,
+    G_STEPS_LEFT,
+    GAME,
+    GREEDY,
+    HANDS,
+    HELM,
+    OPT_A,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    P_COINS,
+    P_GAIN_OTHER,
+    P_HAND_N,
+    P_LOST_OTHER,
+    P_MEDALLIONS,
+    P_OBJECTS_PLAYED,
+    P_STATUS,
+    PLAYERS,
+    POLE,
+    RNG,
+    SALIVA,
+    SPARK,
+    STONE_TARGET,
+    TUMULT,
+    VICTIM,
+)
+from simulator.games.karmaggan.traps import (
+    draw_temple_card,
+    resolve_temple_card,
+    set_hatches,
+    turn_ring,
+)
 
 
 @rule
@@ -47,7 +98,7 @@ def play_object(W, seat, slot, paid_medallion):
     elif effect == BLOOD_STONE:
         blood_stone(W, seat)
     elif effect == HELM:
-        turn_ring(W, seat, 0, cfg[CFG_RINGS])   # Helm of Contact: any ring, either way
+        turn_ring(W, seat, 0, cfg[CFG_RINGS])  # Helm of Contact: any ring, either way
     elif effect == SPARK:
         game[G_STEPS_LEFT] += cfg[CFG_SPARK]
     elif effect == SALIVA:
@@ -74,12 +125,17 @@ def greedy_fingers(W, seat):
     robbed = -1
     for k in range(W[CFG][CFG_GREEDY]):
         n = 0
-        if k > 0:   # "one or two": the second victim is optional
+        if k > 0:  # "one or two": the second victim is optional
             options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, -1, 0
             n = 1
         for s in range(players.shape[0]):
-            if (s != seat and s != robbed and players[s, P_HAND_N] > 0 and players[s, P_STATUS] != ELIMINATED
-                    and not (players[s, P_STATUS] == ALIVE and is_jungle(W, figs[s, F_POS]))):
+            if (
+                s != seat
+                and s != robbed
+                and players[s, P_HAND_N] > 0
+                and players[s, P_STATUS] != ELIMINATED
+                and not (players[s, P_STATUS] == ALIVE and is_jungle(W, figs[s, F_POS]))
+            ):
                 options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, s, 0
                 n += 1
         if n == 0 or players[seat, P_HAND_N] >= W[CFG][CFG_HAND_MAX]:

@@ -33,30 +33,102 @@ stream.
 
 import numpy as np
 
-from policies.karmaggan import (HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, choose,
-                                step_scores)
 from policies.common import behaviour
-from policies.search import (clear_gain, margin_to_best_other, outcome_value, redeal,
-                             reseed_chance, rollout_seed, tally, top_k)
-from simulator.games.karmaggan.core import new_world, record
-from simulator.games.karmaggan.engine import (NO_SEATS, NOT_RESUMED, PAUSED, RESUMED, close_game,
-                                              play_from, setup_game, write_outputs)
-from simulator.games.karmaggan.movement import (continue_turn, finish_turn, list_step_options,
-                                                take_step, start_turn, MAX_STEPS_PER_TURN)
-from simulator.games.karmaggan.state import (
-    ACTS, ACT_PLAY, ADJ, BEATS, BLOOD_TILE, BOARD, B_BLOOD, B_TILE, CARDS, CELLS, CFG,
-    CFG_HAND_MAX, CFG_PLAYERS, CFG_ROUND_CAP, CFG_TEAM_MODE, DCACHE, DECKS, D_OBJECTS, D_TEMPLE,
-    EV_SEARCH, EV_SEARCH_OPTION, FIGS, GAME, G_NEV, G_ODECK_N, G_ROUND, G_SEARCH_DECISIONS,
-    G_SEAT, G_TDRAW, G_WINNER, G_WIN_TEAM, HANDS, KNOB_TABLE, MAX_OPTIONS, OPTIONS, OPT_A,
-    OPT_ACT, OPT_B, PLAYERS, POLICY_IDS, P_COINS, P_TEAM, RNG, ROLLERS, SCORES, STEP, TCARDS,
-    TRACE, TRACE_WIDTH,
+from policies.karmaggan import (
+    HORIZON,
+    ROLLOUT_POLICY_KNOB,
+    ROLLOUTS,
+    SEARCH,
+    TOP_K,
+    choose,
+    step_scores,
 )
-from simulator.core.rng import SEARCH as SEARCH_STREAM
+from policies.search import (
+    clear_gain,
+    margin_to_best_other,
+    outcome_value,
+    redeal,
+    reseed_chance,
+    rollout_seed,
+    tally,
+    top_k,
+)
 from simulator.core.kernel import allocating, entry, layer, rule
+from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.games.karmaggan.core import new_world, record
+from simulator.games.karmaggan.engine import (
+    NO_SEATS,
+    NOT_RESUMED,
+    PAUSED,
+    RESUMED,
+    close_game,
+    play_from,
+    setup_game,
+    write_outputs,
+)
+from simulator.games.karmaggan.movement import (
+    MAX_STEPS_PER_TURN,
+    continue_turn,
+    finish_turn,
+    list_step_options,
+    start_turn,
+    take_step,
+)
+from simulator.games.karmaggan.state import (
+    ACT_PLAY,
+    ACTS,
+    ADJ,
+    B_BLOOD,
+    B_TILE,
+    BEATS,
+    BLOOD_TILE,
+    BOARD,
+    CARDS,
+    CELLS,
+    CFG,
+    CFG_HAND_MAX,
+    CFG_PLAYERS,
+    CFG_ROUND_CAP,
+    CFG_TEAM_MODE,
+    D_OBJECTS,
+    D_TEMPLE,
+    DCACHE,
+    DECKS,
+    EV_SEARCH,
+    EV_SEARCH_OPTION,
+    FIGS,
+    G_NEV,
+    G_ODECK_N,
+    G_ROUND,
+    G_SEARCH_DECISIONS,
+    G_SEAT,
+    G_TDRAW,
+    G_WIN_TEAM,
+    G_WINNER,
+    GAME,
+    HANDS,
+    KNOB_TABLE,
+    MAX_OPTIONS,
+    OPT_A,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    P_COINS,
+    P_TEAM,
+    PLAYERS,
+    POLICY_IDS,
+    RNG,
+    ROLLERS,
+    SCORES,
+    STEP,
+    TCARDS,
+    TRACE,
+    TRACE_WIDTH,
+)
 
-MARGIN_SCALE = 4.0   # blood coins: a side this many coins ahead earns the whole margin bonus
-CLEAR_GAIN = 2.0   # standard errors a rival's paired gain must reach to override its rollout policy
-SUMS, COUNTS, GAINS, GAINS_SQ, SIDES = range(5)   # rows of the values buffer
+MARGIN_SCALE = 4.0  # blood coins: a side this many coins ahead earns the whole margin bonus
+CLEAR_GAIN = 2.0  # standard errors a rival's paired gain must reach to override its rollout policy
+SUMS, COUNTS, GAINS, GAINS_SQ, SIDES = range(5)  # rows of the values buffer
 MILLION = 1_000_000
 
 
@@ -82,8 +154,7 @@ def play_search_rounds(W, R, values, picks, pool):
     status = play_from(W, 0, 0, W[CFG][CFG_ROUND_CAP], searched, NOT_RESUMED)
     while status == PAUSED:
         search_turn(W, game[G_SEAT], R, values, picks, pool)
-        status = play_from(W, game[G_ROUND], game[G_SEAT], W[CFG][CFG_ROUND_CAP], searched,
-                           RESUMED)
+        status = play_from(W, game[G_ROUND], game[G_SEAT], W[CFG][CFG_ROUND_CAP], searched, RESUMED)
     close_game(W, status)
 
 
@@ -111,7 +182,7 @@ def weigh(W, seat, n, R, values, picks, pool):
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
     own = choose(STEP, seat, n, W)
     step_scores(W, seat, n, knobs[rollout_policy])
-    W[SCORES][own] = np.inf   # the rollout policy's own pick is candidate 0, the one to beat
+    W[SCORES][own] = np.inf  # the rollout policy's own pick is candidate 0, the one to beat
     m = top_k(W[SCORES], n, np.int64(knobs[policy, TOP_K]), picks)
     rounds = max(np.int64(knobs[policy, ROLLOUTS]) // m, 1)
     game = W[GAME]
@@ -123,7 +194,7 @@ def weigh(W, seat, n, R, values, picks, pool):
     sums, counts, gains, gains_sq = values[SUMS], values[COUNTS], values[GAINS], values[GAINS_SQ]
     base = 0.0
     for _ in range(rounds):
-        seed = rollout_seed(W[RNG])   # one determinization per round: candidates compared alike
+        seed = rollout_seed(W[RNG])  # one determinization per round: candidates compared alike
         for c in range(m):
             copy_world(W, R)
             R[RNG][SEARCH_STREAM] = seed
@@ -171,8 +242,9 @@ def seat_value(R, seat, sides):
     mine = players[seat, P_TEAM]
     winner = game[G_WINNER]
     won = winner >= 0 and (winner == seat or (team_mode and game[G_WIN_TEAM] == mine))
-    return outcome_value(1.0 if won else 0.0, margin_to_best_other(sides, n_sides, mine),
-                         MARGIN_SCALE)
+    return outcome_value(
+        1.0 if won else 0.0, margin_to_best_other(sides, n_sides, mine), MARGIN_SCALE
+    )
 
 
 @allocating
@@ -232,8 +304,15 @@ def note_values(W, seat, n, m, total, values, picks):
         act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
         if act == ACT_PLAY:
             a = cards[hands[seat, a], 0]
-        record(W, EV_SEARCH_OPTION, seat, act, a * 1000 + b,
-               np.int64(round(sums[r] / counts[r] * MILLION)), np.int64(counts[r]))
+        record(
+            W,
+            EV_SEARCH_OPTION,
+            seat,
+            act,
+            a * 1000 + b,
+            np.int64(round(sums[r] / counts[r] * MILLION)),
+            np.int64(counts[r]),
+        )
 
 
 @allocating
@@ -242,9 +321,19 @@ def search_buffers(W):
     trace, no timeline), per-candidate sums and counts, candidate indices, a card pool."""
     cfg = W[CFG]
     p = cfg[CFG_PLAYERS]
-    R = new_world(cfg, W[CELLS], W[ROLLERS], W[CARDS], W[TCARDS], W[BEATS], W[KNOB_TABLE],
-                  W[POLICY_IDS].copy(), np.uint64(0), np.zeros((0, TRACE_WIDTH), np.int64),
-                  np.zeros((0, p), np.int16))
+    R = new_world(
+        cfg,
+        W[CELLS],
+        W[ROLLERS],
+        W[CARDS],
+        W[TCARDS],
+        W[BEATS],
+        W[KNOB_TABLE],
+        W[POLICY_IDS].copy(),
+        np.uint64(0),
+        np.zeros((0, TRACE_WIDTH), np.int64),
+        np.zeros((0, p), np.int16),
+    )
     values = np.zeros((5, max(MAX_OPTIONS, p)))
     picks = np.zeros(MAX_OPTIONS, np.int64)
     pool = np.zeros(W[DECKS].shape[1] + p * cfg[CFG_HAND_MAX] + board_size(W), np.int64)
@@ -257,11 +346,25 @@ def board_size(W):
 
 
 @layer
-def play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, policy_ids,
-                     out_game, out_players, timeline, trace):
+def play_search_game(
+    cfg,
+    cells,
+    rollers,
+    cards,
+    tcards,
+    beats,
+    knobs,
+    seed,
+    policy_ids,
+    out_game,
+    out_players,
+    timeline,
+    trace,
+):
     """engine.play_game for a game with search seats."""
-    W = new_world(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed, trace,
-                  timeline)
+    W = new_world(
+        cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed, trace, timeline
+    )
     setup_game(W)
     R, values, picks, pool = search_buffers(W)
     play_search_rounds(W, R, values, picks, pool)
@@ -270,12 +373,37 @@ def play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seed, pol
 
 
 @entry
-def play_search_games(cfg, cells, rollers, cards, tcards, beats, knobs, seeds, seat_policies,
-                      out_games, out_players, timelines, trace):
+def play_search_games(
+    cfg,
+    cells,
+    rollers,
+    cards,
+    tcards,
+    beats,
+    knobs,
+    seeds,
+    seat_policies,
+    out_games,
+    out_players,
+    timelines,
+    trace,
+):
     """engine.play_games for games with search seats."""
     n_events = 0
     for g in range(seeds.shape[0]):
-        n_events = play_search_game(cfg, cells, rollers, cards, tcards, beats, knobs, seeds[g],
-                                    seat_policies[g], out_games[g], out_players[g], timelines[g],
-                                    trace)
+        n_events = play_search_game(
+            cfg,
+            cells,
+            rollers,
+            cards,
+            tcards,
+            beats,
+            knobs,
+            seeds[g],
+            seat_policies[g],
+            out_games[g],
+            out_players[g],
+            timelines[g],
+            trace,
+        )
     return n_events

@@ -4,21 +4,65 @@ Rulebook: shared/rules/karmaggan.md, sections "Spawns", "Controlling the Swarm".
 """
 
 from policies.karmaggan import choose
+from simulator.core.kernel import rule
+from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.core import friends, place_figure, record
 from simulator.games.karmaggan.death import invocation_tile
-from simulator.games.karmaggan.tiles import activate_tile
-from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.movement import (
-    MAX_STEPS_PER_TURN, begin_turn, crossing, leave_tile, list_moves, movement_roll, settle)
-from simulator.games.karmaggan.state import (
-    ACT_INVOKE, ACT_MEDALLION, ACT_MOVE, ACT_SACRIFICE, ACT_STOP, ACT_SWARM_MOVE, BOARD, B_OCC,
-    B_SWARM, B_TILE, CFG, CFG_CENTRE, CFG_PLAYERS, CFG_SPAWN_MAX, CFG_TEAM_MODE, EV_MOVE,
-    EV_ROLL, EV_SACRIFICE, EV_SPAWN, FIGS, F_OWNER, F_POS, GAME, G_EGG_CARRIER, G_EGG_POS,
-    G_MEDALLION_BANK, G_STEPS_LEFT, INVOCATION, MAX_OPTIONS, NOBODY, OFF, OPTIONS, OPT_A,
-    OPT_ACT, OPT_B, PLAYERS, P_MEDALLIONS, P_SPAWNS_INVOKED, P_SPAWN_TURNS, P_SWARM, RNG,
-    SWARM_MODE, SWARM_STEP,
+    MAX_STEPS_PER_TURN,
+    begin_turn,
+    crossing,
+    leave_tile,
+    list_moves,
+    movement_roll,
+    settle,
 )
-from simulator.core.kernel import rule
+from simulator.games.karmaggan.state import (
+    ACT_INVOKE,
+    ACT_MEDALLION,
+    ACT_MOVE,
+    ACT_SACRIFICE,
+    ACT_STOP,
+    ACT_SWARM_MOVE,
+    B_OCC,
+    B_SWARM,
+    B_TILE,
+    BOARD,
+    CFG,
+    CFG_CENTRE,
+    CFG_PLAYERS,
+    CFG_SPAWN_MAX,
+    CFG_TEAM_MODE,
+    EV_MOVE,
+    EV_ROLL,
+    EV_SACRIFICE,
+    EV_SPAWN,
+    F_OWNER,
+    F_POS,
+    FIGS,
+    G_EGG_CARRIER,
+    G_EGG_POS,
+    G_MEDALLION_BANK,
+    G_STEPS_LEFT,
+    GAME,
+    INVOCATION,
+    MAX_OPTIONS,
+    NOBODY,
+    OFF,
+    OPT_A,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    P_MEDALLIONS,
+    P_SPAWN_TURNS,
+    P_SPAWNS_INVOKED,
+    P_SWARM,
+    PLAYERS,
+    RNG,
+    SWARM_MODE,
+    SWARM_STEP,
+)
+from simulator.games.karmaggan.tiles import activate_tile
 
 
 @rule
@@ -56,9 +100,13 @@ def list_invocation_options(W, seat, act, n):
     if spawn_count(W, swarm) >= W[CFG][CFG_SPAWN_MAX]:
         return n
     for node in range(W[CFG][CFG_CENTRE]):
-        if (board[node, B_TILE] == INVOCATION and board[node, B_SWARM] == swarm
-                and board[node, B_OCC] == NOBODY
-                and not (game[G_EGG_CARRIER] < 0 and game[G_EGG_POS] == node) and n < MAX_OPTIONS):
+        if (
+            board[node, B_TILE] == INVOCATION
+            and board[node, B_SWARM] == swarm
+            and board[node, B_OCC] == NOBODY
+            and not (game[G_EGG_CARRIER] < 0 and game[G_EGG_POS] == node)
+            and n < MAX_OPTIONS
+        ):
             options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = act, seat, node
             n += 1
     return n

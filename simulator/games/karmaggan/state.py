@@ -9,6 +9,8 @@ every engine source, this file included (simulator/__init__.py), so renumbering 
 compiles the kernels afresh.
 """
 
+# The slot tables are laid out by hand, a block of names per line.
+# fmt: off
 # members of the world W (built by core.new_world; world.MEMBERS names them)
 (CFG, CELLS, ROLLERS, CARDS, TCARDS, BEATS, KNOB_TABLE, POLICY_IDS, RNG, GAME, BOARD, FIGS, PLAYERS,
  HANDS, DECKS, ACTS, OPTIONS, DCACHE, QUEUE, TRACE, TIMELINE, ADJ, SCORES) = range(23)
@@ -35,7 +37,8 @@ NO_WALL, PLAIN_WALL, ARROWS_WALL, ACID_WALL, FIRE_WALL = range(5)
 DAY, NIGHT = range(2)
 
 # tile types (BOARD[:, B_TILE])
-BLANK, ABYSS, OBJECT_TILE, TEMPLE_TILE, BLOOD_TILE, PASSAGE_TILE, INVOCATION, CENTRE_TILE, JUNGLE = range(9)
+(BLANK, ABYSS, OBJECT_TILE, TEMPLE_TILE, BLOOD_TILE, PASSAGE_TILE, INVOCATION, CENTRE_TILE,
+ JUNGLE) = range(9)
 TILE_CHARS = ".#OTBPI@J"   # for drawings; 'S' in the rules is a Blank starting point
 
 # board columns (int64[n_nodes, N_BOARD], dynamic): tile type, coins on a full Blood tile

@@ -6,17 +6,52 @@ Rulebook: shared/rules/karmaggan.md, section "Tiles".
 import numpy as np
 
 from policies.karmaggan import choose
-from simulator.games.karmaggan.core import record, place_figure, controller, gain_coins, draw_object
-from simulator.games.karmaggan.egg import pick_up_egg
-from simulator.games.karmaggan.traps import resolve_temple_card, draw_temple_card
-from simulator.games.karmaggan.state import (
-    ABYSS, ACTS, ACT_MOVE, ACT_STOP, BLANK, BLOOD_TILE, BOARD, B_BLOOD, B_OCC, B_TILE,
-    CENTRE_TILE, CFG, CFG_CENTRE, EV_BLOOD, EV_OBJECT_DRAW, EV_PASSAGE, FIGS, F_KIND, GAME,
-    G_ACT_N, INVOCATION, JUNGLE, MAX_ACTS, MEDALLION_VALUE, NOBODY, OBJECT_TILE, OPTIONS, OPT_A,
-    OPT_ACT, OPT_B, PASSAGE_TILE, PLAYERS, P_COINS, P_GAIN_BLOOD, P_HAND_N, P_MEDALLIONS,
-    P_MEDALLIONS_GAINED, SPAWN, TELEPORT, TEMPLE_TILE,
-)
 from simulator.core.kernel import rule
+from simulator.games.karmaggan.core import controller, draw_object, gain_coins, place_figure, record
+from simulator.games.karmaggan.egg import pick_up_egg
+from simulator.games.karmaggan.state import (
+    ABYSS,
+    ACT_MOVE,
+    ACT_STOP,
+    ACTS,
+    B_BLOOD,
+    B_OCC,
+    B_TILE,
+    BLANK,
+    BLOOD_TILE,
+    BOARD,
+    CENTRE_TILE,
+    CFG,
+    CFG_CENTRE,
+    EV_BLOOD,
+    EV_OBJECT_DRAW,
+    EV_PASSAGE,
+    F_KIND,
+    FIGS,
+    G_ACT_N,
+    GAME,
+    INVOCATION,
+    JUNGLE,
+    MAX_ACTS,
+    MEDALLION_VALUE,
+    NOBODY,
+    OBJECT_TILE,
+    OPT_A,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    P_COINS,
+    P_GAIN_BLOOD,
+    P_HAND_N,
+    P_MEDALLIONS,
+    P_MEDALLIONS_GAINED,
+    PASSAGE_TILE,
+    PLAYERS,
+    SPAWN,
+    TELEPORT,
+    TEMPLE_TILE,
+)
+from simulator.games.karmaggan.traps import draw_temple_card, resolve_temple_card
 
 
 @rule

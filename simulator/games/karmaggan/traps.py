@@ -7,23 +7,92 @@ Rulebook: shared/rules/karmaggan.md, sections "Traps", "Temple Tiles".
 import numpy as np
 
 from policies.karmaggan import choose
+from simulator.core.kernel import rule
+from simulator.core.rng import SETUP, roll_die, shuffle
 from simulator.games.karmaggan.board import is_jungle, is_ring_cell, phys_col
-from simulator.games.karmaggan.core import record, place_figure, draw_object, discard_hand
+from simulator.games.karmaggan.core import discard_hand, draw_object, place_figure, record
 from simulator.games.karmaggan.death import lose_coins
 from simulator.games.karmaggan.egg import first_on_line, pick_up_egg
 from simulator.games.karmaggan.state import (
-    ACID_WALL, ACT_MOVE, ACT_STOP, ALIVE, ARROWS_WALL, BOARD, B_OCC, B_OPEN, B_TILE, CELLS,
-    CENTRE_TILE, CFG, CFG_ACID_MINUS, CFG_ARROWS, CFG_CELLS_PER_SECTOR, CFG_CENTRE, CFG_COLS,
-    CFG_FIRE, CFG_HATCHES, CFG_PLAYERS, CFG_RAM, CFG_RINGS, CFG_ROLLER_MINUS, C_HATCH_KIND,
-    C_RING, C_ROW, C_WALL_IN, DAY, DECKS, D_TEMPLE, EV_FLASH, EV_HATCH, EV_ROTATE, EV_TEMPLE,
-    FIGS, FIRE_WALL, F_KIND, F_POS, GAME, G_OFFSET, G_OPEN_HATCHES, G_ROLLERS_ON, G_SEAT,
-    G_TDRAW, G_VERSION, MAX_OPTIONS, NIGHT, NOBODY, OPTIONS, OPT_A, OPT_ACT, OPT_B, PLAYERS,
-    PLUNDERER, P_COINS, P_STATUS, RNG, ROLLERS, ROTATION, SRC_ACID, SRC_ARROWS, SRC_FIRE,
-    SRC_PISTON, SRC_ROLLERS, TCARDS, TELEPORT, TEMPLE_TILE, T_ACID, T_ARROWS, T_CLOSE_ALL,
-    T_FIRE, T_FLASH, T_OPEN_DAY, T_OPEN_NIGHT, T_PISTON, T_RAM, T_ROT_CENTRAL, T_ROT_OUTER,
+    ACID_WALL,
+    ACT_MOVE,
+    ACT_STOP,
+    ALIVE,
+    ARROWS_WALL,
+    B_OCC,
+    B_OPEN,
+    B_TILE,
+    BOARD,
+    C_HATCH_KIND,
+    C_RING,
+    C_ROW,
+    C_WALL_IN,
+    CELLS,
+    CENTRE_TILE,
+    CFG,
+    CFG_ACID_MINUS,
+    CFG_ARROWS,
+    CFG_CELLS_PER_SECTOR,
+    CFG_CENTRE,
+    CFG_COLS,
+    CFG_FIRE,
+    CFG_HATCHES,
+    CFG_PLAYERS,
+    CFG_RAM,
+    CFG_RINGS,
+    CFG_ROLLER_MINUS,
+    D_TEMPLE,
+    DAY,
+    DECKS,
+    EV_FLASH,
+    EV_HATCH,
+    EV_ROTATE,
+    EV_TEMPLE,
+    F_KIND,
+    F_POS,
+    FIGS,
+    FIRE_WALL,
+    G_OFFSET,
+    G_OPEN_HATCHES,
+    G_ROLLERS_ON,
+    G_SEAT,
+    G_TDRAW,
+    G_VERSION,
+    GAME,
+    MAX_OPTIONS,
+    NIGHT,
+    NOBODY,
+    OPT_A,
+    OPT_ACT,
+    OPT_B,
+    OPTIONS,
+    P_COINS,
+    P_STATUS,
+    PLAYERS,
+    PLUNDERER,
+    RNG,
+    ROLLERS,
+    ROTATION,
+    SRC_ACID,
+    SRC_ARROWS,
+    SRC_FIRE,
+    SRC_PISTON,
+    SRC_ROLLERS,
+    T_ACID,
+    T_ARROWS,
+    T_CLOSE_ALL,
+    T_FIRE,
+    T_FLASH,
+    T_OPEN_DAY,
+    T_OPEN_NIGHT,
+    T_PISTON,
+    T_RAM,
+    T_ROT_CENTRAL,
+    T_ROT_OUTER,
+    TCARDS,
+    TELEPORT,
+    TEMPLE_TILE,
 )
-from simulator.core.kernel import rule
-from simulator.core.rng import SETUP, roll_die, shuffle
 
 
 @rule
@@ -110,7 +179,9 @@ def rotate_ring(W, ring, sectors):
             node = figs[seat, F_POS]
             if node >= 0 and is_ring_cell(W, node) and cells[node, C_RING] == 0:
                 col = phys_col(W, node)
-                roller_damage(W, seat, roller_crossings(W, col, (col + shift) % cols, direction, abs(shift)))
+                roller_damage(
+                    W, seat, roller_crossings(W, col, (col + shift) % cols, direction, abs(shift))
+                )
     game[G_OFFSET + ring] = (game[G_OFFSET + ring] + shift) % cols
     game[G_VERSION] += 1
     record(W, EV_ROTATE, game[G_SEAT], ring, sectors, game[G_OFFSET + ring], 0)
@@ -208,14 +279,18 @@ def iris_flash(W, seat):
     node = figs[seat, F_POS]
     if W[PLAYERS][seat, P_STATUS] != ALIVE or node < 0 or is_jungle(W, node):
         return
-    last = cfg[CFG_RINGS] - 1          # the Centre's C_RING is one past the last ring
+    last = cfg[CFG_RINGS] - 1  # the Centre's C_RING is one past the last ring
     ring = min(cells[node, C_RING], last)
     n = np.int64(0)
     for other in range(cfg[CFG_CENTRE] + 1):
         tile = board[other, B_TILE]
-        if (other != node and (tile == TEMPLE_TILE or tile == CENTRE_TILE)
-                and min(cells[other, C_RING], last) == ring and board[other, B_OCC] == NOBODY
-                and n < MAX_OPTIONS):
+        if (
+            other != node
+            and (tile == TEMPLE_TILE or tile == CENTRE_TILE)
+            and min(cells[other, C_RING], last) == ring
+            and board[other, B_OCC] == NOBODY
+            and n < MAX_OPTIONS
+        ):
             options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, seat, other
             n += 1
     if n == 0:

@@ -24,9 +24,31 @@ from numba.experimental import structref
 
 from simulator.games.karmaggan import state
 
-MEMBERS = ("cfg", "cells", "rollers", "cards", "tcards", "beats", "knob_table", "policy_ids",
-           "rng", "game", "board", "figs", "players", "hands", "decks", "acts", "options",
-           "dcache", "queue", "trace", "timeline", "adj", "scores")
+MEMBERS = (
+    "cfg",
+    "cells",
+    "rollers",
+    "cards",
+    "tcards",
+    "beats",
+    "knob_table",
+    "policy_ids",
+    "rng",
+    "game",
+    "board",
+    "figs",
+    "players",
+    "hands",
+    "decks",
+    "acts",
+    "options",
+    "dcache",
+    "queue",
+    "trace",
+    "timeline",
+    "adj",
+    "scores",
+)
 assert all(getattr(state, name.upper()) == k for k, name in enumerate(MEMBERS))
 
 
@@ -40,7 +62,7 @@ class World(structref.StructRefProxy):
     """A world in Python: ``W[BOARD]`` is the game's board array itself."""
 
     def __getitem__(self, k):
-        if "members" not in self.__dict__:   # a world's members never change once made
+        if "members" not in self.__dict__:  # a world's members never change once made
             self.members = members_of(self)
         return self.members[k]
 
@@ -51,6 +73,7 @@ structref.define_proxy(World, WorldType, MEMBERS)
 @infer
 class StaticGetItemWorld(AbstractTemplate):
     """``W[k]`` for a constant ``k``: the type of member ``k``."""
+
     key = "static_getitem"
 
     def generic(self, args, kws):
@@ -65,7 +88,8 @@ def static_getitem_world(context, builder, sig, args):
     world_type = sig.args[0]
     world, k = args
     data = cgutils.create_struct_proxy(world_type.get_data_type())(
-        context, builder, ref=data_pointer(context, builder, world_type, world))
+        context, builder, ref=data_pointer(context, builder, world_type, world)
+    )
     member_type = world_type.field_dict[MEMBERS[k]]
     return imputils.impl_ret_borrowed(context, builder, member_type, getattr(data, MEMBERS[k]))
 
@@ -83,11 +107,34 @@ def data_pointer(context, builder, world_type, world):
 @njit(cache=True)
 def members_of(W):
     """The members of ``W`` as a tuple, in the order of MEMBERS (Python reads them through it)."""
-    return (W.cfg, W.cells, W.rollers, W.cards, W.tcards, W.beats, W.knob_table, W.policy_ids,
-            W.rng, W.game, W.board, W.figs, W.players, W.hands, W.decks, W.acts, W.options,
-            W.dcache, W.queue, W.trace, W.timeline, W.adj, W.scores)
+    return (
+        W.cfg,
+        W.cells,
+        W.rollers,
+        W.cards,
+        W.tcards,
+        W.beats,
+        W.knob_table,
+        W.policy_ids,
+        W.rng,
+        W.game,
+        W.board,
+        W.figs,
+        W.players,
+        W.hands,
+        W.decks,
+        W.acts,
+        W.options,
+        W.dcache,
+        W.queue,
+        W.trace,
+        W.timeline,
+        W.adj,
+        W.scores,
+    )
 
 
 if numba.config.DISABLE_JIT:
+
     def World(*members):  # noqa: F811  (plain Python: the members in a tuple)
         return members

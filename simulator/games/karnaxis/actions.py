@@ -2,38 +2,159 @@
 (rulebook: shared/rules/karnaxis.md, "2. Take Action!")."""
 
 from simulator.core.kernel import rule
-
+from simulator.core.rng import DICE, rng_below
+from simulator.games.karnaxis.business import (
+    advertise_cost,
+    business_cost,
+    franchise_cost,
+    market,
+    start_business,
+    start_franchise,
+)
 from simulator.games.karnaxis.decide import choose
 from simulator.games.karnaxis.money import (
-    ability, add_option, can_afford, check_karnaxis, firm_benefit, firm_owner, gain, job_holder,
-    pay_by_choice, record, settle_forfeit)
-from simulator.games.karnaxis.new_year import give_shares, lose_job
-from simulator.games.karnaxis.business import (
-    advertise_cost, business_cost, franchise_cost, market, start_business, start_franchise)
-from simulator.games.karnaxis.state import (
-    AB_KARNAXIS_DISCOUNT, AB_STUDY_BONUS, AB_TUITION_DISCOUNT, AB_UNEMPLOYMENT_BONUS, ACTIONS,
-    ACT_ADVERTISE, ACT_BUSINESS, ACT_COLLEGE, ACT_FRANCHISE, ACT_JOB_SEARCH, ACT_KARNAXIS,
-    ACT_MARKET, ACT_PASS, ACT_RETIREMENT, ACT_STUDY, ACT_UNEMPLOYMENT, ACT_WORK, APTITUDE, ATTR,
-    BEN_EXTRA_ACTION, BUSINESS_YEAR, B_ATTR, B_ONLY_CHARACTER, B_WIDTH, CARDS_BOUGHT,
-    CARDS_HELD, CASH, CFG_ACTIONS, CFG_ATTR_MAX, CFG_BIZ, CFG_CARD_COST, CFG_COLLEGE_APTITUDE,
-    CFG_COLLEGE_COST, CFG_COLLEGE_YEARS, CFG_CONSULTANT_FEE, CFG_FIRM_ADVERTISING,
-    CFG_FIRM_INSURANCE, CFG_INS_FIRM_DISCOUNT, CFG_JOBS, CFG_JOB_CONSULTANT, CFG_JOB_PROFESSOR,
-    CFG_N_BIZ, CFG_N_JOBS, CFG_N_KCARDS, CFG_PLAYERS, CFG_PROFESSOR_FEE, CFG_RETIREMENT_COST,
-    CFG_STUDY_ATTRS, CFG_UNIVERSITY_ATTRS, CFG_UNIVERSITY_COST, CHARACTER, COLLEGE, CU_SAVE,
-    CU_USE, DECK_CARDS, DISTINCT_JOBS, D_ACTION, D_ATTRIBUTE, D_CARD, EVENT_TUITION_FREE,
-    EV_ACTION, EV_CARD, EV_CARD_SAVED, FRANCHISES_LEFT, FRANCHISE_YEAR, FUND, GROWTH, JOB,
-    JOBS_SEEN, JOB_B, J_ATTR, J_AVAILABLE, J_BENEFIT, J_COLLEGE, J_WIDTH, KC_EFFECT, KC_HOLDER,
-    KC_VALUE, KE_ATTRIBUTES, KE_BLACK_SHARES, KE_CASH, KE_COLLEGE, KE_DICE_CASH, KE_FORGIVE,
-    KE_GROWTH, KE_RETIREMENT, KE_TAX_FREE, LOANS, L_BANK_BENEFITS, L_CARD_CASH, L_TO_BANK,
-    L_UNEMPLOYMENT, MERGED_LEVEL, MOST, NEXT_CARD, NEXT_STARTER, NONE, N_ATTR, N_BUSINESSES,
-    OPT_A, OPT_ACTION, OWN_BIZ, OWN_JOB, RETIRE_POOL, RETIRE_TOKENS, SEAT_I, STARTER, TAX_FREE,
-    TURN, T_AD_GROWTH, T_AD_LEVEL, UNEMP_TAKEN, UNIVERSITY_YEARS, USED, WORKED, YEAR, biz, job,
-    kcard, opt, owners, row, table, table_len,
+    ability,
+    add_option,
+    can_afford,
+    check_karnaxis,
+    firm_benefit,
+    firm_owner,
+    gain,
+    job_holder,
+    pay_by_choice,
+    record,
+    settle_forfeit,
 )
-from simulator.core.rng import DICE, rng_below
-
+from simulator.games.karnaxis.new_year import give_shares, lose_job
+from simulator.games.karnaxis.state import (
+    AB_KARNAXIS_DISCOUNT,
+    AB_STUDY_BONUS,
+    AB_TUITION_DISCOUNT,
+    AB_UNEMPLOYMENT_BONUS,
+    ACT_ADVERTISE,
+    ACT_BUSINESS,
+    ACT_COLLEGE,
+    ACT_FRANCHISE,
+    ACT_JOB_SEARCH,
+    ACT_KARNAXIS,
+    ACT_MARKET,
+    ACT_PASS,
+    ACT_RETIREMENT,
+    ACT_STUDY,
+    ACT_UNEMPLOYMENT,
+    ACT_WORK,
+    ACTIONS,
+    APTITUDE,
+    ATTR,
+    B_ATTR,
+    B_ONLY_CHARACTER,
+    B_WIDTH,
+    BEN_EXTRA_ACTION,
+    BUSINESS_YEAR,
+    CARDS_BOUGHT,
+    CARDS_HELD,
+    CASH,
+    CFG_ACTIONS,
+    CFG_ATTR_MAX,
+    CFG_BIZ,
+    CFG_CARD_COST,
+    CFG_COLLEGE_APTITUDE,
+    CFG_COLLEGE_COST,
+    CFG_COLLEGE_YEARS,
+    CFG_CONSULTANT_FEE,
+    CFG_FIRM_ADVERTISING,
+    CFG_FIRM_INSURANCE,
+    CFG_INS_FIRM_DISCOUNT,
+    CFG_JOB_CONSULTANT,
+    CFG_JOB_PROFESSOR,
+    CFG_JOBS,
+    CFG_N_BIZ,
+    CFG_N_JOBS,
+    CFG_N_KCARDS,
+    CFG_PLAYERS,
+    CFG_PROFESSOR_FEE,
+    CFG_RETIREMENT_COST,
+    CFG_STUDY_ATTRS,
+    CFG_UNIVERSITY_ATTRS,
+    CFG_UNIVERSITY_COST,
+    CHARACTER,
+    COLLEGE,
+    CU_SAVE,
+    CU_USE,
+    D_ACTION,
+    D_ATTRIBUTE,
+    D_CARD,
+    DECK_CARDS,
+    DISTINCT_JOBS,
+    EV_ACTION,
+    EV_CARD,
+    EV_CARD_SAVED,
+    EVENT_TUITION_FREE,
+    FRANCHISE_YEAR,
+    FRANCHISES_LEFT,
+    FUND,
+    GROWTH,
+    J_ATTR,
+    J_AVAILABLE,
+    J_BENEFIT,
+    J_COLLEGE,
+    J_WIDTH,
+    JOB,
+    JOB_B,
+    JOBS_SEEN,
+    KC_EFFECT,
+    KC_HOLDER,
+    KC_VALUE,
+    KE_ATTRIBUTES,
+    KE_BLACK_SHARES,
+    KE_CASH,
+    KE_COLLEGE,
+    KE_DICE_CASH,
+    KE_FORGIVE,
+    KE_GROWTH,
+    KE_RETIREMENT,
+    KE_TAX_FREE,
+    L_BANK_BENEFITS,
+    L_CARD_CASH,
+    L_TO_BANK,
+    L_UNEMPLOYMENT,
+    LOANS,
+    MERGED_LEVEL,
+    MOST,
+    N_ATTR,
+    N_BUSINESSES,
+    NEXT_CARD,
+    NEXT_STARTER,
+    NONE,
+    OPT_A,
+    OPT_ACTION,
+    OWN_BIZ,
+    OWN_JOB,
+    RETIRE_POOL,
+    RETIRE_TOKENS,
+    SEAT_I,
+    STARTER,
+    T_AD_GROWTH,
+    T_AD_LEVEL,
+    TAX_FREE,
+    TURN,
+    UNEMP_TAKEN,
+    UNIVERSITY_YEARS,
+    USED,
+    WORKED,
+    YEAR,
+    biz,
+    job,
+    kcard,
+    opt,
+    owners,
+    row,
+    table,
+    table_len,
+)
 
 # ---------------------------------------------------------------- Take Action!
+
 
 @rule
 def qualifies(state, rules, p, at, college_needed):
@@ -50,7 +171,9 @@ def qualifies(state, rules, p, at, college_needed):
 
 @rule
 def qualifies_for_job(state, rules, p, j):
-    return qualifies(state, rules, p, rules[CFG_JOBS] + j * J_WIDTH + J_ATTR, job(rules, j, J_COLLEGE))
+    return qualifies(
+        state, rules, p, rules[CFG_JOBS] + j * J_WIDTH + J_ATTR, job(rules, j, J_COLLEGE)
+    )
 
 
 @rule
@@ -84,7 +207,9 @@ def tuition(state, rules, p, university):
 
 @rule
 def retirement_cost(state, rules, p):
-    discount = rules[CFG_INS_FIRM_DISCOUNT] if firm_benefit(state, rules, p, CFG_FIRM_INSURANCE) else 0
+    discount = (
+        rules[CFG_INS_FIRM_DISCOUNT] if firm_benefit(state, rules, p, CFG_FIRM_INSURANCE) else 0
+    )
     return max(0, rules[CFG_RETIREMENT_COST] - discount)
 
 
@@ -110,8 +235,11 @@ def list_actions(state, rules, p, first):
     if (used >> ACT_JOB_SEARCH) & 1 == 0:
         own_job = owners(rules, OWN_JOB)
         for j in range(rules[CFG_N_JOBS]):
-            if (job(rules, j, J_AVAILABLE) == 1 and state[own_job + j] == NONE
-                    and qualifies_for_job(state, rules, p, j)):
+            if (
+                job(rules, j, J_AVAILABLE) == 1
+                and state[own_job + j] == NONE
+                and qualifies_for_job(state, rules, p, j)
+            ):
                 n = add_option(state, n, ACT_JOB_SEARCH, j, 0, 0)
     if (used >> ACT_STUDY) & 1 == 0:
         n = add_option(state, n, ACT_STUDY, 0, 0, 0)
@@ -143,11 +271,17 @@ def list_actions(state, rules, p, first):
             cost = business_cost(state, rules, p, b)
             if can_afford(state, rules, p, cost):
                 n = add_option(state, n, ACT_BUSINESS, b, 0, cost)
-    if ((used >> ACT_FRANCHISE) & 1 == 0 and state[r + FRANCHISE_YEAR] != year
-            and state[FRANCHISES_LEFT] > 0):
+    if (
+        (used >> ACT_FRANCHISE) & 1 == 0
+        and state[r + FRANCHISE_YEAR] != year
+        and state[FRANCHISES_LEFT] > 0
+    ):
         for mother in range(rules[CFG_PLAYERS]):
-            if (mother == p or state[row(mother) + N_BUSINESSES] == 0
-                    or not qualifies_for_mother(state, rules, p, mother)):
+            if (
+                mother == p
+                or state[row(mother) + N_BUSINESSES] == 0
+                or not qualifies_for_mother(state, rules, p, mother)
+            ):
                 continue
             cost = franchise_cost(state, rules, p, mother)
             if can_afford(state, rules, p, cost):
@@ -213,8 +347,9 @@ def attend_college(state, rules, knobs, rng, trace, p):
     of the player's choice, and the college token moves down one circle (Freshman .. Senior)."""
     r = row(p)
     state[r + COLLEGE] += 1
-    state[r + ATTR + APTITUDE] = min(rules[CFG_ATTR_MAX],
-                                     state[r + ATTR + APTITUDE] + rules[CFG_COLLEGE_APTITUDE])
+    state[r + ATTR + APTITUDE] = min(
+        rules[CFG_ATTR_MAX], state[r + ATTR + APTITUDE] + rules[CFG_COLLEGE_APTITUDE]
+    )
     raise_attributes(state, rules, knobs, rng, trace, p, 1)
 
 
@@ -284,8 +419,14 @@ def use_saved_cards(state, rules, knobs, rng, trace, p):
         n = add_option(state, 0, CU_SAVE, NONE, 0, 0)
         for card in range(rules[CFG_N_KCARDS]):
             if state[holder + card] == p:
-                n = add_option(state, n, CU_USE, card, kcard(rules, card, KC_EFFECT),
-                               kcard(rules, card, KC_VALUE))
+                n = add_option(
+                    state,
+                    n,
+                    CU_USE,
+                    card,
+                    kcard(rules, card, KC_EFFECT),
+                    kcard(rules, card, KC_VALUE),
+                )
         i = choose(state, rules, knobs, rng, trace, D_CARD, p, n)
         if opt(state, i, OPT_ACTION) == CU_SAVE:
             return
@@ -325,22 +466,35 @@ def do_action(state, rules, knobs, rng, trace, p, action, a, first):
     elif action == ACT_WORK:
         go_to_work(state, rules, trace, p, a)
     elif action == ACT_STUDY:
-        raise_attributes(state, rules, knobs, rng, trace, p,
-                         rules[CFG_STUDY_ATTRS] + ability(state, rules, p, AB_STUDY_BONUS))
+        raise_attributes(
+            state,
+            rules,
+            knobs,
+            rng,
+            trace,
+            p,
+            rules[CFG_STUDY_ATTRS] + ability(state, rules, p, AB_STUDY_BONUS),
+        )
     elif action == ACT_COLLEGE:
         pay_by_choice(state, rules, trace, p, tuition(state, rules, p, a == 1), L_TO_BANK, NONE)
         if a == 0:
             attend_college(state, rules, knobs, rng, trace, p)
         else:
             state[r + UNIVERSITY_YEARS] += 1
-            raise_attributes(state, rules, knobs, rng, trace, p,
-                             rules[CFG_UNIVERSITY_ATTRS])
+            raise_attributes(state, rules, knobs, rng, trace, p, rules[CFG_UNIVERSITY_ATTRS])
         professor = job_holder(state, rules, rules[CFG_JOB_PROFESSOR])
         if professor >= 0:
             gain(state, professor, rules[CFG_PROFESSOR_FEE], L_BANK_BENEFITS)
     elif action == ACT_RETIREMENT:
-        pay_by_choice(state, rules, trace, p, retirement_cost(state, rules, p), L_TO_BANK,
-                      firm_owner(state, rules, CFG_FIRM_INSURANCE))
+        pay_by_choice(
+            state,
+            rules,
+            trace,
+            p,
+            retirement_cost(state, rules, p),
+            L_TO_BANK,
+            firm_owner(state, rules, CFG_FIRM_INSURANCE),
+        )
         state[r + RETIRE_TOKENS] += 1
         state[RETIRE_POOL] -= 1
     elif action == ACT_MARKET:
@@ -350,8 +504,15 @@ def do_action(state, rules, knobs, rng, trace, p, action, a, first):
     elif action == ACT_FRANCHISE:
         start_franchise(state, rules, trace, p, a)
     elif action == ACT_ADVERTISE:
-        pay_by_choice(state, rules, trace, p, advertise_cost(state, rules, p, a), L_TO_BANK,
-                      firm_owner(state, rules, CFG_FIRM_ADVERTISING))
+        pay_by_choice(
+            state,
+            rules,
+            trace,
+            p,
+            advertise_cost(state, rules, p, a),
+            L_TO_BANK,
+            firm_owner(state, rules, CFG_FIRM_ADVERTISING),
+        )
         state[r + GROWTH] += table(rules, T_AD_GROWTH, a)
     record(state, trace, EV_ACTION, p, action, a, before, state[r + CASH])
     check_karnaxis(state, rules, trace, p)
@@ -390,9 +551,18 @@ def action_square(state, rules, knobs, rng, trace):
         use_saved_cards(state, rules, knobs, rng, trace, p)
     m = list_actions(state, rules, p, turn == 0)
     choice = choose(state, rules, knobs, rng, trace, D_ACTION, p, m)
-    do_action(state, rules, knobs, rng, trace, p, opt(state, choice, OPT_ACTION),
-              opt(state, choice, OPT_A), turn == 0)
-    while True:     # on to the next player with a square left in this turn, or the next turn
+    do_action(
+        state,
+        rules,
+        knobs,
+        rng,
+        trace,
+        p,
+        opt(state, choice, OPT_ACTION),
+        opt(state, choice, OPT_A),
+        turn == 0,
+    )
+    while True:  # on to the next player with a square left in this turn, or the next turn
         state[SEAT_I] += 1
         if state[SEAT_I] == n:
             state[SEAT_I] = 0

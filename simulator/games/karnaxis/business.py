@@ -2,46 +2,116 @@
 Buy/Sell Stock (rulebook: shared/rules/karnaxis.md, "Ins 'n Outs of Businesses & Franchises")."""
 
 from simulator.core.kernel import rule
-
 from simulator.games.karnaxis.decide import choose
 from simulator.games.karnaxis.money import (
-    ability, add_option, can_afford, firm_benefit, firm_owner, gain, pay_by_choice, record)
+    ability,
+    add_option,
+    can_afford,
+    firm_benefit,
+    firm_owner,
+    gain,
+    pay_by_choice,
+    record,
+)
 from simulator.games.karnaxis.new_year import give_shares
 from simulator.games.karnaxis.state import (
-    AB_BUSINESS_DISCOUNT, AB_FRANCHISE_DISCOUNT, AB_GROWTH_BONUS, ACCOUNTANT, ACTIVE,
-    BUSINESS_LEVEL, BUSINESS_YEAR, B_GROWTH, B_LEVEL, CASH, CFG_ACCOUNTANT_COST,
-    CFG_AD_FIRM_DISCOUNT, CFG_FIRM_ACCOUNTING, CFG_FIRM_ADVERTISING, CFG_FIRM_INSURANCE,
-    CFG_FRANCHISE_CARDS, CFG_INSURANCE_COST, CFG_MAX_TRADES, CFG_PLAYERS, CFG_SHARES_PER_START,
-    CFG_SHARE_PRICE, CFG_STOCK_START, D_MARKET, EV_TRADE, FRANCHISES_LEFT, FRANCHISE_YEAR,
-    FR_MOTHER, FR_OWNER, GROWTH, INSURED, L_SHARES_BOUGHT, L_SHARES_SOLD, L_TO_BANK,
-    L_TO_PLAYERS, MERGED_LEVEL, MK_ACCOUNTANT, MK_BUY, MK_DONE, MK_INSURANCE, MK_SELL, NONE,
-    N_BUSINESSES, N_FRANCHISES, OPT_A, OPT_ACTION, OPT_B, OPT_COST, OWN_BIZ, PROTECTED,
-    SHARE_POOL, T_AD_COST, T_BUY_LOTS, T_FRANCHISE_COST, T_FRANCHISE_GROWTH, T_LEVEL_COST,
-    VALUE, YEAR, biz, opt, owners, row, share, stock, table, table_len,
+    AB_BUSINESS_DISCOUNT,
+    AB_FRANCHISE_DISCOUNT,
+    AB_GROWTH_BONUS,
+    ACCOUNTANT,
+    ACTIVE,
+    B_GROWTH,
+    B_LEVEL,
+    BUSINESS_LEVEL,
+    BUSINESS_YEAR,
+    CASH,
+    CFG_ACCOUNTANT_COST,
+    CFG_AD_FIRM_DISCOUNT,
+    CFG_FIRM_ACCOUNTING,
+    CFG_FIRM_ADVERTISING,
+    CFG_FIRM_INSURANCE,
+    CFG_FRANCHISE_CARDS,
+    CFG_INSURANCE_COST,
+    CFG_MAX_TRADES,
+    CFG_PLAYERS,
+    CFG_SHARE_PRICE,
+    CFG_SHARES_PER_START,
+    CFG_STOCK_START,
+    D_MARKET,
+    EV_TRADE,
+    FR_MOTHER,
+    FR_OWNER,
+    FRANCHISE_YEAR,
+    FRANCHISES_LEFT,
+    GROWTH,
+    INSURED,
+    L_SHARES_BOUGHT,
+    L_SHARES_SOLD,
+    L_TO_BANK,
+    L_TO_PLAYERS,
+    MERGED_LEVEL,
+    MK_ACCOUNTANT,
+    MK_BUY,
+    MK_DONE,
+    MK_INSURANCE,
+    MK_SELL,
+    N_BUSINESSES,
+    N_FRANCHISES,
+    NONE,
+    OPT_A,
+    OPT_ACTION,
+    OPT_B,
+    OPT_COST,
+    OWN_BIZ,
+    PROTECTED,
+    SHARE_POOL,
+    T_AD_COST,
+    T_BUY_LOTS,
+    T_FRANCHISE_COST,
+    T_FRANCHISE_GROWTH,
+    T_LEVEL_COST,
+    VALUE,
+    YEAR,
+    biz,
+    opt,
+    owners,
+    row,
+    share,
+    stock,
+    table,
+    table_len,
 )
 
-
 # ---------------------------------------------------------------- costs
+
 
 @rule
 def business_cost(state, rules, p, b):
     """Start Business: the cost of the card's level."""
-    return max(0, table(rules, T_LEVEL_COST, biz(rules, b, B_LEVEL) - 1)
-               - ability(state, rules, p, AB_BUSINESS_DISCOUNT))
+    return max(
+        0,
+        table(rules, T_LEVEL_COST, biz(rules, b, B_LEVEL) - 1)
+        - ability(state, rules, p, AB_BUSINESS_DISCOUNT),
+    )
 
 
 @rule
 def franchise_cost(state, rules, p, mother):
     """Start Franchise: the cost by the level of the mother business, seat ``mother``'s merged
     business, whose level is that of its highest business (Ins 'n Outs)."""
-    return max(0, table(rules, T_FRANCHISE_COST, state[row(mother) + BUSINESS_LEVEL] - 1)
-               - ability(state, rules, p, AB_FRANCHISE_DISCOUNT))
+    return max(
+        0,
+        table(rules, T_FRANCHISE_COST, state[row(mother) + BUSINESS_LEVEL] - 1)
+        - ability(state, rules, p, AB_FRANCHISE_DISCOUNT),
+    )
 
 
 @rule
 def advertise_cost(state, rules, p, tier):
     """Advertise: the tier's cost, less the Advertising firm's discount (Level 4 benefits)."""
-    discount = rules[CFG_AD_FIRM_DISCOUNT] if firm_benefit(state, rules, p, CFG_FIRM_ADVERTISING) else 0
+    discount = (
+        rules[CFG_AD_FIRM_DISCOUNT] if firm_benefit(state, rules, p, CFG_FIRM_ADVERTISING) else 0
+    )
     return max(0, table(rules, T_AD_COST, tier) - discount)
 
 
@@ -70,7 +140,9 @@ def start_franchise(state, rules, trace, p, mother):
     level (Ins 'n Outs: the level of its highest business); +1 franchise card, +business growth
     (ASSUMED by the mother's level), +5 shares in the mother business.  ASSUMED: the
     franchise's level is the mother's level when it is started."""
-    pay_by_choice(state, rules, trace, p, franchise_cost(state, rules, p, mother), L_TO_PLAYERS, mother)
+    pay_by_choice(
+        state, rules, trace, p, franchise_cost(state, rules, p, mother), L_TO_PLAYERS, mother
+    )
     r = row(p)
     level = state[row(mother) + BUSINESS_LEVEL]
     fr_owner, fr_mother = owners(rules, FR_OWNER), owners(rules, FR_MOTHER)
@@ -81,8 +153,9 @@ def start_franchise(state, rules, trace, p, mother):
     state[FRANCHISES_LEFT] -= 1
     state[r + FRANCHISE_YEAR] = state[YEAR]
     state[r + N_FRANCHISES] += 1
-    state[r + GROWTH] += (table(rules, T_FRANCHISE_GROWTH, level - 1)
-                          + ability(state, rules, p, AB_GROWTH_BONUS))
+    state[r + GROWTH] += table(rules, T_FRANCHISE_GROWTH, level - 1) + ability(
+        state, rules, p, AB_GROWTH_BONUS
+    )
     state[r + MERGED_LEVEL] = max(state[r + MERGED_LEVEL], level)
     give_shares(state, p, mother, rules[CFG_SHARES_PER_START])
     insure_firm_holders(state, rules)
@@ -107,8 +180,11 @@ def list_trades(state, rules, p):
     n = add_option(state, 0, MK_DONE, 0, 0, 0)
     if state[r + ACCOUNTANT] == 0 and can_afford(state, rules, p, rules[CFG_ACCOUNTANT_COST]):
         n = add_option(state, n, MK_ACCOUNTANT, 0, 0, rules[CFG_ACCOUNTANT_COST])
-    if (state[r + INSURED] == 0 and not firm_benefit(state, rules, p, CFG_FIRM_INSURANCE)
-            and can_afford(state, rules, p, rules[CFG_INSURANCE_COST])):
+    if (
+        state[r + INSURED] == 0
+        and not firm_benefit(state, rules, p, CFG_FIRM_INSURANCE)
+        and can_afford(state, rules, p, rules[CFG_INSURANCE_COST])
+    ):
         n = add_option(state, n, MK_INSURANCE, 0, 0, rules[CFG_INSURANCE_COST])
     price = rules[CFG_SHARE_PRICE]
     stocks = rules[CFG_PLAYERS] + 1
@@ -137,14 +213,16 @@ def trade(state, rules, trace, p, kind, s, k, cost):
     r = row(p)
     before = state[r + CASH]
     if kind == MK_ACCOUNTANT:
-        pay_by_choice(state, rules, trace, p, cost, L_TO_BANK,
-                      firm_owner(state, rules, CFG_FIRM_ACCOUNTING))
+        pay_by_choice(
+            state, rules, trace, p, cost, L_TO_BANK, firm_owner(state, rules, CFG_FIRM_ACCOUNTING)
+        )
         state[r + ACCOUNTANT] = 1
     elif kind == MK_INSURANCE:
-        pay_by_choice(state, rules, trace, p, cost, L_TO_BANK,
-                      firm_owner(state, rules, CFG_FIRM_INSURANCE))
+        pay_by_choice(
+            state, rules, trace, p, cost, L_TO_BANK, firm_owner(state, rules, CFG_FIRM_INSURANCE)
+        )
         state[r + INSURED] = 1
-        state[r + PROTECTED] = 1     # "They are now immune"
+        state[r + PROTECTED] = 1  # "They are now immune"
     elif kind == MK_SELL:
         state[share(p, s)] -= k
         state[SHARE_POOL] += k
@@ -168,5 +246,13 @@ def market(state, rules, knobs, rng, trace, p):
         i = choose(state, rules, knobs, rng, trace, D_MARKET, p, n)
         if opt(state, i, OPT_ACTION) == MK_DONE:
             return
-        trade(state, rules, trace, p, opt(state, i, OPT_ACTION), opt(state, i, OPT_A),
-              opt(state, i, OPT_B), opt(state, i, OPT_COST))
+        trade(
+            state,
+            rules,
+            trace,
+            p,
+            opt(state, i, OPT_ACTION),
+            opt(state, i, OPT_A),
+            opt(state, i, OPT_B),
+            opt(state, i, OPT_COST),
+        )

@@ -15,22 +15,69 @@ keeps the step's *decision log* in the state (every decision of the step, any se
 """
 
 import numpy as np
-from simulator.core.kernel import allocating, layer, rule
 
 from policies.common import behaviour
-from policies.karnaxis import ROLLOUT_POLICY_KNOB, ROLLOUTS, SEARCH, TOP_K, option_scores, \
-    policy_choice
+from policies.karnaxis import (
+    ROLLOUT_POLICY_KNOB,
+    ROLLOUTS,
+    SEARCH,
+    TOP_K,
+    option_scores,
+    policy_choice,
+)
 from policies.search import redeal, reseed_chance, top_k
+from simulator.core.kernel import allocating, layer, rule
+from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.karnaxis.money import put_row
 from simulator.games.karnaxis.state import (
-    AT_CHARACTER, CANDIDATES, CARDS_HELD, CFG_DEALT, CFG_N_CHARS, CFG_N_EVENTS, CFG_N_KCARDS,
-    CFG_PLAYERS, CFG_UNSEEN, CHARACTER, DECISIONS, DECK_CARDS, DECK_CHARS, DECK_EVENTS,
-    D_MARKET, EV_SEARCH, EV_SEARCH_OPTION, FORCED, KC_HOLDER, LOG, LOG_LEN, MAX_LOG,
-    MAX_OPTIONS, MODE, NEXT_CARD, NONE, NOTES, OPT_A, OPT_ACTION, OPT_B, PENDING,
-    PENDING_CANDIDATES, PENDING_EVENT, PENDING_KIND, PENDING_OPTIONS, PENDING_SEAT, PHASE,
-    PLAIN, REPLAY, ROLLOUT, ROLLOUT_POLICY, SEAT_POLICY, TRACE_N, YEAR, opt, owners, row,
+    AT_CHARACTER,
+    CANDIDATES,
+    CARDS_HELD,
+    CFG_DEALT,
+    CFG_N_CHARS,
+    CFG_N_EVENTS,
+    CFG_N_KCARDS,
+    CFG_PLAYERS,
+    CFG_UNSEEN,
+    CHARACTER,
+    D_MARKET,
+    DECISIONS,
+    DECK_CARDS,
+    DECK_CHARS,
+    DECK_EVENTS,
+    EV_SEARCH,
+    EV_SEARCH_OPTION,
+    FORCED,
+    KC_HOLDER,
+    LOG,
+    LOG_LEN,
+    MAX_LOG,
+    MAX_OPTIONS,
+    MODE,
+    NEXT_CARD,
+    NONE,
+    NOTES,
+    OPT_A,
+    OPT_ACTION,
+    OPT_B,
+    PENDING,
+    PENDING_CANDIDATES,
+    PENDING_EVENT,
+    PENDING_KIND,
+    PENDING_OPTIONS,
+    PENDING_SEAT,
+    PHASE,
+    PLAIN,
+    REPLAY,
+    ROLLOUT,
+    ROLLOUT_POLICY,
+    SEAT_POLICY,
+    TRACE_N,
+    YEAR,
+    opt,
+    owners,
+    row,
 )
-from simulator.core.rng import SEARCH as SEARCH_STREAM
 
 
 @layer
@@ -63,8 +110,12 @@ def played_policy(knobs, policy):
 def weighs(knobs, policy, n):
     """A search seat weighs a decision with several options when it has a budget: at least
     one rollout and two candidates (otherwise it plays its rollout policy)."""
-    return (is_search(knobs, policy) and n > 1 and knobs[policy, ROLLOUTS] >= 1
-            and knobs[policy, TOP_K] >= 2)
+    return (
+        is_search(knobs, policy)
+        and n > 1
+        and knobs[policy, ROLLOUTS] >= 1
+        and knobs[policy, TOP_K] >= 2
+    )
 
 
 @rule
@@ -72,9 +123,9 @@ def choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, n):
     i = state[DECISIONS]
     state[DECISIONS] = i + 1
     if i < state[LOG_LEN]:
-        state[TRACE_N] += state[NOTES + i]     # the trace rows of its weighed values
+        state[TRACE_N] += state[NOTES + i]  # the trace rows of its weighed values
         return state[LOG + i]
-    if state[MODE] == REPLAY:                 # the pending decision, i == LOG_LEN
+    if state[MODE] == REPLAY:  # the pending decision, i == LOG_LEN
         determinize(state, rules, rng, seat)
         state[MODE] = ROLLOUT
         return state[FORCED]
@@ -83,7 +134,7 @@ def choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, n):
         mark_pending(state, rules, knobs, trace, kind, seat, n)
         return state[CANDIDATES]
     choice = policy_choice(state, rules, knobs, rng, played_policy(knobs, policy), kind, seat, n)
-    if state[PENDING] == 0 and i < MAX_LOG:   # beyond MAX_LOG a step plays without a log
+    if state[PENDING] == 0 and i < MAX_LOG:  # beyond MAX_LOG a step plays without a log
         state[LOG + i] = choice
         state[NOTES + i] = 0
         state[LOG_LEN] = i + 1
@@ -99,7 +150,9 @@ def mark_pending(state, rules, knobs, trace, kind, seat, n):
     policy = state[SEAT_POLICY + seat]
     scores = np.empty(n)
     option_scores(state, rules, knobs, played_policy(knobs, policy), kind, seat, n, scores)
-    m = top_k(scores, n, np.int64(knobs[policy, TOP_K]), state[CANDIDATES:CANDIDATES + MAX_OPTIONS])
+    m = top_k(
+        scores, n, np.int64(knobs[policy, TOP_K]), state[CANDIDATES : CANDIDATES + MAX_OPTIONS]
+    )
     state[PENDING] = 1
     state[PENDING_SEAT], state[PENDING_KIND] = seat, kind
     state[PENDING_OPTIONS], state[PENDING_CANDIDATES] = n, m
@@ -113,8 +166,17 @@ def mark_pending(state, rules, knobs, trace, kind, seat, n):
             b = opt(state, i, OPT_A)
             if kind == D_MARKET:
                 b = b * 1000 + opt(state, i, OPT_B)
-            put_row(trace, at + 1 + r, EV_SEARCH_OPTION, state[YEAR], seat,
-                    opt(state, i, OPT_ACTION), b, 0, 0)
+            put_row(
+                trace,
+                at + 1 + r,
+                EV_SEARCH_OPTION,
+                state[YEAR],
+                seat,
+                opt(state, i, OPT_ACTION),
+                b,
+                0,
+                0,
+            )
         state[TRACE_N] = at + m + 1
 
 
@@ -134,7 +196,7 @@ def determinize(state, rules, rng, seat):
     for k in range(state[YEAR], rules[CFG_N_EVENTS]):
         state[unseen + n] = state[events + k]
         n += 1
-    redeal(state[unseen:unseen + n], n, rng)
+    redeal(state[unseen : unseen + n], n, rng)
     for k in range(state[YEAR], rules[CFG_N_EVENTS]):
         state[events + k] = state[unseen + k - state[YEAR]]
     redeal_karnaxis_cards(state, rules, rng, seat)
@@ -155,7 +217,7 @@ def redeal_karnaxis_cards(state, rules, rng, seat):
             state[unseen + n] = card
             state[holder + card] = NONE
             n += 1
-    redeal(state[unseen:unseen + n], n, rng)
+    redeal(state[unseen : unseen + n], n, rng)
     k = 0
     for q in range(rules[CFG_PLAYERS]):
         if q != seat:
@@ -177,7 +239,7 @@ def redeal_characters(state, rules, rng, seat):
         if hidden_character(state, rules, seat, k, dealt):
             state[unseen + n] = state[deck + k]
             n += 1
-    redeal(state[unseen:unseen + n], n, rng)
+    redeal(state[unseen : unseen + n], n, rng)
     n = 0
     for k in range(rules[CFG_N_CHARS]):
         if hidden_character(state, rules, seat, k, dealt):

@@ -25,29 +25,101 @@ at a step boundary and plays on from there (search.py).
 """
 
 from simulator.core.kernel import allocating, layer, rule
-
+from simulator.core.rng import SETUP, rng_new, shuffle
 from simulator.games.karnaxis.actions import action_square, start_actions
 from simulator.games.karnaxis.decide import choose, is_search
 from simulator.games.karnaxis.money import add_option, record
 from simulator.games.karnaxis.new_year import update_new_year
-from simulator.games.karnaxis.year_end import year_end
 from simulator.games.karnaxis.state import (
-    ACTIVE, ATTR, AT_ACTION, AT_CHARACTER, AT_END, AT_NEW_YEAR, AT_YEAR_END, B_AVAILABLE, CASH,
-    CFG_DEALT, CFG_DECK_WIDTH, CFG_FRANCHISE_CARDS, CFG_FUND_START, CFG_N_BIZ, CFG_N_CHARS,
-    CFG_N_EVENTS, CFG_N_JOBS, CFG_N_KCARDS, CFG_PLAYERS, CFG_RETIREMENT_TOKENS,
-    CFG_SHARE_TOKENS, CFG_START_CASH, CFG_STOCK_START, CFG_YEARS, CHARACTER, C_ATTR, DEALT,
-    DECISIONS, DECK_CARDS, DECK_CHARS, DECK_EVENTS, D_CHARACTER, EV_CHARACTER, FRANCHISES_LEFT,
-    FUND, GROWTH, JOB, JOB_B, J_AVAILABLE, LOANS, MODE, NONE, NOTICES, N_ATTR, N_DEALT_KEPT,
-    N_OWNERS, OPT_ACTION, OWNERS, OWN_BIZ, OWN_JOB, PHASE, PLAIN, PROBE, REMOVED, RETIRE_POOL,
-    SEAT_I, SEAT_POLICY, SHARE_POOL, VALUE, YEAR, YEAR_BRACKET, YEAR_BUSINESS, YEAR_SALARY,
-    YEAR_SMART, YEAR_TAX, Y_BRACKET, Y_BUSINESS_INCOME, Y_CASH, Y_GROWTH, Y_INCOME, Y_LOANS,
-    Y_NOTICES, Y_SALARY, Y_SEAT, Y_SMART, Y_TAX, Y_YEAR, biz, character, job, opt, owners, row,
+    ACTIVE,
+    AT_ACTION,
+    AT_CHARACTER,
+    AT_END,
+    AT_NEW_YEAR,
+    AT_YEAR_END,
+    ATTR,
+    B_AVAILABLE,
+    C_ATTR,
+    CASH,
+    CFG_DEALT,
+    CFG_DECK_WIDTH,
+    CFG_FRANCHISE_CARDS,
+    CFG_FUND_START,
+    CFG_N_BIZ,
+    CFG_N_CHARS,
+    CFG_N_EVENTS,
+    CFG_N_JOBS,
+    CFG_N_KCARDS,
+    CFG_PLAYERS,
+    CFG_RETIREMENT_TOKENS,
+    CFG_SHARE_TOKENS,
+    CFG_START_CASH,
+    CFG_STOCK_START,
+    CFG_YEARS,
+    CHARACTER,
+    D_CHARACTER,
+    DEALT,
+    DECISIONS,
+    DECK_CARDS,
+    DECK_CHARS,
+    DECK_EVENTS,
+    EV_CHARACTER,
+    FRANCHISES_LEFT,
+    FUND,
+    GROWTH,
+    J_AVAILABLE,
+    JOB,
+    JOB_B,
+    LOANS,
+    MODE,
+    N_ATTR,
+    N_DEALT_KEPT,
+    N_OWNERS,
+    NONE,
+    NOTICES,
+    OPT_ACTION,
+    OWN_BIZ,
+    OWN_JOB,
+    OWNERS,
+    PHASE,
+    PLAIN,
+    PROBE,
+    REMOVED,
+    RETIRE_POOL,
+    SEAT_I,
+    SEAT_POLICY,
+    SHARE_POOL,
+    VALUE,
+    Y_BRACKET,
+    Y_BUSINESS_INCOME,
+    Y_CASH,
+    Y_GROWTH,
+    Y_INCOME,
+    Y_LOANS,
+    Y_NOTICES,
+    Y_SALARY,
+    Y_SEAT,
+    Y_SMART,
+    Y_TAX,
+    Y_YEAR,
+    YEAR,
+    YEAR_BRACKET,
+    YEAR_BUSINESS,
+    YEAR_SALARY,
+    YEAR_SMART,
+    YEAR_TAX,
+    biz,
+    character,
+    job,
+    opt,
+    owners,
+    row,
     stock,
 )
-from simulator.core.rng import SETUP, rng_new, shuffle
-
+from simulator.games.karnaxis.year_end import year_end
 
 # ---------------------------------------------------------------- Game Setup
+
 
 @allocating
 def new_game(state, rules, knobs, rng, seed, seat_policies):
@@ -55,7 +127,7 @@ def new_game(state, rules, knobs, rng, seed, seat_policies):
     each seat's policy; a seat playing `search` makes the game's MODE PROBE."""
     state[:] = 0
     rng[:] = rng_new(seed)
-    state[OWNERS:OWNERS + N_OWNERS * rules[CFG_DECK_WIDTH]] = NONE
+    state[OWNERS : OWNERS + N_OWNERS * rules[CFG_DECK_WIDTH]] = NONE
     state[MODE] = PLAIN
     for p in range(rules[CFG_PLAYERS]):
         state[SEAT_POLICY + p] = seat_policies[p]
@@ -97,7 +169,7 @@ def deal_deck(state, rules, rng, deck, n):
     at = owners(rules, deck)
     for k in range(n):
         state[at + k] = k
-    shuffle(rng, SETUP, state[at:at + n])
+    shuffle(rng, SETUP, state[at : at + n])
 
 
 @rule
@@ -120,6 +192,7 @@ def choose_character(state, rules, knobs, rng, trace, p):
 
 
 # ---------------------------------------------------------------- the loop
+
 
 @layer
 def play_step(state, rules, knobs, rng, trace):
@@ -147,8 +220,7 @@ def play_step(state, rules, knobs, rng, trace):
 def advance(state, rules, knobs, rng, trace, out_years, last_year):
     """Play from a step boundary until the game ends or year ``last_year`` is over, writing
     each year's rows of the `years` timeline into ``out_years`` (when it has rows)."""
-    while state[PHASE] != AT_END and not (state[PHASE] == AT_NEW_YEAR
-                                          and state[YEAR] >= last_year):
+    while state[PHASE] != AT_END and not (state[PHASE] == AT_NEW_YEAR and state[YEAR] >= last_year):
         year_ends = state[PHASE] == AT_YEAR_END
         play_step(state, rules, knobs, rng, trace)
         if year_ends:

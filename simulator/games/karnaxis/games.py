@@ -8,19 +8,27 @@ seats' policies; a game with no search seat plays the same either way.
 
 import numpy as np
 
+from simulator.core.kernel import allocating, entry, layer
+from simulator.core.rng import N_STREAMS
 from simulator.games.karnaxis.engine import advance, new_game, write_years
 from simulator.games.karnaxis.search import search_step
 from simulator.games.karnaxis.state import (
-    AT_END, AT_YEAR_END, CFG_PLAYERS, CFG_STATE_SIZE, CFG_YEARS, MAX_OPTIONS, PHASE, TRACE_N,
+    AT_END,
+    AT_YEAR_END,
+    CFG_PLAYERS,
+    CFG_STATE_SIZE,
+    CFG_YEARS,
+    MAX_OPTIONS,
+    PHASE,
+    TRACE_N,
 )
 from simulator.games.karnaxis.year_end import end_game
-from simulator.core.kernel import allocating, entry, layer
-from simulator.core.rng import N_STREAMS
 
 
 @layer
-def play_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players,
-              out_years):
+def play_game(
+    state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players, out_years
+):
     """One whole game into out_game int64[N_GAME_OUT], out_players int64[n_players,
     N_PLAYER_OUT + ledger columns] and out_years int64[years * n_players, N_YEAR_OUT].
     Returns the number of trace rows written."""
@@ -31,8 +39,21 @@ def play_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, ou
 
 
 @layer
-def search_game(state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players,
-                out_years, work, work_rng, values):
+def search_game(
+    state,
+    rules,
+    knobs,
+    rng,
+    trace,
+    seed,
+    seat_policies,
+    out_game,
+    out_players,
+    out_years,
+    work,
+    work_rng,
+    values,
+):
     """:func:`play_game` with every step played by the search driver (work buffers:
     search.search_step)."""
     new_game(state, rules, knobs, rng, seed, seat_policies)
@@ -61,8 +82,18 @@ def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_y
     state = np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64)
     rng = np.zeros(N_STREAMS, dtype=np.uint64)
     for g in range(seeds.shape[0]):
-        play_game(state, rules, knobs, rng, trace, seeds[g], seat_policies[g], out_games[g],
-                  out_players[g], out_years[g * rows:(g + 1) * rows])
+        play_game(
+            state,
+            rules,
+            knobs,
+            rng,
+            trace,
+            seeds[g],
+            seat_policies[g],
+            out_games[g],
+            out_players[g],
+            out_years[g * rows : (g + 1) * rows],
+        )
     return state[TRACE_N]
 
 
@@ -71,8 +102,11 @@ def search_buffers(rules):
     """The search driver's work buffers: three state copies (snapshot, probe, rollout), their
     rng streams, and the per-candidate value sums, counts and seat scores."""
     size = rules[CFG_STATE_SIZE]
-    return (np.zeros((3, size), dtype=np.int64), np.zeros((3, N_STREAMS), dtype=np.uint64),
-            np.zeros((3, MAX_OPTIONS), dtype=np.float64))
+    return (
+        np.zeros((3, size), dtype=np.int64),
+        np.zeros((3, N_STREAMS), dtype=np.uint64),
+        np.zeros((3, MAX_OPTIONS), dtype=np.float64),
+    )
 
 
 @entry
@@ -83,6 +117,19 @@ def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players
     rng = np.zeros(N_STREAMS, dtype=np.uint64)
     work, work_rng, values = search_buffers(rules)
     for g in range(seeds.shape[0]):
-        search_game(state, rules, knobs, rng, trace, seeds[g], seat_policies[g], out_games[g],
-                    out_players[g], out_years[g * rows:(g + 1) * rows], work, work_rng, values)
+        search_game(
+            state,
+            rules,
+            knobs,
+            rng,
+            trace,
+            seeds[g],
+            seat_policies[g],
+            out_games[g],
+            out_players[g],
+            out_years[g * rows : (g + 1) * rows],
+            work,
+            work_rng,
+            values,
+        )
     return state[TRACE_N]

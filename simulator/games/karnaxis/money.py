@@ -7,23 +7,90 @@ ledger's inflows minus its outflows, and every dollar paid to a player is receiv
 """
 
 from simulator.core.kernel import rule
-
 from simulator.games.karnaxis.state import (
-    ATTR, BUSINESS_LEVEL, CARDS_BOUGHT, CASH, CFG_FRANCHISE_CARDS, CFG_KARNAXIS_BONUS,
-    CFG_LOAN_CAP, CFG_LOAN_UNIT, CFG_PLAYERS, CFG_SECOND_NOTICE_OVER, CHARACTER, COLLEGE,
-    C_ABILITY, C_ABILITY_VALUE, C_FORFEIT, C_KARNAXIS, C_KARNAXIS_JOB, C_KARNAXIS_VALUE,
-    DISTINCT_JOBS, EV_FORFEIT, EV_KARNAXIS, EV_LOAN, EV_NOTICE, FORFEIT_DUE, FR_MOTHER,
-    FR_OWNER, GROWTH, INCOME, JOB, JOB_B, KARNAXIS_DONE, KARNAXIS_REVOKED, KARNAXIS_YEAR,
-    K_ATTRIBUTE, K_BUSINESSES, K_CARDS, K_CASH, K_COLLEGE, K_DIVIDENDS, K_FRANCHISES, K_GROWTH,
-    K_INCOME, K_JOB, K_JOBS, K_LEVEL, K_RETIREMENT, K_SALARY, K_SHARES, LOANS, LOANS_COUNT,
-    L_BAILOUT, L_DIVIDENDS, L_FROM_PLAYERS, L_KARNAXIS, L_KARNAXIS_PAYBACK, L_LOANS, L_SALARY,
-    L_TO_PLAYERS, MAX_OPTIONS, NONE, NOTICES, N_ATTR, N_BUSINESSES, N_FRANCHISES, OPTIONS,
-    OPT_A, OPT_ACTION, OPT_B, OPT_COST, OPT_WIDTH, OWN_BIZ, PEAK_LOANS, RETIRE_TOKENS, TRACE_N,
-    YEAR, character, owners, row, share,
+    ATTR,
+    BUSINESS_LEVEL,
+    C_ABILITY,
+    C_ABILITY_VALUE,
+    C_FORFEIT,
+    C_KARNAXIS,
+    C_KARNAXIS_JOB,
+    C_KARNAXIS_VALUE,
+    CARDS_BOUGHT,
+    CASH,
+    CFG_FRANCHISE_CARDS,
+    CFG_KARNAXIS_BONUS,
+    CFG_LOAN_CAP,
+    CFG_LOAN_UNIT,
+    CFG_PLAYERS,
+    CFG_SECOND_NOTICE_OVER,
+    CHARACTER,
+    COLLEGE,
+    DISTINCT_JOBS,
+    EV_FORFEIT,
+    EV_KARNAXIS,
+    EV_LOAN,
+    EV_NOTICE,
+    FORFEIT_DUE,
+    FR_MOTHER,
+    FR_OWNER,
+    GROWTH,
+    INCOME,
+    JOB,
+    JOB_B,
+    K_ATTRIBUTE,
+    K_BUSINESSES,
+    K_CARDS,
+    K_CASH,
+    K_COLLEGE,
+    K_DIVIDENDS,
+    K_FRANCHISES,
+    K_GROWTH,
+    K_INCOME,
+    K_JOB,
+    K_JOBS,
+    K_LEVEL,
+    K_RETIREMENT,
+    K_SALARY,
+    K_SHARES,
+    KARNAXIS_DONE,
+    KARNAXIS_REVOKED,
+    KARNAXIS_YEAR,
+    L_BAILOUT,
+    L_DIVIDENDS,
+    L_FROM_PLAYERS,
+    L_KARNAXIS,
+    L_KARNAXIS_PAYBACK,
+    L_LOANS,
+    L_SALARY,
+    L_TO_PLAYERS,
+    LOANS,
+    LOANS_COUNT,
+    MAX_OPTIONS,
+    N_ATTR,
+    N_BUSINESSES,
+    N_FRANCHISES,
+    NONE,
+    NOTICES,
+    OPT_A,
+    OPT_ACTION,
+    OPT_B,
+    OPT_COST,
+    OPT_WIDTH,
+    OPTIONS,
+    OWN_BIZ,
+    PEAK_LOANS,
+    RETIRE_TOKENS,
+    TRACE_N,
+    YEAR,
+    character,
+    owners,
+    row,
+    share,
 )
 
-
 # ---------------------------------------------------------------- bookkeeping helpers
+
 
 @rule
 def record(state, trace, event, seat, a, b, before, after):
@@ -109,10 +176,13 @@ def has_firm_franchise(state, rules, p, firm_slot):
 def firm_benefit(state, rules, p, firm_slot):
     """Ins 'n Outs of Businesses & Franchises: owners of a level-4 firm and of its franchises
     get its token or discount."""
-    return firm_owner(state, rules, firm_slot) == p or has_firm_franchise(state, rules, p, firm_slot)
+    return firm_owner(state, rules, firm_slot) == p or has_firm_franchise(
+        state, rules, p, firm_slot
+    )
 
 
 # ---------------------------------------------------------------- loans
+
 
 @rule
 def borrow_needed(state, rules, p, cost):
@@ -143,8 +213,11 @@ def take_loan(state, rules, trace, p, amount):
     if state[r + LOANS] > state[r + PEAK_LOANS]:
         state[r + PEAK_LOANS] = state[r + LOANS]
     record(state, trace, EV_LOAN, p, amount, state[r + LOANS], before, state[r + CASH])
-    if (character(rules, state[r + CHARACTER], C_FORFEIT) == 1 and state[r + KARNAXIS_DONE] == 1
-            and state[r + KARNAXIS_REVOKED] == 0):
+    if (
+        character(rules, state[r + CHARACTER], C_FORFEIT) == 1
+        and state[r + KARNAXIS_DONE] == 1
+        and state[r + KARNAXIS_REVOKED] == 0
+    ):
         state[r + FORFEIT_DUE] = 1
 
 
@@ -222,6 +295,7 @@ def pay_back(state, rules, trace, p):
 
 # ---------------------------------------------------------------- Karnaxis (ambition)
 
+
 @rule
 def total_shares(state, rules, p):
     t = 0
@@ -243,7 +317,7 @@ def ambition_met(state, rules, p):
         return total_shares(state, rules, p) >= v
     if kind == K_BUSINESSES:
         return state[r + N_BUSINESSES] >= v
-    if kind == K_JOBS:       # Whitney: 2 different jobs during the game, not at once
+    if kind == K_JOBS:  # Whitney: 2 different jobs during the game, not at once
         return state[r + DISTINCT_JOBS] >= v
     if kind == K_JOB:
         return holds_job(state, p, character(rules, c, C_KARNAXIS_JOB))
@@ -294,6 +368,7 @@ def check_all_karnaxis(state, rules, trace):
 
 # ---------------------------------------------------------------- decisions
 
+
 @rule
 def add_option(state, n, action, a, b, cost):
     """Append option row n [action, a, b, cost]; returns the new count (the list holds at most
@@ -301,6 +376,10 @@ def add_option(state, n, action, a, b, cost):
     if n < MAX_OPTIONS:
         at = OPTIONS + n * OPT_WIDTH
         state[at + OPT_ACTION], state[at + OPT_A], state[at + OPT_B], state[at + OPT_COST] = (
-            action, a, b, cost)
+            action,
+            a,
+            b,
+            cost,
+        )
         return n + 1
     return n

@@ -2,28 +2,101 @@
 shared/rules/karnaxis.md, "1. Update New Year" and "Stock Market Basics")."""
 
 from simulator.core.kernel import rule
-
+from simulator.core.rng import DICE, rng_below
 from simulator.games.karnaxis.decide import choose
 from simulator.games.karnaxis.money import (
-    ability, add_option, check_all_karnaxis, firm_benefit, gain, pay_required, record,
-    settle_forfeit)
-from simulator.games.karnaxis.state import (
-    AB_ALWAYS_INSURED, AB_STOCK_REROLL, ACCOUNTANT, ACTIVE, CASH, CFG_AFTER_CRASH,
-    CFG_AFTER_DIVIDEND, CFG_DIVIDEND, CFG_FIRM_INSURANCE, CFG_FUND_INCREMENT, CFG_PLAYERS,
-    CFG_STOCK_TOP, CHARACTER, C_ABILITY, DECK_EVENTS, D_REROLL, EF_BUSINESS_INCOME, EF_CASH,
-    EF_GROWTH, EF_LAYOFF, EF_LOTTERY, EF_MEDICAL, EF_SALARY, EF_STOCK_ALL, EF_STOCK_BLACK,
-    EF_TAX, EF_TUITION_FREE, EF_UNEMPLOYMENT, EVENT, EVENT_INCOME, EVENT_SALARY, EVENT_TAX,
-    EVENT_TUITION_FREE, EV_CRASH, EV_DIVIDEND, EV_EVENT, EV_EVENT_CASH, EV_FIRED, EV_REROLL,
-    EV_STOCK, EV_YEAR, E_EFFECT, E_VALUE, FUND, GROWTH, INSURED, JOB, JOB_B, J_SALARY,
-    L_DIVIDENDS, L_EVENT_GAIN, L_EVENT_LOSS, NONE, N_BUSINESSES, N_FRANCHISES, OWN_JOB,
-    PROTECTED, SHARE_POOL, STARTER, TAX_FREE, T_DIE, UNEMP_TAKEN, USED, VALUE, WORKED, YEAR,
-    YEAR_BUSINESS, YEAR_SALARY, YEAR_TAX, character, event, job, owners, row, share, stock,
-    table, table_len,
+    ability,
+    add_option,
+    check_all_karnaxis,
+    firm_benefit,
+    gain,
+    pay_required,
+    record,
+    settle_forfeit,
 )
-from simulator.core.rng import DICE, rng_below
-
+from simulator.games.karnaxis.state import (
+    AB_ALWAYS_INSURED,
+    AB_STOCK_REROLL,
+    ACCOUNTANT,
+    ACTIVE,
+    C_ABILITY,
+    CASH,
+    CFG_AFTER_CRASH,
+    CFG_AFTER_DIVIDEND,
+    CFG_DIVIDEND,
+    CFG_FIRM_INSURANCE,
+    CFG_FUND_INCREMENT,
+    CFG_PLAYERS,
+    CFG_STOCK_TOP,
+    CHARACTER,
+    D_REROLL,
+    DECK_EVENTS,
+    E_EFFECT,
+    E_VALUE,
+    EF_BUSINESS_INCOME,
+    EF_CASH,
+    EF_GROWTH,
+    EF_LAYOFF,
+    EF_LOTTERY,
+    EF_MEDICAL,
+    EF_SALARY,
+    EF_STOCK_ALL,
+    EF_STOCK_BLACK,
+    EF_TAX,
+    EF_TUITION_FREE,
+    EF_UNEMPLOYMENT,
+    EV_CRASH,
+    EV_DIVIDEND,
+    EV_EVENT,
+    EV_EVENT_CASH,
+    EV_FIRED,
+    EV_REROLL,
+    EV_STOCK,
+    EV_YEAR,
+    EVENT,
+    EVENT_INCOME,
+    EVENT_SALARY,
+    EVENT_TAX,
+    EVENT_TUITION_FREE,
+    FUND,
+    GROWTH,
+    INSURED,
+    J_SALARY,
+    JOB,
+    JOB_B,
+    L_DIVIDENDS,
+    L_EVENT_GAIN,
+    L_EVENT_LOSS,
+    N_BUSINESSES,
+    N_FRANCHISES,
+    NONE,
+    OWN_JOB,
+    PROTECTED,
+    SHARE_POOL,
+    STARTER,
+    T_DIE,
+    TAX_FREE,
+    UNEMP_TAKEN,
+    USED,
+    VALUE,
+    WORKED,
+    YEAR,
+    YEAR_BUSINESS,
+    YEAR_SALARY,
+    YEAR_TAX,
+    character,
+    event,
+    job,
+    owners,
+    row,
+    share,
+    stock,
+    table,
+    table_len,
+)
 
 # ---------------------------------------------------------------- stock market
+
 
 @rule
 def move_stock(state, rules, trace, s, delta):
@@ -86,8 +159,11 @@ def update_stocks(state, rules, knobs, rng, trace):
         roller = state[STARTER] if s == n else s
         d = roll_stock_die(rules, rng)
         for j in range(n):
-            if (j != s and state[share(j, s)] > 0
-                    and character(rules, state[row(j) + CHARACTER], C_ABILITY) == AB_STOCK_REROLL):
+            if (
+                j != s
+                and state[share(j, s)] > 0
+                and character(rules, state[row(j) + CHARACTER], C_ABILITY) == AB_STOCK_REROLL
+            ):
                 m = add_option(state, 0, 0, d, s, 0)
                 m = add_option(state, m, 1, d, s, 0)
                 if choose(state, rules, knobs, rng, trace, D_REROLL, j, m) == 1:
@@ -109,6 +185,7 @@ def give_shares(state, p, s, count):
 
 
 # ---------------------------------------------------------------- Update New Year
+
 
 @rule
 def lose_job(state, rules, trace, p, j):
@@ -181,7 +258,12 @@ def update_new_year(state, rules, knobs, rng, trace, year):
     unemployment fund, update stocks.  Year 1: everyone is insured (Year Chart)."""
     state[YEAR] = year
     state[UNEMP_TAKEN] = 0
-    state[EVENT_SALARY], state[EVENT_INCOME], state[EVENT_TAX], state[EVENT_TUITION_FREE] = 0, 0, 0, 0
+    state[EVENT_SALARY], state[EVENT_INCOME], state[EVENT_TAX], state[EVENT_TUITION_FREE] = (
+        0,
+        0,
+        0,
+        0,
+    )
     record(state, trace, EV_YEAR, state[STARTER], year, 0, 0, 0)
     for p in range(rules[CFG_PLAYERS]):
         r = row(p)
@@ -190,11 +272,14 @@ def update_new_year(state, rules, knobs, rng, trace, year):
         state[r + ACCOUNTANT] = 0
         state[r + TAX_FREE] = 0
         state[r + YEAR_SALARY], state[r + YEAR_BUSINESS], state[r + YEAR_TAX] = 0, 0, 0
-        protected = (year == 1 or state[r + INSURED] == 1
-                     or ability(state, rules, p, AB_ALWAYS_INSURED) > 0
-                     or firm_benefit(state, rules, p, CFG_FIRM_INSURANCE))
+        protected = (
+            year == 1
+            or state[r + INSURED] == 1
+            or ability(state, rules, p, AB_ALWAYS_INSURED) > 0
+            or firm_benefit(state, rules, p, CFG_FIRM_INSURANCE)
+        )
         state[r + PROTECTED] = 1 if protected else 0
-        state[r + INSURED] = 0      # ASSUMED: a token bought last year covers this year, then goes back
+        state[r + INSURED] = 0  # ASSUMED: a token bought last year covers this year, then goes back
     apply_event(state, rules, rng, trace, state[owners(rules, DECK_EVENTS) + year - 1])
     state[FUND] += rules[CFG_FUND_INCREMENT]
     update_stocks(state, rules, knobs, rng, trace)

@@ -31,24 +31,46 @@ exactly Game End's count, so at the end of the game it is the final score.
 import numpy as np
 
 from policies.karnaxis import HORIZON, ROLLOUT_POLICY_KNOB, ROLLOUTS
-from policies.search import best_mean, margin_to_best_other, outcome_value, rollout_seed, \
-    win_share
+from policies.search import best_mean, margin_to_best_other, outcome_value, rollout_seed, win_share
+from simulator.core.kernel import allocating, rule
+from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.karnaxis.engine import advance, play_step
 from simulator.games.karnaxis.money import job_holder
 from simulator.games.karnaxis.state import (
-    AT_NEW_YEAR, CANDIDATES, CASH, CFG_JOB_BANKER, CFG_NOTICE_PENALTY, CFG_PLAYERS, CFG_YEARS,
-    DECISIONS, FORCED, LOANS, LOG, LOG_LEN, MODE, NOTES, NOTICES, PENDING, PENDING_CANDIDATES,
-    PENDING_EVENT, PENDING_SEAT, PHASE, PROBE, REPLAY, ROLLOUT_POLICY, SEARCH_DECISIONS,
-    SEAT_POLICY, YEAR, row,
+    AT_NEW_YEAR,
+    CANDIDATES,
+    CASH,
+    CFG_JOB_BANKER,
+    CFG_NOTICE_PENALTY,
+    CFG_PLAYERS,
+    CFG_YEARS,
+    DECISIONS,
+    FORCED,
+    LOANS,
+    LOG,
+    LOG_LEN,
+    MODE,
+    NOTES,
+    NOTICES,
+    PENDING,
+    PENDING_CANDIDATES,
+    PENDING_EVENT,
+    PENDING_SEAT,
+    PHASE,
+    PROBE,
+    REPLAY,
+    ROLLOUT_POLICY,
+    SEARCH_DECISIONS,
+    SEAT_POLICY,
+    YEAR,
+    row,
 )
 from simulator.games.karnaxis.year_end import interest_on, interest_rate, retirement_payout
-from simulator.core.kernel import allocating, rule
-from simulator.core.rng import SEARCH as SEARCH_STREAM
 
-MARGIN_SCALE = 250_000.0   # $: a margin this large earns the whole margin bonus (about one
-                           # standard deviation of the final cash of a 4-player game)
-SNAPSHOT, PROBE_COPY, ROLLOUT_COPY = range(3)   # rows of the work buffers
-SUMS, COUNTS, SCORES = range(3)                 # rows of the values buffer
+MARGIN_SCALE = 250_000.0  # $: a margin this large earns the whole margin bonus (about one
+# standard deviation of the final cash of a 4-player game)
+SNAPSHOT, PROBE_COPY, ROLLOUT_COPY = range(3)  # rows of the work buffers
+SUMS, COUNTS, SCORES = range(3)  # rows of the values buffer
 MILLION = 1_000_000
 
 
@@ -60,8 +82,12 @@ def provisional_cash(state, rules, out):
     banker = job_holder(state, rules, rules[CFG_JOB_BANKER])
     for p in range(n):
         r = row(p)
-        out[p] = (state[r + CASH] + retirement_payout(state, rules, p)
-                  - state[r + NOTICES] * rules[CFG_NOTICE_PENALTY] - state[r + LOANS])
+        out[p] = (
+            state[r + CASH]
+            + retirement_payout(state, rules, p)
+            - state[r + NOTICES] * rules[CFG_NOTICE_PENALTY]
+            - state[r + LOANS]
+        )
     for p in range(n):
         interest = interest_on(state[row(p) + LOANS], interest_rate(state, rules, p))
         out[p] -= interest
@@ -93,8 +119,8 @@ def search_step(state, rules, knobs, rng, trace, work, work_rng, values):
         if probe[PENDING] == 0:
             break
         j = probe[LOG_LEN]
-        snap[LOG:LOG + j] = probe[LOG:LOG + j]    # the other seats' decisions before j
-        snap[NOTES:NOTES + j] = probe[NOTES:NOTES + j]
+        snap[LOG : LOG + j] = probe[LOG : LOG + j]  # the other seats' decisions before j
+        snap[NOTES : NOTES + j] = probe[NOTES : NOTES + j]
         best = weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values)
         snap[LOG + j] = probe[CANDIDATES + best]
         snap[LOG_LEN] = j + 1
@@ -133,8 +159,11 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
         roll[ROLLOUT_POLICY] = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
         advance(roll, rules, knobs, roll_rng, no_trace, no_years, last_year)
         provisional_cash(roll, rules, scores)
-        value = outcome_value(win_share(scores, n_players, seat),
-                              margin_to_best_other(scores, n_players, seat), MARGIN_SCALE)
+        value = outcome_value(
+            win_share(scores, n_players, seat),
+            margin_to_best_other(scores, n_players, seat),
+            MARGIN_SCALE,
+        )
         sums[candidate] += value
         counts[candidate] += 1.0
     best = best_mean(sums, counts, m)

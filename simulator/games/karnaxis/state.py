@@ -29,6 +29,8 @@ Rule code reads ``state[row(p) + CASH]``, ``state[stock(s) + VALUE]``,
 
 from simulator.core.kernel import rule
 
+# The slot tables are laid out by hand, a block of names per line.
+# fmt: off
 MAX_PLAYERS = 6
 MAX_STOCKS = MAX_PLAYERS + 1      # one business per seat and the black business
 MAX_OPTIONS = 256
@@ -88,7 +90,8 @@ AMBITIONS = ("growth", "shares", "businesses", "jobs", "job", "college", "retire
 (J_SALARY, J_COLLEGE, J_ATTR, J_BENEFIT, J_AVAILABLE) = (0, 1, 2, 6, 7)
 J_WIDTH = 8
 BENEFITS = ("none", "tax_collector", "consultant", "professor", "banker", "extra_action")
-(BEN_NONE, BEN_TAX_COLLECTOR, BEN_CONSULTANT, BEN_PROFESSOR, BEN_BANKER, BEN_EXTRA_ACTION) = range(6)
+(BEN_NONE, BEN_TAX_COLLECTOR, BEN_CONSULTANT, BEN_PROFESSOR, BEN_BANKER,
+ BEN_EXTRA_ACTION) = range(6)
 
 # businesses: rows of B_WIDTH
 (B_LEVEL, B_GROWTH, B_ATTR, B_FIRM, B_AVAILABLE, B_ONLY_CHARACTER) = (0, 1, 2, 6, 7, 8)
@@ -176,7 +179,8 @@ SEAT_POLICY = N_SCALARS
 # CARDS_HELD Karnaxis cards saved for later (which ones: owners row KC_HOLDER); ACTIONS action
 # squares this year; DEALT..DEALT+2 the first three character cards dealt at setup (NONE when
 # fewer are dealt).
-(CASH, CHARACTER, ATTR, _ATTR1, _ATTR2, _ATTR3, COLLEGE, RETIRE_TOKENS, LOANS, PEAK_LOANS, NOTICES, JOB, JOB_B, WORKED,
+(CASH, CHARACTER, ATTR, _ATTR1, _ATTR2, _ATTR3, COLLEGE, RETIRE_TOKENS, LOANS, PEAK_LOANS,
+ NOTICES, JOB, JOB_B, WORKED,
  GROWTH, INCOME, ACCOUNTANT, INSURED, N_BUSINESSES, N_FRANCHISES, MERGED_LEVEL, BUSINESS_YEAR,
  FRANCHISE_YEAR, ACTIONS, USED, KARNAXIS_DONE, KARNAXIS_YEAR, KARNAXIS_REVOKED, JOBS_SEEN,
  CARDS_HELD, CARDS_BOUGHT, TAX_FREE, YEAR_SALARY, YEAR_BUSINESS, YEAR_TAX, YEAR_BRACKET,
@@ -185,7 +189,8 @@ SEAT_POLICY = N_SCALARS
  # ledger: every dollar in or out of CASH goes through one of these (money.gain / money.spend)
  L_SALARY, L_BUSINESS_INCOME, L_DIVIDENDS, L_UNEMPLOYMENT, L_KARNAXIS, L_LOANS, L_SHARES_SOLD,
  L_EVENT_GAIN, L_CARD_CASH, L_FROM_PLAYERS, L_BANK_BENEFITS, L_BAILOUT, L_RETIREMENT_PAYOUT,
- L_INTEREST_RECEIVED, L_TAXES, L_INTEREST, L_PRINCIPAL, L_SHARES_BOUGHT, L_TO_BANK, L_TO_PLAYERS, L_EVENT_LOSS,
+ L_INTEREST_RECEIVED, L_TAXES, L_INTEREST, L_PRINCIPAL, L_SHARES_BOUGHT, L_TO_BANK, L_TO_PLAYERS,
+ L_EVENT_LOSS,
  L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK, N_PLAYER) = range(71)
 N_DEALT_KEPT = 3    # dealt characters kept for the players table (dealt_character_1..3)
 LEDGER_IN = (L_SALARY, L_BUSINESS_INCOME, L_DIVIDENDS, L_UNEMPLOYMENT, L_KARNAXIS, L_LOANS,
@@ -235,7 +240,8 @@ CANDIDATES = NOTES + MAX_LOG
 # seat whose (merged) business is its mother (NONE unused); DECK_EVENTS / DECK_CARDS /
 # DECK_CHARS: event, Karnaxis card and character deck order; KC_HOLDER: per Karnaxis card, the
 # seat saving it unused (NONE: in the deck or used), hidden from the other seats
-OWN_BIZ, OWN_JOB, FR_OWNER, FR_MOTHER, DECK_EVENTS, DECK_CARDS, KC_HOLDER, DECK_CHARS, N_OWNERS = range(9)
+(OWN_BIZ, OWN_JOB, FR_OWNER, FR_MOTHER, DECK_EVENTS, DECK_CARDS, KC_HOLDER, DECK_CHARS,
+ N_OWNERS) = range(9)
 REMOVED = -2
 OWNERS = CANDIDATES + MAX_OPTIONS
 
@@ -281,7 +287,8 @@ TRACE_WIDTH = 7
  EV_SEARCH, EV_SEARCH_OPTION) = range(25)
 
 # games output columns
-G_WINNER, G_LENGTH, G_END_REASON, G_UNEMPLOYMENT_LEFT, G_SHARES_LEFT, G_SEARCH_DECISIONS, N_GAME_OUT = range(7)
+(G_WINNER, G_LENGTH, G_END_REASON, G_UNEMPLOYMENT_LEFT, G_SHARES_LEFT, G_SEARCH_DECISIONS,
+ N_GAME_OUT) = range(7)
 END_REASONS = ("final_year",)
 END_FINAL_YEAR = 0
 

@@ -2,34 +2,146 @@
 End (rulebook: shared/rules/karnaxis.md)."""
 
 from simulator.core.kernel import rule
-
 from simulator.games.karnaxis.money import (
-    ability, check_all_karnaxis, delinquent, firm_benefit, gain, holds_job, job_holder,
-    pay_required, record, settle_forfeit, spend, total_shares)
+    ability,
+    check_all_karnaxis,
+    delinquent,
+    firm_benefit,
+    gain,
+    holds_job,
+    job_holder,
+    pay_required,
+    record,
+    settle_forfeit,
+    spend,
+    total_shares,
+)
 from simulator.games.karnaxis.state import (
-    AB_INCOME_BONUS, AB_RETIREMENT_BONUS, AB_SALARY_BONUS, AB_TAX_DISCOUNT, ACCOUNTANT, ATTR,
-    CARDS_BOUGHT, CARDS_HELD, CASH, CFG_EXTRA_TOKEN, CFG_FIRM_ACCOUNTING, CFG_INCOME_MAX,
-    CFG_INTEREST_PCT, CFG_JOB_BANKER, CFG_JOB_TAX_COLLECTOR, CFG_LOAN_CAP,
-    CFG_NOTICES_BELOW_CAP, CFG_NOTICE_PENALTY, CFG_PLAYERS, CFG_TC_DISCOUNT, CFG_YEARS,
-    CHARACTER, COLLEGE, DEALT, DISTINCT_JOBS, END_FINAL_YEAR, EVENT_INCOME, EVENT_SALARY,
-    EVENT_TAX, EV_BUSINESS_INCOME, EV_FINAL, EV_LOAN_PAYMENT, EV_RETIREMENT, EV_SALARY, EV_TAX,
-    FUND, GROWTH, G_END_REASON, G_LENGTH, G_SEARCH_DECISIONS, G_SHARES_LEFT,
-    G_UNEMPLOYMENT_LEFT, G_WINNER, INCOME, JOB, JOB_B, J_SALARY, KARNAXIS_DONE,
-    KARNAXIS_REVOKED, KARNAXIS_YEAR, LOANS, LOANS_COUNT, L_BUSINESS_INCOME, L_INTEREST,
-    L_INTEREST_RECEIVED, L_NOTICE_PENALTY, L_PRINCIPAL, L_RETIREMENT_PAYOUT, L_SALARY, L_TAXES,
-    NONE, NOTICES, N_ATTR, N_BUSINESSES, N_DEALT_KEPT, N_FRANCHISES, N_PLAYER, N_PLAYER_OUT,
-    PEAK_LOANS, PROTECTED, P_ATTR_TOTAL, P_BUSINESSES, P_CARDS, P_CARDS_UNUSED,
-    P_CASH_BEFORE_END, P_CHARACTER, P_COLLEGE, P_DEALT, P_FINAL_JOB, P_FRANCHISES, P_GROWTH,
-    P_INCOME, P_JOBS_HELD, P_KARNAXIS_DONE, P_KARNAXIS_REVOKED, P_KARNAXIS_YEAR, P_LOANS_COUNT,
-    P_NOTICES, P_PEAK_LOANS, P_RANK_TITLE, P_RETIRE_PAYOUT, P_RETIRE_TOKENS, P_SCORE,
-    P_SHARES_HELD, P_SMART_YEARS, P_UNIVERSITY, P_WON, RANK_THRESHOLDS, RETIRE_TOKENS,
-    SEARCH_DECISIONS, SHARE_POOL, SMART_YEARS, TAX_FREE, T_BRACKET_MAX, T_DUE_PCT, T_DUE_YEAR,
-    T_RETIRE_PAYOUT, T_TAX_SMART, T_TAX_STANDARD, UNIVERSITY_YEARS, WORKED, YEAR, YEAR_BRACKET,
-    YEAR_BUSINESS, YEAR_SALARY, YEAR_SMART, YEAR_TAX, job, row, table, table_len,
+    AB_INCOME_BONUS,
+    AB_RETIREMENT_BONUS,
+    AB_SALARY_BONUS,
+    AB_TAX_DISCOUNT,
+    ACCOUNTANT,
+    ATTR,
+    CARDS_BOUGHT,
+    CARDS_HELD,
+    CASH,
+    CFG_EXTRA_TOKEN,
+    CFG_FIRM_ACCOUNTING,
+    CFG_INCOME_MAX,
+    CFG_INTEREST_PCT,
+    CFG_JOB_BANKER,
+    CFG_JOB_TAX_COLLECTOR,
+    CFG_LOAN_CAP,
+    CFG_NOTICE_PENALTY,
+    CFG_NOTICES_BELOW_CAP,
+    CFG_PLAYERS,
+    CFG_TC_DISCOUNT,
+    CFG_YEARS,
+    CHARACTER,
+    COLLEGE,
+    DEALT,
+    DISTINCT_JOBS,
+    END_FINAL_YEAR,
+    EV_BUSINESS_INCOME,
+    EV_FINAL,
+    EV_LOAN_PAYMENT,
+    EV_RETIREMENT,
+    EV_SALARY,
+    EV_TAX,
+    EVENT_INCOME,
+    EVENT_SALARY,
+    EVENT_TAX,
+    FUND,
+    G_END_REASON,
+    G_LENGTH,
+    G_SEARCH_DECISIONS,
+    G_SHARES_LEFT,
+    G_UNEMPLOYMENT_LEFT,
+    G_WINNER,
+    GROWTH,
+    INCOME,
+    J_SALARY,
+    JOB,
+    JOB_B,
+    KARNAXIS_DONE,
+    KARNAXIS_REVOKED,
+    KARNAXIS_YEAR,
+    L_BUSINESS_INCOME,
+    L_INTEREST,
+    L_INTEREST_RECEIVED,
+    L_NOTICE_PENALTY,
+    L_PRINCIPAL,
+    L_RETIREMENT_PAYOUT,
+    L_SALARY,
+    L_TAXES,
+    LOANS,
+    LOANS_COUNT,
+    N_ATTR,
+    N_BUSINESSES,
+    N_DEALT_KEPT,
+    N_FRANCHISES,
+    N_PLAYER,
+    N_PLAYER_OUT,
+    NONE,
+    NOTICES,
+    P_ATTR_TOTAL,
+    P_BUSINESSES,
+    P_CARDS,
+    P_CARDS_UNUSED,
+    P_CASH_BEFORE_END,
+    P_CHARACTER,
+    P_COLLEGE,
+    P_DEALT,
+    P_FINAL_JOB,
+    P_FRANCHISES,
+    P_GROWTH,
+    P_INCOME,
+    P_JOBS_HELD,
+    P_KARNAXIS_DONE,
+    P_KARNAXIS_REVOKED,
+    P_KARNAXIS_YEAR,
+    P_LOANS_COUNT,
+    P_NOTICES,
+    P_PEAK_LOANS,
+    P_RANK_TITLE,
+    P_RETIRE_PAYOUT,
+    P_RETIRE_TOKENS,
+    P_SCORE,
+    P_SHARES_HELD,
+    P_SMART_YEARS,
+    P_UNIVERSITY,
+    P_WON,
+    PEAK_LOANS,
+    PROTECTED,
+    RANK_THRESHOLDS,
+    RETIRE_TOKENS,
+    SEARCH_DECISIONS,
+    SHARE_POOL,
+    SMART_YEARS,
+    T_BRACKET_MAX,
+    T_DUE_PCT,
+    T_DUE_YEAR,
+    T_RETIRE_PAYOUT,
+    T_TAX_SMART,
+    T_TAX_STANDARD,
+    TAX_FREE,
+    UNIVERSITY_YEARS,
+    WORKED,
+    YEAR,
+    YEAR_BRACKET,
+    YEAR_BUSINESS,
+    YEAR_SALARY,
+    YEAR_SMART,
+    YEAR_TAX,
+    job,
+    row,
+    table,
+    table_len,
 )
 
-
 # ---------------------------------------------------------------- Year End Review
+
 
 @rule
 def tax_bracket(rules, income):
@@ -91,8 +203,16 @@ def pay_income(state, rules, trace, p):
         if business > 0:
             before = state[r + CASH]
             gain(state, p, business, L_BUSINESS_INCOME)
-            record(state, trace, EV_BUSINESS_INCOME, p, business, state[r + GROWTH], before,
-                   state[r + CASH])
+            record(
+                state,
+                trace,
+                EV_BUSINESS_INCOME,
+                p,
+                business,
+                state[r + GROWTH],
+                before,
+                state[r + CASH],
+            )
     state[r + YEAR_SALARY] = salary
     state[r + YEAR_BUSINESS] = business
 
@@ -183,6 +303,7 @@ def year_end(state, rules, trace):
 
 # ---------------------------------------------------------------- Game End
 
+
 @rule
 def retirement_payout(state, rules, p):
     """Retirement Fund (At Game End): ASSUMED payout table, extra tokens beyond it, and the
@@ -218,8 +339,16 @@ def end_game(state, rules, trace, out_game, out_players):
         payout = retirement_payout(state, rules, p)
         before = state[r + CASH]
         gain(state, p, payout, L_RETIREMENT_PAYOUT)
-        record(state, trace, EV_RETIREMENT, p, state[r + RETIRE_TOKENS], payout, before,
-               state[r + CASH])
+        record(
+            state,
+            trace,
+            EV_RETIREMENT,
+            p,
+            state[r + RETIRE_TOKENS],
+            payout,
+            before,
+            state[r + CASH],
+        )
         spend(state, p, state[r + NOTICES] * rules[CFG_NOTICE_PENALTY], L_NOTICE_PENALTY)
         repay_loans(state, rules, trace, p, 100, True)
         record(state, trace, EV_FINAL, p, state[r + NOTICES], 0, before, state[r + CASH])
