@@ -22,6 +22,7 @@ from simulator.cli.options import (
 from simulator.core.errors import UserError
 from simulator.run import bench as bench_mod
 from simulator.run.runner import Plan, execute, resumable_plan
+from simulator.run.store import checked_path
 from simulator.run.sweep import grid_variants
 
 
@@ -287,9 +288,19 @@ def default_chunk(game, until_ci):
     show_default=True,
     help="Also time a full run with Parquet output on every core.",
 )
-def bench(game, n_games, players, policy, seats, fixed_seats, rules_files, sets, store):
+@click.option(
+    "--record",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Append the measurement to this CSV file (with date, commit, machine and load).",
+)
+def bench(game, n_games, players, policy, seats, fixed_seats, rules_files, sets, store, record):
     """Measure games per second per core (engine only; --store adds the full pipeline)."""
     g, rules = load(game, rules_files, sets)
     names = seat_list(g, players, policy, seats, rules)
-    for line in bench_mod.bench(g, rules, names, n_games, store, fixed_seats):
+    if record is not None:
+        bench_mod.check_record(checked_path(record, "--record"))
+    lines, measured = bench_mod.bench(g, rules, names, n_games, store, fixed_seats)
+    for line in lines:
         click.echo(line)
+    if record is not None:
+        bench_mod.record(record, measured)

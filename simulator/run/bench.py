@@ -1,14 +1,26 @@
-"""`balsim bench`: games per second per core, engine alone and with the whole pipeline."""
+"""`balsim bench`: games per second per core, engine alone and with the whole pipeline.
+
+``--record FILE`` appends each measurement as a CSV row (date, commit, machine, load, the
+configuration and its rates), so figures live in files the benchmark writes:
+``bench/results/bench.csv`` for ``make bench``, rendered into ``docs/performance.md`` by
+``bench/render.py``.
+"""
 
 from __future__ import annotations
 
+import csv
 import os
+import platform
+import subprocess
 import tempfile
 import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from simulator.core.errors import UserError
 from simulator.core.game import Game
 from simulator.core.rng import game_seeds
 from simulator.run.runner import MAX_CHUNK, Plan, Variant, execute, seat_policy_ids
@@ -26,10 +38,25 @@ def per_second(count: int, seconds: float) -> str:
     return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"
 
 
+@dataclass
+class Measurement:
+    """One benchmark: a configuration and its rates (per CPU second of one core)."""
+
+    game: str
+    seats: str  # the line-up, comma-separated, seat 0 first
+    games: int
+    cpu_seconds: float
+    games_per_s: float
+    decisions_per_s: float  # the search seats' decisions (0 without one)
+    decisions_per_game: float
+    store_games_per_s: float = 0.0  # the whole run with Parquet output on every core (--store)
+
+
 def bench(
     game: Game, rules: dict, seats: list[str], n_games: int | None, store: bool, fixed_seats: bool
-) -> list[str]:
-    """Lines of a benchmark report: compile/cache time, then a timed run on one core."""
+) -> tuple[list[str], Measurement]:
+    """Lines of a benchmark report (compile/cache time, then a timed run on one core) and the
+    measurement they show."""
     n_players = len(seats)
     plan = Plan(
         game=game.name,
@@ -81,6 +108,9 @@ def bench(
             f"  search: {decisions:,} decisions = {per_second(decisions, seconds)} decisions/s "
             f"per core ({decisions / n:,.1f} per game)"
         )
+    measured = Measurement(
+        game.name, ",".join(seats), n, seconds, n / seconds, decisions / seconds, decisions / n
+    )
     if store:
         n_store = max(n, 10 * game.chunk_size)
         plan.n_games = n_store
@@ -93,4 +123,54 @@ def bench(
             f"  run with Parquet output, {cores} jobs: {n_store:,} games in {total:.2f} s"
             f" = {n_store / total:,.0f} games/s ({n_store / total / cores:,.0f} per core)"
         )
-    return lines
+        measured.store_games_per_s = n_store / total
+    return lines, measured
+
+
+def check_record(path: Path) -> None:
+    """Refuse, before any game, a ``--record`` file that cannot be appended to."""
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise UserError(f"--record {path}: cannot append to it ({e.strerror})") from None
+
+
+def record(path: Path, measured: Measurement) -> None:
+    """Append ``measured`` to the CSV at ``path`` with when, where and at which commit."""
+    row = {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"),
+        "commit": commit(),
+        "machine": f"{platform.machine()} {os.cpu_count()} cores",
+        "load": f"{os.getloadavg()[0]:.1f}",
+        **asdict(measured),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = not path.exists() or path.stat().st_size == 0
+    with open(path, "a", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(row))
+        if new:
+            writer.writeheader()
+        writer.writerow({k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()})
+
+
+def commit() -> str:
+    """The checkout's commit (with ``+`` when it has uncommitted changes), or ``unknown``."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=here,
+            text=True,
+            capture_output=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=here,
+            text=True,
+            capture_output=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+" if dirty else "")

@@ -1,0 +1,40 @@
+"""`balsim bench --record` keeps each measurement in a CSV; bench/render.py tabulates them."""
+
+import csv
+import importlib.util
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from simulator.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_each_measurement_is_a_row_and_the_table_compares_commits(tmp_path):
+    results = tmp_path / "bench.csv"
+    for _ in range(2):
+        out = CliRunner().invoke(cli, ["bench", "ekonos", "-n", "40", "--record", str(results)])
+        assert out.exit_code == 0, out.output
+    rows = list(csv.DictReader(results.open()))
+    assert len(rows) == 2 and {r["game"] for r in rows} == {"ekonos"}
+    assert all(int(r["games"]) == 40 and float(r["games_per_s"]) > 0 for r in rows)
+    # a later commit's measurement: the table shows its median beside the earlier commit's
+    rows[1]["commit"], rows[1]["date"] = "later", "2999-01-01 00:00"
+    with results.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    spec = importlib.util.spec_from_file_location("render", ROOT / "bench" / "render.py")
+    render = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(render)
+    table = render.table(render.rows(results)).splitlines()
+    ratio = float(rows[1]["games_per_s"]) / float(rows[0]["games_per_s"])
+    assert len(table) == 3 and "| later (" in table[2] and f"{ratio:.2f}×" in table[2]
+
+
+def test_a_record_file_under_a_file_is_refused_before_any_game(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("")
+    out = CliRunner().invoke(cli, ["bench", "ekonos", "-n", "5", "--record", str(target / "x")])
+    assert out.exit_code == 2 and "--record" in out.output
