@@ -136,22 +136,35 @@ class Lab:
 
     def play(self, design: Design, candidates: list[dict], game_ids: np.ndarray) -> list[Outcomes]:
         """Every candidate's outcomes on the same games ``game_ids`` (int64[n])."""
-        game_ids = np.asarray(game_ids, dtype=np.int64)
-        params = [self.prepare(design, rules) for rules in candidates]
-        size = chunk_games(len(game_ids), len(candidates), self.jobs, self.game.chunk_size)
-        starts = range(0, len(game_ids), size)
-        tasks = [
-            ((c, start), design, rules, params[c], game_ids[start : start + size])
-            for c, rules in enumerate(candidates)
-            for start in starts
-        ]
+        return self.play_groups([(design, candidates, game_ids)])[0]
+
+    def play_groups(self, groups: list[tuple[Design, list[dict], np.ndarray]]) -> list[list]:
+        """Several experiments' batches at once, one task list for the workers (so a
+        cluster stays busy): for each ``(design, candidates, game_ids)``, every candidate's
+        outcomes on that group's games."""
+        prepared = [[self.prepare(design, rules) for rules in cands] for design, cands, _ in groups]
+        n_candidates = sum(len(cands) for _, cands, _ in groups)
+        tasks, starts = [], []
+        for g, (design, candidates, game_ids) in enumerate(groups):
+            game_ids = np.asarray(game_ids, dtype=np.int64)
+            size = chunk_games(len(game_ids), n_candidates, self.jobs, self.game.chunk_size)
+            starts.append(range(0, len(game_ids), size))
+            tasks += [
+                ((g, c, start), design, rules, prepared[g][c], game_ids[start : start + size])
+                for c, rules in enumerate(candidates)
+                for start in starts[g]
+            ]
         parts: dict = {}
         for key, outcomes in self.workers.map(_play_task, tasks):
             parts[key] = outcomes
             self.played += outcomes.n_games
             self.bar.advance(outcomes.n_games)
         return [
-            Outcomes.concat([parts[(c, start)] for start in starts]) for c in range(len(candidates))
+            [
+                Outcomes.concat([parts[(g, c, start)] for start in starts[g]])
+                for c in range(len(candidates))
+            ]
+            for g, (_, candidates, _) in enumerate(groups)
         ]
 
     def probe(self, design: Design, rules: dict) -> Outcomes:

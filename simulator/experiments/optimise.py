@@ -49,6 +49,55 @@ def population_size(n_dims: int) -> int:
     return 4 + int(3 * np.log(max(n_dims, 1)))
 
 
+class CmaSearch:
+    """CMA-ES over ``space``, one generation at a time: :meth:`ask` the candidates, play them,
+    :meth:`tell` what was minimised.  Several searches can then play their generations
+    together in one batch of games (``balsim adapt`` tunes every policy of every variant at
+    once)."""
+
+    def __init__(
+        self, space: list[Dimension], seed: int, population: int | None = None, sigma: float = 0.3
+    ):
+        from cmaes import CMAwM
+
+        self.space = space
+        d = len(space)
+        bounds = np.array([[0.0, 1.0]] * d)
+        steps = np.array([dim.step / (dim.high - dim.low) if dim.integer else 0.0 for dim in space])
+        self.start = self.decode(np.array([dim.to_unit(dim.start) for dim in space]))
+        self.optimiser = CMAwM(
+            mean=np.array([dim.to_unit(dim.start) for dim in space]),
+            sigma=sigma,
+            bounds=bounds,
+            steps=steps,
+            seed=seed % (2**31 - 1),
+            population_size=population or population_size(d),
+        )
+        self.history: list[Generation] = []
+        self._asked: list = []
+
+    def decode(self, x) -> dict:
+        return {dim.name: dim.from_unit(v) for dim, v in zip(self.space, x)}
+
+    def ask(self) -> list[dict]:
+        """The next generation's candidates."""
+        self._asked = [self.optimiser.ask() for _ in range(self.optimiser.population_size)]
+        return [self.decode(encoded) for encoded, _ in self._asked]
+
+    def tell(self, values: list[float]) -> None:
+        """What each candidate of the last :meth:`ask` scored (lower is better)."""
+        values = [float(v) for v in values]
+        self.optimiser.tell([(raw, v) for (_, raw), v in zip(self._asked, values)])
+        candidates = [self.decode(encoded) for encoded, _ in self._asked]
+        self.history.append(Generation(candidates, values, self.decode(self.optimiser.mean)))
+
+    @property
+    def mean(self) -> dict:
+        """The search distribution's mean: the estimate least affected by noisy evaluations,
+        unlike the best single candidate (the start before any generation)."""
+        return self.history[-1].mean if self.history else self.start
+
+
 def cma_search(
     space: list[Dimension],
     evaluate,
@@ -59,28 +108,8 @@ def cma_search(
 ) -> tuple[dict, list[Generation]]:
     """Minimise ``evaluate(list of candidate dicts) -> list of floats`` over ``space``.
 
-    Returns the final mean of the search distribution (the estimate least affected by noisy
-    evaluations, unlike the best single candidate) and every generation's record."""
-    from cmaes import CMAwM
-
-    d = len(space)
-    bounds = np.array([[0.0, 1.0]] * d)
-    steps = np.array([dim.step / (dim.high - dim.low) if dim.integer else 0.0 for dim in space])
-    start = np.array([dim.to_unit(dim.start) for dim in space])
-    optimiser = CMAwM(
-        mean=start,
-        sigma=sigma,
-        bounds=bounds,
-        steps=steps,
-        seed=seed % (2**31 - 1),
-        population_size=population or population_size(d),
-    )
-    decode = lambda x: {dim.name: dim.from_unit(v) for dim, v in zip(space, x)}  # noqa: E731
-    history = []
+    Returns the final mean of the search distribution and every generation's record."""
+    search = CmaSearch(space, seed, population, sigma)
     for _ in range(generations):
-        asked = [optimiser.ask() for _ in range(optimiser.population_size)]
-        candidates = [decode(encoded) for encoded, _ in asked]
-        values = [float(v) for v in evaluate(candidates)]
-        optimiser.tell([(raw, v) for (_, raw), v in zip(asked, values)])
-        history.append(Generation(candidates, values, decode(optimiser.mean)))
-    return (history[-1].mean if history else decode(start)), history
+        search.tell(evaluate(search.ask()))
+    return search.mean, search.history

@@ -18,7 +18,9 @@ kept at or above 0 when its value is.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+import numpy as np
 
 from simulator.core.errors import UserError
 from simulator.core.game import Game, knob_values
@@ -32,8 +34,8 @@ from simulator.experiments.lab import (
     round_to,
     scripted_field,
 )
-from simulator.experiments.metrics import Estimate
-from simulator.experiments.optimise import Dimension, Generation, cma_search, population_size
+from simulator.experiments.metrics import Estimate, Metric, Outcomes
+from simulator.experiments.optimise import CmaSearch, Dimension, Generation, population_size
 
 RANGES = "knob_ranges"
 HELD_OUT_SHARE = 0.1  # of the budget, for each side of the held-out comparison
@@ -150,6 +152,140 @@ def plan_budget(budget: int, n_dims: int, block: int, per_candidate: int | None)
     return generations, per_candidate, held_out
 
 
+@dataclass
+class TuneJob:
+    """One knob set's tuning: who plays, its CMA-ES search and the games each step plays.
+
+    :func:`tune` runs one job; :func:`run_jobs` runs several in lockstep, every job's
+    generation in one batch of games (``balsim adapt`` tunes every policy of every rules
+    variant at once).  Generation ``g`` plays game ids ``offset + g * per_candidate`` on, the
+    held-out check ``HELD_OUT + offset`` on, so jobs with other offsets play other games."""
+
+    policy: str  # the policy tuned, as named
+    name: str  # the knob set written
+    base: str  # its built-in behaviour
+    description: str
+    design: Design
+    rules: dict  # the rules the candidates are played under
+    space: list[Dimension]
+    search: CmaSearch
+    objective: Metric
+    tie_break: Metric
+    generations: int
+    per_candidate: int
+    held_out: int
+    offset: int = 0
+
+    @property
+    def before(self) -> dict:
+        return {d.name: d.start for d in self.space}
+
+    @property
+    def after(self) -> dict:
+        return {knob: rounded(value) for knob, value in self.search.mean.items()}
+
+    def candidate(self, knobs: dict) -> dict:
+        return with_knob_set(self.rules, self.name, self.base, self.description, knobs)
+
+    def generation(self, g: int) -> tuple[Design, list[dict], np.ndarray]:
+        """The batch of generation ``g``: its candidates' rules and their games."""
+        ids = batch_ids(g, self.per_candidate, offset=self.offset)
+        return self.design, [self.candidate(c) for c in self.search.ask()], ids
+
+    def tell(self, outcomes: list[Outcomes]) -> None:
+        self.search.tell(
+            [
+                -self.objective.estimate(o).value - TIE_BREAK * self.tie_break.estimate(o).value
+                for o in outcomes
+            ]
+        )
+
+    def held_out_group(self) -> tuple[Design, list[dict], np.ndarray]:
+        """The tuned and the starting knobs in the same seat on the same held-out games."""
+        ids = batch_ids(0, self.held_out, offset=HELD_OUT + self.offset)
+        return self.design, [self.candidate(self.after), self.candidate(self.before)], ids
+
+    def result(self, held_out: list[Outcomes]) -> TuneResult:
+        tuned, untuned = (self.objective.estimate(o) for o in held_out)
+        n_players = self.design.n_players
+        return TuneResult(
+            self.policy,
+            self.name,
+            self.base,
+            self.description,
+            self.design.lineup,
+            self.before,
+            self.after,
+            tuned,
+            untuned,
+            tuned - untuned,
+            0.5 if is_team_game(self.rules) else 1.0 / n_players,
+            self.generations * self.search.optimiser.population_size * self.per_candidate,
+            self.per_candidate,
+            self.search.history,
+        )
+
+
+def tune_job(
+    lab: Lab,
+    rules: dict,
+    policy: str,
+    field_names: list[str],
+    n_players: int,
+    budget: int,
+    seed: int,
+    name: str,
+    description: str,
+    games_per_candidate: int | None = None,
+    start: dict | None = None,
+    sigma: float = 0.3,
+    offset: int = 0,
+) -> TuneJob:
+    """A job tuning ``policy``'s knobs (from ``start``, default its own) into the knob set
+    ``name``, one seat (its team) against ``field_names``, within ``budget`` games."""
+    game = lab.game
+    original = game.policy(policy, rules)
+    base = game.policy_set(rules)[original.behaviour].name
+    space = knob_space(game, rules, policy)
+    if start:
+        space = [replace(d, start=float(start.get(d.name, d.start))) for d in space]
+    design = Design(game.name, line_up(rules, name, field_names, n_players), seed)
+    generations, per_candidate, held_out = plan_budget(
+        budget, len(space), design.block(rules), games_per_candidate
+    )
+    job = TuneJob(
+        policy,
+        name,
+        base,
+        description,
+        design,
+        rules,
+        space,
+        CmaSearch(space, seed, sigma=sigma),
+        None,
+        None,
+        generations,
+        per_candidate,
+        held_out,
+        offset,
+    )
+    probe = lab.probe(design, job.candidate(job.before))
+    job.objective = probe.metric(f"win_rate:policy={name}")
+    job.tie_break = probe.metric(f"outscore:policy={name}")
+    return job
+
+
+def run_jobs(lab: Lab, jobs: list[TuneJob]) -> list[TuneResult]:
+    """Run the jobs in lockstep: each generation of every job, then every held-out check,
+    as one batch of games."""
+    for g in range(max((j.generations for j in jobs), default=0)):
+        active = [j for j in jobs if g < j.generations]
+        for job, outcomes in zip(active, lab.play_groups([j.generation(g) for j in active])):
+            job.tell(outcomes)
+    held_out = lab.play_groups([j.held_out_group() for j in jobs])
+    return [job.result(outcomes) for job, outcomes in zip(jobs, held_out)]
+
+
 def tune(
     lab: Lab,
     rules: dict,
@@ -164,8 +300,7 @@ def tune(
     """Tune ``policy``'s knobs against ``field_names`` (default: the other scripted policies)
     with ``budget`` games in all (see :func:`plan_budget`), playing in ``lab``."""
     game = lab.game
-    original = game.policy(policy, rules)
-    base = game.policy_set(rules)[original.behaviour].name
+    base = game.policy_set(rules)[game.policy(policy, rules).behaviour].name
     field_names = list(field_names or scripted_field(game, exclude=base))
     if not field_names:
         raise UserError("the field is empty: name its policies with --field")
@@ -174,50 +309,21 @@ def tune(
     name = name or f"{policy}_tuned"
     if name in {p.name for p in game.policies} or name in field_names:
         raise UserError(f"the tuned set needs a new name, not '{name}'")
-    space = knob_space(game, rules, policy)
-    design = Design(game.name, line_up(rules, name, field_names, n_players), seed)
-    generations, per_candidate, held_out = plan_budget(
-        budget, len(space), design.block(rules), games_per_candidate
-    )
     description = f"{policy} tuned against {', '.join(field_names)} ({n_players} players)"
-    candidate = lambda knobs: with_knob_set(rules, name, base, description, knobs)  # noqa: E731
-    before = {d.name: d.start for d in space}
-    probe = lab.probe(design, candidate(before))
-    objective = probe.metric(f"win_rate:policy={name}")
-    tie_break = probe.metric(f"outscore:policy={name}")
-    batches = iter(range(generations))
-
-    def evaluate(candidates: list[dict]) -> list[float]:
-        outcomes = lab.play(
-            design, [candidate(c) for c in candidates], batch_ids(next(batches), per_candidate)
-        )
-        return [
-            -objective.estimate(o).value - TIE_BREAK * tie_break.estimate(o).value for o in outcomes
-        ]
-
-    after, history = cma_search(space, evaluate, generations, seed)
-    after = {knob: rounded(value) for knob, value in after.items()}  # as the overlay writes them
-    tuned_out, original_out = lab.play(
-        design, [candidate(after), candidate(before)], batch_ids(0, held_out, offset=HELD_OUT)
-    )
-    tuned, untuned = objective.estimate(tuned_out), objective.estimate(original_out)
-    fair = 0.5 if is_team_game(rules) else 1.0 / n_players
-    return TuneResult(
+    job = tune_job(
+        lab,
+        rules,
         policy,
+        field_names,
+        n_players,
+        budget,
+        seed,
         name,
-        base,
         description,
-        design.lineup,
-        before,
-        after,
-        tuned,
-        untuned,
-        tuned - untuned,
-        fair,
-        generations * len(history[0].candidates) * per_candidate,
-        per_candidate,
-        history,
+        games_per_candidate,
     )
+    (result,) = run_jobs(lab, [job])
+    return result
 
 
 def overlay(results: list[TuneResult], command: str) -> str:
