@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from simulator.cli.fields import field_options
 from simulator.cli.group import cli
 from simulator.cli.options import (
     game_argument,
@@ -20,6 +21,7 @@ from simulator.cli.options import (
     store_options,
 )
 from simulator.core.errors import UserError
+from simulator.core.game import get_game
 from simulator.run import bench as bench_mod
 from simulator.run.runner import Plan, execute, resumable_plan
 from simulator.run.store import checked_path
@@ -79,6 +81,7 @@ PLAN_OPTIONS = (  # (plan field, parameters that set it, option named in the mes
     ("seed", ("seed",), "--seed"),
     ("chunk_size", ("chunk_size",), "--chunk-size"),
     ("fixed_seats", ("fixed_seats",), "--fixed-seats/--balanced-seats"),
+    ("field", ("fields",), "--field"),
     (
         "variants",
         ("rules_files", "sets", "varies", "variant_files"),
@@ -125,6 +128,7 @@ def shown(field: str, value) -> str:
 @game_argument
 @run_options
 @seat_options
+@field_options("scripted", "Who plays")
 @rules_options
 @store_options
 @click.pass_context
@@ -141,6 +145,8 @@ def run(
     policy,
     seats,
     fixed_seats,
+    fields,
+    adapt_budget,
     rules_files,
     sets,
     out,
@@ -160,21 +166,37 @@ def run(
       balsim run ekonos -p 5 --until-ci 0.01          # play until the intervals are tight
     """
     g, rules = load(game, rules_files, sets)
+    names = seat_list(g, players, policy, seats, rules)
     plan = Plan(
         game=game,
         n_games=games_to_play(n_games, until_ci),
-        n_players=0,
-        seats=[],
+        n_players=len(names),
+        seats=names,
         seed=seed,
         chunk_size=chunk_size or default_chunk(g, until_ci),
-        variants=[],
+        variants=grid_variants(g, rules, (), ()),
         fixed_seats=fixed_seats,
         until_ci=until_ci,
     )
-    plan.seats = seat_list(g, players, policy, seats, rules)
-    plan.n_players = len(plan.seats)
-    plan.variants = grid_variants(g, rules, (), ())
-    _execute(ctx, g, plan, out, jobs, backend, scheduler, resume, force, quiet)
+    chosen = field_plans(plan, fields, adapt_budget, out, policy or seats, jobs, quiet)
+    for field_plan, field_out in chosen:
+        _execute(ctx, g, field_plan, field_out, jobs, backend, scheduler, resume, force, quiet)
+
+
+def field_plans(plan: Plan, fields, adapt_budget, out, named_seats, jobs, quiet) -> list:
+    """(plan, OUT) of each field, every one ready (adapted) before any game of a dataset is
+    played: OUT itself for one field, OUT/FIELD for several (OUT default: runs/GAME).  Seats
+    named by --seats/--policy are mapped onto each rung."""
+    from simulator.cli.fields import ladder_for
+    from simulator.experiments.field import parse_fields
+
+    chosen = parse_fields(fields)
+    ladder = ladder_for(get_game(plan.game), plan.n_players, adapt_budget, jobs_count(jobs), quiet)
+    plans = [ladder.plan(plan, f, plan.seats if named_seats else None) for f in chosen]
+    if len(chosen) == 1:
+        return [(plans[0], out)]
+    root = Path(out or f"runs/{plan.game}")
+    return [(p, str(root / f.folder)) for p, f in zip(plans, chosen)]
 
 
 @cli.command()
@@ -195,6 +217,7 @@ def run(
 )
 @run_options
 @seat_options
+@field_options("scripted", "Who plays")
 @rules_options
 @store_options
 @click.pass_context
@@ -213,6 +236,8 @@ def sweep(
     policy,
     seats,
     fixed_seats,
+    fields,
+    adapt_budget,
     rules_files,
     sets,
     out,
@@ -248,22 +273,18 @@ def sweep(
         fixed_seats=fixed_seats,
         until_ci=until_ci,
     )
-    out = _execute(
-        ctx,
-        g,
-        plan,
-        out or (None if resume else f"runs/{game}-sweep"),
-        jobs,
-        backend,
-        scheduler,
-        resume,
-        force,
-        quiet,
-    )
     from simulator.analysis.paired import paired_differences, summary_lines
 
-    for line in summary_lines(paired_differences(out)):
-        click.echo(line)
+    out = out or (None if resume else f"runs/{game}-sweep")
+    chosen = field_plans(plan, fields, adapt_budget, out, policy or seats, jobs, quiet)
+    for field_plan, field_out in chosen:
+        field_out = _execute(
+            ctx, g, field_plan, field_out, jobs, backend, scheduler, resume, force, quiet
+        )
+        if len(chosen) > 1:
+            click.echo(f"field {field_plan.field}:")
+        for line in summary_lines(paired_differences(field_out)):
+            click.echo(line)
 
 
 def default_chunk(game, until_ci):

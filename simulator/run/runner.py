@@ -54,6 +54,7 @@ class Plan:
     variants: list[Variant]
     fixed_seats: bool = False  # True: the line-up as listed; else balanced orders
     until_ci: float | None = None  # stop once every win-rate interval is narrower than this
+    field: str | None = None  # who plays: a rung of the ladder or policies (None: not recorded)
 
     @property
     def n_chunks(self) -> int:
@@ -231,6 +232,7 @@ def manifest_for(plan: Plan, game: Game, status: str) -> dict:
         "seats": plan.seats,
         "fixed_seats": plan.fixed_seats,
         "seating": plan_seating(plan).record(),
+        "field": plan.field,
         "seed": plan.seed,
         "chunk_size": plan.chunk_size,
         "until_ci": plan.until_ci,
@@ -256,6 +258,7 @@ def plan_from_manifest(manifest: dict, where: Path | str = "the manifest") -> Pl
             n_games=manifest.get("games_budget", manifest["n_games"]),
             fixed_seats=recorded_fixed_seats(manifest),
             until_ci=manifest.get("until_ci"),
+            field=manifest.get("field"),
             variants=[Variant(**v) for v in manifest["variants"]],
             **fields,
         )

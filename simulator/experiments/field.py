@@ -1,0 +1,239 @@
+"""The ladder of player fields: who plays, and how strong (DESIGN.md "Player fields: the
+ladder", docs/ladder.md).
+
+A balance finding is only as good as its players, so every command that plays games takes a
+*field*: a rung of the ladder or an explicit list of policies.
+
+* ``scripted``: the scripted policies with their knobs as written;
+* ``tuned``: the shipped tuned knob sets (``[policies.P_tuned]``), the policy itself where it
+  has none;
+* ``adapted``: the tuned sets re-tuned under the rules being measured (``P_adapted``, one
+  adaptation per rules variant: :mod:`simulator.experiments.adapt`);
+* ``search``: a search seat (Karmaggän in team mode: a search team) in the adapted field, its
+  rollouts finished by the adapted copy of its rollout policy.
+
+:class:`Ladder` turns (game, rules or a sweep's variants, field, player count) into the line-up
+(each seat's policy before seating) and the rules carrying the knob sets that line-up needs;
+``Ladder.plan`` does it to a whole :class:`~simulator.run.runner.Plan` and records the field
+in it.  A line-up given by name (``--seats``, ``--policy``) names scripted policies, each
+played by its copy on the rung.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, replace
+
+from simulator.core.errors import UserError
+from simulator.core.game import SEARCH_POLICY, Game, knob_values
+from simulator.experiments.adapt import (
+    ADAPT_SEED,
+    Adaptation,
+    Budget,
+    adapted,
+    adapted_name,
+    with_knob_sets,
+)
+from simulator.experiments.lab import scripted_field
+from simulator.experiments.strength import strongest_copy
+from simulator.experiments.tune import line_up
+from simulator.run.runner import Plan, Variant
+
+RUNGS = ("scripted", "tuned", "adapted", "search")
+SCRIPTED, TUNED, ADAPTED, SEARCH = RUNGS
+DEFAULT_RUNGS = (SCRIPTED, TUNED, ADAPTED)  # what answers play unless told (issue 28)
+
+
+@dataclass(frozen=True)
+class Field:
+    """A rung of the ladder, or an explicit list of policies cycled over the seats."""
+
+    rung: str | None = None
+    policies: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """As typed and as recorded in a dataset: the rung, or the policies comma-separated."""
+        return self.rung or ",".join(self.policies)
+
+    @property
+    def folder(self) -> str:
+        """A folder name for this field's output when a command plays several."""
+        return self.rung or "+".join(self.policies)
+
+    @property
+    def adapts(self) -> bool:
+        return self.rung in (ADAPTED, SEARCH)
+
+
+def parse_fields(values, default: tuple[str, ...] = (SCRIPTED,)) -> list[Field]:
+    """Fields from ``--field`` values (repeatable; each a comma list).  A list of rung names
+    is that many fields; any other list is one field of explicit policies (so ``search``
+    alone is the rung, ``search,value_investor`` two policies)."""
+    out: list[Field] = []
+    for value in values or default:
+        items = tuple(s.strip() for s in str(value).split(",") if s.strip())
+        if not items:
+            raise UserError(f"--field needs a rung ({', '.join(RUNGS)}) or policies")
+        if all(item in RUNGS for item in items):
+            out += [Field(item) for item in items]
+        else:
+            out.append(Field(None, items))
+    return list(dict.fromkeys(out))
+
+
+def single_field(fields: list[Field], command: str) -> Field:
+    """The one field of a command that plays one (its answer per rung is not written yet)."""
+    if len(fields) != 1:
+        raise UserError(
+            f"{command} plays one --field at a time, not {', '.join(f.name for f in fields)}"
+        )
+    return fields[0]
+
+
+def check_policies(game: Game, rules: dict, field: Field) -> None:
+    """Every policy an explicit field names exists under ``rules``; a name that is neither a
+    policy nor a rung is refused, naming both."""
+    known = {p.name for p in game.policy_set(rules)}
+    for name in field.policies:
+        if name not in known:
+            raise UserError(
+                f"unknown field '{name}': neither a rung ({', '.join(RUNGS)}) nor a policy "
+                f"of {game.name} (known: {', '.join(sorted(known))})"
+            )
+
+
+@dataclass
+class Players:
+    """Who plays: the field, the line-up and each variant's rules carrying its knob sets."""
+
+    field: Field
+    lineup: tuple[str, ...]
+    variants: list[Variant]
+    adaptations: list[Adaptation | None]
+
+    @property
+    def rules(self) -> dict:
+        """The first (for a single set of rules: the only) variant's rules."""
+        return self.variants[0].rules
+
+
+class Ladder:
+    """Resolves fields into players for one game and player count, adapting rules as needed
+    (``budget`` games per variant, on ``jobs`` workers; cached, see
+    :func:`simulator.experiments.adapt.adapted`)."""
+
+    def __init__(
+        self,
+        game: Game,
+        n_players: int,
+        budget: Budget | None = None,
+        jobs: int = 1,
+        progress: bool = False,
+        seed: int = ADAPT_SEED,
+    ):
+        self.game, self.n_players = game, n_players
+        self.budget, self.jobs, self.progress, self.seed = budget, jobs, progress, seed
+
+    # ---- names ----------------------------------------------------------------------------
+
+    def copy_name(self, rules: dict, rung: str, policy: str) -> str:
+        """The policy that plays a scripted ``policy`` on ``rung`` under ``rules`` (rules
+        that carry the rung's knob sets); any other policy plays itself."""
+        if policy not in scripted_field(self.game):
+            return policy
+        if rung == TUNED:
+            return strongest_copy(self.game, rules, policy)
+        if rung in (ADAPTED, SEARCH):
+            name = adapted_name(policy)
+            return name if name in {p.name for p in self.game.policy_set(rules)} else policy
+        return policy
+
+    def field_names(self, rules: dict, field: Field, exclude: str | None = None) -> list[str]:
+        """The field's policies (without a search seat): each scripted policy's copy on the
+        rung (but ``exclude``'s), or the explicit policies."""
+        if field.rung is None:
+            check_policies(self.game, rules, field)
+            return list(field.policies)
+        return [self.copy_name(rules, field.rung, p) for p in scripted_field(self.game, exclude)]
+
+    def default_lineup(self, rules: dict, field: Field) -> tuple[str, ...]:
+        names = self.field_names(rules, field)
+        if field.rung == SEARCH:
+            return line_up(rules, SEARCH_POLICY, names, self.n_players)
+        return tuple(names[i % len(names)] for i in range(self.n_players))
+
+    # ---- rules ----------------------------------------------------------------------------
+
+    def require_search(self, field: Field) -> None:
+        if field.rung == SEARCH and SEARCH_POLICY not in {p.name for p in self.game.policies}:
+            raise UserError(f"{self.game.name} has no search player: the search rung needs one")
+
+    def with_field(self, rules: dict, field: Field, adaptation: Adaptation | None) -> dict:
+        """``rules`` carrying the knob sets the field plays with."""
+        if adaptation is None:
+            return rules
+        out = with_knob_sets(rules, adaptation.knob_sets)
+        if field.rung == SEARCH:
+            policies = self.game.policy_set(out)
+            search = self.game.policy(SEARCH_POLICY, out)
+            rollout = knob_values(out, policies, search).get("rollout_policy")
+            if isinstance(rollout, str):
+                base = policies[self.game.policy(rollout, out).behaviour].name
+                table = {**out["policies"].get(SEARCH_POLICY, {})}
+                table["rollout_policy"] = self.copy_name(out, ADAPTED, base)
+                out["policies"] = {**out["policies"], SEARCH_POLICY: table}
+        return out
+
+    def adaptations(self, rules_list: list[dict], field: Field) -> list[Adaptation | None]:
+        if not field.adapts:
+            return [None] * len(rules_list)
+        return adapted(
+            self.game,
+            rules_list,
+            self.n_players,
+            self.budget,
+            self.seed,
+            self.jobs,
+            self.progress,
+        )
+
+    # ---- what commands call ---------------------------------------------------------------
+
+    def variants(
+        self, variants: list[Variant], field: Field, seats: list[str] | None = None
+    ) -> Players:
+        """The field's players for a sweep: the line-up (``seats`` mapped onto the rung, or the
+        rung's own line-up) and every variant's rules with its own knob sets (each variant
+        adapted on its own)."""
+        self.require_search(field)
+        if field.rung is None and seats:
+            raise UserError("give --field POLICIES or --seats/--policy, not both")
+        found = self.adaptations([v.rules for v in variants], field)
+        out = [
+            replace(v, rules=self.with_field(v.rules, field, a)) for v, a in zip(variants, found)
+        ]
+        rules = out[0].rules
+        if seats:
+            lineup = tuple(self.copy_name(rules, field.rung, s) for s in seats)
+        else:
+            lineup = self.default_lineup(rules, field)
+        for name in lineup:
+            self.game.policy(name, rules)
+        return Players(field, lineup, out, found)
+
+    def players(self, rules: dict, field: Field, seats: list[str] | None = None) -> Players:
+        """The field's players under one set of rules."""
+        return self.variants([Variant("base", rules)], field, seats)
+
+    def plan(self, plan: Plan, field: Field, seats: list[str] | None = None) -> Plan:
+        """``plan`` played by ``field``: its line-up, each variant's knob sets, the field
+        recorded (``seats``: a line-up by name to map onto the rung, else the rung's own)."""
+        players = self.variants(plan.variants, field, seats)
+        return replace(
+            copy.copy(plan),
+            seats=list(players.lineup),
+            n_players=len(players.lineup),
+            variants=players.variants,
+            field=field.name,
+        )
