@@ -38,17 +38,19 @@ def report(datasets, out, force, jobs):
     An interrupted dataset is reported as it stands, marked incomplete.  A `balsim
     sensitivity` folder among them adds its section and marks the flags of its game robust
     to the keys it screened or dependent on named ones; a `balsim skill` folder adds the
-    game's skill gap to the "Skill and luck" section.
+    game's skill gap to the "Skill and luck" section; a `balsim matrix` folder adds its heat
+    map to the "Metagame" section.
     """
     from simulator.cli.options import jobs_count
     from simulator.report import REPORT_MARKER, write_report
+    from simulator.report.matrix import split_matrix
     from simulator.report.screens import split_screens
     from simulator.report.skill import split_skill
     from simulator.run.runner import check_readable
 
     check_file_out(Path(out), force, "--out", REPORT_MARKER)
     jobs = jobs_count(jobs)
-    only_datasets = split_skill(split_screens([Path(d) for d in datasets])[0])[0]
+    only_datasets = split_matrix(split_skill(split_screens([Path(d) for d in datasets])[0])[0])[0]
     if not only_datasets:
         raise UserError("give at least one dataset to report on")
     for d in only_datasets:

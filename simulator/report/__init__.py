@@ -19,6 +19,7 @@ from pathlib import Path
 from simulator.analysis import Dataset, summarise
 from simulator.report.answers import answers_html
 from simulator.report.flags import THRESHOLDS, Flag, Rules, flags_html, merge_flags
+from simulator.report.matrix import matrix_section, split_matrix
 from simulator.report.page import render_page
 from simulator.report.screens import mark_flags, screen_sections, split_screens
 from simulator.report.sections import dataset_section, game_section, incomplete
@@ -37,7 +38,8 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     Each directory is a balsim dataset (``manifest.json`` plus ``games/``, ``players/`` and
     timeline parts), a ``balsim sensitivity`` folder (each screen gets a section, and marks
     the flags of its game and player count robust or dependent: :mod:`.screens`) or a
-    ``balsim skill`` folder (the "Skill and luck" section: :mod:`.skill`).  The datasets'
+    ``balsim skill`` folder (the "Skill and luck" section: :mod:`.skill`) or a ``balsim
+    matrix`` folder (the "Metagame" section: :mod:`.matrix`).  The datasets'
     summaries and sections, most of the time (their analyses and charts), are computed in
     ``jobs`` processes, one dataset at a time.  Returns ``out``.
     """
@@ -45,6 +47,7 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     out = Path(out)
     dataset_dirs, screens = split_screens(dataset_dirs)
     dataset_dirs, skill = split_skill(dataset_dirs)
+    dataset_dirs, matrices = split_matrix(dataset_dirs)
     datasets = [Dataset(d) for d in dataset_dirs]
     analysed = in_processes(analyse, list(enumerate(datasets)), jobs)
     members = [(i, ds, res) for i, (ds, (res, _)) in enumerate(zip(datasets, analysed))]
@@ -62,6 +65,7 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
         for game in dict.fromkeys(ds.game for ds in datasets)
     ]
     body.append(skill_section(skill))
+    body.append(matrix_section(matrices))
     body += [section for _, section in analysed]
     body += screen_sections(screens)
     games = sorted({ds.game for ds in datasets})

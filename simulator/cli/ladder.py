@@ -1,0 +1,137 @@
+"""Commands about the ladder of player fields: adapt, matrix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from simulator.cli.fields import field_options, ladder_for
+from simulator.cli.group import cli
+from simulator.cli.options import game_argument, jobs_count, load, rules_options, seat_list
+from simulator.cli.tools import command_line, lab_for, tool_options
+
+
+@cli.command()
+@game_argument
+@click.option(
+    "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
+)
+@click.option(
+    "--adapt-budget",
+    type=click.IntRange(min=1),
+    metavar="GAMES",
+    help="Games the adaptation may play [default: per game, docs/ladder.md].",
+)
+@click.option(
+    "--ship",
+    is_flag=True,
+    help="Write the adaptation of the printed rules at 4 players into the package "
+    "(simulator/games/GAME/adapted-4p.json), for maintainers.",
+)
+@click.option("-j", "--jobs", type=int, default=-1, show_default=True, help="Worker processes.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@rules_options
+def adapt(game, players, adapt_budget, ship, jobs, quiet, rules_files, sets):
+    """Adapt the field to the rules: the tuned knob sets re-tuned under them (cached).
+
+    A few rounds of iterated best response with CMA-ES, every policy's knobs against the
+    others', starting from the tuned sets; prints how each knob moved and each round's gains.
+    The result is what `--field adapted` plays under these rules; asking again is free.
+
+    \b
+    Examples:
+      balsim adapt ekonos --set scoring.per_presidency=-24
+      balsim adapt karnaxis -p 3 --adapt-budget 200000
+    """
+    from simulator.core.errors import UserError
+    from simulator.experiments.adapt import ship as ship_printed
+    from simulator.experiments.field import ADAPTED, Field
+
+    g, rules = load(game, rules_files, sets)
+    n_players = len(seat_list(g, players, None, None, rules))
+    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
+    if ship:
+        if rules_files or sets or players not in (None, 4):
+            raise UserError(
+                "--ship adapts the printed rules at 4 players: leave out -p, --rules, --set"
+            )
+        a = ship_printed(g, ladder.budget, ladder.jobs, ladder.progress)
+    else:
+        (a,) = ladder.adaptations([rules], Field(ADAPTED))
+    where = {"played": "played", "cache": "from the cache", "shipped": "shipped with balsim"}
+    click.echo(
+        f"{g.name}, {n_players} players: adapted field {where[a.source]} "
+        f"({a.games:,} games, {len(a.rounds)} round(s), {a.seconds:.0f} s when played)"
+    )
+    click.echo("\n".join(a.lines()))
+
+
+@cli.command()
+@game_argument
+@click.option(
+    "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
+)
+@click.option(
+    "-n",
+    "--games",
+    "n_games",
+    type=click.IntRange(min=1),
+    default=1_000,
+    show_default=True,
+    help="Games per cell (every cell plays the same games).",
+)
+@field_options("scripted,tuned,adapted", "Whose agents enter the matrix")
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Folder for balsim.json, matrix.parquet and matrix.png [default: runs/matrix-GAME].",
+)
+@tool_options
+@rules_options
+def matrix(
+    game, players, n_games, fields, adapt_budget, out, seed, jobs, quiet, force, rules_files, sets
+):
+    """The head-to-head win-rate matrix of the ladder's agents, and its equilibrium.
+
+    Cell (row, column): the win rate of the row agent in one seat (Karmaggän team mode: its
+    team) against a field of the column agent in every other seat, every cell on the same
+    games.  Then the dominant and dominated agents (paired 95% intervals against every
+    field) and the equilibrium mixture of the zero-sum form (scipy's linprog).  `balsim
+    report` shows a matrix folder as a heat map.
+
+    \b
+    Examples:
+      balsim matrix ekonos -p 4
+      balsim matrix karnaxis -p 4 --field tuned,adapted -n 2000
+      balsim matrix ekonos --field cash_hoarder,cash_hoarder_tuned,random
+    """
+    from simulator.experiments.field import DEFAULT_RUNGS, parse_fields
+    from simulator.experiments.matrix import play_matrix, summary_lines, write_matrix
+    from simulator.run.outputs import check_out_dir
+
+    g, rules = load(game, rules_files, sets)
+    n_players = len(seat_list(g, players, None, None, rules))
+    chosen = parse_fields(fields, default=DEFAULT_RUNGS)
+    out = Path(out or f"runs/matrix-{g.name}")
+    check_out_dir(out, force)
+    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
+    agents = len(set(ladder_agents(ladder, rules, chosen)))
+    with lab_for(g, jobs, quiet, agents * agents * n_games) as lab:
+        result = play_matrix(lab, ladder, rules, chosen, n_games, seed)
+    extra = {"fields": [f.name for f in chosen], "seed": seed, "games_per_cell": n_games}
+    record = write_matrix(result, out, command_line(), extra)
+    click.echo(
+        f"{g.name}, {n_players} players: {len(result.agents)} agents, "
+        f"{record['cells'][0]['games']:,} games per cell"
+    )
+    for line in summary_lines(record):
+        click.echo(line)
+    click.echo(f"wrote {out}/matrix.png, {out}/matrix.parquet, {out}/balsim.json")
+
+
+def ladder_agents(ladder, rules, fields) -> list[str]:
+    from simulator.experiments.matrix import agents_of, matrix_rules
+
+    return [a.name for a in agents_of(ladder, matrix_rules(ladder, rules, fields), fields)]
