@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from simulator.cli.fields import field_options
 from simulator.cli.group import cli
 from simulator.core.errors import UserError
 from simulator.run.store import check_file_out
@@ -81,11 +82,26 @@ def report(datasets, out, force, jobs):
 @click.option("--force", is_flag=True, help=FORCE_HELP)
 @click.option("-j", "--jobs", type=int, default=-1, show_default=True, help="Worker processes.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
-def study(out, report_path, force, jobs, quiet):
+@field_options("scripted", "The rung that plays the study's datasets (one field)")
+def study(out, report_path, force, jobs, quiet, fields, adapt_budget):
     """Run the default balance study of every game and write its report."""
+
     from simulator.cli.options import jobs_count
+    from simulator.experiments.adapt import Budget
+    from simulator.experiments.field import parse_fields, single_field
     from simulator.report import REPORT_MARKER
     from simulator.studies.study import run_study
 
+    field = single_field(parse_fields(fields), "study")
+    if field.rung is None:
+        raise UserError("study --field takes a rung (scripted, tuned, adapted, search)")
     check_file_out(Path(report_path), force, "--report", REPORT_MARKER)
-    run_study(Path(out), Path(report_path), jobs=jobs_count(jobs), progress=not quiet)
+    budget = Budget(adapt_budget) if adapt_budget else None
+    run_study(
+        Path(out),
+        Path(report_path),
+        jobs=jobs_count(jobs),
+        progress=not quiet,
+        field=field.rung,
+        budget=budget,
+    )

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
+from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
-from simulator.cli.options import game_argument, load, rules_options, seat_list
+from simulator.cli.options import game_argument, jobs_count, load, rules_options, seat_list
 from simulator.cli.tools import command_line, lab_for, tool_options
 from simulator.core.errors import UserError
 
@@ -47,21 +48,35 @@ def parse_budgets(text: str) -> tuple[int, ...]:
     show_default=True,
     help="Games per budget (every budget plays the same games).",
 )
-@click.option(
-    "--field",
-    metavar="P1,P2,..",
-    help="The fixed field's policies, cycled over the "
-    "other seats [default: the tuned copy of each scripted policy].",
+@field_options(
+    "tuned",
+    "The fixed opponents, cycled over the other seats (a rung: its copy of each scripted "
+    "policy; search: the adapted ones); one curve per field",
 )
 @click.option(
     "-o",
     "--out",
     type=click.Path(file_okay=False),
-    help="Folder for skill.png (the curve) and balsim.json (the numbers).",
+    help="Folder for skill.png (the curve) and balsim.json (the numbers); OUT/FIELD for "
+    "each of several fields.",
 )
 @tool_options
 @rules_options
-def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force, rules_files, sets):
+def skill(
+    game,
+    players,
+    budgets,
+    n_games,
+    fields,
+    adapt_budget,
+    out,
+    seed,
+    jobs,
+    quiet,
+    force,
+    rules_files,
+    sets,
+):
     """Win rate of the search player by rollout budget: how much skill the game rewards.
 
     The search player takes one seat (Karmaggän team mode: its team) against a fixed field,
@@ -73,6 +88,7 @@ def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force,
       balsim skill ekonos -p 4
       balsim skill karnaxis -p 4 --budgets 1,16,256 -n 200 --out runs/skill-karnaxis
     """
+    from simulator.experiments.field import ADAPTED, SEARCH, Field, parse_fields
     from simulator.experiments.strength import require_search, write_curve
     from simulator.experiments.strength import skill as skill_curve
     from simulator.run.outputs import check_out_dir
@@ -81,16 +97,27 @@ def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force,
     require_search(g)
     values = parse_budgets(budgets)
     n_players = player_count(g, players, rules)
-    field_names = [p.strip() for p in field.split(",")] if field else None
-    if out:
-        check_out_dir(Path(out), force)
-    with lab_for(g, jobs, quiet, n_games * len(values)) as lab:
-        curve = skill_curve(lab, rules, n_players, n_games, values, field_names, seed)
-    click.echo(f"{g.name}, {n_players} players: search against {', '.join(curve.lineup[1:])}")
-    click.echo("\n".join(curve.lines()))
-    if out:
-        write_curve(curve, Path(out), command_line())
-        click.echo(f"wrote {out}/skill.png, {out}/balsim.json")
+    chosen = parse_fields(fields, default=("tuned",))
+    outs = (
+        {f: Path(out) / f.folder if len(chosen) > 1 else Path(out) for f in chosen} if out else {}
+    )
+    for path in outs.values():
+        check_out_dir(path, force)
+    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
+    for field in chosen:
+        opponents = Field(ADAPTED) if field.rung == SEARCH else field
+        field_rules = ladder.players(rules, opponents).rules
+        names = ladder.opponents(field_rules, opponents)
+        with lab_for(g, jobs, quiet, n_games * len(values)) as lab:
+            curve = skill_curve(lab, field_rules, n_players, n_games, values, names, seed)
+        click.echo(
+            f"{g.name}, {n_players} players, field {field.name}: search against "
+            f"{', '.join(curve.lineup[1:])}"
+        )
+        click.echo("\n".join(curve.lines()))
+        if out:
+            write_curve(curve, outs[field], command_line(), field.name)
+            click.echo(f"wrote {outs[field]}/skill.png, {outs[field]}/balsim.json")
 
 
 @cli.command()
@@ -118,6 +145,7 @@ def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force,
     show_default=True,
     help="Games the search player plays against the field (games with search).",
 )
+@field_options("tuned", "Where the challengers start: each rival's copy on this rung (one field)")
 @click.option(
     "-o",
     "--out",
@@ -127,7 +155,20 @@ def skill(game, players, budgets, n_games, field, out, seed, jobs, quiet, force,
 @tool_options
 @rules_options
 def challenge(
-    game, incumbent, players, budget, search_games, out, seed, jobs, quiet, force, rules_files, sets
+    game,
+    incumbent,
+    players,
+    budget,
+    search_games,
+    fields,
+    adapt_budget,
+    out,
+    seed,
+    jobs,
+    quiet,
+    force,
+    rules_files,
+    sets,
 ):
     """Is a policy dominant, or is its field weak?  Best responses against it.
 
@@ -142,6 +183,7 @@ def challenge(
       balsim challenge karnaxis --incumbent tycoon -p 4
       balsim challenge ekonos --incumbent president_seeker --budget 10000 --out best.toml
     """
+    from simulator.experiments.field import parse_fields, single_field
     from simulator.experiments.lab import scripted_field
     from simulator.experiments.strength import challenge as run_challenge
     from simulator.experiments.strength import has_search
@@ -149,16 +191,22 @@ def challenge(
     from simulator.run.outputs import check_out_file, write_text_atomic
 
     g, rules = load(game, rules_files, sets)
-    g.policy(incumbent, rules)
     n_players = player_count(g, players, rules)
+    field = single_field(parse_fields(fields, default=("tuned",)), "challenge")
+    if field.rung is None:
+        raise UserError("challenge --field takes a rung: where the challengers start")
     if out:
         check_out_file(Path(out), force)
+    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
+    rules = ladder.players(rules, field).rules
+    g.policy(incumbent, rules)
     total = budget * (len(scripted_field(g)) - 1) + (search_games if has_search(g) else 0)
+    start = lambda rival: ladder.copy_name(rules, field.rung, rival)  # noqa: E731
     with lab_for(g, jobs, quiet, total) as lab:
-        result = run_challenge(lab, rules, incumbent, n_players, budget, search_games, seed)
+        result = run_challenge(lab, rules, incumbent, n_players, budget, search_games, seed, start)
     click.echo(
-        f"{g.name}, {n_players} players: challengers against a field of {incumbent}, "
-        "held-out win rates:"
+        f"{g.name}, {n_players} players: challengers (from field {field.name}) against a "
+        f"field of {incumbent}, held-out win rates:"
     )
     click.echo("\n".join(result.lines()))
     click.echo(result.verdict())

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import click
 
+from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
 from simulator.cli.options import game_argument, jobs_count, load, rules_options, seat_list
 from simulator.core.errors import UserError
 from simulator.experiments.metrics import metric_help_text
+from simulator.run.outputs import add_to_record
 
 
 def tool_options(f):
@@ -58,6 +60,18 @@ def command_line() -> str:
     return "balsim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
 
+def field_lineup(game, rules, command, fields, adapt_budget, players, policy, seats, jobs, quiet):
+    """(field, line-up, rules) of the one field a command plays: --seats/--policy mapped onto
+    the rung, else the rung's own line-up, and the rules carrying its knob sets."""
+    from simulator.experiments.field import parse_fields, single_field
+
+    field = single_field(parse_fields(fields), command)
+    names = seat_list(game, players, policy, seats, rules)
+    ladder = ladder_for(game, len(names), adapt_budget, jobs_count(jobs), quiet)
+    chosen = ladder.players(rules, field, names if (policy or seats) else None)
+    return field, chosen.lineup, chosen.rules
+
+
 def lab_for(game, jobs, quiet, total):
     from simulator.experiments.lab import Lab
 
@@ -79,11 +93,9 @@ def lab_for(game, jobs, quiet, total):
     is_flag=True,
     help="Tune every scripted policy of the game, each against the others.",
 )
-@click.option(
-    "--field",
-    metavar="P1,P2,..",
-    help="The field's policies, cycled over the other "
-    "seats [default: the other scripted policies].",
+@field_options(
+    "scripted, the other scripted policies",
+    "The opponents, cycled over the other seats (a rung: its copies of the other policies)",
 )
 @click.option(
     "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
@@ -116,7 +128,8 @@ def tune(
     game,
     policies,
     all_policies,
-    field,
+    fields,
+    adapt_budget,
     players,
     budget,
     games_per_candidate,
@@ -140,10 +153,12 @@ def tune(
     Examples:
       balsim tune ekonos --policy cash_hoarder -p 4 --budget 50000 --out tuned.toml
       balsim tune karnaxis --policy scholar --field tycoon,cautious --out scholar.toml
+      balsim tune karnaxis --policy scholar --field adapted --out scholar.toml
       balsim tune ekonos --all --out tuned/ekonos.toml      # every scripted policy
       balsim run ekonos --rules tuned.toml \
           --seats cash_hoarder_tuned,value_investor,market_builder,president_seeker
     """
+    from simulator.experiments.field import parse_fields, single_field
     from simulator.experiments.lab import scripted_field
     from simulator.experiments.tune import overlay
     from simulator.experiments.tune import tune as tune_policy
@@ -156,11 +171,14 @@ def tune(
     if name and len(names) > 1:
         raise UserError("--name needs a single --policy")
     n_players = len(seat_list(g, players, None, None, rules))
-    field_names = [p.strip() for p in field.split(",")] if field else None
+    field = single_field(parse_fields(fields), "tune")
     check_out_file(Path(out), force)
+    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
+    rules = ladder.players(rules, field).rules
     results = []
     with lab_for(g, jobs, quiet, budget * len(names)) as lab:
         for policy in names:
+            base = g.policy_set(rules)[g.policy(policy, rules).behaviour].name
             results.append(
                 tune_policy(
                     lab,
@@ -169,7 +187,7 @@ def tune(
                     n_players,
                     budget,
                     seed,
-                    field_names,
+                    ladder.opponents(rules, field, exclude=base),
                     name,
                     games_per_candidate,
                 )
@@ -213,6 +231,7 @@ def tune(
     help="Folder for the result: fit.toml (overlay), fit.png, evaluations.parquet, balsim.json.",
 )
 @line_up_options
+@field_options("scripted", "Who plays (one field; adapted: to the base rules)")
 @tool_options
 @rules_options
 def fit(
@@ -224,6 +243,8 @@ def fit(
     players,
     policy,
     seats,
+    fields,
+    adapt_budget,
     seed,
     jobs,
     quiet,
@@ -258,11 +279,15 @@ def fit(
     g, rules = load(game, rules_files, sets)
     metric, value = parse_target(target)
     ranges = [key_range(g, rules, k) for k in keys]
-    design = Design(g.name, tuple(seat_list(g, players, policy, seats, rules)), seed)
     check_out_dir(Path(out), force)
+    field, lineup, rules = field_lineup(
+        g, rules, "fit", fields, adapt_budget, players, policy, seats, jobs, quiet
+    )
+    design = Design(g.name, lineup, seed)
     with lab_for(g, jobs, quiet, budget) as lab:
         result = fit_keys(lab, rules, design, ranges, metric, value, budget, seed)
     write(result, design, Path(out), command_line())
+    add_to_record(Path(out), field=field.name)
     click.echo(result.summary())
     click.echo(f"wrote {out}/fit.toml (use with --rules), {out}/fit.png")
 
@@ -310,6 +335,7 @@ fit.help = fit.help.replace("{metrics}", metric_help_text(indent="    "))
     help="Folder for effects.parquet/json, runs.parquet, sensitivity.png, balsim.json.",
 )
 @line_up_options
+@field_options("scripted", "Who plays (one field; adapted: to the base rules)")
 @tool_options
 @rules_options
 def sensitivity(
@@ -323,6 +349,8 @@ def sensitivity(
     players,
     policy,
     seats,
+    fields,
+    adapt_budget,
     seed,
     jobs,
     quiet,
@@ -356,8 +384,11 @@ def sensitivity(
         raise UserError(f"--range needs 0 <= LOW < HIGH, got {scale}")
     named = [k.strip() for k in keys.split(",")] if keys else []
     factors, skipped = sens.choose_factors(g, rules, named, assumed, (low, high))
-    design = Design(g.name, tuple(seat_list(g, players, policy, seats, rules)), seed)
     check_out_dir(Path(out), force)
+    field, lineup, rules = field_lineup(
+        g, rules, "sensitivity", fields, adapt_budget, players, policy, seats, jobs, quiet
+    )
+    design = Design(g.name, lineup, seed)
     runs = trajectories * (len(factors) + 1)
     started = time.perf_counter()
     with lab_for(g, jobs, quiet, runs * games_per_run) as lab:
@@ -365,6 +396,7 @@ def sensitivity(
             lab, rules, design, factors, trajectories, games_per_run, seed, skipped
         )
     sens.write(result, Path(out), command_line(), time.perf_counter() - started)
+    add_to_record(Path(out), field=field.name)
     for metric, depends in sens.dependencies(out).items():
         click.echo(f"{metric}: " + (f"depends on {', '.join(depends)}" if depends else "robust"))
     for s in skipped:

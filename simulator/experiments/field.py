@@ -93,14 +93,17 @@ def single_field(fields: list[Field], command: str) -> Field:
 
 def check_policies(game: Game, rules: dict, field: Field) -> None:
     """Every policy an explicit field names exists under ``rules``; a name that is neither a
-    policy nor a rung is refused, naming both."""
+    policy nor a rung is refused, naming both, and so is a list mixing rungs and policies."""
     known = {p.name for p in game.policy_set(rules)}
-    for name in field.policies:
-        if name not in known:
+    unknown = [name for name in field.policies if name not in known]
+    for name in unknown:
+        if name not in RUNGS:
             raise UserError(
-                f"unknown field '{name}': neither a rung ({', '.join(RUNGS)}) nor a policy "
-                f"of {game.name} (known: {', '.join(sorted(known))})"
+                f"unknown {game.name} policy '{name}', nor a rung ({', '.join(RUNGS)}) "
+                f"(known policies: {', '.join(sorted(known))})"
             )
+    if unknown:
+        raise UserError(f"--field {field.name}: give rungs or policies, not both")
 
 
 @dataclass
@@ -156,6 +159,13 @@ class Ladder:
             check_policies(self.game, rules, field)
             return list(field.policies)
         return [self.copy_name(rules, field.rung, p) for p in scripted_field(self.game, exclude)]
+
+    def opponents(self, rules: dict, field: Field, exclude: str | None = None) -> list[str]:
+        """The field facing one policy (``tune``, ``challenge``): the rung's copies of the
+        other scripted policies, a search seat first on the search rung; or the explicit
+        policies."""
+        names = self.field_names(rules, field, exclude)
+        return [SEARCH_POLICY, *names] if field.rung == SEARCH else names
 
     def default_lineup(self, rules: dict, field: Field) -> tuple[str, ...]:
         names = self.field_names(rules, field)

@@ -193,7 +193,7 @@ def skill(
 SKILL_TOOL = "skill"  # the "tool" of a skill folder's record
 
 
-def write_curve(curve: Curve, out: Path, command: str) -> None:
+def write_curve(curve: Curve, out: Path, command: str, field: str | None = None) -> None:
     """A skill curve's chart (``skill.png``) and record (``balsim.json``), written into a
     fresh folder and moved into place."""
     import matplotlib
@@ -228,7 +228,7 @@ def write_curve(curve: Curve, out: Path, command: str) -> None:
     fig.tight_layout()
     fig.savefig(tmp / "skill.png", dpi=110)
     plt.close(fig)
-    record = {"tool": SKILL_TOOL, "command": command, **curve.record()}
+    record = {"tool": SKILL_TOOL, "command": command, "field": field, **curve.record()}
     (tmp / OUT_MARK).write_text(json.dumps(record, indent=1))
     finish_out_dir(tmp, out)
 
@@ -303,20 +303,22 @@ def challenge(
     budget: int,
     search_games: int,
     seed: int = 1,
+    start=None,
 ) -> Challenge:
     """Tune every other scripted policy against a field of ``incumbent`` (``budget`` games
-    each, starting from its tuned copy where the rules have one), and play ``search`` against
-    the same field on ``search_games`` held-out games when the game has it."""
+    each, starting from ``start(policy)``: by default its tuned copy where the rules have
+    one), and play ``search`` against the same field on ``search_games`` held-out games when
+    the game has it."""
     game = lab.game
     own = game.policy_set(rules)[game.policy(incumbent, rules).behaviour].name
     rivals = scripted_field(game, exclude=own)
     if not rivals:
         raise UserError(f"{game.name} has no other scripted policy to challenge {incumbent}")
     challengers = []
+    start = start or (lambda rival: strongest_copy(game, rules, rival))
     for rival in rivals:
-        start = strongest_copy(game, rules, rival)
         result = tune(
-            lab, rules, start, n_players, budget, seed, [incumbent], f"{rival}_challenger"
+            lab, rules, start(rival), n_players, budget, seed, [incumbent], f"{rival}_challenger"
         )
         challengers.append(Challenger(result.name, result.tuned, result))
     if has_search(game):

@@ -53,3 +53,12 @@ def finish_out_dir(tmp: Path, out: Path) -> None:
     if out.exists():
         shutil.rmtree(out)
     os.replace(tmp, out)
+
+
+def add_to_record(out: Path, **values) -> None:
+    """Add ``values`` to the ``balsim.json`` record of an output folder (written atomically)."""
+    import json
+
+    path = Path(out) / OUT_MARK
+    record = json.loads(path.read_text(encoding="utf-8"))
+    write_text_atomic(path, json.dumps({**record, **values}, indent=2) + "\n")

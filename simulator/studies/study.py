@@ -18,6 +18,8 @@ from pathlib import Path
 from simulator.core.errors import UserError
 from simulator.core.game import GAME_NAMES, get_game
 from simulator.core.rules import RulesError
+from simulator.experiments.adapt import Budget
+from simulator.experiments.field import SCRIPTED, TUNED, Field, Ladder
 from simulator.experiments.strength import SEARCH, strong_seats
 from simulator.report import write_report
 from simulator.run.outputs import check_out_dir
@@ -115,8 +117,16 @@ def study_variants(game, spec: dict) -> list[Variant]:
     return variants
 
 
-def study_plans(scale: float = 1.0) -> list[tuple[str, Plan]]:
-    """(folder name, plan) of every dataset of the study; ``scale`` multiplies game counts."""
+def study_plans(
+    scale: float = 1.0,
+    field: str = SCRIPTED,
+    jobs: int = 1,
+    progress: bool = False,
+    budget: Budget | None = None,
+) -> list[tuple[str, Plan]]:
+    """(folder name, plan) of every dataset of the study; ``scale`` multiplies game counts.
+    ``field`` (a rung) plays the scripted datasets; the adapted and search rungs adapt each
+    of their variants first (``budget`` games each, on ``jobs`` workers, cached)."""
     plans = []
     for name in GAME_NAMES:
         game = get_game(name)
@@ -129,20 +139,20 @@ def study_plans(scale: float = 1.0) -> list[tuple[str, Plan]]:
         swept = study_variants(game, spec)
         for n in counts:
             variants = swept if n in spec.get("variant_players", ()) else swept[:1]
-            plans.append(
-                (
-                    f"{name}-{n}p",
-                    Plan(
-                        game=name,
-                        n_games=n_games,
-                        n_players=n,
-                        seats=study_seats(game, n),
-                        seed=STUDY_SEED,
-                        chunk_size=chunk,
-                        variants=variants,
-                    ),
-                )
+            plan = Plan(
+                game=name,
+                n_games=n_games,
+                n_players=n,
+                seats=study_seats(game, n),
+                seed=STUDY_SEED,
+                chunk_size=chunk,
+                variants=variants,
+                field=SCRIPTED,
             )
+            if field != SCRIPTED:
+                ladder = Ladder(game, n, budget, jobs, progress)
+                plan = ladder.plan(plan, Field(field))
+            plans.append((f"{name}-{n}p", plan))
         strong = strong_plan(game, swept, scale)
         if strong is not None:
             plans.append(strong)
@@ -172,22 +182,30 @@ def strong_plan(game, variants: list[Variant], scale: float) -> tuple[str, Plan]
             seed=STUDY_SEED,
             chunk_size=chunk,
             variants=variants,
+            field=None if searching else TUNED,
         ),
     )
 
 
 def run_study(
-    runs_dir: Path, report_path: Path, jobs: int = -1, progress: bool = True, scale: float = 1.0
+    runs_dir: Path,
+    report_path: Path,
+    jobs: int = -1,
+    progress: bool = True,
+    scale: float = 1.0,
+    field: str = SCRIPTED,
+    budget: Budget | None = None,
 ) -> list[Path]:
     """Run the default study into ``runs_dir`` and write the report to ``report_path``.
 
     Earlier study datasets in ``runs_dir`` are replaced.  Prints one line per dataset and where
     the report is; returns the dataset folders.  ``scale`` shrinks or grows every game count
-    (tests use a small one).
+    (tests use a small one); ``field`` is the rung that plays the scripted datasets (adapted
+    with ``budget`` games per variant).
     """
     runs_dir, report_path = Path(runs_dir), Path(report_path)
     started = time.perf_counter()
-    plans = study_plans(scale)
+    plans = study_plans(scale, field, jobs, progress, budget)
     checked_path(runs_dir, "--out")
     for folder, _ in plans:  # refuse a folder that is not a dataset before any game runs
         check_replaceable(runs_dir / folder)
