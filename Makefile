@@ -10,7 +10,7 @@ export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 # the report's browser test renders it in headless Chromium (Debian's package)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test bench mutants tuned clean browser
+.PHONY: run test bench mutants tuned adapted clean browser
 
 # --no-compile: no byte-compiling of every installed module (half the install's CPU); Python
 # compiles what it imports, on first import, and keeps it: where the environment says not to
@@ -70,6 +70,13 @@ tuned: $(STAMP)
 	$(BIN)/balsim tune ekonos --all -p 4 --budget 60000 --out tuned/ekonos.toml --force
 	$(BIN)/balsim tune karnaxis --all -p 4 --budget 60000 --out tuned/karnaxis.toml --force
 	$(BIN)/balsim tune karmaggan --all -p 4 --budget 16000 --out tuned/karmaggan.toml --force
+
+# the adapted field of the printed rules at 4 players, shipped in the package (docs/ladder.md):
+# again after an engine version bump or a change to a rules.toml
+adapted: $(STAMP)
+	$(BIN)/balsim adapt ekonos --ship
+	$(BIN)/balsim adapt karnaxis --ship
+	$(BIN)/balsim adapt karmaggan --ship
 
 clean:
 	rm -rf $(VENV) .numba_cache runs

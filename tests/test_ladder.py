@@ -75,7 +75,7 @@ def test_each_rung_names_its_copy_of_the_scripted_policies():
 
 def test_the_search_rung_is_a_search_seat_in_the_adapted_field_rolling_out_adapted_play():
     rules = EKONOS.rules()
-    players = Ladder(EKONOS, 4, SMALL).players(rules, Field("search"))
+    players = Ladder(EKONOS, 4).players(rules, Field("search"))  # shipped: plays nothing
     assert players.lineup[0] == "search"
     assert all(name.endswith("_adapted") for name in players.lineup[1:])
     rollout = players.rules["policies"]["search"]["rollout_policy"]

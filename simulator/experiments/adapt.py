@@ -60,18 +60,20 @@ class Budget:
     and its rounds of best responses."""
 
     games: int
-    rounds: int = 2
+    rounds: int = 3
 
     def per_tune(self, n_policies: int) -> int:
         return self.games // (self.rounds * n_policies)
 
 
-# Defaults sized so that `balsim ask` adapts its 3-11 variants and plays every rung within about
-# three minutes on two cores (docs/ladder.md "Cost", measured 2026-12).
+# Sized so that `balsim ask` adapts its 2-10 variants and plays every rung within about three
+# minutes on two cores: one variant costs at most about 15 s of CPU (Ekonos: 195,000 games of a
+# scoring variant in 14.4 s, one process), 17 s (Karnaxis: 117,000 games of a loan cap) and 25 s
+# (Karmaggän, about 2,300 games/s); docs/ladder.md "Cost", measured 2026-12-01.
 DEFAULT_BUDGET = {
-    "ekonos": Budget(120_000),
-    "karnaxis": Budget(80_000),
-    "karmaggan": Budget(40_000),
+    "ekonos": Budget(200_000),
+    "karnaxis": Budget(120_000),
+    "karmaggan": Budget(90_000),
 }
 
 
