@@ -94,7 +94,7 @@ class Adaptation:
     start: dict  # P_adapted -> the knobs it started from (the tuned set's)
     rounds: list = field(default_factory=list)  # per round: one record per policy tuned
     games: int = 0  # played by the adaptation
-    seconds: float = 0.0  # wall-clock seconds it took
+    seconds: float = 0.0  # its share of the wall-clock seconds of the run that played it
     source: str = "played"  # "played", "cache" or "shipped"
 
     @property
@@ -261,72 +261,85 @@ def check_budget(game: Game, rules: dict, n_players: int, budget: Budget) -> Non
             ) from None
 
 
+@dataclass
+class Adapting:
+    """One variant's adaptation under way: its current knob sets and the rounds so far."""
+
+    rules: dict
+    sets: dict
+    start: dict
+    rounds: list = field(default_factory=list)
+    done: bool = False
+
+    def jobs(self, lab: Lab, n_players: int, budget: Budget, seed: int) -> list:
+        """This round's tunings: every policy against the others' current knobs."""
+        current = with_knob_sets(self.rules, self.sets)
+        names, r = list(self.sets), len(self.rounds)
+        return [
+            tune_job(
+                lab,
+                current,
+                name,
+                [n for n in names if n != name],
+                n_players,
+                budget.per_tune(len(names)),
+                round_seed(seed, r, i),
+                name,
+                self.sets[name]["description"],
+                sigma=SIGMA,
+                offset=r * ROUND_IDS,
+            )
+            for i, name in enumerate(names)
+        ]
+
+    def take(self, results: list) -> None:
+        """Keep each re-tuned set that won significantly more on held-out games; done when
+        none did."""
+        round_, moved = [], {}
+        for name, result in zip(list(self.sets), results):
+            accepted = result.change.interval[0] > 0
+            if accepted:
+                moved[name] = {k: rounded(v) for k, v in result.after.items()}
+            round_.append(
+                {
+                    "policy": name,
+                    "gain": result.change.record(),
+                    "adapted_win": result.tuned.record(),
+                    "current_win": result.original.record(),
+                    "accepted": accepted,
+                    "games": result.search_games + 2 * result.tuned.n,
+                }
+            )
+        for name, knobs in moved.items():
+            self.sets[name] = {**self.sets[name], **knobs}
+        self.rounds.append(round_)
+        self.done = not moved
+
+
 def adapt(
     lab: Lab, rules_list: list[dict], n_players: int, budget: Budget, seed: int = ADAPT_SEED
 ) -> list[Adaptation]:
-    """Adapt the field to each of ``rules_list`` (no cache), every variant's rounds in lockstep."""
+    """Adapt the field to each of ``rules_list`` (no cache), every variant's rounds in lockstep:
+    each round's tunings of every variant still moving play as one set of jobs."""
     game = lab.game
     started = time.perf_counter()
-    states = []
-    for rules in rules_list:
-        sets, starts = starting_sets(game, rules)
-        states.append({"rules": rules, "sets": sets, "start": starts, "rounds": [], "done": False})
-    for r in range(budget.rounds):
-        active = [s for s in states if not s["done"]]
+    states = [Adapting(rules, *starting_sets(game, rules)) for rules in rules_list]
+    for _ in range(budget.rounds):
+        active = [s for s in states if not s.done]
         if not active:
             break
-        jobs = []
-        for s in active:
-            current = with_knob_sets(s["rules"], s["sets"])
-            names = list(s["sets"])
-            for i, name in enumerate(names):
-                others = [n for n in names if n != name]
-                jobs.append(
-                    tune_job(
-                        lab,
-                        current,
-                        name,
-                        others,
-                        n_players,
-                        budget.per_tune(len(names)),
-                        round_seed(seed, r, i),
-                        name,
-                        s["sets"][name]["description"],
-                        sigma=SIGMA,
-                        offset=r * ROUND_IDS,
-                    )
-                )
-        results = iter(run_jobs(lab, jobs))
-        for s in active:
-            round_, moved = [], {}
-            for name in list(s["sets"]):
-                result = next(results)
-                low, _ = result.change.interval
-                accepted = low > 0
-                if accepted:
-                    moved[name] = {k: rounded(v) for k, v in result.after.items()}
-                round_.append(
-                    {
-                        "policy": name,
-                        "gain": result.change.record(),
-                        "adapted_win": result.tuned.record(),
-                        "current_win": result.original.record(),
-                        "accepted": accepted,
-                        "games": result.search_games + 2 * result.tuned.n,
-                    }
-                )
-            for name, knobs in moved.items():
-                s["sets"][name] = {**s["sets"][name], **knobs}
-            s["rounds"].append(round_)
-            s["done"] = not moved
+        jobs = [s.jobs(lab, n_players, budget, seed) for s in active]
+        results = iter(run_jobs(lab, [job for group in jobs for job in group]))
+        for s, group in zip(active, jobs):
+            s.take([next(results) for _ in group])
     seconds = (time.perf_counter() - started) / max(len(states), 1)
     return [
         Adaptation(
-            cache_key(game, s["rules"], n_players, budget, seed),
-            s["sets"],
-            s["start"],
-            s["rounds"],
-            sum(t["games"] for round_ in s["rounds"] for t in round_),
+            cache_key(game, s.rules, n_players, budget, seed),
+            s.sets,
+            s.start,
+            s.rounds,
+            sum(t["games"] for round_ in s.rounds for t in round_),
             round(seconds, 3),
         )
         for s in states
