@@ -100,3 +100,19 @@ def test_the_matrix_of_a_planted_case_shows_the_winner_dominant(tmp_path, small_
 def test_a_folder_of_another_tool_is_not_a_matrix(tmp_path):
     (tmp_path / "balsim.json").write_text(json.dumps({"tool": "skill"}))
     assert read_matrix(tmp_path) is None
+
+
+def test_a_copy_that_plays_as_an_agent_before_it_is_that_agent():
+    from simulator.core.game import get_game
+    from simulator.experiments.field import Ladder, parse_fields
+    from simulator.experiments.matrix import agents_of, matrix_rules
+
+    game = get_game("ekonos")
+    ladder = Ladder(game, 4)  # the printed rules' adaptation is shipped: nothing is played
+    fields = parse_fields(("tuned,adapted",))
+    rules = matrix_rules(ladder, game.rules(), fields)
+    (adaptation,) = ladder.adaptations([game.rules()], fields[1])
+    names = [a.name for a in agents_of(game, ladder, rules, fields)]
+    tuned = [f"{p}_tuned" for p in game.scripted_policies]
+    moved = [f"{p}_adapted" for p in game.scripted_policies if f"{p}_adapted" in adaptation.moved]
+    assert moved and names == tuned + moved

@@ -117,7 +117,7 @@ def matrix(
     out = Path(out or f"runs/matrix-{g.name}")
     check_out_dir(out, force)
     ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
-    agents = len(set(ladder_agents(ladder, rules, chosen)))
+    agents = len(ladder_agents(g, ladder, rules, chosen))
     with lab_for(g, jobs, quiet, agents * agents * n_games) as lab:
         result = play_matrix(lab, ladder, rules, chosen, n_games, seed)
     extra = {"fields": [f.name for f in chosen], "seed": seed, "games_per_cell": n_games}
@@ -131,7 +131,7 @@ def matrix(
     click.echo(f"wrote {out}/matrix.png, {out}/matrix.parquet, {out}/balsim.json")
 
 
-def ladder_agents(ladder, rules, fields) -> list[str]:
+def ladder_agents(game, ladder, rules, fields) -> list[str]:
     from simulator.experiments.matrix import agents_of, matrix_rules
 
-    return [a.name for a in agents_of(ladder, matrix_rules(ladder, rules, fields), fields)]
+    return [a.name for a in agents_of(game, ladder, matrix_rules(ladder, rules, fields), fields)]

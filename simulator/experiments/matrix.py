@@ -50,13 +50,18 @@ class Agent:
     field: str  # the field it came from (a rung, or the policies named)
 
 
-def agents_of(ladder: Ladder, rules: dict, fields: list[Field]) -> list[Agent]:
-    """Each field's policies (the search rung: the search player), each agent once."""
-    out: dict[str, Agent] = {}
+def agents_of(game: Game, ladder: Ladder, rules: dict, fields: list[Field]) -> list[Agent]:
+    """Each field's policies (the search rung: the search player), each strategy once: a copy
+    that plays exactly as an agent before it (an adapted set whose knobs never moved from the
+    tuned ones) is that agent."""
+    out: dict[tuple, Agent] = {}
+    policies = game.policy_set(rules)
     for field in fields:
         names = ["search"] if field.rung == SEARCH else ladder.field_names(rules, field)
         for name in names:
-            out.setdefault(name, Agent(name, field.name))
+            policy = game.policy(name, rules)
+            plays = (policy.behaviour, sorted(knob_values(rules, policies, policy).items()))
+            out.setdefault(repr(plays), Agent(name, field.name))
     return list(out.values())
 
 
@@ -179,7 +184,7 @@ def play_matrix(
     to whole rounds of seat orders), all cells on the same games and in one batch."""
     game = lab.game
     rules = matrix_rules(ladder, rules, fields)
-    agents = agents_of(ladder, rules, fields)
+    agents = agents_of(game, ladder, rules, fields)
     n_players = ladder.n_players
     groups = []
     for entrant in agents:
