@@ -30,7 +30,7 @@ def matrix_html(folder: Path) -> str:
     findings = "".join(f"<li>{escape(line)}</li>" for line in summary_lines(record))
     return (
         f"<h3>{escape(record['game'])}, {record['n_players']} players</h3>"
-        f"<ul><b>{findings}</b></ul>"
+        f"<ul>{findings}</ul>"
         f"<p>Agents (field they come from): {escape(agents)}; "
         f"{record['cells'][0]['games']:,} games per cell, fair share "
         f"{pct(record['fair_share'])}. Reproduce: <code>{escape(record['command'])}</code></p>"
