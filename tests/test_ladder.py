@@ -227,3 +227,14 @@ def test_sensitivity_records_its_field(tmp_path):
     assert result.exit_code == 0, result.output
     record = json.loads((out / "balsim.json").read_text())
     assert record["field"] == "tuned"
+
+
+def test_an_adaptation_budget_too_small_names_the_least_that_works():
+    result = invoke("adapt", "ekonos", "--set", "scoring.per_mu=2", "--adapt-budget", 10)
+    assert result.exit_code == 2
+    # four policies, three rounds, each tune one generation of 7 candidates and its held-out
+    # check (two sides) of 120 games (100 rounded up to 24 seat orders): 12 x 9 x 120
+    assert result.output.strip() == (
+        "Error: --adapt-budget 10 is too small to adapt 4 ekonos policies over 3 rounds: "
+        "give at least 12,960 games"
+    )

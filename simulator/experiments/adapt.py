@@ -34,12 +34,12 @@ from pathlib import Path
 
 from simulator.core.errors import UserError
 from simulator.core.game import Game, knob_values
-from simulator.experiments.lab import Design, Lab, scripted_field
+from simulator.experiments.lab import Design, Lab, round_to, scripted_field
 from simulator.experiments.optimise import population_size
 from simulator.experiments.strength import strongest_copy
 from simulator.experiments.tune import (
+    MIN_GAMES,
     line_up,
-    plan_budget,
     rounded,
     run_jobs,
     tune_job,
@@ -247,18 +247,18 @@ def check_budget(game: Game, rules: dict, n_players: int, budget: Budget) -> Non
     """Refuse a budget too small to tune every policy in every round, before any game."""
     sets, _ = starting_sets(game, rules)
     current = with_knob_sets(rules, sets)
+    need = 0  # games per tune: one generation and the held-out check, in whole seat rounds
     for name, table in sets.items():
         dims = sum(1 for k in table if k not in ("base", "description"))
         others = [n for n in sets if n != name]
         block = Design(game.name, line_up(current, name, others, n_players)).block(current)
-        try:
-            plan_budget(budget.per_tune(len(sets)), dims, block, None)
-        except UserError:
-            need = budget.rounds * len(sets) * (population_size(dims) * 100 + 200)
-            raise UserError(
-                f"--adapt-budget {budget.games:,} is too small to adapt {len(sets)} {game.name} "
-                f"policies over {budget.rounds} rounds: give at least about {need:,} games"
-            ) from None
+        need = max(need, (population_size(dims) + 2) * round_to(MIN_GAMES, block))
+    if budget.per_tune(len(sets)) < need:
+        raise UserError(
+            f"--adapt-budget {budget.games:,} is too small to adapt {len(sets)} {game.name} "
+            f"policies over {budget.rounds} rounds: give at least "
+            f"{need * budget.rounds * len(sets):,} games"
+        )
 
 
 @dataclass
