@@ -24,6 +24,7 @@ this list, never from one below:
 * ``cli``: thin click commands over all of the above.
 """
 
+import ast
 import hashlib
 import os
 import re
@@ -33,31 +34,108 @@ from pathlib import Path
 __version__ = "0.1.0"
 # LLVM's -O2, not numba's default -O3: the engines compile about a quarter faster and play as
 # fast (paired cold compiles and `balsim bench` runs of all three, 2026-11-30).  NUMBA_OPT set
-# in the environment wins; the level is part of the kernel cache's folder name.
+# in the environment wins; the level is part of the kernel cache's folder names.
 OPT_LEVEL = "2"
+# The numba minor version whose internals the kernels' fast path is written for; with any
+# other numba, or with BALSIM_PLAIN_NUMBA=1, every kernel is compiled with numba's public
+# options only (simulator/core/kernel.py: "Compile modes").
+FAST_PATH_NUMBA = "0.68"
+ROOT = Path(__file__).resolve().parent.parent
 # a module that defines kernels, or how they compile (simulator/core/kernel.py)
 KERNEL = re.compile(rb"^(@(numba\.)?njit|from numba |from simulator\.core\.kernel )", re.MULTILINE)
+# an import statement at a module's top level: where a kernel's globals come from
+IMPORT = re.compile(rb"^(?:from|import) [^\n(]*(?:\([^)]*\))?[^\n]*", re.MULTILINE)
+SHARED = "shared"  # the cache group of the kernels outside the games (RNG, shared policies)
+# cache group -> the folder of its compiled kernels (filled at import, below)
+KERNEL_CACHE: dict[str, str] = {}
 
 
-def _numba_cache_dir() -> str:
-    """A compiled-kernel cache folder per version of the kernels' sources.
+def plain_numba(numba_version: str, switch: str | None) -> bool:
+    """Whether kernels compile with numba's public options only (``BALSIM_PLAIN_NUMBA=1``, or
+    a numba whose internals the fast path is not written for)."""
+    return switch == "1" or ".".join(numba_version.split(".")[:2]) != FAST_PATH_NUMBA
 
-    numba's own cache only notices edits to the file that defines a kernel, not to the
-    kernels it calls from other files; keying the folder on every file kernels are compiled
-    from (the engines, the policies and any other module with njit code) keeps a stale
-    compiled engine from ever being loaded, while an edit elsewhere (the CLI, the analysis)
-    does not cost a recompile.  NUMBA_CACHE_DIR, when set, is the parent folder.
-    """
-    root = Path(__file__).resolve().parent
-    digest = hashlib.sha1()
-    for path in sorted([*root.rglob("*.py"), *(root.parent / "policies").rglob("*.py")]):
-        text = path.read_bytes()
-        if KERNEL.search(text) or root / "games" in path.parents or path.parent.name == "policies":
-            digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + text)
-    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "balsim", "numba"
-    )
-    return os.path.join(base, f"{digest.hexdigest()[:12]}-O{os.environ['NUMBA_OPT']}")
+
+def _installed_numba() -> str:
+    from importlib.metadata import version  # not numba itself: it reads its config on import
+
+    return version("numba")
+
+
+PLAIN_NUMBA = plain_numba(_installed_numba(), os.environ.get("BALSIM_PLAIN_NUMBA"))
+
+
+def cache_group(module: str) -> str:
+    """The game whose cache folder holds the kernels of ``module`` (a module of its engine, or
+    its policies), else SHARED."""
+    parts = module.split(".")
+    if parts[:2] == ["simulator", "games"] and len(parts) > 2:
+        return parts[2]
+    if (
+        parts[0] == "policies"
+        and len(parts) == 2
+        and (ROOT / "simulator/games" / parts[1]).is_dir()
+    ):
+        return parts[1]
+    return SHARED
+
+
+def package_sources() -> dict[str, bytes]:
+    """{module name: source} of every module of the package and of the policies."""
+    paths = [*(ROOT / "simulator").rglob("*.py"), *(ROOT / "policies").rglob("*.py")]
+    return {
+        ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(
+            ".__init__"
+        ): p.read_bytes()
+        for p in paths
+    }
+
+
+def _imports(source: bytes, modules) -> set[str]:
+    """The modules of ``modules`` that ``source`` imports at its top level."""
+    found = set()
+    for statement in IMPORT.findall(source):
+        try:
+            nodes = ast.parse(statement).body
+        except SyntaxError:  # a docstring's line that starts with "from "
+            continue
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.update([node.module, *(f"{node.module}.{a.name}" for a in node.names)])
+    return found & modules.keys()
+
+
+def cache_keys(sources: dict[str, bytes]) -> dict[str, str]:
+    """{cache group: a digest of the sources its kernels are compiled from}.
+
+    A game's kernels are those of its engine package and its policies module; SHARED's, those
+    of the other modules that define kernels.  numba compiles a kernel from its module's
+    globals (callees, constants), so from the modules of its group and all they import at top
+    level, transitively: the digest covers exactly those.  numba's own cache only notices
+    edits to the file that defines a kernel, so an edit to one of those files changes the
+    group's folder, and a stale compiled engine is never loaded; an edit to one game's
+    engine leaves the other games' folders as they were."""
+    roots: dict[str, list[str]] = {}
+    for module, source in sources.items():
+        group = cache_group(module)
+        if group != SHARED or KERNEL.search(source):
+            roots.setdefault(group, []).append(module)
+    keys = {}
+    for group, todo in roots.items():
+        seen = {__name__}  # this module configures numba; no kernel reads its globals
+        while todo:
+            module = todo.pop()
+            if module not in seen:
+                seen.add(module)
+                todo.extend(_imports(sources[module], sources))
+        seen.discard(__name__)
+        digest = hashlib.sha1()
+        for module in sorted(seen):
+            digest.update(module.encode() + b"\0" + sources[module] + b"\0")
+        keys[group] = digest.hexdigest()[:12]
+    return keys
 
 
 def _use_opt_level() -> None:
@@ -67,17 +145,29 @@ def _use_opt_level() -> None:
         numba.core.config.reload_config()
 
 
-def _use_numba_cache_dir() -> None:
-    if os.environ.get("NUMBA_CACHE_DIR") and (
-        os.environ.get("NUMBA_CACHE_DIR") == os.environ.get("BALSIM_NUMBA_CACHE_DIR")
-    ):
-        return  # a worker process: the parent already chose the folder (and warned)
-    folder = _numba_cache_dir()
+def _use_numba_cache_dirs() -> None:
+    """One compiled-kernel folder per cache group and version of its sources, in
+    NUMBA_CACHE_DIR (or ``~/.cache/balsim/numba``); numba's own folder (kernels compiled
+    without the kinds of simulator/core/kernel.py) is SHARED's."""
+    chosen = os.environ.get("BALSIM_NUMBA_CACHE_DIR")
+    worker = bool(chosen) and os.environ.get("NUMBA_CACHE_DIR") == chosen
+    if worker:  # the parent chose the folders (and warned): the same parent folder
+        parent = os.path.dirname(chosen)
+    else:
+        parent = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "balsim", "numba"
+        )
+    mode = "-plain" if PLAIN_NUMBA else ""
+    for group, key in cache_keys(package_sources()).items():
+        name = f"{group}-{key}-O{os.environ['NUMBA_OPT']}{mode}"
+        KERNEL_CACHE[group] = os.path.join(parent, name)
+    folder = KERNEL_CACHE[SHARED]
     os.environ["BALSIM_NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"] = folder
     numba = sys.modules.get("numba")
     if numba is not None:  # imported before us: numba has already read its configuration
         numba.config.CACHE_DIR = folder
-    _warn_if_unwritable(folder)
+    if not worker:
+        _warn_if_unwritable(folder)
 
 
 def _warn_if_unwritable(folder: str) -> None:
@@ -98,4 +188,4 @@ def _warn_if_unwritable(folder: str) -> None:
 
 
 _use_opt_level()
-_use_numba_cache_dir()
+_use_numba_cache_dirs()

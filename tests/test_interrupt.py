@@ -17,6 +17,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
+from simulator import KERNEL_CACHE
 from simulator.cli import cli
 from simulator.run import store
 from simulator.run.workers import Progress
@@ -138,14 +139,14 @@ def test_an_unwritable_compiled_cache_is_said_once(tmp_path):
 
 def test_the_first_compile_is_announced_once(tmp_path, monkeypatch):
     """A cache folder that has not compiled the engine yet: the run says so before the pause."""
-    monkeypatch.setenv("BALSIM_NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setitem(KERNEL_CACHE, "ekonos", str(tmp_path / "cache"))
     runner = CliRunner()
     first = runner.invoke(cli, ["run", "ekonos", "-n", 10, "-j", 1, "-q", "--out", tmp_path / "a"])
     again = runner.invoke(cli, ["run", "ekonos", "-n", 10, "-j", 1, "-q", "--out", tmp_path / "b"])
     assert first.exit_code == again.exit_code == 0
     assert first.stderr == "compiling the Ekonos engine, first run only…\n"
     assert again.stderr == ""
-    monkeypatch.setenv("BALSIM_NUMBA_CACHE_DIR", str(tmp_path / "other"))
+    monkeypatch.setitem(KERNEL_CACHE, "ekonos", str(tmp_path / "other"))
     bench = runner.invoke(cli, ["bench", "ekonos", "-n", 50])
     assert bench.exit_code == 0 and bench.stderr == "compiling the Ekonos engine, first run only…\n"
 

@@ -1,89 +1,156 @@
-"""How kernels compile (simulator.core.kernel): once per type of their arguments, a layer inlined
-into its caller, and a kernel only kernels call kept as code for its callers to compile."""
+"""How kernels compile (simulator.core.kernel): the mode chosen, the plain mode's public options
+and its games (the very games of the fast mode, the contract tests passing), each game's kernels
+cached in a folder keyed on its own sources, the -O2 level, a cached kernel linked into a new
+caller.  The fast mode's own mechanics: test_kernel_only.py."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numba
-import numpy as np
+import polars as pl
 import pytest
-from numba import types
 
-from simulator.core.kernel import NO_WRAPPERS, KernelOnlyLibrary, once_per_type
+from simulator import (
+    FAST_PATH_NUMBA,
+    KERNEL_CACHE,
+    PLAIN_NUMBA,
+    SHARED,
+    cache_group,
+    cache_keys,
+    package_sources,
+    plain_numba,
+)
+from simulator.core.game import GAME_NAMES, get_game
 
 pytestmark = pytest.mark.skipif(numba.config.DISABLE_JIT, reason="about compiling kernels")
-plain = once_per_type(_nrt=False)
+# the plain mode set by its switch, in a process of its own, beside this one's fast mode
+fast_beside_plain = pytest.mark.skipif(
+    PLAIN_NUMBA, reason=f"only the plain mode without numba {FAST_PATH_NUMBA} or with its switch"
+)
+TESTS = Path(__file__).resolve().parent
 
 
-@plain
-def add(a, b):
-    return a + b
+def environment(**changes) -> dict[str, str]:
+    """This process's environment with ``changes`` (None removes a variable), as a fresh
+    process of the package (not a worker of this one) sees it, its kernel cache folders beside
+    this one's unless ``changes`` sets NUMBA_CACHE_DIR."""
+    env = {k: v for k, v in os.environ.items() if k != "BALSIM_NUMBA_CACHE_DIR"}
+    env["NUMBA_CACHE_DIR"] = os.path.dirname(KERNEL_CACHE[SHARED])
+    for name, value in changes.items():
+        env.pop(name, None) if value is None else env.update({name: value})
+    return env
 
 
-@plain
-def add_literals(x):
-    return add(x, 0) + add(x, 1) + add(x, -1) + add(x, True)
+def run(args, env, **kw) -> str:
+    done = subprocess.run(args, env=env, capture_output=True, text=True, **kw)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
 
 
-@once_per_type(_nrt=False, inline="always")
-def twice(x):
-    return add(x, x)
+@pytest.mark.parametrize(
+    "version, switch, plain",
+    [
+        ("0.68.1", None, False),
+        ("0.68.0", None, False),
+        ("0.68.1", "0", False),
+        ("0.68.1", "1", True),
+        ("0.67.0", None, True),
+        ("0.69.0rc1", None, True),
+        ("1.0.0", None, True),
+    ],
+)
+def test_the_plain_mode_is_chosen_by_numbas_version_or_the_switch(version, switch, plain):
+    assert FAST_PATH_NUMBA == "0.68"
+    assert plain_numba(version, switch) is plain
 
 
-@plain
-def call_twice(x):
-    return twice(x) + 1
+KINDS = ("rule", "accessor", "allocating", "entry", "layer", "scorer")
+SHOW_KINDS = f"""
+import numba, simulator.core.kernel as kernel
+
+def f(x):
+    return x
+
+for kind in {KINDS!r}:
+    k = getattr(kernel, kind)(f)
+    options = ",".join(f"{{o}}={{v}}" for o, v in sorted(k.targetoptions.items()))
+    retyped = "get_call_template" in vars(k)  # the fast mode's once_per_type
+    print(kind, type(k) is numba.core.registry.CPUDispatcher, retyped, options)
+"""
 
 
-def test_literal_arguments_compile_one_version():
-    assert add_literals(np.int64(5)) == 21
-    assert add.signatures == [(types.int64, types.int64), (types.int64, types.boolean)]
+def test_the_plain_mode_compiles_with_numbas_public_options_only(tmp_path):
+    (tmp_path / "kinds.py").write_text(SHOW_KINDS)
+    out = run(
+        [sys.executable, str(tmp_path / "kinds.py")],
+        environment(BALSIM_PLAIN_NUMBA="1", NUMBA_CACHE_DIR=str(tmp_path / "cache")),
+    )
+    shown = {line.split()[0]: line.split()[1:] for line in out.splitlines()}
+    plain = ["True", "False", "boundscheck=None,nopython=True"]
+    assert shown == {
+        **{kind: plain for kind in KINDS},
+        "layer": ["True", "False", "boundscheck=None,inline=always,nopython=True"],
+    }
 
 
-def test_a_layer_is_inlined_not_compiled():
-    assert call_twice(np.int64(4)) == 9
-    assert twice.signatures == []
-    assert add.signatures[0] == (types.int64, types.int64)
+def test_each_games_kernels_are_cached_in_its_own_folder():
+    from policies import ekonos as ekonos_policies
+    from simulator.core import rng
+    from simulator.games.ekonos import games as ekonos
+    from simulator.games.karmaggan import engine as karmaggan
+    from simulator.games.karnaxis import games as karnaxis
+
+    where = {
+        "ekonos": ekonos.play_games,
+        "karnaxis": karnaxis.play_games,
+        "karmaggan": karmaggan.play_games,
+        SHARED: rng.rng_below,
+    }
+    for group, kernel in where.items():
+        assert kernel.stats.cache_path.startswith(KERNEL_CACHE[group] + os.sep), group
+    assert ekonos_policies.option_score.stats.cache_path.startswith(KERNEL_CACHE["ekonos"])
+    assert len(set(KERNEL_CACHE.values())) == len(GAME_NAMES) + 1
+
+
+def changed_keys(edited_module: str) -> set[str]:
+    """The cache groups whose key an edit of ``edited_module`` (in a copy of the sources)
+    changes."""
+    sources = package_sources()
+    before = cache_keys(sources)
+    after = cache_keys({**sources, edited_module: sources[edited_module] + b"\nEDITED = 1\n"})
+    assert after.keys() == before.keys() == {SHARED, *GAME_NAMES}
+    return {group for group in before if after[group] != before[group]}
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_editing_one_games_sources_changes_only_its_cache_key(name):
+    own = [m for m in package_sources() if cache_group(m) == name]
+    assert f"policies.{name}" in own and f"simulator.games.{name}.engine" in own
+    for module in own:
+        assert changed_keys(module) == {name}, module
+
+
+def test_editing_what_every_engine_compiles_from_changes_every_key():
+    # the RNG's kernels, and the constants the policies read from the game contract
+    assert changed_keys("simulator.core.rng") == {SHARED, *GAME_NAMES}
+    assert changed_keys("simulator.core.game") == {SHARED, *GAME_NAMES}
+    assert changed_keys("simulator.cli.play") == set()  # no kernel is compiled from the CLI
+    assert changed_keys("simulator") == set()  # the package's docstring, the cache's logic
 
 
 @pytest.mark.parametrize("opt", [None, "3"])
 def test_kernels_compile_at_O2_unless_the_environment_sets_a_level(opt, tmp_path):
-    import os
-    import subprocess
-    import sys
-
-    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_OPT", "BALSIM_NUMBA_CACHE_DIR")}
-    env["NUMBA_CACHE_DIR"] = str(tmp_path)
-    if opt:
-        env["NUMBA_OPT"] = opt
+    env = environment(NUMBA_OPT=opt, NUMBA_CACHE_DIR=str(tmp_path))
     script = (
         "import numba, simulator, os; print(int(numba.config.OPT), os.environ['NUMBA_CACHE_DIR'])"
     )
     level, folder = subprocess.run(
         [sys.executable, "-c", script], env=env, check=True, capture_output=True, text=True
     ).stdout.split()
-    assert level == (opt or "2") and folder.endswith(f"-O{level}")  # kernels of one level only
-
-
-kernel_only = once_per_type(_nrt=False, **NO_WRAPPERS)  # ``rule``, uncached
-
-
-@kernel_only
-def scaled(x, k):
-    return x * k
-
-
-@once_per_type(_nrt=False)
-def sum_scaled(values, k):
-    total = 0
-    for v in values:
-        total += scaled(v, k)
-    return total
-
-
-def test_a_kernel_only_function_runs_in_its_caller_and_from_python():
-    assert sum_scaled(np.arange(4), 3) == 18
-    (compiled,) = scaled.overloads.values()
-    assert isinstance(compiled.library, KernelOnlyLibrary)
-    assert scaled(np.int64(6), np.int64(7)) == 42  # its twin, with Python's wrappers
-    assert list(scaled.overloads) == [(types.int64, types.int64)]
+    mode = "-plain" if PLAIN_NUMBA else ""
+    assert level == (opt or "2") and folder.endswith(f"-O{level}{mode}")  # of one level only
 
 
 CACHED_KERNELS = """
@@ -109,16 +176,14 @@ def max_scaled(values, k):
 """
 
 
-def test_a_cached_kernel_only_function_links_into_a_new_caller(tmp_path):
-    """A second process loads the kernel-only function from the cache and compiles a caller
-    the first never compiled with it."""
-    import os
-    import subprocess
-    import sys
-
+@pytest.mark.parametrize("switch", [None, "1"])
+def test_a_cached_kernel_only_function_links_into_a_new_caller(switch, tmp_path):
+    """A second process loads the kernel-only function (the fast mode's ``rule``; in the plain
+    mode an ordinary kernel) from the cache and compiles a caller the first never compiled
+    with it."""
     (tmp_path / "cached_kernels.py").write_text(CACHED_KERNELS)
-    env = {k: v for k, v in os.environ.items() if k != "BALSIM_NUMBA_CACHE_DIR"}
-    env.update(
+    env = environment(
+        BALSIM_PLAIN_NUMBA=switch,
         NUMBA_CACHE_DIR=str(tmp_path / "cache"),
         PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]),
     )
@@ -138,3 +203,38 @@ def test_a_cached_kernel_only_function_links_into_a_new_caller(tmp_path):
     ).stdout.split()
     assert first == ["30", "0", "0"]
     assert second == ["30", "12", "1"]
+
+
+PLAY = """
+import sys
+sys.path.insert(0, {tests!r})
+from conftest import small_plan
+from simulator.run.runner import execute
+execute(small_plan({name!r}), sys.argv[1], jobs=1, progress=False)
+"""
+
+
+@fast_beside_plain
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_plain_mode_plays_the_games_of_the_fast_mode(small_datasets, name, tmp_path):
+    """Every table and column of the same small run, its kernels compiled in each mode (the
+    plain mode in a process of its own)."""
+    script = PLAY.format(tests=str(TESTS), name=name)
+    run([sys.executable, "-c", script, str(tmp_path)], environment(BALSIM_PLAIN_NUMBA="1"))
+    game = get_game(name)
+    for table in ["games", "players", *game.timelines]:
+        plain = pl.read_parquet(tmp_path / table).sort(pl.all())
+        fast = pl.read_parquet(small_datasets[name] / table).sort(pl.all())
+        assert plain.height > 0 and plain.equals(fast), table
+
+
+@fast_beside_plain
+def test_the_contract_holds_in_the_plain_mode():
+    """The contract tests, every engine's kernels compiled in the plain mode."""
+    out = run(
+        [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider"]
+        + [str(TESTS / "test_contract.py")],
+        environment(BALSIM_PLAIN_NUMBA="1"),
+        cwd=TESTS.parent,
+    )
+    assert " passed" in out and " failed" not in out and " skipped" not in out

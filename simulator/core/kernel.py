@@ -20,14 +20,14 @@
   arguments from Python objects.  So each level of calls compiled the whole tree below it
   again: the Karmaggän engine and search took about two minutes of CPU.  A kernel that only
   other kernels call needs none of it: its code is kept as LLVM IR linked with its callees'
-  (:class:`KernelOnlyLibrary`, no wrappers), and each ``entry`` kernel optimises and compiles
-  its whole tree once, as a C compiler would.  The engines play the very same games as fast
-  (datasets and ``balsim bench`` compared), and a cold compile of each engine with its search
-  player takes about half the CPU time (Karmaggän 48 s instead of 104 s; 32-36 s since its
-  world is one reference, ``games/karmaggan/world.py``).  A test or a notebook may still call
-  such a kernel from Python: that call compiles a twin with the wrappers, once per process
-  (:class:`KernelOnlyDispatcher`).  This relies on numba's code-library internals, hence
-  numba's pinned minor version.
+  (:class:`~simulator.core.kernel_only.KernelOnlyLibrary`, no wrappers), and each ``entry``
+  kernel optimises and compiles its whole tree once, as a C compiler would.  The engines play
+  the very same games as fast (datasets and ``balsim bench`` compared), and a cold compile of
+  each engine with its search player takes about half the CPU time (Karmaggän 48 s instead of
+  104 s; 32-36 s since its world is one reference, ``games/karmaggan/world.py``).  A test or a
+  notebook may still call such a kernel from Python: that call compiles a twin with the
+  wrappers, once per process (:class:`~simulator.core.kernel_only.KernelOnlyDispatcher`).
+  This relies on numba's code-library internals: it is the fast mode, below.
 * ``layer``: a function that only sequences others (a game's loop, a round loop, a turn's
   phases), called from one or two places: numba inlines it into its callers instead of
   compiling it on its own.  Called alone from Python (a test), a layer compiles with NRT.
@@ -51,125 +51,58 @@ Each engine has one ``entry`` kernel per kind of run, not one per use, as each c
 whole engine: a replay plays its one game through the kernel of a bulk run (with trace rows to
 fill), so replaying a game of a dataset compiles nothing the run has not.
 
-Every kernel compiles once per type of its arguments: numba would compile it again for each
-literal it is called with (``record(W, EV_HIT, fig, 0, 0)`` and ``record(W, EV_HIT, fig, 1, 0)``
-were two compiles), so literal arguments are typed as their plain type (``once_per_type``).
+In the fast mode every kernel compiles once per type of its arguments: numba would compile it
+again for each literal it is called with (``record(W, EV_HIT, fig, 0, 0)`` and
+``record(W, EV_HIT, fig, 1, 0)`` were two compiles), so literal arguments are typed as their
+plain type (``once_per_type``).
+
+Compile modes.  The options above (no reference counting, no wrappers, LLVM's forced
+inlining, one compile per type) and the kernel-only code libraries are numba's internals,
+written for numba ``simulator.FAST_PATH_NUMBA`` (0.68): that is the fast mode.  With any other
+numba, or with the environment switch ``BALSIM_PLAIN_NUMBA=1``, every kind is plain
+``njit(cache=True)`` (a ``layer`` adds numba's documented ``inline="always"``): the plain mode,
+numba's public options only, whose kernels compile on their own as numba compiles any
+function, with reference counting.  Both modes play the very same games (the tests compare
+the datasets); the plain mode compiles and runs slower (docs/performance.md, "Compile modes").
+Each mode caches its kernels in folders of its own (simulator/__init__.py).
+
+Each kernel is cached in the folder of its game (its engine and its policies) or, outside the
+games, in the shared one (``simulator.KERNEL_CACHE``): numba takes a kernel's cache folder
+from its configuration when the kernel is decorated, so the kinds set it then.
 """
 
-from llvmlite import binding as llvm
-from numba import njit, types
-from numba.core.codegen import JITCodeLibrary
-from numba.core.compiler import Compiler
-from numba.core.compiler_lock import require_global_compiler_lock
-from numba.core.registry import CPUDispatcher
+import numba
+from numba import njit
+
+from simulator import KERNEL_CACHE, PLAIN_NUMBA, cache_group
 
 
-class KernelOnlyLibrary(JITCodeLibrary):
-    """The code of a kernel only other kernels call: its LLVM IR linked with its callees',
-    neither optimised as a whole nor turned into machine code (the ``entry`` kernel above it
-    does both, once).  The execution engine gets only the globals where numba keeps the
-    functions' environments, which numba sets when it compiles or loads the function."""
-
-    def finalize(self):
-        require_global_compiler_lock()
-        self._raise_if_finalized()
-        seen = set()
-        for library in self._linking_libraries:
-            if library not in seen:
-                seen.add(library)
-                self._reload_init.update(library._reload_init)
-                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
-        environments = llvm.parse_assembly(
-            str(self._codegen._create_empty_module(self.name))
-            + "".join(
-                f'@"{v.name}" = common global i8* null\n'
-                for v in self._final_module.global_variables
-                if "NumbaEnv" in v.name
-            )
-        )
-        self._environments_object = self._codegen._tm.emit_object(environments)
-        self._codegen._engine.add_module(environments)
-        self._codegen._engine.finalize_object()
-        self._finalized = True
-
-    def get_pointer_to_function(self, name):
-        self._ensure_finalized()
-        return 0  # no machine code: a call from Python runs the dispatcher's twin
-
-    def serialize_using_object_code(self):
-        """Cached as numba caches any function (loaded back as a plain library): the object
-        code is the environment's global, the bitcode is what its callers link."""
-        self._ensure_finalized()
-        return (
-            self.name,
-            "object",
-            (self._environments_object, self._get_module_for_linking().as_bitcode()),
-        )
-
-
-class KernelOnlyCompiler(Compiler):
-    """numba's compiler, lowering into a :class:`KernelOnlyLibrary`."""
-
-    def compile_extra(self, func):
-        if self.state.library is None:
-            self.state.library = KernelOnlyLibrary(
-                self.state.targetctx.codegen(), func.__qualname__
-            )
-        return super().compile_extra(func)
-
-
-NO_WRAPPERS = {
-    "no_cpython_wrapper": True,
-    "no_cfunc_wrapper": True,
-    "pipeline_class": KernelOnlyCompiler,
-}
-
-
-class KernelOnlyDispatcher(CPUDispatcher):
-    """A kernel compiled without Python wrappers: called from Python (it has no machine code
-    for Python to call), it runs a twin compiled with them, not cached (numba's cache would not
-    tell the twin's entries from the kernel's)."""
-
-    def __call__(self, *args, **kwargs):
-        twin = self.__dict__.get("_python_twin")
-        if twin is None:
-            options = {
-                k: v
-                for k, v in self.targetoptions.items()
-                if k not in NO_WRAPPERS and k != "nopython"
-            }
-            twin = self._python_twin = njit(**{**options, "cache": False})(self.py_func)
-        return twin(*args, **kwargs)
-
-
-def once_per_type(**options):
-    """``njit(**options)`` whose kernels, called from other kernels, are compiled for the plain
-    types of literal arguments (int64 for ``0``), not once per literal value."""
-    compile_kernel = njit(**options)
+def cached_in_its_group(compile_kernel):
+    """``compile_kernel`` (a decorator) caching each kernel in its cache group's folder."""
 
     def decorate(py_func):
-        kernel = compile_kernel(py_func)
-        typed_call = getattr(kernel, "get_call_template", None)
-        if typed_call is None:  # NUMBA_DISABLE_JIT: plain Python
-            return kernel
-        if options.get("no_cpython_wrapper"):
-            kernel.__class__ = KernelOnlyDispatcher
-
-        def get_call_template(args, kws):
-            return typed_call(
-                tuple(types.unliteral(a) for a in args),
-                {k: types.unliteral(v) for k, v in kws.items()},
-            )
-
-        kernel.get_call_template = get_call_template
-        return kernel
+        numba_folder = numba.config.CACHE_DIR
+        numba.config.CACHE_DIR = KERNEL_CACHE[cache_group(py_func.__module__)]
+        try:
+            return compile_kernel(py_func)
+        finally:
+            numba.config.CACHE_DIR = numba_folder
 
     return decorate
 
 
-rule = once_per_type(cache=True, _nrt=False, forceinline=False, **NO_WRAPPERS)
-accessor = rule
-allocating = once_per_type(cache=True, _nrt=True, forceinline=False, **NO_WRAPPERS)
-entry = once_per_type(cache=True, _nrt=True)
-layer = once_per_type(cache=True, inline="always")
-scorer = once_per_type(cache=True, _nrt=False, forceinline=True, **NO_WRAPPERS)
+if PLAIN_NUMBA:
+    rule = accessor = allocating = entry = scorer = cached_in_its_group(njit(cache=True))
+    layer = cached_in_its_group(njit(cache=True, inline="always"))
+else:
+    from simulator.core.kernel_only import NO_WRAPPERS, once_per_type
+
+    def _fast(**options):
+        return cached_in_its_group(once_per_type(cache=True, **options))
+
+    rule = _fast(_nrt=False, forceinline=False, **NO_WRAPPERS)
+    accessor = rule
+    allocating = _fast(_nrt=True, forceinline=False, **NO_WRAPPERS)
+    entry = _fast(_nrt=True)
+    layer = _fast(inline="always")
+    scorer = _fast(_nrt=False, forceinline=True, **NO_WRAPPERS)

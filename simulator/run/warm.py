@@ -1,19 +1,20 @@
 """Compiling the engines: the notice a first run prints, and compiling them ahead of use.
 
 Each engine's kernels compile on their first call (minutes for the larger engines) and are
-cached on disk (``NUMBA_CACHE_DIR``, one folder per version of the sources: see
-``simulator/__init__.py``); a marker file per engine in that folder says it has compiled.
+cached on disk (in ``NUMBA_CACHE_DIR``, a folder per game and version of the sources its
+kernels are compiled from: see ``simulator/__init__.py``); a marker file in a game's folder
+says its engine has compiled.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
+from simulator import KERNEL_CACHE
 from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
 
@@ -21,14 +22,14 @@ DISPLAY_NAMES = {"karmaggan": "Karmaggän"}
 
 
 def compiled_marker(game: Game) -> Path | None:
-    """A file in the compiled-kernel cache (one folder per version of the sources) that says
-    this version's engine of ``game`` has been compiled; None when kernels are not compiled."""
+    """A file in ``game``'s compiled-kernel folder (one per version of the sources its kernels
+    are compiled from) that says this version of its engine has been compiled; None when
+    kernels are not compiled."""
     import numba
 
-    folder = os.environ.get("BALSIM_NUMBA_CACHE_DIR")
-    if numba.config.DISABLE_JIT or not folder:
+    if numba.config.DISABLE_JIT:
         return None
-    return Path(folder) / f"{game.name}.compiled"
+    return Path(KERNEL_CACHE[game.name]) / f"{game.name}.compiled"
 
 
 @contextmanager
