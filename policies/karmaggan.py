@@ -18,8 +18,6 @@ The `search` player (simulator/games/karmaggan/search.py) weighs the best-scored
 its plunderer's steps by simulation; its other decisions are its ``rollout_policy``'s.
 """
 
-import numpy as np
-
 from policies.common import RANDOM, behaviour, pick_best, pick_random
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
@@ -85,7 +83,6 @@ from simulator.games.karmaggan.state import (
     P_TEAM,
     PLAYERS,
     PLUNDERER,
-    POLICY_IDS,
     RNG,
     SALIVA,
     SCORES,
@@ -404,15 +401,6 @@ def card_weight(value, k):
 
 
 @rule
-def played_policy(knobs, policy_id):
-    """The policy whose code makes a seat's decisions: a search seat's ``rollout_policy`` (the
-    search driver weighs only the steps it searches), any other seat's own."""
-    if behaviour(knobs, policy_id) == SEARCH:
-        return np.int64(knobs[policy_id, ROLLOUT_POLICY_KNOB])
-    return policy_id
-
-
-@rule
 def step_scores(W, seat, n, k):
     """Scores of the ``n`` STEP options in ``W[SCORES]`` for a policy of knobs ``k``, toward its
     target (and, when the Egg may change hands, toward the exits)."""
@@ -429,12 +417,12 @@ def step_scores(W, seat, n, k):
 
 
 @rule
-def choose(kind, seat, n, W):
-    """Index into ``W[OPTIONS][:n]`` chosen by ``seat``'s policy for decision ``kind``."""
+def policy_choice(W, policy_id, kind, seat, n):
+    """Index into ``W[OPTIONS][:n]`` chosen for ``seat``'s decision ``kind`` by the code of
+    policy ``policy_id``."""
     rng = W[RNG]
     if n <= 1:
         return 0
-    policy_id = played_policy(W[KNOB_TABLE], W[POLICY_IDS][seat])
     if behaviour(W[KNOB_TABLE], policy_id) == RANDOM:
         return pick_random(n, rng)
     k = W[KNOB_TABLE][policy_id]

@@ -5,7 +5,6 @@ Rulebook: shared/rules/karmaggan.md, section "Combat".
 
 import numpy as np
 
-from policies.karmaggan import choose
 from simulator.core.kernel import allocating, rule
 from simulator.games.karmaggan.board import is_jungle, update_adjacency
 from simulator.games.karmaggan.core import (
@@ -18,6 +17,7 @@ from simulator.games.karmaggan.core import (
     take_from_hand,
 )
 from simulator.games.karmaggan.death import plunderer_dies
+from simulator.games.karmaggan.decide import choose
 from simulator.games.karmaggan.egg import bfs_local, fling_egg, give_egg, pick_up_egg
 from simulator.games.karmaggan.state import (
     ACT_MOVE,

@@ -6,10 +6,10 @@ Egg".
 
 import numpy as np
 
-from policies.karmaggan import choose
 from simulator.core.kernel import allocating, rule
 from simulator.games.karmaggan.board import is_jungle, is_ring_cell, outward, update_adjacency
 from simulator.games.karmaggan.core import egg_moved, record
+from simulator.games.karmaggan.decide import choose
 from simulator.games.karmaggan.state import (
     ABYSS,
     ACT_MOVE,

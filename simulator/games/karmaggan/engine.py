@@ -48,8 +48,9 @@ that allocate (a new world, the set-up's temporaries, a combat's cards put aside
 distances, the search's buffers and re-deal) are ``allocating``; the games loops Python calls
 are ``entry`` kernels.
 
-Decisions: the engine lists the legal options in ``W[OPTIONS]`` and asks the deciding seat's
-policy (``policies.karmaggan.choose``) for an index; an illegal move cannot be expressed.
+Decisions go through :func:`decide.choose`: the engine lists the legal options in
+``W[OPTIONS]`` and the deciding seat's policy picks an index; an illegal move cannot be
+expressed.
 
 Blood coins are conserved: every coin is in the bank or with a player (``G_BANK`` +
 Σ ``P_COINS`` = ``setup.bank_coins``); traps, the Piston, Rollers and Spawns return coins to

@@ -3,12 +3,12 @@
 Rulebook: shared/rules/karmaggan.md, sections "Turns", "Movement".
 """
 
-from policies.karmaggan import choose
 from simulator.core.kernel import layer, rule
 from simulator.core.rng import roll_die
 from simulator.games.karmaggan.board import is_jungle, update_adjacency
 from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.core import friends, place_figure, record
+from simulator.games.karmaggan.decide import choose
 from simulator.games.karmaggan.egg import give_egg, list_throws, pick_up_egg
 from simulator.games.karmaggan.objects import play_object
 from simulator.games.karmaggan.state import (

@@ -3,7 +3,6 @@
 Rulebook: shared/rules/karmaggan.md, sections "Objects", "Object Effects".
 """
 
-from policies.karmaggan import choose
 from simulator.core.kernel import rule
 from simulator.core.rng import DICE, rng_below, roll_die
 from simulator.games.karmaggan.board import is_jungle
@@ -16,6 +15,7 @@ from simulator.games.karmaggan.core import (
     record,
     take_from_hand,
 )
+from simulator.games.karmaggan.decide import choose
 from simulator.games.karmaggan.state import (
     ACT_STOP,
     ALIVE,

@@ -10,7 +10,7 @@ Which decisions are searched: the STEP decision of the search seat's plunderer t
 Movement: step to a neighbour, pass / take / throw the Egg, play an Object card, or stop),
 each step of the turn in turn.  Every other decision (combat cards, swarm turns, Teleport and
 throw destinations, rotations, Blood Stone and Greedy Fingers targets) is its
-``rollout_policy``'s (``policies.karmaggan.played_policy``).
+``rollout_policy``'s (``decide.played_policy``).
 
 How: the round loop (engine.play_from) pauses before a search seat's plunderer turn and
 :func:`search_turn` plays it.  At each STEP decision with several options the candidates are
@@ -40,7 +40,6 @@ from policies.karmaggan import (
     ROLLOUTS,
     SEARCH,
     TOP_K,
-    choose,
     step_scores,
 )
 from policies.search import (
@@ -56,6 +55,7 @@ from policies.search import (
 from simulator.core.kernel import allocating, entry, layer, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.karmaggan.core import new_world, record
+from simulator.games.karmaggan.decide import choose
 from simulator.games.karmaggan.engine import (
     NO_SEATS,
     NOT_RESUMED,

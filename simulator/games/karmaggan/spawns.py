@@ -3,11 +3,11 @@
 Rulebook: shared/rules/karmaggan.md, sections "Spawns", "Controlling the Swarm".
 """
 
-from policies.karmaggan import choose
 from simulator.core.kernel import rule
 from simulator.games.karmaggan.combat import resolve_combat
 from simulator.games.karmaggan.core import friends, place_figure, record
 from simulator.games.karmaggan.death import invocation_tile
+from simulator.games.karmaggan.decide import choose
 from simulator.games.karmaggan.movement import (
     MAX_STEPS_PER_TURN,
     begin_turn,

@@ -5,9 +5,9 @@ Rulebook: shared/rules/karmaggan.md, section "Tiles".
 
 import numpy as np
 
-from policies.karmaggan import choose
 from simulator.core.kernel import rule
 from simulator.games.karmaggan.core import controller, draw_object, gain_coins, place_figure, record
+from simulator.games.karmaggan.decide import choose
 from simulator.games.karmaggan.egg import pick_up_egg
 from simulator.games.karmaggan.state import (
     ABYSS,

@@ -6,12 +6,12 @@ Rulebook: shared/rules/karmaggan.md, sections "Traps", "Temple Tiles".
 
 import numpy as np
 
-from policies.karmaggan import choose
 from simulator.core.kernel import rule
 from simulator.core.rng import SETUP, roll_die, shuffle
 from simulator.games.karmaggan.board import is_jungle, is_ring_cell, phys_col
 from simulator.games.karmaggan.core import discard_hand, draw_object, place_figure, record
 from simulator.games.karmaggan.death import lose_coins
+from simulator.games.karmaggan.decide import choose
 from simulator.games.karmaggan.egg import first_on_line, pick_up_egg
 from simulator.games.karmaggan.state import (
     ACID_WALL,
