@@ -9,6 +9,7 @@ import pytest
 from simulator.core.errors import UserError
 from simulator.core.game import get_game
 from simulator.core.rules import RulesError
+from simulator.games.karmaggan import checks
 from simulator.games.karmaggan import game as K
 
 
@@ -21,27 +22,27 @@ def refused(rules, key, edit):
     changed = copy.deepcopy(rules)
     edit(changed)
     with pytest.raises(RulesError) as error:
-        K.check(changed)
+        checks.check(changed)
     assert error.value.key == key and "\n" not in str(error.value)
 
 
 def test_the_default_rules_pass(rules):
-    K.check(rules)
+    checks.check(rules)
 
 
 # (key refused, path of the value in the rules, value just past the bound, what the bound protects)
 ONE_VALUE = [
-    ("game.round_cap", ("game", "round_cap"), K.MAX_ROUNDS + 1),  # the preallocated timeline
-    ("setup.bank_coins", ("setup", "bank_coins"), K.MAX_COINS + 1),  # every coin count (int16)
-    ("setup.blood_tiles", ("setup", "blood_tiles", 0), K.MAX_COINS + 1),
-    ("setup.medallion_supply", ("setup", "medallion_supply"), K.MAX_COINS + 1),
+    ("game.round_cap", ("game", "round_cap"), checks.MAX_ROUNDS + 1),  # the preallocated timeline
+    ("setup.bank_coins", ("setup", "bank_coins"), checks.MAX_COINS + 1),  # every coin count (int16)
+    ("setup.blood_tiles", ("setup", "blood_tiles", 0), checks.MAX_COINS + 1),
+    ("setup.medallion_supply", ("setup", "medallion_supply"), checks.MAX_COINS + 1),
     ("temple_deck.arrows", ("temple_deck", "arrows"), 10_000_000),  # the deck built card by card
     ("objects[3].count", ("objects", 3, "count"), 10_000_000),
-    ("turn.hand_max", ("turn", "hand_max"), K.MAX_PIECES + 1),  # the hands array
-    ("turn.spawn_max", ("turn", "spawn_max"), K.MAX_PIECES + 1),  # the figures array
-    ("turn.tumult_cards", ("turn", "tumult_cards"), K.MAX_PIECES + 1),
-    ("turn.ram_cards", ("turn", "ram_cards"), K.MAX_PIECES + 1),
-    ("combat.rounds", ("combat", "rounds"), K.MAX_PIECES + 1),
+    ("turn.hand_max", ("turn", "hand_max"), checks.MAX_PIECES + 1),  # the hands array
+    ("turn.spawn_max", ("turn", "spawn_max"), checks.MAX_PIECES + 1),  # the figures array
+    ("turn.tumult_cards", ("turn", "tumult_cards"), checks.MAX_PIECES + 1),
+    ("turn.ram_cards", ("turn", "ram_cards"), checks.MAX_PIECES + 1),
+    ("combat.rounds", ("combat", "rounds"), checks.MAX_PIECES + 1),
 ]
 
 
@@ -59,7 +60,7 @@ def test_a_value_past_its_bound_is_refused(rules, key, path, value):
 def test_the_temple_deck_size_is_bounded(rules):
     def edit(r):
         for name in r["temple_deck"]:
-            r["temple_deck"][name] = K.MAX_DECK // 2
+            r["temple_deck"][name] = checks.MAX_DECK // 2
 
     refused(rules, "temple_deck", edit)
 
@@ -67,7 +68,7 @@ def test_the_temple_deck_size_is_bounded(rules):
 def test_the_object_deck_size_is_bounded(rules):
     def edit(r):
         for entry in r["objects"]:
-            entry["count"] = K.MAX_DECK // 10
+            entry["count"] = checks.MAX_DECK // 10
 
     refused(rules, "objects", edit)
 
