@@ -23,7 +23,7 @@ from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.core.kernel import rule
 from simulator.core.rng import POLICY, rng_float
-from simulator.games.karmaggan.board import EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_slot
+from simulator.games.karmaggan.board import EXITS, HATCH_CELLS, TEMPLES, UNREACHABLE, distance_map
 from simulator.games.karmaggan.core import friends
 from simulator.games.karmaggan.state import (
     ACT_INVOKE,
@@ -35,39 +35,32 @@ from simulator.games.karmaggan.state import (
     ACT_STOP,
     ACT_TAKE,
     ACT_THROW,
-    ACTS,
+    ACTED_FIG,
+    ACTED_NODE,
     ALIVE,
     B_BLOOD,
     B_OCC,
     B_TILE,
     BLOOD_STONE,
     BLOOD_TILE,
-    BOARD,
-    CARDS,
     CENTRE_TILE,
-    CFG,
     CFG_CENTRE,
     CFG_HAND_MAX,
     CFG_PLAYERS,
     CFG_SPAWN_MAX,
     CFG_TEAM_MODE,
     COMBAT_CARD,
-    DCACHE,
     ECLIPSE,
     EGG_DEST,
     F_KIND,
     F_POS,
-    FIGS,
     G_ACT_N,
     G_EGG_CARRIER,
     G_EGG_POS,
     G_OPEN_HATCHES,
     G_STEPS_LEFT,
-    GAME,
     GAZE,
     GREEDY,
-    HANDS,
-    KNOB_TABLE,
     NO_CARD,
     NOBODY,
     OBJECT_TILE,
@@ -75,17 +68,13 @@ from simulator.games.karmaggan.state import (
     OPT_A,
     OPT_ACT,
     OPT_B,
-    OPTIONS,
     P_COINS,
     P_HAND_N,
     P_STATUS,
     P_SWARM,
     P_TEAM,
-    PLAYERS,
     PLUNDERER,
-    RNG,
     SALIVA,
-    SCORES,
     SPARK,
     STEP,
     STONE_TARGET,
@@ -97,6 +86,9 @@ from simulator.games.karmaggan.state import (
     THROW_DEST,
     TUMULT,
     VICTIM,
+    card_effect,
+    hand_slot,
+    score_view,
 )
 
 RUSHER, HUNTER, SUPPORTER, SEARCH = range(1, 5)
@@ -154,69 +146,66 @@ RESTLESS = 0.3  # chance that a plunderer with nothing better to do takes a rand
 
 
 @rule
-def any_open(W):
-    return W[GAME][G_OPEN_HATCHES] > 0
+def any_open(state):
+    return state[G_OPEN_HATCHES] > 0
 
 
 @rule
-def exit_target(W):
-    return EXITS if any_open(W) else HATCH_CELLS
+def exit_target(state):
+    return EXITS if any_open(state) else HATCH_CELLS
 
 
 @rule
-def friendly(W, seat, other):
-    players = W[PLAYERS]
+def friendly(state, rules, seat, other):
     return seat == other or (
-        W[CFG][CFG_TEAM_MODE] == 1 and players[seat, P_TEAM] == players[other, P_TEAM]
+        rules[CFG_TEAM_MODE] == 1 and state[P_TEAM + seat] == state[P_TEAM + other]
     )
 
 
 @rule
-def teammates_alive(W, seat):
-    players = W[PLAYERS]
+def teammates_alive(state, rules, seat):
     n = 0
-    for s in range(players.shape[0]):
-        if s != seat and players[s, P_STATUS] == ALIVE and friendly(W, seat, s):
+    for s in range(rules[CFG_PLAYERS]):
+        if s != seat and state[P_STATUS + s] == ALIVE and friendly(state, rules, seat, s):
             n += 1
     return n
 
 
 @rule
-def plunderer_target(W, seat, k):
+def plunderer_target(state, rules, seat, k):
     """The tile a plunderer heads for: the loose Egg; with the Egg, an open hatch, or while
     all are closed a hatch to wait at (Temple tiles when alone: only Temple cards open
     hatches); an enemy carrier; for a carrying teammate, the carrier (escort) or, hatches
     open, the exits (run ahead) and, hatches closed, the Temple tiles to open them."""
-    game, figs = W[GAME], W[FIGS]
-    carrier = game[G_EGG_CARRIER]
+    carrier = state[G_EGG_CARRIER]
     if carrier == seat:
-        if any_open(W):
+        if any_open(state):
             return EXITS
-        return HATCH_CELLS if teammates_alive(W, seat) > 0 else TEMPLES
+        return HATCH_CELLS if teammates_alive(state, rules, seat) > 0 else TEMPLES
     if carrier < 0:
-        return game[G_EGG_POS]
-    if friendly(W, seat, carrier):
+        return state[G_EGG_POS]
+    if friendly(state, rules, seat, carrier):
         if k[ESCORT] >= 0.5 or k[HUNT] >= 0.5:
-            return figs[carrier, F_POS]
-        return EXITS if any_open(W) else TEMPLES
-    return figs[carrier, F_POS]
+            return state[F_POS + carrier]
+        return EXITS if any_open(state) else TEMPLES
+    return state[F_POS + carrier]
 
 
-# The scoring helpers below take the state arrays they read, which their callers already hold,
-# rather than the world W: they run for every option of every decision.
+# The scoring helpers below take the state and the rules numbers they read, which their callers
+# already hold, rather than the rules array: they run for every option of every decision.
 
 
 @rule
-def activated(acts, n_acts, fig, node):
+def activated(state, n_acts, fig, node):
     for i in range(n_acts):
-        if acts[i, 0] == fig and acts[i, 1] == node:
+        if state[ACTED_FIG + i] == fig and state[ACTED_NODE + i] == node:
             return True
     return False
 
 
 @rule
-def is_friend(players, team_mode, seat, other):
-    return seat == other or (team_mode == 1 and players[seat, P_TEAM] == players[other, P_TEAM])
+def is_friend(state, team_mode, seat, other):
+    return seat == other or (team_mode == 1 and state[P_TEAM + seat] == state[P_TEAM + other])
 
 
 @rule
@@ -228,14 +217,14 @@ def progress(d, cur, nxt):
 
 
 @rule
-def tile_pull(seat, node, target, k, hand_max, board, players, acts, n_acts):
+def tile_pull(state, seat, node, target, k, hand_max, n_acts):
     """Pull of the tile itself: full Blood tiles, Object tiles (room in hand), Temple traps."""
-    if activated(acts, n_acts, seat, node):
+    if activated(state, n_acts, seat, node):
         return 0.0
-    tile = board[node, B_TILE]
-    if tile == BLOOD_TILE and board[node, B_BLOOD] > 0:
+    tile = state[B_TILE + node]
+    if tile == BLOOD_TILE and state[B_BLOOD + node] > 0:
         return k[BLOOD]
-    if tile == OBJECT_TILE and players[seat, P_HAND_N] < hand_max:
+    if tile == OBJECT_TILE and state[P_HAND_N + seat] < hand_max:
         return k[OBJECTS]
     if (tile == TEMPLE_TILE or tile == CENTRE_TILE) and node != target:
         return 0.5 if target == TEMPLES else -k[TEMPLE]
@@ -243,26 +232,26 @@ def tile_pull(seat, node, target, k, hand_max, board, players, acts, n_acts):
 
 
 @rule
-def fight_score(seat, occ, k, carrier, figs, players):
+def fight_score(state, seat, occ, k, carrier):
     """Stepping onto an occupied tile means combat: worth it against the carrier, or against a
     plunderer with ``fight`` fewer coins; spawns are worth fighting with coins to spare."""
-    mine = players[seat, P_COINS]
+    mine = state[P_COINS + seat]
     if occ == carrier:
         return 3.0 if mine >= 2 else 0.5
-    if figs[occ, F_KIND] == PLUNDERER:
-        return 0.5 if mine - players[occ, P_COINS] >= k[FIGHT] else NEVER / 10
+    if state[F_KIND + occ] == PLUNDERER:
+        return 0.5 if mine - state[P_COINS + occ] >= k[FIGHT] else NEVER / 10
     return 0.3 if mine >= 3 else -3.0
 
 
 @rule
-def object_value(seat, effect, k, far, steps_left, enemy_carrier_inside, open_now, players):
+def object_value(state, seat, effect, k, far, steps_left, enemy_carrier_inside, open_now):
     """How much a plunderer gains by playing an Object card now, before ``hold``; ``far`` is
     its distance to its target."""
-    coins = players[seat, P_COINS]
+    coins = state[P_COINS + seat]
     if effect == SPARK:
         return 1.5 if steps_left > 0 and far > steps_left else -1.0
     if effect == TUMULT or effect == GREEDY:
-        return 1.5 if players[seat, P_HAND_N] <= 4 else 0.3
+        return 1.5 if state[P_HAND_N + seat] <= 4 else 0.3
     if effect == BLOOD_STONE:
         return 2.0 if coins <= 2 else 0.8
     if effect == ECLIPSE:
@@ -276,27 +265,26 @@ def object_value(seat, effect, k, far, steps_left, enemy_carrier_inside, open_no
 
 
 @rule
-def score_steps(W, seat, n, k, d, d_exit, target):
-    """Scores of the STEP options in ``W[SCORES]``, in tiles gained (stopping scores 0)."""
-    cfg, game, board, figs, players = W[CFG], W[GAME], W[BOARD], W[FIGS], W[PLAYERS]
-    acts, cards, hands, options, scores = W[ACTS], W[CARDS], W[HANDS], W[OPTIONS], W[SCORES]
-    centre, team_mode, hand_max = cfg[CFG_CENTRE], cfg[CFG_TEAM_MODE], cfg[CFG_HAND_MAX]
-    n_acts, carrier, steps_left = game[G_ACT_N], game[G_EGG_CARRIER], game[G_STEPS_LEFT]
-    cur = figs[seat, F_POS]
-    open_now = any_open(W)
+def score_steps(state, rules, seat, n, k, d, d_exit, target):
+    """Scores of the STEP options in the SCORES block, in tiles gained (stopping scores 0)."""
+    scores = score_view(state)
+    centre, team_mode, hand_max = rules[CFG_CENTRE], rules[CFG_TEAM_MODE], rules[CFG_HAND_MAX]
+    n_acts, carrier, steps_left = state[G_ACT_N], state[G_EGG_CARRIER], state[G_STEPS_LEFT]
+    cur = state[F_POS + seat]
+    open_now = any_open(state)
     enemy_carrier_inside = (
         carrier >= 0
-        and not is_friend(players, team_mode, seat, carrier)
-        and figs[carrier, F_POS] <= centre
+        and not is_friend(state, team_mode, seat, carrier)
+        and state[F_POS + carrier] <= centre
     )
     for i in range(n):
-        act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
+        act, a, b = state[OPT_ACT + i], state[OPT_A + i], state[OPT_B + i]
         score = NEVER
         if act == ACT_STOP:
             # standing on a Temple tile since the turn began: step off and back on to flip a card
             score = (
                 -2.0
-                if target == TEMPLES and d[cur] == 0 and not activated(acts, n_acts, seat, cur)
+                if target == TEMPLES and d[cur] == 0 and not activated(state, n_acts, seat, cur)
                 else 0.0
             )
         elif act == ACT_MOVE:
@@ -304,21 +292,21 @@ def score_steps(W, seat, n, k, d, d_exit, target):
                 score = 100.0
             else:
                 score = progress(d, cur, b)
-                occ = board[b, B_OCC]
+                occ = state[B_OCC + b]
                 if occ == NOBODY:
-                    score += tile_pull(seat, b, target, k, hand_max, board, players, acts, n_acts)
-                elif not friends(seat, occ, figs, players, team_mode):
-                    score += fight_score(seat, occ, k, carrier, figs, players)
+                    score += tile_pull(state, seat, b, target, k, hand_max, n_acts)
+                elif not friends(state, seat, occ, team_mode):
+                    score += fight_score(state, seat, occ, k, carrier)
         elif act == ACT_PASS or act == ACT_THROW:
-            if is_friend(players, team_mode, seat, a):
-                score = float(d_exit[cur] - d_exit[figs[a, F_POS]]) - 1.0
+            if is_friend(state, team_mode, seat, a):
+                score = float(d_exit[cur] - d_exit[state[F_POS + a]]) - 1.0
         elif act == ACT_TAKE:
-            score = float(d_exit[figs[a, F_POS]] - d_exit[cur]) - 1.0
+            score = float(d_exit[state[F_POS + a]] - d_exit[cur]) - 1.0
         elif act == ACT_PLAY:
-            effect = cards[hands[seat, a], 0]
+            effect = card_effect(rules, state[hand_slot(seat, a)])
             score = (
                 object_value(
-                    seat, effect, k, d[cur], steps_left, enemy_carrier_inside, open_now, players
+                    state, seat, effect, k, d[cur], steps_left, enemy_carrier_inside, open_now
                 )
                 - k[HOLD]
                 - 1.5 * b
@@ -327,47 +315,38 @@ def score_steps(W, seat, n, k, d, d_exit, target):
 
 
 @rule
-def swarm_target(W, seat):
+def swarm_target(state, rules, seat):
     """Spawns chase an enemy carrier, else crowd the loose Egg (which they may not touch)."""
-    game, figs = W[GAME], W[FIGS]
-    carrier = game[G_EGG_CARRIER]
-    if carrier >= 0 and not friendly(W, seat, carrier):
-        return figs[carrier, F_POS]
+    carrier = state[G_EGG_CARRIER]
+    if carrier >= 0 and not friendly(state, rules, seat, carrier):
+        return state[F_POS + carrier]
     if carrier >= 0:
-        return exit_target(W)
-    return game[G_EGG_POS]
+        return exit_target(state)
+    return state[G_EGG_POS]
 
 
 @rule
-def score_swarm_steps(W, n, d):
-    """Scores of the SWARM_STEP options in ``W[SCORES]``: tiles gained, attacks on the carrier
+def score_swarm_steps(state, rules, n, d):
+    """Scores of the SWARM_STEP options in the SCORES block: tiles gained, attacks on the carrier
     above all, Object tiles on the way; sacrifices only when nothing else is possible."""
-    figs, board, game, acts, options, scores = (
-        W[FIGS],
-        W[BOARD],
-        W[GAME],
-        W[ACTS],
-        W[OPTIONS],
-        W[SCORES],
-    )
-    players, team_mode = W[PLAYERS], W[CFG][CFG_TEAM_MODE]
-    n_acts, carrier = game[G_ACT_N], game[G_EGG_CARRIER]
+    scores, team_mode = score_view(state), rules[CFG_TEAM_MODE]
+    n_acts, carrier = state[G_ACT_N], state[G_EGG_CARRIER]
     for i in range(n):
-        act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
+        act, a, b = state[OPT_ACT + i], state[OPT_A + i], state[OPT_B + i]
         score = NEVER
         if act == ACT_STOP:
             score = 0.0
         elif act == ACT_MOVE:
-            score = progress(d, figs[a, F_POS], b)
-            occ = board[b, B_OCC]
-            if occ != NOBODY and friends(a, occ, figs, players, team_mode):
+            score = progress(d, state[F_POS + a], b)
+            occ = state[B_OCC + b]
+            if occ != NOBODY and friends(state, a, occ, team_mode):
                 pass  # crossing an ally's tile
             elif occ != NOBODY:
                 if occ == carrier:
                     score += 5.0
                 else:
-                    score += 1.0 if figs[occ, F_KIND] == PLUNDERER else 0.5
-            elif board[b, B_TILE] == OBJECT_TILE and not activated(acts, n_acts, a, b):
+                    score += 1.0 if state[F_KIND + occ] == PLUNDERER else 0.5
+            elif state[B_TILE + b] == OBJECT_TILE and not activated(state, n_acts, a, b):
                 score += 0.3
         elif act == ACT_MEDALLION:
             score = 0.5
@@ -377,17 +356,16 @@ def score_swarm_steps(W, n, d):
 
 
 @rule
-def combat_card(W, seat, n, k):
+def combat_card(state, rng, seat, n, k):
     """Reveal a card at random, weighted by the knob of its combat value."""
-    options = W[OPTIONS]
     total = 0.0
     for i in range(n):
-        total += card_weight(options[i, OPT_B], k)
+        total += card_weight(state[OPT_B + i], k)
     if total <= 0.0:
         return 0
-    x = rng_float(W[RNG], POLICY) * total
+    x = rng_float(rng, POLICY) * total
     for i in range(n):
-        x -= card_weight(options[i, OPT_B], k)
+        x -= card_weight(state[OPT_B + i], k)
         if x < 0.0:
             return i
     return n - 1
@@ -401,97 +379,95 @@ def card_weight(value, k):
 
 
 @rule
-def step_scores(W, seat, n, k):
-    """Scores of the ``n`` STEP options in ``W[SCORES]`` for a policy of knobs ``k``, toward its
+def step_scores(state, rules, seat, n, k):
+    """Scores of the ``n`` STEP options in the SCORES block for a policy of knobs ``k``, toward its
     target (and, when the Egg may change hands, toward the exits)."""
-    options = W[OPTIONS]
-    target = plunderer_target(W, seat, k)
-    d = W[DCACHE][distance_slot(W, target)]
+    target = plunderer_target(state, rules, seat, k)
+    d = distance_map(state, rules, target)
     d_exit = d
     for i in range(n):
-        act = options[i, OPT_ACT]
+        act = state[OPT_ACT + i]
         if act == ACT_PASS or act == ACT_TAKE or act == ACT_THROW:
-            d_exit = W[DCACHE][distance_slot(W, exit_target(W))]
+            d_exit = distance_map(state, rules, exit_target(state))
             break
-    score_steps(W, seat, n, k, d, d_exit, target)
+    score_steps(state, rules, seat, n, k, d, d_exit, target)
 
 
 @rule
-def policy_choice(W, policy_id, kind, seat, n):
-    """Index into ``W[OPTIONS][:n]`` chosen for ``seat``'s decision ``kind`` by the code of
-    policy ``policy_id``."""
-    rng = W[RNG]
+def policy_choice(state, rules, knobs, rng, policy_id, kind, seat, n):
+    """Index of the option ``seat`` takes among the ``n`` in the state's OPTIONS block for a
+    decision of ``kind``, by the code of policy ``policy_id``."""
     if n <= 1:
         return 0
-    if behaviour(W[KNOB_TABLE], policy_id) == RANDOM:
+    if behaviour(knobs, policy_id) == RANDOM:
         return pick_random(n, rng)
-    k = W[KNOB_TABLE][policy_id]
+    k = knobs[policy_id]
     if kind == COMBAT_CARD:
-        return combat_card(W, seat, n, k)
-    options, figs, players, game = W[OPTIONS], W[FIGS], W[PLAYERS], W[GAME]
-    scores = W[SCORES]
+        return combat_card(state, rng, seat, n, k)
+    scores = score_view(state)
     scores[:n] = 0.0
     if kind == STEP:
-        step_scores(W, seat, n, k)
+        step_scores(state, rules, seat, n, k)
         best = pick_best(scores, n, rng)
         if scores[best] <= 0.0 and rng_float(rng, POLICY) < RESTLESS:
             # nothing gains ground (blocked by an ally, a spawn, a wall): a random step keeps
             # the game from freezing
             moves = 0
             for i in range(n):
-                if options[i, OPT_ACT] == ACT_MOVE and scores[i] > NEVER / 20:
+                if state[OPT_ACT + i] == ACT_MOVE and scores[i] > NEVER / 20:
                     moves += 1
             if moves > 0:
                 m = pick_random(moves, rng)
                 for i in range(n):
-                    if options[i, OPT_ACT] == ACT_MOVE and scores[i] > NEVER / 20:
+                    if state[OPT_ACT + i] == ACT_MOVE and scores[i] > NEVER / 20:
                         if m == 0:
                             return i
                         m -= 1
         return best
     elif kind == SWARM_STEP:
-        score_swarm_steps(W, n, W[DCACHE][distance_slot(W, swarm_target(W, seat))])
+        score_swarm_steps(
+            state, rules, n, distance_map(state, rules, swarm_target(state, rules, seat))
+        )
     elif kind == SWARM_MODE:
-        swarm = players[seat, P_SWARM]
-        first = W[CFG][CFG_PLAYERS] + swarm * W[CFG][CFG_SPAWN_MAX]
+        swarm = state[P_SWARM + seat]
+        first = rules[CFG_PLAYERS] + swarm * rules[CFG_SPAWN_MAX]
         count = 0
-        for f in range(first, first + W[CFG][CFG_SPAWN_MAX]):
-            if figs[f, F_POS] != OFF:
+        for f in range(first, first + rules[CFG_SPAWN_MAX]):
+            if state[F_POS + f] != OFF:
                 count += 1
-        d = W[DCACHE][distance_slot(W, swarm_target(W, seat))]
+        d = distance_map(state, rules, swarm_target(state, rules, seat))
         for i in range(n):
-            if options[i, OPT_ACT] == ACT_INVOKE:
-                scores[i] = (2.0 if count < 2 else 0.0) - 0.01 * min(d[options[i, OPT_B]], 100)
+            if state[OPT_ACT + i] == ACT_INVOKE:
+                scores[i] = (2.0 if count < 2 else 0.0) - 0.01 * min(d[state[OPT_B + i]], 100)
             else:
                 scores[i] = 1.0
     elif kind == TELEPORT:
-        target = plunderer_target(W, seat, k)
-        d = W[DCACHE][distance_slot(W, target)]
-        cur = figs[seat, F_POS]
+        target = plunderer_target(state, rules, seat, k)
+        d = distance_map(state, rules, target)
+        cur = state[F_POS + seat]
         for i in range(n):
-            node = options[i, OPT_B]
+            node = state[OPT_B + i]
             scores[i] = -float(min(d[cur if node < 0 else node], UNREACHABLE))
     elif kind == THROW_DEST:
-        egg = game[G_EGG_POS] if game[G_EGG_CARRIER] < 0 else figs[game[G_EGG_CARRIER], F_POS]
-        d = W[DCACHE][distance_slot(W, egg if egg >= 0 else exit_target(W))]
+        egg = state[G_EGG_POS] if state[G_EGG_CARRIER] < 0 else state[F_POS + state[G_EGG_CARRIER]]
+        d = distance_map(state, rules, egg if egg >= 0 else exit_target(state))
         for i in range(n):
-            scores[i] = float(min(d[options[i, OPT_B]], 100))
+            scores[i] = float(min(d[state[OPT_B + i]], 100))
     elif kind == EGG_DEST:
-        d = W[DCACHE][distance_slot(W, HATCH_CELLS)]
-        board = W[BOARD]
+        d = distance_map(state, rules, HATCH_CELLS)
         for i in range(n):
-            node = options[i, OPT_B]
-            scores[i] = float(min(d[node], 100)) - (5.0 if board[node, B_OCC] != NOBODY else 0.0)
+            node = state[OPT_B + i]
+            scores[i] = float(min(d[node], 100)) - (5.0 if state[B_OCC + node] != NOBODY else 0.0)
     elif kind == STONE_TARGET:
         for i in range(n):
-            s = options[i, OPT_A]
+            s = state[OPT_A + i]
             if s < 0:
                 scores[i] = 1.0
             elif (
-                friendly(W, seat, s)
+                friendly(state, rules, seat, s)
                 and k[ESCORT] >= 0.5
-                and players[s, P_COINS] <= 1
-                and players[seat, P_COINS] >= 3
+                and state[P_COINS + s] <= 1
+                and state[P_COINS + seat] >= 3
             ):
                 scores[i] = 2.0
             else:
@@ -499,12 +475,12 @@ def policy_choice(W, policy_id, kind, seat, n):
     elif kind == VICTIM:
         # Greedy Fingers: rob the opponent holding the most cards, never a teammate
         for i in range(n):
-            s = options[i, OPT_A]
+            s = state[OPT_A + i]
             if s < 0:
                 scores[i] = 0.0
-            elif friendly(W, seat, s):
+            elif friendly(state, rules, seat, s):
                 scores[i] = -1.0
             else:
-                scores[i] = 1.0 + players[s, P_HAND_N]
+                scores[i] = 1.0 + state[P_HAND_N + s]
     # ROTATION: every choice scores 0 (the scripted policies do not plan rotations)
     return pick_best(scores, n, rng)

@@ -1,9 +1,10 @@
 """Scenes for the Karmaggän rule tests: boards drawn as text, figures put where a rule needs them.
 
-A scene is a world (``game.world``) set up on a board given as rows of tile characters, row 0
-outermost, as in ``rules.toml`` ("S" starting point, "." Blank, "#" Abyss, "O" Object, "T"
-Temple, "B" Blood, "P" Passage), with every figure taken off the board; ``put`` places one,
-``draw`` shows the board with plunderers as their seat digits and Spawns as letters.
+A scene is a world (``game.world``: the game's arrays and views of them) set up on a board
+given as rows of tile characters, row 0 outermost, as in ``rules.toml`` ("S" starting point,
+"." Blank, "#" Abyss, "O" Object, "T" Temple, "B" Blood, "P" Passage), with every figure taken
+off the board; ``put`` places one, ``draw`` shows the board with plunderers as their seat
+digits and Spawns as letters.
 The rings keep their offsets at 0 unless a test turns one, so frame column = physical column.
 """
 
@@ -17,25 +18,15 @@ from simulator.games.karmaggan import core
 from simulator.games.karmaggan import game as K
 from simulator.games.karmaggan.board import draw_rows
 from simulator.games.karmaggan.state import (
-    CARDS,
-    CFG,
     CFG_CENTRE,
     CFG_COLS,
     CFG_PLAYERS,
     CFG_SPAWN_MAX,
     D_OBJECTS,
-    DECKS,
     F_POS,
-    FIGS,
     G_ODECK_N,
-    HANDS,
     OFF,
     P_HAND_N,
-    PLAYERS,
-    RNG,
-)
-from simulator.games.karmaggan.state import (
-    GAME as G,
 )
 
 KARMAGGAN = get_game("karmaggan")
@@ -88,8 +79,8 @@ def scene(tiles=OPEN, players=4, seed=1, policy=RUSHER, **board):
     """A set-up world on ``tiles`` with every figure off the board (see :func:`rules_with`)."""
     params = KARMAGGAN.prepare(rules_with(tiles, **board), players)
     W = K.world(params, seed, np.full(players, policy, np.int8))
-    for fig in range(W[FIGS].shape[0]):
-        core.place_figure(W, fig, OFF)
+    for fig in range(W.n_figs):
+        W.call(core.place_figure, fig, OFF)
     return W
 
 
@@ -102,31 +93,31 @@ def world(players=4, seed=1, policy=RUSHER, rules=None):
 def at(W, row, col):
     """The ring cell at ``row``, ``col`` (frame column: the physical one while rings are
     aligned)."""
-    return int(row * W[CFG][CFG_COLS] + col)
+    return int(row * W.rules[CFG_COLS] + col)
 
 
 def centre(W):
-    return int(W[CFG][CFG_CENTRE])
+    return int(W.rules[CFG_CENTRE])
 
 
 def put(W, fig, row, col=None):
     """Put ``fig`` on the cell (``row``, ``col``), or on node ``row`` when ``col`` is None."""
     node = row if col is None else at(W, row, col)
-    core.place_figure(W, fig, node)
+    W.call(core.place_figure, fig, node)
     return node
 
 
 def spawn(W, swarm, k=0):
     """Figure id of the ``k``-th Spawn of ``swarm``."""
-    return int(W[CFG][CFG_PLAYERS] + swarm * W[CFG][CFG_SPAWN_MAX] + k)
+    return int(W.rules[CFG_PLAYERS] + swarm * W.rules[CFG_SPAWN_MAX] + k)
 
 
 def draw(W):
     """The board as text (``board.draw_rows``): plunderers as digits, Spawns as letters."""
-    n_players = int(W[CFG][CFG_PLAYERS])
+    n_players = int(W.rules[CFG_PLAYERS])
     figures = {}
-    for fig in range(W[FIGS].shape[0]):
-        node = int(W[FIGS][fig, F_POS])
+    for fig in range(W.n_figs):
+        node = int(W.state[F_POS + fig])
         if node >= 0:
             figures[node] = str(fig) if fig < n_players else "abcdefghijkl"[fig - n_players]
     return "\n".join(draw_rows(W, figures))
@@ -134,13 +125,13 @@ def draw(W):
 
 def next_dice(W, k):
     """The next ``k`` rolls of the dice stream, without using them up."""
-    rng = W[RNG].copy()
+    rng = W.rng.copy()
     return [int(roll_die(rng, 6)) for _ in range(k)]
 
 
 def cards_of(W, effect=None, value=None):
     """Object card ids with that effect and / or combat value."""
-    cards = W[CARDS]
+    cards = W.cards
     keep = np.ones(len(cards), bool)
     if effect is not None:
         keep &= cards[:, 0] == effect
@@ -152,21 +143,21 @@ def cards_of(W, effect=None, value=None):
 def give(W, seat, cards):
     """Replace ``seat``'s hand with the card ids ``cards``, taken out of the Object deck and the
     other hands so that every card stays in one place."""
-    game, decks, hands = W[G], W[DECKS], W[HANDS]
-    n = int(game[G_ODECK_N])
-    deck = [c for c in decks[D_OBJECTS, :n] if c not in cards]
-    decks[D_OBJECTS, :] = -1
-    decks[D_OBJECTS, : len(deck)] = deck
-    game[G_ODECK_N] = len(deck)
+    objects, hands = W.deck(D_OBJECTS), W.hands
+    n = int(W.state[G_ODECK_N])
+    deck = [c for c in objects[:n] if c not in cards]
+    objects[:] = -1
+    objects[: len(deck)] = deck
+    W.state[G_ODECK_N] = len(deck)
     for other in range(hands.shape[0]):
         for slot in range(hands.shape[1]):
             if hands[other, slot] in cards:
                 hands[other, slot] = -1
-                W[PLAYERS][other, P_HAND_N] -= 1
+                W.state[P_HAND_N + other] -= 1
     hands[seat, :] = -1
     hands[seat, : len(cards)] = cards
-    W[PLAYERS][seat, P_HAND_N] = len(cards)
+    W.state[P_HAND_N + seat] = len(cards)
 
 
 def hand(W, seat):
-    return sorted(int(c) for c in W[HANDS][seat] if c >= 0)
+    return sorted(int(c) for c in W.hands[seat] if c >= 0)

@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from karmaggan_scenes import rules_with
 
 from simulator.core.game import get_game
 from simulator.core.rules import RulesError
@@ -17,12 +18,11 @@ from simulator.games.karmaggan import board as B
 from simulator.games.karmaggan import core, movement, traps
 from simulator.games.karmaggan import game as K
 from simulator.games.karmaggan.state import (
+    CFG_NODES,
     END_REASONS,
     F_POS,
-    FIGS,
+    MAX_NODES,
     P_COINS,
-    PLAYERS,
-    RNG,
     TRACE_WIDTH,
 )
 
@@ -60,7 +60,7 @@ def fresh_world(params, seed=7, policies=(RUSHER,) * 4):
 
 def draw(W):
     figures = {
-        int(W[FIGS][s, F_POS]): str(s) for s in range(W[PLAYERS].shape[0]) if W[FIGS][s, F_POS] >= 0
+        int(W.state[F_POS + s]): str(s) for s in range(W.n_players) if W.state[F_POS + s] >= 0
     }
     return "\n".join(B.draw_rows(W, figures))
 
@@ -75,7 +75,7 @@ def test_starting_coins_reach_the_dataset(game, rules):
     assert (out["players"]["start_blood_coins"] == 5).all()
     # the variant key of the 4-6 player bracket (a designer's "3 coins instead of 4")
     three = game.prepare(game.rules(sets=("setup.blood_coins_4_6=3",)), 5)
-    assert (fresh_world(three, policies=(RUSHER,) * 5)[PLAYERS][:, P_COINS] == 3).all()
+    assert (fresh_world(three, policies=(RUSHER,) * 5).seats(P_COINS) == 3).all()
 
 
 def test_movement_roll_is_the_max_of_two_dice(params):
@@ -83,11 +83,11 @@ def test_movement_roll_is_the_max_of_two_dice(params):
     standard error of each frequency is below 0.0011, the tolerance 0.005 is ~5 of them."""
     W = fresh_world(params)
     n = 200_000
-    rolls = np.array([movement.movement_roll(W[RNG], False) for _ in range(n)])
+    rolls = np.array([movement.movement_roll(W.rng, False) for _ in range(n)])
     freq = np.bincount(rolls, minlength=7)[1:] / n
     exact = np.array([(2 * k - 1) / 36 for k in range(1, 7)])
     assert np.abs(freq - exact).max() < 0.005
-    carrier = np.array([movement.movement_roll(W[RNG], True) for _ in range(60_000)])
+    carrier = np.array([movement.movement_roll(W.rng, True) for _ in range(60_000)])
     assert np.abs(np.bincount(carrier, minlength=7)[1:] / 60_000 - 1 / 6).max() < 0.01
 
 
@@ -96,17 +96,17 @@ def test_rotation_moves_tiles_walls_and_figures_with_the_ring(params, rules):
     sector clockwise shifts exactly those rows' tiles, walls and figures two columns; the
     other rings stay, and turning back restores the board."""
     W = fresh_world(params)
-    core.place_figure(W, 1, 2 * 16 + 6)  # seat 1 on the middle ring, row 2, column 6
+    W.call(core.place_figure, 1, 2 * 16 + 6)  # seat 1 on the middle ring, row 2, column 6
     before = draw(W).split("\n")
-    traps.rotate_ring(W, 1, 1)
+    W.call(traps.rotate_ring, 1, 1)
     after = draw(W).split("\n")
-    assert W[FIGS][1, F_POS] == 2 * 16 + 6  # same cell of its ring, two columns on
-    assert B.phys_col(W, 2 * 16 + 6) == 8
+    assert W.state[F_POS + 1] == 2 * 16 + 6  # same cell of its ring, two columns on
+    assert W.call(B.phys_col, 2 * 16 + 6) == 8
     for row in range(6):
         text = before[row].ljust(32)
         expected = text[-4:] + text[:-4] if row in (2, 3) else text
         assert after[row].ljust(32) == expected, row
-    traps.rotate_ring(W, 1, -1)
+    W.call(traps.rotate_ring, 1, -1)
     assert draw(W).split("\n") == before
 
 
@@ -114,7 +114,7 @@ def test_a_full_turn_restores_the_board(params):
     W = fresh_world(params)
     before = draw(W)
     for _ in range(8):
-        traps.rotate_ring(W, 0, 1)
+        W.call(traps.rotate_ring, 0, 1)
     assert draw(W) == before
 
 
@@ -125,6 +125,18 @@ def test_blood_coins_are_conserved(mixed_games):
     """Components: 60 Blood Coins — every coin is with a player or in the bank."""
     final = mixed_games["players"]["final_blood_coins"].sum(axis=1)
     assert (final + mixed_games["games"]["bank_coins"] == 60).all()
+
+
+def test_a_board_as_large_as_the_state_holds_plays(game):
+    """A board of 63 rows of 8 cells (507 nodes with the Centre and two jungle nodes, state.py's
+    MAX_NODES is 512) plays whole games, every coin kept (Components: 60 Blood Coins)."""
+    rules = rules_with(tiles=("SSSSSSSS",) + ("........",) * 62, ring_rows=[8] * 7 + [7])
+    params = game.prepare(rules, 4)
+    assert params[0][CFG_NODES] == 507 <= MAX_NODES
+    out = game.play(params, np.arange(1, 21, dtype=np.uint64), np.tile(MIXED, (20, 1)))
+    final = out["players"]["final_blood_coins"].sum(axis=1)
+    assert (final + out["games"]["bank_coins"] == 60).all()
+    assert (out["games"]["length"] >= 1).all()
 
 
 def test_every_game_ends_with_a_reason(mixed_games, rules):

@@ -11,6 +11,7 @@ from simulator.core.game import get_game
 from simulator.core.rules import RulesError
 from simulator.games.karmaggan import checks
 from simulator.games.karmaggan import game as K
+from simulator.games.karmaggan.state import MAX_NODES
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +72,17 @@ def test_the_object_deck_size_is_bounded(rules):
             entry["count"] = checks.MAX_DECK // 10
 
     refused(rules, "objects", edit)
+
+
+def test_the_board_size_is_bounded(rules):
+    """The state holds MAX_NODES nodes: ring cells, the Centre and one jungle node a hatch."""
+    cols, hatches = rules["board"]["columns"], len(rules["board"]["hatch_columns"])
+    rows = (MAX_NODES - 1 - hatches) // cols + 1  # one row more than fits
+
+    def edit(r):
+        r["board"]["ring_rows"] = [rows - 3, 1, 1, 1]
+
+    refused(rules, "board", edit)
 
 
 def test_a_count_beyond_int16_is_refused_not_wrapped():

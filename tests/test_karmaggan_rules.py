@@ -29,30 +29,23 @@ from simulator.games.karmaggan.state import (
     ABYSS,
     ACT_MOVE,
     ACT_STOP,
-    ADJ,
     B_BLOOD,
     B_OCC,
     B_OPEN,
     B_TILE,
     BLANK,
     BLOOD_TILE,
-    BOARD,
     C_HATCH_KIND,
     C_START,
     C_TILE0,
     C_WALL_CW,
     C_WALL_IN,
-    CELLS,
     CENTRE_TILE,
-    CFG,
     CFG_COLS,
     CFG_HATCHES,
     D_TEMPLE,
-    DCACHE,
     DEAD,
-    DECKS,
     F_POS,
-    FIGS,
     G_BANK,
     G_EGG_CARRIER,
     G_EGG_POS,
@@ -65,7 +58,6 @@ from simulator.games.karmaggan.state import (
     MEDALLION_VALUE,
     OPT_ACT,
     OPT_B,
-    OPTIONS,
     P_COINS,
     P_HAND_N,
     P_MEDALLIONS,
@@ -73,23 +65,18 @@ from simulator.games.karmaggan.state import (
     P_SWARM,
     P_TEAM,
     PASSAGE_TILE,
-    PLAYERS,
-    RNG,
     T_OPEN_DAY,
     TEMPLE_TILE,
-)
-from simulator.games.karmaggan.state import (
-    GAME as G,
 )
 
 
 def options(W, n):
-    return [tuple(int(x) for x in row[:3]) for row in W[OPTIONS][:n]]
+    return W.options(n)
 
 
 def moves(W, seat):
-    n = movement.list_step_options(W, seat)
-    return {int(W[OPTIONS][i, OPT_B]) for i in range(n) if W[OPTIONS][i, OPT_ACT] == ACT_MOVE}
+    n = W.call(movement.list_step_options, seat)
+    return {int(W.state[OPT_B + i]) for i in range(n) if W.state[OPT_ACT + i] == ACT_MOVE}
 
 
 # --- Components -----------------------------------------------------------------------------
@@ -100,12 +87,12 @@ def test_components_of_the_default_rules():
     Invocation tiles and 6 Spawns a swarm, 75 Object and 73 Temple cards; Passage Tiles: four;
     Setup: eight Starting Points."""
     W = world()
-    cells = W[CELLS][: centre(W)]
-    assert (cells[:, C_TILE0] == TEMPLE_TILE).sum() == 20
-    assert (cells[:, C_TILE0] == PASSAGE_TILE).sum() == 4
-    assert (cells[:, C_START] >= 0).sum() == 8
+    tiles = W.cells(C_TILE0)[: centre(W)]
+    assert (tiles == TEMPLE_TILE).sum() == 20
+    assert (tiles == PASSAGE_TILE).sum() == 4
+    assert (W.cells(C_START) >= 0).sum() == 8
     assert len(DEFAULTS["setup"]["blood_tiles"]) == 9
-    assert (W[BOARD][:, B_TILE] == BLOOD_TILE).sum() == 9  # one spare space stays Blank
+    assert (W.nodes(B_TILE) == BLOOD_TILE).sum() == 9  # one spare space stays Blank
     setup, turn = DEFAULTS["setup"], DEFAULTS["turn"]
     assert (setup["bank_coins"], setup["medallion_supply"]) == (60, 9)
     assert (turn["spawn_max"], turn["invocation_tiles"]) == (6, 6)
@@ -123,26 +110,25 @@ def test_setup_coins_cards_and_medallion(n_players, coins):
     """Setup, Continued: 7-8 players 5 Blood Coins, 4-6 players 4, 3 players 3, 2 players 2,
     paid by the bank; 4 Object cards and 1 Golden Medallion each."""
     W = world(n_players)
-    players = W[PLAYERS]
-    assert players[:, P_COINS].tolist() == [coins] * n_players
-    assert W[G][G_BANK] == 60 - coins * n_players
-    assert players[:, P_HAND_N].tolist() == [4] * n_players
-    assert players[:, P_MEDALLIONS].tolist() == [1] * n_players
+    assert W.seats(P_COINS).tolist() == [coins] * n_players
+    assert W.state[G_BANK] == 60 - coins * n_players
+    assert W.seats(P_HAND_N).tolist() == [4] * n_players
+    assert W.seats(P_MEDALLIONS).tolist() == [1] * n_players
 
 
 def test_setup_egg_rings_hatches_and_blood_tiles():
     """Setup: the Egg on the Centre, every Ring aligned, every hatch closed, no Rollers yet,
     and the 9 Blood tiles face down on the Blood spaces in a shuffled order."""
     W = world(seed=3)
-    game, board = W[G], W[BOARD]
+    game = W.state
     assert game[G_EGG_POS] == centre(W) and game[G_EGG_CARRIER] == -1
     assert (game[G_OFFSET : G_OFFSET + 4] == 0).all() and game[G_ROLLERS_ON] == 0
-    assert (board[centre(W) + 1 :, B_OPEN] == 0).all()
-    spaces = np.nonzero(W[CELLS][:, C_TILE0] == BLOOD_TILE)[0]
-    dealt = board[spaces, B_BLOOD]
+    assert (W.nodes(B_OPEN)[centre(W) + 1 :] == 0).all()
+    spaces = np.nonzero(W.cells(C_TILE0) == BLOOD_TILE)[0]
+    dealt = W.nodes(B_BLOOD)[spaces]
     tokens = [v or MEDALLION_VALUE for v in DEFAULTS["setup"]["blood_tiles"]]
     assert sorted(dealt[dealt > 0].tolist()) == sorted(tokens)
-    orders = {tuple(world(seed=s)[BOARD][spaces, B_BLOOD]) for s in range(1, 6)}
+    orders = {tuple(world(seed=s).nodes(B_BLOOD)[spaces]) for s in range(1, 6)}
     assert len(orders) > 1
 
 
@@ -151,12 +137,12 @@ def test_the_starting_player_may_be_on_either_team():
     drawn from the setup stream; seats alternate teams around the table."""
     firsts = set()
     for seed in range(1, 16):
-        teams = world(seed=seed)[PLAYERS][:, P_TEAM].tolist()
+        teams = world(seed=seed).seats(P_TEAM).tolist()
         assert teams in ([0, 1, 0, 1], [1, 0, 1, 0])
         firsts.add(teams[0])
     assert firsts == {0, 1}
-    swarms = world(seed=1)[PLAYERS]
-    assert (swarms[:, P_SWARM] == swarms[:, P_TEAM]).all()
+    swarms = world(seed=1)
+    assert (swarms.seats(P_SWARM) == swarms.seats(P_TEAM)).all()
 
 
 @pytest.mark.parametrize("n_players", range(2, 9))
@@ -165,13 +151,13 @@ def test_plunderers_start_on_their_starting_points(n_players):
     from ``board.start_points``)."""
     W = world(n_players)
     points = DEFAULTS["board"]["start_points"][str(n_players)]
-    at_start = [int(W[CELLS][W[FIGS][s, F_POS], C_START]) for s in range(n_players)]
+    at_start = [int(W.rules[C_START + W.state[F_POS + s]]) for s in range(n_players)]
     assert at_start == points
 
 
 def half_turn(W, node):
     """The cell a half turn of the whole board takes ``node`` to."""
-    cols = int(W[CFG][CFG_COLS])
+    cols = int(W.rules[CFG_COLS])
     return at(W, node // cols, (node % cols + cols // 2) % cols)
 
 
@@ -181,22 +167,22 @@ def test_the_assumed_board_is_symmetric_between_the_teams(n_players):
     one of the same kind, every hatch onto a hatch of the same kind, the Rollers onto the
     Rollers, and one team's starting points onto the other team's."""
     W = world(n_players)
-    cells = W[CELLS]
+    cells = W.rules
     for node in range(centre(W)):
         other = half_turn(W, node)
         for col in (C_TILE0, C_WALL_CW, C_WALL_IN):
-            assert cells[node, col] == cells[other, col], (node, col)
-        assert (cells[node, C_START] >= 0) == (cells[other, C_START] >= 0)
-    cols = int(W[CFG][CFG_COLS])
+            assert cells[col + node] == cells[col + other], (node, col)
+        assert (cells[C_START + node] >= 0) == (cells[C_START + other] >= 0)
+    cols = int(W.rules[CFG_COLS])
     hatches = {
-        (int(B.hatch_cell(W, h)), int(cells[centre(W) + 1 + h, C_HATCH_KIND]))
-        for h in range(int(W[CFG][CFG_HATCHES]))
+        (int(W.call(B.hatch_cell, h)), int(cells[C_HATCH_KIND + centre(W) + 1 + h]))
+        for h in range(int(W.rules[CFG_HATCHES]))
     }
     assert {(half_turn(W, n), k) for n, k in hatches} == hatches
     rollers = set(DEFAULTS["board"]["roller_boundaries"])
     assert {(b + cols // 2) % cols for b in rollers} == rollers
     team_cells = [
-        {int(W[FIGS][s, F_POS]) for s in range(n_players) if W[PLAYERS][s, P_TEAM] == t}
+        {int(W.state[F_POS + s]) for s in range(n_players) if W.state[P_TEAM + s] == t}
         for t in (0, 1)
     ]
     assert {half_turn(W, n) for n in team_cells[0]} == team_cells[1]
@@ -206,8 +192,8 @@ def test_every_starting_point_reaches_the_centre():
     """Board: the assumed layout lets every Starting Point reach the Centre (walls and Abysses
     respected, rings aligned)."""
     W = world()
-    dist = W[DCACHE][B.distance_slot(W, centre(W))]
-    starts = np.nonzero(W[CELLS][:, C_START] >= 0)[0]
+    dist = W.distances(centre(W))
+    starts = np.nonzero(W.cells(C_START) >= 0)[0]
     assert (dist[starts] < B.UNREACHABLE).all()
 
 
@@ -225,14 +211,13 @@ def test_steps_are_orthogonal_and_walls_are_impassable():
     W = scene(
         walls_cw=["        ", "  |     ", "        "], walls_in=["        ", "   -    ", "        "]
     )
-    B.update_adjacency(W)
-    adj = W[ADJ]
+    W.call(B.update_adjacency)
     x = at(W, 1, 3)
-    assert set(adj[x, 1 : 1 + adj[x, 0]].tolist()) == {at(W, 1, 4), at(W, 0, 3)}
+    assert set(W.neighbours(x)) == {at(W, 1, 4), at(W, 0, 3)}
     w = at(W, 1, 2)  # the cell whose clockwise side is walled
-    assert set(adj[w, 1 : 1 + adj[w, 0]].tolist()) == {at(W, 1, 1), at(W, 0, 2), at(W, 2, 2)}
+    assert set(W.neighbours(w)) == {at(W, 1, 1), at(W, 0, 2), at(W, 2, 2)}
     y = at(W, 1, 5)
-    assert set(adj[y, 1 : 1 + adj[y, 0]].tolist()) == {
+    assert set(W.neighbours(y)) == {
         at(W, 1, 4),
         at(W, 1, 6),
         at(W, 0, 5),
@@ -246,9 +231,9 @@ def test_the_movement_roll_is_the_higher_of_two_dice():
     W = scene()
     for _ in range(20):
         two = next_dice(W, 2)
-        assert movement.movement_roll(W[RNG], False) == max(two)
+        assert movement.movement_roll(W.rng, False) == max(two)
         one = next_dice(W, 1)
-        assert movement.movement_roll(W[RNG], True) == one[0]
+        assert movement.movement_roll(W.rng, True) == one[0]
 
 
 def test_a_plunderer_may_stay_still_and_step_fewer_tiles():
@@ -256,14 +241,14 @@ def test_a_plunderer_may_stay_still_and_step_fewer_tiles():
     option on a tile of its own), one Tile per step."""
     W = scene()
     put(W, 0, 1, 2)
-    movement.begin_turn(W, 0)
-    W[G][G_STEPS_LEFT] = 3
-    n = movement.list_step_options(W, 0)
+    W.call(movement.begin_turn, 0)
+    W.state[G_STEPS_LEFT] = 3
+    n = W.call(movement.list_step_options, 0)
     assert (ACT_STOP, 0, at(W, 1, 2)) in options(W, n)
     assert moves(W, 0) == {at(W, 1, 1), at(W, 1, 3), at(W, 0, 2), at(W, 2, 2)}
-    movement.step_plunderer(W, 0, at(W, 1, 3))
-    assert W[G][G_STEPS_LEFT] == 2 and W[FIGS][0, F_POS] == at(W, 1, 3)
-    W[G][G_STEPS_LEFT] = 0
+    W.call(movement.step_plunderer, 0, at(W, 1, 3))
+    assert W.state[G_STEPS_LEFT] == 2 and W.state[F_POS + 0] == at(W, 1, 3)
+    W.state[G_STEPS_LEFT] = 0
     assert moves(W, 0) == set()
 
 
@@ -282,21 +267,21 @@ def test_an_allys_tile_may_be_crossed_but_not_ended_on():
     W = scene()
     put(W, 0, 1, 1)
     put(W, 2, 1, 0)  # seat 2 is seat 0's teammate
-    movement.begin_turn(W, 0)
-    W[G][G_STEPS_LEFT] = 1
+    W.call(movement.begin_turn, 0)
+    W.state[G_STEPS_LEFT] = 1
     assert at(W, 1, 0) not in moves(W, 0)  # one step: it would end there
-    W[G][G_STEPS_LEFT] = 2
+    W.state[G_STEPS_LEFT] = 2
     assert at(W, 1, 0) in moves(W, 0)
-    W[G][G_STEPS_LEFT] = 3
-    movement.step_plunderer(W, 0, at(W, 1, 0))
-    assert W[FIGS][0, F_POS] == at(W, 1, 0) and W[BOARD][at(W, 1, 0), B_OCC] == 2
-    assert movement.crossing(W, 0)
-    n = movement.list_step_options(W, 0)
+    W.state[G_STEPS_LEFT] = 3
+    W.call(movement.step_plunderer, 0, at(W, 1, 0))
+    assert W.state[F_POS + 0] == at(W, 1, 0) and W.state[B_OCC + at(W, 1, 0)] == 2
+    assert W.call(movement.crossing, 0)
+    n = W.call(movement.list_step_options, 0)
     assert {act for act, _, _ in options(W, n)} == {ACT_MOVE}
-    movement.step_plunderer(W, 0, at(W, 1, 7))
-    assert not movement.crossing(W, 0)
-    movement.step_plunderer(W, 0, at(W, 1, 0))
-    movement.step_plunderer(W, 0, at(W, 1, 1))
+    W.call(movement.step_plunderer, 0, at(W, 1, 7))
+    assert not W.call(movement.crossing, 0)
+    W.call(movement.step_plunderer, 0, at(W, 1, 0))
+    W.call(movement.step_plunderer, 0, at(W, 1, 1))
     assert draw(W) == CROSSING
 
 
@@ -308,7 +293,7 @@ def test_a_crossed_tile_is_not_activated():
     put(W, 2, 1, 1)
     give(W, 0, [])
     step(W, 0, (1, 1), (1, 2))
-    assert W[PLAYERS][0, P_HAND_N] == 0
+    assert W.state[P_HAND_N + 0] == 0
 
 
 def test_a_move_ending_on_anothers_tile_goes_back():
@@ -317,12 +302,12 @@ def test_a_move_ending_on_anothers_tile_goes_back():
     W = scene()
     put(W, 0, 1, 2)
     put(W, 2, 1, 1)
-    movement.begin_turn(W, 0)
-    W[G][G_STEPS_LEFT] = 2
-    movement.step_plunderer(W, 0, at(W, 1, 1))
-    W[G][G_STEPS_LEFT] = 0
-    movement.settle(W, 0)
-    assert W[FIGS][0, F_POS] == at(W, 1, 2) and W[BOARD][at(W, 1, 1), B_OCC] == 2
+    W.call(movement.begin_turn, 0)
+    W.state[G_STEPS_LEFT] = 2
+    W.call(movement.step_plunderer, 0, at(W, 1, 1))
+    W.state[G_STEPS_LEFT] = 0
+    W.call(movement.settle, 0)
+    assert W.state[F_POS + 0] == at(W, 1, 2) and W.state[B_OCC + at(W, 1, 1)] == 2
 
 
 DEAD_END = ["SSSSSSSS", "#...#...", "........"]
@@ -338,12 +323,12 @@ def test_no_turn_ends_on_anothers_tile():
         W = scene(DEAD_END, seed=seed, policy=RANDOM, walls_in=["--------", "--------", "        "])
         put(W, 0, 1, 1)
         put(W, 2, 1, 2)
-        put(W, spawn(W, int(W[PLAYERS][0, P_SWARM])), 1, 3)  # seat 0's own swarm
-        W[PLAYERS][0, P_HAND_N] = 0
-        W[PLAYERS][0, P_MEDALLIONS] = 0
-        movement.plunderer_turn(W, 0)
-        node = int(W[FIGS][0, F_POS])
-        assert W[BOARD][node, B_OCC] == 0 and W[BOARD][node, B_TILE] != ABYSS, seed
+        put(W, spawn(W, int(W.state[P_SWARM + 0])), 1, 3)  # seat 0's own swarm
+        W.state[P_HAND_N + 0] = 0
+        W.state[P_MEDALLIONS + 0] = 0
+        W.call(movement.plunderer_turn, 0)
+        node = int(W.state[F_POS + 0])
+        assert W.state[B_OCC + node] == 0 and W.state[B_TILE + node] != ABYSS, seed
 
 
 def test_an_enemys_tile_means_combat():
@@ -353,32 +338,32 @@ def test_an_enemys_tile_means_combat():
     put(W, 1, 1, 3)
     give(W, 0, cards_of(W, value=3)[:3])
     give(W, 1, [])
-    movement.begin_turn(W, 0)
-    W[G][G_STEPS_LEFT] = 2
-    movement.step_plunderer(W, 0, at(W, 1, 3))
-    assert W[PLAYERS][1, P_COINS] == 1 and W[PLAYERS][0, P_COINS] == 7
+    W.call(movement.begin_turn, 0)
+    W.state[G_STEPS_LEFT] = 2
+    W.call(movement.step_plunderer, 0, at(W, 1, 3))
+    assert W.state[P_COINS + 1] == 1 and W.state[P_COINS + 0] == 7
 
 
 # --- Tiles -------------------------------------------------------------------------------------
 
 
 def step(W, seat, *cells, steps=6):
-    movement.begin_turn(W, seat)
-    W[G][G_STEPS_LEFT] = steps
+    W.call(movement.begin_turn, seat)
+    W.state[G_STEPS_LEFT] = steps
     for row, col in cells:
-        movement.step_plunderer(W, seat, at(W, row, col))
+        W.call(movement.step_plunderer, seat, at(W, row, col))
 
 
 def test_starting_points_and_blank_tiles_do_nothing():
     """Blank Tiles: nothing happens; Invocation Tiles, Important: the Starting Points are Blank
     Tiles for all effects."""
     W = scene()
-    assert (W[CELLS][:8, C_TILE0] == BLANK).all()
+    assert (W.cells(C_TILE0)[:8] == BLANK).all()
     put(W, 0, 1, 2)
     kept = [P_COINS, P_HAND_N, P_MEDALLIONS]
-    before = W[PLAYERS][:, kept].copy()
+    before = [W.seats(field).tolist() for field in kept]
     step(W, 0, (0, 2), (0, 3))
-    assert (W[PLAYERS][:, kept] == before).all() and W[G][G_TDRAW] == 0
+    assert [W.seats(field).tolist() for field in kept] == before and W.state[G_TDRAW] == 0
 
 
 def test_object_tiles_draw_a_card_up_to_the_hand_limit():
@@ -388,12 +373,12 @@ def test_object_tiles_draw_a_card_up_to_the_hand_limit():
     put(W, 0, 1, 1)
     give(W, 0, [])
     step(W, 0, (1, 2))
-    assert W[PLAYERS][0, P_HAND_N] == 1
+    assert W.state[P_HAND_N + 0] == 1
     give(W, 0, list(range(10, 18)))
-    deck = W[G][G_ODECK_N]
+    deck = W.state[G_ODECK_N]
     step(W, 0, (1, 3))
-    assert W[PLAYERS][0, P_HAND_N] == 8 and hand(W, 0) == list(range(10, 18))
-    assert W[G][G_ODECK_N] == deck  # not drawn
+    assert W.state[P_HAND_N + 0] == 8 and hand(W, 0) == list(range(10, 18))
+    assert W.state[G_ODECK_N] == deck  # not drawn
 
 
 def test_a_tile_activates_once_a_turn():
@@ -403,22 +388,22 @@ def test_a_tile_activates_once_a_turn():
     put(W, 0, 1, 1)
     give(W, 0, [])
     step(W, 0, (1, 2), (1, 1), (1, 2), (1, 1))
-    assert W[PLAYERS][0, P_HAND_N] == 2  # (1,1) after leaving it, (1,2) once
+    assert W.state[P_HAND_N + 0] == 2  # (1,1) after leaving it, (1,2) once
 
 
 def test_temple_tiles_and_the_centre_flip_the_top_temple_card():
     """Temple Tiles: stepping on one flips the top Temple card and resolves it; "The Centre is
     a large Temple Tile"."""
     W = scene(["SSSSSSSS", "..T.....", "........"])
-    W[DECKS][D_TEMPLE, :3] = T_OPEN_DAY
+    W.deck(D_TEMPLE)[:3] = T_OPEN_DAY
     put(W, 0, 1, 1)
     step(W, 0, (1, 2))
-    assert W[G][G_TDRAW] == 1 and W[BOARD][centre(W) + 1, B_OPEN] == 1
+    assert W.state[G_TDRAW] == 1 and W.state[B_OPEN + centre(W) + 1] == 1
     put(W, 0, 2, 2)
-    movement.begin_turn(W, 0)
-    W[G][G_STEPS_LEFT] = 1
-    movement.step_plunderer(W, 0, centre(W))
-    assert W[G][G_TDRAW] == 2 and W[BOARD][centre(W), B_TILE] == CENTRE_TILE
+    W.call(movement.begin_turn, 0)
+    W.state[G_STEPS_LEFT] = 1
+    W.call(movement.step_plunderer, 0, centre(W))
+    assert W.state[G_TDRAW] == 2 and W.state[B_TILE + centre(W)] == CENTRE_TILE
 
 
 @pytest.mark.parametrize("value,coins,medallions", [(3, 3, 0), (MEDALLION_VALUE, 0, 1)])
@@ -427,13 +412,13 @@ def test_a_full_blood_tile_is_consumed_then_blank(value, coins, medallions):
     Medallion, then is a Blank Tile for all effects."""
     W = scene(["SSSSSSSS", "..B.....", "........"])
     blood = at(W, 1, 2)
-    W[BOARD][blood, B_BLOOD] = value
+    W.state[B_BLOOD + blood] = value
     put(W, 0, 1, 1)
-    bank = W[G][G_BANK]
+    bank = W.state[G_BANK]
     step(W, 0, (1, 2))
-    assert W[PLAYERS][0, P_COINS] == 4 + coins and W[G][G_BANK] == bank - coins
-    assert W[PLAYERS][0, P_MEDALLIONS] == 1 + medallions
-    assert W[BOARD][blood, B_TILE] == BLANK and W[BOARD][blood, B_BLOOD] == 0
+    assert W.state[P_COINS + 0] == 4 + coins and W.state[G_BANK] == bank - coins
+    assert W.state[P_MEDALLIONS + 0] == 1 + medallions
+    assert W.state[B_TILE + blood] == BLANK and W.state[B_BLOOD + blood] == 0
 
 
 PASSAGES = ["SSSSSSSS", ".P...P..", "...P...."]
@@ -448,28 +433,28 @@ def test_passage_tiles_resume_from_any_other_free_one():
         put(W, 0, 1, 0)
         put(W, 1, 2, 3)  # an occupied Passage is no way out
         step(W, 0, (1, 1), steps=3)
-        seen.add(int(W[FIGS][0, F_POS]))
-        assert W[G][G_STEPS_LEFT] == 2
+        seen.add(int(W.state[F_POS + 0]))
+        assert W.state[G_STEPS_LEFT] == 2
     assert seen == {at(W, 1, 1), at(W, 1, 5)}
     W = scene(PASSAGES)
-    movement.begin_turn(W, 0)
+    W.call(movement.begin_turn, 0)
     for col in (1, 5):
         put(W, 0, 1, col)
-        tiles.activate_tile(W, 0, at(W, 1, col))
-        assert tiles.was_activated(W, 0, at(W, 1, col))
+        W.call(tiles.activate_tile, 0, at(W, 1, col))
+        assert W.call(tiles.was_activated, 0, at(W, 1, col))
 
 
 def test_spawns_activate_only_object_tiles():
     """Which Tiles Spawns Activate: not Temple, Blood or Passage Tiles, but Object Tiles (its
     player draws)."""
     W = scene(["SSSSSSSS", "TBPO....", "........"])
-    W[BOARD][at(W, 1, 1), B_BLOOD] = 3
-    W[PLAYERS][1, P_STATUS] = DEAD  # seat 1 died: it controls its swarm
+    W.state[B_BLOOD + at(W, 1, 1)] = 3
+    W.state[P_STATUS + 1] = DEAD  # seat 1 died: it controls its swarm
     give(W, 1, [])
-    f = spawn(W, int(W[PLAYERS][1, P_SWARM]))
-    W[G][G_SEAT] = 1
+    f = spawn(W, int(W.state[P_SWARM + 1]))
+    W.state[G_SEAT] = 1
     for col in range(4):
         put(W, f, 1, col)
-        tiles.activate_tile(W, f, at(W, 1, col))
-    assert W[G][G_TDRAW] == 0 and W[BOARD][at(W, 1, 1), B_BLOOD] == 3
-    assert W[FIGS][f, F_POS] == at(W, 1, 3) and W[PLAYERS][1, P_HAND_N] == 1
+        W.call(tiles.activate_tile, f, at(W, 1, col))
+    assert W.state[G_TDRAW] == 0 and W.state[B_BLOOD + at(W, 1, 1)] == 3
+    assert W.state[F_POS + f] == at(W, 1, 3) and W.state[P_HAND_N + 1] == 1

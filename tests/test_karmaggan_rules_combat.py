@@ -33,18 +33,14 @@ from simulator.games.karmaggan.state import (
     B_OPEN,
     B_SWARM,
     B_TILE,
-    BEATS,
-    BOARD,
     COUNTER,
     D_TEMPLE,
     DEAD,
-    DECKS,
     ELIMINATED,
     END_ALL_DEAD,
     END_EGG,
     END_ROUND_CAP,
     F_POS,
-    FIGS,
     G_BANK,
     G_EGG_CARRIER,
     G_EGG_POS,
@@ -56,7 +52,6 @@ from simulator.games.karmaggan.state import (
     G_TDRAW,
     G_WINNER,
     GREEDY,
-    HANDS,
     INVOCATION,
     NO_CARD,
     NOTHING,
@@ -64,7 +59,6 @@ from simulator.games.karmaggan.state import (
     OPT_A,
     OPT_ACT,
     OPT_B,
-    OPTIONS,
     P_COINS,
     P_HAND_N,
     P_MEDALLIONS,
@@ -72,36 +66,32 @@ from simulator.games.karmaggan.state import (
     P_STATUS,
     P_SWARM,
     P_TURNS,
-    PLAYERS,
     POWER,
     T_ARROWS,
     T_CLOSE_ALL,
 )
-from simulator.games.karmaggan.state import (
-    GAME as G,
-)
 
 
 def coins(W, *seats):
-    return [int(W[PLAYERS][s, P_COINS]) for s in seats]
+    return [int(W.state[P_COINS + s]) for s in seats]
 
 
 def deal(W, seat, value, k=3):
     """Give ``seat`` ``k`` cards of one combat value, none of them in another's hand."""
-    held = set(W[HANDS].ravel().tolist())
+    held = set(W.hands.ravel().tolist())
     give(W, seat, [c for c in cards_of(W, value=value) if c not in held][:k])
 
 
 def kill(W, seat):
     """Seat ``seat`` has died (off the board): it plays its swarm."""
-    W[PLAYERS][seat, P_STATUS] = DEAD
-    W[PLAYERS][seat, P_COINS] = 0
+    W.state[P_STATUS + seat] = DEAD
+    W.state[P_COINS + seat] = 0
     put(W, seat, OFF)
 
 
 def distance(W, a, b):
-    dist = np.empty(W[BOARD].shape[0], np.int64)
-    egg.bfs_local(W, dist, a)
+    dist = np.empty(W.n_nodes, np.int64)
+    W.call(egg.bfs_local, dist, a)
     return int(dist[b])
 
 
@@ -112,7 +102,7 @@ def test_comparing_combat_values():
     """Comparing Combat Values: Attack beats Nothing; Counterattack beats Attack; Absolute Power
     beats Nothing, Attack and Counterattack; every other pair ties (Nothing vs Counterattack
     too).  ASSUMED: a card beats no card (the one without pays, End of Combat)."""
-    beats = scene()[BEATS]
+    rules = scene().rules
     wins = {
         (ATTACK, NOTHING),
         (COUNTER, ATTACK),
@@ -123,10 +113,10 @@ def test_comparing_combat_values():
     for a in (NOTHING, ATTACK, COUNTER, POWER):
         for b in (NOTHING, ATTACK, COUNTER, POWER):
             expected = 1 if (a, b) in wins else -1 if (b, a) in wins else 0
-            assert combat.round_result(beats, a, b) == expected, (a, b)
-        assert combat.round_result(beats, a, NO_CARD) == 1
-        assert combat.round_result(beats, NO_CARD, a) == -1
-    assert combat.round_result(beats, NO_CARD, NO_CARD) == 0
+            assert combat.round_result(rules, a, b) == expected, (a, b)
+        assert combat.round_result(rules, a, NO_CARD) == 1
+        assert combat.round_result(rules, NO_CARD, a) == -1
+    assert combat.round_result(rules, NO_CARD, NO_CARD) == 0
 
 
 def test_each_lost_round_pays_the_winner_then_both_draw_to_three():
@@ -139,12 +129,12 @@ def test_each_lost_round_pays_the_winner_then_both_draw_to_three():
     deal(W, 0, ATTACK)
     deal(W, 1, NOTHING)
     played = hand(W, 0) + hand(W, 1)
-    W[G][G_EGG_CARRIER], W[G][G_EGG_POS] = 1, -1
-    assert combat.resolve_combat(W, 0, 1, at(W, 1, 3))
+    W.state[G_EGG_CARRIER], W.state[G_EGG_POS] = 1, -1
+    assert W.call(combat.resolve_combat, 0, 1, at(W, 1, 3))
     assert coins(W, 0, 1) == [7, 1]
-    assert W[PLAYERS][0, P_HAND_N] == 3 and W[PLAYERS][1, P_HAND_N] == 3
+    assert W.state[P_HAND_N + 0] == 3 and W.state[P_HAND_N + 1] == 3
     assert not set(played) & set(hand(W, 0) + hand(W, 1))
-    assert W[G][G_EGG_CARRIER] == 0 and W[FIGS][0, F_POS] == at(W, 1, 3)
+    assert W.state[G_EGG_CARRIER] == 0 and W.state[F_POS + 0] == at(W, 1, 3)
 
 
 def test_the_most_rounds_won_wins_and_the_defender_wins_ties():
@@ -155,7 +145,7 @@ def test_the_most_rounds_won_wins_and_the_defender_wins_ties():
     put(W, 1, 1, 3)
     deal(W, 0, ATTACK)
     give(W, 1, cards_of(W, value=COUNTER)[:1] + cards_of(W, value=NOTHING)[:2])
-    assert combat.resolve_combat(W, 0, 1, at(W, 1, 3))  # 2 rounds to 1
+    assert W.call(combat.resolve_combat, 0, 1, at(W, 1, 3))  # 2 rounds to 1
     assert coins(W, 0, 1) == [5, 3]
     W = scene()
     put(W, 0, 1, 2)
@@ -163,9 +153,9 @@ def test_the_most_rounds_won_wins_and_the_defender_wins_ties():
     deal(W, 0, COUNTER)
     deal(W, 1, COUNTER)
     kept = (hand(W, 0), hand(W, 1))
-    assert not combat.resolve_combat(W, 0, 1, at(W, 1, 3))  # three ties
+    assert not W.call(combat.resolve_combat, 0, 1, at(W, 1, 3))  # three ties
     assert (hand(W, 0), hand(W, 1)) == kept and coins(W, 0, 1) == [4, 4]
-    assert W[FIGS][1, F_POS] == at(W, 1, 3)
+    assert W.state[F_POS + 1] == at(W, 1, 3)
 
 
 def test_a_plunderer_dying_in_combat_loses_and_falls_where_it_is_thrown():
@@ -177,11 +167,11 @@ def test_a_plunderer_dying_in_combat_loses_and_falls_where_it_is_thrown():
     deal(W, 0, ATTACK)
     deal(W, 1, NOTHING)
     dealt = hand(W, 0)
-    W[PLAYERS][1, P_COINS] = 1
-    assert combat.resolve_combat(W, 0, 1, at(W, 1, 3))
-    assert W[PLAYERS][1, P_STATUS] == DEAD and coins(W, 0) == [5]
-    assert W[PLAYERS][0, P_HAND_N] == 3 and len(set(hand(W, 0)) & set(dealt)) == 2  # one round
-    tiles = np.nonzero(W[BOARD][:, B_TILE] == INVOCATION)[0].tolist()
+    W.state[P_COINS + 1] = 1
+    assert W.call(combat.resolve_combat, 0, 1, at(W, 1, 3))
+    assert W.state[P_STATUS + 1] == DEAD and coins(W, 0) == [5]
+    assert W.state[P_HAND_N + 0] == 3 and len(set(hand(W, 0)) & set(dealt)) == 2  # one round
+    tiles = np.nonzero(W.nodes(B_TILE) == INVOCATION)[0].tolist()
     assert len(tiles) == 2 and max(distance(W, at(W, 1, 3), n) for n in tiles) == 3
 
 
@@ -197,8 +187,8 @@ def test_the_loser_is_thrown_three_tiles_without_activating_them():
     put(W, 1, 1, 0)
     deal(W, 0, POWER)
     deal(W, 1, NOTHING)
-    assert combat.resolve_combat(W, 0, 1, at(W, 1, 0))
-    assert W[FIGS][1, F_POS] in (at(W, 1, 3), at(W, 1, 5)) and W[G][G_TDRAW] == 0
+    assert W.call(combat.resolve_combat, 0, 1, at(W, 1, 0))
+    assert W.state[F_POS + 1] in (at(W, 1, 3), at(W, 1, 5)) and W.state[G_TDRAW] == 0
     W = scene(**CORRIDOR)
     put(W, 0, 1, 1)
     put(W, 1, 1, 0)
@@ -206,8 +196,8 @@ def test_the_loser_is_thrown_three_tiles_without_activating_them():
     put(W, 3, 1, 5)
     deal(W, 0, POWER)
     deal(W, 1, NOTHING)
-    combat.resolve_combat(W, 0, 1, at(W, 1, 0))
-    assert W[FIGS][1, F_POS] == at(W, 1, 4)
+    W.call(combat.resolve_combat, 0, 1, at(W, 1, 0))
+    assert W.state[F_POS + 1] == at(W, 1, 4)
 
 
 def test_a_throw_across_a_roller_costs_its_damage():
@@ -215,16 +205,16 @@ def test_a_throw_across_a_roller_costs_its_damage():
     outer ring is a corridor with a Roller between columns 1 and 2; (0,5) is taken, so the
     loser lands on (0,3), across the Roller."""
     W = scene(rollers=(1,), walls_in=["--------", "        ", "        "])
-    W[G][G_ROLLERS_ON] = 1
+    W.state[G_ROLLERS_ON] = 1
     put(W, 0, 0, 7)
     put(W, 1, 0, 0)
     put(W, 2, 0, 5)
     deal(W, 0, POWER)
     deal(W, 1, NOTHING)
-    W[PLAYERS][1, P_COINS] = 20
+    W.state[P_COINS + 1] = 20
     die = next_dice(W, 1)[0]
-    combat.resolve_combat(W, 0, 1, at(W, 0, 0))
-    assert W[FIGS][1, F_POS] == at(W, 0, 3) and coins(W, 1) == [20 - 3 - (die - 1)]
+    W.call(combat.resolve_combat, 0, 1, at(W, 0, 0))
+    assert W.state[F_POS + 1] == at(W, 0, 3) and coins(W, 1) == [20 - 3 - (die - 1)]
 
 
 def test_a_round_without_a_card_costs_a_coin_even_against_a_spawn():
@@ -235,18 +225,18 @@ def test_a_round_without_a_card_costs_a_coin_even_against_a_spawn():
     put(W, 1, 1, 3)
     deal(W, 0, ATTACK)
     deal(W, 1, NOTHING, 0)
-    combat.resolve_combat(W, 0, 1, at(W, 1, 3))
+    W.call(combat.resolve_combat, 0, 1, at(W, 1, 3))
     assert coins(W, 0, 1) == [7, 1]
     W = scene()
     kill(W, 1)
-    f = spawn(W, int(W[PLAYERS][1, P_SWARM]))
+    f = spawn(W, int(W.state[P_SWARM + 1]))
     put(W, 0, 1, 2)
     put(W, f, 1, 3)
     deal(W, 0, NOTHING, 0)
     deal(W, 1, NOTHING, 0)
-    bank = W[G][G_BANK]
-    assert not combat.resolve_combat(W, 0, f, at(W, 1, 3))  # three tied rounds
-    assert coins(W, 0) == [1] and W[G][G_BANK] == bank + 3 and W[FIGS][f, F_POS] == at(W, 1, 3)
+    bank = W.state[G_BANK]
+    assert not W.call(combat.resolve_combat, 0, f, at(W, 1, 3))  # three tied rounds
+    assert coins(W, 0) == [1] and W.state[G_BANK] == bank + 3 and W.state[F_POS + f] == at(W, 1, 3)
 
 
 def test_spawns_take_coins_to_the_bank_and_die_on_a_lost_round():
@@ -254,26 +244,26 @@ def test_spawns_take_coins_to_the_bank_and_die_on_a_lost_round():
     giving it; each Spawn has 1 Life point and dies as soon as it loses a Round."""
     W = scene()
     kill(W, 1)
-    W[G][G_SEAT] = 1
-    f = spawn(W, int(W[PLAYERS][1, P_SWARM]))
+    W.state[G_SEAT] = 1
+    f = spawn(W, int(W.state[P_SWARM + 1]))
     put(W, f, 1, 2)
     put(W, 0, 1, 3)
     deal(W, 1, POWER)
     deal(W, 0, NOTHING)
-    bank = W[G][G_BANK]
-    assert combat.resolve_combat(W, f, 0, at(W, 1, 3))
-    assert coins(W, 0, 1) == [1, 0] and W[G][G_BANK] == bank + 3
+    bank = W.state[G_BANK]
+    assert W.call(combat.resolve_combat, f, 0, at(W, 1, 3))
+    assert coins(W, 0, 1) == [1, 0] and W.state[G_BANK] == bank + 3
     W = scene()
     kill(W, 1)
-    W[G][G_SEAT] = 1
+    W.state[G_SEAT] = 1
     put(W, f, 1, 2)
     put(W, 0, 1, 3)
     deal(W, 1, NOTHING)
     deal(W, 0, POWER)
     dealt = hand(W, 0)
-    assert not combat.resolve_combat(W, f, 0, at(W, 1, 3))
-    assert W[FIGS][f, F_POS] == OFF and coins(W, 0) == [4]
-    assert W[PLAYERS][0, P_HAND_N] == 3 and len(set(hand(W, 0)) & set(dealt)) == 2  # one round
+    assert not W.call(combat.resolve_combat, f, 0, at(W, 1, 3))
+    assert W.state[F_POS + f] == OFF and coins(W, 0) == [4]
+    assert W.state[P_HAND_N + 0] == 3 and len(set(hand(W, 0)) & set(dealt)) == 2  # one round
 
 
 def test_the_swarms_players_choose_who_defends():
@@ -285,11 +275,11 @@ def test_the_swarms_players_choose_who_defends():
     give(W, 1, [1])
     give(W, 3, [2, 3, 4])
     give(W, 5, [5, 6])
-    f = spawn(W, int(W[PLAYERS][1, P_SWARM]))
-    W[G][G_SEAT] = 0
-    assert combat.controller(W, f) == 3
-    W[G][G_SEAT] = 5
-    assert combat.controller(W, f) == 5
+    f = spawn(W, int(W.state[P_SWARM + 1]))
+    W.state[G_SEAT] = 0
+    assert W.call(combat.controller, f) == 3
+    W.state[G_SEAT] = 5
+    assert W.call(combat.controller, f) == 5
 
 
 def test_losing_a_combat_in_the_jungle_eliminates():
@@ -297,25 +287,24 @@ def test_losing_a_combat_in_the_jungle_eliminates():
     game; the winner takes the Egg and must endure one last turn."""
     W = scene()
     jungle = centre(W) + 1
-    W[BOARD][jungle, B_OPEN] = 1
+    W.state[B_OPEN + jungle] = 1
     put(W, 1, jungle)
-    W[G][G_EGG_CARRIER], W[G][G_EGG_POS] = 1, -1
+    W.state[G_EGG_CARRIER], W.state[G_EGG_POS] = 1, -1
     put(W, 0, 0, 0)
     deal(W, 0, POWER)
     deal(W, 1, NOTHING)
-    assert combat.resolve_combat(W, 0, 1, jungle)
-    assert W[PLAYERS][1, P_STATUS] == ELIMINATED and W[FIGS][1, F_POS] == OFF
-    assert W[G][G_EGG_CARRIER] == 0 and W[FIGS][0, F_POS] == jungle
+    assert W.call(combat.resolve_combat, 0, 1, jungle)
+    assert W.state[P_STATUS + 1] == ELIMINATED and W.state[F_POS + 1] == OFF
+    assert W.state[G_EGG_CARRIER] == 0 and W.state[F_POS + 0] == jungle
 
 
 # --- Spawns: A New Life ------------------------------------------------------------------------
 
 
 def invocation_tiles(W, swarm=None):
-    board = W[BOARD]
-    keep = board[:, B_TILE] == INVOCATION
+    keep = W.nodes(B_TILE) == INVOCATION
     if swarm is not None:
-        keep &= board[:, B_SWARM] == swarm
+        keep &= W.nodes(B_SWARM) == swarm
     return set(np.nonzero(keep)[0].tolist())
 
 
@@ -325,17 +314,17 @@ def test_a_death_leaves_invocation_tiles(mode):
     mode: the first of its team) places a second one on an adjacent Tile; a full Blood Tile
     turned into one loses its Coins (Invocation Tiles)."""
     W = scene(["SSSSSSSS", "..B.....", "........"], mode=mode)
-    W[BOARD][at(W, 1, 2), B_BLOOD] = 4
+    W.state[B_BLOOD + at(W, 1, 2)] = 4
     for seat, col in ((0, 2), (2, 5), (1, 0)):
         put(W, seat, 1, col)
-    death.lose_coins(W, 0, 4, 0)
-    swarm = int(W[PLAYERS][0, P_SWARM])
+    W.call(death.lose_coins, 0, 4, 0)
+    swarm = int(W.state[P_SWARM + 0])
     first = invocation_tiles(W, swarm)
-    assert at(W, 1, 2) in first and len(first) == 2 and W[BOARD][at(W, 1, 2), B_BLOOD] == 0
+    assert at(W, 1, 2) in first and len(first) == 2 and W.state[B_BLOOD + at(W, 1, 2)] == 0
     assert all(distance(W, at(W, 1, 2), n) <= 1 for n in first)
-    death.lose_coins(W, 2, 4, 0)  # 0's teammate: one tile
+    W.call(death.lose_coins, 2, 4, 0)  # 0's teammate: one tile
     assert invocation_tiles(W, swarm) == first | {at(W, 1, 5)}
-    death.lose_coins(W, 1, 4, 0)  # first of the other team
+    W.call(death.lose_coins, 1, 4, 0)  # first of the other team
     expected = 1 if mode == "free_for_all" else 2
     assert len(invocation_tiles(W) - first - {at(W, 1, 5)}) == expected
 
@@ -344,11 +333,11 @@ def test_each_swarm_has_six_invocation_tiles():
     """Components: 6 Illuminated and 6 Dark Invocation tiles, one set per swarm (ASSUMED: once
     all are on the board a death or sacrifice places none); another swarm's tile is replaced."""
     W = scene(turn__invocation_tiles=2)
-    death.invocation_tile(W, at(W, 1, 0), 0)
-    death.invocation_tile(W, at(W, 1, 1), 0)
-    death.invocation_tile(W, at(W, 1, 2), 0)
+    W.call(death.invocation_tile, at(W, 1, 0), 0)
+    W.call(death.invocation_tile, at(W, 1, 1), 0)
+    W.call(death.invocation_tile, at(W, 1, 2), 0)
     assert invocation_tiles(W, 0) == {at(W, 1, 0), at(W, 1, 1)}
-    death.invocation_tile(W, at(W, 1, 1), 1)
+    W.call(death.invocation_tile, at(W, 1, 1), 1)
     assert invocation_tiles(W, 1) == {at(W, 1, 1)} and invocation_tiles(W, 0) == {at(W, 1, 0)}
 
 
@@ -358,21 +347,21 @@ def test_invoking_places_a_spawn_on_a_free_invocation_tile_of_the_swarm():
     Medallion invokes one at any moment; Players controlling Spawns play no Object card."""
     W = scene(turn__spawn_max=2)
     kill(W, 1)
-    swarm = int(W[PLAYERS][1, P_SWARM])
+    swarm = int(W.state[P_SWARM + 1])
     for col, owner in ((0, swarm), (1, swarm), (2, swarm), (3, 1 - swarm), (5, swarm)):
-        death.invocation_tile(W, at(W, 1, col), owner)
+        W.call(death.invocation_tile, at(W, 1, col), owner)
     put(W, 2, 1, 1)
-    W[G][G_EGG_POS] = at(W, 1, 2)
-    n = spawns.list_invocation_options(W, 1, ACT_MEDALLION, 0)
-    assert W[OPTIONS][:n, OPT_B].tolist() == [at(W, 1, 0), at(W, 1, 5)]
-    W[G][G_EGG_POS] = centre(W)
-    spawns.invoke_spawn(W, 1, at(W, 1, 0))
-    spawns.invoke_spawn(W, 1, at(W, 1, 2))
-    assert W[BOARD][at(W, 1, 0), B_OCC] == spawn(W, swarm)
-    assert spawns.list_invocation_options(W, 1, ACT_MEDALLION, 0) == 0  # 2 of 2 Spawns
+    W.state[G_EGG_POS] = at(W, 1, 2)
+    n = W.call(spawns.list_invocation_options, 1, ACT_MEDALLION, 0)
+    assert W.state[OPT_B : OPT_B + n].tolist() == [at(W, 1, 0), at(W, 1, 5)]
+    W.state[G_EGG_POS] = centre(W)
+    W.call(spawns.invoke_spawn, 1, at(W, 1, 0))
+    W.call(spawns.invoke_spawn, 1, at(W, 1, 2))
+    assert W.state[B_OCC + at(W, 1, 0)] == spawn(W, swarm)
+    assert W.call(spawns.list_invocation_options, 1, ACT_MEDALLION, 0) == 0  # 2 of 2 Spawns
     first = spawn(W, swarm)
-    n = spawns.list_swarm_options(W, 1, first)
-    assert ACT_PLAY not in W[OPTIONS][:n, OPT_ACT].tolist()
+    n = W.call(spawns.list_swarm_options, 1, first)
+    assert ACT_PLAY not in W.state[OPT_ACT : OPT_ACT + n].tolist()
 
 
 def test_the_swarm_moves_with_the_higher_of_two_dice_split_among_spawns():
@@ -385,24 +374,24 @@ def test_the_swarm_moves_with_the_higher_of_two_dice_split_among_spawns():
             walls_in=["--------", "--------", "        "],
         )
         kill(W, 1)
-        a = spawn(W, int(W[PLAYERS][1, P_SWARM]))
+        a = spawn(W, int(W.state[P_SWARM + 1]))
         put(W, a, 1, 1)  # boxed in: the roll stays unspent
-        W[PLAYERS][1, P_MEDALLIONS] = 0
+        W.state[P_MEDALLIONS + 1] = 0
         dice = next_dice(W, 2)
-        spawns.swarm_turn(W, 1)
-        assert W[G][G_STEPS_LEFT] == max(dice) and W[FIGS][a, F_POS] == at(W, 1, 1)
+        W.call(spawns.swarm_turn, 1)
+        assert W.state[G_STEPS_LEFT] == max(dice) and W.state[F_POS + a] == at(W, 1, 1)
     W = scene()
     kill(W, 1)
-    swarm = int(W[PLAYERS][1, P_SWARM])
+    swarm = int(W.state[P_SWARM + 1])
     a, b = spawn(W, swarm), spawn(W, swarm, 1)
     put(W, a, 1, 0)
     put(W, b, 1, 4)
-    W[G][G_STEPS_LEFT] = 3
-    spawns.step_spawn(W, 1, a, at(W, 1, 1))
-    spawns.step_spawn(W, 1, b, at(W, 1, 5))
-    spawns.step_spawn(W, 1, a, at(W, 1, 2))
-    assert W[G][G_STEPS_LEFT] == 0
-    assert spawns.list_swarm_options(W, 1, a) == 1 + 2  # stop, two sacrifices
+    W.state[G_STEPS_LEFT] = 3
+    W.call(spawns.step_spawn, 1, a, at(W, 1, 1))
+    W.call(spawns.step_spawn, 1, b, at(W, 1, 5))
+    W.call(spawns.step_spawn, 1, a, at(W, 1, 2))
+    assert W.state[G_STEPS_LEFT] == 0
+    assert W.call(spawns.list_swarm_options, 1, a) == 1 + 2  # stop, two sacrifices
 
 
 def test_a_sacrificed_spawn_leaves_an_invocation_tile():
@@ -410,13 +399,13 @@ def test_a_sacrificed_spawn_leaves_an_invocation_tile():
     swarm replaces the Tile where it was."""
     W = scene(["SSSSSSSS", "......O.", "........"])
     kill(W, 1)
-    swarm = int(W[PLAYERS][1, P_SWARM])
+    swarm = int(W.state[P_SWARM + 1])
     f = spawn(W, swarm)
     put(W, f, 1, 6)
-    n = spawns.list_swarm_options(W, 1, f)
-    assert (ACT_SACRIFICE, f, at(W, 1, 6)) in [tuple(r[:3]) for r in W[OPTIONS][:n].tolist()]
-    spawns.sacrifice(W, 1, f)
-    assert W[FIGS][f, F_POS] == OFF and invocation_tiles(W, swarm) == {at(W, 1, 6)}
+    n = W.call(spawns.list_swarm_options, 1, f)
+    assert (ACT_SACRIFICE, f, at(W, 1, 6)) in W.options(n)
+    W.call(spawns.sacrifice, 1, f)
+    assert W.state[F_POS + f] == OFF and invocation_tiles(W, swarm) == {at(W, 1, 6)}
 
 
 def test_spawns_keep_off_the_loose_egg_and_inside_the_temple():
@@ -424,21 +413,21 @@ def test_spawns_keep_off_the_loose_egg_and_inside_the_temple():
     it (then they attack); Spawns CANNOT LEAVE the Temple."""
     W = scene(hatches=(0,))
     kill(W, 1)
-    f = spawn(W, int(W[PLAYERS][1, P_SWARM]))
-    W[BOARD][centre(W) + 1, B_OPEN] = 1
+    f = spawn(W, int(W.state[P_SWARM + 1]))
+    W.state[B_OPEN + centre(W) + 1] = 1
     put(W, f, 0, 1)
-    W[G][G_EGG_POS] = at(W, 0, 2)
-    W[G][G_STEPS_LEFT] = 3
-    n = movement.list_moves(W, f, 0)
-    assert set(W[OPTIONS][:n, OPT_B].tolist()) == {at(W, 1, 1), at(W, 0, 0)}
+    W.state[G_EGG_POS] = at(W, 0, 2)
+    W.state[G_STEPS_LEFT] = 3
+    n = W.call(movement.list_moves, f, 0)
+    assert set(W.state[OPT_B : OPT_B + n].tolist()) == {at(W, 1, 1), at(W, 0, 0)}
     put(W, 0, 0, 2)
-    egg.pick_up_egg(W, 0)
-    n = movement.list_moves(W, f, 0)
-    assert at(W, 0, 2) in W[OPTIONS][:n, OPT_B].tolist()  # the carrier: attack
+    W.call(egg.pick_up_egg, 0)
+    n = W.call(movement.list_moves, f, 0)
+    assert at(W, 0, 2) in W.state[OPT_B : OPT_B + n].tolist()  # the carrier: attack
     put(W, 0, centre(W) + 1)  # the carrier goes out
     put(W, f, 0, 0)
-    n = movement.list_moves(W, f, 0)
-    assert centre(W) + 1 not in W[OPTIONS][:n, OPT_B].tolist()
+    n = W.call(movement.list_moves, f, 0)
+    assert centre(W) + 1 not in W.state[OPT_B : OPT_B + n].tolist()
 
 
 def test_a_spawn_beating_the_carrier_flings_the_egg_one_tile():
@@ -446,22 +435,22 @@ def test_a_spawn_beating_the_carrier_flings_the_egg_one_tile():
     3 Tiles and the Gem 1 Tile — one more past a Tile holding a Spawn."""
     W = scene(**CORRIDOR)
     kill(W, 1)
-    W[G][G_SEAT] = 1
-    swarm = int(W[PLAYERS][1, P_SWARM])
+    W.state[G_SEAT] = 1
+    swarm = int(W.state[P_SWARM + 1])
     f, other = spawn(W, swarm), spawn(W, swarm, 1)
     put(W, f, 1, 1)
     put(W, other, 1, 7)
     put(W, 0, 1, 0)
-    W[G][G_EGG_CARRIER], W[G][G_EGG_POS] = 0, -1
-    W[PLAYERS][0, P_COINS] = 1
+    W.state[G_EGG_CARRIER], W.state[G_EGG_POS] = 0, -1
+    W.state[P_COINS + 0] = 1
     deal(W, 1, POWER)
     deal(W, 0, NOTHING)
-    assert combat.resolve_combat(W, f, 0, at(W, 1, 0))
-    assert W[PLAYERS][0, P_STATUS] == DEAD and W[FIGS][f, F_POS] == at(W, 1, 0)
-    assert W[G][G_EGG_CARRIER] == -1 and W[G][G_EGG_POS] == at(W, 1, 1)
+    assert W.call(combat.resolve_combat, f, 0, at(W, 1, 0))
+    assert W.state[P_STATUS + 0] == DEAD and W.state[F_POS + f] == at(W, 1, 0)
+    assert W.state[G_EGG_CARRIER] == -1 and W.state[G_EGG_POS] == at(W, 1, 1)
     put(W, spawn(W, swarm, 2), 1, 1)  # both neighbours hold Spawns now
-    egg.fling_egg(W, at(W, 1, 0))
-    assert W[G][G_EGG_POS] in (at(W, 1, 2), at(W, 1, 6))
+    W.call(egg.fling_egg, at(W, 1, 0))
+    assert W.state[G_EGG_POS] in (at(W, 1, 2), at(W, 1, 6))
 
 
 # --- The Alien Egg ------------------------------------------------------------------------------
@@ -470,20 +459,20 @@ def test_a_spawn_beating_the_carrier_flings_the_egg_one_tile():
 def test_a_plunderer_picks_up_the_egg_on_its_tile():
     """The Alien Egg: when a Plunderer occupies the Egg's Tile it picks it up automatically."""
     W = scene()
-    W[G][G_EGG_POS] = at(W, 1, 3)
+    W.state[G_EGG_POS] = at(W, 1, 3)
     put(W, 0, 1, 2)
-    movement.begin_turn(W, 0)
-    W[G][G_STEPS_LEFT] = 2
-    movement.step_plunderer(W, 0, at(W, 1, 3))
-    assert W[G][G_EGG_CARRIER] == 0
+    W.call(movement.begin_turn, 0)
+    W.state[G_STEPS_LEFT] = 2
+    W.call(movement.step_plunderer, 0, at(W, 1, 3))
+    assert W.state[G_EGG_CARRIER] == 0
 
 
 def egg_options(W, seat):
-    n = movement.list_step_options(W, seat)
+    n = W.call(movement.list_step_options, seat)
     return {
-        (int(W[OPTIONS][i, OPT_ACT]), int(W[OPTIONS][i, OPT_A]))
+        (int(W.state[OPT_ACT + i]), int(W.state[OPT_A + i]))
         for i in range(n)
-        if W[OPTIONS][i, OPT_ACT] in (ACT_PASS, ACT_TAKE, ACT_THROW)
+        if W.state[OPT_ACT + i] in (ACT_PASS, ACT_TAKE, ACT_THROW)
     }
 
 
@@ -498,11 +487,11 @@ def test_passing_the_egg_between_adjacent_teammates(mode):
     W = scene(mode=mode, walls_cw=["        ", " |      ", "        "])
     for seat, (row, col) in enumerate([(1, 1), (1, 2), (1, 0), (2, 1)]):
         put(W, seat, row, col)
-    W[G][G_EGG_CARRIER], W[G][G_EGG_POS] = 0, -1
-    movement.begin_turn(W, 0)
+    W.state[G_EGG_CARRIER], W.state[G_EGG_POS] = 0, -1
+    W.call(movement.begin_turn, 0)
     expected = {(ACT_PASS, 2)} if mode == "team" else set()
     assert egg_options(W, 0) == expected
-    movement.begin_turn(W, 2)
+    W.call(movement.begin_turn, 2)
     assert egg_options(W, 2) == ({(ACT_TAKE, 0)} if mode == "team" else set())
     put(W, 2, 2, 0)  # diagonal to seat 0
     assert egg_options(W, 0) == set()
@@ -522,8 +511,8 @@ def test_throwing_the_egg_along_a_line_of_fire():
     put(W, 2, 0, 0)
     put(W, 1, 1, 3)
     put(W, 3, 0, 3)
-    W[G][G_EGG_CARRIER], W[G][G_EGG_POS] = 0, -1
-    movement.begin_turn(W, 0)
+    W.state[G_EGG_CARRIER], W.state[G_EGG_POS] = 0, -1
+    W.call(movement.begin_turn, 0)
     assert egg_options(W, 0) == {(ACT_THROW, 2)}
     put(W, 0, 2, 1)
     put(W, 2, 0, 1)  # behind the wall
@@ -542,24 +531,24 @@ def test_only_the_carrier_and_its_pursuers_go_out_through_a_hatch():
     """Final Moments: a Plunderer leaves the Temple through an open hatch with the Egg; the
     others may follow through that same hatch to fight for it (ASSUMED: only to the carrier)."""
     W = scene(hatches=(0, 4))
-    W[BOARD][centre(W) + 1 :, B_OPEN] = 1
+    W.nodes(B_OPEN)[centre(W) + 1 :] = 1
     put(W, 0, 0, 0)
     put(W, 1, 0, 4)
-    movement.begin_turn(W, 0)
-    W[G][G_STEPS_LEFT] = 3
-    n = movement.list_moves(W, 0, 0)
-    assert centre(W) + 1 not in W[OPTIONS][:n, OPT_B].tolist()  # without the Egg
-    W[G][G_EGG_CARRIER], W[G][G_EGG_POS] = 0, -1
-    n = movement.list_moves(W, 0, 0)
-    assert centre(W) + 1 in W[OPTIONS][:n, OPT_B].tolist()
-    movement.step_plunderer(W, 0, centre(W) + 1)
-    assert W[G][G_STEPS_LEFT] == 0
-    W[G][G_STEPS_LEFT] = 3
-    n = movement.list_moves(W, 1, 0)
-    assert centre(W) + 2 not in W[OPTIONS][:n, OPT_B].tolist()
+    W.call(movement.begin_turn, 0)
+    W.state[G_STEPS_LEFT] = 3
+    n = W.call(movement.list_moves, 0, 0)
+    assert centre(W) + 1 not in W.state[OPT_B : OPT_B + n].tolist()  # without the Egg
+    W.state[G_EGG_CARRIER], W.state[G_EGG_POS] = 0, -1
+    n = W.call(movement.list_moves, 0, 0)
+    assert centre(W) + 1 in W.state[OPT_B : OPT_B + n].tolist()
+    W.call(movement.step_plunderer, 0, centre(W) + 1)
+    assert W.state[G_STEPS_LEFT] == 0
+    W.state[G_STEPS_LEFT] = 3
+    n = W.call(movement.list_moves, 1, 0)
+    assert centre(W) + 2 not in W.state[OPT_B : OPT_B + n].tolist()
     put(W, 1, 0, 0)
-    n = movement.list_moves(W, 1, 0)
-    assert centre(W) + 1 in W[OPTIONS][:n, OPT_B].tolist()
+    n = W.call(movement.list_moves, 1, 0)
+    assert centre(W) + 1 in W.state[OPT_B : OPT_B + n].tolist()
 
 
 def test_outside_the_temple_no_objects_and_immune_to_them():
@@ -567,24 +556,24 @@ def test_outside_the_temple_no_objects_and_immune_to_them():
     (its turn there is spent waiting) and is immune to Object and Temple cards."""
     W = scene(hatches=(0,), walls_in=["        ", "        ", "a       "])
     jungle = centre(W) + 1
-    W[BOARD][jungle, B_OPEN] = 1
+    W.state[B_OPEN + jungle] = 1
     put(W, 0, 0, 0)
-    W[G][G_EGG_CARRIER], W[G][G_EGG_POS] = 0, -1
+    W.state[G_EGG_CARRIER], W.state[G_EGG_POS] = 0, -1
     give(W, 0, cards_of(W, value=ATTACK)[:3])
-    W[PLAYERS][0, P_TURNS] = 3  # not its first turn
-    movement.begin_turn(W, 0)
-    W[G][G_STEPS_LEFT] = 2
-    assert ACT_PLAY in W[OPTIONS][: movement.list_step_options(W, 0), OPT_ACT].tolist()
-    movement.step_plunderer(W, 0, jungle)  # out: no more cards this turn
-    assert ACT_PLAY not in W[OPTIONS][: movement.list_step_options(W, 0), OPT_ACT].tolist()
-    movement.plunderer_turn(W, 0)
-    assert W[FIGS][0, F_POS] == jungle and W[PLAYERS][0, P_HAND_N] == 3
-    traps.resolve_temple_card(W, 1, T_ARROWS)  # its column's Arrows
+    W.state[P_TURNS + 0] = 3  # not its first turn
+    W.call(movement.begin_turn, 0)
+    W.state[G_STEPS_LEFT] = 2
+    assert ACT_PLAY in {act for act, _, _ in W.options(W.call(movement.list_step_options, 0))}
+    W.call(movement.step_plunderer, 0, jungle)  # out: no more cards this turn
+    assert ACT_PLAY not in {act for act, _, _ in W.options(W.call(movement.list_step_options, 0))}
+    W.call(movement.plunderer_turn, 0)
+    assert W.state[F_POS + 0] == jungle and W.state[P_HAND_N + 0] == 3
+    W.call(traps.resolve_temple_card, 1, T_ARROWS)  # its column's Arrows
     assert coins(W, 0) == [4]
     card = cards_of(W, effect=GREEDY)[0]  # seat 1 robs two players, not it
-    core.add_to_hand(W, 1, card)
-    objects.play_object(W, 1, list(W[HANDS][1]).index(card), 0)
-    assert W[PLAYERS][0, P_HAND_N] == 3
+    W.call(core.add_to_hand, 1, card)
+    W.call(objects.play_object, 1, list(W.hands[1]).index(card), 0)
+    assert W.state[P_HAND_N + 0] == 3
 
 
 def test_a_plunderer_beginning_its_turn_outside_with_the_egg_wins():
@@ -592,15 +581,15 @@ def test_a_plunderer_beginning_its_turn_outside_with_the_egg_wins():
     Jungle (the team wins with it)."""
     W = scene(hatches=(0,))
     jungle = centre(W) + 1
-    W[BOARD][jungle, B_OPEN] = 1
+    W.state[B_OPEN + jungle] = 1
     put(W, 3, jungle)
-    W[G][G_EGG_CARRIER], W[G][G_EGG_POS] = 3, -1
-    W[BOARD][jungle, B_OPEN] = 0  # nobody follows it out
-    W[DECKS][D_TEMPLE, :] = T_CLOSE_ALL
+    W.state[G_EGG_CARRIER], W.state[G_EGG_POS] = 3, -1
+    W.state[B_OPEN + jungle] = 0  # nobody follows it out
+    W.deck(D_TEMPLE)[:] = T_CLOSE_ALL
     for seat, col in ((0, 2), (1, 4), (2, 6)):
         put(W, seat, 2, col)
-    engine.play_rounds(W)
-    assert W[G][G_END] == END_EGG and W[G][G_WINNER] == 3 and W[G][G_ROUND] == 1
+    W.call(engine.play_rounds)
+    assert W.state[G_END] == END_EGG and W.state[G_WINNER] == 3 and W.state[G_ROUND] == 1
 
 
 def test_the_game_ends_when_every_plunderer_is_dead_or_at_the_round_cap():
@@ -610,14 +599,14 @@ def test_the_game_ends_when_every_plunderer_is_dead_or_at_the_round_cap():
     W = scene()
     for seat in range(4):
         kill(W, seat)
-    engine.play_rounds(W)
-    assert W[G][G_END] == END_ALL_DEAD and W[G][G_ROUND] == 1
-    assert W[PLAYERS][:, P_SPAWN_TURNS].tolist() == [1, 0, 0, 0]
+    W.call(engine.play_rounds)
+    assert W.state[G_END] == END_ALL_DEAD and W.state[G_ROUND] == 1
+    assert W.seats(P_SPAWN_TURNS).tolist() == [1, 0, 0, 0]
     W = scene(
         game__round_cap=2, policy=RANDOM, walls_in=["--------"] * 3, walls_cw=["||||||||"] * 3
     )
     for seat in range(4):
         put(W, seat, 1, 2 * seat)
-    engine.play_rounds(W)
-    assert W[G][G_END] == END_ROUND_CAP and W[G][G_ROUND] == 2
-    assert W[PLAYERS][:, P_TURNS].tolist() == [2, 2, 2, 2]
+    W.call(engine.play_rounds)
+    assert W.state[G_END] == END_ROUND_CAP and W.state[G_ROUND] == 2
+    assert W.seats(P_TURNS).tolist() == [2, 2, 2, 2]

@@ -25,14 +25,10 @@ from simulator.games.karmaggan.state import (
     ARROWS_WALL,
     B_OPEN,
     BLOOD_STONE,
-    BOARD,
-    CARDS,
     CONJURE,
     D_TEMPLE,
-    DECKS,
     ECLIPSE,
     F_POS,
-    FIGS,
     G_BANK,
     G_EGG_LEFT_ROUND,
     G_MEDALLION_BANK,
@@ -43,15 +39,13 @@ from simulator.games.karmaggan.state import (
     G_STEPS_LEFT,
     G_TDRAW,
     GREEDY,
-    HANDS,
     HELM,
+    OPT_A,
     OPT_ACT,
     OPT_B,
-    OPTIONS,
     P_COINS,
     P_HAND_N,
     P_MEDALLIONS,
-    PLAYERS,
     POLE,
     POWER,
     SALIVA,
@@ -70,9 +64,6 @@ from simulator.games.karmaggan.state import (
     T_ROT_MIDDLE,
     TUMULT,
 )
-from simulator.games.karmaggan.state import (
-    GAME as G,
-)
 
 # a column of three one-row rings; the trap walls sit on the inner side of row 2 (the
 # Centre's edge) in columns 0 (Arrows), 2 (Acid) and 4 (Fire), and of row 1 in column 6
@@ -81,7 +72,7 @@ TRAP_WALLS = ["        ", "      a ", "a c f   "]
 
 
 def coins(W, *seats):
-    return [int(W[PLAYERS][s, P_COINS]) for s in seats]
+    return [int(W.state[P_COINS + s]) for s in seats]
 
 
 # --- Ring Traps -------------------------------------------------------------------------------
@@ -92,10 +83,10 @@ def test_arrows_cost_one_coin_and_fire_two(card, col):
     """Ring Traps: Arrows, you lose 1 Blood Coin; Fire, 2 — to the bank."""
     W = scene(TRAPS, walls_in=TRAP_WALLS)
     put(W, 0, 1, col)
-    bank = W[G][G_BANK]
-    traps.resolve_temple_card(W, 0, card)
+    bank = W.state[G_BANK]
+    W.call(traps.resolve_temple_card, 0, card)
     lost = {T_ARROWS: 1, T_FIRE: 2}[card]
-    assert coins(W, 0) == [4 - lost] and W[G][G_BANK] == bank + lost
+    assert coins(W, 0) == [4 - lost] and W.state[G_BANK] == bank + lost
 
 
 def test_acid_costs_a_die_minus_two():
@@ -103,11 +94,11 @@ def test_acid_costs_a_die_minus_two():
     for every victim of the activation."""
     for seed in range(1, 12):
         W = scene(TRAPS, seed=seed, walls_in=["        ", "      c ", "a c f   "])
-        W[PLAYERS][:2, P_COINS] = 9
+        W.seats(P_COINS)[:2] = 9
         put(W, 0, 0, 2)
         put(W, 1, 1, 6)
         die = next_dice(W, 1)[0]
-        traps.resolve_temple_card(W, 0, T_ACID)
+        W.call(traps.resolve_temple_card, 0, T_ACID)
         assert coins(W, 0, 1) == [9 - max(0, die - 2)] * 2
 
 
@@ -130,17 +121,17 @@ def test_every_wall_of_the_type_fires_outward_to_the_first_figure():
     put(W, 2, 1, 3)  # column 3: hit
     f = spawn(W, 0)
     put(W, f, 1, 4)  # a Spawn stops the arrow and loses nothing
-    W[PLAYERS][:4, P_COINS] = 5
-    traps.fire_wall_traps(W, ARROWS_WALL, 1, SRC_ARROWS)
+    W.seats(P_COINS)[:4] = 5
+    W.call(traps.fire_wall_traps, ARROWS_WALL, 1, SRC_ARROWS)
     assert coins(W, 0, 1, 2, 3) == [4, 5, 4, 4]
-    assert W[FIGS][f, F_POS] == at(W, 1, 4)
+    assert W.state[F_POS + f] == at(W, 1, 4)
     W2 = scene(["SSSSSSSS", "........", "........"], walls_in=["   -    ", "        ", "   a    "])
     put(W2, 0, 0, 3)  # the wall under (0,3) stops the arrow from (2,3)
-    traps.fire_wall_traps(W2, ARROWS_WALL, 1, SRC_ARROWS)
+    W2.call(traps.fire_wall_traps, ARROWS_WALL, 1, SRC_ARROWS)
     assert coins(W2, 0) == [4]
     W3 = scene(["SSSSSSSS", "...#....", "........"], walls_in=["        ", "        ", "   a    "])
     put(W3, 0, 0, 3)  # an Abyss between does not stop it
-    traps.fire_wall_traps(W3, ARROWS_WALL, 1, SRC_ARROWS)
+    W3.call(traps.fire_wall_traps, ARROWS_WALL, 1, SRC_ARROWS)
     assert coins(W3, 0) == [3]
 
 
@@ -149,8 +140,8 @@ def test_every_wall_of_the_type_fires_outward_to_the_first_figure():
 
 def rollers_scene(seed=1):
     W = scene(seed=seed, rollers=(1,), ring_rows=[2, 1])
-    W[PLAYERS][:4, P_COINS] = 20
-    W[G][G_ROLLERS_ON] = 1
+    W.seats(P_COINS)[:4] = 20
+    W.state[G_ROLLERS_ON] = 1
     return W
 
 
@@ -159,11 +150,11 @@ def test_the_rollers_are_placed_when_the_egg_first_leaves_the_centre():
     time, and not before."""
     W = scene()
     put(W, 0, centre(W))
-    egg.pick_up_egg(W, 0)
-    assert W[G][G_ROLLERS_ON] == 0
-    W[G][G_ROUND] = 4
+    W.call(egg.pick_up_egg, 0)
+    assert W.state[G_ROLLERS_ON] == 0
+    W.state[G_ROUND] = 4
     put(W, 0, 2, 3)
-    assert W[G][G_ROLLERS_ON] == 1 and W[G][G_EGG_LEFT_ROUND] == 4
+    assert W.state[G_ROLLERS_ON] == 1 and W.state[G_EGG_LEFT_ROUND] == 4
 
 
 def test_crossing_a_roller_costs_a_die_minus_one():
@@ -174,20 +165,20 @@ def test_crossing_a_roller_costs_a_die_minus_one():
         W = rollers_scene(seed)
         put(W, 0, 0, 1)
         die = next_dice(W, 1)[0]
-        movement.begin_turn(W, 0)
-        W[G][G_STEPS_LEFT] = 6
-        movement.step_plunderer(W, 0, at(W, 0, 2))  # across the Roller
+        W.call(movement.begin_turn, 0)
+        W.state[G_STEPS_LEFT] = 6
+        W.call(movement.step_plunderer, 0, at(W, 0, 2))  # across the Roller
         assert coins(W, 0) == [20 - (die - 1)]
-        movement.step_plunderer(W, 0, at(W, 0, 3))  # no Roller there
+        W.call(movement.step_plunderer, 0, at(W, 0, 3))  # no Roller there
         put(W, 1, 2, 1)
-        movement.begin_turn(W, 1)
-        W[G][G_STEPS_LEFT] = 6
-        movement.step_plunderer(W, 1, at(W, 2, 2))  # the inner ring: no Roller
+        W.call(movement.begin_turn, 1)
+        W.state[G_STEPS_LEFT] = 6
+        W.call(movement.step_plunderer, 1, at(W, 2, 2))  # the inner ring: no Roller
         assert coins(W, 0, 1) == [20 - (die - 1), 20]
     W = rollers_scene()
-    W[G][G_ROLLERS_ON] = 0
+    W.state[G_ROLLERS_ON] = 0
     put(W, 0, 0, 1)
-    movement.step_plunderer(W, 0, at(W, 0, 2))  # not placed yet
+    W.call(movement.step_plunderer, 0, at(W, 0, 2))  # not placed yet
     assert coins(W, 0) == [20]
 
 
@@ -196,12 +187,12 @@ def test_a_ring_turning_drags_plunderers_across_the_rollers():
     crosses, rolling for each; one on another ring pays nothing."""
     for seed in range(1, 6):
         W = scene(seed=seed, rollers=(1, 5))
-        W[PLAYERS][:4, P_COINS] = 20
-        W[G][G_ROLLERS_ON] = 1
+        W.seats(P_COINS)[:4] = 20
+        W.state[G_ROLLERS_ON] = 1
         put(W, 0, 0, 0)
         put(W, 1, 1, 0)
         dice = next_dice(W, 2)
-        traps.rotate_ring(W, 0, 3)  # 6 columns: crosses 1|2 and 5|6
+        W.call(traps.rotate_ring, 0, 3)  # 6 columns: crosses 1|2 and 5|6
         assert coins(W, 0, 1) == [20 - (dice[0] - 1) - (dice[1] - 1), 20]
 
 
@@ -213,10 +204,10 @@ def test_the_piston_crushes_the_centre_for_half_rounded_in_favour(have, lose):
     """The Piston: only the Central Tile; half the Blood Coins, rounded in the victim's favour
     ("if it has 7, it loses 3; if it has 1, it loses none")."""
     W = scene()
-    W[PLAYERS][:2, P_COINS] = have
+    W.seats(P_COINS)[:2] = have
     put(W, 0, centre(W))
     put(W, 1, 2, 0)
-    traps.resolve_temple_card(W, 1, T_PISTON)
+    W.call(traps.resolve_temple_card, 1, T_PISTON)
     assert coins(W, 0, 1) == [have - lose, have]
 
 
@@ -243,10 +234,10 @@ def test_a_rotation_turns_one_ring_a_die_of_sectors_either_way():
         put(W, 1, 1, 0)
         assert draw(W) == rotated(0)
         die = next_dice(W, 1)[0]
-        traps.resolve_temple_card(W, 0, T_ROT_MIDDLE)
-        offset = int(W[G][G_OFFSET + 1])
+        W.call(traps.resolve_temple_card, 0, T_ROT_MIDDLE)
+        offset = int(W.state[G_OFFSET + 1])
         assert offset in ((2 * die) % 8, (-2 * die) % 8)
-        assert W[G][G_OFFSET] == 0 and W[G][G_OFFSET + 2] == 0
+        assert W.state[G_OFFSET] == 0 and W.state[G_OFFSET + 2] == 0
         assert draw(W) == rotated(offset)
         if die % 4:
             ways.add(offset == (2 * die) % 8)
@@ -259,8 +250,8 @@ def test_the_ram_swaps_the_hand_for_four_cards():
     put(W, 0, 1, 0)
     old = cards_of(W, effect=SWORD)[:2]
     give(W, 0, old)
-    traps.resolve_temple_card(W, 0, T_RAM)
-    assert W[PLAYERS][0, P_HAND_N] == 4 and not set(old) & set(hand(W, 0))
+    W.call(traps.resolve_temple_card, 0, T_RAM)
+    assert W.state[P_HAND_N + 0] == 4 and not set(old) & set(hand(W, 0))
 
 
 FLASH = ["SSSSSSSS", "T..T..T.", ".T......"]
@@ -275,18 +266,18 @@ def test_the_flash_moves_to_another_temple_tile_of_the_ring():
         W = scene(FLASH, seed=seed, policy=RANDOM)
         put(W, 0, 1, 0)
         put(W, 1, 1, 6)
-        movement.begin_turn(W, 0)
-        W[G][G_STEPS_LEFT] = 2
-        traps.resolve_temple_card(W, 0, T_FLASH)
-        seen.add(int(W[FIGS][0, F_POS]))
-        assert W[G][G_STEPS_LEFT] == 2 and W[G][G_TDRAW] == 0
+        W.call(movement.begin_turn, 0)
+        W.state[G_STEPS_LEFT] = 2
+        W.call(traps.resolve_temple_card, 0, T_FLASH)
+        seen.add(int(W.state[F_POS + 0]))
+        assert W.state[G_STEPS_LEFT] == 2 and W.state[G_TDRAW] == 0
     assert seen == {at(W, 1, 3)}
     W = scene(FLASH)
     put(W, 0, centre(W))
-    traps.iris_flash(W, 0)
-    assert W[FIGS][0, F_POS] == at(W, 2, 1)  # the Central ring's Temple tile
-    traps.iris_flash(W, 0)
-    assert W[FIGS][0, F_POS] == centre(W)  # and back to the Centre
+    W.call(traps.iris_flash, 0)
+    assert W.state[F_POS + 0] == at(W, 2, 1)  # the Central ring's Temple tile
+    W.call(traps.iris_flash, 0)
+    assert W.state[F_POS + 0] == centre(W)  # and back to the Centre
 
 
 def test_temple_cards_open_and_close_the_hatches():
@@ -294,23 +285,23 @@ def test_temple_cards_open_and_close_the_hatches():
     the Night hatches, or close them all."""
     W = scene()
     jungle = [centre(W) + 1, centre(W) + 2]  # a Day hatch, a Night hatch
-    traps.resolve_temple_card(W, 0, T_OPEN_DAY)
-    assert W[BOARD][jungle, B_OPEN].tolist() == [1, 0]
-    traps.resolve_temple_card(W, 0, T_OPEN_NIGHT)
-    assert W[BOARD][jungle, B_OPEN].tolist() == [1, 1]
-    traps.resolve_temple_card(W, 0, T_CLOSE_ALL)
-    assert W[BOARD][jungle, B_OPEN].tolist() == [0, 0]
+    W.call(traps.resolve_temple_card, 0, T_OPEN_DAY)
+    assert W.nodes(B_OPEN)[jungle].tolist() == [1, 0]
+    W.call(traps.resolve_temple_card, 0, T_OPEN_NIGHT)
+    assert W.nodes(B_OPEN)[jungle].tolist() == [1, 1]
+    W.call(traps.resolve_temple_card, 0, T_CLOSE_ALL)
+    assert W.nodes(B_OPEN)[jungle].tolist() == [0, 0]
 
 
 # --- Objects -----------------------------------------------------------------------------------
 
 
 def play_options(W, seat):
-    n = movement.list_step_options(W, seat)
+    n = W.call(movement.list_step_options, seat)
     return [
-        (int(W[OPTIONS][i, 1]), int(W[OPTIONS][i, OPT_B]))
+        (int(W.state[OPT_A + i]), int(W.state[OPT_B + i]))
         for i in range(n)
-        if W[OPTIONS][i, OPT_ACT] == ACT_PLAY
+        if W.state[OPT_ACT + i] == ACT_PLAY
     ]
 
 
@@ -320,26 +311,26 @@ def test_one_card_a_turn_one_more_per_medallion_none_in_the_first_turn():
     W = scene()
     put(W, 0, 1, 0)
     give(W, 0, cards_of(W, effect=SWORD)[:2])
-    movement.begin_turn(W, 0)  # its first turn
+    W.call(movement.begin_turn, 0)  # its first turn
     assert play_options(W, 0) == []
-    movement.begin_turn(W, 0)
+    W.call(movement.begin_turn, 0)
     assert play_options(W, 0) == [(0, 0), (1, 0)]
-    objects.play_object(W, 0, 0, 0)
+    W.call(objects.play_object, 0, 0, 0)
     assert play_options(W, 0) == [(1, 1)]  # paying the medallion
-    bank = W[G][G_MEDALLION_BANK]
-    objects.play_object(W, 0, 1, 1)
-    assert W[PLAYERS][0, P_MEDALLIONS] == 0 and W[G][G_MEDALLION_BANK] == bank + 1
-    core.draw_object(W, 0)
+    bank = W.state[G_MEDALLION_BANK]
+    W.call(objects.play_object, 0, 1, 1)
+    assert W.state[P_MEDALLIONS + 0] == 0 and W.state[G_MEDALLION_BANK] == bank + 1
+    W.call(core.draw_object, 0)
     assert play_options(W, 0) == []
-    movement.begin_turn(W, 0)
+    W.call(movement.begin_turn, 0)
     assert play_options(W, 0) == [(0, 0)]  # the card drawn is playable
 
 
 def play(W, seat, effect):
     """Play a card of ``effect`` from ``seat``'s hand (added for the purpose)."""
     card = cards_of(W, effect=effect)[0]
-    core.add_to_hand(W, seat, card)
-    objects.play_object(W, seat, list(W[HANDS][seat]).index(card), 0)
+    W.call(core.add_to_hand, seat, card)
+    W.call(objects.play_object, seat, list(W.hands[seat]).index(card), 0)
 
 
 def test_greedy_fingers_robs_one_or_two_chosen_players():
@@ -350,14 +341,14 @@ def test_greedy_fingers_robs_one_or_two_chosen_players():
         W = scene(seed=seed, policy=RANDOM, hatches=(0,))
         for seat, col in ((0, 1), (1, 2), (2, 3), (3, 4)):
             put(W, seat, 1, col)
-        W[BOARD][centre(W) + 1, B_OPEN] = 1
+        W.state[B_OPEN + centre(W) + 1] = 1
         put(W, 3, centre(W) + 1)  # seat 3 is in the jungle
         for seat in range(4):
             give(W, seat, [10 + 2 * seat, 11 + 2 * seat] if seat else [])
         play(W, 0, GREEDY)
-        lost = {s for s in (1, 2, 3) if W[PLAYERS][s, P_HAND_N] < 2}
+        lost = {s for s in (1, 2, 3) if W.state[P_HAND_N + s] < 2}
         assert 1 <= len(lost) <= 2 and 3 not in lost
-        assert W[PLAYERS][0, P_HAND_N] == len(lost)
+        assert W.state[P_HAND_N + 0] == len(lost)
         robbed |= lost
         most = max(most, len(lost))
     assert robbed == {1, 2} and most == 2
@@ -368,29 +359,29 @@ def test_tumult_draws_three():
     W = scene()
     give(W, 0, [])
     play(W, 0, TUMULT)
-    assert W[PLAYERS][0, P_HAND_N] == 3
+    assert W.state[P_HAND_N + 0] == 3
     give(W, 0, list(range(40, 46)))
     play(W, 0, TUMULT)
-    assert W[PLAYERS][0, P_HAND_N] == 8
+    assert W.state[P_HAND_N + 0] == 8
 
 
 def test_the_pole_lets_a_plunderer_cross_an_abyss():
     """Abyss Tiles: they cannot be stepped on; Pole: allows it, but not to end the turn there."""
     W = scene(["SSSSSSSS", ".#......", "........"])
     put(W, 0, 1, 0)
-    movement.begin_turn(W, 0)
-    W[G][G_STEPS_LEFT] = 3
+    W.call(movement.begin_turn, 0)
+    W.state[G_STEPS_LEFT] = 3
     abyss = at(W, 1, 1)
-    n = movement.list_step_options(W, 0)
-    assert abyss not in W[OPTIONS][:n, OPT_B].tolist()
+    n = W.call(movement.list_step_options, 0)
+    assert abyss not in W.state[OPT_B : OPT_B + n].tolist()
     give(W, 0, [])
     play(W, 0, POLE)
-    assert W[G][G_POLE] == 1
-    n = movement.list_step_options(W, 0)
-    assert abyss in W[OPTIONS][:n, OPT_B].tolist()
-    W[G][G_STEPS_LEFT] = 1
-    n = movement.list_step_options(W, 0)
-    assert abyss not in W[OPTIONS][:n, OPT_B].tolist()  # it would end there
+    assert W.state[G_POLE] == 1
+    n = W.call(movement.list_step_options, 0)
+    assert abyss in W.state[OPT_B : OPT_B + n].tolist()
+    W.state[G_STEPS_LEFT] = 1
+    n = W.call(movement.list_step_options, 0)
+    assert abyss not in W.state[OPT_B : OPT_B + n].tolist()  # it would end there
 
 
 def conjured_walk(row1, *cols):
@@ -399,12 +390,12 @@ def conjured_walk(row1, *cols):
     W = scene(["SSSSSSSS", row1, "........"])
     put(W, 0, 1, 0)
     give(W, 0, [])
-    movement.begin_turn(W, 0)
-    W[G][G_STEPS_LEFT] = 4
+    W.call(movement.begin_turn, 0)
+    W.state[G_STEPS_LEFT] = 4
     play(W, 0, CONJURE)
     for col in cols:
-        movement.step_plunderer(W, 0, at(W, 1, col))
-    return int(W[PLAYERS][0, P_HAND_N])
+        W.call(movement.step_plunderer, 0, at(W, 1, col))
+    return int(W.state[P_HAND_N + 0])
 
 
 def test_unpronounceable_conjuring_cancels_the_next_tile_whatever_it_is():
@@ -423,17 +414,17 @@ def test_blood_stone_gains_a_coin_or_gives_one_away():
         for seat in range(4):
             put(W, seat, 1, seat)
         give(W, 0, [])
-        total = sum(coins(W, 0, 1, 2, 3)) + W[G][G_BANK]
+        total = sum(coins(W, 0, 1, 2, 3)) + W.state[G_BANK]
         play(W, 0, BLOOD_STONE)
         after = coins(W, 0, 1, 2, 3)
-        assert after[0] in (3, 5) and sum(after) + W[G][G_BANK] == total
+        assert after[0] in (3, 5) and sum(after) + W.state[G_BANK] == total
         outcomes.add(after[0])
     assert outcomes == {3, 5}
     for seed in range(1, 10):
         W = scene(seed=seed, policy=RANDOM)
         for seat in range(4):
             put(W, seat, 1, seat)
-        W[PLAYERS][0, P_COINS] = 1
+        W.state[P_COINS + 0] = 1
         play(W, 0, BLOOD_STONE)
         assert coins(W, 0) == [2]
 
@@ -447,7 +438,7 @@ def test_helm_of_contact_turns_a_chosen_ring_a_die_of_sectors():
         if die == 4:
             continue  # a full turn changes nothing
         play(W, 0, HELM)
-        offsets = W[G][G_OFFSET : G_OFFSET + 3].tolist()
+        offsets = W.state[G_OFFSET : G_OFFSET + 3].tolist()
         turned = [r for r in range(3) if offsets[r]]
         assert len(turned) == 1 and offsets[turned[0]] in ((2 * die) % 8, (-2 * die) % 8)
         rings |= set(turned)
@@ -457,9 +448,9 @@ def test_helm_of_contact_turns_a_chosen_ring_a_die_of_sectors():
 def test_stone_of_the_spark_adds_two_steps():
     """Stone of the Spark: move two additional Tiles."""
     W = scene()
-    W[G][G_STEPS_LEFT] = 1
+    W.state[G_STEPS_LEFT] = 1
     play(W, 0, SPARK)
-    assert W[G][G_STEPS_LEFT] == 3
+    assert W.state[G_STEPS_LEFT] == 3
 
 
 def test_saliva_draws_a_card_and_activates_a_die_of_temple_cards():
@@ -469,28 +460,28 @@ def test_saliva_draws_a_card_and_activates_a_die_of_temple_cards():
         W = scene(seed=seed)
         put(W, 0, 1, 0)
         give(W, 0, [])
-        W[DECKS][D_TEMPLE, :] = T_OPEN_DAY
+        W.deck(D_TEMPLE)[:] = T_OPEN_DAY
         die = next_dice(W, 1)[0]
         play(W, 0, SALIVA)
-        assert W[G][G_TDRAW] == die and W[PLAYERS][0, P_HAND_N] == 1
+        assert W.state[G_TDRAW] == die and W.state[P_HAND_N + 0] == 1
 
 
 def test_deliberate_eclipse_closes_every_hatch_and_discards_the_hand():
     """Deliberate Eclipse: closes all the hatches of the Temple and discards the rest of the
     hand."""
     W = scene()
-    W[BOARD][centre(W) + 1 :, B_OPEN] = 1
+    W.nodes(B_OPEN)[centre(W) + 1 :] = 1
     give(W, 0, cards_of(W, effect=SWORD)[:3])
     play(W, 0, ECLIPSE)
-    assert (W[BOARD][centre(W) + 1 :, B_OPEN] == 0).all() and W[PLAYERS][0, P_HAND_N] == 0
+    assert (W.nodes(B_OPEN)[centre(W) + 1 :] == 0).all() and W.state[P_HAND_N + 0] == 0
 
 
 def test_the_sword_has_no_effect_when_played_but_absolute_power_in_combat():
     """The Sword: no effect when played, "extremely effective in combat" (ASSUMED: Absolute
     Power, the value that beats every other)."""
     W = scene()
-    assert {int(W[CARDS][c, 1]) for c in cards_of(W, effect=SWORD)} == {POWER}
-    before = W[PLAYERS][:, P_COINS].copy()
+    assert {int(W.cards[c, 1]) for c in cards_of(W, effect=SWORD)} == {POWER}
+    before = W.seats(P_COINS).copy()
     give(W, 0, [])
     play(W, 0, SWORD)
-    assert (W[PLAYERS][:, P_COINS] == before).all() and W[PLAYERS][0, P_HAND_N] == 0
+    assert (W.seats(P_COINS) == before).all() and W.state[P_HAND_N + 0] == 0

@@ -33,44 +33,44 @@ def first_search_decision(sets=TINY, edit=None, seed=3):
     W = K.world(params, seed, ids(rules, SEATS))
     if edit:
         edit(W)
-    R, values, picks, pool = search.search_buffers(W)
-    cap = W[S.CFG][S.CFG_ROUND_CAP]
-    status = engine.play_from(
-        W, np.int64(0), np.int64(0), cap, search.searched_seats(W), engine.NOT_RESUMED
-    )
-    assert status == engine.PAUSED and W[S.GAME][S.G_SEAT] == 0
-    assert movement.start_turn(W, 0)
-    n = movement.list_step_options(W, 0)
+    work, work_rng, values, picks, pool = search.search_buffers(W.state, W.rng, W.rules)
+    cap = W.rules[S.CFG_ROUND_CAP]
+    searched = W.call(search.searched_seats)
+    status = W.call(engine.play_from, np.int64(0), np.int64(0), cap, searched, engine.NOT_RESUMED)
+    assert status == engine.PAUSED and W.state[S.G_SEAT] == 0
+    assert W.call(movement.start_turn, 0)
+    n = W.call(movement.list_step_options, 0)
     assert n > 1
-    choice = search.weigh(W, 0, n, R, values, picks, pool)
+    choice = W.call(search.weigh, 0, n, work, work_rng, values, picks, pool)
     m = int((values[search.COUNTS] > 0).sum())
     return (
         choice,
         values[search.SUMS][:m].tolist(),
         values[search.COUNTS][:m].tolist(),
-        W[S.RNG].copy(),
+        W.rng.copy(),
     )
 
 
 def hidden_cards_reordered(W):
     """Everything seat 0 cannot see, in another order: the Temple deck, the other players'
     Object cards pooled with the Object deck (hand sizes kept), the face-down Blood tiles."""
-    decks, hands, game, board = W[S.DECKS], W[S.HANDS], W[S.GAME], W[S.BOARD]
-    n_temple = W[S.TCARDS].shape[0]
-    decks[S.D_TEMPLE, :n_temple] = decks[S.D_TEMPLE, :n_temple][::-1].copy()
+    temple, objects, hands = W.deck(S.D_TEMPLE), W.deck(S.D_OBJECTS), W.hands
+    n_temple = W.rules[S.CFG_N_TEMPLE]
+    temple[:n_temple] = temple[:n_temple][::-1].copy()
     others = hands[1:].copy()
-    n_deck = game[S.G_ODECK_N]
-    unseen = np.concatenate([others[others >= 0], decks[S.D_OBJECTS, :n_deck]])[::-1]
+    n_deck = W.state[S.G_ODECK_N]
+    unseen = np.concatenate([others[others >= 0], objects[:n_deck]])[::-1]
     k = 0
     for s in range(1, hands.shape[0]):
         for slot in range(hands.shape[1]):
             if hands[s, slot] >= 0:
                 hands[s, slot] = unseen[k]
                 k += 1
-    decks[S.D_OBJECTS, :n_deck] = unseen[k:]
-    blood = np.flatnonzero((board[:, S.B_TILE] == S.BLOOD_TILE) & (board[:, S.B_BLOOD] > 0))
-    assert len(blood) > 1 and len(set(board[blood, S.B_BLOOD])) > 1
-    board[blood, S.B_BLOOD] = board[blood[::-1], S.B_BLOOD]
+    objects[:n_deck] = unseen[k:]
+    values = W.nodes(S.B_BLOOD)
+    blood = np.flatnonzero((W.nodes(S.B_TILE) == S.BLOOD_TILE) & (values > 0))
+    assert len(blood) > 1 and len(set(values[blood])) > 1
+    values[blood] = values[blood[::-1]]
 
 
 def test_unseen_information_does_not_change_the_search():
@@ -88,7 +88,7 @@ def test_the_seats_own_cards_do_change_the_search():
     what it weighs."""
 
     def swap_hands(W):
-        hands = W[S.HANDS]
+        hands = W.hands
         hands[[0, 1]] = hands[[1, 0]]
 
     assert first_search_decision(edit=swap_hands)[1] != first_search_decision()[1]
@@ -107,22 +107,28 @@ def test_a_redraw_keeps_what_the_seat_knows():
     """determinize deals the hidden cards again into the same places: the seat's own hand, the
     hand sizes, the drawn Temple cards and the multisets of hidden cards and tiles stay."""
     rules = GAME.rules(sets=TINY)
-    W = K.world(GAME.prepare(rules, 4), 5, ids(rules, SEATS))
-    R, _, _, pool = search.search_buffers(W)
-    W[S.GAME][S.G_TDRAW] = 10
-    search.copy_world(W, R)
-    R[S.RNG][SEARCH_STREAM] = np.uint64(77)
-    search.determinize(R, 0, pool)
-    hands, again = W[S.HANDS], R[S.HANDS]
+    params = GAME.prepare(rules, 4)
+    W = K.world(params, 5, ids(rules, SEATS))
+    R = K.world(params, 0, ids(rules, SEATS), set_up=False)
+    _, _, _, _, pool = search.search_buffers(W.state, W.rng, W.rules)
+    W.state[S.G_TDRAW] = 10
+    search.copy_game(W.state, W.rng, R.state, R.rng, np.int64(1))
+    R.rng[SEARCH_STREAM] = np.uint64(77)
+    R.call(search.determinize, 0, pool)
+    hands, again = W.hands, R.hands
     assert (again[0] == hands[0]).all() and ((again >= 0) == (hands >= 0)).all()
     assert (again[1:] != hands[1:]).any()
-    n_deck = W[S.GAME][S.G_ODECK_N]
-    unseen = lambda h, d: sorted(h[1:][h[1:] >= 0].tolist() + d[S.D_OBJECTS, :n_deck].tolist())  # noqa: E731
-    assert unseen(again, R[S.DECKS]) == unseen(hands, W[S.DECKS])
-    temple, temple_again = W[S.DECKS][S.D_TEMPLE], R[S.DECKS][S.D_TEMPLE]
+    n_deck = W.state[S.G_ODECK_N]
+
+    def unseen(w):
+        others = w.hands[1:]
+        return sorted(others[others >= 0].tolist() + w.deck(S.D_OBJECTS)[:n_deck].tolist())
+
+    assert unseen(R) == unseen(W)
+    temple, temple_again = W.deck(S.D_TEMPLE), R.deck(S.D_TEMPLE)
     assert (temple_again[:10] == temple[:10]).all()
     assert sorted(temple_again) == sorted(temple) and (temple_again != temple).any()
-    assert sorted(R[S.BOARD][:, S.B_BLOOD]) == sorted(W[S.BOARD][:, S.B_BLOOD])
+    assert sorted(R.nodes(S.B_BLOOD)) == sorted(W.nodes(S.B_BLOOD))
 
 
 @pytest.mark.parametrize("mode, teammate_counts", [("team", True), ("free_for_all", False)])
@@ -130,17 +136,13 @@ def test_a_teammates_win_counts_in_team_mode_only(mode, teammate_counts):
     """The Game: Game Modes — in Team mode the whole team wins with the carrier."""
     rules = GAME.rules(sets=(f'game.mode="{mode}"',))
     W = K.world(GAME.prepare(rules, 4), 5, ids(rules, SEATS))
-    players, game = W[S.PLAYERS], W[S.GAME]
-    mate = (
-        next(s for s in range(1, 4) if players[s, S.P_TEAM] == players[0, S.P_TEAM])
-        if mode == "team"
-        else 2
-    )
-    game[S.G_WINNER], game[S.G_WIN_TEAM] = mate, players[mate, S.P_TEAM]
+    game, teams = W.state, W.seats(S.P_TEAM)
+    mate = next(s for s in range(1, 4) if teams[s] == teams[0]) if mode == "team" else 2
+    game[S.G_WINNER], game[S.G_WIN_TEAM] = mate, teams[mate]
     sides = np.zeros(4)
-    assert (search.seat_value(W, 0, sides) >= 0.9) == teammate_counts
-    game[S.G_WINNER], game[S.G_WIN_TEAM] = 0, players[0, S.P_TEAM]
-    assert search.seat_value(W, 0, sides) >= 0.9
+    assert (W.call(search.seat_value, 0, sides) >= 0.9) == teammate_counts
+    game[S.G_WINNER], game[S.G_WIN_TEAM] = 0, teams[0]
+    assert W.call(search.seat_value, 0, sides) >= 0.9
 
 
 # ---------------------------------------------------------------- whole games

@@ -24,9 +24,9 @@
   kernel optimises and compiles its whole tree once, as a C compiler would.  The engines play
   the very same games as fast (datasets and ``balsim bench`` compared), and a cold compile of
   each engine with its search player takes about half the CPU time (Karmaggän 48 s instead of
-  104 s; 32-36 s since its world is one reference, ``games/karmaggan/world.py``).  A test or a
-  notebook may still call such a kernel from Python: that call compiles a twin with the
-  wrappers, once per process (:class:`~simulator.core.kernel_only.KernelOnlyDispatcher`).
+  104 s; about 30 s since its game is a few flat arrays, ``games/karmaggan/state.py``).  A
+  test or a notebook may still call such a kernel from Python: that call compiles a twin with
+  the wrappers, once per process (:class:`~simulator.core.kernel_only.KernelOnlyDispatcher`).
   This relies on numba's code-library internals: it is the fast mode, below.
 * ``layer``: a function that only sequences others (a game's loop, a round loop, a turn's
   phases), called from one or two places: numba inlines it into its callers instead of

@@ -1,8 +1,8 @@
 """Karmaggän board geometry: the polar grid, its rotating rings, adjacency and distances.
 
-The static layout (``W[CELLS]``, built from ``[board]`` of the rules by
+The static layout (the CELLS block of ``rules``, laid from ``[board]`` of the rules by
 :func:`build_cells`) stores each ring cell in its ring's own frame; a ring's rotation is one
-offset ``W[GAME][G_OFFSET + ring]`` (in columns).  A cell's *physical* column is its frame
+offset ``state[G_OFFSET + ring]`` (in columns).  A cell's *physical* column is its frame
 column plus that offset, so turning a ring carries its tiles, walls and figures with it and
 changes which cells face each other across the ring's edges — nothing else has to move.
 
@@ -14,17 +14,15 @@ the jungle node of a hatch at its column when that hatch is open.
 
 import numpy as np
 
-from simulator.core.kernel import rule
+from simulator.core.kernel import layer, rule
 from simulator.games.karmaggan.state import (
     ABYSS,
     ACID_WALL,
-    ADJ,
     ARROWS_WALL,
     B_OPEN,
     B_TILE,
     BLANK,
     BLOOD_TILE,
-    BOARD,
     C_COL,
     C_HATCH,
     C_HATCH_KIND,
@@ -35,13 +33,14 @@ from simulator.games.karmaggan.state import (
     C_WALL_CW,
     C_WALL_IN,
     CELLS,
+    CELLS_END,
     CENTRE_TILE,
-    CFG,
     CFG_CENTRE,
     CFG_COLS,
     CFG_HATCHES,
+    CFG_NODES,
+    CFG_QUEUE,
     CFG_ROWS,
-    DCACHE,
     DCACHE_SLOTS,
     FIRE_WALL,
     G_ADJ_VERSION,
@@ -50,16 +49,15 @@ from simulator.games.karmaggan.state import (
     G_DKEY,
     G_OFFSET,
     G_VERSION,
-    GAME,
     JUNGLE,
-    N_CELL,
     NO_WALL,
     OBJECT_TILE,
     PASSAGE_TILE,
     PLAIN_WALL,
-    QUEUE,
     TEMPLE_TILE,
     TILE_CHARS,
+    adj_row,
+    dcache_row,
 )
 
 UNREACHABLE = np.int64(1 << 20)
@@ -82,238 +80,238 @@ TILE_CODES = {
 WALL_CODES = {" ": NO_WALL, "-": PLAIN_WALL, "a": ARROWS_WALL, "c": ACID_WALL, "f": FIRE_WALL}
 
 
-def build_cells(board: dict) -> np.ndarray:
-    """int64[n_nodes, N_CELL] static layout of ``[board]`` (ring cells, Centre, jungle nodes)."""
+def build_cells(board: dict, rules: np.ndarray) -> None:
+    """Lay the static layout of ``[board]`` (ring cells, Centre, jungle nodes) into the CELLS
+    block of ``rules`` (state.py)."""
     cols = board["columns"]
     ring_of_row = [r for r, n in enumerate(board["ring_rows"]) for _ in range(n)]
     rows = len(ring_of_row)
-    n_hatches = len(board["hatch_columns"])
     centre = rows * cols
-    cells = np.full((centre + 1 + n_hatches, N_CELL), -1, dtype=np.int64)
+    rules[CELLS:CELLS_END] = -1
     start = 0
     for row in range(rows):
         for col in range(cols):
             i = row * cols + col
             ch = board["tiles"][row][col]
-            cells[i, C_RING], cells[i, C_ROW], cells[i, C_COL] = ring_of_row[row], row, col
-            cells[i, C_TILE0] = TILE_CODES[ch]
-            cells[i, C_WALL_CW] = int(board["walls_cw"][row][col] == "|")
-            cells[i, C_WALL_IN] = WALL_CODES[board["walls_in"][row][col]]
+            rules[C_RING + i], rules[C_ROW + i], rules[C_COL + i] = ring_of_row[row], row, col
+            rules[C_TILE0 + i] = TILE_CODES[ch]
+            rules[C_WALL_CW + i] = int(board["walls_cw"][row][col] == "|")
+            rules[C_WALL_IN + i] = WALL_CODES[board["walls_in"][row][col]]
             if ch == "S":
-                cells[i, C_START] = start
+                rules[C_START + i] = start
                 start += 1
-    cells[centre, C_RING], cells[centre, C_ROW], cells[centre, C_TILE0] = (
-        len(board["ring_rows"]),
-        rows,
-        CENTRE_TILE,
-    )
-    cells[centre, C_WALL_CW] = cells[centre, C_WALL_IN] = 0
+    rules[C_RING + centre], rules[C_ROW + centre] = len(board["ring_rows"]), rows
+    rules[C_TILE0 + centre] = CENTRE_TILE
+    rules[C_WALL_CW + centre] = rules[C_WALL_IN + centre] = 0
     for h, (col, kind) in enumerate(zip(board["hatch_columns"], board["hatch_kinds"])):
         j = centre + 1 + h
-        cells[j, C_ROW], cells[j, C_COL], cells[j, C_TILE0] = -1, col, JUNGLE
-        cells[j, C_HATCH], cells[j, C_HATCH_KIND] = h, 0 if kind == "day" else 1
-        cells[j, C_WALL_CW] = cells[j, C_WALL_IN] = 0
-    return cells
+        rules[C_ROW + j], rules[C_COL + j], rules[C_TILE0 + j] = -1, col, JUNGLE
+        rules[C_HATCH + j], rules[C_HATCH_KIND + j] = h, 0 if kind == "day" else 1
+        rules[C_WALL_CW + j] = rules[C_WALL_IN + j] = 0
 
 
 @rule
-def column_of(cells, game, cols, node):
+def column_of(state, rules, cols, node):
     """Physical column of a ring cell (its frame column turned by its ring's offset)."""
-    return (cells[node, C_COL] + game[G_OFFSET + cells[node, C_RING]]) % cols
+    return (rules[C_COL + node] + state[G_OFFSET + rules[C_RING + node]]) % cols
 
 
 @rule
-def cell_of(cells, game, cols, row, col):
+def cell_of(state, rules, cols, row, col):
     """The ring cell of ``row`` now at physical column ``col``."""
-    return row * cols + (col - game[G_OFFSET + cells[row * cols, C_RING]]) % cols
+    return row * cols + (col - state[G_OFFSET + rules[C_RING + row * cols]]) % cols
 
 
 @rule
-def phys_col(W, node):
-    return column_of(W[CELLS], W[GAME], W[CFG][CFG_COLS], node)
+def phys_col(state, rules, node):
+    return column_of(state, rules, rules[CFG_COLS], node)
 
 
 @rule
-def cell_at(W, row, col):
-    return cell_of(W[CELLS], W[GAME], W[CFG][CFG_COLS], row, col)
+def cell_at(state, rules, row, col):
+    return cell_of(state, rules, rules[CFG_COLS], row, col)
 
 
 @rule
-def is_ring_cell(W, node):
-    return 0 <= node < W[CFG][CFG_CENTRE]
+def is_ring_cell(rules, node):
+    return 0 <= node < rules[CFG_CENTRE]
 
 
 @rule
-def is_jungle(W, node):
-    return node > W[CFG][CFG_CENTRE]
+def is_jungle(rules, node):
+    return node > rules[CFG_CENTRE]
 
 
 @rule
-def outward(W, node):
+def outward(state, rules, node):
     """The cell just outside ``node`` at the same physical column, ignoring walls (-1 at the
-    outer edge); the wall between them is ``cells[outer, C_WALL_IN]``."""
-    cells = W[CELLS]
-    row = cells[node, C_ROW]
-    if row <= 0 or node == W[CFG][CFG_CENTRE]:
+    outer edge); the wall between them is ``rules[C_WALL_IN + outer]``."""
+    row = rules[C_ROW + node]
+    if row <= 0 or node == rules[CFG_CENTRE]:
         return -1
-    return cell_at(W, row - 1, phys_col(W, node))
+    return cell_at(state, rules, row - 1, phys_col(state, rules, node))
 
 
 @rule
-def hatch_cell(W, h):
+def hatch_cell(state, rules, h):
     """Row-0 cell now facing hatch ``h``."""
-    cfg, cells = W[CFG], W[CELLS]
-    return cell_at(W, 0, cells[cfg[CFG_CENTRE] + 1 + h, C_COL])
+    return cell_at(state, rules, 0, rules[C_COL + rules[CFG_CENTRE] + 1 + h])
 
 
 @rule
-def update_adjacency(W):
-    """Bring ``W[ADJ]`` (int64[n_nodes, 1 + max_degree]: row ``node`` holds its degree then its
+def update_adjacency(state, rules):
+    """Bring the adjacency block (``adj_row(rules, node)``: the node's degree, then its
     neighbours, :func:`raw_neighbours`) up to date: rebuilt only after the board changed
-    (``G_VERSION``).  Callers then read ``W[ADJ]`` (a kernel compiled without reference
-    counting cannot return an array it did not receive)."""
-    game, adj = W[GAME], W[ADJ]
-    if game[G_ADJ_VERSION] != game[G_VERSION] + 1:
-        cfg, cells, board = W[CFG], W[CELLS], W[BOARD]
+    (``G_VERSION``)."""
+    if state[G_ADJ_VERSION] != state[G_VERSION] + 1:
         cols, rows, centre, n_hatches = (
-            cfg[CFG_COLS],
-            cfg[CFG_ROWS],
-            cfg[CFG_CENTRE],
-            cfg[CFG_HATCHES],
+            rules[CFG_COLS],
+            rules[CFG_ROWS],
+            rules[CFG_CENTRE],
+            rules[CFG_HATCHES],
         )
-        for node in range(adj.shape[0]):
-            adj[node, 0] = raw_neighbours(
-                node, adj[node, 1:], cells, board, game, cols, rows, centre, n_hatches
-            )
-        game[G_ADJ_VERSION] = game[G_VERSION] + 1
+        for node in range(rules[CFG_NODES]):
+            at = adj_row(rules, node)
+            state[at] = raw_neighbours(state, rules, node, at + 1, cols, rows, centre, n_hatches)
+        state[G_ADJ_VERSION] = state[G_VERSION] + 1
 
 
 @rule
-def raw_neighbours(node, buf, cells, board, game, cols, rows, centre, n_hatches):
+def raw_neighbours(state, rules, node, at, cols, rows, centre, n_hatches):
     """Nodes orthogonally adjacent to ``node`` with no wall between (Board: walls are
-    impassable); jungle nodes only through an open hatch.  Fills ``buf``, returns the count."""
+    impassable); jungle nodes only through an open hatch.  Writes them from ``state[at]`` on;
+    returns the count."""
     n = 0
     if node == centre:
         last = (rows - 1) * cols
         for i in range(last, last + cols):
-            if cells[i, C_WALL_IN] == NO_WALL:
-                buf[n] = i
+            if rules[C_WALL_IN + i] == NO_WALL:
+                state[at + n] = i
                 n += 1
         return n
     if node > centre:
-        if board[node, B_OPEN] == 1:
-            buf[0] = cell_of(cells, game, cols, 0, cells[node, C_COL])
+        if state[B_OPEN + node] == 1:
+            state[at + 0] = cell_of(state, rules, cols, 0, rules[C_COL + node])
             return 1
         return 0
-    row, col = cells[node, C_ROW], cells[node, C_COL]
+    row, col = rules[C_ROW + node], rules[C_COL + node]
     base = row * cols
     cw = base + (col + 1) % cols
     ccw = base + (col - 1) % cols
-    if cells[node, C_WALL_CW] == 0:
-        buf[n] = cw
+    if rules[C_WALL_CW + node] == 0:
+        state[at + n] = cw
         n += 1
-    if cells[ccw, C_WALL_CW] == 0:
-        buf[n] = ccw
+    if rules[C_WALL_CW + ccw] == 0:
+        state[at + n] = ccw
         n += 1
-    p = column_of(cells, game, cols, node)
-    if cells[node, C_WALL_IN] == NO_WALL:
-        buf[n] = centre if row == rows - 1 else cell_of(cells, game, cols, row + 1, p)
+    p = column_of(state, rules, cols, node)
+    if rules[C_WALL_IN + node] == NO_WALL:
+        state[at + n] = centre if row == rows - 1 else cell_of(state, rules, cols, row + 1, p)
         n += 1
     if row > 0:
-        out = cell_of(cells, game, cols, row - 1, p)
-        if cells[out, C_WALL_IN] == NO_WALL:
-            buf[n] = out
+        out = cell_of(state, rules, cols, row - 1, p)
+        if rules[C_WALL_IN + out] == NO_WALL:
+            state[at + n] = out
             n += 1
     else:
         for h in range(n_hatches):
             j = centre + 1 + h
-            if cells[j, C_COL] == p and board[j, B_OPEN] == 1:
-                buf[n] = j
+            if rules[C_COL + j] == p and state[B_OPEN + j] == 1:
+                state[at + n] = j
                 n += 1
     return n
 
 
 @rule
-def bfs(W, dist, n_sources):
+def bfs(state, rules, dist, n_sources):
     """Multi-source breadth-first distances over walkable nodes (not Abyss).  The first
-    ``n_sources`` entries of ``W[QUEUE]`` are the sources; fills ``dist`` (UNREACHABLE where
+    ``n_sources`` entries of the queue block are the sources; fills ``dist`` (UNREACHABLE where
     no path)."""
-    update_adjacency(W)
-    board, queue, adj = W[BOARD], W[QUEUE], W[ADJ]
+    update_adjacency(state, rules)
+    queue = rules[CFG_QUEUE]
     dist[:] = UNREACHABLE
     for i in range(n_sources):
-        dist[queue[i]] = 0
+        dist[state[queue + i]] = 0
     head, tail = 0, n_sources
     while head < tail:
-        node = queue[head]
+        node = state[queue + head]
         head += 1
-        for j in range(1, adj[node, 0] + 1):
-            nxt = adj[node, j]
-            if dist[nxt] == UNREACHABLE and board[nxt, B_TILE] != ABYSS:
+        at = adj_row(rules, node)
+        for j in range(1, state[at] + 1):
+            nxt = state[at + j]
+            if dist[nxt] == UNREACHABLE and state[B_TILE + nxt] != ABYSS:
                 dist[nxt] = dist[node] + 1
-                queue[tail] = nxt
+                state[queue + tail] = nxt
                 tail += 1
 
 
 @rule
-def distance_slot(W, target):
-    """The row of ``W[DCACHE]`` holding the distance map to ``target`` (a node, EXITS,
+def distance_slot(state, rules, target):
+    """The slot of the distance map to ``target`` (a node, EXITS,
     HATCH_CELLS or TEMPLES): int64[n_nodes] steps, cached per board version (rotations, hatch
     changes and new Invocation tiles bump ``G_VERSION``).  The map stays valid until the second
-    next miss.  A row index rather than the row: see :func:`update_adjacency`."""
-    game, dcache = W[GAME], W[DCACHE]
-    version = game[G_VERSION]
+    next miss; it starts at ``dcache_row(rules, slot)`` (a kernel compiled without reference
+    counting cannot return an array it did not receive)."""
+    version = state[G_VERSION]
     for s in range(DCACHE_SLOTS):
-        if game[G_DKEY + 2 * s] == version and game[G_DKEY + 2 * s + 1] == target:
-            game[G_DCACHE_LAST] = s
+        if state[G_DKEY + 2 * s] == version and state[G_DKEY + 2 * s + 1] == target:
+            state[G_DCACHE_LAST] = s
             return s
-    cfg, board, queue = W[CFG], W[BOARD], W[QUEUE]
     # round-robin replacement, sparing the map returned last: a caller may hold two at once
-    s = game[G_DCACHE_NEXT]
-    if s == game[G_DCACHE_LAST]:
+    s = state[G_DCACHE_NEXT]
+    if s == state[G_DCACHE_LAST]:
         s = (s + 1) % DCACHE_SLOTS
-    game[G_DCACHE_NEXT] = (s + 1) % DCACHE_SLOTS
-    game[G_DCACHE_LAST] = s
+    state[G_DCACHE_NEXT] = (s + 1) % DCACHE_SLOTS
+    state[G_DCACHE_LAST] = s
     n = 0
     if target >= 0:
-        queue[0] = target
+        state[rules[CFG_QUEUE]] = target
         n = 1
     elif target == TEMPLES:
-        for node in range(cfg[CFG_CENTRE] + 1):
-            if board[node, B_TILE] == TEMPLE_TILE or board[node, B_TILE] == CENTRE_TILE:
-                queue[n] = node
+        for node in range(rules[CFG_CENTRE] + 1):
+            if state[B_TILE + node] == TEMPLE_TILE or state[B_TILE + node] == CENTRE_TILE:
+                state[rules[CFG_QUEUE] + n] = node
                 n += 1
     else:
-        centre = cfg[CFG_CENTRE]
-        for h in range(cfg[CFG_HATCHES]):
+        centre = rules[CFG_CENTRE]
+        for h in range(rules[CFG_HATCHES]):
             j = centre + 1 + h
-            if target == EXITS and board[j, B_OPEN] == 1:
-                queue[n] = j
+            if target == EXITS and state[B_OPEN + j] == 1:
+                state[rules[CFG_QUEUE] + n] = j
                 n += 1
             elif target == HATCH_CELLS:
-                queue[n] = hatch_cell(W, h)
+                state[rules[CFG_QUEUE] + n] = hatch_cell(state, rules, h)
                 n += 1
-    bfs(W, dcache[s], n)
-    game[G_DKEY + 2 * s] = version
-    game[G_DKEY + 2 * s + 1] = target
+    at = dcache_row(rules, s)
+    bfs(state, rules, state[at : at + rules[CFG_NODES]], n)
+    state[G_DKEY + 2 * s] = version
+    state[G_DKEY + 2 * s + 1] = target
     return s
+
+
+@layer
+def distance_map(state, rules, target):
+    """The distance map to ``target`` (:func:`distance_slot`) as a view int64[n_nodes] of its
+    row of the DCACHE block (a layer: inlined, it may hand its caller a view)."""
+    at = dcache_row(rules, distance_slot(state, rules, target))
+    return state[at : at + rules[CFG_NODES]]
 
 
 def draw_rows(W, figures: dict | None = None) -> list[str]:
     """The board as text, one line per row at physical columns (outer row first), then the
     Centre: tiles as TILE_CHARS ('@' Centre), '|' radial walls, figures from ``figures``
-    (node -> char) drawn over their tile.  Used by tests and replays."""
-    cfg, cells, board = W[CFG], W[CELLS], W[BOARD]
-    cols, rows = int(cfg[CFG_COLS]), int(cfg[CFG_ROWS])
+    (node -> char) drawn over their tile; ``W`` a Python world (game.World).  Used by tests."""
+    state, rules = W.state, W.rules
+    cols, rows = int(rules[CFG_COLS]), int(rules[CFG_ROWS])
     figures = figures or {}
     lines = []
     for row in range(rows):
         text = ""
         for col in range(cols):
-            node = int(cell_at(W, row, col))
-            text += figures.get(node, TILE_CHARS[board[node, B_TILE]])
-            text += "|" if cells[node, C_WALL_CW] else " "
+            node = int(cell_at(state, rules, row, col))
+            text += figures.get(node, TILE_CHARS[state[B_TILE + node]])
+            text += "|" if rules[C_WALL_CW + node] else " "
         lines.append(text.rstrip())
-    centre = int(cfg[CFG_CENTRE])
-    lines.append("centre " + figures.get(centre, TILE_CHARS[board[centre, B_TILE]]))
+    centre = int(rules[CFG_CENTRE])
+    lines.append("centre " + figures.get(centre, TILE_CHARS[state[B_TILE + centre]]))
     return lines

@@ -9,6 +9,8 @@ from simulator.games.karmaggan.board import TILE_CODES, WALL_CODES
 from simulator.games.karmaggan.state import (
     COMBAT_NAMES,
     MAX_HATCHES,
+    MAX_NODES,
+    MAX_PIECES,
     MAX_RINGS,
     OBJECT_NAMES,
     TEMPLE_NAMES,
@@ -19,7 +21,6 @@ MODES = ("team", "free_for_all")
 MAX_ROUNDS = 1_000  # timeline: 10,000 games × 1,000 rounds × 8 seats × 2 bytes = 160 MB a chunk
 MAX_COINS = 10_000  # blood coins, the bank and the medallions
 MAX_DECK = 1_000  # cards in the Temple deck, in the Object deck
-MAX_PIECES = 100  # hand size, spawns, steps and cards a rule moves at once, combat rounds
 # Setup, Continued: the rules key holding the starting blood coins of each player count
 BLOOD_COIN_KEYS = {
     2: "blood_coins_2",
@@ -164,6 +165,14 @@ def check_board(rules: dict, board: dict, setup: dict) -> None:
         "one count >= 1 per ring",
     )
     rows = sum(board["ring_rows"])
+    nodes = rows * cols + 1 + len(board["hatch_columns"])
+    require(
+        rules,
+        "board",
+        nodes <= MAX_NODES,
+        f"{rows} rows of {cols} cells, the Centre and the jungle make {nodes} nodes: "
+        f"at most {MAX_NODES}",
+    )
     for key, codes in (
         ("tiles", set(TILE_CODES)),
         ("walls_cw", {" ", "|"}),

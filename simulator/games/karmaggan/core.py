@@ -1,32 +1,24 @@
-"""Karmaggän engine core: a new world, the trace, figures on the board, coins and cards.
+"""Karmaggän engine core: a new game, the trace, figures on the board, coins and cards.
 
 Rulebook: shared/rules/karmaggan.md (Components, Objects: drawing and the hand limit).  The
 state layout is described in :mod:`engine`.
 """
 
-import numpy as np
-
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SETUP, rng_new, shuffle
 from simulator.games.karmaggan.state import (
     B_OCC,
-    BOARD,
-    CFG,
     CFG_CENTRE,
-    CFG_COLS,
+    CFG_DECK_LEN,
     CFG_HAND_MAX,
-    CFG_NODES,
     CFG_PLAYERS,
-    CFG_SPAWN_MAX,
     D_DISCARD,
     D_OBJECTS,
-    DCACHE_SLOTS,
+    D_TEMPLE,
     DEAD,
-    DECKS,
     F_KIND,
     F_OWNER,
     F_POS,
-    FIGS,
     G_BANK,
     G_EGG_CARRIER,
     G_EGG_LEFT_ROUND,
@@ -37,243 +29,193 @@ from simulator.games.karmaggan.state import (
     G_ROLLERS_ON,
     G_ROUND,
     G_SEAT,
-    GAME,
     HANDS,
-    MAX_ACTS,
-    MAX_OPTIONS,
-    N_BOARD,
+    MAX_FIGS,
+    MAX_HAND,
+    MAX_PLAYERS,
     N_FIG,
-    N_GAME,
-    N_PLAYER,
-    N_SWARMS,
     NOBODY,
     OFF,
-    OPT_WIDTH,
     P_COINS,
     P_HAND_N,
     P_STATUS,
     P_SWARM,
     P_TEAM,
-    PLAYERS,
     PLUNDERER,
-    RNG,
-    TRACE,
+    SEAT_POLICY,
+    deck,
+    hand_slot,
 )
-from simulator.games.karmaggan.world import World
 
 
 @allocating
-def new_world(cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed, trace, timeline):
-    """Fresh arrays for one game (not yet set up)."""
-    n_players = cfg[CFG_PLAYERS]
-    n_nodes = cfg[CFG_NODES]
-    n_figs = n_players + N_SWARMS * cfg[CFG_SPAWN_MAX]
-    deck_len = max(tcards.shape[0], cards.shape[0])
-    game = np.zeros(N_GAME, dtype=np.int64)
-    board = np.zeros((n_nodes, N_BOARD), dtype=np.int64)
-    figs = np.full((n_figs, N_FIG), OFF, dtype=np.int64)
-    players = np.zeros((n_players, N_PLAYER), dtype=np.int64)
-    hands = np.full((n_players, cfg[CFG_HAND_MAX]), -1, dtype=np.int64)
-    decks = np.full((3, deck_len), -1, dtype=np.int64)
-    acts = np.zeros((MAX_ACTS, 2), dtype=np.int64)
-    options = np.zeros((MAX_OPTIONS, OPT_WIDTH), dtype=np.int64)
-    dcache = np.zeros((DCACHE_SLOTS, n_nodes), dtype=np.int64)
-    queue = np.zeros(n_nodes, dtype=np.int64)
-    rng = rng_new(seed)
-    adj = np.zeros((n_nodes, cfg[CFG_COLS] + 5), dtype=np.int64)
-    scores = np.zeros(MAX_OPTIONS, dtype=np.float64)
-    return World(
-        cfg,
-        cells,
-        rollers,
-        cards,
-        tcards,
-        beats,
-        knobs,
-        policy_ids,
-        rng,
-        game,
-        board,
-        figs,
-        players,
-        hands,
-        decks,
-        acts,
-        options,
-        dcache,
-        queue,
-        trace,
-        timeline,
-        adj,
-        scores,
-    )
+def new_game(state, rules, rng, seed, seat_policies):
+    """A fresh game, not yet set up: ``state`` int64[rules[CFG_STATE_SIZE]] cleared (figures
+    off the board, empty hands and decks), ``rng`` uint64[N_STREAMS] seeded from ``seed``,
+    ``seat_policies`` int8[n_players] each seat's policy."""
+    state[:] = 0
+    state[F_POS : F_POS + N_FIG * MAX_FIGS] = OFF
+    state[HANDS : HANDS + MAX_PLAYERS * MAX_HAND] = -1
+    decks = deck(rules, D_TEMPLE)
+    state[decks : decks + 3 * rules[CFG_DECK_LEN]] = -1
+    rng[:] = rng_new(seed)
+    for seat in range(rules[CFG_PLAYERS]):
+        state[SEAT_POLICY + seat] = seat_policies[seat]
 
 
 @rule
-def record(W, event, seat, a, b, c, d):
+def record(state, trace, event, seat, a, b, c, d):
     """Append one trace row when tracing."""
-    trace = W[TRACE]
     if trace.shape[0] == 0:
         return
-    game = W[GAME]
-    n = game[G_NEV]
+    n = state[G_NEV]
     if n < trace.shape[0]:
         row = trace[n]
         row[0], row[1], row[2], row[3], row[4], row[5], row[6] = (
             event,
-            game[G_ROUND],
+            state[G_ROUND],
             seat,
             a,
             b,
             c,
             d,
         )
-        game[G_NEV] = n + 1
+        state[G_NEV] = n + 1
 
 
 @rule
-def egg_node(W):
-    game = W[GAME]
-    carrier = game[G_EGG_CARRIER]
-    return W[FIGS][carrier, F_POS] if carrier >= 0 else game[G_EGG_POS]
+def egg_node(state):
+    carrier = state[G_EGG_CARRIER]
+    return state[F_POS + carrier] if carrier >= 0 else state[G_EGG_POS]
 
 
 @rule
-def egg_moved(W):
+def egg_moved(state, rules):
     """The Rollers: they are placed when the Egg leaves the Central Tile for the first time."""
-    game = W[GAME]
-    if game[G_EGG_LEFT_ROUND] < 0 and egg_node(W) != W[CFG][CFG_CENTRE]:
-        game[G_EGG_LEFT_ROUND] = game[G_ROUND]
-        game[G_ROLLERS_ON] = 1
+    if state[G_EGG_LEFT_ROUND] < 0 and egg_node(state) != rules[CFG_CENTRE]:
+        state[G_EGG_LEFT_ROUND] = state[G_ROUND]
+        state[G_ROLLERS_ON] = 1
 
 
 @rule
-def place_figure(W, fig, node):
+def place_figure(state, rules, fig, node):
     """Move a figure to ``node`` (or OFF), keeping occupancy and the carried Egg in step.  A
     figure crossing an ally's tile (Movement) leaves that tile's occupant in place."""
-    figs, board = W[FIGS], W[BOARD]
-    old = figs[fig, F_POS]
-    if old >= 0 and board[old, B_OCC] == fig:
-        board[old, B_OCC] = NOBODY
-    figs[fig, F_POS] = node
-    if node >= 0 and board[node, B_OCC] == NOBODY:
-        board[node, B_OCC] = fig
-    if W[GAME][G_EGG_CARRIER] == fig:
-        egg_moved(W)
+    old = state[F_POS + fig]
+    if old >= 0 and state[B_OCC + old] == fig:
+        state[B_OCC + old] = NOBODY
+    state[F_POS + fig] = node
+    if node >= 0 and state[B_OCC + node] == NOBODY:
+        state[B_OCC + node] = fig
+    if state[G_EGG_CARRIER] == fig:
+        egg_moved(state, rules)
 
 
 @rule
-def controller(W, fig):
+def controller(state, rules, fig):
     """Seat acting for a figure: a plunderer's own seat, a spawn's seat whose turn it is when
     its swarm acts, else (Controlling the Swarm: the swarm's players decide who defends) the
     dead seat of that swarm with the most cards (ASSUMED)."""
-    figs, players = W[FIGS], W[PLAYERS]
-    if figs[fig, F_KIND] == PLUNDERER:
+    if state[F_KIND + fig] == PLUNDERER:
         return fig
-    swarm = figs[fig, F_OWNER]
-    seat = W[GAME][G_SEAT]
-    if players[seat, P_STATUS] == DEAD and players[seat, P_SWARM] == swarm:
+    swarm = state[F_OWNER + fig]
+    seat = state[G_SEAT]
+    if state[P_STATUS + seat] == DEAD and state[P_SWARM + seat] == swarm:
         return seat
     best, best_cards = -1, -1
-    for s in range(players.shape[0]):
+    for s in range(rules[CFG_PLAYERS]):
         if (
-            players[s, P_STATUS] == DEAD
-            and players[s, P_SWARM] == swarm
-            and players[s, P_HAND_N] > best_cards
+            state[P_STATUS + s] == DEAD
+            and state[P_SWARM + s] == swarm
+            and state[P_HAND_N + s] > best_cards
         ):
-            best, best_cards = s, players[s, P_HAND_N]
+            best, best_cards = s, state[P_HAND_N + s]
     return best
 
 
 @rule
-def side_of(fig, figs, players, team_mode):
+def side_of(state, fig, team_mode):
     """The side a figure fights for: a plunderer's team (its seat in Free-for-All), a swarm's
     team in Team mode, and -1 - swarm for the Free-for-All swarm (everyone's enemy)."""
-    if figs[fig, F_KIND] == PLUNDERER:
-        return players[fig, P_TEAM]
+    if state[F_KIND + fig] == PLUNDERER:
+        return state[P_TEAM + fig]
     if team_mode == 1:
-        return figs[fig, F_OWNER]
-    return -1 - figs[fig, F_OWNER]
+        return state[F_OWNER + fig]
+    return -1 - state[F_OWNER + fig]
 
 
 @rule
-def friends(fig_a, fig_b, figs, players, team_mode):
+def friends(state, fig_a, fig_b, team_mode):
     """Allies never fight: teammates and their swarm (Team mode), spawns of one swarm."""
-    ta, tb = side_of(fig_a, figs, players, team_mode), side_of(fig_b, figs, players, team_mode)
+    ta, tb = side_of(state, fig_a, team_mode), side_of(state, fig_b, team_mode)
     return ta == tb
 
 
 @rule
-def gain_coins(W, seat, amount, column):
+def gain_coins(state, seat, amount, column):
     """Take up to ``amount`` coins from the bank (Components: 60 Blood Coins)."""
-    game, players = W[GAME], W[PLAYERS]
-    amount = min(amount, game[G_BANK])
-    game[G_BANK] -= amount
-    players[seat, P_COINS] += amount
-    players[seat, column] += amount
+    amount = min(amount, state[G_BANK])
+    state[G_BANK] -= amount
+    state[P_COINS + seat] += amount
+    state[column + seat] += amount
     return amount
 
 
 @rule
-def reshuffle_objects(W):
-    game, decks = W[GAME], W[DECKS]
-    n = game[G_ODISC_N]
+def reshuffle_objects(state, rules, rng):
+    n = state[G_ODISC_N]
     for i in range(n):
-        decks[D_OBJECTS, game[G_ODECK_N] + i] = decks[D_DISCARD, i]
-        decks[D_DISCARD, i] = -1
-    game[G_ODECK_N] += n
-    game[G_ODISC_N] = 0
-    shuffle(W[RNG], SETUP, decks[D_OBJECTS, : game[G_ODECK_N]])
+        state[deck(rules, D_OBJECTS) + state[G_ODECK_N] + i] = state[deck(rules, D_DISCARD) + i]
+        state[deck(rules, D_DISCARD) + i] = -1
+    state[G_ODECK_N] += n
+    state[G_ODISC_N] = 0
+    objects = deck(rules, D_OBJECTS)
+    shuffle(rng, SETUP, state[objects : objects + state[G_ODECK_N]])
 
 
 @rule
-def add_to_hand(W, seat, card):
-    hands, players = W[HANDS], W[PLAYERS]
-    for slot in range(hands.shape[1]):
-        if hands[seat, slot] < 0:
-            hands[seat, slot] = card
-            players[seat, P_HAND_N] += 1
+def add_to_hand(state, rules, seat, card):
+    for slot in range(rules[CFG_HAND_MAX]):
+        if state[hand_slot(seat, slot)] < 0:
+            state[hand_slot(seat, slot)] = card
+            state[P_HAND_N + seat] += 1
             return True
     return False
 
 
 @rule
-def draw_object(W, seat):
+def draw_object(state, rules, rng, seat):
     """Objects: draw the top Object card unless the hand holds the maximum (8).  ASSUMED: an
     empty Object deck is rebuilt from the shuffled discards."""
-    game, decks, players = W[GAME], W[DECKS], W[PLAYERS]
-    if players[seat, P_HAND_N] >= W[CFG][CFG_HAND_MAX]:
+    if state[P_HAND_N + seat] >= rules[CFG_HAND_MAX]:
         return False
-    if game[G_ODECK_N] == 0:
-        reshuffle_objects(W)
-        if game[G_ODECK_N] == 0:
+    if state[G_ODECK_N] == 0:
+        reshuffle_objects(state, rules, rng)
+        if state[G_ODECK_N] == 0:
             return False
-    game[G_ODECK_N] -= 1
-    card = decks[D_OBJECTS, game[G_ODECK_N]]
-    decks[D_OBJECTS, game[G_ODECK_N]] = -1
-    add_to_hand(W, seat, card)
+    state[G_ODECK_N] -= 1
+    card = state[deck(rules, D_OBJECTS) + state[G_ODECK_N]]
+    state[deck(rules, D_OBJECTS) + state[G_ODECK_N]] = -1
+    add_to_hand(state, rules, seat, card)
     return True
 
 
 @rule
-def take_from_hand(W, seat, slot):
-    hands, players = W[HANDS], W[PLAYERS]
-    card = hands[seat, slot]
-    hands[seat, slot] = -1
-    players[seat, P_HAND_N] -= 1
+def take_from_hand(state, seat, slot):
+    card = state[hand_slot(seat, slot)]
+    state[hand_slot(seat, slot)] = -1
+    state[P_HAND_N + seat] -= 1
     return card
 
 
 @rule
-def discard_card(W, card):
-    game = W[GAME]
-    W[DECKS][D_DISCARD, game[G_ODISC_N]] = card
-    game[G_ODISC_N] += 1
+def discard_card(state, rules, card):
+    state[deck(rules, D_DISCARD) + state[G_ODISC_N]] = card
+    state[G_ODISC_N] += 1
 
 
 @rule
-def discard_hand(W, seat):
-    hands = W[HANDS]
-    for slot in range(hands.shape[1]):
-        if hands[seat, slot] >= 0:
-            discard_card(W, take_from_hand(W, seat, slot))
+def discard_hand(state, rules, seat):
+    for slot in range(rules[CFG_HAND_MAX]):
+        if state[hand_slot(seat, slot)] >= 0:
+            discard_card(state, rules, take_from_hand(state, seat, slot))

@@ -1,10 +1,10 @@
 """Karmaggän decisions: every decision of a game goes through :func:`choose`.
 
-The engine lists the legal options of a decision in ``W[OPTIONS]`` and asks ``choose`` for an
-index, so an illegal move cannot be expressed.  ``choose`` asks the code of the seat's policy
-(:func:`played_policy`): a scripted seat's own, a `search` seat's ``rollout_policy``.  The
-search player weighs a search seat's steps apart from this layer: the round loop pauses before
-its plunderer turns (search.py).
+The engine lists the legal options of a decision in the state's OPTIONS block and asks
+``choose`` for an index, so an illegal move cannot be expressed.  ``choose`` asks the code of
+the seat's policy (:func:`played_policy`): a scripted seat's own, a `search` seat's
+``rollout_policy``.  The search player weighs a search seat's steps apart from this layer: the
+round loop pauses before its plunderer turns (search.py).
 """
 
 import numpy as np
@@ -12,13 +12,16 @@ import numpy as np
 from policies.common import behaviour
 from policies.karmaggan import ROLLOUT_POLICY_KNOB, SEARCH, policy_choice
 from simulator.core.kernel import layer, rule
-from simulator.games.karmaggan.state import KNOB_TABLE, POLICY_IDS
+from simulator.games.karmaggan.state import SEAT_POLICY
 
 
 @layer
-def choose(kind, seat, n, W):
-    """Index into ``W[OPTIONS][:n]`` chosen by ``seat``'s policy for decision ``kind``."""
-    return policy_choice(W, played_policy(W[KNOB_TABLE], W[POLICY_IDS][seat]), kind, seat, n)
+def choose(state, rules, knobs, rng, kind, seat, n):
+    """Index of the option ``seat`` takes among the ``n`` in the state's OPTIONS block, for a
+    decision of ``kind``."""
+    return policy_choice(
+        state, rules, knobs, rng, played_policy(knobs, state[SEAT_POLICY + seat]), kind, seat, n
+    )
 
 
 @rule

@@ -5,25 +5,36 @@ The wrapper checks the rules (:mod:`checks`), turns them into the kernel's array
 outputs and decodes traces (:mod:`replay`); the kernels in :mod:`engine` only loop.
 """
 
+import inspect
+
 import numpy as np
 
 from policies import karmaggan as policies
 from simulator.core.errors import UserError
 from simulator.core.game import KNOB_BEHAVIOUR, Game, policy_knobs
+from simulator.core.rng import N_STREAMS
 from simulator.games.karmaggan import core, engine, search
-from simulator.games.karmaggan.board import build_cells, draw_rows
+from simulator.games.karmaggan.board import build_cells, distance_slot, draw_rows
 from simulator.games.karmaggan.checks import BLOOD_COIN_KEYS, MAX_ROUNDS, check
 from simulator.games.karmaggan.replay import play_by_play
 from simulator.games.karmaggan.state import (
+    BEATS,
     C_START,
+    CELLS_END,
     CFG_ACID_MINUS,
+    CFG_ADJ,
+    CFG_ADJ_WIDTH,
     CFG_ARROWS,
     CFG_BANK,
+    CFG_BLOOD,
+    CFG_CARDS,
     CFG_CELLS_PER_SECTOR,
     CFG_CENTRE,
     CFG_COLS,
     CFG_COMBAT_HAND,
     CFG_COMBAT_ROUNDS,
+    CFG_DECK_LEN,
+    CFG_DECKS,
     CFG_FIRE,
     CFG_GREEDY,
     CFG_HAND_MAX,
@@ -31,24 +42,36 @@ from simulator.games.karmaggan.state import (
     CFG_INVOCATION_TILES,
     CFG_MEDALLION_SUPPLY,
     CFG_N_BLOOD,
+    CFG_N_FIGS,
+    CFG_N_OBJECTS,
+    CFG_N_ROLLERS,
     CFG_N_STARTS,
+    CFG_N_TEMPLE,
     CFG_NODES,
     CFG_OBJECTS_PER_TURN,
     CFG_PLAYERS,
+    CFG_QUEUE,
     CFG_RAM,
     CFG_RINGS,
     CFG_ROLLER_MINUS,
+    CFG_ROLLERS,
     CFG_ROUND_CAP,
     CFG_ROWS,
+    CFG_RULES_SIZE,
     CFG_SPARK,
     CFG_SPAWN_MAX,
     CFG_START_COINS,
     CFG_START_MEDALLIONS,
     CFG_START_OBJECTS,
+    CFG_STARTS,
+    CFG_STATE_SIZE,
+    CFG_TCARDS,
     CFG_TEAM_MODE,
     CFG_THROW,
     CFG_TUMULT,
     COMBAT_NAMES,
+    DCACHE,
+    DCACHE_SLOTS,
     END_REASONS,
     G_OUT_BANK,
     G_OUT_DEATHS,
@@ -58,12 +81,18 @@ from simulator.games.karmaggan.state import (
     G_OUT_SEARCH,
     G_OUT_WIN_TEAM,
     G_OUT_WINNER,
+    HANDS,
+    MAX_HAND,
     MAX_OPTIONS,
+    MAX_PLAYERS,
     MEDALLION_VALUE,
-    N_CFG,
     N_GAME_OUT,
     N_PLAYER_OUT,
+    N_SWARMS,
     OBJECT_NAMES,
+    OPT_A,
+    OPT_ACT,
+    OPT_B,
     P_OUT_ARROWS,
     P_OUT_BLOOD_GAIN,
     P_OUT_COMBAT_GAIN,
@@ -84,6 +113,9 @@ from simulator.games.karmaggan.state import (
     P_OUT_WON_COMBATS,
     TEMPLE_NAMES,
     TRACE_WIDTH,
+    adj_row,
+    dcache_row,
+    deck,
 )
 
 ENGINE_VERSION = "karmaggan-3"
@@ -94,16 +126,39 @@ INT16_MIN, INT16_MAX = np.iinfo(np.int16).min, np.iinfo(np.int16).max
 
 
 def prepare(rules: dict, n_players: int) -> tuple:
+    """The kernel's rules array (state.py) and knobs table for ``n_players``, and the rounds of
+    the per-round timeline."""
     setup, turn, board = rules["setup"], rules["turn"], rules["board"]
     if n_players not in BLOOD_COIN_KEYS:
         raise UserError(f"Karmaggän is played by 2-8 players, not {n_players}")
-    cells = build_cells(board)
     blood = [v if v > 0 else MEDALLION_VALUE for v in setup["blood_tiles"]]
     starts = board["start_points"][str(n_players)]
-    cfg = np.zeros(N_CFG + len(blood) + n_players, dtype=np.int64)
-    cfg[N_CFG : N_CFG + len(blood)] = blood
-    cfg[N_CFG + len(blood) :] = starts
-    cfg[CFG_N_BLOOD] = len(blood)
+    rollers = board["roller_boundaries"]
+    cards = [
+        [OBJECT_NAMES.index(e["effect"]), COMBAT_NAMES.index(e["combat"])]
+        for e in rules["objects"]
+        for _ in range(e["count"])
+    ]
+    tcards = [
+        TEMPLE_NAMES.index(name)
+        for name, count in rules["temple_deck"].items()
+        for _ in range(count)
+    ]
+    # the tables after the static board, in the order of their CFG_* offsets
+    tables = (blood, starts, rollers, [v for card in cards for v in card], tcards)
+    offsets = CELLS_END + np.cumsum([0] + [len(t) for t in tables])
+    cfg = np.zeros(offsets[-1], dtype=np.int64)
+    for at, table in zip(offsets, tables):
+        cfg[at : at + len(table)] = table
+    for key, at in zip((CFG_BLOOD, CFG_STARTS, CFG_ROLLERS, CFG_CARDS, CFG_TCARDS), offsets):
+        cfg[key] = at
+    cfg[CFG_RULES_SIZE] = offsets[-1]
+    cfg[CFG_N_BLOOD], cfg[CFG_N_ROLLERS] = len(blood), len(rollers)
+    cfg[CFG_N_OBJECTS], cfg[CFG_N_TEMPLE] = len(cards), len(tcards)
+    build_cells(board, cfg)
+    for name, beaten in rules["combat"]["beats"].items():
+        for b in beaten:
+            cfg[BEATS + 4 * COMBAT_NAMES.index(name) + COMBAT_NAMES.index(b)] = 1
     cfg[CFG_PLAYERS] = n_players
     cfg[CFG_TEAM_MODE] = int(rules["game"]["mode"] == "team")
     cfg[CFG_ROUND_CAP] = rules["game"]["round_cap"]
@@ -132,36 +187,24 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cfg[CFG_ROWS] = sum(board["ring_rows"])
     cfg[CFG_CENTRE] = cfg[CFG_ROWS] * cfg[CFG_COLS]
     cfg[CFG_HATCHES] = len(board["hatch_columns"])
-    cfg[CFG_NODES] = cells.shape[0]
-    cfg[CFG_N_STARTS] = int((cells[:, C_START] >= 0).sum())
-    rollers = np.array(board["roller_boundaries"], dtype=np.int64)
-    cards = np.array(
-        [
-            [OBJECT_NAMES.index(e["effect"]), COMBAT_NAMES.index(e["combat"])]
-            for e in rules["objects"]
-            for _ in range(e["count"])
-        ],
-        dtype=np.int64,
-    ).reshape(-1, 2)
-    tcards = np.array(
-        [
-            TEMPLE_NAMES.index(name)
-            for name, count in rules["temple_deck"].items()
-            for _ in range(count)
-        ],
-        dtype=np.int64,
-    )
-    beats = np.zeros((4, 4), dtype=np.int64)
-    for name, beaten in rules["combat"]["beats"].items():
-        for b in beaten:
-            beats[COMBAT_NAMES.index(name), COMBAT_NAMES.index(b)] = 1
+    n_nodes = int(cfg[CFG_CENTRE]) + 1 + len(board["hatch_columns"])
+    cfg[CFG_NODES] = n_nodes
+    cfg[CFG_N_STARTS] = int((cfg[C_START : C_START + n_nodes] >= 0).sum())
+    cfg[CFG_N_FIGS] = n_players + N_SWARMS * turn["spawn_max"]
+    # the state's blocks after its fixed ones (state.py)
+    cfg[CFG_QUEUE] = DCACHE + DCACHE_SLOTS * n_nodes
+    cfg[CFG_ADJ] = cfg[CFG_QUEUE] + n_nodes
+    cfg[CFG_ADJ_WIDTH] = board["columns"] + 5  # degree, then the Centre's whole last row
+    cfg[CFG_DECKS] = cfg[CFG_ADJ] + n_nodes * cfg[CFG_ADJ_WIDTH]
+    cfg[CFG_DECK_LEN] = max(len(cards), len(tcards))
+    cfg[CFG_STATE_SIZE] = cfg[CFG_DECKS] + 3 * cfg[CFG_DECK_LEN]
     knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
     timeline_rounds = cfg[CFG_ROUND_CAP] if rules["game"]["round_timeline"] else 0
-    return cfg, cells, rollers, cards, tcards, beats, knobs, np.int64(timeline_rounds)
+    return cfg, knobs, np.int64(timeline_rounds)
 
 
 def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
-    cfg, cells, rollers, cards, tcards, beats, knobs, timeline_rounds = params
+    cfg, knobs, timeline_rounds = params
     n, p = len(seeds), int(cfg[CFG_PLAYERS])
     out_games = np.zeros((n, N_GAME_OUT), np.int64)
     out_players = np.zeros((n, p, N_PLAYER_OUT), np.int64)
@@ -169,11 +212,6 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     kernel = search.play_search_games if searching(knobs, seat_policies) else engine.play_games
     kernel(
         cfg,
-        cells,
-        rollers,
-        cards,
-        tcards,
-        beats,
         knobs,
         np.asarray(seeds, np.uint64),
         np.asarray(seat_policies, np.int8),
@@ -263,7 +301,7 @@ def round_rows(timelines: np.ndarray, lengths: np.ndarray) -> dict:
 
 def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: int = MAX_TRACE):
     """The trace rows (int64[k, TRACE_WIDTH]) and the output rows of one game."""
-    cfg, cells, rollers, cards, tcards, beats, knobs, _ = params
+    cfg, knobs, _ = params
     p = int(cfg[CFG_PLAYERS])
     out_game = np.zeros(N_GAME_OUT, np.int64)
     out_players = np.zeros((p, N_PLAYER_OUT), np.int64)
@@ -272,11 +310,6 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     kernel = search.play_search_games if searching(knobs, seat_policies) else engine.play_games
     n = kernel(
         cfg,
-        cells,
-        rollers,
-        cards,
-        tcards,
-        beats,
         knobs,
         np.array([seed], np.uint64),
         np.array([seat_policies], np.int8),
@@ -288,25 +321,85 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     return trace[:n], out_game, out_players
 
 
-def world(params: tuple, seed: int, seat_policies, set_up: bool = True):
-    """A fresh world for one game (tests and notebooks poke at single rules with it)."""
-    cfg, cells, rollers, cards, tcards, beats, knobs, _ = params
-    p = int(cfg[CFG_PLAYERS])
-    W = core.new_world(
-        cfg,
-        cells,
-        rollers,
-        cards,
-        tcards,
-        beats,
-        knobs,
-        np.asarray(seat_policies, np.int8),
-        np.uint64(seed),
-        np.zeros((0, TRACE_WIDTH), np.int64),
-        np.zeros((0, p), np.int16),
-    )
+class World:
+    """One game in Python, for tests and notebooks that poke at single rules: the kernel's
+    arrays (:data:`ARRAYS`, state.py) and views of their blocks."""
+
+    ARRAYS = ("state", "rules", "knobs", "rng", "trace", "timeline")
+
+    def __init__(self, params: tuple, seed: int, seat_policies, max_events: int = 0):
+        self.rules, self.knobs, _ = params
+        self.n_players = int(self.rules[CFG_PLAYERS])
+        self.n_figs, self.n_nodes = int(self.rules[CFG_N_FIGS]), int(self.rules[CFG_NODES])
+        self.state = np.zeros(self.rules[CFG_STATE_SIZE], np.int64)
+        self.rng = np.zeros(N_STREAMS, np.uint64)
+        self.trace = np.zeros((max_events, TRACE_WIDTH), np.int64)
+        self.timeline = np.zeros((0, self.n_players), np.int16)
+        seats = np.asarray(seat_policies, np.int8)
+        core.new_game(self.state, self.rules, self.rng, np.uint64(seed), seats)
+
+    def call(self, kernel, *args):
+        """``kernel(...)`` on this game: its parameters named in ARRAYS from the world, in their
+        order, then ``args``."""
+        names = inspect.signature(getattr(kernel, "py_func", kernel)).parameters
+        return kernel(*(getattr(self, name) for name in names if name in self.ARRAYS), *args)
+
+    def seats(self, field: int) -> np.ndarray:
+        """Field ``field`` (P_*) of every seat."""
+        return self.state[field : field + self.n_players]
+
+    def figures(self, field: int) -> np.ndarray:
+        """Field ``field`` (F_*) of every figure."""
+        return self.state[field : field + self.n_figs]
+
+    def nodes(self, field: int) -> np.ndarray:
+        """Field ``field`` (B_*) of every node."""
+        return self.state[field : field + self.n_nodes]
+
+    def cells(self, field: int) -> np.ndarray:
+        """Static field ``field`` (C_*) of every node."""
+        return self.rules[field : field + self.n_nodes]
+
+    @property
+    def hands(self) -> np.ndarray:
+        """Every seat's hand slots (card ids, -1 empty), int64[n_players, hand_max]."""
+        block = self.state[HANDS : HANDS + MAX_PLAYERS * MAX_HAND].reshape(MAX_PLAYERS, MAX_HAND)
+        return block[: self.n_players, : self.rules[CFG_HAND_MAX]]
+
+    @property
+    def cards(self) -> np.ndarray:
+        """The object cards, int64[n_objects, 2]: (effect, combat value) of each card id."""
+        at = self.rules[CFG_CARDS]
+        return self.rules[at : at + 2 * self.rules[CFG_N_OBJECTS]].reshape(-1, 2)
+
+    def deck(self, k: int) -> np.ndarray:
+        """Deck row ``k`` (D_TEMPLE, D_OBJECTS, D_DISCARD)."""
+        at = deck(self.rules, k)
+        return self.state[at : at + self.rules[CFG_DECK_LEN]]
+
+    def options(self, n: int) -> list[tuple[int, int, int]]:
+        """The first ``n`` options of the current decision as (action, a, b)."""
+        return [
+            (int(self.state[OPT_ACT + i]), int(self.state[OPT_A + i]), int(self.state[OPT_B + i]))
+            for i in range(n)
+        ]
+
+    def neighbours(self, node: int) -> list[int]:
+        """``node``'s row of the adjacency block (call board.update_adjacency first)."""
+        at = adj_row(self.rules, node)
+        return self.state[at + 1 : at + 1 + self.state[at]].tolist()
+
+    def distances(self, target: int) -> np.ndarray:
+        """The distance map to ``target`` (board.distance_slot)."""
+        at = dcache_row(self.rules, self.call(distance_slot, target))
+        return self.state[at : at + self.n_nodes]
+
+
+def world(params: tuple, seed: int, seat_policies, set_up: bool = True) -> World:
+    """A fresh game for one seed (set up unless ``set_up`` is False)."""
+    W = World(params, seed, seat_policies)
     if set_up:
-        engine.setup_game(W)
+        W.call(engine.setup_game)
     return W
 
 

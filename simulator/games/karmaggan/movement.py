@@ -19,13 +19,11 @@ from simulator.games.karmaggan.state import (
     ACT_STOP,
     ACT_TAKE,
     ACT_THROW,
-    ADJ,
     ALIVE,
     B_OCC,
     B_TILE,
-    BOARD,
-    CFG,
     CFG_CENTRE,
+    CFG_HAND_MAX,
     CFG_OBJECTS_PER_TURN,
     CFG_PLAYERS,
     CFG_TEAM_MODE,
@@ -36,7 +34,6 @@ from simulator.games.karmaggan.state import (
     EV_ROLL,
     F_KIND,
     F_POS,
-    FIGS,
     G_ACT_N,
     G_CONJURE,
     G_EGG_CARRIER,
@@ -47,25 +44,23 @@ from simulator.games.karmaggan.state import (
     G_POLE,
     G_STEPS_LEFT,
     G_TURN_ENDED,
-    GAME,
-    HANDS,
     JUNGLE,
     MAX_OPTIONS,
     NOBODY,
     OPT_A,
     OPT_ACT,
     OPT_B,
-    OPTIONS,
     P_COINS,
     P_EGG_TURNS,
     P_MEDALLIONS,
     P_STATUS,
     P_TEAM,
     P_TURNS,
-    PLAYERS,
-    RNG,
     SPAWN,
     STEP,
+    adj_row,
+    hand_slot,
+    set_option,
 )
 from simulator.games.karmaggan.tiles import activate_tile
 from simulator.games.karmaggan.traps import roller_damage, step_crossings
@@ -74,182 +69,159 @@ MAX_STEPS_PER_TURN = 200  # safety bound on decisions in one turn (a policy may 
 
 
 @rule
-def can_enter(fig, node, steps_left, board, figs, players, game, centre, team_mode):
+def can_enter(state, fig, node, steps_left, centre, team_mode):
     """Movement: may ``fig`` step onto ``node`` now?  Never onto an Abyss (the Pole allows it
     with a step left to get off), nor (Spawns) onto the uncarried Egg's tile or into the
     jungle; the jungle only carrying the Egg or after the carrier (ASSUMED: going out is
     one-way).  Only ending a turn on another's tile is forbidden: an ally's tile may be crossed
     with a step left to get off it (the Free-for-All example walks across another's tile);
-    an enemy's tile means combat (ASSUMED: no truce lets an enemy through).  (Arrays rather
-    than W: this runs for every neighbour.)"""
-    tile = board[node, B_TILE]
-    spawn = figs[fig, F_KIND] == SPAWN
+    an enemy's tile means combat (ASSUMED: no truce lets an enemy through).  (The rules
+    numbers as arguments: this runs for every neighbour.)"""
+    tile = state[B_TILE + node]
+    spawn = state[F_KIND + fig] == SPAWN
     if tile == ABYSS:
-        if spawn or game[G_POLE] == 0 or steps_left < 2:
+        if spawn or state[G_POLE] == 0 or steps_left < 2:
             return False
-    occ = board[node, B_OCC]
-    if occ != NOBODY and friends(fig, occ, figs, players, team_mode):
+    occ = state[B_OCC + node]
+    if occ != NOBODY and friends(state, fig, occ, team_mode):
         return steps_left >= 2 and tile != JUNGLE
     if tile == JUNGLE:
         if spawn:
             return False
-        carrier = game[G_EGG_CARRIER]
+        carrier = state[G_EGG_CARRIER]
         if carrier == fig:
             return True
         return occ != NOBODY and occ == carrier
-    if spawn and game[G_EGG_CARRIER] < 0 and game[G_EGG_POS] == node:
+    if spawn and state[G_EGG_CARRIER] < 0 and state[G_EGG_POS] == node:
         return False
-    if occ != NOBODY and figs[fig, F_POS] > centre:
+    if occ != NOBODY and state[F_POS + fig] > centre:
         return False
     return True
 
 
 @rule
-def list_moves(W, fig, n):
+def list_moves(state, rules, fig, n):
     """ACT_MOVE options for ``fig`` after ``n`` (none without steps left); returns the count."""
-    cfg, game, figs, board, players, options = (
-        W[CFG],
-        W[GAME],
-        W[FIGS],
-        W[BOARD],
-        W[PLAYERS],
-        W[OPTIONS],
-    )
-    steps = game[G_STEPS_LEFT]
+    steps = state[G_STEPS_LEFT]
     if steps <= 0:
         return n
-    update_adjacency(W)
-    adj = W[ADJ]
-    node = figs[fig, F_POS]
-    centre, team_mode = cfg[CFG_CENTRE], cfg[CFG_TEAM_MODE]
-    for j in range(1, adj[node, 0] + 1):
-        nxt = adj[node, j]
-        if (
-            can_enter(fig, nxt, steps, board, figs, players, game, centre, team_mode)
-            and n < MAX_OPTIONS
-        ):
-            options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, fig, nxt
+    update_adjacency(state, rules)
+    node = state[F_POS + fig]
+    centre, team_mode = rules[CFG_CENTRE], rules[CFG_TEAM_MODE]
+    for j in range(1, state[adj_row(rules, node) + 0] + 1):
+        nxt = state[adj_row(rules, node) + j]
+        if can_enter(state, fig, nxt, steps, centre, team_mode) and n < MAX_OPTIONS:
+            set_option(state, n, ACT_MOVE, fig, nxt)
             n += 1
     return n
 
 
 @rule
-def crossing(W, fig):
+def crossing(state, fig):
     """True while ``fig`` stands on another figure's tile (Movement: it must move on)."""
-    node = W[FIGS][fig, F_POS]
-    return node >= 0 and W[BOARD][node, B_OCC] != fig
+    node = state[F_POS + fig]
+    return node >= 0 and state[B_OCC + node] != fig
 
 
 @rule
-def settle(W, fig):
+def settle(state, rules, fig):
     """Movement: "In NO case may a Plunderer or a Spawn end its turn on a Tile occupied by
     another" (nor on an Abyss, Pole).  A figure whose move ends there — out of steps or of
     ways on — goes back to the last tile it stood on alone (ASSUMED), without activating it."""
-    node = W[FIGS][fig, F_POS]
-    if node >= 0 and (crossing(W, fig) or W[BOARD][node, B_TILE] == ABYSS):
-        place_figure(W, fig, W[GAME][G_LAST_FREE])
+    node = state[F_POS + fig]
+    if node >= 0 and (crossing(state, fig) or state[B_TILE + node] == ABYSS):
+        place_figure(state, rules, fig, state[G_LAST_FREE])
 
 
 @rule
-def leave_tile(W, fig):
+def leave_tile(state, fig):
     """Remember the tile ``fig`` is about to leave if it may end its move there (``settle``)."""
-    node = W[FIGS][fig, F_POS]
-    if not crossing(W, fig) and W[BOARD][node, B_TILE] != ABYSS:
-        W[GAME][G_LAST_FREE] = node
+    node = state[F_POS + fig]
+    if not crossing(state, fig) and state[B_TILE + node] != ABYSS:
+        state[G_LAST_FREE] = node
 
 
 @rule
-def list_step_options(W, seat):
+def list_step_options(state, rules, seat):
     """Turns: what the plunderer may do next — step to a neighbour, pass / take / throw the
     Egg, play an Object card, or stop.  While crossing an ally's tile it may only move on
     (ASSUMED); on an Abyss (the Pole) it may not stop."""
-    cfg, game, figs, board, players, hands, options = (
-        W[CFG],
-        W[GAME],
-        W[FIGS],
-        W[BOARD],
-        W[PLAYERS],
-        W[HANDS],
-        W[OPTIONS],
-    )
-    node = figs[seat, F_POS]
+    node = state[F_POS + seat]
     n = 0
-    if crossing(W, seat):
-        return list_moves(W, seat, n)
-    if board[node, B_TILE] != ABYSS:
-        options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, seat, node
+    if crossing(state, seat):
+        return list_moves(state, rules, seat, n)
+    if state[B_TILE + node] != ABYSS:
+        set_option(state, n, ACT_STOP, seat, node)
         n += 1
-    n = list_moves(W, seat, n)
-    update_adjacency(W)
-    adj = W[ADJ]
-    k = adj[node, 0]
-    buf = adj[node, 1:]
-    carrier = game[G_EGG_CARRIER]
-    in_temple = node <= cfg[CFG_CENTRE]
-    if in_temple and cfg[CFG_TEAM_MODE] == 1 and carrier >= 0:
-        for j in range(k):
-            occ = board[buf[j], B_OCC]
+    n = list_moves(state, rules, seat, n)
+    update_adjacency(state, rules)
+    at = adj_row(rules, node)
+    carrier = state[G_EGG_CARRIER]
+    in_temple = node <= rules[CFG_CENTRE]
+    if in_temple and rules[CFG_TEAM_MODE] == 1 and carrier >= 0:
+        for j in range(at + 1, at + 1 + state[at]):
+            nxt = state[j]
+            occ = state[B_OCC + nxt]
             if (
                 occ == NOBODY
-                or occ >= cfg[CFG_PLAYERS]
-                or players[occ, P_TEAM] != players[seat, P_TEAM]
+                or occ >= rules[CFG_PLAYERS]
+                or state[P_TEAM + occ] != state[P_TEAM + seat]
             ):
                 continue
-            if carrier == seat and not is_jungle(W, buf[j]):
-                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_PASS, occ, buf[j]
+            if carrier == seat and not is_jungle(rules, nxt):
+                set_option(state, n, ACT_PASS, occ, nxt)
                 n += 1
-            elif carrier == occ and not is_jungle(W, buf[j]):
-                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_TAKE, occ, buf[j]
+            elif carrier == occ and not is_jungle(rules, nxt):
+                set_option(state, n, ACT_TAKE, occ, nxt)
                 n += 1
     if carrier == seat and in_temple:
-        n = list_throws(W, seat, n)
+        n = list_throws(state, rules, seat, n)
     if (
         in_temple
-        and game[G_FIRST_TURN] == 0
-        and (game[G_PLAYS_LEFT] > 0 or players[seat, P_MEDALLIONS] > 0)
+        and state[G_FIRST_TURN] == 0
+        and (state[G_PLAYS_LEFT] > 0 or state[P_MEDALLIONS + seat] > 0)
     ):
-        paid = 1 if game[G_PLAYS_LEFT] <= 0 else 0
-        for slot in range(hands.shape[1]):
-            if hands[seat, slot] >= 0 and n < MAX_OPTIONS:
-                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_PLAY, slot, paid
+        paid = 1 if state[G_PLAYS_LEFT] <= 0 else 0
+        for slot in range(rules[CFG_HAND_MAX]):
+            if state[hand_slot(seat, slot)] >= 0 and n < MAX_OPTIONS:
+                set_option(state, n, ACT_PLAY, slot, paid)
                 n += 1
     return n
 
 
 @layer
-def step_plunderer(W, seat, node):
+def step_plunderer(state, rules, knobs, rng, trace, seat, node):
     """Movement: one tile at a time, resolving each tile in order (Rollers crossed, combat on
     an enemy's tile, an ally's tile crossed, the Egg picked up, the tile activated).
     Unpronounceable Conjuring cancels the effect of the next tile stepped on, whatever it is.
     Entering the jungle ends the movement (ASSUMED)."""
-    game, board, figs, players = W[GAME], W[BOARD], W[FIGS], W[PLAYERS]
-    src = figs[seat, F_POS]
-    leave_tile(W, seat)
-    game[G_STEPS_LEFT] -= 1
-    conjured = game[G_CONJURE] == 1
-    game[G_CONJURE] = 0
-    roller_damage(W, seat, step_crossings(W, src, node))
-    if players[seat, P_STATUS] != ALIVE:
+    src = state[F_POS + seat]
+    leave_tile(state, seat)
+    state[G_STEPS_LEFT] -= 1
+    conjured = state[G_CONJURE] == 1
+    state[G_CONJURE] = 0
+    roller_damage(state, rules, rng, trace, seat, step_crossings(state, rules, src, node))
+    if state[P_STATUS + seat] != ALIVE:
         return
-    record(W, EV_MOVE, seat, src, node, game[G_STEPS_LEFT], 0)
-    occ = board[node, B_OCC]
-    if occ != NOBODY and not friends(seat, occ, figs, players, W[CFG][CFG_TEAM_MODE]):
-        won = resolve_combat(W, seat, occ, node)
-        if not won or players[seat, P_STATUS] != ALIVE:
-            game[G_TURN_ENDED] = 1
-        elif is_jungle(W, node):
-            game[G_STEPS_LEFT] = 0
+    record(state, trace, EV_MOVE, seat, src, node, state[G_STEPS_LEFT], 0)
+    occ = state[B_OCC + node]
+    if occ != NOBODY and not friends(state, seat, occ, rules[CFG_TEAM_MODE]):
+        won = resolve_combat(state, rules, knobs, rng, trace, seat, occ, node)
+        if not won or state[P_STATUS + seat] != ALIVE:
+            state[G_TURN_ENDED] = 1
+        elif is_jungle(rules, node):
+            state[G_STEPS_LEFT] = 0
         return
-    place_figure(W, seat, node)
+    place_figure(state, rules, seat, node)
     if occ != NOBODY:
         return  # an occupied tile counts as activated (Invocation Tiles: Important)
-    if is_jungle(W, node):
-        game[G_STEPS_LEFT] = 0
-        record(W, EV_EXIT, seat, node, 0, 0, 0)
+    if is_jungle(rules, node):
+        state[G_STEPS_LEFT] = 0
+        record(state, trace, EV_EXIT, seat, node, 0, 0, 0)
         return
-    pick_up_egg(W, seat)
+    pick_up_egg(state, rules, trace, seat)
     if not conjured:
-        activate_tile(W, seat, node)
+        activate_tile(state, rules, knobs, rng, trace, seat, node)
 
 
 @rule
@@ -262,83 +234,79 @@ def movement_roll(rng, carrying):
 
 
 @rule
-def begin_turn(W, seat):
+def begin_turn(state, rules, seat):
     """Turns: a fresh turn for ``seat`` (nothing activated yet, no Pole, no Conjuring, no
     steps); Objects: one card may be played, none in a player's first turn."""
-    cfg, game, players = W[CFG], W[GAME], W[PLAYERS]
-    game[G_TURN_ENDED], game[G_ACT_N], game[G_POLE], game[G_CONJURE], game[G_STEPS_LEFT] = (
-        0,
-        0,
-        0,
-        0,
-        0,
-    )
-    game[G_FIRST_TURN] = 1 if players[seat, P_TURNS] == 0 else 0
-    game[G_PLAYS_LEFT] = cfg[CFG_OBJECTS_PER_TURN]
-    players[seat, P_TURNS] += 1
+    state[G_TURN_ENDED], state[G_ACT_N], state[G_STEPS_LEFT] = 0, 0, 0
+    state[G_POLE] = 0  # the Pole: "not to end its turn on it", this turn only
+    state[G_CONJURE] = 0  # Unpronounceable Conjuring: "the next Tile you step on this turn"
+    state[G_FIRST_TURN] = 1 if state[P_TURNS + seat] == 0 else 0
+    state[G_PLAYS_LEFT] = rules[CFG_OBJECTS_PER_TURN]
+    state[P_TURNS + seat] += 1
 
 
 @rule
-def start_turn(W, seat):
+def start_turn(state, rules, rng, trace, seat):
     """Turns / Movement: a fresh turn, then the roll of two dice keeping the higher (the Egg
     carrier rolls one die).  False when the turn is over at once (a plunderer in the jungle
     only waits for its next turn, Final Moments of the Game)."""
-    game, figs, players = W[GAME], W[FIGS], W[PLAYERS]
-    begin_turn(W, seat)
-    if is_jungle(W, figs[seat, F_POS]):
+    begin_turn(state, rules, seat)
+    if is_jungle(rules, state[F_POS + seat]):
         return False
-    roll = movement_roll(W[RNG], game[G_EGG_CARRIER] == seat)
-    game[G_STEPS_LEFT] = roll
-    record(W, EV_ROLL, seat, roll, game[G_EGG_CARRIER] == seat, players[seat, P_COINS], 0)
+    roll = movement_roll(rng, state[G_EGG_CARRIER] == seat)
+    state[G_STEPS_LEFT] = roll
+    record(
+        state, trace, EV_ROLL, seat, roll, state[G_EGG_CARRIER] == seat, state[P_COINS + seat], 0
+    )
     return True
 
 
 @layer
-def take_step(W, seat, i):
-    """Carry out STEP option ``i`` of ``W[OPTIONS]`` (Turns: step, pass / take / throw the
+def take_step(state, rules, knobs, rng, trace, seat, i):
+    """Carry out STEP option ``i`` of ``options`` (Turns: step, pass / take / throw the
     Egg, play an Object, or stop); returns whether the turn goes on."""
-    options = W[OPTIONS]
-    act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
+    act, a, b = state[OPT_ACT + i], state[OPT_A + i], state[OPT_B + i]
     if act == ACT_STOP:
         return False
     if act == ACT_MOVE:
-        step_plunderer(W, seat, b)
+        step_plunderer(state, rules, knobs, rng, trace, seat, b)
     elif act == ACT_PASS:
-        give_egg(W, seat, a, EGG_PASS)
+        give_egg(state, rules, trace, seat, a, EGG_PASS)
     elif act == ACT_TAKE:
-        give_egg(W, a, seat, EGG_PASS)
+        give_egg(state, rules, trace, a, seat, EGG_PASS)
     elif act == ACT_THROW:
-        give_egg(W, seat, a, EGG_THROW)
+        give_egg(state, rules, trace, seat, a, EGG_THROW)
     elif act == ACT_PLAY:
-        play_object(W, seat, a, b)
-    return W[GAME][G_TURN_ENDED] == 0 and W[PLAYERS][seat, P_STATUS] == ALIVE
+        play_object(state, rules, knobs, rng, trace, seat, a, b)
+    return state[G_TURN_ENDED] == 0 and state[P_STATUS + seat] == ALIVE
 
 
 @rule
-def finish_turn(W, seat):
+def finish_turn(state, rules, seat):
     """Movement: the plunderer settles where it may end its turn; the Egg carrier's turn is
     counted."""
-    players = W[PLAYERS]
-    settle(W, seat)
-    if players[seat, P_STATUS] == ALIVE and W[GAME][G_EGG_CARRIER] == seat:
-        players[seat, P_EGG_TURNS] += 1
+    settle(state, rules, seat)
+    if state[P_STATUS + seat] == ALIVE and state[G_EGG_CARRIER] == seat:
+        state[P_EGG_TURNS + seat] += 1
 
 
 @layer
-def continue_turn(W, seat):
+def continue_turn(state, rules, knobs, rng, trace, seat):
     """The rest of a turn from its next STEP decision, every decision by the seat's policy
     (the search player resumes a turn here after the option it weighs)."""
     for _ in range(MAX_STEPS_PER_TURN):
-        n = list_step_options(W, seat)
+        n = list_step_options(state, rules, seat)
         if n == 0:
             break  # out of ways on (settled below)
-        if not take_step(W, seat, choose(STEP, seat, n, W)):
+        if not take_step(
+            state, rules, knobs, rng, trace, seat, choose(state, rules, knobs, rng, STEP, seat, n)
+        ):
             break
-    finish_turn(W, seat)
+    finish_turn(state, rules, seat)
 
 
 @layer
-def plunderer_turn(W, seat):
+def plunderer_turn(state, rules, knobs, rng, trace, seat):
     """Turns / Movement: roll, then step, play Objects and handle the Egg until stopping."""
-    if start_turn(W, seat):
-        continue_turn(W, seat)
+    if start_turn(state, rules, rng, trace, seat):
+        continue_turn(state, rules, knobs, rng, trace, seat)

@@ -20,10 +20,9 @@ from simulator.games.karmaggan.state import (
     ACT_STOP,
     ALIVE,
     BLOOD_STONE,
-    CARDS,
-    CFG,
     CFG_GREEDY,
     CFG_HAND_MAX,
+    CFG_PLAYERS,
     CFG_RINGS,
     CFG_SPARK,
     CFG_TUMULT,
@@ -33,20 +32,14 @@ from simulator.games.karmaggan.state import (
     EV_PLAY,
     EV_STONE,
     F_POS,
-    FIGS,
     G_CONJURE,
     G_MEDALLION_BANK,
     G_PLAYS_LEFT,
     G_POLE,
     G_STEPS_LEFT,
-    GAME,
     GREEDY,
-    HANDS,
     HELM,
     OPT_A,
-    OPT_ACT,
-    OPT_B,
-    OPTIONS,
     P_COINS,
     P_GAIN_OTHER,
     P_HAND_N,
@@ -54,14 +47,15 @@ from simulator.games.karmaggan.state import (
     P_MEDALLIONS,
     P_OBJECTS_PLAYED,
     P_STATUS,
-    PLAYERS,
     POLE,
-    RNG,
     SALIVA,
     SPARK,
     STONE_TARGET,
     TUMULT,
     VICTIM,
+    card_effect,
+    hand_slot,
+    set_option,
 )
 from simulator.games.karmaggan.traps import (
     draw_temple_card,
@@ -72,106 +66,110 @@ from simulator.games.karmaggan.traps import (
 
 
 @rule
-def play_object(W, seat, slot, paid_medallion):
+def play_object(state, rules, knobs, rng, trace, seat, slot, paid_medallion):
     """Objects / Object Effects: play one card (one per turn, one more per Golden Medallion
     paid; never in a player's first turn) and carry out its effect immediately."""
-    game, players, cards, rng, cfg = W[GAME], W[PLAYERS], W[CARDS], W[RNG], W[CFG]
     if paid_medallion:
-        players[seat, P_MEDALLIONS] -= 1
-        game[G_MEDALLION_BANK] += 1
+        state[P_MEDALLIONS + seat] -= 1
+        state[G_MEDALLION_BANK] += 1
     else:
-        game[G_PLAYS_LEFT] -= 1
-    card = take_from_hand(W, seat, slot)
-    effect = cards[card, 0]
-    discard_card(W, card)
-    players[seat, P_OBJECTS_PLAYED] += 1
-    record(W, EV_PLAY, seat, effect, paid_medallion, players[seat, P_COINS], 0)
+        state[G_PLAYS_LEFT] -= 1
+    card = take_from_hand(state, seat, slot)
+    effect = card_effect(rules, card)
+    discard_card(state, rules, card)
+    state[P_OBJECTS_PLAYED + seat] += 1
+    record(state, trace, EV_PLAY, seat, effect, paid_medallion, state[P_COINS + seat], 0)
     if effect == GREEDY:
-        greedy_fingers(W, seat)
+        greedy_fingers(state, rules, knobs, rng, seat)
     elif effect == TUMULT:
-        for _ in range(cfg[CFG_TUMULT]):
-            draw_object(W, seat)
+        for _ in range(rules[CFG_TUMULT]):
+            draw_object(state, rules, rng, seat)
     elif effect == POLE:
-        game[G_POLE] = 1
+        state[G_POLE] = 1
     elif effect == CONJURE:
-        game[G_CONJURE] = 1
+        state[G_CONJURE] = 1
     elif effect == BLOOD_STONE:
-        blood_stone(W, seat)
+        blood_stone(state, rules, knobs, rng, trace, seat)
     elif effect == HELM:
-        turn_ring(W, seat, 0, cfg[CFG_RINGS])  # Helm of Contact: any ring, either way
+        # Helm of Contact: any ring, either way
+        turn_ring(state, rules, knobs, rng, trace, seat, 0, rules[CFG_RINGS])
     elif effect == SPARK:
-        game[G_STEPS_LEFT] += cfg[CFG_SPARK]
+        state[G_STEPS_LEFT] += rules[CFG_SPARK]
     elif effect == SALIVA:
         # Saliva of Khaleidas activates Temple cards wherever the player stands: the text asks
         # for no Temple tile (a Flash then takes it to a Temple tile of its ring)
-        draw_object(W, seat)
+        draw_object(state, rules, rng, seat)
         for _ in range(roll_die(rng, 6)):
-            if players[seat, P_STATUS] != ALIVE:
+            if state[P_STATUS + seat] != ALIVE:
                 break
-            resolve_temple_card(W, seat, draw_temple_card(W))
+            resolve_temple_card(
+                state, rules, knobs, rng, trace, seat, draw_temple_card(state, rules, rng)
+            )
     elif effect == ECLIPSE:
-        set_hatches(W, -1, 0)
-        discard_hand(W, seat)
+        set_hatches(state, rules, trace, -1, 0)
+        discard_hand(state, rules, seat)
     # GAZE: reveals the top cards; ASSUMED no effect, as no policy reads hidden cards.
     # SWORD: no effect when played (its value is in combat).
 
 
 @rule
-def greedy_fingers(W, seat):
+def greedy_fingers(state, rules, knobs, rng, seat):
     """Greedy Fingers: steal a random card from one or two different players, whom the player
     picks (a teammate too: the text excludes nobody).  Plunderers outside the Temple are
     immune (Final Moments); the hand limit of 8 stops the theft."""
-    players, hands, figs, options = W[PLAYERS], W[HANDS], W[FIGS], W[OPTIONS]
     robbed = -1
-    for k in range(W[CFG][CFG_GREEDY]):
+    for k in range(rules[CFG_GREEDY]):
         n = 0
         if k > 0:  # "one or two": the second victim is optional
-            options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, -1, 0
+            set_option(state, 0, ACT_STOP, -1, 0)
             n = 1
-        for s in range(players.shape[0]):
+        for s in range(rules[CFG_PLAYERS]):
             if (
                 s != seat
                 and s != robbed
-                and players[s, P_HAND_N] > 0
-                and players[s, P_STATUS] != ELIMINATED
-                and not (players[s, P_STATUS] == ALIVE and is_jungle(W, figs[s, F_POS]))
+                and state[P_HAND_N + s] > 0
+                and state[P_STATUS + s] != ELIMINATED
+                and not (state[P_STATUS + s] == ALIVE and is_jungle(rules, state[F_POS + s]))
             ):
-                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, s, 0
+                set_option(state, n, ACT_STOP, s, 0)
                 n += 1
-        if n == 0 or players[seat, P_HAND_N] >= W[CFG][CFG_HAND_MAX]:
+        if n == 0 or state[P_HAND_N + seat] >= rules[CFG_HAND_MAX]:
             return
-        victim = options[choose(VICTIM, seat, n, W), OPT_A]
+        victim = state[OPT_A + choose(state, rules, knobs, rng, VICTIM, seat, n)]
         if victim < 0:
             return
         robbed = victim
-        pick = rng_below(W[RNG], DICE, players[victim, P_HAND_N])
-        for slot in range(hands.shape[1]):
-            if hands[victim, slot] >= 0:
+        pick = rng_below(rng, DICE, state[P_HAND_N + victim])
+        for slot in range(rules[CFG_HAND_MAX]):
+            if state[hand_slot(victim, slot)] >= 0:
                 if pick == 0:
-                    add_to_hand(W, seat, take_from_hand(W, victim, slot))
+                    add_to_hand(state, rules, seat, take_from_hand(state, victim, slot))
                     break
                 pick -= 1
 
 
 @rule
-def blood_stone(W, seat):
+def blood_stone(state, rules, knobs, rng, trace, seat):
     """Blood Stone: gain one coin, or give one of your coins to another player (ASSUMED: only
     while keeping at least one, to a plunderer still in the Temple)."""
-    players, options = W[PLAYERS], W[OPTIONS]
-    options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, -1, 0
+    set_option(state, 0, ACT_STOP, -1, 0)
     n = 1
-    if players[seat, P_COINS] >= 2:
-        for s in range(players.shape[0]):
-            if s != seat and players[s, P_STATUS] == ALIVE and not is_jungle(W, W[FIGS][s, F_POS]):
-                options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_STOP, s, 0
+    if state[P_COINS + seat] >= 2:
+        for s in range(rules[CFG_PLAYERS]):
+            if (
+                s != seat
+                and state[P_STATUS + s] == ALIVE
+                and not is_jungle(rules, state[F_POS + s])
+            ):
+                set_option(state, n, ACT_STOP, s, 0)
                 n += 1
-    target = options[choose(STONE_TARGET, seat, n, W), OPT_A]
-    before = players[seat, P_COINS]
+    target = state[OPT_A + choose(state, rules, knobs, rng, STONE_TARGET, seat, n)]
+    before = state[P_COINS + seat]
     if target < 0:
-        gain_coins(W, seat, 1, P_GAIN_OTHER)
+        gain_coins(state, seat, 1, P_GAIN_OTHER)
     else:
-        players[seat, P_COINS] -= 1
-        players[seat, P_LOST_OTHER] += 1
-        players[target, P_COINS] += 1
-        players[target, P_GAIN_OTHER] += 1
-    record(W, EV_STONE, seat, target, before, players[seat, P_COINS], 0)
+        state[P_COINS + seat] -= 1
+        state[P_LOST_OTHER + seat] += 1
+        state[P_COINS + target] += 1
+        state[P_GAIN_OTHER + target] += 1
+    record(state, trace, EV_STONE, seat, target, before, state[P_COINS + seat], 0)

@@ -18,7 +18,7 @@ the rollout policy's own pick (what a scripted seat of that policy would play, d
 would draw it) and the next best of the ``top_k`` options by the rollout policy's scores.
 ``rollouts`` playouts are spread over them in rounds, every candidate of a round from the same
 seed (common random numbers: the candidates are compared on the same re-drawn cards and dice).
-A playout copies the game's mutable arrays into a second world (the static ones are shared),
+A playout copies the game (``state`` and ``rng``) into a work copy (the rules are shared),
 re-draws what the seat cannot know (:func:`determinize`) from that seed, drawn from the real
 game's SEARCH stream, takes the candidate, finishes the turn and plays on with every seat on
 ``rollout_policy`` to the horizon: 0 to the end of the game, h to the end of the h-th round
@@ -53,8 +53,9 @@ from policies.search import (
     top_k,
 )
 from simulator.core.kernel import allocating, entry, layer, rule
+from simulator.core.rng import N_STREAMS
 from simulator.core.rng import SEARCH as SEARCH_STREAM
-from simulator.games.karmaggan.core import new_world, record
+from simulator.games.karmaggan.core import new_game, record
 from simulator.games.karmaggan.decide import choose
 from simulator.games.karmaggan.engine import (
     NO_SEATS,
@@ -76,27 +77,21 @@ from simulator.games.karmaggan.movement import (
 )
 from simulator.games.karmaggan.state import (
     ACT_PLAY,
-    ACTS,
-    ADJ,
     B_BLOOD,
     B_TILE,
-    BEATS,
     BLOOD_TILE,
-    BOARD,
-    CARDS,
-    CELLS,
-    CFG,
+    CFG_DECK_LEN,
     CFG_HAND_MAX,
+    CFG_N_TEMPLE,
+    CFG_NODES,
     CFG_PLAYERS,
     CFG_ROUND_CAP,
+    CFG_STATE_SIZE,
     CFG_TEAM_MODE,
     D_OBJECTS,
     D_TEMPLE,
-    DCACHE,
-    DECKS,
     EV_SEARCH,
     EV_SEARCH_OPTION,
-    FIGS,
     G_NEV,
     G_ODECK_N,
     G_ROUND,
@@ -105,25 +100,19 @@ from simulator.games.karmaggan.state import (
     G_TDRAW,
     G_WIN_TEAM,
     G_WINNER,
-    GAME,
-    HANDS,
-    KNOB_TABLE,
     MAX_OPTIONS,
+    MAX_PLAYERS,
     OPT_A,
     OPT_ACT,
     OPT_B,
-    OPTIONS,
     P_COINS,
     P_TEAM,
-    PLAYERS,
-    POLICY_IDS,
-    RNG,
-    ROLLERS,
-    SCORES,
+    SEAT_POLICY,
     STEP,
-    TCARDS,
-    TRACE,
-    TRACE_WIDTH,
+    card_effect,
+    deck,
+    hand_slot,
+    score_view,
 )
 
 MARGIN_SCALE = 4.0  # blood coins: a side this many coins ahead earns the whole margin bonus
@@ -133,122 +122,159 @@ MILLION = 1_000_000
 
 
 @rule
-def searched_seats(W):
+def searched_seats(state, rules, knobs):
     """Bit set of the seats whose steps are weighed: search seats with a budget (at least one
     rollout and two candidates; otherwise they play their rollout policy)."""
-    knobs, ids = W[KNOB_TABLE], W[POLICY_IDS]
     bits = 0
-    for seat in range(ids.shape[0]):
-        p = ids[seat]
+    for seat in range(rules[CFG_PLAYERS]):
+        p = state[SEAT_POLICY + seat]
         if behaviour(knobs, p) == SEARCH and knobs[p, ROLLOUTS] >= 1 and knobs[p, TOP_K] >= 2:
             bits |= 1 << seat
     return bits
 
 
 @layer
-def play_search_rounds(W, R, values, picks, pool):
+def play_search_rounds(
+    state, rules, knobs, rng, trace, timeline, work, work_rng, values, picks, pool
+):
     """engine.play_rounds for a game with search seats: the round loop pauses before each of
     their plunderer turns, which :func:`search_turn` plays."""
-    searched = searched_seats(W)
-    game = W[GAME]
-    status = play_from(W, 0, 0, W[CFG][CFG_ROUND_CAP], searched, NOT_RESUMED)
+    searched = searched_seats(state, rules, knobs)
+    cap = rules[CFG_ROUND_CAP]
+    status = play_from(state, rules, knobs, rng, trace, timeline, 0, 0, cap, searched, NOT_RESUMED)
     while status == PAUSED:
-        search_turn(W, game[G_SEAT], R, values, picks, pool)
-        status = play_from(W, game[G_ROUND], game[G_SEAT], W[CFG][CFG_ROUND_CAP], searched, RESUMED)
-    close_game(W, status)
+        seat = state[G_SEAT]
+        search_turn(
+            state, rules, knobs, rng, trace, timeline, seat, work, work_rng, values, picks, pool
+        )
+        status = play_from(
+            state,
+            rules,
+            knobs,
+            rng,
+            trace,
+            timeline,
+            state[G_ROUND],
+            state[G_SEAT],
+            cap,
+            searched,
+            RESUMED,
+        )
+    close_game(state, rules, trace, status)
 
 
 @layer
-def search_turn(W, seat, R, values, picks, pool):
+def search_turn(
+    state, rules, knobs, rng, trace, timeline, seat, work, work_rng, values, picks, pool
+):
     """movement.plunderer_turn with every STEP decision of several options weighed."""
-    if not start_turn(W, seat):
+    if not start_turn(state, rules, rng, trace, seat):
         return
     for _ in range(MAX_STEPS_PER_TURN):
-        n = list_step_options(W, seat)
+        n = list_step_options(state, rules, seat)
         if n == 0:
             break
-        if not take_step(W, seat, weigh(W, seat, n, R, values, picks, pool) if n > 1 else 0):
+        i = 0
+        if n > 1:
+            i = weigh(
+                state,
+                rules,
+                knobs,
+                rng,
+                trace,
+                timeline,
+                seat,
+                n,
+                work,
+                work_rng,
+                values,
+                picks,
+                pool,
+            )
+        if not take_step(state, rules, knobs, rng, trace, seat, i):
             break
-    finish_turn(W, seat)
+    finish_turn(state, rules, seat)
 
 
 @rule
-def weigh(W, seat, n, R, values, picks, pool):
-    """The STEP option ``seat`` takes among the ``n`` in ``W[OPTIONS]``: its rollout policy's
-    own pick unless a rival candidate beats it clearly over paired rollouts from world copies
-    ``R`` (module docstring); traced when tracing."""
-    knobs = W[KNOB_TABLE]
-    policy = W[POLICY_IDS][seat]
+def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, values, picks, pool):
+    """The STEP option ``seat`` takes among the ``n`` in the state's OPTIONS block: its rollout
+    policy's own pick unless a rival candidate beats it clearly over paired rollouts played on
+    the copy ``work`` and ``work_rng`` (module docstring); traced when tracing."""
+    policy = state[SEAT_POLICY + seat]
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
-    own = choose(STEP, seat, n, W)
-    step_scores(W, seat, n, knobs[rollout_policy])
-    W[SCORES][own] = np.inf  # the rollout policy's own pick is candidate 0, the one to beat
-    m = top_k(W[SCORES], n, np.int64(knobs[policy, TOP_K]), picks)
+    own = choose(state, rules, knobs, rng, STEP, seat, n)
+    step_scores(state, rules, seat, n, knobs[rollout_policy])
+    scores = score_view(state)
+    scores[own] = np.inf  # the rollout policy's own pick is candidate 0, the one to beat
+    m = top_k(scores, n, np.int64(knobs[policy, TOP_K]), picks)
     rounds = max(np.int64(knobs[policy, ROLLOUTS]) // m, 1)
-    game = W[GAME]
-    rnd, cap = game[G_ROUND], W[CFG][CFG_ROUND_CAP]
+    rnd, cap = state[G_ROUND], rules[CFG_ROUND_CAP]
     horizon = np.int64(knobs[policy, HORIZON])
     end_round = cap if horizon == 0 else min(cap, rnd + horizon + 1)
-    R[POLICY_IDS][:] = rollout_policy
+    no_trace, no_timeline = trace[:0], timeline[:0]  # a rollout traces nothing
     values[:, :m] = 0.0
     sums, counts, gains, gains_sq = values[SUMS], values[COUNTS], values[GAINS], values[GAINS_SQ]
     base = 0.0
     for _ in range(rounds):
-        seed = rollout_seed(W[RNG])  # one determinization per round: candidates compared alike
+        seed = rollout_seed(rng)  # one determinization per round: candidates compared alike
         for c in range(m):
-            copy_world(W, R)
-            R[RNG][SEARCH_STREAM] = seed
-            determinize(R, seat, pool)
-            if take_step(R, seat, picks[c]):
-                continue_turn(R, seat)
+            copy_game(state, rng, work, work_rng, rollout_policy)
+            work_rng[SEARCH_STREAM] = seed
+            determinize(work, rules, work_rng, seat, pool)
+            if take_step(work, rules, knobs, work_rng, no_trace, seat, picks[c]):
+                continue_turn(work, rules, knobs, work_rng, no_trace, seat)
             else:
-                finish_turn(R, seat)
-            play_from(R, rnd, seat, end_round, NO_SEATS, RESUMED)
-            base = tally(sums, counts, gains, gains_sq, c, seat_value(R, seat, values[SIDES]), base)
-    game[G_SEARCH_DECISIONS] += 1
-    if W[TRACE].shape[0] > 0:
-        note_values(W, seat, n, m, m * rounds, values, picks)
+                finish_turn(work, rules, seat)
+            play_from(
+                work,
+                rules,
+                knobs,
+                work_rng,
+                no_trace,
+                no_timeline,
+                rnd,
+                seat,
+                end_round,
+                NO_SEATS,
+                RESUMED,
+            )
+            value = seat_value(work, rules, seat, values[SIDES])
+            base = tally(sums, counts, gains, gains_sq, c, value, base)
+    state[G_SEARCH_DECISIONS] += 1
+    if trace.shape[0] > 0:
+        note_values(state, rules, trace, seat, n, m, m * rounds, values, picks)
     return picks[clear_gain(gains, gains_sq, counts, m, CLEAR_GAIN)]
 
 
 @allocating
-def copy_world(W, R):
-    """Copy the real game's mutable arrays into the rollout world (the others are static, or
-    scratch space: the BFS queue and the option scores)."""
-    R[RNG][:] = W[RNG]
-    R[GAME][:] = W[GAME]
-    R[BOARD][:] = W[BOARD]
-    R[FIGS][:] = W[FIGS]
-    R[PLAYERS][:] = W[PLAYERS]
-    R[HANDS][:] = W[HANDS]
-    R[DECKS][:] = W[DECKS]
-    R[ACTS][:] = W[ACTS]
-    R[OPTIONS][:] = W[OPTIONS]
-    R[DCACHE][:] = W[DCACHE]
-    R[ADJ][:] = W[ADJ]
+def copy_game(state, rng, work, work_rng, rollout_policy):
+    """Copy the real game into the rollout copy, every seat playing ``rollout_policy``."""
+    work[:] = state
+    work_rng[:] = rng
+    work[SEAT_POLICY : SEAT_POLICY + MAX_PLAYERS] = rollout_policy
 
 
 @rule
-def seat_value(R, seat, sides):
+def seat_value(state, rules, seat, sides):
     """Win first (Team mode: the seat's team won; Free-for-All: the seat itself), then the
     blood coins of its side minus those of the best other side (policies.search)."""
-    cfg, game, players = R[CFG], R[GAME], R[PLAYERS]
-    n_players = cfg[CFG_PLAYERS]
-    team_mode = cfg[CFG_TEAM_MODE] == 1
+    n_players = rules[CFG_PLAYERS]
+    team_mode = rules[CFG_TEAM_MODE] == 1
     n_sides = 2 if team_mode else n_players
     sides[:n_sides] = 0.0
     for s in range(n_players):
-        sides[players[s, P_TEAM]] += players[s, P_COINS]
-    mine = players[seat, P_TEAM]
-    winner = game[G_WINNER]
-    won = winner >= 0 and (winner == seat or (team_mode and game[G_WIN_TEAM] == mine))
+        sides[state[P_TEAM + s]] += state[P_COINS + s]
+    mine = state[P_TEAM + seat]
+    winner = state[G_WINNER]
+    won = winner >= 0 and (winner == seat or (team_mode and state[G_WIN_TEAM] == mine))
     return outcome_value(
         1.0 if won else 0.0, margin_to_best_other(sides, n_sides, mine), MARGIN_SCALE
     )
 
 
 @allocating
-def determinize(R, seat, pool):
+def determinize(state, rules, rng, seat, pool):
     """Re-draw everything ``seat`` cannot know, from the rollout's seed (in the copy's SEARCH
     stream): every chance stream (future dice, draws and the other seats' tie-breaks); the
     order of the Temple cards not yet drawn (Ring Traps: the deck is face down); the Object
@@ -257,153 +283,81 @@ def determinize(R, seat, pool):
     down (Blood Tiles).  Each set is gathered, put in a canonical order and dealt again into
     the same places, so the result depends only on what the seat knows and on the seed.
     ASSUMED: the seat does not remember cards it saw revealed in combat."""
-    rng, game, decks, hands, board = R[RNG], R[GAME], R[DECKS], R[HANDS], R[BOARD]
     reseed_chance(rng, rng[SEARCH_STREAM])
-    n_temple, drawn = R[TCARDS].shape[0], game[G_TDRAW]
-    redeal(decks[D_TEMPLE, drawn:n_temple], n_temple - drawn, rng)
+    n_temple, drawn = rules[CFG_N_TEMPLE], state[G_TDRAW]
+    temple, objects = deck(rules, D_TEMPLE), deck(rules, D_OBJECTS)
+    redeal(state[temple + drawn : temple + n_temple], n_temple - drawn, rng)
     n = 0
-    for s in range(hands.shape[0]):
-        for slot in range(hands.shape[1]):
-            if s != seat and hands[s, slot] >= 0:
-                pool[n] = hands[s, slot]
+    for s in range(rules[CFG_PLAYERS]):
+        for slot in range(rules[CFG_HAND_MAX]):
+            if s != seat and state[hand_slot(s, slot)] >= 0:
+                pool[n] = state[hand_slot(s, slot)]
                 n += 1
-    for k in range(game[G_ODECK_N]):
-        pool[n] = decks[D_OBJECTS, k]
+    for k in range(state[G_ODECK_N]):
+        pool[n] = state[objects + k]
         n += 1
     redeal(pool, n, rng)
     n = 0
-    for s in range(hands.shape[0]):
-        for slot in range(hands.shape[1]):
-            if s != seat and hands[s, slot] >= 0:
-                hands[s, slot] = pool[n]
+    for s in range(rules[CFG_PLAYERS]):
+        for slot in range(rules[CFG_HAND_MAX]):
+            if s != seat and state[hand_slot(s, slot)] >= 0:
+                state[hand_slot(s, slot)] = pool[n]
                 n += 1
-    for k in range(game[G_ODECK_N]):
-        decks[D_OBJECTS, k] = pool[n]
+    for k in range(state[G_ODECK_N]):
+        state[objects + k] = pool[n]
         n += 1
     n = 0
-    for node in range(board.shape[0]):
-        if board[node, B_TILE] == BLOOD_TILE and board[node, B_BLOOD] > 0:
-            pool[n] = board[node, B_BLOOD]
+    for node in range(rules[CFG_NODES]):
+        if state[B_TILE + node] == BLOOD_TILE and state[B_BLOOD + node] > 0:
+            pool[n] = state[B_BLOOD + node]
             n += 1
     redeal(pool, n, rng)
     n = 0
-    for node in range(board.shape[0]):
-        if board[node, B_TILE] == BLOOD_TILE and board[node, B_BLOOD] > 0:
-            board[node, B_BLOOD] = pool[n]
+    for node in range(rules[CFG_NODES]):
+        if state[B_TILE + node] == BLOOD_TILE and state[B_BLOOD + node] > 0:
+            state[B_BLOOD + node] = pool[n]
             n += 1
 
 
 @rule
-def note_values(W, seat, n, m, total, values, picks):
+def note_values(state, rules, trace, seat, n, m, total, values, picks):
     """Trace rows of a weighed decision: EV_SEARCH, then each candidate's mean value."""
-    options, cards, hands = W[OPTIONS], W[CARDS], W[HANDS]
-    record(W, EV_SEARCH, seat, n, m, total, 0)
+    record(state, trace, EV_SEARCH, seat, n, m, total, 0)
     sums, counts = values[SUMS], values[COUNTS]
     for r in range(m):
         i = picks[r]
-        act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
+        act, a, b = state[OPT_ACT + i], state[OPT_A + i], state[OPT_B + i]
         if act == ACT_PLAY:
-            a = cards[hands[seat, a], 0]
-        record(
-            W,
-            EV_SEARCH_OPTION,
-            seat,
-            act,
-            a * 1000 + b,
-            np.int64(round(sums[r] / counts[r] * MILLION)),
-            np.int64(counts[r]),
-        )
+            a = card_effect(rules, state[hand_slot(seat, a)])
+        mean = np.int64(round(sums[r] / counts[r] * MILLION))
+        record(state, trace, EV_SEARCH_OPTION, seat, act, a * 1000 + b, mean, np.int64(counts[r]))
 
 
 @allocating
-def search_buffers(W):
-    """The driver's work buffers: a rollout world (its own copies of the mutable arrays, no
-    trace, no timeline), per-candidate sums and counts, candidate indices, a card pool."""
-    cfg = W[CFG]
-    p = cfg[CFG_PLAYERS]
-    R = new_world(
-        cfg,
-        W[CELLS],
-        W[ROLLERS],
-        W[CARDS],
-        W[TCARDS],
-        W[BEATS],
-        W[KNOB_TABLE],
-        W[POLICY_IDS].copy(),
-        np.uint64(0),
-        np.zeros((0, TRACE_WIDTH), np.int64),
-        np.zeros((0, p), np.int16),
-    )
+def search_buffers(state, rng, rules):
+    """The driver's work buffers: a rollout copy of the game (``work``, ``work_rng``),
+    per-candidate sums and counts, candidate indices, a card pool."""
+    p = rules[CFG_PLAYERS]
+    work, work_rng = np.zeros_like(state), np.zeros_like(rng)
     values = np.zeros((5, max(MAX_OPTIONS, p)))
     picks = np.zeros(MAX_OPTIONS, np.int64)
-    pool = np.zeros(W[DECKS].shape[1] + p * cfg[CFG_HAND_MAX] + board_size(W), np.int64)
-    return R, values, picks, pool
-
-
-@rule
-def board_size(W):
-    return W[BOARD].shape[0]
-
-
-@layer
-def play_search_game(
-    cfg,
-    cells,
-    rollers,
-    cards,
-    tcards,
-    beats,
-    knobs,
-    seed,
-    policy_ids,
-    out_game,
-    out_players,
-    timeline,
-    trace,
-):
-    """engine.play_game for a game with search seats."""
-    W = new_world(
-        cfg, cells, rollers, cards, tcards, beats, knobs, policy_ids, seed, trace, timeline
-    )
-    setup_game(W)
-    R, values, picks, pool = search_buffers(W)
-    play_search_rounds(W, R, values, picks, pool)
-    write_outputs(W, out_game, out_players)
-    return W[GAME][G_NEV]
+    pool = np.zeros(rules[CFG_DECK_LEN] + p * rules[CFG_HAND_MAX] + rules[CFG_NODES], np.int64)
+    return work, work_rng, values, picks, pool
 
 
 @entry
-def play_search_games(
-    cfg,
-    cells,
-    rollers,
-    cards,
-    tcards,
-    beats,
-    knobs,
-    seeds,
-    seat_policies,
-    out_games,
-    out_players,
-    timelines,
-    trace,
-):
+def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players, timelines, trace):
     """engine.play_games for games with search seats."""
+    state = np.zeros(rules[CFG_STATE_SIZE], np.int64)
+    rng = np.zeros(N_STREAMS, np.uint64)
+    work, work_rng, values, picks, pool = search_buffers(state, rng, rules)
     n_events = 0
     for g in range(seeds.shape[0]):
-        n_events = play_search_game(
-            cfg,
-            cells,
-            rollers,
-            cards,
-            tcards,
-            beats,
-            knobs,
-            seeds[g],
-            seat_policies[g],
-            out_games[g],
-            out_players[g],
-            timelines[g],
-            trace,
+        new_game(state, rules, rng, seeds[g], seat_policies[g])
+        setup_game(state, rules, rng)
+        play_search_rounds(
+            state, rules, knobs, rng, trace, timelines[g], work, work_rng, values, picks, pool
         )
+        write_outputs(state, rules, out_games[g], out_players[g])
+        n_events = state[G_NEV]
     return n_events

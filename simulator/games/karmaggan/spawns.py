@@ -27,8 +27,6 @@ from simulator.games.karmaggan.state import (
     B_OCC,
     B_SWARM,
     B_TILE,
-    BOARD,
-    CFG,
     CFG_CENTRE,
     CFG_PLAYERS,
     CFG_SPAWN_MAX,
@@ -39,12 +37,10 @@ from simulator.games.karmaggan.state import (
     EV_SPAWN,
     F_OWNER,
     F_POS,
-    FIGS,
     G_EGG_CARRIER,
     G_EGG_POS,
     G_MEDALLION_BANK,
     G_STEPS_LEFT,
-    GAME,
     INVOCATION,
     MAX_OPTIONS,
     NOBODY,
@@ -52,160 +48,152 @@ from simulator.games.karmaggan.state import (
     OPT_A,
     OPT_ACT,
     OPT_B,
-    OPTIONS,
     P_MEDALLIONS,
     P_SPAWN_TURNS,
     P_SPAWNS_INVOKED,
     P_SWARM,
-    PLAYERS,
-    RNG,
     SWARM_MODE,
     SWARM_STEP,
+    set_option,
 )
 from simulator.games.karmaggan.tiles import activate_tile
 
 
 @rule
-def spawn_count(W, swarm):
-    cfg, figs = W[CFG], W[FIGS]
-    first = cfg[CFG_PLAYERS] + swarm * cfg[CFG_SPAWN_MAX]
+def spawn_count(state, rules, swarm):
+    first = rules[CFG_PLAYERS] + swarm * rules[CFG_SPAWN_MAX]
     n = 0
-    for f in range(first, first + cfg[CFG_SPAWN_MAX]):
-        if figs[f, F_POS] != OFF:
+    for f in range(first, first + rules[CFG_SPAWN_MAX]):
+        if state[F_POS + f] != OFF:
             n += 1
     return n
 
 
 @rule
-def invoke_spawn(W, seat, node):
+def invoke_spawn(state, rules, trace, seat, node):
     """Controlling the Swarm: a new Spawn on an unoccupied Invocation tile (max 6 per team)."""
-    cfg, figs, players = W[CFG], W[FIGS], W[PLAYERS]
-    swarm = players[seat, P_SWARM]
-    first = cfg[CFG_PLAYERS] + swarm * cfg[CFG_SPAWN_MAX]
-    for f in range(first, first + cfg[CFG_SPAWN_MAX]):
-        if figs[f, F_POS] == OFF:
-            place_figure(W, f, node)
-            players[seat, P_SPAWNS_INVOKED] += 1
-            record(W, EV_SPAWN, seat, node, 1, f, 0)
+    swarm = state[P_SWARM + seat]
+    first = rules[CFG_PLAYERS] + swarm * rules[CFG_SPAWN_MAX]
+    for f in range(first, first + rules[CFG_SPAWN_MAX]):
+        if state[F_POS + f] == OFF:
+            place_figure(state, rules, f, node)
+            state[P_SPAWNS_INVOKED + seat] += 1
+            record(state, trace, EV_SPAWN, seat, node, 1, f, 0)
             return
 
 
 @rule
-def list_invocation_options(W, seat, act, n):
+def list_invocation_options(state, rules, seat, act, n):
     """The swarm's unoccupied Invocation tiles (not the uncarried Egg's) as ``act`` options
     after ``n``, while it has fewer than 6 Spawns.  ASSUMED: a swarm invokes only on tiles of
     its own colour (Components: Illuminated and Dark Invocation tiles, one set per swarm)."""
-    board, game, options = W[BOARD], W[GAME], W[OPTIONS]
-    swarm = W[PLAYERS][seat, P_SWARM]
-    if spawn_count(W, swarm) >= W[CFG][CFG_SPAWN_MAX]:
+    swarm = state[P_SWARM + seat]
+    if spawn_count(state, rules, swarm) >= rules[CFG_SPAWN_MAX]:
         return n
-    for node in range(W[CFG][CFG_CENTRE]):
+    for node in range(rules[CFG_CENTRE]):
         if (
-            board[node, B_TILE] == INVOCATION
-            and board[node, B_SWARM] == swarm
-            and board[node, B_OCC] == NOBODY
-            and not (game[G_EGG_CARRIER] < 0 and game[G_EGG_POS] == node)
+            state[B_TILE + node] == INVOCATION
+            and state[B_SWARM + node] == swarm
+            and state[B_OCC + node] == NOBODY
+            and not (state[G_EGG_CARRIER] < 0 and state[G_EGG_POS] == node)
             and n < MAX_OPTIONS
         ):
-            options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = act, seat, node
+            set_option(state, n, act, seat, node)
             n += 1
     return n
 
 
 @rule
-def swarm_turn(W, seat):
+def swarm_turn(state, rules, knobs, rng, trace, seat):
     """Controlling the Swarm: INVOKE a Spawn, or MOVE (two dice, keep the higher, split among
     the Spawns); at any moment sacrifice a Spawn (its tile becomes an Invocation tile) or pay a
     Golden Medallion to invoke one.  Losing a combat does not end the swarm's turn.  A Spawn
     crossing an ally's tile moves on before anything else happens (ASSUMED)."""
-    cfg, game, players, options, rng = W[CFG], W[GAME], W[PLAYERS], W[OPTIONS], W[RNG]
-    begin_turn(W, seat)
-    players[seat, P_SPAWN_TURNS] += 1
-    swarm = players[seat, P_SWARM]
-    first = cfg[CFG_PLAYERS] + swarm * cfg[CFG_SPAWN_MAX]
-    n = list_invocation_options(W, seat, ACT_INVOKE, 0)
-    if spawn_count(W, swarm) > 0:
-        options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_SWARM_MOVE, seat, 0
+    begin_turn(state, rules, seat)
+    state[P_SPAWN_TURNS + seat] += 1
+    swarm = state[P_SWARM + seat]
+    first = rules[CFG_PLAYERS] + swarm * rules[CFG_SPAWN_MAX]
+    n = list_invocation_options(state, rules, seat, ACT_INVOKE, 0)
+    if spawn_count(state, rules, swarm) > 0:
+        set_option(state, n, ACT_SWARM_MOVE, seat, 0)
         n += 1
     if n == 0:
         return
-    i = choose(SWARM_MODE, seat, n, W)
-    game[G_STEPS_LEFT] = 0
-    if options[i, OPT_ACT] == ACT_INVOKE:
-        invoke_spawn(W, seat, options[i, OPT_B])
+    i = choose(state, rules, knobs, rng, SWARM_MODE, seat, n)
+    state[G_STEPS_LEFT] = 0
+    if state[OPT_ACT + i] == ACT_INVOKE:
+        invoke_spawn(state, rules, trace, seat, state[OPT_B + i])
     else:
-        game[G_STEPS_LEFT] = movement_roll(rng, False)
-        record(W, EV_ROLL, seat, game[G_STEPS_LEFT], -1, 0, 0)
+        state[G_STEPS_LEFT] = movement_roll(rng, False)
+        record(state, trace, EV_ROLL, seat, state[G_STEPS_LEFT], -1, 0, 0)
     for _ in range(MAX_STEPS_PER_TURN):
         mover = -1
-        for f in range(first, first + cfg[CFG_SPAWN_MAX]):
-            if crossing(W, f):
+        for f in range(first, first + rules[CFG_SPAWN_MAX]):
+            if crossing(state, f):
                 mover = f
         if mover >= 0:
-            n = list_moves(W, mover, 0)
+            n = list_moves(state, rules, mover, 0)
             if n == 0:
-                settle(W, mover)
+                settle(state, rules, mover)
                 continue
         else:
-            n = list_swarm_options(W, seat, first)
-        i = choose(SWARM_STEP, seat, n, W)
-        act, a, b = options[i, OPT_ACT], options[i, OPT_A], options[i, OPT_B]
+            n = list_swarm_options(state, rules, seat, first)
+        i = choose(state, rules, knobs, rng, SWARM_STEP, seat, n)
+        act, a, b = state[OPT_ACT + i], state[OPT_A + i], state[OPT_B + i]
         if act == ACT_STOP:
             break
         if act == ACT_MOVE:
-            step_spawn(W, seat, a, b)
+            step_spawn(state, rules, knobs, rng, trace, seat, a, b)
         elif act == ACT_SACRIFICE:
-            sacrifice(W, seat, a)
+            sacrifice(state, rules, trace, seat, a)
         elif act == ACT_MEDALLION:
-            players[seat, P_MEDALLIONS] -= 1
-            game[G_MEDALLION_BANK] += 1
-            invoke_spawn(W, seat, b)
-    for f in range(first, first + cfg[CFG_SPAWN_MAX]):
-        settle(W, f)
+            state[P_MEDALLIONS + seat] -= 1
+            state[G_MEDALLION_BANK] += 1
+            invoke_spawn(state, rules, trace, seat, b)
+    for f in range(first, first + rules[CFG_SPAWN_MAX]):
+        settle(state, rules, f)
 
 
 @rule
-def list_swarm_options(W, seat, first):
+def list_swarm_options(state, rules, seat, first):
     """Controlling the Swarm: stop, move a Spawn a tile, sacrifice one (not on the Centre,
     which never becomes an Invocation tile) or pay a Golden Medallion to invoke one."""
-    cfg, figs, options = W[CFG], W[FIGS], W[OPTIONS]
-    options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, seat, 0
+    set_option(state, 0, ACT_STOP, seat, 0)
     n = 1
-    for f in range(first, first + cfg[CFG_SPAWN_MAX]):
-        node = figs[f, F_POS]
+    for f in range(first, first + rules[CFG_SPAWN_MAX]):
+        node = state[F_POS + f]
         if node == OFF:
             continue
-        n = list_moves(W, f, n)
-        if node != cfg[CFG_CENTRE] and n < MAX_OPTIONS:
-            options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_SACRIFICE, f, node
+        n = list_moves(state, rules, f, n)
+        if node != rules[CFG_CENTRE] and n < MAX_OPTIONS:
+            set_option(state, n, ACT_SACRIFICE, f, node)
             n += 1
-    if W[PLAYERS][seat, P_MEDALLIONS] > 0:
-        n = list_invocation_options(W, seat, ACT_MEDALLION, n)
+    if state[P_MEDALLIONS + seat] > 0:
+        n = list_invocation_options(state, rules, seat, ACT_MEDALLION, n)
     return n
 
 
 @rule
-def step_spawn(W, seat, fig, node):
+def step_spawn(state, rules, knobs, rng, trace, seat, fig, node):
     """Movement for a Spawn: one of the swarm's steps; an enemy's tile means combat, an ally's
     is crossed, a free one activated (Which Tiles Spawns Activate)."""
-    game, board, figs = W[GAME], W[BOARD], W[FIGS]
-    leave_tile(W, fig)
-    game[G_STEPS_LEFT] -= 1
-    record(W, EV_MOVE, seat, figs[fig, F_POS], node, game[G_STEPS_LEFT], fig)
-    occ = board[node, B_OCC]
-    if occ != NOBODY and not friends(fig, occ, figs, W[PLAYERS], W[CFG][CFG_TEAM_MODE]):
-        resolve_combat(W, fig, occ, node)
+    leave_tile(state, fig)
+    state[G_STEPS_LEFT] -= 1
+    record(state, trace, EV_MOVE, seat, state[F_POS + fig], node, state[G_STEPS_LEFT], fig)
+    occ = state[B_OCC + node]
+    if occ != NOBODY and not friends(state, fig, occ, rules[CFG_TEAM_MODE]):
+        resolve_combat(state, rules, knobs, rng, trace, fig, occ, node)
         return
-    place_figure(W, fig, node)
+    place_figure(state, rules, fig, node)
     if occ == NOBODY:
-        activate_tile(W, fig, node)
+        activate_tile(state, rules, knobs, rng, trace, fig, node)
 
 
 @rule
-def sacrifice(W, seat, fig):
+def sacrifice(state, rules, trace, seat, fig):
     """Controlling the Swarm: a sacrificed Spawn leaves the board and an Invocation Tile of its
     swarm replaces the tile where it stood."""
-    node = W[FIGS][fig, F_POS]
-    record(W, EV_SACRIFICE, seat, node, fig, 0, 0)
-    place_figure(W, fig, OFF)
-    invocation_tile(W, node, W[FIGS][fig, F_OWNER])
+    node = state[F_POS + fig]
+    record(state, trace, EV_SACRIFICE, seat, node, fig, 0, 0)
+    place_figure(state, rules, fig, OFF)
+    invocation_tile(state, rules, node, state[F_OWNER + fig])

@@ -13,115 +13,110 @@ from simulator.games.karmaggan.state import (
     ABYSS,
     ACT_MOVE,
     ACT_STOP,
-    ACTS,
+    ACTED_FIG,
+    ACTED_NODE,
     B_BLOOD,
     B_OCC,
     B_TILE,
     BLANK,
     BLOOD_TILE,
-    BOARD,
     CENTRE_TILE,
-    CFG,
     CFG_CENTRE,
     EV_BLOOD,
     EV_OBJECT_DRAW,
     EV_PASSAGE,
     F_KIND,
-    FIGS,
     G_ACT_N,
-    GAME,
     INVOCATION,
     JUNGLE,
     MAX_ACTS,
     MEDALLION_VALUE,
     NOBODY,
     OBJECT_TILE,
-    OPT_A,
-    OPT_ACT,
     OPT_B,
-    OPTIONS,
     P_COINS,
     P_GAIN_BLOOD,
     P_HAND_N,
     P_MEDALLIONS,
     P_MEDALLIONS_GAINED,
     PASSAGE_TILE,
-    PLAYERS,
     SPAWN,
     TELEPORT,
     TEMPLE_TILE,
+    set_option,
 )
 from simulator.games.karmaggan.traps import draw_temple_card, resolve_temple_card
 
 
 @rule
-def was_activated(W, fig, node):
-    game, acts = W[GAME], W[ACTS]
-    for i in range(game[G_ACT_N]):
-        if acts[i, 0] == fig and acts[i, 1] == node:
+def was_activated(state, fig, node):
+    for i in range(state[G_ACT_N]):
+        if state[ACTED_FIG + i] == fig and state[ACTED_NODE + i] == node:
             return True
     return False
 
 
 @rule
-def activate_tile(W, fig, node):
+def activate_tile(state, rules, knobs, rng, trace, fig, node):
     """Tiles: the effect of the free tile a figure steps on (Blank and Invocation tiles have
     none).  The same figure cannot activate a tile twice in a turn (Invocation Tiles:
     Important); Spawns activate only Object tiles (Which Tiles Spawns Activate)."""
-    board = W[BOARD]
-    tile = board[node, B_TILE]
+    tile = state[B_TILE + node]
     if tile == BLANK or tile == INVOCATION or tile == ABYSS or tile == JUNGLE:
         return  # nothing to activate (and nothing to remember)
-    game, acts, players = W[GAME], W[ACTS], W[PLAYERS]
-    if was_activated(W, fig, node):
+    if was_activated(state, fig, node):
         return
-    if game[G_ACT_N] < MAX_ACTS:
-        acts[game[G_ACT_N], 0], acts[game[G_ACT_N], 1] = fig, node
-        game[G_ACT_N] += 1
-    spawn = W[FIGS][fig, F_KIND] == SPAWN
+    if state[G_ACT_N] < MAX_ACTS:
+        state[ACTED_FIG + state[G_ACT_N]], state[ACTED_NODE + state[G_ACT_N]] = fig, node
+        state[G_ACT_N] += 1
+    spawn = state[F_KIND + fig] == SPAWN
     if spawn and tile != OBJECT_TILE:
         return
-    seat = controller(W, fig)
+    seat = controller(state, rules, fig)
     if tile == OBJECT_TILE:
-        if draw_object(W, seat):
-            record(W, EV_OBJECT_DRAW, seat, node, players[seat, P_HAND_N], 0, 0)
+        if draw_object(state, rules, rng, seat):
+            record(state, trace, EV_OBJECT_DRAW, seat, node, state[P_HAND_N + seat], 0, 0)
     elif tile == BLOOD_TILE:
-        consume_blood(W, seat, node)
+        consume_blood(state, trace, seat, node)
     elif tile == TEMPLE_TILE or tile == CENTRE_TILE:
-        resolve_temple_card(W, seat, draw_temple_card(W))
+        resolve_temple_card(
+            state, rules, knobs, rng, trace, seat, draw_temple_card(state, rules, rng)
+        )
     elif tile == PASSAGE_TILE:
-        passage(W, seat, node)
+        passage(state, rules, knobs, rng, trace, seat, node)
 
 
 @rule
-def consume_blood(W, seat, node):
+def consume_blood(state, trace, seat, node):
     """Blood Tiles: a full Blood tile yields its 2, 3 or 4 coins or a Golden Medallion, then
     becomes a Blank tile.  Policies always consume (ASSUMED: never worth declining)."""
-    board, players = W[BOARD], W[PLAYERS]
-    value = board[node, B_BLOOD]
-    before = players[seat, P_COINS]
+    value = state[B_BLOOD + node]
+    before = state[P_COINS + seat]
     if value == MEDALLION_VALUE:
-        players[seat, P_MEDALLIONS] += 1
-        players[seat, P_MEDALLIONS_GAINED] += 1
+        state[P_MEDALLIONS + seat] += 1
+        state[P_MEDALLIONS_GAINED + seat] += 1
     elif value > 0:
-        gain_coins(W, seat, value, P_GAIN_BLOOD)
-    board[node, B_BLOOD] = 0
-    board[node, B_TILE] = BLANK
-    record(W, EV_BLOOD, seat, node, value, before, players[seat, P_COINS])
+        gain_coins(state, seat, value, P_GAIN_BLOOD)
+    state[B_BLOOD + node] = 0
+    state[B_TILE + node] = BLANK
+    record(state, trace, EV_BLOOD, seat, node, value, before, state[P_COINS + seat])
 
 
 @rule
-def passage(W, seat, node):
+def passage(state, rules, knobs, rng, trace, seat, node):
     """Passage Tiles: resume the movement from any other (free) Passage tile, or stay."""
-    board, options = W[BOARD], W[OPTIONS]
-    options[0, OPT_ACT], options[0, OPT_A], options[0, OPT_B] = ACT_STOP, seat, -1
+    set_option(state, 0, ACT_STOP, seat, -1)
     n = np.int64(1)
-    for other in range(W[CFG][CFG_CENTRE]):
-        if other != node and board[other, B_TILE] == PASSAGE_TILE and board[other, B_OCC] == NOBODY:
-            options[n, OPT_ACT], options[n, OPT_A], options[n, OPT_B] = ACT_MOVE, seat, other
+    for other in range(rules[CFG_CENTRE]):
+        if (
+            other != node
+            and state[B_TILE + other] == PASSAGE_TILE
+            and state[B_OCC + other] == NOBODY
+        ):
+            set_option(state, n, ACT_MOVE, seat, other)
             n += 1
-    dest = options[choose(TELEPORT, seat, n, W), OPT_B]
+    dest = state[OPT_B + choose(state, rules, knobs, rng, TELEPORT, seat, n)]
     if dest >= 0:
-        record(W, EV_PASSAGE, seat, node, dest, 0, 0)
-        place_figure(W, seat, dest)
-        pick_up_egg(W, seat)
+        record(state, trace, EV_PASSAGE, seat, node, dest, 0, 0)
+        place_figure(state, rules, seat, dest)
+        pick_up_egg(state, rules, trace, seat)
