@@ -24,7 +24,7 @@ from karmaggan_scenes import (
 )
 
 from simulator.games.karmaggan import board as B
-from simulator.games.karmaggan import movement, tiles
+from simulator.games.karmaggan import movement, spawns, tiles
 from simulator.games.karmaggan.state import (
     ABYSS,
     ACT_MOVE,
@@ -236,6 +236,21 @@ def test_the_movement_roll_is_the_higher_of_two_dice():
         assert movement.movement_roll(W.rng, True) == one[0]
 
 
+def test_the_egg_carrier_rolls_only_the_black_die_in_its_turn():
+    """The Alien Egg: "The Plunderer carrying the Egg may only roll the black die"; Movement:
+    the others roll 2 dice and keep the higher.  The steps of a real turn, on a seed whose
+    next two dice differ, the first the lower: the carrier (seat 0) may step the first die,
+    seat 2 after it the higher of the next two."""
+    W = next(w for w in (scene(seed=s) for s in range(1, 40)) if np.subtract(*next_dice(w, 2)) < 0)
+    put(W, 0, 1, 2)
+    put(W, 2, 1, 5)
+    W.state[G_EGG_CARRIER], W.state[G_EGG_POS] = 0, -1
+    first = next_dice(W, 1)[0]
+    assert W.call(movement.start_turn, 0) and W.state[G_STEPS_LEFT] == first
+    two = next_dice(W, 2)
+    assert W.call(movement.start_turn, 2) and W.state[G_STEPS_LEFT] == max(two)
+
+
 def test_a_plunderer_may_stay_still_and_step_fewer_tiles():
     """Movement: it may move fewer Tiles or stay completely still (stopping is always an
     option on a tile of its own), one Tile per step."""
@@ -442,6 +457,29 @@ def test_passage_tiles_resume_from_any_other_free_one():
         put(W, 0, 1, col)
         W.call(tiles.activate_tile, 0, at(W, 1, col))
         assert W.call(tiles.was_activated, 0, at(W, 1, col))
+
+
+def test_a_spawn_crossing_an_allys_tile_does_not_activate_it():
+    """Invocation Tiles, Important: "A Tile on which a Plunderer already stands is considered
+    activated"; Which Tiles Spawns Activate: Object Tiles.  Spawn a of dead seat 1 crosses its
+    fellow Spawn b on an Object tile (no card), then steps onto a free one (a card):
+
+        row 1   a b O . . . . .      (b stands on an Object tile)
+    """
+    W = scene(["SSSSSSSS", ".OO.....", "........"])
+    W.state[P_STATUS + 1] = DEAD
+    W.state[G_SEAT] = 1
+    give(W, 1, [])
+    swarm = int(W.state[P_SWARM + 1])
+    a, b = spawn(W, swarm, 0), spawn(W, swarm, 1)
+    put(W, a, 1, 0)
+    put(W, b, 1, 1)
+    W.call(movement.begin_turn, 1)
+    W.state[G_STEPS_LEFT] = 2
+    W.call(spawns.step_spawn, 1, a, at(W, 1, 1))
+    assert W.state[P_HAND_N + 1] == 0 and W.state[B_OCC + at(W, 1, 1)] == b
+    W.call(spawns.step_spawn, 1, a, at(W, 1, 2))
+    assert W.state[P_HAND_N + 1] == 1 and W.state[F_POS + a] == at(W, 1, 2)
 
 
 def test_spawns_activate_only_object_tiles():

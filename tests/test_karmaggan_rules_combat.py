@@ -266,6 +266,49 @@ def test_spawns_take_coins_to_the_bank_and_die_on_a_lost_round():
     assert W.state[P_HAND_N + 0] == 3 and len(set(hand(W, 0)) & set(dealt)) == 2  # one round
 
 
+def tied_spawn_attack(W):
+    """Spawn s of dead seat 1, in its turn, attacks seat 0 on (1,3) from (1,2) in the corridor
+    of row 1, Counterattack against Counterattack for three tied Rounds; returns s."""
+    kill(W, 1)
+    W.state[G_SEAT] = 1
+    f = spawn(W, int(W.state[P_SWARM + 1]))
+    put(W, f, 1, 2)
+    put(W, 0, 1, 3)
+    deal(W, 1, COUNTER)
+    deal(W, 0, COUNTER)
+    assert not W.call(combat.resolve_combat, f, 0, at(W, 1, 3))
+    return f
+
+
+def test_a_spawn_losing_on_the_defenders_tie_is_thrown_not_killed():
+    """Combat: "In case of a tie in the number of Rounds won, the Defender has won the
+    combat"; a Spawn "will die as soon as it loses a Round", and End of Combat: "The defeated
+    Player is thrown by the Winner a total of 3 Tiles away".  After three tied Rounds the
+    attacking Spawn s lives, thrown 3 tiles from (1,3) to (1,0) or (1,6); seat 0 keeps its
+    tile and its coins:
+
+        row 1   . . s 0 . . . .   ->   s . . 0 . . . .   or   . . . 0 . . s .
+    """
+    W = scene(**CORRIDOR)
+    f = tied_spawn_attack(W)
+    assert W.state[F_POS + f] in (at(W, 1, 0), at(W, 1, 6))
+    assert W.state[F_POS + 0] == at(W, 1, 3) and coins(W, 0) == [4]
+
+
+def test_a_spawn_is_not_thrown_onto_the_loose_egg():
+    """The Alien Egg: Spawns may not stand on the Egg's tile, so a Spawn thrown after a tied
+    combat does not land on the loose Egg 3 tiles away at (1,0); (1,6), the other tile 3 away,
+    is seat 2's, so it goes one tile further, to (1,7) (End of Combat: "as many as necessary"):
+
+        row 1   E . s 0 . . 2 .   ->   E . . 0 . . 2 s
+    """
+    W = scene(**CORRIDOR)
+    W.state[G_EGG_POS] = at(W, 1, 0)
+    put(W, 2, 1, 6)
+    f = tied_spawn_attack(W)
+    assert W.state[F_POS + f] == at(W, 1, 7)
+
+
 def test_the_swarms_players_choose_who_defends():
     """Controlling the Swarm: the Player whose turn it is attacks with a Spawn; when a Spawn is
     attacked the swarm's players choose who defends (ASSUMED: the one holding most cards)."""

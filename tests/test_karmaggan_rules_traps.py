@@ -7,6 +7,7 @@ Rulebook: shared/rules/karmaggan.md; see test_karmaggan_rules.py for how these t
 import pytest
 from karmaggan_scenes import (
     RANDOM,
+    SUPPORTER,
     at,
     cards_of,
     centre,
@@ -46,6 +47,7 @@ from simulator.games.karmaggan.state import (
     P_COINS,
     P_HAND_N,
     P_MEDALLIONS,
+    P_TURNS,
     POLE,
     POWER,
     SALIVA,
@@ -405,6 +407,26 @@ def test_unpronounceable_conjuring_cancels_the_next_tile_whatever_it_is():
     assert conjured_walk(".O......", 1) == 0
 
 
+def test_unpronounceable_conjuring_lasts_only_its_turn():
+    """Unpronounceable Conjuring: "cancels the effect of the next Tile you step on this turn".
+    Seat 0 plays it on (1,0) and ends its turn without a step; in its next turn the Object
+    tile it steps on draws a card:
+
+        row 1   0 O . . . . . .
+    """
+    W = scene(["SSSSSSSS", ".O......", "........"])
+    put(W, 0, 1, 0)
+    give(W, 0, [])
+    W.state[P_TURNS + 0] = 3  # not its first turn
+    W.call(movement.begin_turn, 0)
+    play(W, 0, CONJURE)
+    W.call(movement.finish_turn, 0)
+    W.call(movement.begin_turn, 0)
+    W.state[G_STEPS_LEFT] = 1
+    W.call(movement.step_plunderer, 0, at(W, 1, 1))
+    assert W.state[P_HAND_N + 0] == 1
+
+
 def test_blood_stone_gains_a_coin_or_gives_one_away():
     """Blood Stone: gain one Blood Coin (from the bank), or transfer one of yours to another
     Player (ASSUMED: only while keeping one, to a Plunderer in the Temple)."""
@@ -427,6 +449,23 @@ def test_blood_stone_gains_a_coin_or_gives_one_away():
         W.state[P_COINS + 0] = 1
         play(W, 0, BLOOD_STONE)
         assert coins(W, 0) == [2]
+
+
+@pytest.mark.parametrize("outside", [False, True])
+def test_a_plunderer_outside_the_temple_gets_no_blood_stone_coin(outside):
+    """Final Moments of the Game: a Plunderer outside the Temple "is immune to all effects of
+    Object cards".  A supporter with coins to spare gives its dying teammate (seat 2, one
+    coin) a Blood Stone coin in the Temple; with seat 2 in the jungle beyond hatch 0 it may
+    not, and gains the coin itself:
+
+        row 1   . . 0 . . 2 . .      (or seat 2 in the jungle)
+    """
+    W = scene(policy=SUPPORTER)
+    put(W, 0, 1, 2)
+    put(W, 2, centre(W) + 1 if outside else at(W, 1, 5))
+    W.state[P_COINS + 2] = 1
+    W.call(objects.blood_stone, 0)
+    assert coins(W, 0, 2) == ([5, 1] if outside else [3, 2])
 
 
 def test_helm_of_contact_turns_a_chosen_ring_a_die_of_sectors():

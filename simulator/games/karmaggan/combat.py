@@ -39,6 +39,7 @@ from simulator.games.karmaggan.state import (
     EV_ELIMINATED,
     EV_SPAWN,
     EV_THROWN,
+    F_KIND,
     F_OWNER,
     F_POS,
     G_BANK,
@@ -59,6 +60,7 @@ from simulator.games.karmaggan.state import (
     P_HAND_N,
     P_LOST_COMBAT,
     P_STATUS,
+    SPAWN,
     THROW_DEST,
     adj_row,
     beats,
@@ -121,8 +123,10 @@ def resolve_combat(state, rules, knobs, rng, trace, att, dfd, node):
     the bank when the winner is a Spawn); a Spawn dies as soon as it loses a round; a
     plunderer with no coins dies and loses; tied cards return at the end; the most rounds won
     wins, the Defender on a tie.  End of Combat: the loser is thrown 3 tiles (eliminated in the
-    jungle), the Egg passes to the winner (a Spawn flings it 1 tile), both draw up to 3.
-    Returns True when the attacker won."""
+    jungle), the Egg passes to the winner (a Spawn flings it 1 tile), both draw up to 3.  A
+    Spawn that loses on the Defender's tie rule has lost no round, so it lives and is thrown
+    like a plunderer ("it will die as soon as it loses a Round"; "The defeated Player is
+    thrown by the Winner").  Returns True when the attacker won."""
     n_players = rules[CFG_PLAYERS]
     sa, sd = controller(state, rules, att), controller(state, rules, dfd)
     a_spawn, d_spawn = att >= n_players, dfd >= n_players
@@ -172,6 +176,7 @@ def resolve_combat(state, rules, knobs, rng, trace, att, dfd, node):
     for i in range(n_aside):
         if not add_to_hand(state, rules, aside_owner[i], aside[i]):
             discard_card(state, rules, aside[i])
+    killed = loser >= 0  # a round killed the loser: a Spawn lost one, or a plunderer its coins
     if loser < 0:
         loser = att if won_d >= won_a else dfd
     winner = dfd if loser == att else att
@@ -186,7 +191,7 @@ def resolve_combat(state, rules, knobs, rng, trace, att, dfd, node):
                 state, rules, rng, s
             ):
                 pass
-    end_of_combat(state, rules, knobs, rng, trace, winner, loser, node)
+    end_of_combat(state, rules, knobs, rng, trace, winner, loser, node, killed)
     return winner == att
 
 
@@ -207,13 +212,15 @@ def pay_round(state, rules, lose_fig, win_fig):
 
 
 @rule
-def end_of_combat(state, rules, knobs, rng, trace, winner, loser, node):
-    """End of Combat: throw (or eliminate) the loser, place the attacker, move the Egg."""
+def end_of_combat(state, rules, knobs, rng, trace, winner, loser, node, killed):
+    """End of Combat: throw (or eliminate) the loser, place the attacker, move the Egg.  A
+    Spawn that ``killed`` (it lost a round) is removed; one beaten on the Defender's tie rule
+    is thrown."""
     n_players = rules[CFG_PLAYERS]
     carried = state[G_EGG_CARRIER] == loser
     if carried:
         state[G_EGG_CARRIER] = -1
-    if loser >= n_players:
+    if loser >= n_players and killed:
         spawn_dies(state, rules, trace, loser)
     elif is_jungle(rules, node):
         # Final Moments: losing a combat in the jungle eliminates the plunderer.
@@ -244,17 +251,21 @@ def end_of_combat(state, rules, knobs, rng, trace, winner, loser, node):
 @allocating
 def throw_figure(state, rules, knobs, rng, trace, thrower, fig, node):
     """End of Combat: the loser is thrown 3 tiles (not necessarily straight), without
-    activating them; one tile further while the landing tile is occupied.  Rollers crossed on
-    the way cost their damage (ASSUMED: along a shortest path to the landing tile)."""
+    activating them; one tile further while the landing tile is occupied, or (a thrown Spawn)
+    holds the loose Egg (The Alien Egg: Spawns may not stand on its tile).  Rollers crossed on
+    the way cost their damage (ASSUMED: along a shortest path to the landing tile; Spawns are
+    immune)."""
     n_nodes = rules[CFG_NODES]
     dist = np.empty(n_nodes, dtype=np.int64)
     place_figure(state, rules, fig, OFF)
     bfs_local(state, rules, dist, node)
     want = rules[CFG_THROW]
+    barred = state[G_EGG_POS] if state[F_KIND + fig] == SPAWN else NOBODY
     n = 0
     while n == 0 and want < n_nodes:
         for other in range(rules[CFG_CENTRE] + 1):
-            if dist[other] == want and state[B_OCC + other] == NOBODY and n < MAX_OPTIONS:
+            free = state[B_OCC + other] == NOBODY and other != barred
+            if dist[other] == want and free and n < MAX_OPTIONS:
                 set_option(state, n, ACT_MOVE, fig, other)
                 n += 1
         want += 1
