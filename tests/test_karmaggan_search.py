@@ -112,7 +112,7 @@ def test_a_redraw_keeps_what_the_seat_knows():
     R = K.world(params, 0, ids(rules, SEATS), set_up=False)
     _, _, _, _, pool = search.search_buffers(W.state, W.rng, W.rules)
     W.state[S.G_TDRAW] = 10
-    search.copy_game(W.state, W.rng, R.state, R.rng, np.int64(1))
+    search.copy_game(W.state, W.rules, W.rng, R.state, R.rng, np.int64(1))
     R.rng[SEARCH_STREAM] = np.uint64(77)
     R.call(search.determinize, 0, pool)
     hands, again = W.hands, R.hands

@@ -77,21 +77,28 @@ from simulator.games.karmaggan.movement import (
 )
 from simulator.games.karmaggan.state import (
     ACT_PLAY,
+    ACTED,
     B_BLOOD,
     B_TILE,
     BLOOD_TILE,
+    BOARD,
+    CFG_ADJ,
     CFG_DECK_LEN,
     CFG_HAND_MAX,
+    CFG_N_FIGS,
     CFG_N_TEMPLE,
     CFG_NODES,
     CFG_PLAYERS,
+    CFG_QUEUE,
     CFG_ROUND_CAP,
     CFG_STATE_SIZE,
     CFG_TEAM_MODE,
     D_OBJECTS,
     D_TEMPLE,
+    DCACHE,
     EV_SEARCH,
     EV_SEARCH_OPTION,
+    FIGS,
     G_NEV,
     G_ODECK_N,
     G_ROUND,
@@ -100,6 +107,9 @@ from simulator.games.karmaggan.state import (
     G_TDRAW,
     G_WIN_TEAM,
     G_WINNER,
+    HANDS,
+    MAX_FIGS,
+    MAX_NODES,
     MAX_OPTIONS,
     MAX_PLAYERS,
     OPT_A,
@@ -107,6 +117,7 @@ from simulator.games.karmaggan.state import (
     OPT_B,
     P_COINS,
     P_TEAM,
+    SCORES,
     SEAT_POLICY,
     STEP,
     card_effect,
@@ -219,7 +230,7 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
     for _ in range(rounds):
         seed = rollout_seed(rng)  # one determinization per round: candidates compared alike
         for c in range(m):
-            copy_game(state, rng, work, work_rng, rollout_policy)
+            copy_game(state, rules, rng, work, work_rng, rollout_policy)
             work_rng[SEARCH_STREAM] = seed
             determinize(work, rules, work_rng, seat, pool)
             if take_step(work, rules, knobs, work_rng, no_trace, seat, picks[c]):
@@ -248,10 +259,23 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
 
 
 @allocating
-def copy_game(state, rng, work, work_rng, rollout_policy):
-    """Copy the real game into the rollout copy, every seat playing ``rollout_policy``."""
-    work[:] = state
+def copy_game(state, rules, rng, work, work_rng, rollout_policy):
+    """Copy the real game into the rollout copy, every seat playing ``rollout_policy``: only
+    the slots in use (the figure, node and hand blocks are sized for the largest game; the
+    option scores and the BFS queue are scratch, written before they are read)."""
     work_rng[:] = rng
+    work[:FIGS] = state[:FIGS]
+    n_figs, n_nodes, hand_max = rules[CFG_N_FIGS], rules[CFG_NODES], rules[CFG_HAND_MAX]
+    for field in range(FIGS, BOARD, MAX_FIGS):
+        work[field : field + n_figs] = state[field : field + n_figs]
+    for field in range(BOARD, HANDS, MAX_NODES):
+        work[field : field + n_nodes] = state[field : field + n_nodes]
+    for seat in range(rules[CFG_PLAYERS]):
+        at = hand_slot(seat, 0)
+        work[at : at + hand_max] = state[at : at + hand_max]
+    work[ACTED:SCORES] = state[ACTED:SCORES]
+    work[DCACHE : rules[CFG_QUEUE]] = state[DCACHE : rules[CFG_QUEUE]]
+    work[rules[CFG_ADJ] : rules[CFG_STATE_SIZE]] = state[rules[CFG_ADJ] : rules[CFG_STATE_SIZE]]
     work[SEAT_POLICY : SEAT_POLICY + MAX_PLAYERS] = rollout_policy
 
 
