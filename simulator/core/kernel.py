@@ -24,7 +24,7 @@
   kernel optimises and compiles its whole tree once, as a C compiler would.  The engines play
   the very same games as fast (datasets and ``balsim bench`` compared), and a cold compile of
   each engine with its search player takes about half the CPU time (Karmaggän 48 s instead of
-  104 s; about 30 s since its game is a few flat arrays, ``games/karmaggan/state.py``).  A
+  104 s; about 30 s now).  A
   test or a notebook may still call such a kernel from Python: that call compiles a twin with
   the wrappers, once per process (:class:`~simulator.core.kernel_only.KernelOnlyDispatcher`).
   This relies on numba's code-library internals: it is the fast mode, below.
