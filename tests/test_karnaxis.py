@@ -13,7 +13,7 @@ from karnaxis_world import GAME, POLICY
 
 from simulator.core.rng import game_seeds
 from simulator.core.rules import RulesError
-from simulator.games.karnaxis import game as K
+from simulator.games.karnaxis import outputs as K
 from simulator.games.karnaxis import state as S
 
 # --------------------------------------------------------------------- whole games

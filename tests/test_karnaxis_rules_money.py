@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from karnaxis_world import World, rules_with
 
-from simulator.games.karnaxis import game as K
+from simulator.games.karnaxis import outputs as K
 from simulator.games.karnaxis import state as S
 
 
