@@ -14,10 +14,12 @@ Each game lists its mutations in ``tests/mutants/<game>.toml``::
 
 Every mutant is applied to a fresh copy of the sources in a temporary folder and the tests run
 there, by default with ``NUMBA_DISABLE_JIT=1`` (no compile per mutant; the rule tests are small
-scenarios).  A mutant is *killed* when a test fails or the run times out, *survives* when every
-test passes, and is *invalid* when the tests cannot even run (an import or collection error) or
-its ``find`` text is not found exactly once: both of the last two make the run fail, so the
-list stays honest as the engines change.
+scenarios).  A mutant is *killed* when a test fails on an assertion (mutant_kills.py, a pytest
+plugin, tells how each test failed); *not killed* when tests fail only on other exceptions (a
+``NameError`` of a mutation written against old code checks no rule) or the run times out;
+it *survives* when every test passes, and is *invalid* when the tests cannot even run (an
+import or collection error) or its ``find`` text is not found exactly once.  All but a kill
+make the run fail, so the list stays honest as the engines change.
 
     python tests/mutants/run.py [GAME ...] [--jobs N] [--jit] [--timeout S]
 """
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tomllib
+from mutant_kills import FAILURES_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -88,8 +91,18 @@ def copy_sources(dest: Path) -> None:
 
 
 def run_tests(folder: Path, tests: list[str], jit: bool, timeout: float) -> str:
-    """'passed', 'failed', 'timeout' or 'error' for the tests run inside ``folder``."""
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    """How the tests run inside ``folder`` end: 'passed', 'killed by TEST' (it failed on an
+    assertion), 'errored: ...' (tests failed, none on an assertion), 'timeout', or 'invalid:
+    ...' (they could not run)."""
+    failures = folder / ".mutant-failures"
+    failures.unlink(missing_ok=True)
+    plugin_path = [str(folder / "tests" / "mutants"), os.environ.get("PYTHONPATH", "")]
+    env = dict(
+        os.environ,
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONPATH=os.pathsep.join(filter(None, plugin_path)),
+        **{FAILURES_FILE: str(failures)},
+    )
     if jit:
         env["NUMBA_CACHE_DIR"] = str(folder / ".numba_cache")
         env.pop("BALSIM_NUMBA_CACHE_DIR", None)
@@ -99,7 +112,6 @@ def run_tests(folder: Path, tests: list[str], jit: bool, timeout: float) -> str:
         sys.executable,
         "-m",
         "pytest",
-        "-x",
         "-q",
         "-n",
         "0",
@@ -107,6 +119,8 @@ def run_tests(folder: Path, tests: list[str], jit: bool, timeout: float) -> str:
         "no:cacheprovider",
         "-p",
         "no:randomly",
+        "-p",
+        "mutant_kills",
         *tests,
     ]  # -n 0: mutants run side by side, each test run in one process
     try:
@@ -116,11 +130,18 @@ def run_tests(folder: Path, tests: list[str], jit: bool, timeout: float) -> str:
     if done.returncode == PYTEST_OK:
         return "passed"
     if done.returncode == PYTEST_FAILED:
-        return "failed"
-    return "error: " + (done.stdout + done.stderr).decode(errors="replace").strip().splitlines()[-1]
+        rows = [line.split("\t") for line in failures.read_text().splitlines()]
+        killers = [test for kind, test, _ in rows if kind == "assertion"]
+        if killers:
+            return f"killed by {killers[0]}"
+        return f"errored: {rows[0][2]} in {rows[0][1]}" if rows else "errored: nothing recorded"
+    output = (done.stdout + done.stderr).decode(errors="replace").strip().splitlines()
+    return "invalid: " + (output[-1] if output else f"pytest exit status {done.returncode}")
 
 
-def try_mutant(m: Mutant, jit: bool, timeout: float) -> tuple[Mutant, str, float]:
+def try_mutant(m: Mutant, jit: bool, timeout: float) -> tuple[Mutant, str, str, float]:
+    """The mutant, its verdict ('killed', 'SURVIVED', 'NOT KILLED' or 'invalid'), what the
+    tests did, and the seconds it took."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="balsim-mutant-") as tmp:
         folder = Path(tmp)
@@ -129,13 +150,18 @@ def try_mutant(m: Mutant, jit: bool, timeout: float) -> tuple[Mutant, str, float
         text = target.read_text()
         found = text.count(m.find)
         if found != 1:
-            return m, f"invalid: 'find' occurs {found} times in {m.file}", 0.0
+            return m, "invalid", f"'find' occurs {found} times in {m.file}", 0.0
         target.write_text(text.replace(m.find, m.replace))
         outcome = run_tests(folder, m.tests, jit, timeout)
-    verdict = {"failed": "killed", "timeout": "killed (timeout)", "passed": "SURVIVED"}.get(
-        outcome, f"invalid: {outcome}"
-    )
-    return m, verdict, time.perf_counter() - start
+    if outcome.startswith("killed"):
+        verdict = "killed"
+    elif outcome == "passed":
+        verdict = "SURVIVED"
+    elif outcome.startswith(("errored", "timeout")):
+        verdict = "NOT KILLED"
+    else:
+        verdict = "invalid"
+    return m, verdict, outcome, time.perf_counter() - start
 
 
 def main() -> int:
@@ -163,17 +189,21 @@ def main() -> int:
     if baseline != "passed":
         print(f"Error: the rule tests do not pass unmutated ({baseline})")
         return 2
-    survived = invalid = 0
+    counts = dict.fromkeys(("killed", "SURVIVED", "NOT KILLED", "invalid"), 0)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for m, verdict, seconds in pool.map(
+        for m, verdict, outcome, seconds in pool.map(
             lambda m: try_mutant(m, args.jit, args.timeout), mutants
         ):
-            survived += verdict == "SURVIVED"
-            invalid += verdict.startswith("invalid")
-            print(f"{verdict:<17} {m.game}: {m.name}  ({seconds:.0f} s)", flush=True)
-    killed = len(mutants) - survived - invalid
-    print(f"{killed} of {len(mutants)} mutants killed, {survived} survived, {invalid} invalid")
-    return 0 if survived == invalid == 0 else 1
+            counts[verdict] += 1
+            print(f"{verdict:<10} {m.game}: {m.name}  ({seconds:.0f} s)", flush=True)
+            if verdict != "killed":
+                print(f"{'':<10} {outcome}", flush=True)
+    print(
+        f"{counts['killed']} of {len(mutants)} mutants killed by an assertion, "
+        f"{counts['SURVIVED']} survived, {counts['NOT KILLED']} not killed (an error or a "
+        f"timeout, no assertion), {counts['invalid']} invalid"
+    )
+    return 0 if counts["killed"] == len(mutants) else 1
 
 
 if __name__ == "__main__":
