@@ -198,6 +198,9 @@ class World:
     def cash(self, seat):
         return int(self.players[seat, S.CASH])
 
+    def attribute_total(self, seat):
+        return int(self.players[seat, S.ATTR : S.ATTR + S.N_ATTR].sum())
+
     def offered(self, seat, first=False):
         """(action, A) pairs Take Action! offers ``seat`` now."""
         n = self.call("list_actions", seat, first)

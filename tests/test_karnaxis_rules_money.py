@@ -1,6 +1,7 @@
 """Karnaxis rule scenarios, part 2: businesses and franchises, 3. Year End Review, Loan Odds
-'n Ends, Game End, characters and jobs (rulebook: shared/rules/karnaxis.md; part 1 is
-test_karnaxis_rules.py, whose docstring says how these tests are built)."""
+'n Ends and Game End (rulebook: shared/rules/karnaxis.md; part 1 is test_karnaxis_rules.py,
+whose docstring says how these tests are built; part 3, characters, jobs and the Karnaxis, is
+test_karnaxis_rules_characters.py)."""
 
 import numpy as np
 import pytest
@@ -446,104 +447,3 @@ def test_rank_titles():
         for c in (499_999, 500_000, 1_000_000, 1_499_999, 1_500_000, 2_000_000)
     ] == [0, 1, 2, 2, 3, 4]
     assert S.RANK_TITLES[1:] == ("Amateur", "Novice", "Expert", "Elite")
-
-
-# --------------------------------------------------------------------- characters and jobs
-
-
-def test_karnaxis_fulfilled_pays_100000_immediately():
-    """Fulfilling Your Karnaxis: as a player achieves it, $100,000 from the bank at once:
-    Gus's $300,000 (ASSUMED) is checked after every action, not only at a year end."""
-    w = World()
-    no_abilities(w)
-    w.make(0, "Gus")
-    w.players[0, S.CASH] = 290_000
-    w.board[S.FUND] = 10_000
-    w.call("do_action", 0, S.ACT_UNEMPLOYMENT, 0, False)
-    assert w.players[0, S.KARNAXIS_DONE] == 1 and w.cash(0) == 300_000 + 5_000 + 100_000
-
-
-def test_wes_gets_1000_extra_growth_per_business_and_franchise():
-    """Character card example: Wes gains an extra $1,000 business growth each time he starts
-    a business or franchise."""
-    w = World()
-    no_abilities(w)
-    w.make(0, "Wes")
-    w.own(0, "Shoe Shop")
-    assert w.players[0, S.GROWTH] == 3_000
-    w.own(1, "Food Truck")
-    w.players[0, S.ATTR : S.ATTR + 4] = [10, 10, 10, 10]
-    w.players[0, S.CASH] = 20_000
-    w.call("start_franchise", 0, 1)
-    assert w.players[0, S.GROWTH] == 3_000 + w.tables[S.T_FRANCHISE_GROWTH, 0] + 1_000
-
-
-def test_julie_photography_is_a_level_1_business_only_she_can_start():
-    """Bits 'n Pieces: Julie's photography business is a level 1 business in all respects."""
-    w = World()
-    no_abilities(w)
-    julie = 1
-    studio = w.index("businesses", "Photography Studio")
-    w.players[:, S.CASH] = 100_000
-    assert (S.ACT_BUSINESS, studio) in w.offered(julie)
-    assert (S.ACT_BUSINESS, studio) not in w.offered(0)
-    w.call("start_business", julie, studio)
-    assert w.players[julie, S.MERGED_LEVEL] == 1 and w.cash(julie) == 80_000
-    before = w.cash(julie)
-    w.call("start_franchise", 0, julie)
-    assert w.cash(julie) - before == 15_000 and w.shares[0, julie] == 5
-
-
-def test_whitney_needs_two_different_jobs_not_at_once():
-    """Bits 'n Pieces: Whitney has to get at least 2 different jobs during the game."""
-    w = World()
-    no_abilities(w)
-    whitney = 2
-    cashier, waiter = w.index("jobs", "Cashier"), w.index("jobs", "Waiter")
-    before = w.cash(whitney)
-    w.call("take_job", whitney, cashier)
-    w.call("check_all_karnaxis")
-    assert w.players[whitney, S.KARNAXIS_DONE] == 0
-    w.call("lose_job", whitney, cashier)
-    w.call("take_job", whitney, cashier)
-    w.call("check_all_karnaxis")
-    assert w.players[whitney, S.KARNAXIS_DONE] == 0  # the same job again
-    w.call("lose_job", whitney, cashier)
-    w.call("take_job", whitney, waiter)
-    w.call("check_all_karnaxis")
-    assert w.players[whitney, S.KARNAXIS_DONE] == 1 and w.cash(whitney) - before == 100_000
-
-
-def test_zack_fulfils_as_tax_collector_and_pays_back_after_a_loan():
-    """Bits 'n Pieces: Zack receives $100,000 on becoming the Tax Collector, but pays it back
-    if he takes out a loan (once)."""
-    w = World()
-    no_abilities(w)
-    w.make(0, "Zack")
-    w.players[0, S.CASH] = 0
-    w.call("take_job", 0, w.index("jobs", "Tax Collector"))
-    w.call("check_all_karnaxis")
-    assert w.cash(0) == 100_000 and w.players[0, S.KARNAXIS_DONE] == 1
-    w.call("take_loan", 0, 5_000)
-    w.call("settle_forfeit", 0)
-    assert w.cash(0) == 5_000 and w.players[0, S.KARNAXIS_REVOKED] == 1
-    w.call("take_loan", 0, 5_000)
-    w.call("settle_forfeit", 0)
-    assert w.cash(0) == 10_000
-
-
-def test_professor_and_consultant_fees():
-    """Jobs 'n Stuff: the Professor collects $5,000 each time a player goes to College or
-    University and the Consultant $5,000 per Karnaxis card bought, their own included."""
-    w = World()
-    no_abilities(w)
-    w.hire(1, "Professor")
-    w.hire(2, "Consultant")
-    w.players[0, S.CASH] = 100_000
-    _before1, before2 = w.cash(1), w.cash(2)
-    w.call("do_action", 0, S.ACT_COLLEGE, 0, False)
-    w.call("do_action", 0, S.ACT_KARNAXIS, 0, False)
-    w.players[1, S.CASH] = 100_000
-    w.call("do_action", 1, S.ACT_COLLEGE, 1, False)
-    assert w.cash(2) - before2 == 5_000
-    assert w.players[1, S.L_BANK_BENEFITS] == 10_000 and w.cash(1) == 100_000 - 15_000 + 5_000

@@ -16,6 +16,7 @@ from simulator.games.karnaxis.money import (
     ability,
     add_option,
     can_afford,
+    check_all_karnaxis,
     check_karnaxis,
     firm_benefit,
     firm_owner,
@@ -439,7 +440,10 @@ def use_saved_cards(state, rules, knobs, rng, trace, p):
 
 @rule
 def do_action(state, rules, knobs, rng, trace, p, action, a, first):
-    """Perform one chosen action (Take Action!: the action spaces); ``a`` is its OPT_A."""
+    """Perform one chosen action (Take Action!: the action spaces); ``a`` is its OPT_A.
+    Fulfilling Your Karnaxis: "as a player achieves their Karnaxis" is checked for every seat
+    after the action, since it can pay other seats (a franchise's owner, a firm, the
+    Consultant or Professor)."""
     r = row(p)
     before = state[r + CASH]
     if action != ACT_PASS:
@@ -515,7 +519,8 @@ def do_action(state, rules, knobs, rng, trace, p, action, a, first):
         )
         state[r + GROWTH] += table(rules, T_AD_GROWTH, a)
     record(state, trace, EV_ACTION, p, action, a, before, state[r + CASH])
-    check_karnaxis(state, rules, trace, p)
+    # every seat: a fee or a franchise's cost paid to another seat can fulfil its Karnaxis
+    check_all_karnaxis(state, rules, trace)
     settle_forfeit(state, rules, trace, p)
 
 

@@ -7,6 +7,7 @@ from simulator.games.karnaxis.money import (
     ability,
     add_option,
     can_afford,
+    check_all_karnaxis,
     firm_benefit,
     firm_owner,
     gain,
@@ -70,6 +71,7 @@ from simulator.games.karnaxis.state import (
     T_FRANCHISE_COST,
     T_FRANCHISE_GROWTH,
     T_LEVEL_COST,
+    T_SELL_LOTS,
     VALUE,
     YEAR,
     biz,
@@ -174,8 +176,9 @@ def insure_firm_holders(state, rules):
 def list_trades(state, rules, p):
     """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: the trades p may make now,
     as option rows [MK_*, stock, shares, cost]: done; an accountant or insurance not yet held
-    this year (nor free from a level-4 firm); selling all shares of a business at its stock
-    value x $1,000; buying a lot (stock.buy_lots) of an active business from the supply."""
+    this year (nor free from a level-4 firm); selling shares of a business at its stock value x
+    $1,000, "any number of shares": the whole holding or a lot (stock.sell_lots) of it; buying a
+    lot (stock.buy_lots) of an active business from the supply."""
     r = row(p)
     n = add_option(state, 0, MK_DONE, 0, 0, 0)
     if state[r + ACCOUNTANT] == 0 and can_afford(state, rules, p, rules[CFG_ACCOUNTANT_COST]):
@@ -190,8 +193,13 @@ def list_trades(state, rules, p):
     stocks = rules[CFG_PLAYERS] + 1
     for s in range(stocks):
         held = state[share(p, s)]
+        value = state[stock(s) + VALUE] * price
+        for k in range(table_len(rules, T_SELL_LOTS)):
+            lot = table(rules, T_SELL_LOTS, k)
+            if lot < held:
+                n = add_option(state, n, MK_SELL, s, lot, -lot * value)
         if held > 0:
-            n = add_option(state, n, MK_SELL, s, held, -held * state[stock(s) + VALUE] * price)
+            n = add_option(state, n, MK_SELL, s, held, -held * value)
     for s in range(stocks):
         if state[stock(s) + ACTIVE] == 0:
             continue
@@ -232,6 +240,9 @@ def trade(state, rules, trace, p, kind, s, k, cost):
         state[share(p, s)] += k
         state[SHARE_POOL] -= k
     record(state, trace, EV_TRADE, p, kind, s * 1000 + k, before, state[r + CASH])
+    # Fulfilling Your Karnaxis, "as a player achieves" it: after each trade, as a sale can lift
+    # cash over an ambition that the next purchase takes back under, and a fee pays a firm
+    check_all_karnaxis(state, rules, trace)
 
 
 @rule

@@ -83,6 +83,12 @@ def check(rules: dict) -> None:
         "needs lots of at least one share",
     )
     require(
+        rules,
+        "stock.sell_lots",
+        all(x >= 1 for x in stock["sell_lots"]),
+        "needs lots of at least one share",
+    )
+    require(
         rules, "stock.max_trades_per_action", stock["max_trades_per_action"] >= 1, "must be >= 1"
     )
     bounds = taxes["bracket_max_usd"]

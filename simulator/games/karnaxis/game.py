@@ -127,11 +127,12 @@ from simulator.games.karnaxis.state import (
     T_LEN,
     T_LEVEL_COST,
     T_RETIRE_PAYOUT,
+    T_SELL_LOTS,
     T_TAX_SMART,
     T_TAX_STANDARD,
 )
 
-ENGINE_VERSION = "karnaxis-2"
+ENGINE_VERSION = "karnaxis-3"
 
 
 def _first(items, test):
@@ -228,6 +229,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
         T_AD_COST: business["advertise_cost_usd"],
         T_AD_GROWTH: business["advertise_growth_usd"],
         T_BUY_LOTS: stock["buy_lots"],
+        T_SELL_LOTS: stock["sell_lots"],
     }
     width = max(N_TABLE, max(len(v) for v in rows.values()))
     tables = np.zeros((N_TABLE, width), dtype=np.int64)

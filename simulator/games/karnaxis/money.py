@@ -187,7 +187,8 @@ def firm_benefit(state, rules, p, firm_slot):
 @rule
 def borrow_needed(state, rules, p, cost):
     """Loan Odds 'n Ends: the loan (in whole notes) that lets p pay ``cost``, 0 when cash
-    suffices, -1 when it would pass the cap."""
+    suffices, -1 when it would pass the cap.  "A loan at any time" is taken here, when a
+    payment needs it (ASSUMED, loans.unit_usd in rules.toml)."""
     short = cost - state[row(p) + CASH]
     if short <= 0:
         return 0
@@ -279,7 +280,9 @@ def pay_required(state, rules, trace, p, amount, column, to_seat):
 
 @rule
 def settle_forfeit(state, rules, trace, p):
-    """Bits 'n Pieces (Zack): after a loan, the Karnaxis reward is paid back once."""
+    """Bits 'n Pieces (Zack): "if he takes out a loan, he must pay $100,000 back" (ASSUMED,
+    characters[Zack].forfeit_on_loan: once, for a loan taken after fulfilling, at the end of
+    the action or step that took it)."""
     if state[row(p) + FORFEIT_DUE] == 1:
         pay_back(state, rules, trace, p)
 

@@ -68,7 +68,7 @@ APTITUDE = 0        # the attribute College raises as "Aptitude" (setup.attribut
 # every other row: table_len(rules, T_DIE) faces on the stock die
 (T_BRACKET_MAX, T_TAX_STANDARD, T_TAX_SMART, T_DIE, T_DUE_YEAR, T_DUE_PCT, T_RETIRE_PAYOUT,
  T_LEVEL_COST, T_FRANCHISE_COST, T_FRANCHISE_GROWTH, T_AD_LEVEL, T_AD_COST, T_AD_GROWTH,
- T_BUY_LOTS, T_LEN, N_TABLE) = range(16)
+ T_BUY_LOTS, T_SELL_LOTS, T_LEN, N_TABLE) = range(17)
 
 # characters: rows of C_WIDTH
 (C_ATTR, C_ABILITY, C_ABILITY_VALUE, C_KARNAXIS, C_KARNAXIS_VALUE, C_KARNAXIS_JOB,
