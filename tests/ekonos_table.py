@@ -3,7 +3,14 @@ drawn as text, the engine's state array, and one call per rule step."""
 
 import numpy as np
 
-from policies.ekonos import BUY_MARGIN, RANDOM, SELL_MARGIN, VALUE_INVESTOR
+from policies.ekonos import (
+    BUY_MARGIN,
+    EXPAND_EARLY,
+    PRESIDENT_SEEKER,
+    RANDOM,
+    SELL_MARGIN,
+    VALUE_INVESTOR,
+)
 from simulator.core.game import get_game
 from simulator.core.rng import N_STREAMS
 from simulator.games.ekonos import engine, games
@@ -27,6 +34,7 @@ from simulator.games.ekonos.state import (
     EV_PLACE,
     EV_PROTECT,
     EVENTS,
+    GROWTH,
     HANDS,
     MAX_COMPANIES,
     MAX_HAND,
@@ -160,6 +168,10 @@ class Table:
     def _step(self, kernel, *args):
         return kernel(self.state, self.cfg, self.knobs, self.rng, self.trace, *args)
 
+    def step(self):
+        """One step of the game loop from the loop position (engine.play_step)."""
+        self._step(engine.play_step)
+
     def raise_growth(self, seat, c):
         self._step(engine.raise_growth, seat, c)
 
@@ -173,7 +185,7 @@ class Table:
         """The sell and buy parts of ``seat``'s round, as the game loop plays them."""
         self.state[STARTER], self.state[ROUND], self.state[PHASE] = seat, 0, AT_SELL
         while self.state[PHASE] != AT_CARD:
-            self._step(engine.play_step)
+            self.step()
 
     def play_card(self, seat):
         self._step(engine.play_card, seat)
@@ -211,6 +223,17 @@ class Table:
             np.zeros(c, np.int64),
             np.zeros((n, 2 * c), np.int64),
         )
+
+
+def alpha_presided(drawing: str, growth: int, expand_early: float) -> Table:
+    """A position where seat 0, a president seeker that expands at level 4 (``expand_early``
+    1) or waits for 6 (0), presides Alpha with one share and Alpha's growth indicator is at
+    ``growth``; every seat plays the president seeker."""
+    t = Table(drawing, policy=PRESIDENT_SEEKER)
+    t.give(0, ALPHA, 1)
+    t.knobs[PRESIDENT_SEEKER, EXPAND_EARLY] = expand_early
+    t.companies[ALPHA, GROWTH] = growth
+    return t
 
 
 def traced_game(n_players: int, seed: int = 5):

@@ -9,11 +9,24 @@ These tests play at most one whole game: `make mutants` runs them under NUMBA_DI
 
 import numpy as np
 import pytest
-from ekonos_table import ALPHA, ALWAYS, BETA, CARD_EVENTS, DELTA, GAME, NEVER, Table, traced_game
+from ekonos_table import (
+    ALPHA,
+    ALWAYS,
+    BETA,
+    CARD_EVENTS,
+    DELTA,
+    GAME,
+    NEVER,
+    Table,
+    alpha_presided,
+    traced_game,
+)
 
-from policies.ekonos import EXPAND_EARLY, PRESIDENT_SEEKER
+from policies.ekonos import EXPAND_EARLY, MARKET_BUILDER
 from simulator.games.ekonos import engine
 from simulator.games.ekonos.state import (
+    AT_DEAL,
+    AT_END,
     CASH,
     CFG_CARDS_PER_TURN,
     CFG_MARKERS,
@@ -33,9 +46,12 @@ from simulator.games.ekonos.state import (
     GROW_A,
     GROW_B,
     GROWTH,
+    INDICATORS_LEFT,
+    MONEY_RECEIVED,
     NO_SPACE,
     NO_SUPPLY,
     ON_BOARD,
+    PHASE,
     PLACE_FUNCTION,
     PRESIDENT,
     PROTECTED,
@@ -67,6 +83,22 @@ def test_preparation_each_turn_deals_the_cards_and_money(n_players):
     assert (t.hands >= 0).sum(axis=1).tolist() == [cards] * n_players
     assert len(set(dealt.tolist())) == cards * n_players
     assert t.players[:, CASH].tolist() == [3 + money] * n_players
+
+
+def test_preparation_money_is_dealt_at_the_start_of_every_turn():
+    """Preparation: "At the start of each turn, cards and monetary units (M.U.) are dealt":
+    one whole game of 3 players (4 turns), every seat gets 12 M.U. at every turn's deal."""
+    t = Table(n_players=3)
+    deals = 0
+    while t.state[PHASE] != AT_END:
+        before = t.players[:, CASH].copy()
+        dealing = t.state[PHASE] == AT_DEAL
+        t.step()
+        if dealing:
+            deals += 1
+            assert (t.players[:, CASH] - before).tolist() == [t.cfg[CFG_MONEY_PER_TURN]] * 3
+    assert deals == t.cfg[CFG_TURNS] == 4
+    assert t.players[:, MONEY_RECEIVED].tolist() == [4 * 12] * 3
 
 
 def test_preparation_starter_moves_left_and_play_passes_left():
@@ -171,10 +203,14 @@ def test_protecting_shields_a_marker_from_expansion():
     t.companies[[BETA, DELTA], GROWTH] = 6
     t.hands[0, 0] = t.card(ALPHA, BETA, DELTA)
     assert t.expand_targets(BETA) == [1]
+    supply, indicators = t.companies[ALPHA, SUPPLY], t.players[0, INDICATORS_LEFT]
     t.play_card(0)
     assert t.drawing() == "B a\nB B"
     assert t.state[PROTECTED] == 1 << 1
     assert t.expand_targets(BETA) == []
+    # turning a placed marker takes nothing from a supply: no market nor share indicator
+    assert t.companies[ALPHA, [ON_BOARD, SUPPLY]].tolist() == [1, supply]
+    assert t.players[0, INDICATORS_LEFT] == indicators
 
 
 def test_a_card_that_cannot_act_is_discarded():
@@ -240,17 +276,15 @@ def test_replaced_markers_return_to_their_supply():
 def test_growth_four_president_expands_by_two_or_waits(early):
     """Playing a Card: at growth 4 the president may place two indicators next to the company
     (then growth returns to zero), or wait.  Both choices, fixed by the expand_early knob."""
-    t = Table(
+    t = alpha_presided(
         """
         . . . .
         . A . .
         . . . .
     """,
-        policy=PRESIDENT_SEEKER,
+        growth=3,
+        expand_early=early,
     )
-    t.give(0, ALPHA, 1)
-    t.knobs[PRESIDENT_SEEKER, EXPAND_EARLY] = early
-    t.companies[ALPHA, GROWTH] = 3
     t.raise_growth(1, ALPHA)
     if early:
         assert t.companies[ALPHA, [ON_BOARD, GROWTH]].tolist() == [3, 0]
@@ -263,6 +297,49 @@ def test_growth_four_president_expands_by_two_or_waits(early):
         assert t.events(EV_EXPAND_WAIT) == [(EV_EXPAND_WAIT, 0, 0, ALPHA, 4, 0, 0)]
 
 
+def test_a_president_who_waited_at_four_is_not_asked_again_at_five():
+    """Playing a Card: the option comes "when the Growth Indicator of a company reaches level
+    4", the alternative is to wait for six: a president who waited is not offered it at 5,
+    even one who would now expand (expand_early on).
+
+        . . . .
+        . A . .     Alpha growth 4 (waited) -> 5: nothing placed
+    """
+    t = alpha_presided(
+        """
+        . . . .
+        . A . .
+    """,
+        growth=4,
+        expand_early=1.0,
+    )
+    t.raise_growth(1, ALPHA)
+    assert t.companies[ALPHA, [ON_BOARD, GROWTH]].tolist() == [1, 5]
+    assert [ev for ev, *_ in t.events()] == [EV_GROW]
+
+
+@pytest.mark.parametrize("president_expands", [True, False])
+def test_the_president_not_the_player_raising_growth_expands_or_waits(president_expands):
+    """Playing a Card: at level 4 "the President ... has the option", whoever played the card.
+    Seat 1 (a market builder) raises Alpha, presided by seat 0 (a president seeker); their
+    expand_early knobs are opposite, and the president's choice is the one played."""
+    t = alpha_presided(
+        """
+        . . . .
+        . A . .
+        . . . .
+    """,
+        growth=3,
+        expand_early=float(president_expands),
+    )
+    t.policy_ids[1] = MARKET_BUILDER
+    t.knobs[MARKET_BUILDER, EXPAND_EARLY] = float(not president_expands)
+    t.raise_growth(1, ALPHA)
+    expanded = t.companies[ALPHA, [ON_BOARD, GROWTH]].tolist() == [3, 0]
+    waited = t.companies[ALPHA, [ON_BOARD, GROWTH]].tolist() == [1, 4]
+    assert (expanded, waited) == (president_expands, not president_expands)
+
+
 def test_growth_four_with_nothing_to_place_waits():
     """Playing a Card: the president's option at level 4 is to place indicators; with no space
     to take (ASSUMED) there is no option and the indicator stays at 4.
@@ -270,16 +347,14 @@ def test_growth_four_with_nothing_to_place_waits():
         b A b
         . b .
     """
-    t = Table(
+    t = alpha_presided(
         """
         b A b
         . b .
     """,
-        policy=PRESIDENT_SEEKER,
+        growth=3,
+        expand_early=1.0,
     )
-    t.give(0, ALPHA, 1)
-    t.knobs[PRESIDENT_SEEKER, EXPAND_EARLY] = 1.0
-    t.companies[ALPHA, GROWTH] = 3
     t.raise_growth(1, ALPHA)
     assert t.companies[ALPHA, GROWTH] == 4
     assert t.events(EV_EXPAND_WAIT) == [(EV_EXPAND_WAIT, 0, 0, ALPHA, 4, 1, 0)]
@@ -290,17 +365,15 @@ def test_growth_six_president_expands_by_three():
     """Playing a Card: "the President may wait for the Growth Indicator to reach level six,
     in which case he has the option of placing three"; growth then returns to zero (ASSUMED:
     compulsory at six, even for a president who would wait)."""
-    t = Table(
+    t = alpha_presided(
         """
         . . . .
         . A . .
         . . . .
     """,
-        policy=PRESIDENT_SEEKER,
+        growth=5,
+        expand_early=0.0,
     )
-    t.give(0, ALPHA, 1)
-    t.knobs[PRESIDENT_SEEKER, EXPAND_EARLY] = 0.0
-    t.companies[ALPHA, GROWTH] = 5
     t.raise_growth(2, ALPHA)
     assert t.companies[ALPHA, [ON_BOARD, GROWTH]].tolist() == [4, 0]
     assert t.drawing().count("A") == 4

@@ -193,6 +193,85 @@ def test_a_player_without_an_indicator_is_passed_over_for_presidency():
     assert t.players[2, INDICATORS_LEFT] == t.cfg[CFG_SHARE_INDICATORS] - 2
 
 
+def test_a_sale_by_another_player_leaves_the_presidency_alone():
+    """Presidency: only the president's sale can hand the presidency on ("if the president ...
+    chooses to sell a share, he / she decides who will be the next president").  Seat 2 sells
+    its Alpha share; seat 0 stays president though it has no share indicator free and seat 1
+    holds as many shares.
+
+        Alpha: seat 0 president, 2 shares (no indicator free); seat 1 2 shares; seat 2 1
+    """
+    t = Table()
+    t.traders(sell=ALWAYS, buy=NEVER)
+    t.give(0, ALPHA, 2)
+    t.give(1, ALPHA, 2)
+    t.give(2, ALPHA, 1)
+    t.players[0, INDICATORS_LEFT] = 0
+    t.sell(2)
+    assert t.shares[:, ALPHA].tolist() == [2, 2, 0]
+    assert t.companies[ALPHA, PRESIDENT] == 0 and t.events(EV_PRESIDENT) == []
+
+
+def test_a_holder_passed_over_takes_office_once_an_indicator_is_free():
+    """Presidency: "should another player acquire more shares than the current president, he /
+    she immediately takes over".  Seat 1, passed over for want of a share indicator (ASSUMED),
+    holds 3 Alpha to the president's 2; selling its Beta share frees one, and it takes the
+    Alpha presidency at once (the rich Alpha board makes Beta the share it sells).
+
+        A A A A
+        A A A A     Alpha: seat 0 president, 2 shares; seat 1 3 shares, no indicator free
+        . . . .     Beta: seat 2 president, 2 shares; seat 1 1 share
+    """
+    t = Table("""
+        A A A A
+        A A A A
+        . . . .
+    """)
+    t.traders(sell=ALWAYS, buy=NEVER)
+    t.give(0, ALPHA, 2)
+    t.give(1, ALPHA, 3)
+    engine.set_president(t.state, t.cfg, ALPHA, 0)  # as when seat 0 sold and seat 1 had none
+    t.give(2, BETA, 2)
+    t.give(1, BETA, 1)
+    t.players[1, INDICATORS_LEFT] = 0
+    t.sell(1)
+    assert t.shares[1, [ALPHA, BETA]].tolist() == [3, 0]
+    assert t.companies[ALPHA, PRESIDENT] == 1 and t.players[1, INDICATORS_LEFT] == 0
+    row = t.events(EV_PRESIDENT)[0]
+    assert row == (EV_PRESIDENT, 0, 1, ALPHA, 0, 0, 1)
+    assert describe(row, GAME.rules()) == (
+        "turn 1: seat 1 becomes president of Alpha "
+        "(more shares, and now a share indicator free to show it)"
+    )
+
+
+def test_a_president_losing_office_takes_the_presidency_it_was_passed_over_for():
+    """Presidency: a takeover gives the old president's share indicator back, and with it that
+    player takes over a company where it was passed over (ASSUMED, as above).  Seat 1 buys a
+    second Alpha share (its only affordable one) and takes Alpha from seat 0, which then takes
+    Beta from seat 2.
+
+        Alpha: seat 0 president, 1 share; seat 1 1 share, 3 M.U.
+        Beta: seat 2 president, 1 share; seat 0 2 shares, no indicator free
+    """
+    t = Table()
+    t.traders(sell=NEVER, buy=ALWAYS)
+    t.give(0, ALPHA, 1)
+    t.give(1, ALPHA, 1)
+    t.give(2, BETA, 1)
+    t.give(0, BETA, 2)
+    engine.set_president(t.state, t.cfg, BETA, 2)  # as when seat 0 had no indicator free
+    t.players[0, INDICATORS_LEFT] = 0
+    t.companies[GAMMA:, SHARES_OUT] = 9  # too dear
+    t.players[1, CASH] = 3
+    t.buy(1)
+    assert t.companies[[ALPHA, BETA], PRESIDENT].tolist() == [1, 0]
+    assert t.events(EV_PRESIDENT) == [
+        (EV_PRESIDENT, 0, 1, ALPHA, 0, 0, 0),
+        (EV_PRESIDENT, 0, 0, BETA, 2, 0, 1),
+    ]
+
+
 def test_selling_the_last_share_leaves_no_president():
     """Presidency (ASSUMED): a company whose shares are all sold has no president; the trace
     says so, and the replay prints it."""

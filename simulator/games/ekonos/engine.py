@@ -300,7 +300,7 @@ def presidency_after_sale(state, rules, knobs, rng, trace, seat, c):
     """Presidency: after the president sells, whoever now holds more takes over; when several
     players tie for the most, the selling president chooses among them.  ASSUMED: a company
     whose shares are all sold has no president, and a player without a share indicator free
-    to show the presidency is passed over."""
+    to show the presidency is passed over (until one is free: :func:`claim_presidencies`)."""
     if state[PRESIDENT + c] != seat:
         return state[PRESIDENT + c]
     n_players = rules[CFG_PLAYERS]
@@ -323,6 +323,31 @@ def presidency_after_sale(state, rules, knobs, rng, trace, seat, c):
         i = choose(state, rules, knobs, rng, trace, NAME_PRESIDENT, seat, c, n)
     set_president(state, rules, c, option(state, i, OPT_A))
     return state[PRESIDENT + c]
+
+
+@rule
+def claim_presidencies(state, rules, knobs, rng, trace):
+    """Presidency: "should another player acquire more shares than the current president, he /
+    she immediately takes over".  A holder of more shares passed over for want of a free share
+    indicator (ASSUMED, shares.presidency_uses_indicator) takes over as soon as one is free:
+    checked after every sale and purchase, company by company (ASSUMED: in company order, the
+    first in seat order among equal claimants) until no holder who can show a presidency holds
+    more shares than a president, or any share of a company without one."""
+    changed = True
+    while changed:
+        changed = False
+        for c in range(rules[CFG_COMPANIES]):
+            president = state[PRESIDENT + c]
+            most = 0 if president == NONE else state[share_slot(president, c)]
+            claimant = NONE
+            for p in range(rules[CFG_PLAYERS]):
+                if state[share_slot(p, c)] > most and can_show_presidency(state, rules, p):
+                    most, claimant = state[share_slot(p, c)], p
+            if claimant != NONE:
+                set_president(state, rules, c, claimant)
+                record(state, trace, EV_PRESIDENT, claimant, c, president, 0, 1)
+                expand_on_taking_office(state, rules, knobs, rng, trace, c)
+                changed = True
 
 
 @rule
@@ -378,6 +403,7 @@ def sell_step(state, rules, knobs, rng, trace, seat):
     new = presidency_after_sale(state, rules, knobs, rng, trace, seat, c)
     if new != old:
         record(state, trace, EV_PRESIDENT, new, c, old, state[SHARES_OUT + c], 0)
+    claim_presidencies(state, rules, knobs, rng, trace)  # the seller freed an indicator
 
 
 @rule
@@ -403,12 +429,14 @@ def buy_step(state, rules, knobs, rng, trace, seat):
         return
     record(state, trace, EV_PRESIDENT, seat, c, old, 0, 0)
     expand_on_taking_office(state, rules, knobs, rng, trace, c)
+    claim_presidencies(state, rules, knobs, rng, trace)  # the old president freed an indicator
 
 
 @rule
 def deal(state, rules, rng, trace):
     """Preparation: at the start of each turn every player gets the turn's cards and M.U.
-    ASSUMED: the whole deck is reshuffled for every turn (6 players use all 36 cards)."""
+    ASSUMED: the whole deck is reshuffled for every turn (6 players use all 36 cards), and the
+    bank never runs out of M.U. (rules.toml [setup])."""
     n_cards = rules[CFG_CARDS]
     for k in range(n_cards):
         state[DECK_ORDER + k] = k

@@ -77,7 +77,7 @@ from simulator.games.ekonos.state import (
     TRACE_WIDTH,
 )
 
-ENGINE_VERSION = "ekonos-2"
+ENGINE_VERSION = "ekonos-3"
 MAX_POINTS = 1000  # largest points per unit a [scoring] key may give
 
 
@@ -389,6 +389,11 @@ def describe(row, rules: dict) -> str:
     if event == EV_PRESIDENT and seat == NONE:
         why = "its last share was sold" if c == 0 else "no holder has an indicator to show it"
         return f"turn {turn + 1}: {names[a]} has no president ({why})"
+    if event == EV_PRESIDENT and d:
+        return (
+            f"turn {turn + 1}: seat {seat} becomes president of {names[a]} "
+            "(more shares, and now a share indicator free to show it)"
+        )
     if event == EV_PRESIDENT:
         return f"turn {turn + 1}: seat {seat} becomes president of {names[a]}"
     if event == EV_DISCARD:

@@ -107,9 +107,10 @@ PLACE_FUNCTION, GROW_A, GROW_B = range(3)
 CHOOSE_CARD, CHOOSE_SPACE, EXPAND_NOW, SELL, BUY, NAME_PRESIDENT = range(6)
 
 # trace rows: [event, turn, seat, a, b, c, d]; EV_PRESIDENT's seat is the new president or
-# NONE, b the old one and c the shares left after a sale; EV_SCORE's a, b, d are the points of
-# cash, holdings and presidencies and c the score; EV_EXPAND_WAIT's c is 1 when nothing
-# could be placed; EV_EXPAND_EMPTY's b is NO_SUPPLY or NO_SPACE.  A search decision is
+# NONE, b the old one, c the shares left after a sale and d 1 when a holder passed over takes
+# office once a share indicator is free (engine.claim_presidencies); EV_SCORE's a, b, d are
+# the points of cash, holdings and presidencies and c the score; EV_EXPAND_WAIT's c is 1 when
+# nothing could be placed; EV_EXPAND_EMPTY's b is NO_SUPPLY or NO_SPACE.  A search decision is
 # EV_SEARCH (a kind, b options, c candidates, d rollouts) followed by one EV_SEARCH_OPTION per
 # candidate (a kind, b option code, c mean value in millionths, d rollouts); option codes:
 # card x 3 + function, a space, 1 expand / 0 wait, a company or NONE, a seat.
