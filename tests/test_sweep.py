@@ -128,3 +128,46 @@ def test_paired_differences_against_base(tmp_path):
     assert (rich_score["mean_diff"] > 20).all() and rich_score["significant"].all()
     assert set(table["group"].unique()) >= {"seat=0", "policy=cash_hoarder", "all"}
     np.testing.assert_allclose(holm(np.array([0.01, 0.04, 0.03])), [0.03, 0.06, 0.06])
+
+
+def test_the_summary_reads_each_table_once_and_pairs_as_two_variants_do(tmp_path, monkeypatch):
+    """One query for every variant at once (a thousand-variant sweep summarises in seconds),
+    with the numbers of the comparison of each variant alone with the base."""
+    import polars.testing
+
+    from simulator.analysis import Dataset
+    from simulator.analysis.core import paired_difference
+    from simulator.analysis.paired import COMPARISONS, paired_differences
+
+    out = tmp_path / "three"
+    result = invoke(
+        "sweep", "ekonos", "--vary", "setup.start_money=0,5,20", "-n", 300, "-j", 1, "--out", out
+    )
+    assert result.exit_code == 0, result.output
+    ds = Dataset(out)
+    queries = []
+    collect, collect_all = pl.LazyFrame.collect, pl.collect_all
+    monkeypatch.setattr(
+        pl.LazyFrame, "collect", lambda *a, **k: queries.append(1) or collect(*a, **k)
+    )
+    monkeypatch.setattr(
+        pl, "collect_all", lambda q, **k: queries.append(len(q)) or collect_all(q, **k)
+    )
+    table = paired_differences(ds)
+    monkeypatch.undo()
+    assert queries == [len(COMPARISONS)]  # one collect of all five comparisons
+    tables = {"players": ds.players, "games": ds.games}
+    for variant in ("setup.start_money=5", "setup.start_money=20"):
+        for metric, name, value, by in COMPARISONS:
+            alone = paired_difference(tables[name], value, "base", variant, by).drop("sd")
+            rows = table.filter(
+                (pl.col("variant") == variant)
+                & (pl.col("metric") == metric)
+                & pl.col("group").str.starts_with(f"{by}=" if by else "all")
+            )
+            polars.testing.assert_frame_equal(
+                rows.select(alone.columns[1 if by else 0 :]),
+                alone.select(alone.columns[1 if by else 0 :]),
+                check_exact=False,
+                rel_tol=1e-12,
+            )
