@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 
 from simulator.analysis import (
@@ -52,22 +53,47 @@ def write_dataset(
     rules: dict | None = None,
     variants=("base",),
     length_unit: str = "turns",
+    seats=(),
 ) -> Path:
-    """A dataset folder with the runner's layout (manifest + one part per table)."""
-    path.mkdir(parents=True, exist_ok=True)
-    for name, df in tables.items():
-        (path / name).mkdir(exist_ok=True)
-        df.write_parquet(path / name / "part-00000.parquet")
+    """A dataset folder with the runner's layout: a manifest planning one task per variant
+    (every table's rows of that variant in one part, stamped as the runner stamps it; a
+    column a variant leaves empty is not in its part, as a variant's own value columns)."""
+    from simulator.run.runner import Plan, Variant
+    from simulator.run.store import part_name
+    from simulator.run.whole import metadata, part_stamp
+
+    n_games = int(tables["games"].height // len(variants))
+    plan = Plan(
+        game=game,
+        n_games=n_games,
+        n_players=n_players,
+        seats=list(seats),
+        seed=0,
+        chunk_size=n_games,
+        variants=[Variant(v, rules or {}, {}) for v in variants],
+    )
+    engine = f"{game}-synthetic"
+    for task, v, first, n in plan.tasks():
+        stamp = metadata(part_stamp(plan, engine, task, v, first, n))
+        for name, df in tables.items():
+            rows = df.filter(pl.col("variant") == variants[v])
+            rows = rows.select(
+                c for c in rows.columns if rows[c].null_count() < max(rows.height, 1)
+            )
+            (path / name).mkdir(parents=True, exist_ok=True)
+            table = rows.to_arrow().replace_schema_metadata(stamp)
+            pq.write_table(table, path / name / part_name(task))
     manifest = {
         "format": "balsim-dataset",
         "game": game,
-        "n_games": int(tables["games"].height // len(variants)),
+        "n_games": n_games,
         "n_players": n_players,
-        "seats": [],
+        "seats": list(seats),
         "fixed_seats": False,
         "seed": 0,
+        "chunk_size": n_games,
         "length_unit": length_unit,
-        "engine_version": f"{game}-synthetic",
+        "engine_version": engine,
         "variants": [{"name": v, "rules": rules or {}, "values": {}} for v in variants],
         "tables": list(tables),
         "status": "complete",
@@ -632,21 +658,19 @@ def test_dataset_scans_are_lazy_and_typed(real_dataset):
 
 def test_dataset_stacks_parts_whose_columns_differ(tmp_path):
     """Variants may record different value columns; the parts still read as one table."""
-    players = players_frame([0, 1], 2)
+    base = players_frame([0, 1], 2)
+    rich = base.with_columns(pl.lit("rich").alias("variant"), pl.lit(12).alias("start_money"))
+    games = pl.DataFrame(
+        {"game_id": [0, 1, 0, 1], "variant": ["base", "base", "rich", "rich"], "length": 3}
+    )
     path = write_dataset(
         tmp_path / "mixed",
         "ekonos",
         2,
-        {
-            "games": pl.DataFrame(
-                {"game_id": [0, 1], "variant": ["base", "rich"], "length": [3, 3]}
-            ),
-            "players": players,
-        },
+        {"games": games, "players": pl.concat([base, rich], how="diagonal")},
         variants=("base", "rich"),
     )
-    rich = players.with_columns(pl.lit("rich").alias("variant"), pl.lit(12).alias("start_money"))
-    rich.write_parquet(path / "players" / "part-00001.parquet")
+    assert "start_money" not in pl.read_parquet_schema(path / "players" / "part-00000.parquet")
     ds = Dataset(path)
     assert "start_money" in ds.columns("players")
     got = ds.players.collect()

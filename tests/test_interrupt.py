@@ -7,6 +7,7 @@ session's fixtures filled), wait for its first part, signal it, and check what i
 import io
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +21,8 @@ from click.testing import CliRunner
 from simulator import KERNEL_CACHE
 from simulator.cli import cli
 from simulator.run import store
+from simulator.run.checks import dataset_survey
+from simulator.run.runner import plan_from_manifest
 from simulator.run.workers import Progress
 
 BALSIM = [sys.executable, "-c", "from simulator.cli import main; main()"]
@@ -70,11 +73,14 @@ def wait_until_gone(pids: list[int], patience: float = 120.0) -> list[int]:
 
 
 def only_whole_parts(out: Path) -> int:
-    """Every part left is a readable Parquet file and no temporary file remains; returns the
-    number of games parts."""
+    """Every part left is whole and the dataset's own, no temporary file remains and the lock
+    is free; returns the number of games parts."""
     assert not list(out.rglob("*.tmp"))
-    for name in ("games", "players"):
-        assert store.damaged_parts(out, [name]) == []
+    manifest = store.read_manifest(out)
+    found = dataset_survey(out, manifest, plan_from_manifest(manifest))
+    assert [p.text for p in found.problems if "is missing" not in p.text] == []
+    with store.Writing(out):
+        pass
     return len(list((out / "games").glob("part-*.parquet")))
 
 
@@ -160,3 +166,141 @@ def test_progress_shows_the_label_and_games_per_second(monkeypatch):
     last = screen.getvalue().split("\r")[-1]
     assert last.startswith("[2/9] ekonos-4p [############..................] 400/1,000 games")
     assert re.search(r" [\d,]+ games/s ", last)
+
+
+def test_a_second_writer_of_a_running_dataset_is_refused(compiled, tmp_path):
+    out = tmp_path / "busy"
+    process = start(out)
+    try:
+        for args in (["run", "ekonos", "-n", 100, "--force"], ["run", "ekonos", "--resume"]):
+            result = CliRunner().invoke(cli, [*args, "-q", "--out", str(out)])
+            assert result.exit_code == 2
+            assert result.stderr.startswith(
+                f"Error: --out {out} is being written by another balsim (pid {process.pid} on "
+            ), result.stderr
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=300)
+    only_whole_parts(out)  # the first run's parts, untouched by the second
+    result = CliRunner().invoke(cli, ["run", "ekonos", "--out", str(out), "--resume", "-q"])
+    assert result.exit_code == 0, result.output  # the lock went with its process
+
+
+def test_sigkill_of_report_stops_its_workers(compiled, tmp_path):
+    datasets = [str(compiled[name]) for name in ("ekonos", "karnaxis", "karmaggan")]
+    process = subprocess.Popen(
+        BALSIM + ["report", *datasets, "-j", "2", "--out", str(tmp_path / "r.html")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 240
+    while len(children(process.pid)) < 2:  # its two workers drawing sections
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.1)
+    workers = children(process.pid)
+    process.kill()
+    process.wait(timeout=60)
+    assert wait_until_gone(workers, patience=60) == []
+    assert not (tmp_path / "r.html").exists()
+
+
+def study_stopped(tmp_path, monkeypatch, where: str, error) -> str:
+    """What ``balsim study`` says when ``error`` stops it at ``where`` (nothing is played)."""
+    import simulator.studies.study as study
+
+    calls = []
+
+    def second_stops(*args, **kwargs):  # the first dataset "plays", the second is stopped
+        calls.append(1)
+        if len(calls) == 2:
+            raise error
+
+    def stops(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(study, "warm_engines", lambda *a: None)
+    if where == "execute":
+        monkeypatch.setattr(study, "execute", second_stops)
+    else:
+        monkeypatch.setattr(study, "execute", lambda *a, **k: None)
+        monkeypatch.setattr(where, stops)
+    runs, report = tmp_path / "runs", tmp_path / "study.html"
+    result = CliRunner().invoke(cli, ["study", "--out", runs, "--report", report, "-j", 1, "-q"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    return lines[0].replace(str(tmp_path), "TMP")
+
+
+FINISH = "`balsim study --out TMP/runs --report TMP/study.html --resume` finishes the study"
+
+
+def test_an_interrupted_study_says_how_to_finish_it(tmp_path, monkeypatch):
+    from simulator.core.errors import Interrupted
+    from simulator.studies.study import study_plans
+
+    second = study_plans()[1][0]
+    stopped = Interrupted(
+        f"Aborted. 2,000 of 50,000 games are saved in TMP/runs/{second}; `balsim run ekonos "
+        f"--out TMP/runs/{second} --resume` finishes the run"
+    )
+    assert study_stopped(tmp_path, monkeypatch, "execute", stopped) == (
+        f"Aborted at [2/{len(study_plans())}] {second} (2,000 of 50,000 games are saved in "
+        f"TMP/runs/{second}); {FINISH}, keeping what it finished"
+    )
+
+
+@pytest.mark.parametrize(
+    "where, phase",
+    [
+        ("simulator.experiments.sensitivity.screen", "in the sensitivity screens"),
+        ("simulator.studies.study.write_report", "while writing the report"),
+    ],
+)
+def test_a_study_interrupted_after_its_datasets_says_how_to_finish_it(
+    tmp_path, monkeypatch, where, phase
+):
+    assert study_stopped(tmp_path, monkeypatch, where, KeyboardInterrupt()) == (
+        f"Aborted {phase}; {FINISH}, keeping what it finished"
+    )
+
+
+def test_a_resumed_study_keeps_what_it_finished(small_study, tmp_path, monkeypatch):
+    import json
+
+    import simulator.studies.study as study
+
+    runs = Path(shutil.copytree(small_study["dirs"][0].parent, tmp_path / "runs"))
+    cut = runs / "ekonos-4p"  # stopped in its second part (its variant's)
+    manifest = json.loads((cut / "manifest.json").read_text())
+    (cut / "manifest.json").write_text(json.dumps({**manifest, "status": "running"}))
+    for table in manifest["tables"]:
+        (cut / table / store.part_name(1)).unlink()
+    played = []
+
+    def execute(plan, out, **kwargs):
+        played.append((Path(out).name, plan is None and kwargs["resume"]))
+        return real_execute(plan, out, **kwargs)
+
+    real_execute = study.execute
+    monkeypatch.setattr(study, "execute", execute)
+    monkeypatch.setattr("simulator.experiments.sensitivity.screen", fail_if_called)
+    monkeypatch.setattr("simulator.experiments.strength.skill", fail_if_called)
+    report = tmp_path / "study.html"
+    study.run_study(runs, report, jobs=1, progress=False, scale=0.01, resume=True)
+    assert played == [(cut.name, True)]  # only the cut dataset, finished from where it was
+    assert CliRunner().invoke(cli, ["verify", str(cut)]).exit_code == 0
+    assert "balsim playtest report" in report.read_text()
+
+
+def fail_if_called(*args, **kwargs):
+    raise AssertionError("a finished part of the study was played again")
+
+
+def test_a_worker_whose_parent_is_gone_ends_itself():
+    """How every command's local workers stop after a SIGKILL of the command: a worker's
+    task runs beside a thread that ends the process once its parent is no longer the one
+    that started it (here a parent it never had)."""
+    code = "from simulator.run.workers import in_worker; import time; in_worker(1, time.sleep, 900)"
+    done = subprocess.run([sys.executable, "-c", code], timeout=300)  # not the 900 s task
+    assert done.returncode == 1

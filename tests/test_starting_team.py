@@ -10,6 +10,7 @@ import shutil
 
 import numpy as np
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 from polars.testing import assert_frame_equal
 
@@ -69,7 +70,8 @@ def test_the_extra_player_shows_as_a_starting_team_edge(three_players):
 
 
 def swap_labels(src, dst):
-    """A copy of a dataset with the team labels 0 and 1 exchanged in every table."""
+    """A copy of a dataset with the team labels 0 and 1 exchanged in every table (each part
+    keeps its metadata: it is still the dataset's own)."""
     shutil.copytree(src, dst)
     for table, columns in (("players", ["team"]), ("games", ["starting_team", "winning_team"])):
         for part in (dst / table).glob("*.parquet"):
@@ -82,7 +84,9 @@ def swap_labels(src, dst):
                 .alias(c)
                 for c in columns
             )
-            frame.write_parquet(part)
+            pq.write_table(
+                frame.to_arrow().replace_schema_metadata(pq.read_schema(part).metadata), part
+            )
 
 
 def test_swapping_the_team_labels_changes_no_answer(tmp_path):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from html import escape
 from types import SimpleNamespace
@@ -109,10 +108,7 @@ def seat_dataset(path, first_share: float, seats: list[str], seed: int):
     rng = np.random.default_rng(seed)
     winners = winners_with_first_seat_share(rng, N, 4, first_share)
     games, players = contract_tables(rng, N, 4, winners, seats, 3, "final_turn")
-    out = write_dataset(path, "ekonos", 4, {"games": games, "players": players})
-    manifest = json.loads((out / "manifest.json").read_text())
-    (out / "manifest.json").write_text(json.dumps({**manifest, "seats": seats}))
-    return out
+    return write_dataset(path, "ekonos", 4, {"games": games, "players": players}, seats=seats)
 
 
 def test_a_seat_flag_says_whether_it_holds_with_strong_players(tmp_path):

@@ -130,6 +130,7 @@ def test_tune_command_errors_are_one_line_with_status_2(tmp_path, args, message)
 def test_tune_command_does_not_overwrite_without_force(tmp_path):
     out = tmp_path / "t.toml"
     out.write_text("# mine\n")
-    result = invoke("tune", "ekonos", "--policy", "cash_hoarder", "--out", out)
-    assert result.exit_code == 2 and "exists; use --force" in result.output
+    for force in ((), ("--force",)):  # a file tune did not write, never replaced
+        result = invoke("tune", "ekonos", "--policy", "cash_hoarder", "--out", out, *force)
+        assert result.exit_code == 2 and "was not written by balsim" in result.output
     assert out.read_text() == "# mine\n"

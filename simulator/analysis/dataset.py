@@ -7,7 +7,9 @@ from pathlib import Path
 
 import polars as pl
 
+from simulator.core.errors import UserError
 from simulator.run import store
+from simulator.run.checks import stored_tables, whole_tasks
 
 CORE_TABLES = ("games", "players")
 
@@ -15,14 +17,18 @@ CORE_TABLES = ("games", "players")
 class Dataset:
     """One ``balsim run``/``sweep`` output folder (DESIGN.md "Batch runner and store").
 
-    ``games``, ``players`` and ``timeline(name)`` are polars LazyFrames over all parts, so
-    nothing is read until a query collects, and then only the columns it needs.  The manifest
-    fixes the player count of every game, so ``players`` carries it as ``n_players``.
+    ``games``, ``players`` and ``timeline(name)`` are polars LazyFrames over the parts of
+    the tasks played, so nothing is read until a query collects, and then only the columns it
+    needs.  Opening checks every part against the manifest first (whole, of this dataset,
+    planned: :func:`simulator.run.runner.whole_tasks`) and refuses the dataset in one line
+    when one is not.  The manifest fixes the player count of every game, so ``players``
+    carries it as ``n_players``.
     """
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
         self.manifest = store.read_manifest(self.path)
+        self.tasks = sorted(whole_tasks(self.path, self.manifest)[1])
         self._schemas: dict[Path, dict] = {}
 
     def __repr__(self) -> str:
@@ -65,9 +71,9 @@ class Dataset:
         Parts normally share one schema and are scanned as one; when they do not (variants
         that record different ``values`` columns), they are stacked with missing columns null.
         """
-        files = self._parts(table)
+        files = self.parts(table)
         if len({tuple(self._part_schema(f).items()) for f in files}) == 1:
-            lf = pl.scan_parquet(self.path / table / "part-*.parquet")
+            lf = pl.scan_parquet(files)
         else:
             lf = pl.concat([pl.scan_parquet(f) for f in files], how="diagonal_relaxed")
         names = [v["name"] for v in self.variants]
@@ -75,11 +81,12 @@ class Dataset:
             lf = lf.with_columns(pl.col("variant").cast(pl.Enum(names)))
         return lf
 
-    def _parts(self, table: str) -> list[Path]:
-        files = sorted((self.path / table).glob("part-*.parquet"))
-        if not files:
-            raise FileNotFoundError(f"{self.path} has no {table} parts")
-        return files
+    def parts(self, table: str) -> list[Path]:
+        """The part files of ``table`` this dataset holds, checked whole and its own when it
+        was opened (what to read when reading the Parquet files yourself)."""
+        if not self.tasks:
+            raise UserError(f"{self.path} holds no games yet")
+        return [self.path / table / store.part_name(t) for t in self.tasks]
 
     def _part_schema(self, file: Path) -> dict:
         if file not in self._schemas:
@@ -89,7 +96,7 @@ class Dataset:
     def _schema(self, table: str) -> list[str]:
         """Column names of ``table``: the union over its parts, in first-seen order."""
         names: dict[str, None] = {}
-        for f in self._parts(table):
+        for f in self.parts(table):
             names.update(dict.fromkeys(self._part_schema(f)))
         return list(names)
 
@@ -106,10 +113,8 @@ class Dataset:
 
     @cached_property
     def timelines(self) -> tuple[str, ...]:
-        names = self.manifest.get("tables") or [p.name for p in self.path.iterdir() if p.is_dir()]
-        return tuple(
-            n for n in names if n not in CORE_TABLES and any((self.path / n).glob("part-*.parquet"))
-        )
+        names = stored_tables(self.manifest)
+        return tuple(n for n in names if n not in CORE_TABLES and self.tasks)
 
     def timeline(self, name: str) -> pl.LazyFrame | None:
         """The named timeline, or None when this dataset has none by that name."""

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from simulator.cli.group import cli
-from simulator.cli.options import jobs_count
+from simulator.cli.options import folder_path, jobs_count
 from simulator.cli.tools import command_line, tool_options
 from simulator.studies.recipes import RECIPES
 
@@ -25,7 +25,7 @@ from simulator.studies.recipes import RECIPES
 @click.option(
     "-o",
     "--out",
-    type=click.Path(file_okay=False),
+    type=folder_path(),
     metavar="DIR",
     help="Folder for dataset/, report.html and balsim.json [default: runs/ask-QUESTION].",
 )
@@ -51,7 +51,7 @@ def ask(question, games, out, seed, jobs, quiet, force):
 
     recipe = RECIPES[question]
     out = Path(out or f"runs/ask-{question}")
-    check_out_dir(out, force)
+    check_out_dir(out, force, "ask")
     started = time.perf_counter()
     answer = run_recipe(recipe, out, games, seed, jobs_count(jobs), not quiet, command_line())
     click.echo(answer.sentence)

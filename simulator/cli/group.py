@@ -1,5 +1,6 @@
 """The ``balsim`` command group: one line and an exit status for every way a command ends."""
 
+import errno
 import os
 import signal
 import sys
@@ -50,6 +51,17 @@ class Stop:
 
 STOP = Stop()
 
+# failures of the machine, not of balsim nor of the user's input: said as they are, exit 1
+MACHINE_ERRORS = {
+    errno.ENOSPC: "; free some space or write elsewhere",
+    errno.EDQUOT: "; free some space or write elsewhere",
+    errno.EFBIG: " (a limit on file size, see ulimit -f)",
+    errno.EROFS: "; write elsewhere",
+    errno.EIO: "",
+    errno.EACCES: "",
+    errno.EPERM: "",
+}
+
 
 class BalsimGroup(click.Group):
     def invoke(self, ctx):
@@ -84,20 +96,26 @@ class BalsimGroup(click.Group):
             code, message = 1, "Aborted."
         except MemoryError:
             code, message = 1, "Error: out of memory"
-        except Exception as e:  # a bug: still one line, with how to see the traceback
+        except Exception as e:  # the machine failing, or a bug: still one line
             if os.environ.get("BALSIM_TRACEBACK"):
                 raise
-            code, message = (
-                1,
-                (
-                    f"Error: unexpected {type(e).__name__}: {one_line(e)} (a bug in "
-                    "balsim; BALSIM_TRACEBACK=1 shows where)"
-                ),
-            )
+            code, message = 1, f"Error: {failure(e)}"
         STOP.finished(code)
         if message:
             click.echo(message, err=True)
         sys.exit(code)
+
+
+def failure(error: Exception) -> str:
+    """The line for an error no command turned into one: a failure of the machine (a full
+    disk) as it is, anything else as a bug, with how to see its traceback."""
+    if isinstance(error, OSError) and error.errno in MACHINE_ERRORS:
+        where = f"{error.filename}: " if error.filename else ""
+        return f"{where}{error.strerror}{MACHINE_ERRORS[error.errno]}"
+    return (
+        f"unexpected {type(error).__name__}: {one_line(error)} (a bug in balsim; "
+        "BALSIM_TRACEBACK=1 shows where)"
+    )
 
 
 def one_line(error: BaseException) -> str:

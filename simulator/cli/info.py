@@ -8,12 +8,21 @@ import click
 import numpy as np
 
 from simulator.cli.group import cli
-from simulator.cli.options import game_argument, given, load, rules_options, seat_list, seat_options
+from simulator.cli.options import (
+    folder_path,
+    game_argument,
+    given,
+    load,
+    rules_options,
+    seat_list,
+    seat_options,
+)
 from simulator.core.errors import UserError
 from simulator.core.game import get_game, knob_values
 from simulator.core.rng import game_seeds
 from simulator.core.rules import to_toml
-from simulator.run.runner import Plan, Variant, holds_game, plan_from_manifest, seat_policy_ids
+from simulator.run.checks import holds_game
+from simulator.run.runner import Plan, Variant, plan_from_manifest, seat_policy_ids
 from simulator.run.store import read_manifest
 
 
@@ -64,7 +73,7 @@ def policies(game, rules_files, sets):
 @click.option(
     "--from",
     "dataset",
-    type=click.Path(file_okay=False),
+    type=folder_path(),
     help="Replay a game of this dataset (its rules, seats and seed).",
 )
 @click.option(

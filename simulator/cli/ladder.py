@@ -8,7 +8,14 @@ import click
 
 from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
-from simulator.cli.options import game_argument, jobs_count, load, rules_options, seat_list
+from simulator.cli.options import (
+    folder_path,
+    game_argument,
+    jobs_count,
+    load,
+    rules_options,
+    seat_list,
+)
 from simulator.cli.tools import command_line, lab_for, tool_options
 
 
@@ -85,7 +92,7 @@ def adapt(game, players, adapt_budget, ship, jobs, quiet, rules_files, sets):
 @click.option(
     "-o",
     "--out",
-    type=click.Path(file_okay=False),
+    type=folder_path(),
     help="Folder for balsim.json, matrix.parquet and matrix.png [default: runs/matrix-GAME].",
 )
 @tool_options
@@ -108,14 +115,14 @@ def matrix(
       balsim matrix ekonos --field cash_hoarder,cash_hoarder_tuned,random
     """
     from simulator.experiments.field import DEFAULT_RUNGS, parse_fields
-    from simulator.experiments.matrix import play_matrix, summary_lines, write_matrix
+    from simulator.experiments.matrix import MATRIX_TOOL, play_matrix, summary_lines, write_matrix
     from simulator.run.outputs import check_out_dir
 
     g, rules = load(game, rules_files, sets)
     n_players = len(seat_list(g, players, None, None, rules))
     chosen = parse_fields(fields, default=DEFAULT_RUNGS)
     out = Path(out or f"runs/matrix-{g.name}")
-    check_out_dir(out, force)
+    check_out_dir(out, force, MATRIX_TOOL)
     ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
     agents = len(ladder_agents(g, ladder, rules, chosen))
     with lab_for(g, jobs, quiet, agents * agents * n_games) as lab:

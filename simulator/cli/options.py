@@ -27,6 +27,24 @@ def games_to_play(n_games: int | None, until_ci: float | None) -> int:
     return n_games or (DEFAULT_BUDGET if until_ci else DEFAULT_GAMES)
 
 
+class PathName(click.Path):
+    """A path option or argument that refuses the empty string (which would name the
+    current folder, or let a default take its place, without the user meaning either)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            self.fail("is empty; name a file or folder", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def file_path(**kwargs):
+    return PathName(dir_okay=False, **kwargs)
+
+
+def folder_path(**kwargs):
+    return PathName(file_okay=False, **kwargs)
+
+
 class Width(click.FloatRange):
     """An interval width in (0, 1]; unlike FloatRange it also refuses nan."""
 
@@ -57,7 +75,7 @@ def rules_options(f):
         "rules_files",
         multiple=True,
         metavar="FILE",
-        type=click.Path(dir_okay=False),
+        type=file_path(),
         help="TOML file merged over the default rules. Repeatable.",
     )(f)
     return f
@@ -150,7 +168,7 @@ def store_options(f):
         help="Finish the interrupted run in OUT (its manifest holds the plan).",
     )(f)
     f = click.option(
-        "-o", "--out", type=click.Path(file_okay=False), help="Dataset folder (default: runs/GAME)."
+        "-o", "--out", type=folder_path(), help="Dataset folder (default: runs/GAME)."
     )(f)
     return f
 

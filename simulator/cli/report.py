@@ -1,4 +1,4 @@
-"""Commands that turn datasets into answers: report, study."""
+"""Commands that read datasets: report, verify, study."""
 
 from __future__ import annotations
 
@@ -8,23 +8,21 @@ import click
 
 from simulator.cli.fields import field_options
 from simulator.cli.group import cli
+from simulator.cli.options import file_path, folder_path
 from simulator.core.errors import UserError
-from simulator.run.store import check_file_out
-
-FORCE_HELP = "Overwrite an existing file that is not a balsim report (never a dataset's file)."
+from simulator.run.outputs import check_out_file
 
 
 @cli.command()
-@click.argument("datasets", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.argument("datasets", nargs=-1, required=True, type=folder_path())
 @click.option(
     "-o",
     "--out",
     default="reports/report.html",
     show_default=True,
-    type=click.Path(dir_okay=False),
-    help="HTML file to write.",
+    type=file_path(),
+    help="HTML file to write; an existing balsim report is replaced, any other file refused.",
 )
-@click.option("--force", is_flag=True, help=FORCE_HELP)
 @click.option(
     "-j",
     "--jobs",
@@ -33,7 +31,7 @@ FORCE_HELP = "Overwrite an existing file that is not a balsim report (never a da
     show_default=True,
     help="Worker processes drawing the datasets' sections.",
 )
-def report(datasets, out, force, jobs):
+def report(datasets, out, jobs):
     """Write one self-contained HTML playtest report of DATASETS, balance flags first.
 
     An interrupted dataset is reported as it stands, marked incomplete.  A `balsim
@@ -47,9 +45,9 @@ def report(datasets, out, force, jobs):
     from simulator.report.matrix import split_matrix
     from simulator.report.screens import split_screens
     from simulator.report.skill import split_skill
-    from simulator.run.runner import check_readable
+    from simulator.run.checks import check_readable
 
-    check_file_out(Path(out), force, "--out", REPORT_MARKER)
+    check_out_file(Path(out), False, "--out", REPORT_MARKER, replace=True)
     jobs = jobs_count(jobs)
     only_datasets = split_matrix(split_skill(split_screens([Path(d) for d in datasets])[0])[0])[0]
     if not only_datasets:
@@ -63,12 +61,34 @@ def report(datasets, out, force, jobs):
 
 
 @cli.command()
+@click.argument("datasets", nargs=-1, required=True, type=folder_path())
+def verify(datasets):
+    """Check that each dataset is whole before reading its parts yourself.
+
+    Every part must be one of the dataset's own (its game, engine version, seed, variant,
+    task and game ids, in its Parquet metadata and in its rows, as the manifest plans them),
+    whole (a complete Parquet file of the right row count) and with every table of its
+    task; a complete dataset must hold all of them.  Prints one line per dataset; the first
+    problem found is an error naming the fix.
+
+    \b
+    Examples:
+      balsim verify runs/ek
+      balsim verify runs/*/
+    """
+    from simulator.run.checks import verify_dataset
+
+    for d in datasets:
+        click.echo(verify_dataset(Path(d)))
+
+
+@cli.command()
 @click.option(
     "-o",
     "--out",
     default="runs",
     show_default=True,
-    type=click.Path(file_okay=False),
+    type=folder_path(),
     help="Folder for the study's datasets.",
 )
 @click.option(
@@ -76,14 +96,18 @@ def report(datasets, out, force, jobs):
     "report_path",
     default="reports/study.html",
     show_default=True,
-    type=click.Path(dir_okay=False),
-    help="HTML report to write.",
+    type=file_path(),
+    help="HTML report to write; an existing balsim report is replaced, any other file refused.",
 )
-@click.option("--force", is_flag=True, help=FORCE_HELP)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Finish an interrupted study in --out: keep what it finished, play the rest.",
+)
 @click.option("-j", "--jobs", type=int, default=-1, show_default=True, help="Worker processes.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @field_options("scripted", "The rung that plays the study's datasets (one field)")
-def study(out, report_path, force, jobs, quiet, fields, adapt_budget):
+def study(out, report_path, resume, jobs, quiet, fields, adapt_budget):
     """Run the default balance study of every game and write its report."""
 
     from simulator.cli.options import jobs_count
@@ -95,7 +119,7 @@ def study(out, report_path, force, jobs, quiet, fields, adapt_budget):
     field = single_field(parse_fields(fields), "study")
     if field.rung is None:
         raise UserError("study --field takes a rung (scripted, tuned, adapted, search)")
-    check_file_out(Path(report_path), force, "--report", REPORT_MARKER)
+    check_out_file(Path(report_path), False, "--report", REPORT_MARKER, replace=True)
     budget = Budget(adapt_budget) if adapt_budget else None
     run_study(
         Path(out),
@@ -104,4 +128,5 @@ def study(out, report_path, force, jobs, quiet, fields, adapt_budget):
         progress=not quiet,
         field=field.rung,
         budget=budget,
+        resume=resume,
     )

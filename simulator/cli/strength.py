@@ -8,8 +8,16 @@ import click
 
 from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
-from simulator.cli.options import game_argument, jobs_count, load, rules_options, seat_list
-from simulator.cli.tools import command_line, lab_for, tool_options
+from simulator.cli.options import (
+    file_path,
+    folder_path,
+    game_argument,
+    jobs_count,
+    load,
+    rules_options,
+    seat_list,
+)
+from simulator.cli.tools import OVERLAY_MARK, command_line, lab_for, tool_options
 from simulator.core.errors import UserError
 
 
@@ -56,7 +64,7 @@ def parse_budgets(text: str) -> tuple[int, ...]:
 @click.option(
     "-o",
     "--out",
-    type=click.Path(file_okay=False),
+    type=folder_path(),
     help="Folder for skill.png (the curve) and balsim.json (the numbers); OUT/FIELD for "
     "each of several fields.",
 )
@@ -89,7 +97,7 @@ def skill(
       balsim skill karnaxis -p 4 --budgets 1,16,256 -n 200 --out runs/skill-karnaxis
     """
     from simulator.experiments.field import ADAPTED, SEARCH, Field, parse_fields
-    from simulator.experiments.strength import require_search, write_curve
+    from simulator.experiments.strength import SKILL_TOOL, require_search, write_curve
     from simulator.experiments.strength import skill as skill_curve
     from simulator.run.outputs import check_out_dir
 
@@ -102,7 +110,7 @@ def skill(
         {f: Path(out) / f.folder if len(chosen) > 1 else Path(out) for f in chosen} if out else {}
     )
     for path in outs.values():
-        check_out_dir(path, force)
+        check_out_dir(path, force, SKILL_TOOL)
     ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
     for field in chosen:
         opponents = Field(ADAPTED) if field.rung == SEARCH else field
@@ -149,7 +157,7 @@ def skill(
 @click.option(
     "-o",
     "--out",
-    type=click.Path(dir_okay=False),
+    type=file_path(),
     help="Rules overlay (TOML) with the challengers' tuned knob sets.",
 )
 @tool_options
@@ -196,7 +204,7 @@ def challenge(
     if field.rung is None:
         raise UserError("challenge --field takes a rung: where the challengers start")
     if out:
-        check_out_file(Path(out), force)
+        check_out_file(Path(out), force, "--out", OVERLAY_MARK)
     ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
     rules = ladder.players(rules, field).rules
     g.policy(incumbent, rules)

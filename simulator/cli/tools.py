@@ -11,15 +11,30 @@ import click
 
 from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
-from simulator.cli.options import game_argument, jobs_count, load, rules_options, seat_list
+from simulator.cli.options import (
+    file_path,
+    folder_path,
+    game_argument,
+    jobs_count,
+    load,
+    rules_options,
+    seat_list,
+)
 from simulator.core.errors import UserError
 from simulator.experiments.metrics import metric_help_text
 from simulator.run.outputs import add_to_record
 
+# how every rules overlay balsim writes begins (tune, challenge): the one --force replaces
+OVERLAY_MARK = b"# Written by: balsim"
+
 
 def tool_options(f):
     """Seed, workers, progress and overwrite: the options every tool shares."""
-    f = click.option("--force", is_flag=True, help="Overwrite an existing --out.")(f)
+    f = click.option(
+        "--force",
+        is_flag=True,
+        help="Replace the result of the same command in --out (never a file it did not write).",
+    )(f)
     f = click.option("-q", "--quiet", is_flag=True, help="No progress bar.")(f)
     f = click.option(
         "-j",
@@ -119,7 +134,7 @@ def lab_for(game, jobs, quiet, total):
     "-o",
     "--out",
     required=True,
-    type=click.Path(dir_okay=False),
+    type=file_path(),
     help="Rules overlay (TOML) to write the tuned knob sets to.",
 )
 @tool_options
@@ -172,7 +187,7 @@ def tune(
         raise UserError("--name needs a single --policy")
     n_players = len(seat_list(g, players, None, None, rules))
     field = single_field(parse_fields(fields), "tune")
-    check_out_file(Path(out), force)
+    check_out_file(Path(out), force, "--out", OVERLAY_MARK)
     ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
     rules = ladder.players(rules, field).rules
     results = []
@@ -227,7 +242,7 @@ def tune(
     "-o",
     "--out",
     required=True,
-    type=click.Path(file_okay=False),
+    type=folder_path(),
     help="Folder for the result: fit.toml (overlay), fit.png, evaluations.parquet, balsim.json.",
 )
 @line_up_options
@@ -279,7 +294,7 @@ def fit(
     g, rules = load(game, rules_files, sets)
     metric, value = parse_target(target)
     ranges = [key_range(g, rules, k) for k in keys]
-    check_out_dir(Path(out), force)
+    check_out_dir(Path(out), force, "fit")
     field, lineup, rules = field_lineup(
         g, rules, "fit", fields, adapt_budget, players, policy, seats, jobs, quiet
     )
@@ -331,7 +346,7 @@ fit.help = fit.help.replace("{metrics}", metric_help_text(indent="    "))
     "-o",
     "--out",
     required=True,
-    type=click.Path(file_okay=False),
+    type=folder_path(),
     help="Folder for effects.parquet/json, runs.parquet, sensitivity.png, balsim.json.",
 )
 @line_up_options
@@ -384,7 +399,7 @@ def sensitivity(
         raise UserError(f"--range needs 0 <= LOW < HIGH, got {scale}")
     named = [k.strip() for k in keys.split(",")] if keys else []
     factors, skipped = sens.choose_factors(g, rules, named, assumed, (low, high))
-    check_out_dir(Path(out), force)
+    check_out_dir(Path(out), force, "sensitivity")
     field, lineup, rules = field_lineup(
         g, rules, "sensitivity", fields, adapt_budget, players, policy, seats, jobs, quiet
     )

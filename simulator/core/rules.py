@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import copy
 import math
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -33,20 +35,39 @@ class RulesError(UserError):
 # two such values summed over a game stay far inside the engines' 64-bit integers, so no
 # engine integer can overflow whatever a user sets, and a card count fits in memory.
 MAX_MAGNITUDE = 10**7
+# Far beyond any rules file or value (the largest game's rules.toml is 28 KiB, nested
+# 4 deep) and small enough to read and check at once, without recursing past Python's limit.
+MAX_RULES_BYTES = 1 << 22
+MAX_DEPTH = 24
 
 
 def load_toml(path: str | Path) -> dict:
+    """The TOML file at ``path``: a regular file (a FIFO or device is refused, not waited on
+    or read without end) of at most :data:`MAX_RULES_BYTES`, nested at most :data:`MAX_DEPTH`."""
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with open(fd, "rb") as f:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise RulesError(str(path), "not a regular file")
+            if info.st_size > MAX_RULES_BYTES:
+                raise RulesError(
+                    str(path),
+                    f"{info.st_size:,} bytes; a rules file has at most {MAX_RULES_BYTES:,}",
+                )
+            rules = tomllib.loads(f.read(MAX_RULES_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise RulesError(str(path), "file not found") from None
     except UnicodeDecodeError:
         raise RulesError(str(path), "not UTF-8 text (TOML files are UTF-8)") from None
     except tomllib.TOMLDecodeError as e:
         raise RulesError(str(path), f"not valid TOML ({e})") from None
+    except RecursionError:
+        raise RulesError(str(path), f"nested more than {MAX_DEPTH} deep") from None
     except OSError as e:
         raise RulesError(str(path), f"cannot read it ({e.strerror or e})") from None
+    check_depth(rules, str(path))
+    return rules
 
 
 def parse_set(assignment: str, defaults: dict) -> tuple[str, Any]:
@@ -56,11 +77,33 @@ def parse_set(assignment: str, defaults: dict) -> tuple[str, Any]:
     if not sep or not key:
         raise RulesError(assignment, "expected KEY=VALUE, e.g. --set loans.cap_usd=100000")
     try:
-        return key, tomllib.loads(f"v = {text}")["v"]
+        document = tomllib.loads(f"v = {text}")
+    except RecursionError:
+        raise RulesError(key, f"the value is nested more than {MAX_DEPTH} deep") from None
     except tomllib.TOMLDecodeError:
-        if isinstance(lookup(defaults, key, missing=None), str):
+        if isinstance(lookup(defaults, key, missing=None), str) and "\n" not in text:
             return key, text
         raise RulesError(key, f"'{text}' is not a TOML value (quote strings)") from None
+    if list(document) != ["v"]:  # "1\nother.key=2": a second assignment, which would be lost
+        raise RulesError(key, "the value holds more than one assignment; give each its own --set")
+    check_depth(document["v"], key)
+    return key, document["v"]
+
+
+def check_depth(value: Any, where: str) -> None:
+    """Raise unless ``value`` nests lists and tables at most :data:`MAX_DEPTH` deep (checked
+    without recursion, so no depth makes the checks after it overflow the stack)."""
+    level = [value]
+    for _ in range(MAX_DEPTH + 1):
+        level = [
+            item
+            for node in level
+            if isinstance(node, (dict, list))
+            for item in (node.values() if isinstance(node, dict) else node)
+        ]
+        if not level:
+            return
+    raise RulesError(where, f"nested more than {MAX_DEPTH} deep")
 
 
 def lookup(rules: dict, key: str, missing: Any = KeyError) -> Any:

@@ -93,9 +93,16 @@ def analyse(i: int, ds: Dataset) -> tuple[dict, str]:
 
 
 def in_processes(function, calls: list[tuple], jobs: int) -> list:
-    """``function(*args)`` for each args of ``calls``, in order, on ``jobs`` processes."""
+    """``function(*args)`` for each args of ``calls``, in order, on ``jobs`` processes (which
+    stop when this process dies: :class:`simulator.run.workers.Workers`)."""
     if jobs == 1 or len(calls) < 2:
         return [function(*args) for args in calls]
-    from joblib import Parallel, delayed
+    from simulator.run.workers import Workers
 
-    return Parallel(n_jobs=min(jobs, len(calls)))(delayed(function)(*args) for args in calls)
+    with Workers(min(jobs, len(calls)), "joblib", None) as workers:
+        done = dict(workers.map(numbered, [(i, function, args) for i, args in enumerate(calls)]))
+    return [done[i] for i in range(len(calls))]
+
+
+def numbered(i: int, function, args: tuple) -> tuple:
+    return i, function(*args)

@@ -28,7 +28,7 @@ from simulator.core.errors import Fault, Interrupted, UserError
 from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
 from simulator.core.seating import Seating, neighbour, team_mode
-from simulator.run import store
+from simulator.run import store, whole
 from simulator.run.warm import warm_up
 from simulator.run.workers import Progress, Workers
 
@@ -174,12 +174,7 @@ def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat
         }
         cols.update({k: column(k, v) for k, v in t.items() if k != "game_index"})
         tables[name] = pa.table(cols)
-    stamp = {
-        b"balsim.game": game.name.encode(),
-        b"balsim.engine_version": game.engine_version.encode(),
-        b"balsim.version": simulator.__version__.encode(),
-    }
-    return {name: table.replace_schema_metadata(stamp) for name, table in tables.items()}
+    return tables
 
 
 def play_task(
@@ -204,9 +199,11 @@ def play_task(
     seat_ids = seat_policy_ids(game, plan, game_ids)
     raw = game.play(params, seeds, seat_ids)
     tables = build_tables(game, plan, plan.variants[variant_index], game_ids, seeds, seat_ids, raw)
+    stamp = whole.part_stamp(plan, game.engine_version, task, variant_index, first, n)
+    metadata = {**whole.metadata(stamp), b"balsim.version": simulator.__version__.encode()}
     stop_if_orphaned(parent)
     for name, table in tables.items():
-        store.write_part(Path(out), name, task, table)
+        store.write_part(Path(out), name, task, table.replace_schema_metadata(metadata))
     return task, n
 
 
@@ -254,7 +251,7 @@ def plan_from_manifest(manifest: dict, where: Path | str = "the manifest") -> Pl
     ``where`` names the manifest in the error when it is damaged."""
     try:
         fields = {k: manifest[k] for k in ("game", "n_players", "seats", "seed", "chunk_size")}
-        return Plan(
+        plan = Plan(
             n_games=manifest.get("games_budget", manifest["n_games"]),
             fixed_seats=recorded_fixed_seats(manifest),
             until_ci=manifest.get("until_ci"),
@@ -266,6 +263,16 @@ def plan_from_manifest(manifest: dict, where: Path | str = "the manifest") -> Pl
         raise store.StoreError(f"{where} is damaged (no {e})") from None
     except TypeError as e:
         raise store.StoreError(f"{where} is damaged ({e})") from None
+    counts = {"n_games": 1, "n_players": 1, "seed": 0, "chunk_size": 1}
+    for name, least in counts.items():  # a hand edit could make them anything
+        value = getattr(plan, name)
+        if type(value) is not int or value < least:
+            raise store.StoreError(f"{where} is damaged ({name} is {value!r})")
+    if type(manifest["n_games"]) is not int:
+        raise store.StoreError(f"{where} is damaged (n_games is {manifest['n_games']!r})")
+    if not plan.variants:
+        raise store.StoreError(f"{where} is damaged (no variants)")
+    return plan
 
 
 def recorded_fixed_seats(manifest: dict) -> bool:
@@ -279,41 +286,6 @@ def recorded_fixed_seats(manifest: dict) -> bool:
             "play it again with --force"
         )
     return True
-
-
-def holds_game(out: Path, manifest: dict, game_id: int, variant_index: int) -> bool:
-    """Whether the dataset in ``out`` holds game ``game_id`` of that variant (its part is
-    written)."""
-    plan = plan_from_manifest(manifest, out / store.MANIFEST)
-    task = (game_id // plan.chunk_size) * len(plan.variants) + variant_index
-    return game_id < manifest["n_games"] and (out / "games" / store.part_name(task)).exists()
-
-
-def check_readable(out: Path) -> str | None:
-    """Refuse a dataset that cannot be analysed (no manifest of ours, no games yet, a damaged or
-    missing part), naming the fix; return a one-line warning when the run is unfinished."""
-    manifest = store.read_manifest(out)
-    plan = plan_from_manifest(manifest, out / store.MANIFEST)
-    finish = f"`{resume_command(plan, out)}`"
-    if not any((out / "games").glob("part-*.parquet")):
-        raise UserError(
-            f"{out} holds no games yet (its run stopped before the first part "
-            f"was written); {finish} plays them"
-        )
-    listed = [p["file"] for parts in manifest.get("parts", {}).values() for p in parts]
-    missing = [f for f in listed if not (out / f).exists()]
-    damaged = store.damaged_parts(out, manifest["tables"]) + [
-        f"{out / f} is missing" for f in missing
-    ]
-    if damaged:
-        more = f" (and {len(damaged) - 1} more)" if len(damaged) > 1 else ""
-        raise UserError(f"{damaged[0]}{more}; {finish} plays it again")
-    if manifest.get("status") != "complete":
-        return (
-            f"warning: {out} is incomplete (an interrupted run); the report covers the games "
-            f"played so far, and {finish} finishes it"
-        )
-    return None
 
 
 def resumable_plan(out: Path) -> Plan:
@@ -372,29 +344,50 @@ def execute(
     first part removes the manifest it wrote.
     """
     shown, out = Path(out), store.checked_path(out, "--out")
+    store.check_outside_datasets(out, "--out", shown)
     if resume:
         plan = resumable_plan(out)
     check_size(plan)
     game = get_game(plan.game)
     params = [game.prepare(v.rules, plan.n_players) for v in plan.variants]
-    tasks = list(plan.tasks())
-    expected = {
-        name: {
-            t: (n * plan.n_players if name == "players" else n if name == "games" else None)
-            for t, _, _, n in tasks
-        }
-        for name in table_names(game)
-    }
-    run = Run(plan, tasks)
-    run.done = store.finished_tasks(out, expected) if resume else set()
-    wrote, created = False, None
+    run = Run(plan, list(plan.tasks()))
+    with store.Writing(out, shown):
+        if resume:
+            run.done = resumable_tasks(out, plan, game)
+        else:
+            store.check_new_out(out, force)
+        return play_into(
+            run, game, params, out, shown, (jobs, backend, scheduler), resume, progress, label
+        )
+
+
+def resumable_tasks(out: Path, plan: Plan, game: Game) -> set[int]:
+    """The tasks of ``plan`` whose parts in ``out`` are whole and its own (the others are
+    played again); a part the plan does not have is refused, to be moved out."""
+    tables = table_names(game)
+    expected = whole.expected_parts(plan, game.engine_version, tables)
+    found = whole.survey(out, tables, expected)
+    strays = [p for p in found.problems if p.stray]
+    if strays:
+        more = f" (and {len(strays) - 1} more)" if len(strays) > 1 else ""
+        raise UserError(f"{strays[0].text}{more}; move it out of {out} and --resume again")
+    return found.whole
+
+
+def play_into(run, game, params, out, shown, where, resume, progress, label) -> dict:
+    """Play ``run``'s tasks not done into the locked folder ``out`` (a new dataset unless
+    ``resume``: anything balsim wrote there before is cleared first) on the workers ``where``
+    (jobs, backend, scheduler); returns the finished manifest."""
+    plan, wrote = run.plan, False
     try:
-        with Workers(jobs, backend, scheduler) as workers:
+        with Workers(*where) as workers:
             if not resume:
-                created = store.prepare_out(out, force)
+                manifest = store.own_manifest(out)
+                if manifest is not None:
+                    store.clear_dataset(out, manifest)
                 store.write_manifest(out, manifest_for(plan, game, "running"))
                 wrote = True
-            if backend != "dask":
+            if where[1] != "dask":
                 warm_up(game, params[0], plan.n_players)
             run.play(workers, params, out, progress, label)
     except KeyboardInterrupt:
@@ -409,7 +402,7 @@ def execute(
         if wrote or resume:
             store.remove_temporary_parts(out, table_names(game))
         if wrote and not any(out.glob("*/part-*.parquet")):
-            store.remove_dataset(out, created)
+            store.remove_dataset(out)
         fault = run_fault(e, shown)
         if fault is None:
             raise

@@ -6,14 +6,20 @@ temporary name and renamed when complete, so an interrupted run leaves only whol
 
 balsim only ever deletes what it wrote: a folder is a balsim dataset when its manifest carries
 the :data:`FORMAT` marker, and ``--force`` removes that manifest and the part files of the
-tables it lists, never the folder itself nor a file a user put there.
+tables it lists, never the folder itself nor a file a user put there.  A dataset being written
+is locked (:class:`Writing`), so a second writer is refused instead of clearing it.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 import re
+import socket
+import tempfile
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -22,6 +28,7 @@ import pyarrow.parquet as pq
 from simulator.core.errors import UserError
 
 MANIFEST = "manifest.json"
+LOCK = ".balsim.lock"  # held (flock) by the process writing the dataset; names it for others
 FORMAT = "balsim-dataset"  # manifest["format"]: this folder was written by balsim
 ROW_GROUP_ROWS = 1 << 20
 PART_FILE = re.compile(r"part-\d{5,}\.parquet")
@@ -53,47 +60,6 @@ def write_part(out: Path, table_name: str, task: int, table: pa.Table) -> int:
     return table.num_rows
 
 
-def part_problem(path: Path, rows: int | None = None) -> str | None:
-    """Why the part at ``path`` is not a whole part (``rows`` rows when given), or None."""
-    try:
-        found = pq.ParquetFile(path).metadata.num_rows
-    except FileNotFoundError:
-        return "is missing"
-    except (OSError, pa.ArrowException):
-        return "is damaged (not a complete Parquet file)"
-    if rows is not None and found != rows:
-        return f"has {found:,} rows instead of {rows:,}"
-    return None
-
-
-def finished_tasks(out: Path, expected: dict[str, dict[int, int | None]]) -> set[int]:
-    """Tasks whose parts are whole in every table.
-
-    ``expected[table][task]`` is the rows the part must hold (None: any); each part's Parquet
-    footer is read, so a truncated or foreign part counts as not finished and is played again.
-    """
-    tables = list(expected.values())
-    return {
-        task
-        for task in tables[0]
-        if all(
-            part_problem(out / name / part_name(task), rows[task]) is None
-            for name, rows in expected.items()
-        )
-    }
-
-
-def damaged_parts(out: Path, tables: list[str]) -> list[str]:
-    """``table/part: problem`` for every part of ``tables`` whose footer cannot be read."""
-    found = []
-    for name in tables:
-        for path in sorted((out / name).glob("part-*.parquet")):
-            problem = part_problem(path)
-            if problem:
-                found.append(f"{path} {problem}")
-    return found
-
-
 def part_rows(out: Path, table_name: str, task: int) -> int:
     return pq.ParquetFile(out / table_name / part_name(task)).metadata.num_rows
 
@@ -121,9 +87,23 @@ def checked_path(path: Path | str, option: str) -> Path:
     if existing != resolved and not existing.is_dir():
         raise StoreError(f"{option} {path}: {existing} is a file, not a folder")
     folder = existing if existing.is_dir() else existing.parent
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise StoreError(f"{option} {path}: cannot write in {folder} (permission denied)")
+    problem = unwritable(folder)
+    if problem:
+        raise StoreError(f"{option} {path}: cannot write in {folder} ({problem})")
     return resolved
+
+
+def unwritable(folder: Path) -> str | None:
+    """Why a file cannot be created in ``folder``, or None.  A file is created and removed:
+    permission bits do not tell (root may write anywhere but a read-only or virtual
+    filesystem such as /proc)."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".balsim-probe-", dir=folder)
+    except OSError as e:
+        return e.strerror or str(e)
+    os.close(fd)
+    os.unlink(probe)
+    return None
 
 
 def is_balsim_manifest(manifest) -> bool:
@@ -140,30 +120,31 @@ def own_manifest(folder: Path) -> dict | None:
         return None
 
 
-def prepare_out(out: Path, force: bool) -> Path | None:
-    """Make ``out`` ready for a new dataset; returns the outermost folder this created, if any.
+def holds_files(out: Path) -> bool:
+    """Whether the folder ``out`` holds anything but the lock of the dataset being written."""
+    return out.is_dir() and any(p.name != LOCK for p in out.iterdir())
 
-    A non-empty ``out`` is refused unless ``force``; with ``force`` only a balsim dataset is
-    cleared, and only of what balsim wrote there (see :func:`clear_dataset`).
-    """
+
+def check_new_out(out: Path, force: bool) -> None:
+    """Refuse ``out`` for a new dataset: a non-empty folder unless ``force``, and with
+    ``force`` anything but a balsim dataset (of which only balsim's files are replaced)."""
     if out.exists() and not out.is_dir():
         raise StoreError(f"--out {out} exists and is not a folder")
-    if out.exists() and any(out.iterdir()):
+    if holds_files(out):
         if not force:
             raise StoreError(
                 f"--out {out} is not empty; use --force to overwrite it "
                 "or --resume to finish an interrupted run"
             )
         check_replaceable(out)
-        clear_dataset(out, own_manifest(out))
-    created, folder = None, out
-    while not folder.exists():
-        created, folder = folder, folder.parent
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise StoreError(f"--out {out}: {e.strerror}") from None
-    return created
+
+
+def check_outside_datasets(path: Path, option: str, shown: Path | str) -> None:
+    """Refuse an output ``path`` (absolute) inside a balsim dataset other than ``path``
+    itself: a dataset's folder holds only what its run wrote."""
+    dataset = inside_dataset(path.parent)
+    if dataset is not None:
+        raise StoreError(f"{option} {shown} is inside the dataset {dataset}; write it elsewhere")
 
 
 def check_replaceable(out: Path) -> None:
@@ -171,7 +152,7 @@ def check_replaceable(out: Path) -> None:
     replace (only balsim's own files in it) when forced."""
     if out.exists() and not out.is_dir():
         raise StoreError(f"--out {out} exists and is not a folder")
-    if out.exists() and any(out.iterdir()) and own_manifest(out) is None:
+    if holds_files(out) and own_manifest(out) is None:
         raise StoreError(
             f"--out {out} is not a balsim dataset (no {MANIFEST} written by "
             "balsim); refusing to delete anything in it"
@@ -202,8 +183,9 @@ def clear_dataset(out: Path, manifest: dict) -> None:
         cwd = Path.cwd().resolve()
         if not any(folder.iterdir()) and folder != cwd and folder not in cwd.parents:
             folder.rmdir()
-    for name in (MANIFEST, f".{MANIFEST}.tmp"):
-        (out / name).unlink(missing_ok=True)
+    (out / MANIFEST).unlink(missing_ok=True)
+    for path in out.glob(f".{MANIFEST}.*.tmp"):
+        path.unlink(missing_ok=True)
 
 
 def remove_temporary_parts(out: Path, tables: tuple[str, ...]) -> None:
@@ -216,20 +198,87 @@ def remove_temporary_parts(out: Path, tables: tuple[str, ...]) -> None:
                     path.unlink(missing_ok=True)
 
 
-def remove_dataset(out: Path, created: Path | None) -> None:
-    """Undo a run that failed before writing a part: its manifest, its empty table folders,
-    and the folders the run created (``created`` and those under it) left empty again."""
+def remove_dataset(out: Path) -> None:
+    """Undo a run that failed before writing a part: its manifest and empty table folders
+    (:class:`Writing` then removes the folders the run created, left empty again)."""
     manifest = own_manifest(out)
     if manifest is not None:
         clear_dataset(out, manifest)
-    if created is None:
-        return
-    for folder in (out, *out.parents):
-        if not folder.is_dir() or any(folder.iterdir()):
+
+
+class Writing:
+    """The lock on a dataset folder while one process writes it.
+
+    Entering creates ``out`` (and its missing parents) and takes an exclusive ``flock`` on
+    ``out/.balsim.lock``, writing this process's pid and host into it; a second writer finds
+    the lock taken and is refused in one line naming the holder.  The kernel drops the lock
+    when its process dies however it dies, so a lock file left by a killed run is stale and
+    simply taken over.  Leaving removes the lock file, then the folders this created if they
+    are empty again (a run that wrote nothing leaves nothing).
+    """
+
+    def __init__(self, out: Path, shown: Path | str | None = None):
+        self.out, self.shown = out, shown if shown is not None else out
+        self.created: Path | None = None
+        self.fd: int | None = None
+
+    def __enter__(self) -> Writing:
+        folder = self.out
+        while not folder.exists():
+            self.created, folder = folder, folder.parent
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+            self.fd = self._lock(self.out / LOCK)
+        except BaseException:
+            self._remove_created()
+            raise
+        return self
+
+    def _lock(self, path: Path) -> int:
+        while True:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as e:
+                raise StoreError(f"--out {self.shown}: cannot lock it ({e.strerror})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as e:
+                holder = os.read(fd, 200).decode("utf-8", "replace").strip() or "starting"
+                os.close(fd)
+                if e.errno in (errno.EAGAIN, errno.EACCES):
+                    raise StoreError(
+                        f"--out {self.shown} is being written by another balsim ({holder}); "
+                        "wait for it to finish or choose another --out"
+                    ) from None
+                raise StoreError(f"--out {self.shown}: cannot lock it ({e.strerror})") from None
+            try:  # the file may have been removed by the writer before us, just now
+                same = os.fstat(fd).st_ino == os.stat(path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                since = time.strftime("%Y-%m-%d %H:%M:%S")
+                os.ftruncate(fd, 0)
+                os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {since}".encode())
+                return fd
+            os.close(fd)
+
+    def __exit__(self, *exc) -> bool:
+        if self.fd is not None:
+            (self.out / LOCK).unlink(missing_ok=True)
+            os.close(self.fd)
+            self.fd = None
+        self._remove_created()
+        return False
+
+    def _remove_created(self) -> None:
+        if self.created is None:
             return
-        folder.rmdir()
-        if folder == created:
-            return
+        for folder in (self.out, *self.out.parents):
+            if not folder.is_dir() or any(folder.iterdir()):
+                return
+            folder.rmdir()
+            if folder == self.created:
+                return
 
 
 def read_manifest(out: Path) -> dict:
@@ -255,8 +304,9 @@ def write_manifest(out: Path, manifest: dict) -> None:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so ``path`` is never half-written."""
-    tmp = path.parent / f".{path.name}.tmp"
+    """Write ``text`` to ``path`` through a temporary file, so ``path`` is never half-written
+    (and two writers never share the temporary file)."""
+    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
     try:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
@@ -270,23 +320,3 @@ def inside_dataset(path: Path) -> Path | None:
         if folder.is_dir() and (folder / MANIFEST).exists() and own_manifest(folder) is not None:
             return folder
     return None
-
-
-def check_file_out(path: Path, force: bool, option: str, marker: bytes) -> Path:
-    """Check a file ``--out`` before any work: writable, never a dataset's file, and an existing
-    file only when it starts like one of ours (``marker`` in its first KiB) or with ``force``.
-    Returns the absolute path."""
-    target = checked_path(path, option)
-    dataset = inside_dataset(target)
-    if dataset is not None:
-        raise StoreError(f"{option} {path} is inside the dataset {dataset}; write it elsewhere")
-    if target.is_dir():
-        raise StoreError(f"{option} {path} is a folder; name the file to write")
-    if target.exists() and not force:
-        with open(target, "rb") as f:
-            head = f.read(1024)
-        if marker not in head:
-            raise StoreError(
-                f"{option} {path} exists and was not written by balsim; use --force to overwrite it"
-            )
-    return target

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 import warnings
 
 from simulator.core.errors import UserError
 
 IDLE_WORKER_SECONDS = 10
+ORPHAN_CHECK_SECONDS = 1.0
 
 
 class Workers:
@@ -56,7 +58,9 @@ class Workers:
         else:
             from joblib import delayed
 
-            yield from self.parallel(delayed(function)(*a) for a in args_list)
+            yield from self.parallel(
+                delayed(in_worker)(self.parent, function, *a) for a in args_list
+            )
 
     def __exit__(self, *exc):
         if self.backend == "dask":
@@ -64,6 +68,27 @@ class Workers:
         elif self.jobs != 1:
             self.parallel.__exit__(*exc)
         return False
+
+
+def in_worker(parent: int, function, *args):
+    """``function(*args)`` in a local worker process that ends itself once ``parent`` (the
+    command's process) is gone, even killed by SIGKILL: a thread checks every
+    ORPHAN_CHECK_SECONDS whenever the task lets it run (a kernel holding the interpreter
+    stops at its end)."""
+    global WATCHED
+    if WATCHED is None:
+        WATCHED = threading.Thread(target=watch_parent, args=(parent,), daemon=True)
+        WATCHED.start()
+    return function(*args)
+
+
+WATCHED: threading.Thread | None = None  # the watching thread of this worker process
+
+
+def watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK_SECONDS)
+    os._exit(1)
 
 
 def dask_client(address: str | None):
@@ -81,9 +106,35 @@ def dask_client(address: str | None):
             f"--scheduler '{address}' is not a scheduler address like tcp://HOST:8786 ({e})"
         ) from None
     try:
+        answers_as_a_scheduler(address)
         return Client(address)
     except (OSError, TimeoutError) as e:
         raise UserError(f"cannot reach the dask scheduler at {address} ({e})") from None
+    except Exception as e:  # it answered, but not in dask's protocol
+        raise UserError(
+            f"{address} did not answer as a dask scheduler ({type(e).__name__}: {e})"
+        ) from None
+
+
+def answers_as_a_scheduler(address: str) -> None:
+    """Connect and shake hands with ``address`` within dask's connect timeout: dask's own
+    client waits without end for the handshake of a server that accepts and never answers."""
+    import asyncio
+
+    import dask
+    from dask.utils import parse_timedelta
+    from distributed.comm import connect
+
+    seconds = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s")
+
+    async def shake_hands():
+        comm = await connect(address, timeout=seconds)
+        await comm.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(shake_hands(), seconds))
+    except asyncio.TimeoutError:
+        raise TimeoutError(f"no answer within {seconds:g} s") from None
 
 
 class Progress:

@@ -11,20 +11,22 @@ takes a few minutes on 2 cores; tune them in :data:`STUDY`, the one place they l
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from pathlib import Path
 
-from simulator.core.errors import UserError
+from simulator.core.errors import Fault, Interrupted, UserError
 from simulator.core.game import GAME_NAMES, get_game
 from simulator.core.rules import RulesError
 from simulator.experiments.adapt import Budget
 from simulator.experiments.field import SCRIPTED, TUNED, Field, Ladder
-from simulator.experiments.strength import SEARCH, strong_seats
+from simulator.experiments.strength import SEARCH, SKILL_TOOL, strong_seats
 from simulator.report import write_report
-from simulator.run.outputs import check_out_dir
-from simulator.run.runner import Plan, Variant, execute
-from simulator.run.store import check_replaceable, checked_path
+from simulator.run.checks import whole_tasks
+from simulator.run.outputs import check_out_dir, out_record
+from simulator.run.runner import Plan, Variant, execute, plan_from_manifest
+from simulator.run.store import check_replaceable, checked_path, inside_dataset, own_manifest
 from simulator.run.warm import warm_engines
 
 STUDY_SEED = 20_261_129
@@ -195,47 +197,75 @@ def run_study(
     scale: float = 1.0,
     field: str = SCRIPTED,
     budget: Budget | None = None,
+    resume: bool = False,
 ) -> list[Path]:
     """Run the default study into ``runs_dir`` and write the report to ``report_path``.
 
-    Earlier study datasets in ``runs_dir`` are replaced.  Prints one line per dataset and where
-    the report is; returns the dataset folders.  ``scale`` shrinks or grows every game count
-    (tests use a small one); ``field`` is the rung that plays the scripted datasets (adapted
-    with ``budget`` games per variant).
+    Earlier study datasets in ``runs_dir`` are replaced; with ``resume`` those the same study
+    finished are kept, those it started are finished, and so are its screens.  Prints one
+    line per dataset and where the report is; returns the dataset folders.  ``scale`` shrinks
+    or grows every game count (tests use a small one); ``field`` is the rung that plays the
+    scripted datasets (adapted with ``budget`` games per variant).  Stopped by Ctrl-C, in any
+    phase, it says how to finish the study.
     """
     runs_dir, report_path = Path(runs_dir), Path(report_path)
     started = time.perf_counter()
-    plans = study_plans(scale, field, jobs, progress, budget)
-    checked_path(runs_dir, "--out")
-    for folder, _ in plans:  # refuse a folder that is not a dataset before any game runs
-        check_replaceable(runs_dir / folder)
-    for name in GAME_NAMES:
-        check_out_dir(runs_dir / screen_folder(name), force=True)
-        check_out_dir(runs_dir / skill_folder(name), force=True)
-    warm_engines({plan.game: plan.n_players for _, plan in plans}, jobs)
-    dirs = []
-    for i, (folder, plan) in enumerate(plans):
-        out = runs_dir / folder
+    finish = (
+        f"balsim study --out {shlex.quote(str(runs_dir))} "
+        f"--report {shlex.quote(str(report_path))}"
+        + (f" --field {field}" if field != SCRIPTED else "")
+        + (f" --adapt-budget {budget.games}" if budget else "")
+        + " --resume"
+    )
+    # the folders are the same whoever plays: checked before any field is adapted
+    check_study_outputs(runs_dir, report_path, [folder for folder, _ in study_plans(scale)])
+    phase = "while adapting the players to the rules"
+    try:
+        plans = study_plans(scale, field, jobs, progress, budget)
+        phase = "while compiling the engines"
+        warm_engines({plan.game: plan.n_players for _, plan in plans}, jobs)
+        dirs = []
+        for i, (folder, plan) in enumerate(plans):
+            out, label = runs_dir / folder, f"[{i + 1}/{len(plans)}] {folder}"
+            phase = f"at {label}"
+            t = time.perf_counter()
+            if resume and finished(out, plan):
+                print(f"{folder}: finished earlier, kept -> {out}", flush=True)
+            else:
+                again = resume and same_plan(out, plan)
+                execute(
+                    None if again else plan,
+                    out,
+                    jobs=jobs,
+                    progress=progress,
+                    resume=again,
+                    force=not again,
+                    label=label,
+                )
+                games, seconds = plan.n_games * len(plan.variants), time.perf_counter() - t
+                print(
+                    f"{folder}: {games:,} games in {seconds:.1f} s "
+                    f"({games / seconds:,.0f} games/s) -> {out}",
+                    flush=True,
+                )
+            dirs.append(out)
+        phase = "in the sensitivity screens"
+        screens = run_screens(runs_dir, jobs, progress, scale, resume)
+        phase = "in the skill curves"
+        skill = run_skill(runs_dir, jobs, progress, scale, resume)
+        phase = "while writing the report"
         t = time.perf_counter()
-        execute(
-            plan,
-            out,
-            jobs=jobs,
-            progress=progress,
-            force=True,
-            label=f"[{i + 1}/{len(plans)}] {folder}",
-        )
-        games, seconds = plan.n_games * len(plan.variants), time.perf_counter() - t
-        print(
-            f"{folder}: {games:,} games in {seconds:.1f} s ({games / seconds:,.0f} games/s) "
-            f"-> {out}",
-            flush=True,
-        )
-        dirs.append(out)
-    screens = run_screens(runs_dir, jobs, progress, scale)
-    skill = run_skill(runs_dir, jobs, progress, scale)
-    t = time.perf_counter()
-    write_report(dirs + screens + skill, report_path, jobs)
+        write_report(dirs + screens + skill, report_path, jobs)
+    except KeyboardInterrupt as e:  # the dataset's own line says what it kept, not how to go on
+        detail = str(e).removeprefix("Aborted.").strip().split(";")[0]
+        kept = f" ({detail})" if detail else ""
+        raise Interrupted(
+            f"Aborted {phase}{kept}; `{finish}` finishes the study, keeping what it finished"
+        ) from None
+    except Fault as e:
+        raise Fault(
+            f"{str(e).split('; ')[0]} {phase}; once that is fixed, `{finish}` finishes the study"
+        ) from None
     print(
         f"report: {report_path} ({time.perf_counter() - t:.1f} s); study took "
         f"{time.perf_counter() - started:.0f} s",
@@ -244,13 +274,72 @@ def run_study(
     return dirs
 
 
+def check_study_outputs(runs_dir: Path, report_path: Path, folders: list[str]) -> None:
+    """Refuse, before any game runs, a study folder inside a dataset, a dataset folder of the
+    study that is not a dataset (or an empty folder), a screen or skill folder balsim did not
+    write, and a report path inside any of them."""
+    runs = checked_path(runs_dir, "--out")
+    dataset = inside_dataset(runs)
+    if dataset is not None:
+        raise UserError(
+            f"--out {runs_dir} is inside the dataset {dataset}; name a folder for datasets"
+        )
+    for folder in folders:
+        check_replaceable(runs / folder)
+    for name in GAME_NAMES:
+        check_out_dir(runs / screen_folder(name), True, "sensitivity")
+        check_out_dir(runs / skill_folder(name), True, SKILL_TOOL)
+    report = report_path.resolve()
+    written = [*folders, *map(screen_folder, GAME_NAMES), *map(skill_folder, GAME_NAMES)]
+    for folder in written:
+        if (runs / folder) in report.parents:
+            raise UserError(
+                f"--report {report_path} is inside the study's folder {runs_dir / folder}; "
+                "write it elsewhere"
+            )
+
+
+def same_plan(out: Path, plan: Plan) -> bool:
+    """Whether ``out`` holds a dataset this engine started with ``plan`` (by this study, at
+    this scale)."""
+    manifest = own_manifest(out)
+    try:
+        return (
+            manifest is not None
+            and manifest.get("engine_version") == get_game(plan.game).engine_version
+            and plan_from_manifest(manifest) == plan
+        )
+    except UserError:
+        return False
+
+
+def finished(out: Path, plan: Plan) -> bool:
+    """Whether ``out`` holds the whole dataset of ``plan``, finished."""
+    if not same_plan(out, plan) or own_manifest(out).get("status") != "complete":
+        return False
+    try:
+        whole_tasks(out, own_manifest(out))
+    except UserError:
+        return False
+    return True
+
+
+def kept_result(path: Path, tool: str, command: str, resume: bool) -> bool:
+    """With ``resume``, whether ``path`` holds ``tool``'s result of ``command`` already."""
+    record = out_record(path) if resume else None
+    return record is not None and record.get("tool") == tool and record.get("command") == command
+
+
 def screen_folder(game: str) -> str:
     return f"sens-{game}"
 
 
-def run_screens(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -> list[Path]:
+def run_screens(
+    runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0, resume: bool = False
+) -> list[Path]:
     """The sensitivity screen of each game's assumed keys (see SCREEN_GAMES), one folder each;
-    ``scale`` shrinks the games as in :func:`run_study`."""
+    ``scale`` shrinks the games as in :func:`run_study`; with ``resume`` a screen done is
+    kept."""
     from simulator.experiments import sensitivity
     from simulator.experiments.lab import Design, Lab
 
@@ -262,6 +351,12 @@ def run_screens(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -
         design = Design(name, tuple(study_seats(game, game.default_players)), STUDY_SEED)
         runs = SCREEN_TRAJECTORIES * (len(factors) + 1)
         n_games = max(SCREEN_MIN_RUN, int(SCREEN_GAMES.get(name, 6_000) * scale) // runs)
+        path = runs_dir / screen_folder(name)
+        command = f"balsim study (screen of {name}, {runs} runs x {n_games} games)"
+        if kept_result(path, "sensitivity", command, resume):
+            print(f"{path.name}: finished earlier, kept -> {path}", flush=True)
+            out.append(path)
+            continue
         t = time.perf_counter()
         try:
             with Lab(game, jobs, progress=progress, total=runs * n_games) as lab:
@@ -271,9 +366,8 @@ def run_screens(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -
         except UserError as e:  # keys the checks refuse together: the study goes on without
             print(f"study: no sensitivity screen of {name}: {e}", file=sys.stderr)
             continue
-        path = runs_dir / screen_folder(name)
         seconds = time.perf_counter() - t
-        sensitivity.write(result, path, f"balsim study (screen of {name})", seconds)
+        sensitivity.write(result, path, command, seconds)
         print(
             f"{path.name}: {len(factors)} assumed keys, {runs} runs x {n_games:,} games in "
             f"{seconds:.1f} s -> {path}",
@@ -287,8 +381,11 @@ def skill_folder(game: str) -> str:
     return f"skill-{game}"
 
 
-def run_skill(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -> list[Path]:
-    """The skill curve of each game with a search player (see SKILL), one folder each."""
+def run_skill(
+    runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0, resume: bool = False
+) -> list[Path]:
+    """The skill curve of each game with a search player (see SKILL), one folder each; with
+    ``resume`` a curve done is kept."""
     from simulator.experiments.lab import Lab
     from simulator.experiments.strength import has_search, skill, write_curve
 
@@ -298,19 +395,22 @@ def run_skill(runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0) -> 
         if not has_search(game) or STRONG_PLAYERS not in game.player_counts:
             continue
         n_games = max(12, int(spec["n_games"] * scale))
+        path = runs_dir / skill_folder(name)
+        budgets = ",".join(str(b) for b in spec["budgets"])
+        command = (
+            f"balsim skill {name} -p {STRONG_PLAYERS} --budgets {budgets} "
+            f"-n {n_games} --seed {STUDY_SEED}"
+        )
+        if kept_result(path, SKILL_TOOL, command, resume):
+            print(f"{path.name}: finished earlier, kept -> {path}", flush=True)
+            out.append(path)
+            continue
         t = time.perf_counter()
         with Lab(game, jobs, progress=progress, total=n_games * len(spec["budgets"])) as lab:
             curve = skill(
                 lab, game.rules(), STRONG_PLAYERS, n_games, spec["budgets"], seed=STUDY_SEED
             )
-        path = runs_dir / skill_folder(name)
-        budgets = ",".join(str(b) for b in spec["budgets"])
-        write_curve(
-            curve,
-            path,
-            f"balsim skill {name} -p {STRONG_PLAYERS} --budgets {budgets} "
-            f"-n {n_games} --seed {STUDY_SEED}",
-        )
+        write_curve(curve, path, command)
         print(
             f"{path.name}: search at {budgets} rollouts, {curve.gap.n:,} games each in "
             f"{time.perf_counter() - t:.1f} s -> {path}",
