@@ -179,6 +179,7 @@ def test_outputs_that_cannot_be_written_are_refused_before_any_work(dataset, tmp
         ["skill", "ekonos", "--out"],
         ["ask", "scoring", "--out"],
         ["run", "ekonos", "--rules"],
+        ["bench", "ekonos", "--record"],
         ["replay", "--game", 1, "--from"],
         ["report"],
         ["verify"],
@@ -190,6 +191,19 @@ def test_an_empty_path_is_refused_not_taken_for_the_default(dataset, command, mo
     args = [str(a).replace("{ds}", str(dataset)) for a in command]
     one_error(invoke(*args, ""), "is empty; name a file or folder")
     assert sorted(os.listdir(".")) == before
+
+
+def test_bench_records_only_into_a_bench_csv(tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("# my notes\n")
+    one_error(
+        invoke("bench", "ekonos", "-n", 5, "--record", notes),
+        f"--record {notes} exists and was not written by balsim",
+    )
+    assert notes.read_text() == "# my notes\n"
+    fifo = tmp_path / "bench.csv"
+    os.mkfifo(fifo)  # appending to it would wait for a reader
+    one_line(child("bench", "ekonos", "-n", 5, "--record", fifo), "is not a regular file")
 
 
 # ----------------------------------------------------------------------------- rules input

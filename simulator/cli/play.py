@@ -9,6 +9,7 @@ import click
 from simulator.cli.fields import field_options
 from simulator.cli.group import cli
 from simulator.cli.options import (
+    file_path,
     game_argument,
     games_to_play,
     given,
@@ -23,8 +24,8 @@ from simulator.cli.options import (
 from simulator.core.errors import UserError
 from simulator.core.game import get_game
 from simulator.run import bench as bench_mod
+from simulator.run.outputs import check_out_file
 from simulator.run.runner import Plan, execute, resumable_plan
-from simulator.run.store import checked_path
 from simulator.run.sweep import grid_variants
 
 
@@ -287,6 +288,9 @@ def sweep(
             click.echo(line)
 
 
+RECORD_MARK = b"date,commit,machine,load,"  # how the header of a --record CSV begins
+
+
 def default_chunk(game, until_ci):
     """Smaller chunks when stopping on precision, so the check comes often."""
     return max(1, game.chunk_size // 5) if until_ci else game.chunk_size
@@ -311,15 +315,15 @@ def default_chunk(game, until_ci):
 )
 @click.option(
     "--record",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=file_path(path_type=Path),
     help="Append the measurement to this CSV file (with date, commit, machine and load).",
 )
 def bench(game, n_games, players, policy, seats, fixed_seats, rules_files, sets, store, record):
     """Measure games per second per core (engine only; --store adds the full pipeline)."""
     g, rules = load(game, rules_files, sets)
     names = seat_list(g, players, policy, seats, rules)
-    if record is not None:
-        bench_mod.check_record(checked_path(record, "--record"))
+    if record is not None:  # a bench CSV of balsim's or a new file, never a user's file
+        bench_mod.check_record(check_out_file(record, True, "--record", RECORD_MARK, replace=True))
     lines, measured = bench_mod.bench(g, rules, names, n_games, store, fixed_seats)
     for line in lines:
         click.echo(line)
