@@ -113,6 +113,7 @@ FOLDER_COMMANDS = {
     "sensitivity": ["sensitivity", "ekonos", "--keys", "setup.start_money=0:9"],
     "skill": ["skill", "ekonos"],
     "ask": ["ask", "scoring"],
+    "matrix": ["matrix", "ekonos"],
     "study": ["study", "--report", "{tmp}/s.html"],
 }
 

@@ -178,6 +178,7 @@ def test_outputs_that_cannot_be_written_are_refused_before_any_work(dataset, tmp
         ["sensitivity", "ekonos", "--assumed", "--out"],
         ["skill", "ekonos", "--out"],
         ["ask", "scoring", "--out"],
+        ["matrix", "ekonos", "--out"],
         ["run", "ekonos", "--rules"],
         ["bench", "ekonos", "--record"],
         ["replay", "--game", 1, "--from"],
