@@ -306,7 +306,9 @@ def test_paired_difference_pairs_games_and_seats():
     assert got["n"].to_list() == [3, 3] and got["mean_diff"].to_list() == [2.0, 4.0]
     assert got["diff_lo"].to_list() == [2.0, 4.0]  # no noise: zero-width interval
     overall = paired_difference(frame, "score", "base", "rich").row(0, named=True)
-    assert overall["mean_diff"] == 3.0 and overall["sd"] == pytest.approx(math.sqrt(1.2))
+    # the game is the unit: each game's two pairs change by +6 together, the same in every
+    # game, so the mean change of +3 per pair has no game-to-game noise
+    assert overall["mean_diff"] == 3.0 and overall["n_games"] == 3 and overall["se"] == 0.0
 
 
 def test_describe_quantiles_and_value_counts():

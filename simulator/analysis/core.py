@@ -14,6 +14,7 @@ import math
 import numpy as np
 import polars as pl
 
+from simulator.analysis.clustered import rates as clustered_rates
 from simulator.core.stats import Z95, chi_square_uniform, wilson, wilson_exprs
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -92,12 +93,15 @@ def rate_columns(k: str, n: str, name: str = "rate") -> list[pl.Expr]:
 
 
 def win_rates(players, by="seat") -> pl.DataFrame | None:
-    """Win rate of each group with its Wilson 95% interval and the number of player-games.
+    """Win rate of each group with its 95% interval, the game as the unit.
 
     ``by`` is a column or list (``"seat"``, ``"policy"``, ``"character"``, ``"team"``,
-    ``"variant"``...).  Groups are split by ``n_players``.  ``fair_share`` is the win rate of
-    an average player at that player count (and variant, when grouped by it): 1/n when every
-    game has one winner, 1/2 for two teams; ``excess`` = win_rate - fair_share.
+    ``"variant"``...).  Groups are split by ``n_players``.  The interval is Wilson's on the
+    effective number of player-games (:mod:`simulator.analysis.clustered`): players of one
+    game share its outcome, so teammates count about once.  ``n`` is player-games, ``games``
+    the games with the group.  ``fair_share`` is the win rate of an average player at that
+    player count (and variant, when grouped by it): 1/n when every game has one winner, 1/2
+    for two teams; ``excess`` = win_rate - fair_share.
     """
     by = as_list(by)
     if not has(players, "won", *by):
@@ -108,22 +112,34 @@ def win_rates(players, by="seat") -> pl.DataFrame | None:
     base = ["n_players"] + (["variant"] if "variant" in by else [])
     fair = pl.col("wins").sum().over(base) / pl.col("n").sum().over(base)
     return (
-        lf.group_by(keys)
-        .agg(n=pl.len(), wins=pl.col("won").cast(pl.Int64).sum())
-        .with_columns(*rate_columns("wins", "n", "win_rate"), fair.alias("fair_share"))
+        clustered_rates(lf, keys, pl.col("won"), "win_rate", count="wins")
+        .with_columns(fair.alias("fair_share"))
         .with_columns((pl.col("win_rate") - pl.col("fair_share")).alias("excess"))
         .sort(keys)
-        .collect()
     )
+
+
+def team_game(players) -> bool:
+    """Whether players of one game share outcomes by team (a ``team`` column with more than
+    one player in some team of some game)."""
+    if not has(players, "team", "game_id"):
+        return False
+    keys = game_keys(players)
+    size = lazy(players).group_by([*keys, "team"]).agg(pl.len().alias("size"))
+    return bool(size.select(pl.col("size").max()).collect().item() > 1)
 
 
 def seat_advantage(players) -> pl.DataFrame | None:
     """Seat balance per player count (and variant): chi-square of wins over seats against
     equal shares, and the first player's (seat 0) win rate and excess over 1/n with intervals.
 
-    Columns: n_players, [variant], n_games, chi2, dof, p_value, first_win_rate (+_lo/_hi),
-    fair_share, first_excess (+_lo/_hi), best_seat, best_win_rate (+_lo/_hi), worst_seat,
-    worst_win_rate (+_lo/_hi).
+    The unit is the game: in team games (:func:`team_game`) teammates win together, so the
+    chi-square counts each team's wins once, the starting team's (seat 0's, ``side``) against
+    the other's (1 degree of freedom), and ``unit`` says "team"; else wins over seats.
+
+    Columns: n_players, [variant], unit, n_games, chi2, dof, p_value, first_win_rate
+    (+_lo/_hi), fair_share, first_excess (+_lo/_hi), best_seat, best_win_rate (+_lo/_hi),
+    worst_seat, worst_win_rate (+_lo/_hi).
     """
     if not has(players, "seat", "won"):
         return None
@@ -135,10 +151,16 @@ def seat_advantage(players) -> pl.DataFrame | None:
         .sort([*keys, "seat"])
         .collect()
     )
+    teams = team_wins(lf, keys) if team_game(lf) and has(lf, "side") else None
     rows = []
     for key, part in per_seat.group_by(keys, maintain_order=True):
         wins, n = part["wins"].to_numpy(), part["n"].to_numpy()
-        chi2, dof, p = chi_square_uniform(wins)
+        counted = wins
+        if teams is not None:
+            counted = teams.filter(
+                pl.all_horizontal(pl.col(k) == v for k, v in zip(keys, key))
+            ).row(0)[len(keys) :]
+        chi2, dof, p = chi_square_uniform(counted)
         fair = wins.sum() / n.sum()
         rate = wins / n
         first = int(np.flatnonzero(part["seat"].to_numpy() == 0)[0]) if 0 in part["seat"] else 0
@@ -146,6 +168,7 @@ def seat_advantage(players) -> pl.DataFrame | None:
         rows.append(
             {
                 **dict(zip(keys, key)),
+                "unit": "seat" if teams is None else "team",
                 "n_games": int(n.max()),
                 "chi2": chi2,
                 "dof": dof,
@@ -169,6 +192,21 @@ def seat_advantage(players) -> pl.DataFrame | None:
     return out.with_columns(
         (pl.col(c) - pl.col("fair_share")).alias(c.replace("win_rate", "excess"))
         for c in ("first_win_rate", "first_win_rate_lo", "first_win_rate_hi")
+    )
+
+
+def team_wins(lf: pl.LazyFrame, keys: list[str]) -> pl.DataFrame:
+    """Per ``keys``: the games the starting team won and those the other team won."""
+    won = pl.col("won")
+    return (
+        lf.group_by([*keys, *(k for k in game_keys(lf) if k not in keys)])
+        .agg(
+            starting=won.filter(pl.col("side").cast(pl.String) == "starting").any(),
+            other=won.filter(pl.col("side").cast(pl.String) == "other").any(),
+        )
+        .group_by(keys)
+        .agg(pl.col("starting").cast(pl.Int64).sum(), pl.col("other").cast(pl.Int64).sum())
+        .collect()
     )
 
 
@@ -434,8 +472,12 @@ def paired_difference(
     for a players table).
 
     Variants of a sweep replay the same deals and rolls (common random numbers), so pairing
-    by ``game_id`` and ``seat`` removes most of the noise.  Returns per group: n pairs,
-    mean_diff, sd and a normal 95% interval ``diff_lo``/``diff_hi``.
+    by ``game_id`` and ``seat`` removes most of the noise.  The game is the unit: the pairs of
+    one game (teammates, rivals) are summed before the spread is taken
+    (:mod:`simulator.analysis.clustered`).  Returns per group: n pairs, n_games, base_mean,
+    variant_mean, mean_diff, its game-clustered standard error ``se`` and normal 95% interval
+    ``diff_lo``/``diff_hi``, and ``sd`` = se x sqrt(n), the spread per pair that independent
+    pairs would need for that standard error (so sd / sqrt(n) is the standard error).
     """
     by = as_list(by)
     if not has(frame, "variant", "game_id", value, *by):
@@ -448,16 +490,45 @@ def paired_difference(
     )
     other = lf.filter(pl.col("variant") == variant).select([*keys, pl.col(value).alias("b")])
     d = pl.col("b").cast(pl.Float64) - pl.col("a").cast(pl.Float64)
-    aggs = [
+    groups = by or ["_all"]
+    joined = base.join(other, on=keys).with_columns(d.alias("d"), _all=pl.lit(0))
+    games = joined.group_by([*groups, "game_id"]).agg(D=pl.col("d").sum(), m=pl.len())
+    totals = joined.group_by(groups).agg(
         pl.len().alias("n"),
         pl.col("a").cast(pl.Float64).mean().alias("base_mean"),
         pl.col("b").cast(pl.Float64).mean().alias("variant_mean"),
-        d.mean().alias("mean_diff"),
-        d.std().fill_null(0.0).alias("sd"),
-    ]
-    joined = base.join(other, on=keys)
-    out = joined.group_by(by).agg(aggs).sort(by) if by else joined.select(aggs)
-    half = Z95 * pl.col("sd") / pl.col("n").cast(pl.Float64).sqrt()
-    return out.with_columns(
-        (pl.col("mean_diff") - half).alias("diff_lo"), (pl.col("mean_diff") + half).alias("diff_hi")
-    ).collect()
+        pl.col("d").mean().alias("mean_diff"),
+    )
+    spread = (
+        games.join(totals, on=groups)
+        .group_by(groups)
+        .agg(
+            n_games=pl.len(),
+            S=((pl.col("D") - pl.col("mean_diff") * pl.col("m")) ** 2).sum(),
+        )
+    )
+    n, g = pl.col("n").cast(pl.Float64), pl.col("n_games").cast(pl.Float64)
+    se = pl.when(g > 1).then((g / (g - 1) * pl.col("S")).sqrt() / n).otherwise(0.0)
+    out = (
+        totals.join(spread, on=groups)
+        .with_columns(se.alias("se"))
+        .with_columns(
+            (pl.col("se") * n.sqrt()).alias("sd"),
+            (pl.col("mean_diff") - Z95 * pl.col("se")).alias("diff_lo"),
+            (pl.col("mean_diff") + Z95 * pl.col("se")).alias("diff_hi"),
+        )
+        .sort(groups)
+        .select(
+            *by,
+            "n",
+            "n_games",
+            "base_mean",
+            "variant_mean",
+            "mean_diff",
+            "sd",
+            "se",
+            "diff_lo",
+            "diff_hi",
+        )
+    )
+    return out.collect()

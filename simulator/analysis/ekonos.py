@@ -1,7 +1,15 @@
 """Ekonos analyses: where scores come from (cash vs holdings), company values, presidencies.
 
 Columns used: players ``cash``, ``holdings_value``, ``company{c}_shares``,
-``company{c}_president``; games ``company{c}_value``.
+``company{c}_president`` and ``company{c}_president_mid``; games ``company{c}_value`` and
+``company{c}_value_mid``.
+
+The presidency is read at mid-game (``_mid``: the engine records who presides each company,
+and what each is worth, halfway through the turns) wherever the dataset has it.  At the end
+it would condition on the outcome: the president of the most valuable company at the end
+holds the most shares of what made the most points, so its win mixes the title's edge with
+the value of the shares that make the title.  Datasets without the mid-game columns fall
+back to the end, and the tables say which (``measured_at``).
 """
 
 from __future__ import annotations
@@ -10,7 +18,8 @@ import re
 
 import polars as pl
 
-from simulator.analysis.core import as_list, columns, game_keys, has, lazy, rate_columns
+from simulator.analysis.clustered import rates
+from simulator.analysis.core import as_list, columns, game_keys, has, lazy
 from simulator.core.stats import Z95
 
 
@@ -95,13 +104,23 @@ def company_values(games, names=None) -> pl.DataFrame | None:
     return pl.DataFrame(out)
 
 
-def top_companies(games) -> pl.LazyFrame | None:
+MID = "_mid"  # suffix of the mid-game presidency and value columns
+MEASURED_AT = {MID: "mid-game", "": "end"}
+
+
+def presidency_time(players) -> str:
+    """``"_mid"`` when ``players`` records the presidencies at mid-game, else ``""`` (end)."""
+    return MID if companies(players, "president" + MID) else ""
+
+
+def top_companies(games, at: str = "") -> pl.LazyFrame | None:
     """Per game, the value of the most valuable company and how many companies share it
-    (``top_value``, ``n_top``), with ``top{c}`` true for each company at that value."""
-    idx = companies(games, "value")
+    (``top_value``, ``n_top``), with ``top{c}`` true for each company at that value; ``at``
+    is ``"_mid"`` for the values at mid-game."""
+    idx = companies(games, "value" + at)
     if not idx:
         return None
-    cols = [f"company{c}_value" for c in idx]
+    cols = [f"company{c}_value{at}" for c in idx]
     lf = lazy(games)
     top = pl.max_horizontal(cols)
     flags = [(pl.col(col) == top).alias(f"top{c}") for c, col in zip(idx, cols)]
@@ -113,17 +132,19 @@ def top_companies(games) -> pl.LazyFrame | None:
 PRESIDENCY_KINDS = ("top_president", "co_top_president", "other")
 
 
-def with_presidency(games, players) -> pl.LazyFrame | None:
+def with_presidency(games, players, at: str | None = None) -> pl.LazyFrame | None:
     """The players with a ``presidency`` column: ``top_president`` (presides the single most
     valuable company), ``co_top_president`` (presides one of several companies tied for most
-    valuable) or ``other``; and ``n_top``, the number of companies tied for most valuable."""
-    idx = companies(players, "president")
-    top = top_companies(games)
+    valuable) or ``other``; and ``n_top``, the number of companies tied for most valuable.
+    ``at``: ``"_mid"`` (mid-game) or ``""`` (end); by default mid-game when recorded."""
+    at = presidency_time(players) if at is None else at
+    idx = companies(players, "president" + at)
+    top = top_companies(games, at)
     if top is None or not idx:
         return None
     keys = [k for k in game_keys(players) if has(games, k)]
     presides_top = pl.any_horizontal(
-        [pl.col(f"top{c}") & pl.col(f"company{c}_president") for c in idx]
+        [pl.col(f"top{c}") & pl.col(f"company{c}_president{at}") for c in idx]
     )
     kind = (
         pl.when(presides_top & (pl.col("n_top") == 1))
@@ -143,10 +164,11 @@ def with_presidency(games, players) -> pl.LazyFrame | None:
 def presidency_advantage(games, players) -> pl.DataFrame | None:
     """Does the president of the most valuable company win?
 
+    Read at mid-game where recorded (see the module docstring; ``measured_at`` says which).
     Ties for most valuable are common, so games are split (see :func:`with_presidency`): one
     row per kind of player, ``top_president``, ``co_top_president`` and ``other``, with n,
-    wins, win_rate (+ Wilson interval), fair_share (the average player's win rate) and
-    tied_games_share (share of games whose top value is shared by several companies).
+    wins, win_rate (+ game-clustered interval), fair_share (the average player's win rate)
+    and tied_games_share (share of games whose top value is shared by several companies).
     """
     lf = with_presidency(games, players)
     if lf is None or not has(players, "won"):
@@ -161,30 +183,33 @@ def presidency_advantage(games, players) -> pl.DataFrame | None:
     )
     order = pl.col("player").replace_strict(PRESIDENCY_KINDS, [0, 1, 2], return_dtype=pl.Int8)
     return (
-        lf.group_by(pl.col("presidency").alias("player"))
-        .agg(pl.len().alias("n"), pl.col("won").cast(pl.Int64).sum().alias("wins"))
+        rates(lf.rename({"presidency": "player"}), ["player"], pl.col("won"), "win_rate", "wins")
+        .select("player", "n", "wins", "win_rate", "win_rate_lo", "win_rate_hi")
         .with_columns(
-            *rate_columns("wins", "n", "win_rate"),
             pl.lit(shares["fair_share"]).alias("fair_share"),
             pl.lit(shares["tied_games_share"]).alias("tied_games_share"),
+            pl.lit(MEASURED_AT[presidency_time(players)]).alias("measured_at"),
         )
         .sort(order)
-        .collect()
     )
 
 
 def presidencies_held(players) -> pl.DataFrame | None:
-    """Win rate by the number of presidencies a player holds at the end."""
-    idx = companies(players, "president")
+    """Win rate by the number of presidencies a player holds (at mid-game where recorded,
+    else at the end: ``measured_at``), with game-clustered intervals."""
+    at = presidency_time(players)
+    idx = companies(players, "president" + at)
     if not idx or not has(players, "won"):
         return None
-    count = pl.sum_horizontal([pl.col(f"company{c}_president").cast(pl.Int32) for c in idx])
+    count = pl.sum_horizontal([pl.col(f"company{c}_president{at}").cast(pl.Int32) for c in idx])
     return (
-        lazy(players)
-        .with_columns(count.alias("presidencies"))
-        .group_by("presidencies")
-        .agg(pl.len().alias("n"), pl.col("won").cast(pl.Int64).sum().alias("wins"))
-        .with_columns(*rate_columns("wins", "n", "win_rate"))
-        .sort("presidencies")
-        .collect()
+        rates(
+            lazy(players).with_columns(count.alias("presidencies")),
+            ["presidencies"],
+            pl.col("won"),
+            "win_rate",
+            "wins",
+        )
+        .select("presidencies", "n", "wins", "win_rate", "win_rate_lo", "win_rate_hi")
+        .with_columns(pl.lit(MEASURED_AT[at]).alias("measured_at"))
     )

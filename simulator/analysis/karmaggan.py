@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from simulator.analysis.clustered import with_rates
 from simulator.analysis.core import (
     as_list,
     columns,
@@ -35,7 +36,8 @@ def _groups(frame, by) -> list[str]:
 
 def blood_coins(players, by="side") -> pl.DataFrame | None:
     """Per group: mean starting and final blood coins, quartiles of the final count and the
-    share of players who end with none."""
+    share of players who end with none (its interval game-clustered, as every rate over
+    players here: :mod:`simulator.analysis.clustered`)."""
     if not has(players, "final_blood_coins"):
         return None
     lf, by = lazy(players), _groups(players, by)
@@ -50,8 +52,8 @@ def blood_coins(players, by="side") -> pl.DataFrame | None:
     ]
     if has(lf, "start_blood_coins"):
         aggs.insert(1, pl.col("start_blood_coins").cast(pl.Float64).mean().alias("mean_start"))
-    out = lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)
-    return out.with_columns(*rate_columns("broke", "n", "broke_share")).collect()
+    out = (lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)).collect()
+    return with_rates(out, lf, by, {"broke_share": v <= 0})
 
 
 def blood_timeline_name(timelines: dict) -> str | None:
@@ -82,8 +84,8 @@ def deaths(players, by="side") -> pl.DataFrame | None:
     if has(lf, "death_round"):
         r = pl.col("death_round").filter(pl.col("died")).cast(pl.Float64)
         aggs += [r.mean().alias("mean_death_round"), r.median().alias("median_death_round")]
-    out = lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)
-    return out.with_columns(*rate_columns("deaths", "n", "death_rate")).collect()
+    out = (lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)).collect()
+    return with_rates(out, lf, by, {"death_rate": pl.col("died")})
 
 
 def death_rounds(players) -> pl.DataFrame | None:
@@ -140,10 +142,10 @@ def spawn_turns(players, by="side") -> pl.DataFrame | None:
         )
     if len(aggs) == 1:
         return None
-    out = lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)
+    out = (lf.group_by(by).agg(aggs).sort(by) if by else lf.select(aggs)).collect()
     if has(lf, "turns_as_spawn"):
-        out = out.with_columns(*rate_columns("ever_spawn", "n", "spawn_share"))
-    return out.collect()
+        out = with_rates(out, lf, by, {"spawn_share": pl.col("turns_as_spawn") > 0})
+    return out
 
 
 def start_coins_per_game(games, players) -> pl.LazyFrame | None:

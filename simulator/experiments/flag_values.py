@@ -8,8 +8,8 @@ the analysis's own definitions (a chunk of games made into the frames the analys
 and the metrics ``presidency_edge``, ``loan_cap_binding:policy=P``,
 ``delinquency_rate:policy=P`` and ``runaway_rate`` read them (:mod:`simulator.experiments.metrics`):
 
-* ``top_president`` bool[n, p]: the seat presides the single most valuable company
-  (:func:`simulator.analysis.ekonos.with_presidency`);
+* ``top_president`` bool[n, p]: the seat presides the single most valuable company, at
+  mid-game where the engine records it (:func:`simulator.analysis.ekonos.with_presidency`);
 * ``cap_binding`` / ``delinquent`` bool[n, p]: the seat's peak loans reached the cap; it got a
   delinquent payment notice (:func:`simulator.analysis.karnaxis.loan_summary`);
 * ``leader_won`` / ``has_leader`` bool[n]: the leader two thirds into the game won it; the
@@ -32,7 +32,7 @@ def flag_values(rules: dict, raw: dict, won: np.ndarray) -> dict[str, np.ndarray
     """The values above that the engine's output ``raw`` allows (``won`` bool[n, p])."""
     players, games = raw["players"], raw["games"]
     out = {}
-    if any(name.endswith("_president") for name in players):
+    if any(name.endswith(("_president", "_president_mid")) for name in players):
         out["top_president"] = top_presidents(players, games, won.shape)
     peak = next((c for c in PEAK_LOANS if c in players), None)
     if peak:
@@ -59,11 +59,11 @@ def seat_frame(won: np.ndarray, columns: dict) -> pl.DataFrame:
 
 
 def top_presidents(players: dict, games: dict, shape: tuple) -> np.ndarray:
-    presidents = {k: v for k, v in players.items() if k.endswith("_president")}
+    presidents = {k: v for k, v in players.items() if k.endswith(("_president", "_president_mid"))}
     values = {
         k: np.asarray(v)
         for k, v in games.items()
-        if k.startswith("company") and k.endswith("_value")
+        if k.startswith("company") and k.endswith(("_value", "_value_mid"))
     }
     seats = seat_frame(np.zeros(shape, bool), presidents)
     frame = with_presidency(pl.DataFrame({"game_id": np.arange(shape[0]), **values}), seats)

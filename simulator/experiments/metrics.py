@@ -48,7 +48,8 @@ METRIC_HELP = {
     "round_cap_rate": "share of games ended by the round cap (Karmaggän)",
     "neighbour_excess:policy=NAME": "win rate of the players seated just after NAME minus what "
     "their own policies win after any neighbour",
-    "presidency_edge": "win rate of the single most valuable company's president minus what "
+    "presidency_edge": "win rate of the president of the single most valuable company at "
+    "mid-game minus what "
     "players of the same policies win without presiding it (Ekonos; 0 when "
     "no game has a single most valuable company)",
     "loan_cap_binding:policy=NAME": "share of NAME's players whose loans reach the cap (Karnaxis)",

@@ -2,13 +2,26 @@
 
 Each rule below reads one analysis of a dataset and returns :class:`Flag` records.  A flag
 names its finding (game, kind, subject), so the same finding at several player counts or
-variants is merged into one (:func:`merge_flags`); flags are ranked by the effect they show at
-the end of their interval nearest to no effect, which weighs size and certainty together.
+variants is merged into one (:func:`merge_flags`).
 
+One scale and one way of applying thresholds for every rule (:data:`THRESHOLDS`):
+
+* a finding about a win rate (a seat's, a policy's, a character's, a team's, a neighbour's,
+  a variant's change, the presidency's, the runaway leader's) is measured as its effect on
+  that win rate in points, and the effect that counts is the one at the end of its 95%
+  interval nearest no effect (the fair share, or no change): it weighs size and certainty
+  together.  The rule fires when that end lies at least its threshold away; the flags are
+  ranked by it;
+* a finding about how games run (the round cap, loans) is a rate that matters above a
+  level; it fires when the lower end of its interval reaches the level, and these flags follow
+  the win-rate ones, ranked by how far that end lies past the level, in points.
+
+Every interval here takes the game as the unit (:mod:`simulator.analysis.clustered`).
 Per-character, per-team and neighbour findings use the attributed effect (the win rate with
-the policy held fixed, and the odds ratio with seat and policy held fixed), never a raw rate
-that the policy choosing a character, or the seating, would explain.  A flag whose subject
-rests on ASSUMED rules data names those keys (derived by :mod:`simulator.core.assumed`).
+the policy held fixed, the average marginal effect with seat and policy held fixed, and where
+cards are dealt the randomised estimate of being dealt one), never a raw rate that the policy
+choosing a character, or the seating, would explain.  A flag whose subject rests on ASSUMED
+rules data names those keys (derived by :mod:`simulator.core.assumed`).
 
 Two annotations render when set: ``strong_field`` (does the finding hold when strong players
 take the seats?) and ``sensitivity`` (which assumed values does it depend on?), filled from a
@@ -27,24 +40,28 @@ from simulator.core.assumed import AssumedKey, assumed_keys, assumed_under, chan
 from simulator.core.game import GAME_NAMES, get_game
 from simulator.report.page import interval, p_text, pct
 
-# When a finding becomes a flag.  Rates are compared with the "fair share": the win rate of an
-# average player at that player count (1/n with one winner per game).
 # players.side (Karmaggän): on the starting team (seat 0's, whose label is drawn) or not
 SIDE_NAMES = {"starting": "starting team", "other": "other team"}
+# When a finding becomes a flag.  A "fair share" is the win rate of an average player at that
+# player count (1/n with one winner per game, 1/2 for two teams).
 THRESHOLDS = {
-    "seat_p_value": 0.001,  # chi-square over seats must reject equal shares ...
-    "seat_relative": 0.10,  # ... and a seat must be >= 10% off its fair share, CI excluding it
-    "dominant_ratio": 1.3,  # a policy whose CI lower bound is >= 1.3x fair share; a character
-    # whose players win >= 1.3x what the same policies win without it
-    "weak_ratio": 0.25,  # a scripted policy whose CI upper bound is < 0.25x fair share
-    "team_relative": 0.10,  # a team >= 10% off its fair share, CI excluding it
-    "neighbour_relative": 0.10,  # sitting after a policy moves the win rate >= 10%, CI excluding 0
-    "round_cap_rate": 0.01,  # >= 1% of games end at the round cap
-    "loan_cap_binding": 0.5,  # the loan cap binds for most players of a policy
-    "delinquency_rate": 0.25,  # a quarter of a policy's players get delinquent notices
-    "runaway_rate": 0.8,  # the leader two thirds in wins >= 80% of games
-    "presidency_ratio": 1.5,  # the top company's president wins >= 1.5x what players of the
-    # same policies win without presiding it
+    # findings about a win rate: the interval's end nearest no effect at least this many
+    # points (as fractions: 0.02 = 2 points) from it
+    "seat": 0.02,  # a seat off its fair share ...
+    "seat_p_value": 0.001,  # ... once the chi-square over seats (teams) rejects equal shares
+    "dominant_policy": 0.10,  # a policy above its fair share
+    "weak_policy": 0.10,  # a scripted policy below its fair share
+    "character": 0.05,  # a character's players above the same policies' other players
+    "team": 0.02,  # a team, each player's policy held fixed, off its fair share
+    "neighbour": 0.02,  # sitting after a policy moves its players' win rate (Holm p < 0.05)
+    "variant": 0.02,  # a rule variant moves a win rate (Holm p < 0.05)
+    "presidency": 0.05,  # the mid-game president of the most valuable company above the same
+    # policies' other players
+    "runaway_rate": 0.8,  # the leader two thirds into the game: its win rate's lower end
+    # findings about how games run: the lower end of the rate at least this level
+    "round_cap_rate": 0.01,  # games ending at the round cap
+    "loan_cap_binding": 0.5,  # players of a policy whose loans reach the cap
+    "delinquency_rate": 0.25,  # players of a policy with a delinquent payment notice
 }
 MAX_HEADLINES = 5  # flags on the first screen; the others fold under "more flags"
 MAX_ALSO = 3  # other datasets quoted under a merged flag
@@ -90,8 +107,10 @@ class Flag:
     n_players: int
     kind: str  # the rule that fired, e.g. "dominant character"
     subject: str  # what the finding is about ("Nadia", "seat 0", "" for the whole game)
-    effect: float  # relative size of the finding (e.g. |rate - fair| / fair)
-    effect_low: float  # the same at the interval end nearest to no effect: ranks the flags
+    # the finding's size in points as a fraction (0.05 = 5 points): on a win rate, its
+    # distance from no effect (|rate - fair share|, |change|); else its rate past its level
+    effect: float
+    effect_low: float  # the same at the interval end nearest to no effect (>= 0): ranks flags
     text: str  # one sentence with the number and its interval
     evidence: str  # the number and interval alone, for the merged list of player counts
     where: str  # the dataset it comes from, e.g. "4 players (karnaxis-4p)"
@@ -102,6 +121,7 @@ class Flag:
     sensitivity: Sensitivity | None = None
     metric: str = ""  # the screen metric that measures the finding, when its kind does not say
     also: list["Flag"] = field(default_factory=list)  # the same finding elsewhere
+    on_win_rate: bool = True  # False: a finding about how games run (round cap, loans)
 
     @property
     def finding(self) -> tuple[str, str, str]:
@@ -109,8 +129,10 @@ class Flag:
 
 
 def merge_flags(flags: list[Flag]) -> list[Flag]:
-    """One flag per finding (the strongest instance, the others in ``also``), ranked."""
-    ranked = sorted(flags, key=lambda f: (-f.effect_low, -f.effect))
+    """One flag per finding (the strongest instance, the others in ``also``), ranked: the
+    findings about a win rate first, by their effect at the interval end nearest no effect,
+    then the others by how far that end lies past their level."""
+    ranked = sorted(flags, key=lambda f: (not f.on_win_rate, -f.effect_low, -f.effect))
     heads: dict[tuple, Flag] = {}
     for f in ranked:
         if f.finding in heads:
@@ -125,12 +147,16 @@ def anchor(i: int, name: str) -> str:
     return f"ds{i}-{name}"
 
 
-def relative(rate: float, lo: float, hi: float, reference: float) -> tuple[float, float]:
-    """(|rate - reference| / reference, the same at the interval end nearest the reference)."""
-    if not reference:
-        return 0.0, 0.0
-    nearest = lo - reference if rate >= reference else reference - hi
-    return abs(rate - reference) / reference, max(0.0, nearest / reference)
+def away(value: float, lo: float, hi: float, reference: float) -> tuple[float, float]:
+    """(|value - reference|, the distance from the reference of the interval end nearest it,
+    0 when the interval holds it): a finding's effect and the effect that counts."""
+    nearest = lo - reference if value >= reference else reference - hi
+    return abs(value - reference), max(0.0, nearest)
+
+
+def past(value: float, lo: float, level: float) -> tuple[float, float]:
+    """(value - level, lower end - level, 0 when below): a rate that matters above a level."""
+    return value - level, max(0.0, lo - level)
 
 
 def points(x: float) -> str:
@@ -165,7 +191,20 @@ class Rules:
             rule()
         return self.out
 
-    def add(self, kind, subject, effect, text, ev, name, chart, subjects=(), row=None, metric=""):
+    def add(
+        self,
+        kind,
+        subject,
+        effect,
+        text,
+        ev,
+        name,
+        chart,
+        subjects=(),
+        row=None,
+        metric="",
+        on_win_rate=True,
+    ):
         where = f"{self.ds.n_players} players ({self.ds.path.name}{self.variant_note(row or {})})"
         self.out.append(
             Flag(
@@ -182,6 +221,7 @@ class Rules:
                 chart,
                 tuple(self.assumed(subjects)),
                 metric=metric,
+                on_win_rate=on_win_rate,
             )
         )
 
@@ -199,37 +239,35 @@ class Rules:
 
     # ------------------------------------------------------------------------- rules
 
+    @staticmethod
+    def beyond(effect: tuple[float, float], threshold: str) -> bool:
+        """Whether a finding's effect at its interval's near end reaches its threshold."""
+        return effect[1] > 0 and effect[1] >= THRESHOLDS[threshold]
+
     def seats(self):
-        """A seat whose win rate is significantly and noticeably off the fair share."""
+        """A seat whose win rate is significantly and noticeably off the fair share (the seat
+        test at team level in team games)."""
         seat = self.res.get("seat_advantage")
         for r in seat.iter_rows(named=True) if seat is not None else ():
             if not r["p_value"] < THRESHOLDS["seat_p_value"]:
                 continue
             fair = r["fair_share"]
+            over = "teams" if r.get("unit") == "team" else "seats"
             chi = (
-                f"chi-square over seats {p_text(r['p_value'])}, {r['n_games']:,} games"
+                f"chi-square over {over} {p_text(r['p_value'])}, {r['n_games']:,} games"
                 f"{self.variant_note(r)}"
             )
-            if self._off(
-                r["first_win_rate"],
-                r["first_win_rate_lo"],
-                r["first_win_rate_hi"],
-                fair,
-                "seat_relative",
-            ):
-                what = "more" if r["first_win_rate"] > fair else "less"
-                ev = (
-                    f"{pct(r['first_win_rate'])} "
-                    f"({interval(r['first_win_rate_lo'], r['first_win_rate_hi'])})"
-                )
+            first = (r["first_win_rate"], r["first_win_rate_lo"], r["first_win_rate_hi"])
+            effect = away(*first, fair)
+            if self.beyond(effect, "seat"):
+                what = "more" if first[0] > fair else "less"
+                ev = f"{pct(first[0])} ({interval(*first[1:])})"
                 self.add(
                     "seat",
                     "seat 0",
-                    relative(
-                        r["first_win_rate"], r["first_win_rate_lo"], r["first_win_rate_hi"], fair
-                    ),
+                    effect,
                     f"the first player wins {what} than a fair share: {ev} against {pct(fair)} "
-                    f"({chi}).",
+                    f"({points(first[0] - fair)}; {chi}).",
                     ev,
                     "win-seat",
                     "Win rate by seat",
@@ -238,26 +276,20 @@ class Rules:
                 continue
             which = max(("best", "worst"), key=lambda w: abs(r[f"{w}_win_rate"] - fair))
             rate, lo, hi = (r[f"{which}_win_rate{s}"] for s in ("", "_lo", "_hi"))
-            if self._off(rate, lo, hi, fair, "seat_relative"):
+            effect = away(rate, lo, hi, fair)
+            if self.beyond(effect, "seat"):
                 ev = f"{pct(rate)} ({interval(lo, hi)})"
                 self.add(
                     "seat",
                     f"seat {r[f'{which}_seat']}",
-                    relative(rate, lo, hi, fair),
-                    f"seat {r[f'{which}_seat']} wins {ev} against a fair {pct(fair)} ({chi}).",
+                    effect,
+                    f"seat {r[f'{which}_seat']} wins {ev} against a fair {pct(fair)} "
+                    f"({points(rate - fair)}; {chi}).",
                     ev,
                     "win-seat",
                     "Win rate by seat",
                     row=r,
                 )
-
-    @staticmethod
-    def _off(rate, lo, hi, fair, threshold) -> bool:
-        return (
-            bool(fair)
-            and (lo > fair or hi < fair)
-            and abs(rate - fair) / fair >= THRESHOLDS[threshold]
-        )
 
     def policies(self):
         """Dominant or hopeless policies (seats and neighbours are balanced, so the rate is the
@@ -268,25 +300,27 @@ class Rules:
         fair = df["fair_share"][0]
         for r in df.iter_rows(named=True):
             name, ev = r["policy"], evidence(r)
-            if r["win_rate_lo"] >= THRESHOLDS["dominant_ratio"] * fair:
+            effect = away(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], fair)
+            above = r["win_rate"] > fair
+            if above and self.beyond(effect, "dominant_policy"):
                 self.add(
                     "dominant policy",
                     name,
-                    relative(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], fair),
-                    f"policy {name} wins {ev} of its games, {r['win_rate'] / fair:.1f}× its fair "
-                    f"share of {pct(fair)}.",
+                    effect,
+                    f"policy {name} wins {ev} of its games, {points(r['win_rate'] - fair)} over "
+                    f"its fair share of {pct(fair)}.",
                     ev,
                     "win-policy",
                     "Win rate by policy",
                     [f"policies.{name}"],
                 )
-            elif name != "random" and r["win_rate_hi"] < THRESHOLDS["weak_ratio"] * fair:
+            elif not above and name != "random" and self.beyond(effect, "weak_policy"):
                 self.add(
                     "weak policy",
                     name,
-                    relative(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], fair),
-                    f"scripted policies that almost never win, against a fair share of "
-                    f"{pct(fair)}: {name} {ev}.",
+                    effect,
+                    f"a scripted policy far below its fair share of {pct(fair)}: {name} wins "
+                    f"{ev} ({points(r['win_rate'] - fair)}).",
                     ev,
                     "win-policy",
                     "Win rate by policy",
@@ -299,14 +333,14 @@ class Rules:
         strat = self.res.get("stratified_character")
         if strat is None:
             return
-        odds = self._odds("character")
+        effects = self._effects("character")
         dealt = self.res.get("karnaxis_dealt")
         dealt = (
             {r["character"]: r for r in dealt.iter_rows(named=True)} if dealt is not None else {}
         )
         for r in strat.iter_rows(named=True):
-            effect = self._excess(r, "dominant_ratio")
-            if effect is None:
+            effect = away(r["excess"], r["excess_lo"], r["excess_hi"], 0.0)
+            if not (r["excess"] > 0 and self.beyond(effect, "character")):
                 continue
             name = r["level"]
             ev = self._excess_text(r)
@@ -316,8 +350,8 @@ class Rules:
                 f"{pct(r['expected_rate'])} for players of the same policies with another "
                 f"character: {ev}"
             )
-            if name in odds:
-                text += f"; {odds[name]}"
+            if name in effects:
+                text += f"; {effects[name]}"
             if r["confounded"]:
                 text += (
                     f"; its raw rate is confounded with the policies that choose it "
@@ -327,9 +361,10 @@ class Rules:
             if name in dealt:
                 d = dealt[name]
                 text += (
-                    f"; players dealt the card win {pct(d['win_rate_dealt'])} "
-                    f"({interval(d['win_rate_dealt_lo'], d['win_rate_dealt_hi'])}) and keep it "
-                    f"{pct(d['keep_rate'])} of the time"
+                    f"; players dealt the card (chance alone) win {pct(d['win_rate_dealt'])} "
+                    f"({interval(d['win_rate_dealt_lo'], d['win_rate_dealt_hi'])}), "
+                    f"{signed(d['dealt_effect'], d['dealt_effect_lo'], d['dealt_effect_hi'])} "
+                    f"against those not dealt it, and keep it {pct(d['keep_rate'])} of the time"
                 )
             self.add(
                 "dominant character",
@@ -343,31 +378,20 @@ class Rules:
             )
 
     @staticmethod
-    def _excess(r: dict, threshold: str) -> tuple[float, float] | None:
-        """(excess / expected, the same at the interval's lower end) when the lower end reaches
-        the threshold ratio over the rate the same policies have without the level."""
-        expected = r["expected_rate"]
-        if not expected or r["excess_lo"] / expected < THRESHOLDS[threshold] - 1:
-            return None
-        return r["excess"] / expected, r["excess_lo"] / expected
-
-    @staticmethod
     def _excess_text(r: dict) -> str:
-        return (
-            f"{points(r['excess'])} (95% CI {100 * r['excess_lo']:+.1f} to "
-            f"{100 * r['excess_hi']:+.1f})"
-        ).replace("-", "−")
+        return signed(r["excess"], r["excess_lo"], r["excess_hi"])
 
-    def _odds(self, component: str) -> dict[str, str]:
-        """'odds ratio x (95% CI a–b) ...' of each level of a component, from the attribution."""
+    def _effects(self, component: str) -> dict[str, str]:
+        """'+x points on a win rate (95% CI ...) ...' of each level of a component: its average
+        marginal effect in the attribution."""
         table = self.res.get("attribution")
         if table is None:
             return {}
-        rows = table.filter((pl.col("component") == component) & pl.col("or_lo").is_finite())
+        rows = table.filter((pl.col("component") == component) & pl.col("effect_lo").is_finite())
         return {
-            r["level"]: f"odds ratio {r['odds_ratio']:.2f} (95% CI {r['or_lo']:.2f}–"
-            f"{r['or_hi']:.2f}) against the average {component.replace('_', ' ')}, "
-            f"seat, policy and the other components held fixed"
+            r["level"]: f"{signed(r['effect'], r['effect_lo'], r['effect_hi'])} on a win rate "
+            f"against the field, seat, policy and left neighbour held fixed (average "
+            f"marginal effect)"
             for r in rows.iter_rows(named=True)
         }
 
@@ -380,15 +404,16 @@ class Rules:
         fair = raw["fair_share"][0]
         for r in strat.iter_rows(named=True):
             rate, lo, hi = r["adjusted_rate"], r["adjusted_rate_lo"], r["adjusted_rate_hi"]
-            if lo > fair and self._off(rate, lo, hi, fair, "team_relative"):
+            effect = away(rate, lo, hi, fair)
+            if rate > fair and self.beyond(effect, "team"):
                 ev = f"{pct(rate)} ({interval(lo, hi)}, n = {r['n']:,})"
                 team = SIDE_NAMES.get(r["level"], r["level"])
                 self.add(
                     "team",
                     team,
-                    relative(rate, lo, hi, fair),
-                    f"the {team} wins {ev} of games against a fair {pct(fair)}, "
-                    f"with each player's policy held fixed.",
+                    effect,
+                    f"the {team} wins {ev} of games against a fair {pct(fair)} "
+                    f"({points(rate - fair)}), with each player's policy held fixed.",
                     ev,
                     "attribution-side",
                     "Starting and other team win rates within policy",
@@ -398,33 +423,25 @@ class Rules:
         """Players seated just after a policy win more or less than their own policies do."""
         df = self.res.get("neighbour_summary")
         for r in df.iter_rows(named=True) if df is not None else ():
-            expected, excess = r["expected_rate"], r["excess"]
-            if not (
-                expected
-                and r["p_holm"] < 0.05
-                and (r["excess_lo"] > 0 or r["excess_hi"] < 0)
-                and abs(excess) / expected >= THRESHOLDS["neighbour_relative"]
-            ):
+            effect = away(r["excess"], r["excess_lo"], r["excess_hi"], 0.0)
+            if not (r["p_holm"] < 0.05 and self.beyond(effect, "neighbour")):
                 continue
-            half = (r["excess_hi"] - r["excess_lo"]) / 2
-            ev = (
-                f"{points(excess)} (95% CI {100 * r['excess_lo']:+.1f} to "
-                f"{100 * r['excess_hi']:+.1f})"
-            ).replace("-", "−")
+            ev = signed(r["excess"], r["excess_lo"], r["excess_hi"])
             self.add(
                 "left neighbour",
                 r["left_policy"],
-                (abs(excess) / expected, max(0.0, abs(excess) - half) / expected),
+                effect,
                 f"the players seated just after {r['left_policy']} win {pct(r['win_rate'])} "
-                f"of their games against the {pct(expected)} their own policies win after "
-                f"any neighbour: {ev}, Holm {p_text(r['p_holm'])}, n = {r['n']:,}.",
+                f"of their games against the {pct(r['expected_rate'])} their own policies win "
+                f"after any neighbour: {ev}, Holm {p_text(r['p_holm'])}, n = {r['n']:,}.",
                 ev,
                 "neighbours",
                 "Win rate by left neighbour",
             )
 
     def variants(self):
-        """A rule variant that changes a win rate significantly (after Holm's correction)."""
+        """A rule variant that changes a win rate significantly (after Holm's correction) and
+        by at least the threshold at its interval's near end."""
         df = self.res.get("paired_change")
         if df is None:
             return
@@ -432,14 +449,15 @@ class Rules:
         base = self.ds.variants[0]["name"]
         changed = df.filter(pl.col("significant") & (pl.col("metric") == "win_rate"))
         for (variant,), part in changed.group_by("variant", maintain_order=True):
-            top = part.sort(pl.col("mean_diff").abs(), descending=True).row(0, named=True)
-            more = f" ({part.height - 1} more such changes in the table)" if part.height > 1 else ""
-            base_rate = max(abs(top["base_mean"]), 1e-9)
-            half = (top["diff_hi"] - top["diff_lo"]) / 2
-            effect = (
-                abs(top["mean_diff"]) / base_rate,
-                max(0.0, abs(top["mean_diff"]) - half) / base_rate,
-            )
+            found = [
+                (away(r["mean_diff"], r["diff_lo"], r["diff_hi"], 0.0), r)
+                for r in part.iter_rows(named=True)
+            ]
+            found = [(e, r) for e, r in found if self.beyond(e, "variant")]
+            if not found:
+                continue
+            effect, top = max(found, key=lambda f: (f[0][1], f[0][0]))
+            more = f" ({len(found) - 1} more such changes in the table)" if len(found) > 1 else ""
             ev = f"{pct(top['base_mean'])} → {pct(top['variant_mean'])}"
             keys = changed_keys(rules.get(base, {}), rules.get(variant, {}))
             self.add(
@@ -448,7 +466,7 @@ class Rules:
                 effect,
                 f"variant {variant} moves the win rate of {top['group']} from "
                 f"{pct(top['base_mean'])} to {pct(top['variant_mean'])} "
-                f"(change {interval(top['diff_lo'], top['diff_hi'])}, "
+                f"({signed(top['mean_diff'], top['diff_lo'], top['diff_hi'])}, "
                 f"Holm {p_text(top['p_holm'])}){more}.",
                 ev,
                 "paired",
@@ -460,12 +478,13 @@ class Rules:
         df = self.res.get("round_cap")
         limit = THRESHOLDS["round_cap_rate"]
         for r in df.iter_rows(named=True) if df is not None else ():
-            if r["rate"] >= limit:
+            effect = past(r["rate"], r["rate_lo"], limit)
+            if r["rate_lo"] >= limit:
                 ev = f"{pct(r['rate'])} ({interval(r['rate_lo'], r['rate_hi'])})"
                 self.add(
                     "round_cap",
                     "",
-                    (r["rate"] / limit - 1, max(0.0, r["rate_lo"] / limit - 1)),
+                    effect,
                     f"{pct(r['rate'])} of games end at the round cap "
                     f"({interval(r['rate_lo'], r['rate_hi'])}, "
                     f"{r['games']:,} games{self.variant_note(r)}).",
@@ -474,17 +493,20 @@ class Rules:
                     "How games end",
                     ["game.round_cap"],
                     row=r,
+                    on_win_rate=False,
                 )
 
     def runaway(self):
+        """The leader two thirds into the game wins most games: its win rate's lower end
+        reaches the level; ranked by that end's distance from the fair share."""
         df = self.res.get("runaway_leader")
         for r in df.iter_rows(named=True) if df is not None else ():
-            if r["rate"] >= THRESHOLDS["runaway_rate"]:
+            if r["rate_lo"] >= THRESHOLDS["runaway_rate"]:
                 ev = f"{pct(r['rate'])} ({interval(r['rate_lo'], r['rate_hi'])})"
                 self.add(
                     "runaway",
                     "",
-                    relative(r["rate"], r["rate_lo"], r["rate_hi"], r["fair_share"]),
+                    away(r["rate"], r["rate_lo"], r["rate_hi"], r["fair_share"]),
                     f"the leader two thirds into the game wins {ev} of games ({r['games']:,} "
                     f"games{self.variant_note(r)}): the end is decided early.",
                     ev,
@@ -506,9 +528,9 @@ class Rules:
                 (
                     r
                     for r in df.iter_rows(named=True)
-                    if r.get(rate) is not None and r[rate] >= limit
+                    if r.get(rate) is not None and r[rate + "_lo"] >= limit
                 ),
-                key=lambda r: -r[rate],
+                key=lambda r: -r[rate + "_lo"],
             )
             if hit:
                 names = "; ".join(
@@ -520,18 +542,20 @@ class Rules:
                 self.add(
                     kind,
                     "",
-                    (top[rate] / limit - 1, max(0.0, top[rate + "_lo"] / limit - 1)),
+                    past(top[rate], top[rate + "_lo"], limit),
                     f"{what} {names}.",
                     evidence(top, rate),
                     "loans",
                     "Loans",
                     ["loans"],
                     metric=f"{kind}:policy={top['policy']}",
+                    on_win_rate=False,
                 )  # kinds named as the metrics
 
     def presidency(self):
-        """The president of the single most valuable company wins far more than players of the
-        same policies who do not preside it (strong policies become presidents more often)."""
+        """The president of the single most valuable company at mid-game (before the outcome)
+        wins far more than players of the same policies who do not preside it (strong
+        policies become presidents more often)."""
         df, strat = (
             self.res.get("ekonos_presidency"),
             self.res.get("ekonos_presidency_within_policy"),
@@ -543,23 +567,29 @@ class Rules:
         if raw.is_empty() or top.is_empty():
             return
         r, a = raw.row(0, named=True), top.row(0, named=True)
-        effect = self._excess(a, "presidency_ratio")
-        if effect is None:
+        effect = away(a["excess"], a["excess_lo"], a["excess_hi"], 0.0)
+        if not (a["excess"] > 0 and self.beyond(effect, "presidency")):
             return
         ev = self._excess_text(a)
+        when = r.get("measured_at", "end")
         self.add(
             "presidency",
             "",
             effect,
-            f"the president of the single most valuable company wins {evidence(r)} of games "
-            f"against {pct(a['expected_rate'])} for players of the same policies who do not "
-            f"preside it: {ev} ({pct(r['tied_games_share'])} of games have several companies "
-            f"tied for most valuable and are counted apart).",
+            f"the president of the single most valuable company at {when} wins {evidence(r)} "
+            f"of games against {pct(a['expected_rate'])} for players of the same policies "
+            f"who do not preside it: {ev} ({pct(r['tied_games_share'])} of games have several "
+            f"companies tied for most valuable and are counted apart).",
             ev,
             "presidency",
             "Presidency advantage",
             ["deck", "board", "companies"],
         )
+
+
+def signed(value: float, lo: float, hi: float) -> str:
+    """'+1.2 points (95% CI +0.3 to +2.1)'."""
+    return f"{points(value)} (95% CI {100 * lo:+.1f} to {100 * hi:+.1f})".replace("-", "−")
 
 
 def flag_item(f: Flag) -> str:
@@ -601,11 +631,29 @@ def flags_html(flags: list[Flag]) -> str:
             )
     else:
         body = "<p>No finding crossed a threshold.</p>"
-    rules = "; ".join(f"{k} = {v}" for k, v in THRESHOLDS.items())
     return (
-        f"<div class='flags'><h2>Balance flags</h2>{body}<p class='note'>Ranked by the effect "
-        f"at the end of its 95% interval nearest to no effect; one flag per finding, the player "
-        f"counts where it holds listed. Intervals are Wilson 95% unless said. A fair share is "
-        f"the win rate of an average player at that player count. Thresholds: "
-        f"{html.escape(rules)}.</p></div>"
+        f"<div class='flags'><h2>Balance flags</h2>{body}<p class='note'>"
+        f"{html.escape(footer())}</p></div>"
     )
+
+
+def footer() -> str:
+    """How the flags are ranked and when a finding becomes one, in words."""
+    shown = "; ".join(
+        f"{k} {v}" if k == "seat_p_value" else f"{k} {100 * v:g}{unit(k)}"
+        for k, v in THRESHOLDS.items()
+    )
+    return (
+        "Every finding about a win rate is measured on one scale, its effect on that win rate "
+        "in points at the end of its 95% interval nearest no effect (the fair share, or no "
+        "change), and becomes a flag when that end lies at least its threshold away, the same "
+        "way for every rule; flags are ranked by it. Findings about how games run (round "
+        "cap, loans) follow, flagged when their interval's lower end reaches their level and "
+        "ranked by how far past it. One flag per finding, the player counts where it holds "
+        "listed. Intervals take the game as the unit (teammates count once). A fair share is "
+        f"the win rate of an average player at that player count. Thresholds: {shown}."
+    )
+
+
+def unit(key: str) -> str:
+    return "%" if key.endswith("_rate") or key == "loan_cap_binding" else " points"

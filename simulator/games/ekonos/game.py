@@ -244,8 +244,8 @@ def allocate(cfg: np.ndarray, n: int):
     return (
         np.zeros((n, N_GAME_OUT), np.int64),
         np.zeros((n, p, N_PLAYER_OUT), np.int64),
-        np.zeros((n, c), np.int64),
-        np.zeros((n, p, 2 * c), np.int64),
+        np.zeros((n, 2 * c), np.int64),
+        np.zeros((n, p, 3 * c), np.int64),
     )
 
 
@@ -273,6 +273,8 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     }
     for c in range(n_companies):
         columns[f"company{c}_value"] = company_games[:, c].astype(np.int16)
+    for c in range(n_companies):  # at mid-game (games.mid_turn): before the outcome
+        columns[f"company{c}_value_mid"] = company_games[:, n_companies + c].astype(np.int16)
     names = (
         "score",
         "won",
@@ -297,6 +299,10 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     for c in range(n_companies):
         players[f"company{c}_shares"] = company_players[:, :, c].astype(np.int16)
         players[f"company{c}_president"] = company_players[:, :, n_companies + c].astype(bool)
+    for c in range(n_companies):
+        players[f"company{c}_president_mid"] = company_players[:, :, 2 * n_companies + c].astype(
+            bool
+        )
     return {"games": columns, "players": players}
 
 

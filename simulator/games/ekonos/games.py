@@ -74,6 +74,7 @@ from simulator.games.ekonos.state import (
     SOLD,
     SPENT,
     SUPPLY,
+    TURN,
 )
 
 
@@ -100,14 +101,32 @@ def new_game(state, rules, knobs, rng, seed, seat_policies):
 
 
 @rule
-def play_to_end(state, rules, knobs, rng, trace, work, work_rng, values):
-    """Play a set-up game to its end: step by step through the search driver when a seat
-    searches, else straight through."""
+def play_to_end(state, rules, knobs, rng, trace, work, work_rng, values, last_turn):
+    """Play a set-up game until it ends or turn ``last_turn`` is over: step by step through
+    the search driver when a seat searches, else straight through.  Stopping at a turn and
+    going on plays the very same steps as going straight through."""
     if state[MODE] == PLAIN:
-        advance(state, rules, knobs, rng, trace, rules[CFG_TURNS] - 1)
+        advance(state, rules, knobs, rng, trace, last_turn)
         return
-    while state[PHASE] != AT_END:
+    while state[PHASE] != AT_END and state[TURN] <= last_turn:
         search_step(state, rules, knobs, rng, trace, work, work_rng, values)
+
+
+@rule
+def mid_turn(rules):
+    """The turns played at mid-game: half of them, rounded down, at least one."""
+    return max(1, rules[CFG_TURNS] // 2)
+
+
+@rule
+def record_midgame(state, rules, out_company_game, out_company_players):
+    """Who presides each company, and what each is worth, at mid-game (:func:`mid_turn`):
+    the presidency before the outcome it helps to make (outputs as in play_games)."""
+    n_players, n_companies = rules[CFG_PLAYERS], rules[CFG_COMPANIES]
+    for c in range(n_companies):
+        out_company_game[n_companies + c] = company_value(state, c)
+        for p in range(n_players):
+            out_company_players[p, 2 * n_companies + c] = state[PRESIDENT + c] == p
 
 
 @rule
@@ -176,8 +195,9 @@ def play_games(
 
     rules int64[CFG_STATE ...] (state.py); knobs float64[n_policies, 1 + n_knobs];
     seeds uint64[n]; seat_policies int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT],
-    out_players int64[n, n_players, N_PLAYER_OUT], out_company_games int64[n, n_companies],
-    out_company_players int64[n, n_players, 2 * n_companies] (shares, then presidencies);
+    out_players int64[n, n_players, N_PLAYER_OUT], out_company_games int64[n, 2 * n_companies]
+    (company values at the end, then at mid-game), out_company_players int64[n, n_players,
+    3 * n_companies] (shares, presidencies at the end, presidencies at mid-game);
     trace int64[max_events, TRACE_WIDTH] (0 rows in bulk runs; a replay plays one game: one
     kernel for both, as each kernel compiles the whole engine).
     """
@@ -186,7 +206,9 @@ def play_games(
     work, work_rng, values = search_buffers(rules)
     for g in range(seeds.shape[0]):
         new_game(state, rules, knobs, rng, seeds[g], seat_policies[g])
-        play_to_end(state, rules, knobs, rng, trace, work, work_rng, values)
+        play_to_end(state, rules, knobs, rng, trace, work, work_rng, values, mid_turn(rules) - 1)
+        record_midgame(state, rules, out_company_games[g], out_company_players[g])
+        play_to_end(state, rules, knobs, rng, trace, work, work_rng, values, rules[CFG_TURNS] - 1)
         score_game(
             state,
             rules,
