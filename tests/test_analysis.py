@@ -8,7 +8,6 @@ game-specific function must skip (return None) rather than fail when a column is
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np

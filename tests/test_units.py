@@ -101,8 +101,8 @@ def test_the_seat_test_counts_team_wins_once_in_team_games():
     assert r["chi2"] == pytest.approx(expected)
     # counting each player's win would double it on three degrees of freedom
     free = seat_advantage(df.drop("team")).row(0, named=True)
-    assert free["unit"] == "seat" and free["dof"] == 3 and free["chi2"] == pytest.approx(
-        2 * expected
+    assert (
+        free["unit"] == "seat" and free["dof"] == 3 and free["chi2"] == pytest.approx(2 * expected)
     )
 
 
@@ -142,9 +142,7 @@ def test_a_paired_change_of_teammates_counts_their_game_once():
             starting_won = np.repeat(u < p, 4)
             won = np.where(df["side"].to_numpy() == "starting", starting_won, ~starting_won)
             frames.append(df.with_columns(won=pl.Series(won)))
-        r = paired_difference(pl.concat(frames), "won", "base", "more", "side").row(
-            1, named=True
-        )
+        r = paired_difference(pl.concat(frames), "won", "base", "more", "side").row(1, named=True)
         assert r["side"] == "starting"
         found.append((r["diff_lo"], r["diff_hi"]))
     assert coverage(found, 0.10) >= 0.93
