@@ -18,7 +18,7 @@ from simulator.analysis import Dataset, summarise
 from simulator.core.game import get_game
 from simulator.experiments.lab import Design, Lab
 from simulator.run.runner import Plan, Variant, execute
-from simulator.studies.recipes import RECIPES, ask, blood_coin_answer
+from simulator.studies.recipes import RECIPES, ask, blood_coins
 
 LINEUP = ("rusher", "hunter", "supporter")
 
@@ -89,13 +89,26 @@ def swap_labels(src, dst):
             )
 
 
+def flat(numbers: dict) -> dict:
+    """An answer's numbers with each verdict's record spread out (``name.field``)."""
+    out = {}
+    for name, value in numbers.items():
+        for key, item in value.items() if isinstance(value, dict) else [("", value)]:
+            out[f"{name}.{key}"] = item
+    return out
+
+
 def test_swapping_the_team_labels_changes_no_answer(tmp_path):
     out = tmp_path / "ask"
-    answer = ask(RECIPES["blood-coins"], out, games=48, seed=3, jobs=1, progress=False)
+    sizing = ask(RECIPES["blood-coins"], out, games=48, seed=3, jobs=1, progress=False).sizing
+    answer = blood_coins.answer(Dataset(out / "dataset"), sizing)
     swap_labels(out / "dataset", tmp_path / "swapped")
-    again = blood_coin_answer(Dataset(tmp_path / "swapped"))
-    assert again.sentence == answer.sentence
-    assert again.numbers == pytest.approx(answer.numbers, rel=1e-9)
+    again = blood_coins.answer(Dataset(tmp_path / "swapped"), sizing)
+    assert again.sentence == answer.sentence and again.decision == answer.decision
+    before, after = flat(answer.numbers), flat(again.numbers)
+    assert before.keys() == after.keys()
+    for name, value in before.items():
+        assert after[name] == (pytest.approx(value, rel=1e-9) if isinstance(value, float) else value)
     original = summarise(Dataset(out / "dataset"))
     swapped = summarise(Dataset(tmp_path / "swapped"))
     for name in ("win_rate_side", "stratified_side", "karmaggan_starting_team_edge"):

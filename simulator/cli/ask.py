@@ -20,7 +20,7 @@ from simulator.studies.recipes import RECIPES
     "--games",
     type=click.IntRange(min=24),
     metavar="N",
-    help="Games per rules variant [default: the question's own, under 2 minutes].",
+    help="Most games per rules variant (the budget) [default: the question's own].",
 )
 @click.option(
     "-o",
@@ -29,13 +29,25 @@ from simulator.studies.recipes import RECIPES
     metavar="DIR",
     help="Folder for dataset/, report.html and balsim.json [default: runs/ask-QUESTION].",
 )
+@click.option(
+    "--margin",
+    type=click.FloatRange(min=0, min_open=True),
+    default=2.0,
+    show_default=True,
+    metavar="POINTS",
+    help="Equivalence margin in points of win rate: an edge is called balanced only when "
+    "the equivalence test places it within ±POINTS.",
+)
 @tool_options
-def ask(question, games, out, seed, jobs, quiet, force):
-    """Answer one of the designer's questions in one sentence with numbers and 95% intervals.
+def ask(question, games, margin, out, seed, jobs, quiet, force):
+    """Answer one of the designer's questions: a decision, with every number's interval.
 
-    Plays the printed rules and a few variants on the same games, writes the dataset
-    (OUT/dataset), a short report (OUT/report.html) and the answer with its numbers
-    (OUT/balsim.json), and prints the answer.
+    Plays the printed rules and a few variants on the same games, in looks (an eighth of
+    the games, then doubling) until the answer is decided or the games run out: keep the
+    printed value (it is balanced within the margin), change to another (which is), none of
+    those tried is balanced, or inconclusive (with the effect the games could have seen).
+    Writes the dataset (OUT/dataset), a short report (OUT/report.html) and the answer with
+    its numbers (OUT/balsim.json), and prints the answer.
 
     \b
     Questions:
@@ -53,7 +65,9 @@ def ask(question, games, out, seed, jobs, quiet, force):
     out = Path(out or f"runs/ask-{question}")
     check_out_dir(out, force, "ask")
     started = time.perf_counter()
-    answer = run_recipe(recipe, out, games, seed, jobs_count(jobs), not quiet, command_line())
+    answer = run_recipe(
+        recipe, out, games, seed, jobs_count(jobs), not quiet, command_line(), margin / 100
+    )
     click.echo(answer.sentence)
     click.echo(f"wrote {out}/report.html and {out}/dataset ({time.perf_counter() - started:.0f} s)")
 
