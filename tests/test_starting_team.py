@@ -108,7 +108,8 @@ def test_swapping_the_team_labels_changes_no_answer(tmp_path):
     before, after = flat(answer.numbers), flat(again.numbers)
     assert before.keys() == after.keys()
     for name, value in before.items():
-        assert after[name] == (pytest.approx(value, rel=1e-9) if isinstance(value, float) else value)
+        expected = pytest.approx(value, rel=1e-9) if isinstance(value, float) else value
+        assert after[name] == expected, name
     original = summarise(Dataset(out / "dataset"))
     swapped = summarise(Dataset(tmp_path / "swapped"))
     for name in ("win_rate_side", "stratified_side", "karmaggan_starting_team_edge"):
