@@ -239,6 +239,14 @@ def tune(
     "--budget", type=click.IntRange(min=1), default=20_000, show_default=True, help="Games in all."
 )
 @click.option(
+    "--margin",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="X",
+    help="A value hits the target when the equivalence test places its metric within ±X of "
+    "it, in the metric's units [default: 0.02 for rates and edges, 0.5 for length, 0.1 for "
+    "a largest share; a score needs one].",
+)
+@click.option(
     "-o",
     "--out",
     required=True,
@@ -254,6 +262,7 @@ def fit(
     keys,
     target,
     budget,
+    margin,
     out,
     players,
     policy,
@@ -267,12 +276,15 @@ def fit(
     rules_files,
     sets,
 ):
-    """Find the rules values that bring a balance metric closest to a target.
+    """Find the rules values that bring a balance metric to a target, with a confidence set.
 
     One integer key with at most 25 values: every value is raced; otherwise CMA-ES searches
-    first and its best candidates are raced.  The race plays the remaining candidates on the
-    same new games until one is significantly closer than the rest or the budget is spent.
-    Prints the best values with the metric's 95% interval there.
+    first and its best candidates are raced.  The race plays the candidates on the same new
+    games in looks (doubling) until each is shown within the margin of the target or shown
+    to miss it, or the budget is spent.  Prints the chosen value (shown within the margin,
+    nearest the target) re-measured on held-out games with its verdict, the values shown
+    within the margin, and the 95% confidence set (every value raced whose interval holds
+    the target).
 
     \b
     Metrics:
@@ -286,13 +298,14 @@ def fit(
       balsim fit ekonos --key companies.market_indicators --target first_player_edge=0 \
           --out runs/fit-markers
     """
+    from simulator.experiments.fit import default_margin, key_range, parse_target, write
     from simulator.experiments.fit import fit as fit_keys
-    from simulator.experiments.fit import key_range, parse_target, write
     from simulator.experiments.lab import Design
     from simulator.run.outputs import check_out_dir
 
     g, rules = load(game, rules_files, sets)
     metric, value = parse_target(target)
+    margin = default_margin(metric) if margin is None else margin
     ranges = [key_range(g, rules, k) for k in keys]
     check_out_dir(Path(out), force, "fit")
     field, lineup, rules = field_lineup(
@@ -300,7 +313,7 @@ def fit(
     )
     design = Design(g.name, lineup, seed)
     with lab_for(g, jobs, quiet, budget) as lab:
-        result = fit_keys(lab, rules, design, ranges, metric, value, budget, seed)
+        result = fit_keys(lab, rules, design, ranges, metric, value, budget, seed, margin)
     write(result, design, Path(out), command_line())
     add_to_record(Path(out), field=field.name)
     click.echo(result.summary())

@@ -1,15 +1,28 @@
-"""``balsim fit``: the rules values that bring a balance metric closest to a target.
+"""``balsim fit``: the rules values that bring a balance metric to a target, with a
+confidence set and a held-out check.
 
-Two stages, both on common random numbers (every candidate of a batch plays the same games):
+Three stages, on common random numbers (every candidate of a batch plays the same games):
 
 1. **Candidates.**  One integer key with at most :data:`GRID_MAX` values: every value.
    Otherwise CMA-ES (:mod:`simulator.experiments.optimise`, as ``tune``) minimises ``|metric -
-   target|`` with part of the budget; its final mean, the integer values next to it and each late
-   generation's best become the candidates.
-2. **Race** (sequential stopping).  The candidates play batches of new games together; after
-   each batch, a candidate whose distance to the target is worse than the leader's by more
-   than the paired 95% interval (Bonferroni over the candidates) drops out.  Close candidates
-   thus keep getting games until one is clearly best or the budget is spent.
+   target|`` with part of the budget; its final mean, the integer values next to it and each
+   late generation's best become the candidates.
+2. **Race** in looks (:func:`simulator.core.verdicts.looks`: an eighth of an even share of
+   the race's games, then doubling while the budget lasts: :func:`race`).  After each look
+   every candidate still racing gets a verdict on
+   ``metric - target`` at 5% / looks (:func:`simulator.core.verdicts.judge`): *no effect*
+   within the margin (it hits the target: it stops playing), an *effect* (its interval
+   excludes the target and it is not shown within the margin: it drops out) or
+   *inconclusive* (it plays on).  The race is decided when no candidate is left
+   inconclusive, else it ends with the budget.  The **confidence set** is every candidate
+   whose interval at its last look holds the target: the value that hits the target exactly,
+   if it is a candidate, is in it with probability 95% or more (a candidate is excluded at
+   most once over the looks, each at 5% / looks).
+3. **Held-out check.**  The chosen value (the candidate shown within the margin whose
+   estimate is nearest the target, else the nearest of all) plays :data:`HOLD_OUT_SHARE` of
+   the budget on new games.  The race's estimate of the value it chose is biased towards the
+   target (the choice picked the luckiest); the held-out one is not, and its verdict is the
+   answer's.
 
 Key ranges: ``--key K=LO:HI``, or else a quarter to four times the default value, cut to what
 the game's checks accept (:func:`simulator.experiments.keys.checked_range`); an integer key moves in
@@ -25,10 +38,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import norm
 
 from simulator.core.errors import UserError
 from simulator.core.rules import RulesError, nest, to_toml
+from simulator.core.verdicts import (
+    ALPHA,
+    INCONCLUSIVE,
+    LENGTH_MARGIN,
+    NO_EFFECT,
+    WIN_RATE_MARGIN,
+    Verdict,
+    alpha_per_look,
+    judge,
+    looks,
+)
 from simulator.experiments.keys import (
     accepts,
     checked_range,
@@ -38,18 +61,21 @@ from simulator.experiments.keys import (
     parse_span,
     with_values,
 )
-from simulator.experiments.lab import Design, Lab, batch_ids, round_to
+from simulator.experiments.lab import HELD_OUT, Design, Lab, batch_ids, round_to
 from simulator.experiments.metrics import Estimate, Metric, Outcomes, parse_metric
 from simulator.experiments.optimise import Dimension, cma_search, population_size
 from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 
 GRID_MAX = 25  # an integer key with at most this many values is raced value by value
 SEARCH_SHARE = 0.5  # of the budget for CMA-ES before the race
+HOLD_OUT_SHARE = 0.2  # of the budget for the chosen value's held-out games
 GENERATIONS = 8  # aimed for in the CMA-ES stage
-RACE_ROUNDS = 6  # aimed for in the race: batch size = race budget / (candidates x this)
+FIRST_LOOK = 8  # the race's first look: 1 / FIRST_LOOK of an even share of its games
 MIN_BATCH = 100
 RACE_OFFSET = 1 << 41  # game ids of the race, apart from the CMA-ES stage's and held-out ones
 LATE_GENERATIONS = 3  # the best candidate of each of these last generations is raced
+DEFAULT_MARGIN = WIN_RATE_MARGIN  # a rate or an edge within 2 points of the target
+MARGINS = {"length": LENGTH_MARGIN, "max_": 0.1}  # metrics in other units: their own margin
 
 
 @dataclass(frozen=True)
@@ -104,12 +130,26 @@ def parse_target(text: str) -> tuple[str, float]:
     raise UserError(f"--target needs METRIC=VALUE, e.g. first_player_edge=0, got '{text}'")
 
 
+def default_margin(metric: str) -> float:
+    """The equivalence margin of a metric: 2 points for rates and edges, half a year, round
+    or turn for a length, 0.1 for a largest share over the fair share (1.0 = even); a mean
+    score is in the game's own units, so it needs ``--margin``."""
+    if metric.startswith("score:"):
+        raise UserError(f"metric '{metric}' is in the game's score units: give --margin")
+    for prefix, margin in MARGINS.items():
+        if metric.startswith(prefix):
+            return margin
+    return DEFAULT_MARGIN
+
+
 @dataclass
 class Evaluation:
     values: dict  # key -> value
-    stage: str  # "search" or "race"
+    stage: str  # "search", "race" or "held-out"
     estimate: Estimate  # the metric on this candidate's games
     distance: float  # |metric - target|
+    verdict: Verdict | None = None  # race and held-out: on metric - target
+    in_set: bool = False  # race: its interval at its last look holds the target
 
 
 @dataclass
@@ -117,20 +157,57 @@ class FitResult:
     metric: str
     target: float
     keys: list[KeyRange]
-    best: dict
-    estimate: Estimate
+    best: dict  # the chosen values
+    estimate: Estimate  # the chosen values' metric on held-out games
     evaluations: list[Evaluation] = field(default_factory=list)
     games: int = 0
-    decided: bool = False  # True when the race ended with one candidate left
+    decided: bool = False  # True when the race left no candidate inconclusive
+    margin: float = DEFAULT_MARGIN
+    verdict: Verdict | None = None  # the held-out verdict on metric - target
+
+    @property
+    def raced(self) -> list[Evaluation]:
+        return [e for e in self.evaluations if e.stage == "race"]
+
+    @property
+    def confidence_set(self) -> list[dict]:
+        """The raced values whose interval at their last look holds the target."""
+        return [e.values for e in self.raced if e.in_set]
+
+    @property
+    def hits(self) -> list[dict]:
+        """The raced values shown within the margin of the target."""
+        return [e.values for e in self.raced if e.verdict and e.verdict.kind == NO_EFFECT]
 
     def summary(self) -> str:
-        low, high = self.estimate.interval
         values = ", ".join(f"{k} = {v:g}" for k, v in self.best.items())
-        how = "the only candidate left" if self.decided else "the closest when the budget ran out"
+        low, high = self.estimate.interval
+        found = (
+            f"the values shown within ±{self.margin:g} of the target: {listed(self.hits)}"
+            if self.hits
+            else f"no value tried is shown within ±{self.margin:g} of the target"
+        )
+        race = (
+            "the race decided every candidate"
+            if self.decided
+            else "the budget ended with candidates undecided"
+        )
         return (
             f"{values}: {self.metric} = {self.estimate.value:.4g} (95% CI {low:.4g} to "
-            f"{high:.4g}, {self.estimate.n:,} games), target {self.target:g}; {how}"
+            f"{high:.4g}) on {self.estimate.n:,} held-out games, target {self.target:g}: "
+            f"{self.verdict.describe(lambda x: f'{x:+.4g}', 'off the target by')}. In the race, "
+            f"{found}; the 95% confidence set of {', '.join(k.key for k in self.keys)} (every "
+            f"value raced whose interval holds the target): {listed(self.confidence_set)}; "
+            f"{race} ({self.games:,} games in all)."
         )
+
+
+def listed(values: list[dict]) -> str:
+    """'4; 5' for one key, '(4, 0.1); (5, 0.2)' for several; 'empty' for none."""
+    if not values:
+        return "empty"
+    one = lambda v: ", ".join(f"{x:g}" for x in v.values())  # noqa: E731
+    return "; ".join(one(v) if len(v) == 1 else f"({one(v)})" for v in values)
 
 
 def fit(
@@ -142,9 +219,11 @@ def fit(
     target: float,
     budget: int,
     seed: int = 1,
+    margin: float | None = None,
 ) -> FitResult:
-    """Search ``keys`` for the values whose ``metric_name`` is closest to ``target`` within
-    about ``budget`` games (see the module docstring)."""
+    """Search ``keys`` for the values whose ``metric_name`` hits ``target`` within ``margin``
+    (default: :func:`default_margin`), in about ``budget`` games (see the module docstring)."""
+    margin = default_margin(metric_name) if margin is None else margin
     names = [k.key for k in keys]
     if len(set(names)) != len(names):
         raise UserError("each --key may be given once")
@@ -154,9 +233,9 @@ def fit(
     metric = parse_metric(metric_name, seated, probe.end_reasons, tuple(probe.extra))
     evaluations: list[Evaluation] = []
     block = design.block(rules)
+    held_out = round_to(max(MIN_BATCH, int(budget * HOLD_OUT_SHARE)), block)
     if len(keys) == 1 and keys[0].integer and len(keys[0].values()) <= GRID_MAX:
         finalists = [{keys[0].key: v} for v in keys[0].values()]
-        race_budget = budget
     else:
         finalists = search_stage(
             lab,
@@ -170,11 +249,20 @@ def fit(
             evaluations,
             block,
         )
-        race_budget = budget - lab.played
-    best, estimate, decided = race(
-        lab, design, candidate, finalists, metric, target, race_budget, evaluations, block
+    race_budget = max(budget - lab.played - held_out, block * len(finalists))
+    aim = (target, margin)
+    best, decided = race(
+        lab, design, candidate, finalists, metric, aim, race_budget, evaluations, block
     )
-    return FitResult(metric_name, target, keys, best, estimate, evaluations, lab.played, decided)
+    (outcome,) = lab.play(design, [candidate(best)], batch_ids(0, held_out, offset=HELD_OUT))
+    estimate = metric.estimate(outcome)
+    verdict = judge(estimate.value - target, spread(estimate), margin)
+    evaluations.append(
+        Evaluation(best, "held-out", estimate, abs(estimate.value - target), verdict)
+    )
+    return FitResult(
+        metric_name, target, keys, best, estimate, evaluations, lab.played, decided, margin, verdict
+    )
 
 
 def search_stage(lab, design, candidate, keys, metric, target, budget, seed, evaluations, block):
@@ -218,45 +306,59 @@ def neighbours(values: dict, keys: list[KeyRange]) -> list[dict]:
     return out
 
 
-def race(lab, design, candidate, finalists, metric: Metric, target, budget, evaluations, block):
-    """Successive elimination on paired distances; returns (best values, its estimate,
-    whether it was the last one left)."""
-    batch = round_to(max(MIN_BATCH, budget // (len(finalists) * RACE_ROUNDS)), block)
-    alive = list(range(len(finalists)))
-    games: dict[int, list[Outcomes]] = {i: [] for i in alive}
-    spent, round_no, last = 0, 0, {}
-    while True:
-        outcomes = lab.play(
-            design,
-            [candidate(finalists[i]) for i in alive],
-            batch_ids(round_no, batch, offset=RACE_OFFSET),
-        )
-        for i, o in zip(alive, outcomes):
-            games[i].append(o)
-        spent += batch * len(alive)
-        round_no += 1
-        estimates = {i: metric.estimate(Outcomes.concat(games[i])) for i in alive}
-        distances = {i: estimates[i].distance(target) for i in alive}
-        last.update({i: (estimates[i], distances[i].value) for i in alive})
-        leader = min(alive, key=lambda i: finite(distances[i].value))
-        if len(alive) > 1:
-            z = norm.ppf(1 - 0.05 / (2 * (len(alive) - 1)))
-            alive = [
-                i for i in alive if i == leader or not worse(distances[i] - distances[leader], z)
-            ]
-        if len(alive) == 1 or spent + batch * len(alive) > budget:
+def race(lab, design, candidate, finalists, metric: Metric, aim, budget, evaluations, block):
+    """The race in looks (see the module docstring); ``aim`` is (target, margin).  Returns
+    (the chosen values, whether no candidate was left inconclusive).
+
+    The looks are planned before any game: from an eighth of an even share of ``budget``,
+    doubling up to what one candidate could play were the others to stop at the first look;
+    a look is played while the budget affords it for every candidate still racing, so the
+    candidates near the target get the games the others leave."""
+    target, margin = aim
+    first = round_to(max(MIN_BATCH, budget // (len(finalists) * FIRST_LOOK)), block)
+    most = max(first, budget - first * (len(finalists) - 1))
+    sizes = list(dict.fromkeys(round_to(n, block) for n in looks(first, most)))
+    alpha = alpha_per_look(len(sizes), ALPHA)
+    games: dict[int, list[Outcomes]] = {i: [] for i in range(len(finalists))}
+    last: dict[int, tuple[Estimate, Verdict]] = {}
+    racing, played, spent = list(range(len(finalists))), 0, 0
+    for size in sizes:
+        if last and spent + (size - played) * len(racing) > budget:
             break
-    for i, (e, distance) in sorted(last.items()):
-        evaluations.append(Evaluation(finalists[i], "race", e, distance))
-    return finalists[leader], estimates[leader], len(alive) == 1
+        ids = np.arange(RACE_OFFSET + played, RACE_OFFSET + size, dtype=np.int64)
+        outcomes = lab.play(design, [candidate(finalists[i]) for i in racing], ids)
+        spent += (size - played) * len(racing)
+        played = size
+        for i, o in zip(racing, outcomes):
+            games[i].append(o)
+            e = metric.estimate(Outcomes.concat(games[i]))
+            last[i] = (e, judge(e.value - target, spread(e), margin, alpha=alpha))
+        racing = [i for i in racing if last[i][1].kind == INCONCLUSIVE]
+        if not racing:
+            break
+    for i, (e, v) in sorted(last.items()):
+        low, high = v.interval(1 - alpha)
+        holds = bool(np.isfinite(e.value) and low <= 0 <= high)
+        evaluations.append(Evaluation(finalists[i], "race", e, abs(e.value - target), v, holds))
+    hits = [i for i, (_, v) in last.items() if v.kind == NO_EFFECT]
+    best = min(hits or list(last), key=lambda i: finite(abs(last[i][0].value - target)))
+    return finalists[best], not racing
 
 
-def worse(difference: Estimate, z: float) -> bool:
-    """The distance difference's lower bound is above zero (or the metric is undefined)."""
-    if not np.isfinite(difference.value):
-        return True
-    se = difference.se
-    return difference.value - z * (se if np.isfinite(se) else 0.0) > 0
+EXACT_SE = 1e-12  # the standard error of a metric that does not vary from game to game
+
+
+def spread(e: Estimate) -> float:
+    """The standard error a verdict reads.  A rate that never (or always) happened in these
+    games has no spread to measure: it takes the binomial one of (k + 0.5) / (n + 1), so it
+    still counts as uncertain; any other metric that does not vary from game to game (a
+    Karnaxis game lasts its number of years) is known exactly."""
+    if not e.se == 0:
+        return e.se
+    if e.trials > 0:
+        p = (e.value * e.trials + 0.5) / (e.trials + 1)
+        return float(np.sqrt(p * (1 - p) / e.trials))
+    return EXACT_SE
 
 
 def finite(value: float) -> float:
@@ -286,6 +388,8 @@ def evaluation_rows(result: FitResult) -> list[dict]:
             **{f"key:{k}": float(v) for k, v in e.values.items()},
             **e.estimate.record(),
             "distance": e.distance,
+            "verdict": e.verdict.kind if e.verdict else None,
+            "in_confidence_set": e.in_set,
         }
         for e in result.evaluations
     ]
@@ -313,9 +417,13 @@ def write(result: FitResult, design: Design, out: Path, command: str) -> None:
             "target": result.target,
             "games": result.games,
             "decided": result.decided,
+            "margin": result.margin,
             "keys": [asdict(k) for k in result.keys],
             "best": result.best,
             "estimate": result.estimate.record(),
+            "verdict": result.verdict.record(),
+            "confidence_set": result.confidence_set,
+            "hits": result.hits,
             "summary": result.summary(),
         }
         (tmp / OUT_MARK).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -327,7 +435,8 @@ def write(result: FitResult, design: Design, out: Path, command: str) -> None:
 
 def chart(result: FitResult, path: Path) -> None:
     """The metric against each key: search-stage candidates as dots, raced candidates with
-    their 95% intervals, the best ringed, the target as a line."""
+    their 95% intervals (the confidence set filled, the others hollow), the chosen value's
+    held-out estimate ringed, the target as a line."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -336,25 +445,25 @@ def chart(result: FitResult, path: Path) -> None:
     keys = [k.key for k in result.keys]
     fig, axes = plt.subplots(1, len(keys), figsize=(5.5 * len(keys), 4), squeeze=False)
     for ax, key in zip(axes[0], keys):
-        for stage, style in (("search", dict(color="0.6", s=12)), ("race", dict(color="C0", s=30))):
-            shown = [
-                e for e in result.evaluations if e.stage == stage and np.isfinite(e.estimate.value)
-            ]
+        searched = [
+            e for e in result.evaluations if e.stage == "search" and np.isfinite(e.estimate.value)
+        ]
+        if searched:
+            x = [e.values[key] for e in searched]
+            y = [e.estimate.value for e in searched]
+            ax.scatter(x, y, color="0.6", s=12, label=f"search ({len(searched)})", zorder=3)
+        for in_set, fill in ((True, "C0"), (False, "none")):
+            shown = [e for e in result.raced if e.in_set == in_set]
             if not shown:
                 continue
             x = np.array([e.values[key] for e in shown], dtype=float)
             y = np.array([e.estimate.value for e in shown])
-            ax.scatter(x, y, label=f"{stage} ({len(shown)})", zorder=3, **style)
-            if stage == "race":
-                low, high = np.array([e.estimate.interval for e in shown]).T
-                ax.errorbar(
-                    x,
-                    y,
-                    yerr=np.clip([y - low, high - y], 0, None),
-                    fmt="none",
-                    ecolor="C0",
-                    zorder=2,
-                )
+            low, high = np.array([e.estimate.interval for e in shown]).T
+            ax.errorbar(x, y, yerr=np.clip([y - low, high - y], 0, None), fmt="none", ecolor="C0")
+            label = "raced, in the confidence set" if in_set else "raced, excluded"
+            ax.scatter(
+                x, y, s=30, facecolors=fill, edgecolors="C0", label=f"{label} ({len(shown)})"
+            )
         ax.axhline(result.target, color="C3", linestyle="--", label=f"target {result.target:g}")
         ax.scatter(
             [result.best[key]],
@@ -363,7 +472,7 @@ def chart(result: FitResult, path: Path) -> None:
             facecolors="none",
             edgecolors="C3",
             linewidths=2,
-            label="best",
+            label="chosen, held-out games",
             zorder=4,
         )
         ax.set_xlabel(key)
