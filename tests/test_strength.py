@@ -17,8 +17,10 @@ from test_report import contract_tables, flags_text, winners_with_first_seat_sha
 
 from simulator.cli import cli
 from simulator.core.game import Policy, get_game
+from simulator.core.rng import game_seeds
+from simulator.core.verdicts import EFFECT, INCONCLUSIVE, NO_EFFECT
 from simulator.experiments.lab import Lab, scripted_field
-from simulator.experiments.metrics import Estimate
+from simulator.experiments.metrics import Estimate, Outcomes
 from simulator.experiments.strength import (
     Challenge,
     Challenger,
@@ -240,13 +242,62 @@ def test_a_knob_curve_finds_a_knob_that_matters():
             ["president_seeker", "value_investor", "market_builder"],
             seed=3,
         )
-    assert curve.lineup[0] == "cash_hoarder" and curve.rates[0].n == curve.rates[1].n >= 400
-    assert curve.gap.interval[0] > 0
+    assert curve.lineup[0] == "cash_hoarder" and curve.rates[0].n == curve.rates[1].n
+    assert curve.gap.interval[0] > 0 and curve.verdict.kind == EFFECT
     assert curve.rates[0].value < curve.fair_share
 
 
-def skill_record(low: float, high: float) -> dict:
+class KnobLab:
+    """A stand-in for Lab: policy p (seat 0) beats q with probability win(k), k its knob;
+    each candidate's games are drawn on their own (a hash of the knob and the game)."""
+
+    def __init__(self, win):
+        self.win, self.played = win, 0
+        self.game = SimpleNamespace(name="coin", policy=lambda name, rules: None)
+
+    def probe(self, design, rules):
+        return self._outcomes(rules, np.arange(4))
+
+    def play(self, design, candidates, game_ids):
+        self.played += len(game_ids) * len(candidates)
+        return [self._outcomes(rules, game_ids) for rules in candidates]
+
+    def _outcomes(self, rules, game_ids):
+        k = rules["policies"]["p"]["k"]
+        u = game_seeds(1000 + k, np.asarray(game_ids, np.int64)) / 2.0**64
+        won0 = u < self.win(k)
+        won = np.stack([won0, ~won0], axis=1)
+        n = len(game_ids)
+        groups = {
+            "seat": (np.broadcast_to(np.arange(2), (n, 2)), ("0", "1")),
+            "policy": (np.broadcast_to(np.arange(2, dtype=np.int16), (n, 2)), ("p", "q")),
+        }
+        return Outcomes(won, won.astype(float), np.ones(n), np.zeros(n, np.int16), ("end",), groups)
+
+
+def curve_of(win, budget):
+    rules = {"policies": {"p": {"k": 1}}}
+    return knob_curve(KnobLab(win), rules, "p", "k", (1, 2), 2, budget, ["q"])
+
+
+def test_a_flat_curve_is_luck_only_when_the_equivalence_test_passes():
+    """The issue's case: a skill gap whose interval holds zero was read as "luck dominates",
+    though 120 games could only see gaps above about 12 points.  A knob that does nothing is
+    inconclusive at 120 games, with what it could have seen, and no effect beyond 2 points
+    with enough games; a knob worth 10 points is an effect."""
+    small = curve_of(lambda k: 0.5, 120)
+    assert small.verdict.kind == INCONCLUSIVE and small.verdict.detectable > 0.12
+    flat = curve_of(lambda k: 0.5, 40_000)
+    assert flat.verdict.kind == NO_EFFECT and "luck dominates" not in small.lines()[-1]
+    steep = curve_of(lambda k: 0.5 + 0.1 * (k - 1), 4_000)
+    assert steep.verdict.kind == EFFECT and steep.gap.value == pytest.approx(0.1, abs=0.04)
+    # decided early: the looks stop once the verdict is reached
+    assert steep.rates[0].n < 4_000
+
+
+def skill_record(kind: str, value: float, low: float, high: float) -> dict:
     point = {"rollouts": 1, "value": 0.2, "low": 0.1, "high": 0.3, "se": 0.05, "games": 96}
+    verdict = {"verdict": kind, "margin": 0.02, "alpha": 0.0125, "detectable": 0.14}
     return {
         "tool": "skill",
         "game": "ekonos",
@@ -256,24 +307,27 @@ def skill_record(low: float, high: float) -> dict:
         "fair_share": 0.25,
         "command": "balsim skill",
         "points": [point, {**point, "rollouts": 64}],
-        "gap": {"value": (low + high) / 2, "low": low, "high": high, "se": 0.05, "games": 96},
+        "gap": {"value": value, "low": low, "high": high, "se": 0.05, "games": 96},
+        "verdict": verdict,
     }
 
 
 @pytest.mark.parametrize(
-    "low, high, reading",
+    "kind, value, low, high, reading",
     [
-        (0.05, 0.2, "rewards skill"),
-        (-0.05, 0.1, "no skill gap measurable"),
-        (-0.2, -0.05, "did worse"),
+        (EFFECT, 0.12, 0.05, 0.2, "rewards skill"),
+        (INCONCLUSIVE, 0.02, -0.05, 0.1, "inconclusive: these games could detect a gap of about"),
+        (NO_EFFECT, 0.001, -0.005, 0.007, "no skill gap beyond ±2 points"),
+        (EFFECT, -0.12, -0.2, -0.05, "did worse"),
     ],
 )
-def test_the_skill_gap_is_read_from_its_interval(low, high, reading):
+def test_the_skill_gap_is_read_from_its_verdict(kind, value, low, high, reading):
     from simulator.report.skill import verdict
 
-    text = verdict(skill_record(low, high))
+    text = verdict(skill_record(kind, value, low, high))
     assert reading in text
     assert f"(95% CI {100 * low:+.1f} to {100 * high:+.1f})".replace("-", "−") in text
+    assert ("luck dominates" in text) == (kind == NO_EFFECT)
 
 
 def test_the_study_reports_each_games_skill_gap(small_study):

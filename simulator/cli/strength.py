@@ -54,7 +54,16 @@ def parse_budgets(text: str) -> tuple[int, ...]:
     type=click.IntRange(min=1),
     default=400,
     show_default=True,
-    help="Games per budget (every budget plays the same games).",
+    help="Most games per budget (every budget plays the same games, in looks until the "
+    "verdict on the skill gap is decided).",
+)
+@click.option(
+    "--margin",
+    type=click.FloatRange(min=0, min_open=True),
+    default=2.0,
+    show_default=True,
+    metavar="POINTS",
+    help="A skill gap within ±POINTS (by the equivalence test) counts as none.",
 )
 @field_options(
     "tuned",
@@ -75,6 +84,7 @@ def skill(
     players,
     budgets,
     n_games,
+    margin,
     fields,
     adapt_budget,
     out,
@@ -88,8 +98,10 @@ def skill(
     """Win rate of the search player by rollout budget: how much skill the game rewards.
 
     The search player takes one seat (Karmaggän team mode: its team) against a fixed field,
-    at each budget on the same games.  A flat curve means the game is mostly luck; the skill
-    gap is the win rate at the top budget minus at the lowest, with its paired interval.
+    at each budget on the same games.  The skill gap is the win rate at the top budget minus
+    at the lowest, with its paired interval and a verdict: an effect, no gap beyond the
+    margin (a flat curve: luck dominates), or inconclusive with the gap the games could
+    have seen.  Games are played in looks until the verdict is decided or -n runs out.
 
     \b
     Examples:
@@ -117,7 +129,9 @@ def skill(
         field_rules = ladder.players(rules, opponents).rules
         names = ladder.opponents(field_rules, opponents)
         with lab_for(g, jobs, quiet, n_games * len(values)) as lab:
-            curve = skill_curve(lab, field_rules, n_players, n_games, values, names, seed)
+            curve = skill_curve(
+                lab, field_rules, n_players, n_games, values, names, seed, margin / 100
+            )
         click.echo(
             f"{g.name}, {n_players} players, field {field.name}: search against "
             f"{', '.join(curve.lineup[1:])}"

@@ -6,9 +6,13 @@ one per scripted policy that has one, the scripted policy itself otherwise), wit
 each balance flag can say whether it holds with strong players.
 
 *Skill* (:func:`skill`): the win rate of ``search`` in one seat (Karmaggän: its team) against
-a fixed field at growing rollout budgets, every budget on the same games.  A curve that stays
-flat means more thought buys nothing: the game is mostly luck.  The skill gap is the win rate
-at the top budget minus the rate at the lowest, a paired difference on the same games.
+a fixed field at growing rollout budgets, every budget on the same games.  The skill gap is
+the win rate at the top budget minus the rate at the lowest, a paired difference on the same
+games, and it ends in a verdict (:mod:`simulator.core.verdicts`): an effect (thinking ahead
+pays, or misleads), no effect beyond the margin (the curve is flat: more thought buys
+nothing, luck dominates or the search adds nothing), or inconclusive with the gap the games
+could have seen.  The games are played in looks (an eighth of the budget, then doubling)
+until the verdict is decided or the budget ends, each look's test at 5% / looks.
 :func:`knob_curve` is the general form (any policy, any knob), over the policy interface only.
 
 *Challenge* (:func:`challenge`): is a policy that wins too often dominant, or only facing a
@@ -25,8 +29,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from simulator.core.errors import UserError
 from simulator.core.game import Game
+from simulator.core.verdicts import WIN_RATE_MARGIN, Verdict, alpha_per_look, judge, looks
 from simulator.experiments.lab import (
     HELD_OUT,
     Design,
@@ -36,7 +43,7 @@ from simulator.experiments.lab import (
     round_to,
     scripted_field,
 )
-from simulator.experiments.metrics import Estimate
+from simulator.experiments.metrics import Estimate, Outcomes
 from simulator.experiments.tune import TuneResult, line_up, percent, tune
 
 SEARCH = "search"
@@ -99,6 +106,10 @@ class Curve:
     values: tuple
     rates: list[Estimate]  # one per value, every value on the same games
     fair_share: float
+    verdict: Verdict  # on the gap (see the module docstring)
+    budget: int = 0  # the most games a value could have played
+    looks: int = 1  # looks played, of ``looks_planned``
+    looks_planned: int = 1
 
     @property
     def gap(self) -> Estimate:
@@ -114,7 +125,9 @@ class Curve:
             f"  gap {self.knob} {self.values[-1]:g} vs {self.values[0]:g}: "
             f"{100 * self.gap.value:+.1f} points (95% CI {100 * low:+.1f} to "
             f"{100 * high:+.1f}) on the same {self.gap.n:,} games; fair share "
-            f"{self.fair_share:.1%}"
+            f"{self.fair_share:.1%}",
+            f"  verdict: {self.verdict.describe(signed_points, 'skill gap')}; "
+            f"{self.looks} of {self.looks_planned} looks, at most {self.budget:,} games",
         ]
 
     def record(self) -> dict:
@@ -126,7 +139,15 @@ class Curve:
             "fair_share": self.fair_share,
             "points": [{self.knob: v, **r.record()} for v, r in zip(self.values, self.rates)],
             "gap": self.gap.record(),
+            "verdict": self.verdict.record(),
+            "budget": self.budget,
+            "looks": self.looks,
+            "looks_planned": self.looks_planned,
         }
+
+
+def signed_points(x: float) -> str:
+    return f"{100 * x:+.1f} points".replace("-", "−")
 
 
 def with_knob(rules: dict, policy: str, knob: str, value) -> dict:
@@ -147,10 +168,12 @@ def knob_curve(
     n_games: int,
     field_names: list[str],
     seed: int = 1,
+    margin: float = WIN_RATE_MARGIN,
 ) -> Curve:
     """The win rate of ``policy`` (one seat, or its team) against ``field_names`` at each of
-    ``values`` of its ``knob``; every value plays the same ``n_games`` (rounded up to whole
-    rounds of seat orders)."""
+    ``values`` of its ``knob``, every value on the same games, in looks of up to ``n_games``
+    (the budget, rounded up to whole rounds of seat orders) until the verdict on the gap
+    within ``margin`` is decided."""
     game = lab.game
     game.policy(policy, rules)
     if not field_names:
@@ -158,17 +181,35 @@ def knob_curve(
     lineup = line_up(rules, policy, field_names, n_players)
     design = Design(game.name, lineup, seed)
     candidates = [with_knob(rules, policy, knob, v) for v in values]
-    n = round_to(n_games, design.block(rules))
+    block = design.block(rules)
+    budget = round_to(n_games, block)
+    sizes = list(dict.fromkeys(round_to(n, block) for n in looks(max(1, budget // 8), budget)))
+    alpha = alpha_per_look(len(sizes))
     metric = lab.probe(design, candidates[0]).metric(f"win_rate:policy={policy}")
-    outcomes = lab.play(design, candidates, batch_ids(0, n))
+    played: list[list[Outcomes]] = [[] for _ in candidates]
+    start = 0
+    for size in sizes:
+        ids = np.arange(start, size, dtype=np.int64)
+        for games, o in zip(played, lab.play(design, candidates, ids)):
+            games.append(o)
+        start = size
+        rates = [metric.estimate(Outcomes.concat(games)) for games in played]
+        gap = rates[-1] - rates[0]
+        verdict = judge(gap.value, gap.se, margin, alpha=alpha)
+        if verdict.decided:
+            break
     return Curve(
         game.name,
         policy,
         knob,
         lineup,
         tuple(values),
-        [metric.estimate(o) for o in outcomes],
+        rates,
         fair_share(rules, n_players),
+        verdict,
+        budget,
+        len(played[0]),
+        len(sizes),
     )
 
 
@@ -180,13 +221,23 @@ def skill(
     budgets=SKILL_BUDGETS,
     field_names: list[str] | None = None,
     seed: int = 1,
+    margin: float = WIN_RATE_MARGIN,
 ) -> Curve:
     """The search player's win rate at each rollout budget against a fixed field (default:
-    the tuned copies of the scripted policies)."""
+    the tuned copies of the scripted policies), in looks of up to ``n_games`` a budget."""
     require_search(lab.game)
     field_names = field_names or tuned_field(lab.game, rules)
     return knob_curve(
-        lab, rules, SEARCH, "rollouts", tuple(budgets), n_players, n_games, field_names, seed
+        lab,
+        rules,
+        SEARCH,
+        "rollouts",
+        tuple(budgets),
+        n_players,
+        n_games,
+        field_names,
+        seed,
+        margin,
     )
 
 

@@ -2,9 +2,12 @@
 per game with a search player, ``runs/skill-GAME``).
 
 The skill gap is the search player's win rate at its top rollout budget minus at its lowest,
-on the same games against the same fixed field (:mod:`simulator.experiments.strength`).  A gap whose
-95% interval lies above zero says the game rewards thinking ahead; one whose interval holds zero
-says the curve is flat within its noise at that sample.  At one rollout a search that picks
+on the same games against the same fixed field (:mod:`simulator.experiments.strength`), and
+its verdict says what it shows: an effect above zero, the game rewards thinking ahead; below
+zero, the extra playouts mislead; no effect beyond the margin, the curve is flat (luck
+dominates, or this search adds nothing): an equivalence claim, made only when the
+equivalence test passes; else inconclusive, with the gap the games could have seen.  A gap
+whose interval merely holds zero says nothing about luck.  At one rollout a search that picks
 among its candidates on single playouts (Karnaxis's) can play worse than its rollout policy
 alone, so part of its gap is that noise; the Ekonos and Karmaggän searches keep their rollout
 policy's choice unless paired playouts show a clear gain, so at one rollout they play that
@@ -17,6 +20,7 @@ import base64
 from html import escape
 from pathlib import Path
 
+from simulator.core.verdicts import EFFECT, NO_EFFECT, WIN_RATE_MARGIN, judge
 from simulator.experiments.strength import read_curve
 from simulator.report.page import interval, pct
 
@@ -44,18 +48,26 @@ def verdict(record: dict) -> str:
         f"skill gap {points(gap['value'])} points (95% CI {points(gap['low'])} to "
         f"{points(gap['high'])}) on the same {gap['games']:,} games"
     )
-    if gap["low"] > 0:
+    v = record.get("verdict") or judge(gap["value"], gap["se"], WIN_RATE_MARGIN).record()
+    margin = f"±{100 * v['margin']:g} points"
+    if v["verdict"] == EFFECT and gap["value"] > 0:
         reading = (
             "the game rewards skill: thinking further ahead wins measurably more (where "
             "the search picks on single playouts at the lowest budget, part of the gap is "
             "that noise)"
         )
-    elif gap["high"] < 0:
+    elif v["verdict"] == EFFECT:
         reading = "more rollouts did worse: the search's extra playouts mislead it in this game"
+    elif v["verdict"] == NO_EFFECT:
+        reading = (
+            f"no skill gap beyond {margin} (equivalence test at level {v['alpha']:.2g}): the "
+            f"curve is flat, luck dominates or more playouts of this search add nothing"
+        )
     else:
         reading = (
-            "no skill gap measurable at this sample: the curve is flat within its noise "
-            "(luck dominates, or more playouts of this search add nothing)"
+            f"inconclusive: these games could detect a gap of about "
+            f"±{100 * v['detectable']:.1f} points (level {v['alpha']:.2g}), so they say "
+            f"nothing about luck within {margin}"
         )
     return f"{rates}: {size}; {reading}."
 
