@@ -116,3 +116,13 @@ def test_the_footer_says_how_flags_are_ranked_and_thresholded():
     text = footer()
     assert "one scale" in text and "nearest no effect" in text
     assert "the same way for every rule" in text and "variant 2 points" in text
+
+
+def test_a_change_that_is_not_significant_is_no_change_only_by_the_equivalence_test():
+    from simulator.report.answers import change_verdict
+
+    tight = {"significant": False, "mean_diff": 0.001, "se": 0.002}
+    wide = {"significant": False, "mean_diff": 0.01, "se": 0.02}
+    assert "no change beyond ±2 points" in change_verdict(tight)
+    assert "could detect a change of about ±5.6 points" in change_verdict(wide)
+    assert change_verdict({**wide, "significant": True}) == ", significant after Holm's correction"

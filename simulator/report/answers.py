@@ -1,5 +1,9 @@
 """The first screen: the designer's four questions, one sentence each with number and interval.
 
+A change or an edge is stated with its verdict (:mod:`simulator.core.verdicts`): an effect, no
+effect beyond the margin (2 points) by the equivalence test, or inconclusive with the effect
+the games could have detected; nothing here is called balanced without the equivalence test.
+
 * Karnaxis tax brackets: where players sit, what the smart table saves, which bracket change
   moves the balance;
 * Karnaxis loan rules: how often the cap binds, delinquency, what the cap does to the leader;
@@ -20,6 +24,8 @@ import polars as pl
 
 from simulator.analysis import Dataset, karnaxis
 from simulator.core.assumed import changed_keys
+from simulator.core.stats import Z95
+from simulator.core.verdicts import NO_EFFECT, WIN_RATE_MARGIN, judge
 from simulator.report.flags import anchor, points
 from simulator.report.page import interval, money, pct
 
@@ -77,11 +83,24 @@ def largest_change(ds: Dataset, res: dict, variants: list[str], group: str | Non
     if rows.is_empty():
         return ""
     r = rows.sort(pl.col("mean_diff").abs(), descending=True).row(0, named=True)
-    verdict = "" if r["significant"] else ", within chance after Holm's correction"
     return (
         f"variant {r['variant']} moves {r['group'].removeprefix('policy=')}'s win rate from "
         f"{pct(r['base_mean'])} to {pct(r['variant_mean'])} (change "
-        f"{interval(r['diff_lo'], r['diff_hi'])}{verdict})"
+        f"{interval(r['diff_lo'], r['diff_hi'])}{change_verdict(r)})"
+    )
+
+
+def change_verdict(r: dict) -> str:
+    """', significant after Holm's correction' for a change that survives it; else what the
+    equivalence test says: no change beyond the margin, or what the games could detect."""
+    if r["significant"]:
+        return ", significant after Holm's correction"
+    v = judge(r["mean_diff"], r["se"], WIN_RATE_MARGIN)
+    if v.kind == NO_EFFECT:
+        return f", no change beyond ±{100 * WIN_RATE_MARGIN:g} points by the equivalence test"
+    return (
+        f", not significant after Holm's correction; these games could detect a change of "
+        f"about ±{100 * v.detectable:.1f} points"
     )
 
 
@@ -159,6 +178,12 @@ def edge_text(r: dict) -> str:
     )
 
 
+def edge_verdict(r: dict) -> str:
+    """The starting team's edge judged against none (its normal 95% interval's se)."""
+    v = judge(r["edge"], (r["edge_hi"] - r["edge_lo"]) / (2 * Z95), WIN_RATE_MARGIN)
+    return v.describe(points, "edge")
+
+
 def blood_coin_answer(members) -> Answer | None:
     """The starting team's (seat 0's) edge over the other at each player count studied, then
     by starting blood coins in the sweep that varies them."""
@@ -176,7 +201,8 @@ def blood_coin_answer(members) -> Answer | None:
         f"with the printed {base_coins} coins the starting team (seat 0's) wins "
         f"{pct(r['starting_win_rate'])} "
         f"({interval(r['starting_win_rate_lo'], r['starting_win_rate_hi'])}) against "
-        f"{pct(r['other_win_rate'])} for the other, an edge of {edge_text(r)}"
+        f"{pct(r['other_win_rate'])} for the other, an edge of {edge_text(r)}: "
+        f"{edge_verdict(r)}"
     )
     others = []
     for _, other_ds, other_res in members:
@@ -237,7 +263,8 @@ def scoring_answer(members) -> Answer | None:
         if top.height:
             r = top.row(0, named=True)
             text = (
-                f"the president of the single most valuable company wins {pct(r['win_rate'])} "
+                f"the president of the single most valuable company at "
+                f"{r.get('measured_at', 'end')} wins {pct(r['win_rate'])} "
                 f"({interval(r['win_rate_lo'], r['win_rate_hi'])})"
             )
             fixed = (
