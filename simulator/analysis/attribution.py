@@ -382,20 +382,33 @@ def clustered_variances(
 ) -> pl.DataFrame:
     """Per level, the game-clustered variances of its adjusted rate and its excess.
 
-    Both are smooth functions of cell rates, so game g moves them by its influence
-    psi_g = sum over the level's strata of a coefficient times (y_g - rate x n_g), the cell's
-    wins and players in game g (:mod:`simulator.analysis.clustered`); the others' rate in a
-    stratum takes the stratum's players of that game less the level's.  The influences of
-    one game are summed before squaring: rivals in one game, whose wins exclude each other,
-    are compared as they played.  var = G / (G - 1) x sum over games of psi_g^2."""
+    Both are smooth functions of cell counts (the cells' wins and players, and so the field's
+    weights and the level's own mix of strata), so game g moves each by its influence psi_g,
+    a sum over the level's strata of coefficients times that game's wins and players in the
+    cell and in its stratum (:mod:`simulator.analysis.clustered`); the others' rate in a
+    stratum takes the stratum's players of that game less the level's.  The influences of one
+    game are summed before squaring: rivals in one game, whose wins exclude each other, are
+    compared as they played.  var = G / (G - 1) x sum over games of psi_g^2."""
     keys = [c for c in by_game.columns if c not in ("level", "stratum", "k", "n")]
-    coefficients = cells.join(per_level.select("level", "W", "m"), on="level").select(
+    everyone = float(cells["n"].sum())
+    level = per_level.select(
+        "level",
+        "W",
+        "m",
+        adjusted_rate=pl.col("weighted") / pl.col("W"),
+        excess=(pl.col("held") - pl.col("expected")) / pl.col("m"),
+    )
+    coefficients = cells.join(level, on="level").select(
         "level",
         "stratum",
         "rate",
         "others_rate",
+        # the adjusted rate: the cell's rate, and the stratum's weight in the field
         adjusted=pl.col("w") / (pl.col("W") * pl.col("n")),
+        weight=(pl.col("rate") - pl.col("adjusted_rate")) / (pl.col("W") * everyone),
+        # the excess: the level's wins beyond its stratum's others' rate, and that rate
         own=pl.when(pl.col("comparable")).then(1.0 / pl.col("m")).otherwise(0.0),
+        beyond=pl.col("others_rate") + pl.col("excess"),
         others=pl.when(pl.col("comparable"))
         .then(pl.col("n") / (pl.col("m") * (pl.col("N") - pl.col("n"))))
         .otherwise(0.0),
@@ -404,14 +417,14 @@ def clustered_variances(
         *keys,
         "level",
         adjusted=pl.col("adjusted") * (pl.col("k") - pl.col("rate") * pl.col("n")),
-        excess=pl.col("own") * (pl.col("k") - pl.col("rate") * pl.col("n"))
+        excess=pl.col("own") * (pl.col("k") - pl.col("beyond") * pl.col("n"))
         + pl.col("others") * (pl.col("k") - pl.col("others_rate") * pl.col("n")),
     )
     strata = by_game.group_by(*keys, "stratum").agg(pl.col("k").sum(), pl.col("n").sum())
     others_rows = strata.join(coefficients, on="stratum").select(
         *keys,
         "level",
-        adjusted=pl.lit(0.0),
+        adjusted=pl.col("weight") * pl.col("n"),
         excess=-pl.col("others") * (pl.col("k") - pl.col("others_rate") * pl.col("n")),
     )
     games = strata.select(keys).unique().height
