@@ -29,6 +29,7 @@ from pathlib import Path
 from simulator.analysis import Dataset
 from simulator.core.game import get_game
 from simulator.core.verdicts import WIN_RATE_MARGIN, alpha_per_look, looks
+from simulator.experiments.field import SCRIPTED
 from simulator.run import store
 from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 from simulator.run.runner import Plan, execute, manifest_for
@@ -128,6 +129,7 @@ def ask(
                 seed=seed,
                 chunk_size=min(game.chunk_size, sizes[0]),
                 variants=variants,
+                field=SCRIPTED,
             )
             play(plan, where, look > 0, jobs, progress, f"{recipe.name} look {look + 1}")
             answer = recipe.answer(Dataset(where), sizing)

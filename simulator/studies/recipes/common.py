@@ -238,9 +238,9 @@ def games_per_variant(ds: Dataset) -> int:
 
 def field_text(ds: Dataset) -> str:
     """The players the answer was measured with, e.g. 'scripted field: a, b, c, d'."""
-    seats = ds.manifest.get("seats") or []
-    name = ds.manifest.get("field", "scripted")
-    return f"{name} field: {', '.join(seats)}" if seats else f"{name} field"
+    seats = ", ".join(ds.manifest.get("seats") or [])
+    name = ds.manifest.get("field")
+    return f"{name} field: {seats}" if name else f"seats: {seats}"
 
 
 def heading(ds: Dataset, title: str, per: str) -> str:
