@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from simulator.cli.group import cli
-from simulator.cli.options import folder_path, jobs_count
+from simulator.cli.options import folder_path, jobs_count, margin_option
 from simulator.cli.tools import command_line, tool_options
 from simulator.studies.recipes import RECIPES
 
@@ -29,15 +29,7 @@ from simulator.studies.recipes import RECIPES
     metavar="DIR",
     help="Folder for dataset/, report.html and balsim.json [default: runs/ask-QUESTION].",
 )
-@click.option(
-    "--margin",
-    type=click.FloatRange(min=0, min_open=True),
-    default=2.0,
-    show_default=True,
-    metavar="POINTS",
-    help="Equivalence margin in points of win rate: an edge is called balanced only when "
-    "the equivalence test places it within ±POINTS.",
-)
+@margin_option("an edge is called balanced only when the equivalence test places it within ±POINTS")
 @tool_options
 def ask(question, games, margin, out, seed, jobs, quiet, force):
     """Answer one of the designer's questions: a decision, with every number's interval.

@@ -62,6 +62,19 @@ def game_argument(f):
     return click.argument("game", type=GameName(), metavar="GAME")(f)
 
 
+def margin_option(what: str):
+    """``--margin POINTS`` (default 2): the equivalence margin of a verdict, in points of win
+    rate; ``what`` ends the help ("... only when ... within ±POINTS")."""
+    return click.option(
+        "--margin",
+        type=click.FloatRange(min=0, min_open=True),
+        default=2.0,
+        show_default=True,
+        metavar="POINTS",
+        help=f"Equivalence margin in points of win rate: {what}.",
+    )
+
+
 def rules_options(f):
     f = click.option(
         "--set",

@@ -14,6 +14,7 @@ from simulator.cli.options import (
     game_argument,
     jobs_count,
     load,
+    margin_option,
     rules_options,
     seat_list,
 )
@@ -57,14 +58,7 @@ def parse_budgets(text: str) -> tuple[int, ...]:
     help="Most games per budget (every budget plays the same games, in looks until the "
     "verdict on the skill gap is decided).",
 )
-@click.option(
-    "--margin",
-    type=click.FloatRange(min=0, min_open=True),
-    default=2.0,
-    show_default=True,
-    metavar="POINTS",
-    help="A skill gap within ±POINTS (by the equivalence test) counts as none.",
-)
+@margin_option("a skill gap within ±POINTS by the equivalence test counts as none")
 @field_options(
     "tuned",
     "The fixed opponents, cycled over the other seats (a rung: its copy of each scripted "
