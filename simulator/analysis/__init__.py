@@ -5,14 +5,15 @@ Open a dataset and ask questions; every answer is a tidy ``polars.DataFrame`` (c
 
     from simulator.analysis import Dataset, win_rates, seat_advantage
     ds = Dataset("runs/ekonos-4p")
-    win_rates(ds.players, "policy")       # win rate, Wilson 95% interval, n, fair share
-    seat_advantage(ds.players)            # chi-square over seats, first player's excess
-    attribution(ds.players)               # odds ratios with seat, policy, components held fixed
+    win_rates(ds.players, "policy")       # win rate, game-clustered 95% interval, fair share
+    seat_advantage(ds.players)            # chi-square over seats (teams), first player's excess
+    attribution(ds.players)               # effects in points, seat, policy, components fixed
     summarise(ds)                         # every analysis that applies, by name
 
 Scans are lazy (``pl.scan_parquet``) and every analysis is a ``group_by``, so 10^7 player rows
-take seconds.  Game-specific analyses live in :mod:`.karnaxis`, :mod:`.karmaggan` and
-:mod:`.ekonos`; each returns None when the dataset lacks its columns.
+take seconds.  Wherever several players of a game are counted, the game is the unit
+(:mod:`.clustered`; docs/analysis.md).  Game-specific analyses live in :mod:`.karnaxis`,
+:mod:`.karmaggan` and :mod:`.ekonos`; each returns None when the dataset lacks its columns.
 """
 
 from __future__ import annotations
@@ -86,12 +87,13 @@ def summarise(ds: Dataset) -> dict[str, pl.DataFrame]:
 
     Keys: ``win_rate_<group>`` for each of WIN_RATE_GROUPS present, ``seat_advantage``,
     ``score``, ``score_by_policy``, ``length``, ``length_counts``, ``margin``, ``end_reasons``,
-    ``round_cap``, ``gini``, ``runaway_leader``, ``attribution`` (odds ratios, other things
-    held fixed), ``stratified_<component>`` for each of STRATIFIED present, ``neighbours``
-    and ``neighbour_summary`` (win rate by left neighbour), then the game's own (``karnaxis_*``,
-    ``karmaggan_*``, ``ekonos_*``).  With several variants, the per-policy and game analyses
-    describe the first (base) variant, and ``win_rate_variant`` and ``paired_change`` (each
-    variant against the base, paired by game, with Holm-corrected significance) compare them.
+    ``round_cap``, ``gini``, ``runaway_leader``, ``attribution`` (effects on the win rate
+    and odds ratios, other things held fixed), ``stratified_<component>`` for each of
+    STRATIFIED present, ``neighbours`` and ``neighbour_summary`` (win rate by left
+    neighbour), then the game's own (``karnaxis_*``, ``karmaggan_*``, ``ekonos_*``).  With
+    several variants, the per-policy and game analyses describe the first (base) variant, and
+    ``win_rate_variant`` and ``paired_change`` (each variant against the base, paired by game,
+    with Holm-corrected significance) compare them.
     """
     players, games = ds.players, ds.games
     names = [v["name"] for v in ds.variants]
