@@ -12,8 +12,8 @@ is the cluster-robust ("sandwich") variance, the one statsmodels' GLM gives with
 ``cov_type="cluster"`` and the games as groups (without its small-sample correction; the
 tests check they agree).  With one row per game it is the binomial variance r (1 - r) / N;
 teammates who always win together make it twice as large at two players a team.  A mean of
-differences (:func:`se_of`) takes G / (G - 1) times the same sum, which with one row per game
-is the usual standard error of a mean (sample sd over sqrt(G)).
+differences takes G / (G - 1) times the same sum, which with one row per game is the usual
+standard error of a mean (sample sd over sqrt(G)).
 
 A rate's interval is Wilson's on the *effective* number of player-games, r (1 - r) / var(r),
 so it stays inside [0, 1] and equals Wilson's on player-games when players are independent.
@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from simulator.core.stats import Z95, wilson
+from simulator.core.stats import wilson
 
 LARGEST_N = 1e15  # effective trials of a rate with no variance (a mirror match's exact 1/2)
 
@@ -121,25 +121,3 @@ def rate_interval(K, N, G, S):
         lo, hi = wilson(rate * np.nan_to_num(n_eff), np.nan_to_num(n_eff))
         se = np.sqrt(var)
     return rate, se, lo, hi, n_eff
-
-
-def influence(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
-    """(ratio, each game's influence on it) of per-game counts ``k`` out of ``n`` (arrays
-    over the same games, zeros where a game has no such row)."""
-    total = float(n.sum())
-    if total <= 0:
-        return float("nan"), np.full(len(n), np.nan)
-    ratio = float(k.sum()) / total
-    return ratio, (k - ratio * n) / total
-
-
-def se_of(psi: np.ndarray) -> float:
-    """The cluster-robust standard error of an estimate from its games' influences."""
-    g = len(psi)
-    if g < 2 or not np.all(np.isfinite(psi)):
-        return float("nan")
-    return float(np.sqrt(g / (g - 1) * np.sum(psi**2)))
-
-
-def normal_interval(value: float, se: float) -> tuple[float, float]:
-    return value - Z95 * se, value + Z95 * se

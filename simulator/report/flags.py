@@ -1,31 +1,20 @@
 """Balance flags: the findings a designer must see first, each with its number and interval.
 
-Each rule below reads one analysis of a dataset and returns :class:`Flag` records.  A flag
-names its finding (game, kind, subject), so the same finding at several player counts or
-variants is merged into one (:func:`merge_flags`).
+Each rule below reads one analysis of a dataset and returns :class:`Flag` records; the same
+finding (game, kind, subject) at several player counts or variants is merged into one
+(:func:`merge_flags`).  One scale, and one way of applying thresholds, for every rule
+(:data:`THRESHOLDS`; docs/analysis.md): a finding about a win rate is its effect on that win
+rate in points at the end of its 95% interval nearest no effect (the fair share, or no
+change), which weighs size and certainty together; it fires when that end lies at least its
+threshold away, and ranks by it.  A finding about how games run (round cap, loans) fires when
+its rate's lower end reaches a level, and follows, ranked by how far past it.
 
-One scale and one way of applying thresholds for every rule (:data:`THRESHOLDS`):
-
-* a finding about a win rate (a seat's, a policy's, a character's, a team's, a neighbour's,
-  a variant's change, the presidency's, the runaway leader's) is measured as its effect on
-  that win rate in points, and the effect that counts is the one at the end of its 95%
-  interval nearest no effect (the fair share, or no change): it weighs size and certainty
-  together.  The rule fires when that end lies at least its threshold away; the flags are
-  ranked by it;
-* a finding about how games run (the round cap, loans) is a rate that matters above a
-  level; it fires when the lower end of its interval reaches the level, and these flags follow
-  the win-rate ones, ranked by how far that end lies past the level, in points.
-
-Every interval here takes the game as the unit (:mod:`simulator.analysis.clustered`).
-Per-character, per-team and neighbour findings use the attributed effect (the win rate with
-the policy held fixed, the average marginal effect with seat and policy held fixed, and where
-cards are dealt the randomised estimate of being dealt one), never a raw rate that the policy
-choosing a character, or the seating, would explain.  A flag whose subject rests on ASSUMED
-rules data names those keys (derived by :mod:`simulator.core.assumed`).
-
-Two annotations render when set: ``strong_field`` (does the finding hold when strong players
-take the seats?) and ``sensitivity`` (which assumed values does it depend on?), filled from a
-sensitivity screen of the same game by :mod:`simulator.report.screens`.
+Intervals take the game as the unit (:mod:`simulator.analysis.clustered`).  Character, team
+and neighbour findings use attributed effects (the policy held fixed; the dealt-card
+estimate), never a raw rate the choosing policy or the seating would explain.  A flag whose
+subject rests on ASSUMED rules data names those keys (:mod:`simulator.core.assumed`).  Two
+annotations render when set: ``strong_field`` (does it hold with strong players?) and
+``sensitivity`` (which assumed values does it depend on?: :mod:`simulator.report.screens`).
 """
 
 from __future__ import annotations
@@ -51,12 +40,11 @@ THRESHOLDS = {
     "seat_p_value": 0.001,  # ... once the chi-square over seats (teams) rejects equal shares
     "dominant_policy": 0.10,  # a policy above its fair share
     "weak_policy": 0.10,  # a scripted policy below its fair share
-    "character": 0.05,  # a character's players above the same policies' other players
+    "character": 0.05,  # a character's players over the same policies' other players
     "team": 0.02,  # a team, each player's policy held fixed, off its fair share
     "neighbour": 0.02,  # sitting after a policy moves its players' win rate (Holm p < 0.05)
     "variant": 0.02,  # a rule variant moves a win rate (Holm p < 0.05)
-    "presidency": 0.05,  # the mid-game president of the most valuable company above the same
-    # policies' other players
+    "presidency": 0.05,  # the most valuable company's mid-game president, the same way
     "runaway_rate": 0.8,  # the leader two thirds into the game: its win rate's lower end
     # findings about how games run: the lower end of the rate at least this level
     "round_cap_rate": 0.01,  # games ending at the round cap
@@ -191,20 +179,8 @@ class Rules:
             rule()
         return self.out
 
-    def add(
-        self,
-        kind,
-        subject,
-        effect,
-        text,
-        ev,
-        name,
-        chart,
-        subjects=(),
-        row=None,
-        metric="",
-        on_win_rate=True,
-    ):
+    def add(self, kind, subject, effect, text, ev, name, chart, subjects=(), row=None, **flag):
+        """A flag from one rule; ``flag`` holds Flag's optional fields (metric, on_win_rate)."""
         where = f"{self.ds.n_players} players ({self.ds.path.name}{self.variant_note(row or {})})"
         self.out.append(
             Flag(
@@ -220,8 +196,7 @@ class Rules:
                 anchor(self.i, name),
                 chart,
                 tuple(self.assumed(subjects)),
-                metric=metric,
-                on_win_rate=on_win_rate,
+                **flag,
             )
         )
 
@@ -246,50 +221,39 @@ class Rules:
 
     def seats(self):
         """A seat whose win rate is significantly and noticeably off the fair share (the seat
-        test at team level in team games)."""
+        test at team level in team games): the first player's, else the farthest seat's."""
         seat = self.res.get("seat_advantage")
         for r in seat.iter_rows(named=True) if seat is not None else ():
             if not r["p_value"] < THRESHOLDS["seat_p_value"]:
                 continue
             fair = r["fair_share"]
             over = "teams" if r.get("unit") == "team" else "seats"
-            chi = (
-                f"chi-square over {over} {p_text(r['p_value'])}, {r['n_games']:,} games"
-                f"{self.variant_note(r)}"
-            )
-            first = (r["first_win_rate"], r["first_win_rate_lo"], r["first_win_rate_hi"])
-            effect = away(*first, fair)
-            if self.beyond(effect, "seat"):
-                what = "more" if first[0] > fair else "less"
-                ev = f"{pct(first[0])} ({interval(*first[1:])})"
-                self.add(
-                    "seat",
-                    "seat 0",
-                    effect,
-                    f"the first player wins {what} than a fair share: {ev} against {pct(fair)} "
-                    f"({points(first[0] - fair)}; {chi}).",
-                    ev,
-                    "win-seat",
-                    "Win rate by seat",
-                    row=r,
-                )
-                continue
+            chi = f"chi-square over {over} {p_text(r['p_value'])}, {r['n_games']:,} games"
             which = max(("best", "worst"), key=lambda w: abs(r[f"{w}_win_rate"] - fair))
-            rate, lo, hi = (r[f"{which}_win_rate{s}"] for s in ("", "_lo", "_hi"))
-            effect = away(rate, lo, hi, fair)
-            if self.beyond(effect, "seat"):
+            for name, subject in (("first", 0), (which, r[f"{which}_seat"])):
+                rate, lo, hi = (r[f"{name}_win_rate{s}"] for s in ("", "_lo", "_hi"))
+                effect = away(rate, lo, hi, fair)
+                if not self.beyond(effect, "seat"):
+                    continue
                 ev = f"{pct(rate)} ({interval(lo, hi)})"
+                who = (
+                    f"the first player wins {'more' if rate > fair else 'less'} than a fair "
+                    f"share: {ev} against {pct(fair)}"
+                    if name == "first"
+                    else f"seat {subject} wins {ev} against a fair {pct(fair)}"
+                )
+                text = f"{who} ({points(rate - fair)}; {chi}{self.variant_note(r)})."
                 self.add(
                     "seat",
-                    f"seat {r[f'{which}_seat']}",
+                    f"seat {subject}",
                     effect,
-                    f"seat {r[f'{which}_seat']} wins {ev} against a fair {pct(fair)} "
-                    f"({points(rate - fair)}; {chi}).",
+                    text,
                     ev,
                     "win-seat",
                     "Win rate by seat",
                     row=r,
                 )
+                break
 
     def policies(self):
         """Dominant or hopeless policies (seats and neighbours are balanced, so the rate is the
@@ -343,7 +307,7 @@ class Rules:
             if not (r["excess"] > 0 and self.beyond(effect, "character")):
                 continue
             name = r["level"]
-            ev = self._excess_text(r)
+            ev = signed(r["excess"], r["excess_lo"], r["excess_hi"])
             text = (
                 f"players who keep character {name} win {pct(r['raw_rate'])} "
                 f"({interval(r['raw_rate_lo'], r['raw_rate_hi'])}, n = {r['n']:,}) against "
@@ -376,10 +340,6 @@ class Rules:
                 "Character win rates within policy",
                 [f"characters[{name}]"],
             )
-
-    @staticmethod
-    def _excess_text(r: dict) -> str:
-        return signed(r["excess"], r["excess_lo"], r["excess_hi"])
 
     def _effects(self, component: str) -> dict[str, str]:
         """'+x points on a win rate (95% CI ...) ...' of each level of a component: its average
@@ -570,7 +530,7 @@ class Rules:
         effect = away(a["excess"], a["excess_lo"], a["excess_hi"], 0.0)
         if not (a["excess"] > 0 and self.beyond(effect, "presidency")):
             return
-        ev = self._excess_text(a)
+        ev = signed(a["excess"], a["excess_lo"], a["excess_hi"])
         when = r.get("measured_at", "end")
         self.add(
             "presidency",
