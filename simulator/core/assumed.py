@@ -14,7 +14,8 @@ A key is assumed when
 A mark in a comment block above a table header describes the section, not a key, and marks
 nothing.  Keys are dotted paths; entries of an array of tables are indexed, e.g.
 ``characters[11].karnaxis``, and labelled by their ``name`` for people:
-``characters[Nadia].karnaxis``.
+``characters[Nadia].karnaxis``; both are rules keys (:mod:`simulator.core.rules`).  An entry's
+``name`` is its label, which no rule plays by, so it is never an assumed key itself.
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ from pathlib import Path
 
 import tomllib
 
+from simulator.core.rules import lookup
+
 MARK = "ASSUMED"
+LABEL = "name"  # the field that names an entry of an array of tables
 _INDEXED = re.compile(r"^(.*)\[(\d+)\]$")
 
 
@@ -77,8 +81,8 @@ def marked_keys(text: str) -> list[tuple[str, str]]:
                 depth, comments = depth + more, comments + extra
                 i += 1
             reason = _reason(comments) or _reason(block, whole=True) or table_reason
-            if reason is not None:
-                full = _key_path(key)
+            full = _key_path(key)
+            if reason is not None and not (table.endswith("]") and full == LABEL):
                 out.append((f"{table}.{full}" if table else full, reason))
             block = []
     return out
@@ -130,19 +134,8 @@ def _scan(text: str, open_string: str | None) -> tuple[int, list[str], str | Non
 
 
 def value_at(rules: dict, key: str):
-    """The value of an (indexed) dotted key, or None when the rules do not have it."""
-    node = rules
-    for part in key.split("."):
-        m = _INDEXED.match(part)
-        name, index = (m.group(1), int(m.group(2))) if m else (part, None)
-        if not isinstance(node, dict) or name not in node:
-            return None
-        node = node[name]
-        if index is not None:
-            if not isinstance(node, list) or index >= len(node):
-                return None
-            node = node[index]
-    return node
+    """The value of an (indexed or named) dotted key, or None when the rules do not have it."""
+    return lookup(rules, key, missing=None)
 
 
 def _label(data: dict, key: str) -> str:

@@ -4,6 +4,16 @@ Overrides come from ``--rules FILE`` (merged over the defaults) and ``--set key.
 (TOML value syntax).  Every override is checked against the defaults' shape before any game
 runs: an unknown key, a value of the wrong type or a number beyond :data:`MAX_MAGNITUDE` raises
 :class:`RulesError` naming the key.  Each game then checks its impossible values (``Game.check``).
+
+Keys are dotted paths.  An entry of an array (a card of an array of tables, or one number of a
+list) is named in brackets, by its ``name`` or by its index: ``characters[Nadia].ability_value``,
+``objects[3].count``, ``setup.blood_tiles[0]``.  In a ``--rules`` file the same entry is a table
+keyed by name or index, which patches that entry and leaves the others as they are::
+
+    [characters.Nadia]
+    ability_value = 7000
+
+(an array written out in full, ``[[characters]]``, replaces the whole array as before).
 """
 
 from __future__ import annotations
@@ -106,21 +116,81 @@ def check_depth(value: Any, where: str) -> None:
     raise RulesError(where, f"nested more than {MAX_DEPTH} deep")
 
 
+def key_parts(key: str) -> list[str]:
+    """The parts of a dotted key, an entry's name or index in brackets being a part of its own:
+    ``characters[Tax Collector].salary_usd`` -> ``["characters", "Tax Collector",
+    "salary_usd"]`` (a name may hold dots and spaces, not brackets)."""
+    parts, i = [], 0
+    while i < len(key):
+        if key[i] == "[":
+            end = key.find("]", i)
+            if end < 0 or "[" in key[i + 1 : end] or end == i + 1:
+                raise RulesError(key, "an entry is named NAME[ENTRY], e.g. characters[Nadia]")
+            parts.append(key[i + 1 : end].strip())
+            i = end + 1
+            if i < len(key) and key[i] not in ".[":
+                raise RulesError(key, "an entry is named NAME[ENTRY], e.g. characters[Nadia]")
+            i += key[i : i + 1] == "."
+            continue
+        end = min((j for j in (key.find(".", i), key.find("[", i)) if j >= 0), default=len(key))
+        if "]" in key[i:end]:
+            raise RulesError(key, "an entry is named NAME[ENTRY], e.g. characters[Nadia]")
+        parts.append(key[i:end].strip())
+        i = end + (end < len(key) and key[end] == ".")
+    if not parts or "" in parts:
+        raise RulesError(key, "empty part in a dotted key")
+    return parts
+
+
+def entry_index(items: list, selector: str, path: str, key: str) -> int:
+    """The index of the entry of array ``items`` (at ``path``) that ``selector`` names: its
+    index, or the ``name`` of a table entry.  RulesError naming ``key`` otherwise."""
+    if selector.isdigit():
+        if int(selector) < len(items):
+            return int(selector)
+        raise RulesError(key, f"{path} has {len(items)} entries (indices 0..{len(items) - 1})")
+    named = [
+        i for i, item in enumerate(items) if isinstance(item, dict) and item.get("name") == selector
+    ]
+    if len(named) == 1:
+        return named[0]
+    names = [item["name"] for item in items if isinstance(item, dict) and "name" in item]
+    if not names:
+        raise RulesError(
+            key, f"the entries of {path} have no names; give an index 0..{len(items) - 1}"
+        )
+    if named:
+        raise RulesError(key, f"{path} has {len(named)} entries named '{selector}'; give an index")
+    raise RulesError(key, f"{path} has no entry named '{selector}' (entries: {', '.join(names)})")
+
+
 def lookup(rules: dict, key: str, missing: Any = KeyError) -> Any:
+    """The value of a (dotted, bracketed) key; ``missing`` when it has none, or by default a
+    RulesError naming the key."""
     node: Any = rules
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            if missing is KeyError:
+    path = ""
+    try:
+        for part in key_parts(key):
+            if isinstance(node, list):
+                node = node[entry_index(node, part, path, key)]
+                path += f"[{part}]"
+                continue
+            if not isinstance(node, dict) or part not in node:
                 raise RulesError(key, "unknown key")
-            return missing
-        node = node[part]
+            node = node[part]
+            path += f".{part}" if path else part
+    except RulesError:
+        if missing is KeyError:
+            raise
+        return missing
     return node
 
 
 def nest(key: str, value: Any) -> dict:
+    """``{"a": {"b": value}}`` of key ``a.b``; an entry's part keys the table that patches it."""
     out: dict = {}
     node = out
-    parts = key.split(".")
+    parts = key_parts(key)
     for part in parts[:-1]:
         node = node.setdefault(part, {})
     node[parts[-1]] = value
@@ -140,7 +210,9 @@ def merge(defaults: dict, override: dict, prefix: str = "") -> dict:
         if key not in defaults:
             raise RulesError(path, "unknown key")
         default = defaults[key]
-        if isinstance(default, dict):
+        if isinstance(default, list) and isinstance(value, dict):
+            out[key] = patch_entries(default, value, path)
+        elif isinstance(default, dict):
             if not isinstance(value, dict):
                 raise RulesError(path, f"expected a table, got {type_name(value)}")
             out[key] = merge(default, value, prefix=path + ".")
@@ -148,6 +220,24 @@ def merge(defaults: dict, override: dict, prefix: str = "") -> dict:
             check_type(path, value, default)
             check_magnitudes(value, path)
             out[key] = copy.deepcopy(value)
+    return out
+
+
+def patch_entries(items: list, patches: dict, path: str) -> list:
+    """``items`` with the entries that ``patches`` names (by name or index) changed: a table
+    entry merged with its patch, a number of a list replaced."""
+    out = copy.deepcopy(items)
+    for selector, patch in patches.items():
+        i = entry_index(items, str(selector), path, f"{path}[{selector}]")
+        where = f"{path}[{selector}]"
+        if isinstance(items[i], dict):
+            if not isinstance(patch, dict):
+                raise RulesError(where, f"expected a table, got {type_name(patch)}")
+            out[i] = merge(items[i], patch, prefix=where + ".")
+        else:
+            check_type(where, patch, items[i])
+            check_magnitudes(patch, where)
+            out[i] = copy.deepcopy(patch)
     return out
 
 
