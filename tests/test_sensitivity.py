@@ -1,26 +1,41 @@
-"""balsim sensitivity: a key that provably does nothing ranks below one that matters; the
-assumed keys; the output folder and the functions the report reads it with."""
+"""balsim sensitivity: a key that provably does nothing shows no effect and one that matters an
+effect; switches and choices are paired; the screen is sized by a power calculation checked
+by simulation; every assumed key is planned; the report's annotations say "robust" only when
+every assumed key was screened and shown within the margin."""
 
 import json
 import re
 
+import numpy as np
 import polars as pl
 import pytest
 from click.testing import CliRunner
+from scipy.stats import chi2
 
 from simulator.cli import cli
 from simulator.core.assumed import assumed_keys
-from simulator.core.game import get_game
-from simulator.core.rules import lookup
+from simulator.core.game import GAME_NAMES, get_game
+from simulator.core.rules import RulesError
 from simulator.experiments import sensitivity as sens
 from simulator.experiments.lab import Design, Lab
+from simulator.experiments.metrics import Estimate
+from simulator.experiments.screening import make_member, plan_screen
+from simulator.games.karmaggan.layouts import half_turn
+from simulator.report.flags import Flag, Sensitivity
+from simulator.report.screens import annotation, html_section, mark_flags
 
 EKONOS = get_game("ekonos")
 FIELD = ("president_seeker", "value_investor", "market_builder")
+IDLE = "policies.cash_hoarder.buy_margin"  # cash_hoarder is not at the table
+KEYS = f"{IDLE},companies.market_indicators,setup.start_money=0:12,shares.presidency_uses_indicator"
 
 
 def invoke(*args):
     return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def flag(n_players, kind, subject, game="ekonos"):
+    return Flag(game, n_players, kind, subject, 1.0, 0.5, "t", "e", "w", "a", "c")
 
 
 @pytest.fixture(scope="module")
@@ -34,10 +49,12 @@ def screen_out(tmp_path_factory):
         "--seats",
         ",".join(FIELD),
         "--keys",
-        "policies.cash_hoarder.buy_margin,companies.market_indicators,setup.start_money=0:12",
+        KEYS,
         "--trajectories",
         4,
         "-n",
+        300,
+        "--choice-games",
         300,
         "-j",
         1,
@@ -49,21 +66,19 @@ def screen_out(tmp_path_factory):
     return out
 
 
-def test_a_key_that_does_nothing_ranks_below_one_that_matters(screen_out):
+def test_a_key_that_does_nothing_shows_no_effect_and_one_that_matters_an_effect(screen_out):
     effects = pl.read_parquet(screen_out / "effects.parquet")
-    idle = effects.filter(pl.col("key") == "policies.cash_hoarder.buy_margin")
+    idle = effects.filter(pl.col("key") == IDLE)
     busy = effects.filter(pl.col("key") == "companies.market_indicators")
-    # every step of the idle key replays the very same games: no change at all
-    assert idle["mu_star"].max() == 0.0 and not idle["significant"].any()
-    assert (idle["p"] == 1.0).all()
-    share = busy.filter(pl.col("metric") == "max_policy_share")
-    assert (
-        share["significant"].item()
-        and share["rank"].item()
-        < idle.filter(pl.col("metric") == "max_policy_share")["rank"].item()
-    )
+    # every step of the idle key replays the very same games: no change at all, proven
+    assert idle["size"].max() == 0.0 and (idle["p"] == 1.0).all()
+    assert (idle["verdict"] == "no effect").all() and not idle["significant"].any()
+    share = busy.filter(pl.col("metric") == "max_policy_share").row(0, named=True)
+    assert share["significant"] and share["verdict"] == "effect"
+    assert share["low"] <= share["effect"] <= share["high"] and share["high"] < 0
+    assert share["rank"] < idle.filter(pl.col("metric") == "max_policy_share")["rank"].item()
     deps = sens.dependencies(screen_out)
-    assert all("policies.cash_hoarder.buy_margin" not in keys for keys in deps.values())
+    assert all(IDLE not in keys for keys in deps.values())
     assert "companies.market_indicators" in deps["max_policy_share"]
 
 
@@ -71,65 +86,76 @@ def test_the_output_folder_follows_its_schema(screen_out):
     summary = json.loads((screen_out / "balsim.json").read_text())
     assert summary["tool"] == "sensitivity" and summary["schema"] == sens.SCHEMA
     assert [f["key"] for f in summary["factors"]] == [
-        "policies.cash_hoarder.buy_margin",
+        IDLE,
         "companies.market_indicators",
         "setup.start_money",
     ]
-    assert summary["factors"][2]["absolute"] and (
-        summary["factors"][2]["low"],
-        summary["factors"][2]["high"],
-    ) == (0, 12)
+    start = summary["factors"][2]["members"][0]
+    assert start["absolute"] and (start["low"], start["high"]) == (0, 12)
+    assert summary["choices"] == [
+        {"key": "shares.presidency_uses_indicator", "default": True, "alternatives": [False]}
+    ]
+    assert set(summary["rests_on"]) == set(
+        k.label for k in assumed_keys(EKONOS.rules_path).values()
+    )
     runs = pl.read_parquet(screen_out / "runs.parquet")
     assert runs.height == summary["runs"] == 4 * (3 + 1)
     assert {"run", "trajectory", "x:setup.start_money", "max_policy_share"} <= set(runs.columns)
     effects = pl.read_parquet(screen_out / "effects.parquet")
     measured = effects["metric"].unique().to_list()  # metrics defined in every run
-    assert set(measured) <= set(summary["metrics"]) and effects.height == 3 * len(measured)
+    assert set(measured) <= set(summary["metrics"]) and effects.height == 4 * len(measured)
     assert json.loads((screen_out / "effects.json").read_text()) == effects.to_dicts()
     for _metric, rows in effects.group_by("metric"):
-        assert sorted(rows["rank"]) == [1, 2, 3]
-        assert (rows["mu_star_low"] <= rows["mu_star"]).all()
+        assert sorted(rows["rank"]) == [1, 2, 3, 4]
+    alternatives = pl.read_parquet(screen_out / "alternatives.parquet")
+    switch = effects.filter(pl.col("kind") == "choice")
+    assert alternatives.height == switch.height and set(alternatives["alternative"]) == {"false"}
+    assert (alternatives["games"] == summary["choice_games"]).all()
     assert (screen_out / "sensitivity.png").stat().st_size > 0
 
 
-def test_html_section_shows_the_chart_and_the_significant_effects(screen_out):
-    html = sens.html_section(screen_out)
+def test_html_section_says_what_was_screened_and_what_it_could_see(screen_out):
+    html = html_section(screen_out)
     assert html.startswith("<section") and "data:image/png;base64," in html
-    assert "companies.market_indicators" in html and "Sensitivity: ekonos" in html
+    assert "Sensitivity: ekonos at 3 players" in html and "companies.market_indicators" in html
+    assert "3 factors by Morris screening" in html and "1 switches and choices paired" in html
+    assert "Sized to detect, with 80% power" in html
 
 
-def test_assumed_takes_the_keys_of_the_rules_marks_and_skips_array_entries():
-    game = get_game("karnaxis")
-    factors, skipped = sens.choose_factors(game, game.rules(), [], True, (0.5, 1.5))
-    marked = list(assumed_keys(game.rules_path))
-    assert sorted([f.key for f in factors] + [s["key"] for s in skipped]) == sorted(marked)
-    entries = [k for k in marked if "[" in k]
-    assert entries and all({"key": k, "reason": sens.ARRAY_ENTRY} in skipped for k in entries)
-
-
-def test_assumed_screens_every_assumed_number_it_can_and_says_why_not_the_others():
-    rules = EKONOS.rules()
-    factors, skipped = sens.choose_factors(EKONOS, rules, [], True, (0.5, 1.5))
-    reasons = {s["key"]: s["reason"] for s in skipped}
-    assumed = list(assumed_keys(EKONOS.rules_path))
-    assert sorted([f.key for f in factors] + list(reasons)) == sorted(assumed)
-    for key in assumed:
-        value = lookup(rules, key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            assert reasons[key] == "not a number (only numeric keys can be varied)"
-        elif value == 0:
-            assert reasons[key] == (
-                f"its value is 0, so scaling cannot move it; give {key}=LOW:HIGH"
-            )
-        else:
-            assert key in [f.key for f in factors]
-    assert reasons["setup.start_money"].startswith("its value is 0")
-
-
-def test_a_scaled_range_the_checks_refuse_is_cut_to_what_they_accept():
-    # growth_small must stay below growth_large (6): 4 x 1.5 = 6 is cut to 5
-    factor = sens.make_factor(EKONOS, EKONOS.rules(), "companies.growth_small", None, (0.5, 1.5))
-    assert (factor.value(0.0), factor.value(1.0)) == (2, 5)
+def test_a_switch_that_makes_the_notices_and_a_text_nothing_reads_are_told_apart(tmp_path):
+    """Karnaxis: notices below the loan cap make most delinquency notices (off, cash pays what
+    it can), while Nadia's karnaxis_job is read only for a "job" Karnaxis, which hers is not:
+    each of its alternatives replays the very same games."""
+    out = tmp_path / "screen"
+    result = invoke(
+        "sensitivity",
+        "karnaxis",
+        "--keys",
+        "loans.notices_below_cap,characters[Nadia].karnaxis_job",
+        "--choice-games",
+        480,
+        "-j",
+        1,
+        "-q",
+        "--out",
+        out,
+    )
+    assert result.exit_code == 0, result.output
+    judged = sens.verdicts(out)
+    notices = judged["delinquency_rate:policy=tycoon"]["loans.notices_below_cap"]
+    assert notices["verdict"] == "effect" and notices["high"] < 0
+    assert notices["alternative"] == "false"
+    for rows in judged.values():
+        job = rows["characters[Nadia].karnaxis_job"]
+        assert job["verdict"] == "no effect" and job["size"] == 0.0 and job["tests"] == 4
+    alternatives = pl.read_parquet(out / "alternatives.parquet")
+    job = alternatives.filter(pl.col("key") == "characters[Nadia].karnaxis_job")
+    assert set(job["alternative"]) == {
+        '"Tax Collector"',
+        '"Pro Athlete"',
+        '"Rocket Scientist"',
+        '"Professor"',
+    }  # the jobs the other cards name
 
 
 def test_every_run_of_a_screen_plays_the_same_games():
@@ -140,12 +166,125 @@ def test_every_run_of_a_screen_plays_the_same_games():
     assert (a.won == b.won).all() and (a.score == b.score).all()
 
 
+# ---- the size of a screen: the power calculation, checked by simulation ----------------------
+
+
+def test_a_switch_of_the_designed_size_finds_five_points_four_times_in_five():
+    """Paired win rates with the largest variance the sizing allows (independent games, each
+    won half the time): at choice_games(0.05) games a 5-point change is found ~80% of the
+    time, and no change is called an effect ~5% of the time."""
+    n = sens.choice_games(0.05)
+    assert n == 1570 and abs(sens.detectable_by(n) - 0.05) < 1e-3
+    rng = np.random.default_rng(20_261_202)  # fixed seed: the rates below are binomial draws
+
+    def found(effect: float) -> tuple[float, float]:
+        hits = nothing = 0
+        for _ in range(400):
+            a = (rng.random(n) < 0.5 + effect / 2).astype(float)
+            b = (rng.random(n) < 0.5 - effect / 2).astype(float)
+            d = Estimate(a.mean(), a - a.mean()) - Estimate(b.mean(), b - b.mean())
+            hits += chi2.sf(sens.z_of(d) ** 2, 1) < 0.05
+            nothing += sens.paired_verdict(d, 0.05).kind == "no effect"
+        return hits / 400, nothing / 400
+
+    power, _ = found(0.05)
+    false_alarm, equivalent = found(0.0)
+    assert 0.72 < power < 0.88 and false_alarm < 0.09 and equivalent > 0.6
+
+
+def test_a_morris_factor_of_the_designed_size_sees_the_same_effect():
+    runs = sens.run_games(0.05, 4)
+    assert runs == 884 and sens.detectable_by(4 * runs, sens.DELTA) <= 0.05
+
+
+# ---- what is screened --------------------------------------------------------------------------
+
+
+def test_a_card_is_one_factor_of_its_numbers():
+    game = get_game("karnaxis")
+    plan = plan_screen(game, game.rules(), ["characters[Nadia]"], False, (0.5, 1.5), 4)
+    (factor,) = plan.factors
+    assert factor.key == "characters[Nadia]"
+    assert {m.key for m in factor.members} == {
+        "characters[Nadia].attributes",
+        "characters[Nadia].ability_value",
+        "characters[Nadia].karnaxis_value",
+    }
+    assert factor.values(1.0)["characters[Nadia].ability_value"] == 7500
+
+
+def test_a_card_number_scaling_cannot_move_takes_the_values_other_cards_print():
+    game = get_game("karnaxis")
+    plan = plan_screen(game, game.rules(), ["jobs[Cashier]"], False, (0.5, 1.5), 4)
+    members = {m.key: m for m in plan.factors[0].members}
+    assert members["jobs[Cashier].players"].levels == (1, 3, 5)
+    assert members["jobs[Cashier].college_years"].levels == (0, 1, 2, 3, 4)
+    assert [members["jobs[Cashier].players"].value(x) for x in (0, 0.5, 1)] == [1, 3, 5]
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_assumed_plans_every_assumed_key_in_play_and_says_why_not_the_others(name):
+    game = get_game(name)
+    rules = game.rules()
+    plan = plan_screen(game, rules, [], True, (0.5, 1.5), 4)
+    labels = [k.label for k in assumed_keys(game.rules_path).values()]
+    skipped = {s["key"]: s["reason"] for s in plan.skipped}
+    assert sorted([*plan.keys, *skipped]) == sorted(plan.rests_on)
+    assert set(plan.rests_on) <= set(labels)
+    for key in set(labels) - set(plan.rests_on):  # only other counts' start layouts
+        assert key.startswith("board.start_points.") or key == "game.mode", key
+    for choice in plan.choices:
+        assert choice.alternatives and choice.default not in choice.alternatives
+    numbers = {m.key for f in plan.factors for m in f.members}
+    assert not any(isinstance(rules_value(rules, k), (bool, str)) for k in numbers)
+
+
+def rules_value(rules, key):
+    from simulator.core.rules import lookup
+
+    return lookup(rules, key)
+
+
+def test_switches_and_card_text_are_paired_choices():
+    game = get_game("karnaxis")
+    plan = plan_screen(game, game.rules(), [], True, (0.5, 1.5), 4)
+    choices = {c.key: c for c in plan.choices}
+    assert choices["loans.notices_below_cap"].alternatives == (False,)
+    ability = choices["characters[Nadia].ability"]
+    assert (
+        "franchise_discount" not in ability.alternatives and "growth_bonus" in ability.alternatives
+    )
+
+
+def test_karmaggan_start_layouts_are_the_mirrored_ones_and_odd_counts_say_why_not():
+    game = get_game("karmaggan")
+    rules = game.rules()
+    four = plan_screen(game, rules, ["board.start_points.4"], False, (0.5, 1.5), 4)
+    (layouts,) = four.choices
+    turn = half_turn(rules["board"])
+    assert len(layouts.alternatives) == 11  # seat 0 on point 0: 6 teammates x 2 orders, less 1
+    for layout in layouts.alternatives:
+        assert layout[0] == 0 and {turn[p] for p in layout[0::2]} == set(layout[1::2])
+    three = plan_screen(game, rules, [], True, (0.5, 1.5), 3)
+    reasons = {s["key"]: s["reason"] for s in three.skipped}
+    assert "which team gets the extra player" in reasons["game.mode"]
+    assert "no mirrored layout" in reasons["board.start_points.3"]
+    with pytest.raises(RulesError, match="no other mirrored layout keeps seat 0 on point 0"):
+        plan_screen(game, rules, ["board.start_points.2"], False, (0.5, 1.5), 2)
+
+
+def test_a_scaled_range_the_checks_refuse_is_cut_to_what_they_accept():
+    # growth_small must stay below growth_large (6): 4 x 1.5 = 6 is cut to 5
+    member = make_member(EKONOS, EKONOS.rules(), "companies.growth_small", None, (0.5, 1.5))
+    assert (member.value(0.0), member.value(1.0)) == (2, 5)
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
         ([], "give --keys K1,K2,.. or --assumed"),
         (["--keys", "setup.nope"], "rules key 'setup.nope': unknown key"),
-        (["--keys", "board.layout"], "rules key 'board.layout': not a number"),
+        (["--keys", "board.layout"], "rules key 'board.layout': no alternative the rules data"),
         (["--keys", "setup.start_money"], "its value is 0, so scaling cannot move it"),
         (["--keys", "setup.start_money=0:x"], "expected setup.start_money=LOW:HIGH"),
         (["--keys", "companies.market_indicators=0:5"], "the game's checks refuse 0 or 5"),
@@ -167,41 +306,32 @@ def test_a_folder_not_written_by_balsim_is_never_replaced(tmp_path):
     assert (tmp_path / "mine.txt").read_text() == "keep"
 
 
-def test_flags_of_the_screened_game_are_marked_from_its_dependencies(screen_out):
-    from simulator.report.flags import Flag
-    from simulator.report.screens import mark_flags
+# ---- the flags' annotations ---------------------------------------------------------------------
 
-    def flag(n_players, kind, subject):
-        return Flag("ekonos", n_players, kind, subject, 1.0, 0.5, "t", "e", "w", "a", "c")
 
-    deps = sens.dependencies(screen_out)
-    screened = (
-        "policies.cash_hoarder.buy_margin",
-        "companies.market_indicators",
-        "setup.start_money",
-    )
-    policy, seat, elsewhere, runaway, other_game, neighbour, presidency, variant, outside = (
+def test_flags_of_the_screened_game_are_annotated_from_its_verdicts(screen_out):
+    judged = sens.verdicts(screen_out)
+    policy, seat, elsewhere, runaway, other_game, variant, outside = (
         flag(3, "dominant policy", FIELD[0]),
         flag(3, "seat", "seat 0"),
         flag(5, "weak policy", FIELD[1]),
         flag(3, "runaway", ""),
-        flag(3, "seat", "seat 0"),
-        flag(3, "left neighbour", FIELD[1]),
-        flag(3, "presidency", ""),
+        flag(3, "seat", "seat 0", game="karnaxis"),
         flag(3, "variant", "x"),
         flag(3, "dominant policy", "cash_hoarder"),
     )
-    other_game.game = "karnaxis"
-    mark_flags(
-        [policy, seat, elsewhere, runaway, other_game, neighbour, presidency, variant, outside],
-        [screen_out],
+    mark_flags([policy, seat, elsewhere, runaway, other_game, variant, outside], [screen_out])
+    rows = judged[f"win_rate:policy={FIELD[0]}"]
+    assert policy.sensitivity.keys == tuple(k for k, r in rows.items() if r["verdict"] == "effect")
+    assert policy.sensitivity.screened == 4 and policy.sensitivity.players == 0
+    # board.layout and deck.cards have no alternatives: never "robust"
+    assert {"board.layout", "deck.cards"} <= set(policy.sensitivity.unscreened)
+    assert (
+        not policy.sensitivity.robust and "ASSUMED keys not screened" in policy.sensitivity.text()
     )
-    assert policy.sensitivity.keys == tuple(deps[f"win_rate:policy={FIELD[0]}"])
-    assert seat.sensitivity.keys == tuple(deps["win_rate:seat=0"])
-    assert neighbour.sensitivity.keys == tuple(deps[f"neighbour_excess:policy={FIELD[1]}"])
-    assert presidency.sensitivity.keys == tuple(deps["presidency_edge"])
-    assert policy.sensitivity.screened == screened and policy.sensitivity.players == 0
-    assert elsewhere.sensitivity.players == 3  # the screen's count is named
+    assert elsewhere.sensitivity.players == 3 and elsewhere.sensitivity.text().startswith(
+        "not screened at its player count (the screen played 3)"
+    )
     assert other_game.sensitivity is None  # no screen of that game
     # Ekonos records no timeline, a variant is a second rule set, cash_hoarder did not play:
     # each says why it is not screened instead of borrowing another number's verdict
@@ -212,42 +342,64 @@ def test_flags_of_the_screened_game_are_marked_from_its_dependencies(screen_out)
         "not screened against the assumed values: a variant's effect"
     )
     assert "no win_rate:policy=cash_hoarder" in outside.sensitivity.text()
-    text = policy.sensitivity.text()
-    assert text.startswith(
-        "depends on " if policy.sensitivity.keys else "robust to the assumed values"
+
+
+def test_robust_only_when_every_assumed_key_was_screened_and_shown_within_the_margin():
+    """The annotation's logic on a screen with known verdicts."""
+    summary = {
+        "metrics": ["win_rate:seat=0"],
+        "screened": ["a", "b"],
+        "rests_on": ["a", "b"],
+    }
+
+    def rows(*verdicts):
+        return {
+            "win_rate:seat=0": {
+                key: {
+                    "metric": "win_rate:seat=0",
+                    "key": key,
+                    "kind": "numbers",
+                    "verdict": v,
+                    "effect": 0.08 if v == "effect" else 0.0,
+                    "low": 0.03,
+                    "high": 0.13,
+                    "alternative": "",
+                    "detectable": 0.09,
+                    "margin": 0.05,
+                }
+                for key, v in zip("ab", verdicts)
+            }
+        }
+
+    seat = flag(4, "seat", "seat 0")
+    robust = annotation(seat, summary, rows("no effect", "no effect"), 4)
+    assert robust.robust and robust.text() == (
+        "robust to the assumed values: each of the 2 keys screened moves it by less than "
+        "±5.0 points (equivalence test)"
     )
-    assert "(3 keys screened)" in text
-
-
-def test_a_metric_undefined_in_some_run_gives_no_verdict(screen_out, tmp_path):
-    """A metric left out of the effects (not finite in some run) is neither robust nor
-    dependent: its flag says why it has no verdict."""
-    import shutil
-
-    from simulator.report.flags import Flag
-    from simulator.report.screens import mark_flags
-
-    copy = tmp_path / "screen"
-    shutil.copytree(screen_out, copy)
-    effects = pl.read_parquet(copy / "effects.parquet")
-    effects.filter(pl.col("metric") != "presidency_edge").write_parquet(copy / "effects.parquet")
-    assert "presidency_edge" not in sens.dependencies(copy)
-    presidency = Flag("ekonos", 3, "presidency", "", 1.0, 0.5, "t", "e", "w", "a", "c")
-    mark_flags([presidency], [copy])
-    assert presidency.sensitivity.text() == (
-        "not screened against the assumed values: "
-        "presidency_edge is undefined in some of the "
-        "screen's runs (none of their games has it)"
+    unclear = annotation(seat, summary, rows("no effect", "inconclusive"), 4)
+    assert not unclear.robust and unclear.text() == (
+        "inconclusive for 1 of the 2 keys screened (the screen could detect about ±9.0 points)"
     )
+    depends = annotation(seat, summary, rows("effect", "no effect"), 4)
+    assert depends.keys == ("a",) and depends.text().startswith(
+        "depends on ASSUMED values: a (+8.0 points over its range, 95% CI +3.0 to +13.0)"
+    )
+    missing = annotation(
+        seat, {**summary, "rests_on": ["a", "b", "c"]}, rows(*["no effect"] * 2), 4
+    )
+    assert not missing.robust and missing.text() == "1 ASSUMED keys not screened (c)"
+    elsewhere = annotation(flag(2, "seat", "seat 0"), summary, rows("no effect", "no effect"), 4)
+    assert not elsewhere.robust and elsewhere.text() == (
+        "not screened at its player count (the screen played 4)"
+    )
+    assert Sensitivity(reason="why").text() == "not screened against the assumed values: why"
 
 
 def test_a_flag_whose_metric_moves_with_a_key_depends_on_it(tmp_path):
     """Presidencies costing 0 to 30 points rescore the same games (no policy reads the scoring)
     and take the presidency edge away: the presidency flag depends on that key, not on a knob
     of a policy nobody plays."""
-    from simulator.report.flags import Flag
-    from simulator.report.screens import mark_flags
-
     out = tmp_path / "screen"
     result = invoke(
         "sensitivity",
@@ -255,7 +407,7 @@ def test_a_flag_whose_metric_moves_with_a_key_depends_on_it(tmp_path):
         "--seats",
         ",".join(FIELD),
         "--keys",
-        "scoring.per_presidency=-30:0,policies.cash_hoarder.buy_margin",
+        f"scoring.per_presidency=-30:0,{IDLE}",
         "--trajectories",
         4,
         "-n",
@@ -267,10 +419,13 @@ def test_a_flag_whose_metric_moves_with_a_key_depends_on_it(tmp_path):
         out,
     )
     assert result.exit_code == 0, result.output
-    presidency = Flag("ekonos", 3, "presidency", "", 1.0, 0.5, "t", "e", "w", "a", "c")
+    assert re.search(r"presidency_edge: depends on scoring\.per_presidency \(\+", result.output)
+    presidency = flag(3, "presidency", "")
     mark_flags([presidency], [out])
     assert presidency.sensitivity.keys == ("scoring.per_presidency",)
-    assert presidency.sensitivity.text().startswith("depends on scoring.per_presidency (2 keys")
+    assert presidency.sensitivity.text().startswith(
+        "depends on ASSUMED values: scoring.per_presidency ("
+    )
 
 
 def test_the_report_has_a_section_per_screen(screen_out, small_datasets, tmp_path):
@@ -282,16 +437,17 @@ def test_the_report_has_a_section_per_screen(screen_out, small_datasets, tmp_pat
     assert result.exit_code == 2 and "at least one dataset" in result.output
 
 
-def test_the_study_screens_each_game_and_its_report_shows_them(small_study):
-    from simulator.core.game import GAME_NAMES
-
+def test_the_study_screens_every_assumed_key_of_each_game(small_study):
     runs = small_study["dirs"][0].parent
     page = small_study["report"].read_text()
     for name in GAME_NAMES:
         summary = json.loads((runs / f"sens-{name}" / "balsim.json").read_text())
-        marked = {s["key"] for s in summary["skipped"]} | {f["key"] for f in summary["factors"]}
-        assert marked == set(assumed_keys(get_game(name).rules_path)), name
-        assert f"Sensitivity: {name}" in page
+        covered = set(summary["screened"]) | {s["key"] for s in summary["skipped"]}
+        assert covered == set(summary["rests_on"]), name
+        assert summary["n_players"] == 4 and summary["choices"] and summary["factors"], name
+        assert f"Sensitivity: {name} at 4 players" in page
         assert re.search(
-            rf"sens-{name}: \d+ assumed keys, \d+ runs x [\d,]+ games", small_study["output"]
-        )
+            rf"sens-{name}: \d+ factors by Morris and \d+ switches and choices of \d+ assumed "
+            rf"keys at 4 players, [\d,]+ games in [\d.]+ s \(detects ±[\d.]+ points",
+            small_study["output"],
+        ), name

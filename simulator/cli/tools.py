@@ -328,39 +328,64 @@ fit.help = fit.help.replace("{metrics}", metric_help_text(indent="    "))
 @click.option(
     "--keys",
     metavar="K1,K2,..",
-    help="Numeric rules keys to screen; K=LOW:HIGH gives a key its own range.",
+    help="Rules keys to screen: numbers (K=LOW:HIGH gives one its own range), a card "
+    "(e.g. characters[Nadia]: its numbers together), switches and choices.",
 )
-@click.option("--assumed", is_flag=True, help="Screen every number marked ASSUMED in the rules.")
+@click.option(
+    "--assumed",
+    is_flag=True,
+    help="Screen every value marked ASSUMED in the rules that is in play at the player count.",
+)
 @click.option(
     "--range",
     "scale",
     default="0.5,1.5",
     show_default=True,
     metavar="LOW,HIGH",
-    help="Each key's range as factors on its value.",
+    help="Each number's range as factors on its value.",
 )
 @click.option(
     "--trajectories",
     type=click.IntRange(min=2),
-    default=10,
+    default=4,
     show_default=True,
-    help="Morris trajectories (runs = trajectories x (keys + 1)).",
+    help="Morris trajectories (runs = trajectories x (factors + 1)).",
 )
 @click.option(
     "-n",
     "--games",
     "games_per_run",
     type=click.IntRange(min=10),
-    default=1000,
+    help="Games per Morris run (default: what --detect needs).",
+)
+@click.option(
+    "--choice-games",
+    type=click.IntRange(min=10),
+    help="Games per switch or choice, shared among its alternatives (default: what "
+    "--detect needs).",
+)
+@click.option(
+    "--detect",
+    type=click.FloatRange(min=0.005, max=1),
+    default=0.05,
     show_default=True,
-    help="Games per run (every run plays the same games).",
+    help="Size the screen so a key moving a win rate by this much (0.05 = 5 points) over "
+    "its range is found with 80%% power.",
+)
+@click.option(
+    "--margin",
+    type=click.FloatRange(min=0, min_open=True, max=1),
+    default=0.05,
+    show_default=True,
+    help="'No effect' means within this much of a win rate (TOST).",
 )
 @click.option(
     "-o",
     "--out",
     required=True,
     type=folder_path(),
-    help="Folder for effects.parquet/json, runs.parquet, sensitivity.png, balsim.json.",
+    help="Folder for effects.parquet/json, alternatives.parquet, runs.parquet, "
+    "sensitivity.png, balsim.json.",
 )
 @line_up_options
 @field_options("scripted", "Who plays (one field; adapted: to the base rules)")
@@ -373,6 +398,9 @@ def sensitivity(
     scale,
     trajectories,
     games_per_run,
+    choice_games,
+    detect,
+    margin,
     out,
     players,
     policy,
@@ -386,12 +414,14 @@ def sensitivity(
     rules_files,
     sets,
 ):
-    """Rank rules keys by their effect on the balance metrics (Morris screening, SALib).
+    """Which rules keys move the balance metrics, and which provably do not.
 
-    Every run plays the same games, so each step of a trajectory is a paired comparison.
+    Numbers by Morris screening (SALib; a card's numbers move together), switches and choices
+    one at a time and paired (each alternative against the printed value on the same games).
     For each metric (win rate by seat, policy, character or team, first-player edge, largest
-    shares, team gap, length, round-cap rate) and key: the mean absolute change over the key's
-    range with a 95% interval, and whether it exceeds the games' noise (Holm-corrected).
+    shares, team gap, length, round-cap rate, ...) and key: the change over the key's range
+    with its interval, and a verdict: an effect (Holm-corrected), no effect beyond --margin
+    (TOST), or inconclusive with the smallest effect the screen could have detected.
 
     \b
     Examples:
@@ -401,6 +431,7 @@ def sensitivity(
     """
     from simulator.experiments import sensitivity as sens
     from simulator.experiments.lab import Design
+    from simulator.experiments.screening import plan_screen
     from simulator.run.outputs import check_out_dir
 
     g, rules = load(game, rules_files, sets)
@@ -411,22 +442,29 @@ def sensitivity(
     if not 0 <= low < high:
         raise UserError(f"--range needs 0 <= LOW < HIGH, got {scale}")
     named = [k.strip() for k in keys.split(",")] if keys else []
-    factors, skipped = sens.choose_factors(g, rules, named, assumed, (low, high))
     check_out_dir(Path(out), force, "sensitivity")
     field, lineup, rules = field_lineup(
         g, rules, "sensitivity", fields, adapt_budget, players, policy, seats, jobs, quiet
     )
     design = Design(g.name, lineup, seed)
-    runs = trajectories * (len(factors) + 1)
+    plan = plan_screen(g, rules, named, assumed, (low, high), design.n_players)
+    games_per_run = games_per_run or sens.run_games(detect, trajectories)
+    choice_games = choice_games or sens.choice_games(detect)
+    total = trajectories * (len(plan.factors) + 1) * games_per_run + 2 * choice_games * len(
+        plan.choices
+    )
     started = time.perf_counter()
-    with lab_for(g, jobs, quiet, runs * games_per_run) as lab:
+    with lab_for(g, jobs, quiet, total) as lab:
         result = sens.screen(
-            lab, rules, design, factors, trajectories, games_per_run, seed, skipped
+            lab, rules, design, plan, trajectories, games_per_run, choice_games, seed, margin
         )
     sens.write(result, Path(out), command_line(), time.perf_counter() - started)
     add_to_record(Path(out), field=field.name)
-    for metric, depends in sens.dependencies(out).items():
-        click.echo(f"{metric}: " + (f"depends on {', '.join(depends)}" if depends else "robust"))
-    for s in skipped:
+    for metric, rows in sens.verdicts(out).items():
+        click.echo(f"{metric}: {sens.metric_line(rows)}")
+    for s in plan.skipped:
         click.echo(f"not screened: {s['key']} ({s['reason']})")
-    click.echo(f"wrote {out} ({runs} runs x {games_per_run:,} games)")
+    click.echo(
+        f"wrote {out} ({len(plan.factors)} factors by Morris, {len(plan.choices)} switches and "
+        f"choices, {result.games:,} games)"
+    )

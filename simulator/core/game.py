@@ -73,6 +73,10 @@ class Game:
     timelines: tuple[str, ...] = ()
     knob_names: tuple[str, ...] = ()  # the policies' tunable numbers (KNOBS)
     search_limits: tuple[tuple[str, int, int], ...] = ()  # (knob, low, high) of the search budget
+    # choices(rules, key, n_players): the alternatives of a categorical rules key that the game
+    # can name (Karmaggän's mirrored start layouts), [] when the key is not in play at that
+    # player count, None when the game has none; RulesError when it cannot be varied (why)
+    choices: Callable[[dict, str, int], list | None] | None = None
 
     @property
     def scripted_policies(self) -> list[str]:

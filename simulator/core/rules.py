@@ -18,7 +18,6 @@ keyed by name or index, which patches that entry and leaves the others as they a
 
 from __future__ import annotations
 
-import copy
 import math
 import os
 import stat
@@ -164,26 +163,37 @@ def entry_index(items: list, selector: str, path: str, key: str) -> int:
     raise RulesError(key, f"{path} has no entry named '{selector}' (entries: {', '.join(names)})")
 
 
+def resolve(rules: dict, key: str) -> tuple[Any, str]:
+    """The value of a (dotted, bracketed) key and the key with every entry named by its index
+    (``characters[Nadia].karnaxis`` -> ``characters[11].karnaxis``); RulesError naming the
+    key when the rules have no such value."""
+    node: Any = rules
+    path = ""
+    for part in key_parts(key):
+        if isinstance(node, list):
+            i = entry_index(node, part, path, key)
+            node, path = node[i], f"{path}[{i}]"
+            continue
+        if not isinstance(node, dict) or part not in node:
+            raise RulesError(key, "unknown key")
+        node, path = node[part], f"{path}.{part}" if path else part
+    return node, path
+
+
 def lookup(rules: dict, key: str, missing: Any = KeyError) -> Any:
     """The value of a (dotted, bracketed) key; ``missing`` when it has none, or by default a
     RulesError naming the key."""
-    node: Any = rules
-    path = ""
     try:
-        for part in key_parts(key):
-            if isinstance(node, list):
-                node = node[entry_index(node, part, path, key)]
-                path += f"[{part}]"
-                continue
-            if not isinstance(node, dict) or part not in node:
-                raise RulesError(key, "unknown key")
-            node = node[part]
-            path += f".{part}" if path else part
+        return resolve(rules, key)[0]
     except RulesError:
         if missing is KeyError:
             raise
         return missing
-    return node
+
+
+def index_key(rules: dict, key: str) -> str:
+    """``key`` with every entry named by its index: one spelling of each key."""
+    return resolve(rules, key)[1]
 
 
 def nest(key: str, value: Any) -> dict:
@@ -197,15 +207,32 @@ def nest(key: str, value: Any) -> dict:
     return out
 
 
+def nest_all(values: dict) -> dict:
+    """One nested override of several keys (``{key: value}``): what ``merge`` takes to set them
+    all at once."""
+    out: dict = {}
+    for key, value in values.items():
+        out = _union(out, nest(key, value))
+    return out
+
+
+def _union(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = _union(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
 def merge(defaults: dict, override: dict, prefix: str = "") -> dict:
-    """Deep-merge ``override`` over ``defaults`` after checking it against their shape."""
-    out = copy.deepcopy(defaults)
+    """Deep-merge ``override`` over ``defaults`` after checking it against their shape (a new
+    dict sharing nothing with either)."""
+    out = {}
     for key, value in override.items():
         path = f"{prefix}{key}"
         if key not in defaults and path.startswith(KNOB_SETS) and path.count(".") == 1:
             if not isinstance(value, dict):
                 raise RulesError(path, f"expected a table, got {type_name(value)}")
-            out[key] = copy.deepcopy(value)  # a new named knob set; the game checks its keys
+            out[key] = clone(value)  # a new named knob set; the game checks its keys
             continue
         if key not in defaults:
             raise RulesError(path, "unknown key")
@@ -219,14 +246,27 @@ def merge(defaults: dict, override: dict, prefix: str = "") -> dict:
         else:
             check_type(path, value, default)
             check_magnitudes(value, path)
-            out[key] = copy.deepcopy(value)
-    return out
+            out[key] = clone(value)
+    return {
+        key: out[key] if key in out else clone(defaults[key])
+        for key in [*defaults, *(k for k in out if k not in defaults)]
+    }
+
+
+def clone(value: Any) -> Any:
+    """A copy of a rules value (tables, lists, scalars) sharing nothing with it: much faster
+    than ``copy.deepcopy`` on rules, which hold nothing else."""
+    if isinstance(value, dict):
+        return {k: clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone(v) for v in value]
+    return value
 
 
 def patch_entries(items: list, patches: dict, path: str) -> list:
     """``items`` with the entries that ``patches`` names (by name or index) changed: a table
     entry merged with its patch, a number of a list replaced."""
-    out = copy.deepcopy(items)
+    out = [clone(item) for item in items]
     for selector, patch in patches.items():
         i = entry_index(items, str(selector), path, f"{path}[{selector}]")
         where = f"{path}[{selector}]"
@@ -237,7 +277,7 @@ def patch_entries(items: list, patches: dict, path: str) -> list:
         else:
             check_type(where, patch, items[i])
             check_magnitudes(patch, where)
-            out[i] = copy.deepcopy(patch)
+            out[i] = clone(patch)
     return out
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 EFFECT, NO_EFFECT, INCONCLUSIVE = "effect", "no effect", "inconclusive"
@@ -42,6 +43,7 @@ def _norm():
     return norm
 
 
+@lru_cache(maxsize=None)  # a few levels, asked for by every verdict's interval
 def z(level: float) -> float:
     """The standard normal quantile ``level`` (0.975 -> 1.96)."""
     return float(_norm().ppf(level))

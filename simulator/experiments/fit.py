@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from simulator.core.errors import UserError
-from simulator.core.rules import RulesError, nest, to_toml
+from simulator.core.rules import RulesError, nest_all, to_toml
 from simulator.core.verdicts import (
     ALPHA,
     INCONCLUSIVE,
@@ -367,18 +367,7 @@ def finite(value: float) -> float:
 
 def overlay(result: FitResult, command: str) -> str:
     """The best values as a rules overlay for ``--rules``, the evidence in comments."""
-    nested: dict = {}
-    for key, value in result.best.items():
-        nested = merge_new(nested, nest(key, value))
-    return f"# Written by: {command}\n# {result.summary()}.\n" + to_toml(nested)
-
-
-def merge_new(a: dict, b: dict) -> dict:
-    """Deep union of two nested dicts of new keys."""
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = merge_new(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
+    return f"# Written by: {command}\n# {result.summary()}.\n" + to_toml(nest_all(result.best))
 
 
 def evaluation_rows(result: FitResult) -> list[dict]:

@@ -7,14 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.core.game import Game
-from simulator.core.rules import RulesError, lookup, merge, nest
+from simulator.core.rules import RulesError, lookup, merge, nest_all
 
 
 def with_values(rules: dict, values: dict) -> dict:
-    """``rules`` with each dotted key set to its value (checked like ``--set``)."""
-    for key, value in values.items():
-        rules = merge(rules, nest(key, value))
-    return rules
+    """``rules`` with each dotted key set to its value (checked like ``--set``), in one merge."""
+    return merge(rules, nest_all(values)) if values else rules
 
 
 def parse_span(key: str, span: str) -> tuple[float, float]:

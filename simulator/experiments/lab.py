@@ -70,8 +70,9 @@ def play_chunk(design: Design, rules: dict, params: tuple, game_ids: np.ndarray)
     return outcomes_from_raw(game, rules, raw, seats)
 
 
-def _play_task(key, design, rules, params, game_ids):
-    return key, play_chunk(design, rules, params, game_ids)
+def _play_task(key, design, rules, params, game_ids, measure=None):
+    outcomes = play_chunk(design, rules, params, game_ids)
+    return key, outcomes.n_games, outcomes if measure is None else measure(outcomes)
 
 
 def outcomes_from_raw(game: Game, rules: dict, raw: dict, seats: np.ndarray) -> Outcomes:
@@ -138,30 +139,51 @@ class Lab:
         """Every candidate's outcomes on the same games ``game_ids`` (int64[n])."""
         return self.play_groups([(design, candidates, game_ids)])[0]
 
-    def play_groups(self, groups: list[tuple[Design, list[dict], np.ndarray]]) -> list[list]:
+    def play_groups(
+        self, groups: list[tuple[Design, list[dict], np.ndarray]], measures: list | None = None
+    ) -> list[list]:
         """Several experiments' batches at once, one task list for the workers (so a
         cluster stays busy): for each ``(design, candidates, game_ids)``, every candidate's
-        outcomes on that group's games."""
+        outcomes on that group's games.
+
+        With ``measures`` (per group, None or a picklable function of one candidate's
+        Outcomes), each candidate of a measured group plays in one task and the worker returns
+        what the function makes of its outcomes instead: the costly part of reading them runs
+        on the workers (a sensitivity screen's metrics)."""
+        measures = measures or [None] * len(groups)
         prepared = [[self.prepare(design, rules) for rules in cands] for design, cands, _ in groups]
         n_candidates = sum(len(cands) for _, cands, _ in groups)
         tasks, starts = [], []
         for g, (design, candidates, game_ids) in enumerate(groups):
             game_ids = np.asarray(game_ids, dtype=np.int64)
-            size = chunk_games(len(game_ids), n_candidates, self.jobs, self.game.chunk_size)
+            size = (
+                max(len(game_ids), 1)  # what measures reads needs all of a candidate's games
+                if measures[g]
+                else chunk_games(len(game_ids), n_candidates, self.jobs, self.game.chunk_size)
+            )
             starts.append(range(0, len(game_ids), size))
             tasks += [
-                ((g, c, start), design, rules, prepared[g][c], game_ids[start : start + size])
+                (
+                    (g, c, start),
+                    design,
+                    rules,
+                    prepared[g][c],
+                    game_ids[start : start + size],
+                    measures[g],
+                )
                 for c, rules in enumerate(candidates)
                 for start in starts[g]
             ]
         parts: dict = {}
-        for key, outcomes in self.workers.map(_play_task, tasks):
-            parts[key] = outcomes
-            self.played += outcomes.n_games
-            self.bar.advance(outcomes.n_games)
+        for key, n_games, result in self.workers.map(_play_task, tasks):
+            parts[key] = result
+            self.played += n_games
+            self.bar.advance(n_games)
         return [
             [
-                Outcomes.concat([parts[(g, c, start)] for start in starts[g]])
+                parts[(g, c, 0)]
+                if measures[g]
+                else Outcomes.concat([parts[(g, c, start)] for start in starts[g]])
                 for c in range(len(candidates))
             ]
             for g, (_, candidates, _) in enumerate(groups)

@@ -124,6 +124,18 @@ class Outcomes:
         """The metric called ``name``, checked against what these games record."""
         return parse_metric(name, self.labels, self.end_reasons, tuple(self.extra))
 
+    def subset(self, index) -> "Outcomes":
+        """The outcomes of the games ``index`` selects (a slice or an index array)."""
+        return Outcomes(
+            self.won[index],
+            self.score[index],
+            self.length[index],
+            self.end_reason[index],
+            self.end_reasons,
+            {g: (codes[index], labels) for g, (codes, labels) in self.groups.items()},
+            {k: v[index] for k, v in self.extra.items()},
+        )
+
     @staticmethod
     def concat(parts: list["Outcomes"]) -> "Outcomes":
         """One Outcomes of several batches (same candidate, labels), in the order given."""
@@ -322,10 +334,10 @@ def _excess_within_policy(name: str, member) -> Metric:
     everyone = name.startswith("neighbour_excess")
 
     def components(o: Outcomes):
-        mask, (codes, labels) = member(o), o.groups["policy"]
+        mask, (codes, _) = member(o), o.groups["policy"]
         reference = np.ones_like(mask) if everyone else ~mask
         cols = []
-        for q in range(len(labels)):
+        for q in np.unique(codes):  # a policy nobody plays adds nothing
             mine = codes == q
             cols += [
                 (o.won & mask & mine).sum(axis=1),

@@ -1,61 +1,85 @@
-"""``balsim sensitivity``: which rules keys move the balance metrics (Morris screening).
+"""``balsim sensitivity``: which rules keys move the balance metrics, and which do not.
 
-Each key is a *factor* with a range: ``--range 0.5,1.5`` times its value (a list of numbers is
-scaled as a whole), or ``K=LOW:HIGH`` given with the key; an integer key keeps to the steps
-the game's checks allow (a loan cap in $5,000 notes).  SALib draws Morris trajectories
-over the factors (each step of a trajectory moves one key); every run of the screen plays the
-same games (common random numbers), so the step from one run to the next is a paired
-comparison and a key that does nothing shows no difference at all.
+What is varied is planned in :mod:`simulator.experiments.screening`: numbers as Morris
+factors (a card's ASSUMED numbers together), switches and choices paired.
+
+* **Morris** (SALib draws the trajectories): each step of a trajectory moves one factor by
+  ``DELTA`` (2/3) of its range.  Trajectory t plays its own games, every run of it the same
+  ones (common random numbers), so each step is a paired comparison and a key that does
+  nothing shows no difference at all.
+* **Choices**: every alternative against the printed value on the same games.  A key's games
+  are shared out among its alternatives (contiguous slices of whole seat-order rounds), so
+  every key costs the same games however many alternatives it has.
 
 For each balance metric (:func:`simulator.experiments.metrics.balance_metrics`) and key:
 
-* ``mu_star`` (SALib): the mean absolute change of the metric when the key moves across its
-  whole range, with a bootstrap 95% interval over trajectories; ``mu`` keeps the sign;
-* ``p``: whether the key's steps change the metric more than the games' noise explains — the
-  sum of squared paired z-scores of its steps against a chi-square law — and ``p_holm``,
-  Holm-corrected over the keys of that metric; ``significant`` = ``p_holm < 0.05``.
+* ``effect``: numbers, the mean elementary effect (``mu``: the change of the metric when the key
+  moves across its whole range, averaged over the trajectories); choices, the change of the
+  alternative that moves it most (named in ``alternative``); with its standard error from the
+  paired games, ``low``/``high`` its 95% interval;
+* ``chi2``, ``p``: whether the steps (the alternatives) change the metric more than the games'
+  noise explains: the sum of squared paired z-scores against a chi-square law; ``p_holm``
+  Holm-corrected over the metric's keys; ``significant`` = ``p_holm < 0.05``;
+* ``verdict`` (:mod:`simulator.core.verdicts`): ``effect`` when significant; ``no effect`` when
+  the effect (every alternative's) lies within ``margin`` by TOST and is not significant; else
+  ``inconclusive``, with ``detectable``: the smallest effect the screen finds with 80% power.
 
-Output folder (schema 1): ``balsim.json`` (the screen: game, line-up, seed, factors with their
-ranges, keys skipped and why, metrics, games per run), ``effects.parquet`` and
-``effects.json`` (one row per metric x key: ``metric, key, rank, mu, mu_star, mu_star_low,
-mu_star_high, sigma, chi2, steps, p, p_holm, significant``; rank 1 = largest ``mu_star``
-within the metric), ``runs.parquet`` (one row per run: ``run, trajectory``, each key's
-position in its range as ``x:KEY`` in [0, 1], each metric's value) and ``sensitivity.png``
-(the ranked chart).  :func:`dependencies` and :func:`html_section` read it back.
+**Size.**  A screen sized by :func:`choice_games` and :func:`run_games` detects a change of
+``d`` in a win rate (80% power, two-sided 5%): a paired difference of one seat's or team's win
+has a variance of at most ``PAIRED_VARIANCE`` = 0.5 per game (games that diverge entirely,
+each won with probability p, differ with probability 2p(1 - p) <= 0.5), so a choice needs
+``n = 0.5 (1.96 + 0.84)^2 / d^2`` games (1,570 for 5 points), and a Morris factor the same
+number of step pairs over its trajectories, scaled by 1 / DELTA^2 because a step spans 2/3 of
+the range (``T x G = 3,533`` at 5 points: 4 trajectories of 884 games a run).
+
+Output folder (schema 2): ``balsim.json`` (the screen: game, line-up, seed, factors and their
+members' ranges, choices and their alternatives, keys skipped and why, the ASSUMED keys in play
+it rests on, metrics, games, margin, the design's detectable effect), ``effects.parquet`` /
+``effects.json`` (one row per metric x key: ``metric, key, kind, rank, effect, se, low, high,
+alternative, verdict, detectable, margin, size, mu_star, sigma, chi2, tests, p, p_holm,
+significant``; rank 1 = largest ``size`` (``mu_star`` or the largest |change| of a choice)),
+``alternatives.parquet`` (metric x choice x alternative: ``estimate, se, low, high, verdict,
+detectable, games``), ``runs.parquet`` (the Morris runs: ``run, trajectory``, ``x:KEY`` in [0, 1],
+each metric's value) and ``sensitivity.png``.  :func:`dependencies` and :func:`verdicts` read
+it back; the report's section is :mod:`simulator.report.screens`.
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import math
 import shutil
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 from scipy.stats import chi2
 
-from simulator.core.assumed import assumed_keys
 from simulator.core.errors import UserError
 from simulator.core.game import Game
-from simulator.core.rules import RulesError
-from simulator.experiments.keys import (
-    accepts,
-    checked_range,
-    key_step,
-    numeric_value,
-    on_lattice,
-    parse_span,
-    scaled,
-    with_values,
+from simulator.core.rules import RulesError, toml_value
+from simulator.core.verdicts import (
+    ALPHA,
+    EFFECT,
+    INCONCLUSIVE,
+    LENGTH_MARGIN,
+    NO_EFFECT,
+    POWER,
+    Verdict,
+    judge,
+    z,
 )
-from simulator.experiments.lab import Design, Lab, batch_ids
-from simulator.experiments.metrics import balance_metrics
+from simulator.experiments.keys import with_values
+from simulator.experiments.lab import Design, Lab, round_to
+from simulator.experiments.metrics import Estimate, Outcomes, balance_metrics
+from simulator.experiments.screening import DELTA, LEVELS, Factor, ScreenPlan, same_key
 from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 
-LEVELS = 4  # Morris grid levels
-ALPHA = 0.05
-SCHEMA = 1
+SCHEMA = 2
+SCREEN_MARGIN = 0.05  # "no effect" within 5 points of a win rate: what the design can see
+PAIRED_VARIANCE = 0.5  # the largest variance of a paired win difference per game (module doc)
 HEADLINE = (
     "first_player_edge",
     "max_policy_share",
@@ -65,135 +89,37 @@ HEADLINE = (
     "round_cap_rate",
 )  # the chart's panels, where the game has them
 MAX_PANELS = 4
+COLOURS = {"effect": "C3", "no effect": "C0", "inconclusive": "0.7"}
 
 
-ARRAY_ENTRY = "an entry of an array of tables: no rules key names it"
+def choice_games(detectable: float) -> int:
+    """Games a paired comparison needs to detect a change of ``detectable`` in a win rate with
+    probability POWER at level ALPHA (two-sided): ``v (z_{1-a/2} + z_power)^2 / d^2``."""
+    return math.ceil(PAIRED_VARIANCE * (z(1 - ALPHA / 2) + z(POWER)) ** 2 / detectable**2)
 
 
-@dataclass(frozen=True)
-class Factor:
-    """A key and its range: factors on its value (``absolute`` False) or its values."""
-
-    key: str
-    default: object  # a number or a list of numbers
-    low: float
-    high: float
-    absolute: bool = False
-    step: int = 1  # an integer key's values are default + k * step
-
-    def value(self, x: float):
-        """The key's value at position ``x`` in [0, 1] of its range."""
-        at = self.low + float(x) * (self.high - self.low)
-        if isinstance(self.default, list):
-            return scaled(self.default, at)
-        value = at if self.absolute else self.default * at
-        return (
-            on_lattice(value, self.default, self.step) if isinstance(self.default, int) else value
-        )
+def run_games(detectable: float, trajectories: int) -> int:
+    """Games per Morris run for the same power on a factor's effect over its range: its
+    ``trajectories`` steps each span DELTA of the range."""
+    return math.ceil(choice_games(detectable) / (trajectories * DELTA**2))
 
 
-def choose_factors(
-    game: Game, rules: dict, named: list[str], assumed: bool, scale: tuple[float, float]
-) -> tuple[list[Factor], list[dict]]:
-    """The keys the user named (each must be screenable), then with ``assumed`` every other
-    ASSUMED key (:func:`simulator.core.assumed.assumed_keys`) that can be screened; returns the
-    factors and the keys skipped, with why."""
-    if not named and not assumed:
-        raise UserError("give --keys K1,K2,.. or --assumed")
-    factors, skipped = factors_for(game, rules, named, scale, strict=True) if named else ([], [])
-    if assumed:
-        chosen = {f.key for f in factors}
-        keys = [k for k in assumed_keys(game.rules_path) if k not in chosen]
-        entries = [k for k in keys if "[" in k]  # e.g. characters[11].karnaxis
-        more, skipped = factors_for(
-            game,
-            rules,
-            [k for k in keys if k not in entries],
-            scale,
-            strict=False,
-            allow_none=bool(factors),
-        )
-        factors += more
-        skipped += [{"key": k, "reason": ARRAY_ENTRY} for k in entries]
-    return factors, skipped
-
-
-def factors_for(
-    game: Game,
-    rules: dict,
-    keys: list[str],
-    scale: tuple[float, float],
-    strict: bool,
-    allow_none: bool = False,
-) -> tuple[list[Factor], list[dict]]:
-    """The factors of ``keys`` (``K`` or ``K=LOW:HIGH``), and the keys skipped with the reason.
-
-    With ``strict`` (keys the user named) a key that cannot be screened is an error; otherwise
-    (``--assumed``) it is skipped.  A scaled number the game's checks refuse at an end of its
-    range is cut to what they accept."""
-    factors, skipped = [], []
-    for text in keys:
-        key, sep, span = text.partition("=")
-        key = key.strip()
-        try:
-            factors.append(make_factor(game, rules, key, span if sep else None, scale))
-        except RulesError as e:
-            if strict:
-                raise
-            skipped.append({"key": key, "reason": str(e).split(": ", 1)[-1]})
-    if len({f.key for f in factors}) != len(factors):
-        raise UserError("each key may be screened once")
-    if not factors and not allow_none:
-        raise UserError(
-            "no key to screen"
-            + (
-                f" ({len(skipped)} skipped: "
-                + "; ".join(f"{s['key']}: {s['reason']}" for s in skipped)
-                + ")"
-                if skipped
-                else ""
-            )
-        )
-    return factors, skipped
-
-
-def make_factor(game: Game, rules: dict, key: str, span: str | None, scale) -> Factor:
-    default = numeric_value(rules, key)
-    step = 1 if isinstance(default, list) else key_step(game, rules, key)
-    if span is not None:
-        low, high = parse_span(key, span)
-        if isinstance(default, list):
-            raise RulesError(key, "a list takes --range factors, not LOW:HIGH")
-        factor = Factor(key, default, low, high, absolute=True, step=step)
-    elif not any(default if isinstance(default, list) else [default]):
-        raise RulesError(key, f"its value is 0, so scaling cannot move it; give {key}=LOW:HIGH")
-    else:
-        factor = Factor(key, default, *scale, step=step)
-    ends = [factor.value(0.0), factor.value(1.0)]
-    if not all(accepts(game, rules, key, v) for v in ends):
-        if isinstance(default, list) or factor.absolute:
-            raise RulesError(key, f"the game's checks refuse {ends[0]} or {ends[1]}")
-        low, high = checked_range(game, rules, key, *sorted(ends), step)
-        factor = Factor(key, default, low, high, absolute=True, step=step)
-        ends = [factor.value(0.0), factor.value(1.0)]
-    if ends[0] == ends[1]:
-        raise RulesError(key, f"its range holds one value ({ends[0]})")
-    for x in np.linspace(0, 1, LEVELS)[1:-1]:  # the grid levels inside the range, too
-        if not accepts(game, rules, key, factor.value(x)):
-            raise RulesError(
-                key, f"the game's checks refuse {factor.value(x)}, a level of its range"
-            )
-    return factor
+def detectable_by(pairs: int, span: float = 1.0) -> float:
+    """The win-rate change that ``pairs`` paired games detect (POWER, ALPHA two-sided), each
+    pair spanning ``span`` of the key's range: the inverse of :func:`choice_games`."""
+    return (z(1 - ALPHA / 2) + z(POWER)) * math.sqrt(PAIRED_VARIANCE / pairs) / span
 
 
 @dataclass
 class Screen:
     design: Design
-    factors: list[Factor]
-    skipped: list[dict]
+    plan: ScreenPlan
     trajectories: int
     games_per_run: int
+    choice_games: int
+    margin: float
     effects: list[dict]
+    alternatives: list[dict]
     runs: list[dict]
     metrics: list[str]
     games: int
@@ -203,131 +129,364 @@ def screen(
     lab: Lab,
     rules: dict,
     design: Design,
-    factors: list[Factor],
+    plan: ScreenPlan,
     trajectories: int,
     games_per_run: int,
+    games_per_choice: int,
     seed: int = 1,
-    skipped: list[dict] | None = None,
+    margin: float = SCREEN_MARGIN,
 ) -> Screen:
-    """Play the Morris design and compute every metric's effects (see the module docstring)."""
-    from SALib.analyze import morris as morris_analyze
-    from SALib.sample import morris as morris_sample
+    """Play the Morris design and the choices, and judge every metric's keys (module doc).
 
-    names = [f.key for f in factors]
-    problem = {"num_vars": len(factors), "names": names, "bounds": [[0.0, 1.0]] * len(factors)}
-    x = morris_sample.sample(problem, N=trajectories, num_levels=LEVELS, seed=seed)
-    outcomes = lab.play(
-        design, [run_rules(lab.game, rules, factors, row) for row in x], batch_ids(0, games_per_run)
-    )
-    metrics = balance_metrics(
-        outcomes[0].present, outcomes[0].end_reasons, tuple(outcomes[0].extra)
-    )
-    y = np.full((len(x), len(metrics)), np.nan)
-    z2 = np.zeros((len(metrics), len(factors)))
-    steps = np.zeros(len(factors), dtype=int)
-    previous = None
-    for run, o in enumerate(outcomes):
-        estimates = [m.estimate(o) for m in metrics]
-        y[run] = [e.value for e in estimates]
-        if run % (len(factors) + 1):
-            moved = int(np.argmax(x[run] != x[run - 1]))
-            steps[moved] += 1
-            z2[:, moved] += [step_z(e - p) ** 2 for e, p in zip(estimates, previous)]
-        previous = estimates
-    effects = []
-    gc.freeze()  # statsmodels' Holm runs a full garbage collection per call: skip what exists
-    try:
-        for m, metric in enumerate(metrics):
-            if not np.all(np.isfinite(y[:, m])):
-                continue
-            result = morris_analyze.analyze(
-                problem,
-                x,
-                y[:, m],
-                num_resamples=1000,
-                conf_level=1 - ALPHA,
-                num_levels=LEVELS,
-                seed=seed,
-            )
-            effects += metric_effects(metric.name, names, result, z2[m], steps)
-    finally:
-        gc.unfreeze()
+    Factors whose values the checks refuse together in some run are dropped (skipped, with
+    the checks' reason) before any game is played."""
+    block = design.block(rules)
+    games_per_run = round_to(games_per_run, block) if plan.factors else 0
+    x, run_rules = morris_runs(lab.game, rules, plan, trajectories, seed)
+    k = len(plan.factors)
+    batches = [
+        (r, np.arange((i // (k + 1)) * games_per_run, (i // (k + 1) + 1) * games_per_run))
+        for i, r in enumerate(run_rules)
+    ]
+    offset = trajectories * games_per_run
+    slices = [
+        (c, choice_slices(len(c.alternatives), games_per_choice, block)) for c in plan.choices
+    ]
+    base_games = max((len(s) * g for _, (s, g) in slices), default=0)
+    if plan.choices:
+        batches.append((rules, np.arange(offset, offset + base_games)))
+    for choice, (starts, size) in slices:
+        for alternative, start in zip(choice.alternatives, starts):
+            ids = np.arange(offset + start, offset + start + size)
+            batches.append((with_values(rules, {choice.key: alternative}), ids))
+    names = metric_names(lab.probe(design, rules), design)
+    base_slices = sorted({(start, size) for _, (starts, size) in slices for start in starts})
+    measures = [partial(measure, names)] * len(run_rules)
+    measures += [partial(measure, names, base_slices)] * bool(plan.choices)
+    measures += [partial(measure, names)] * (len(batches) - len(measures))
+    groups = [(design, [candidate], ids) for candidate, ids in batches]
+    measured = [found for (found,) in lab.play_groups(groups, measures)]
+    fair = measured[0]["fair"]
+    margins = [metric_margin(name, margin, fair) for name in names]
+    rows, y = morris_rows(plan.factors, x, measured[: len(run_rules)], names, margins)
+    alternatives: list[dict] = []
+    if plan.choices:
+        base, rest = measured[len(run_rules)], iter(measured[len(run_rules) + 1 :])
+        for choice, (starts, size) in slices:
+            bases = [base["slices"][(start, size)] for start in starts]
+            played = [next(rest)["estimates"] for _ in choice.alternatives]
+            found, alts = choice_rows(choice, bases, played, names, margins)
+            rows += found
+            alternatives += alts
+    effects = rank_and_correct(rows, names)
+    factors = [f.key for f in plan.factors]
     runs = [
         {
             "run": r,
-            "trajectory": r // (len(factors) + 1),
-            **{f"x:{k}": float(v) for k, v in zip(names, x[r])},
-            **{metric.name: float(y[r, m]) for m, metric in enumerate(metrics)},
+            "trajectory": r // (k + 1),
+            **{f"x:{key}": float(v) for key, v in zip(factors, x[r])},
+            **{name: float(y[r, m]) for m, name in enumerate(names)},
         }
         for r in range(len(x))
     ]
     return Screen(
         design,
-        factors,
-        skipped or [],
+        plan,
         trajectories,
         games_per_run,
+        games_per_choice,
+        margin,
         effects,
+        alternatives,
         runs,
-        [m.name for m in metrics],
+        names,
         lab.played,
     )
 
 
-def run_rules(game: Game, rules: dict, factors: list[Factor], row) -> dict:
-    """The rules of one run; keys whose ranges the checks refuse together are an error
-    naming the combination, before any game is played."""
-    values = {f.key: f.value(v) for f, v in zip(factors, row)}
-    try:
-        out = with_values(rules, values)
-        game.validate(out)
-    except RulesError as e:
-        named = ", ".join(f"{k} = {v}" for k, v in values.items() if k == e.key or k in str(e))
-        raise UserError(
-            f"{e} (in a run with {named}); narrow the ranges with KEY=LOW:HIGH"
-        ) from None
+def metric_names(probe: Outcomes, design: Design) -> list[str]:
+    """The balance metrics a screen judges: those of every label the games can record (seat,
+    character, side), the line-up's policies."""
+    labels = {**probe.labels, "policy": tuple(dict.fromkeys(design.lineup))}
+    return [m.name for m in balance_metrics(labels, probe.end_reasons, tuple(probe.extra))]
+
+
+def measure(names: list[str], *args) -> dict:
+    """What a worker returns for one candidate's Outcomes (the last argument): each metric's
+    estimate, the fair share and, given ``slices`` ((start, size) pairs) before it, the
+    estimates on each slice of its games (the printed value's, one per alternative)."""
+    *slices, outcomes = args
+
+    def estimates(o: Outcomes) -> list[Estimate]:
+        return [o.metric(name).estimate(o) for name in names]
+
+    out = {"fair": float(np.mean(outcomes.won.sum(axis=1))) / outcomes.n_players}
+    if slices:
+        out["slices"] = {
+            (start, size): estimates(outcomes.subset(slice(start, start + size)))
+            for start, size in slices[0]
+        }
+    else:
+        out["estimates"] = estimates(outcomes)
     return out
 
 
-def step_z(difference) -> float:
-    """A paired step's z-score; a step that changed no game is 0."""
-    if difference.value == 0:
+def morris_runs(game: Game, rules: dict, plan: ScreenPlan, trajectories: int, seed: int):
+    """The Morris sample and each run's rules; a factor the checks refuse in some run (with
+    the other factors where that run puts them) is dropped and the sample drawn again."""
+    from SALib.sample import morris as morris_sample
+
+    while plan.factors:
+        names = [f.key for f in plan.factors]
+        problem = {"num_vars": len(names), "names": names, "bounds": [[0.0, 1.0]] * len(names)}
+        x = morris_sample.sample(problem, N=trajectories, num_levels=LEVELS, seed=seed)
+        try:
+            return x, [run_rules(game, rules, plan.factors, row) for row in x]
+        except RulesError as e:
+            culprit = next(
+                (f for f in plan.factors if any(same_key(rules, m.key, e.key) for m in f.members)),
+                None,
+            ) or next(
+                (f for f in plan.factors if any(within(m.key, e.key) for m in f.members)), None
+            )
+            if culprit is None:
+                raise UserError(f"{e} (in a Morris run); narrow the ranges") from None
+            plan.factors.remove(culprit)
+            plan.skip(culprit.key, f"the checks refuse it with other keys' values ({e})")
+    return np.zeros((0, 0)), []
+
+
+def within(member: str, key: str) -> bool:
+    """Whether ``member`` lies in the table or array ``key`` that a check names."""
+    return member.startswith((key + ".", key + "["))
+
+
+def run_rules(game: Game, rules: dict, factors: list[Factor], row) -> dict:
+    values = {}
+    for factor, x in zip(factors, row):
+        values.update(factor.values(x))
+    out = with_values(rules, values)
+    game.validate(out)
+    return out
+
+
+def choice_slices(n_alternatives: int, games: int, block: int) -> tuple[list[int], int]:
+    """The first game of each alternative's slice and the slice's size: ``games`` shared out,
+    each slice whole rounds of seat orders."""
+    size = round_to(-(-games // n_alternatives), block)
+    return [j * size for j in range(n_alternatives)], size
+
+
+def metric_margin(name: str, margin: float, fair: float) -> float:
+    """The equivalence margin of a metric: ``margin`` on rates and edges, half a year / round /
+    turn on the length, and ``margin`` over the fair share on a largest-share ratio."""
+    if name == "length":
+        return LENGTH_MARGIN
+    if name.startswith("max_") and name.endswith("_share"):
+        return margin / fair if fair > 0 else margin
+    return margin
+
+
+def paired_verdict(difference: Estimate, margin: float, scale: float = 1.0) -> Verdict:
+    """The verdict on a paired difference (times ``scale``); one that changed no game is no
+    effect, exactly."""
+    if difference.value == 0 and not np.any(difference.psi):
+        return Verdict(NO_EFFECT, 0.0, 0.0, 0.0, margin)
+    return judge(difference.value * scale, difference.se * abs(scale), margin)
+
+
+def z_of(difference: Estimate) -> float:
+    if difference.value == 0 and not np.any(difference.psi):
         return 0.0
     se = difference.se
     return difference.value / se if se > 0 else np.inf
 
 
-def metric_effects(
-    metric: str, names: list[str], result, z2: np.ndarray, steps: np.ndarray
-) -> list[dict]:
+def morris_rows(factors, x, runs: list[dict], names: list[str], margins):
+    """One row per metric x factor from the Morris runs' estimates, and each run's values."""
+    k = len(factors)
+    y = np.full((len(runs), len(names)), np.nan)
+    steps: dict = {}  # (metric, factor) -> [(elementary effect, its se, z)]
+    previous: list[Estimate] = []
+    for r, measured in enumerate(runs):
+        estimates = measured["estimates"]
+        y[r] = [e.value for e in estimates]
+        if r % (k + 1):
+            moved = int(np.argmax(x[r] != x[r - 1]))
+            delta = float(x[r, moved] - x[r - 1, moved])
+            for m, (e, p) in enumerate(zip(estimates, previous)):
+                d = e - p
+                steps.setdefault((m, moved), []).append((d.value / delta, d.se / DELTA, z_of(d)))
+        previous = estimates
+    rows = []
+    for m, name in enumerate(names):
+        if not np.all(np.isfinite(y[:, m])):
+            continue  # undefined in some run: no verdict about it
+        for f, factor in enumerate(factors):
+            ee, se, zs = (np.array(v) for v in zip(*steps.get((m, f), [(0.0, 0.0, 0.0)])))
+            identical = not np.any(zs) and not np.any(ee)
+            mu = float(ee.mean())
+            mu_se = float(np.sqrt(np.sum(se**2)) / len(se))
+            verdict = (
+                Verdict(NO_EFFECT, 0.0, 0.0, 0.0, margins[m])
+                if identical
+                else judge(mu, mu_se, margins[m])
+            )
+            rows.append(
+                row(name, factor.key, "numbers", verdict, "", float(np.abs(ee).mean()))
+                | {
+                    "mu_star": float(np.abs(ee).mean()),
+                    "sigma": float(ee.std(ddof=1)) if len(ee) > 1 else 0.0,
+                    "chi2": float(np.sum(zs**2)),
+                    "tests": len(zs),
+                }
+            )
+    return rows, y
+
+
+def choice_rows(choice, bases, played, names, margins):
+    """One row per metric for a choice key, and one per metric x alternative, from the
+    estimates on each alternative's games (``played``) and the printed value's (``bases``)."""
+    rows, alternatives = [], []
+    for m, name in enumerate(names):
+        found = []
+        for alternative, b, o in zip(choice.alternatives, bases, played):
+            d = o[m] - b[m]
+            if not np.isfinite(d.value):
+                break
+            found.append((alternative, d, paired_verdict(d, margins[m])))
+        else:
+            top = max(found, key=lambda f: abs(f[1].value))
+            kinds = {v.kind for _, _, v in found}
+            detectable = max(v.detectable for _, _, v in found)
+            verdict = top[2]
+            if kinds == {NO_EFFECT}:
+                verdict = Verdict(NO_EFFECT, top[2].estimate, top[2].se, 0.0, margins[m])
+            record = row(name, choice.key, "choice", verdict, toml_value(top[0]))
+            rows.append(
+                record
+                | {
+                    "size": abs(top[1].value),
+                    "detectable": detectable,
+                    "all_no_effect": kinds == {NO_EFFECT},
+                    "mu_star": float(np.mean([abs(d.value) for _, d, _ in found])),
+                    "sigma": 0.0,
+                    "chi2": float(sum(z_of(d) ** 2 for _, d, _ in found)),
+                    "tests": len(found),
+                }
+            )
+            for alternative, d, v in found:
+                alternatives.append(
+                    {
+                        "metric": name,
+                        "key": choice.key,
+                        "alternative": toml_value(alternative),
+                        "estimate": v.estimate,
+                        "se": v.se,
+                        "low": v.low,
+                        "high": v.high,
+                        "verdict": v.kind,
+                        "detectable": v.detectable,
+                        "games": d.n,
+                    }
+                )
+    return rows, alternatives
+
+
+def row(metric: str, key: str, kind: str, v: Verdict, alternative: str, size=None) -> dict:
+    return {
+        "metric": metric,
+        "key": key,
+        "kind": kind,
+        "effect": v.estimate,
+        "se": v.se,
+        "low": v.low,
+        "high": v.high,
+        "alternative": alternative,
+        "verdict": v.kind,
+        "detectable": v.detectable,
+        "margin": v.margin,
+        "size": abs(v.estimate) if size is None else size,
+        "all_no_effect": v.kind == NO_EFFECT,
+    }
+
+
+def rank_and_correct(rows: list[dict], metrics: list[str]) -> list[dict]:
+    """Each metric's keys: chi-square p, Holm over the metric's keys, rank by size, and the
+    final verdict (an effect only when significant; no effect only when not)."""
     from statsmodels.stats.multitest import multipletests
 
-    p = np.array([chi2.sf(z2[k], steps[k]) if steps[k] else 1.0 for k in range(len(names))])
-    p_holm = multipletests(p, method="holm")[1]
-    order = np.argsort(-np.asarray(result["mu_star"]), kind="stable")
-    rank = np.empty(len(names), dtype=int)
-    rank[order] = np.arange(1, len(names) + 1)
-    rows = []
-    for k, key in enumerate(names):
-        mu_star, conf = float(result["mu_star"][k]), float(result["mu_star_conf"][k])
-        rows.append(
-            {
-                "metric": metric,
-                "key": key,
-                "rank": int(rank[k]),
-                "mu": float(result["mu"][k]),
-                "mu_star": mu_star,
-                "mu_star_low": max(0.0, mu_star - conf),
-                "mu_star_high": mu_star + conf,
-                "sigma": float(result["sigma"][k]),
-                "chi2": float(z2[k]),
-                "steps": int(steps[k]),
-                "p": float(p[k]),
-                "p_holm": float(p_holm[k]),
-                "significant": bool(p_holm[k] < ALPHA),
-            }
-        )
-    return sorted(rows, key=lambda r: r["rank"])
+    out = []
+    gc.freeze()  # statsmodels' Holm runs a full garbage collection per call: skip what exists
+    try:
+        for metric in metrics:
+            part = [r for r in rows if r["metric"] == metric]
+            if not part:
+                continue
+            p = np.array([chi2.sf(r["chi2"], r["tests"]) if r["tests"] else 1.0 for r in part])
+            p_holm = multipletests(p, method="holm")[1]
+            order = np.argsort([-r["size"] for r in part], kind="stable")
+            for rank, i in enumerate(order, start=1):
+                r = part[i]
+                significant = bool(p_holm[i] < ALPHA)
+                # an effect needs the corrected test; no effect needs every TOST to pass
+                verdict = EFFECT if significant else r["verdict"]
+                if (verdict == EFFECT and not significant) or (
+                    verdict == NO_EFFECT and not r.pop("all_no_effect")
+                ):
+                    verdict = INCONCLUSIVE
+                r.pop("all_no_effect", None)
+                out.append(
+                    r
+                    | {
+                        "rank": rank,
+                        "p": float(p[i]),
+                        "p_holm": float(p_holm[i]),
+                        "significant": significant,
+                        "verdict": verdict,
+                    }
+                )
+    finally:
+        gc.unfreeze()
+    return out
+
+
+def summary_of(result: Screen, command: str, seconds: float) -> dict:
+    plan, design = result.plan, result.design
+    pairs = result.games_per_run * result.trajectories
+    return {
+        "tool": "sensitivity",
+        "schema": SCHEMA,
+        "command": command,
+        "game": design.game,
+        "lineup": list(design.lineup),
+        "n_players": design.n_players,
+        "seed": design.seed,
+        "method": "morris and paired choices",
+        "levels": LEVELS,
+        "trajectories": result.trajectories,
+        "games_per_run": result.games_per_run,
+        "choice_games": result.choice_games,
+        "runs": len(result.runs),
+        "games": result.games,
+        "seconds": round(seconds, 1),
+        "margin": result.margin,
+        "detectable": {
+            "numbers": detectable_by(pairs, DELTA) if plan.factors else None,
+            "choice": detectable_by(result.choice_games) if plan.choices else None,
+        },
+        "factors": [
+            {"key": f.key, "members": [asdict(m) for m in f.members]} for f in plan.factors
+        ],
+        "choices": [
+            {"key": c.key, "default": c.default, "alternatives": list(c.alternatives)}
+            for c in plan.choices
+        ],
+        "screened": plan.keys,
+        "skipped": plan.skipped,
+        "rests_on": plan.rests_on,
+        "metrics": result.metrics,
+    }
 
 
 def write(result: Screen, out: Path, command: str, seconds: float) -> None:
@@ -336,28 +495,14 @@ def write(result: Screen, out: Path, command: str, seconds: float) -> None:
 
     tmp = new_out_dir(out)
     try:
-        effects = pl.DataFrame(result.effects)
+        effects = pl.DataFrame(result.effects, infer_schema_length=None)
         effects.write_parquet(tmp / "effects.parquet")
         (tmp / "effects.json").write_text(json.dumps(result.effects, indent=1) + "\n")
+        pl.DataFrame(result.alternatives, schema=ALTERNATIVE_SCHEMA).write_parquet(
+            tmp / "alternatives.parquet"
+        )
         pl.DataFrame(result.runs).write_parquet(tmp / "runs.parquet")
-        summary = {
-            "tool": "sensitivity",
-            "schema": SCHEMA,
-            "command": command,
-            "game": result.design.game,
-            "lineup": list(result.design.lineup),
-            "seed": result.design.seed,
-            "method": "morris",
-            "levels": LEVELS,
-            "trajectories": result.trajectories,
-            "games_per_run": result.games_per_run,
-            "runs": len(result.runs),
-            "games": result.games,
-            "seconds": round(seconds, 1),
-            "factors": [asdict(f) for f in result.factors],
-            "skipped": result.skipped,
-            "metrics": result.metrics,
-        }
+        summary = summary_of(result, command, seconds)
         (tmp / OUT_MARK).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         chart(effects, summary, tmp / "sensitivity.png")
     except BaseException:
@@ -366,9 +511,23 @@ def write(result: Screen, out: Path, command: str, seconds: float) -> None:
     finish_out_dir(tmp, out)
 
 
+ALTERNATIVE_SCHEMA = {
+    "metric": str,
+    "key": str,
+    "alternative": str,
+    "estimate": float,
+    "se": float,
+    "low": float,
+    "high": float,
+    "verdict": str,
+    "detectable": float,
+    "games": int,
+}
+
+
 def read(out: str | Path):
     """``(summary dict, effects DataFrame)`` of a sensitivity folder (UserError if it is not
-    one)."""
+    one, or one of an older schema)."""
     import polars as pl
 
     out = Path(out)
@@ -382,20 +541,30 @@ def read(out: str | Path):
         raise UserError(
             f"{out} holds a balsim {summary.get('tool')} result, not a sensitivity screen"
         )
+    if summary.get("schema") != SCHEMA:
+        raise UserError(
+            f"{out} is a sensitivity screen of schema {summary.get('schema')}, not {SCHEMA}: "
+            "run the screen again"
+        )
     return summary, pl.read_parquet(out / "effects.parquet")
 
 
 def dependencies(out: str | Path) -> dict[str, list[str]]:
     """For each metric of a screen, the keys it depends on significantly (Holm-corrected),
-    largest effect first; a metric with an empty list is robust to every key screened."""
-    _, effects = read(out)
-    # a metric with no effects (not finite in some run) is left out: no verdict about it
-    found = {
-        metric: [] for metric in (effects["metric"].unique().to_list() if effects.height else [])
+    largest effect first; a metric left out was undefined in some run."""
+    return {
+        metric: [k for k, r in rows.items() if r["significant"]]
+        for metric, rows in verdicts(out).items()
     }
-    for row in effects.sort("metric", "rank").iter_rows(named=True):
-        if row["significant"]:
-            found[row["metric"]].append(row["key"])
+
+
+def verdicts(out: str | Path) -> dict[str, dict[str, dict]]:
+    """For each metric of a screen, each key's row of ``effects`` (its verdict, effect,
+    interval and detectable effect), largest effect first."""
+    _, effects = read(out)
+    found: dict[str, dict[str, dict]] = {}
+    for r in effects.sort("metric", "rank").iter_rows(named=True) if effects.height else ():
+        found.setdefault(r["metric"], {})[r["key"]] = r
     return found
 
 
@@ -405,15 +574,15 @@ def headline(metrics: list[str]) -> list[str]:
 
 def chart(effects, summary: dict, path: Path, top: int = 10) -> None:
     """One panel per headline metric (those a key moves significantly first): the keys ranked
-    by mu_star with 95% intervals, the significant ones in colour."""
+    by size, each effect with its 95% interval, coloured by verdict, the margin shaded."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import polars as pl
 
-    moved = set(effects.filter(pl.col("mu_star") > 0)["metric"].to_list())
-    found = set(effects.filter(pl.col("significant"))["metric"].to_list())
+    moved = set(effects.filter(pl.col("size") > 0)["metric"].to_list()) if effects.height else set()
+    found = set(effects.filter(pl.col("significant"))["metric"].to_list()) if moved else set()
     panels = (
         sorted(
             (m for m in headline(summary["metrics"]) if m in moved), key=lambda m: m not in found
@@ -425,25 +594,30 @@ def chart(effects, summary: dict, path: Path, top: int = 10) -> None:
         1, len(panels), figsize=(4.2 * len(panels), 0.35 * top + 1.6), squeeze=False
     )
     for ax, metric in zip(axes[0], panels):
-        rows = effects.filter(pl.col("metric") == metric).sort("rank").head(top).reverse()
+        rows = (
+            effects.filter(pl.col("metric") == metric).sort("rank").head(top).reverse()
+            if effects.height
+            else effects
+        )
         if rows.is_empty():
             ax.set_visible(False)
             continue
         y = np.arange(rows.height)
-        mu = rows["mu_star"].to_numpy()
-        err = np.clip(
-            [mu - rows["mu_star_low"].to_numpy(), rows["mu_star_high"].to_numpy() - mu], 0, None
-        )
-        colours = ["C3" if s else "0.7" for s in rows["significant"]]
-        ax.barh(y, mu, xerr=err, color=colours, ecolor="0.3", capsize=2)
+        effect = rows["effect"].to_numpy()
+        err = np.clip([effect - rows["low"].to_numpy(), rows["high"].to_numpy() - effect], 0, None)
+        colours = [COLOURS[v] for v in rows["verdict"]]
+        margin = rows["margin"][0]
+        ax.axvspan(-margin, margin, color="0.92", zorder=0)
+        ax.barh(y, effect, xerr=err, color=colours, ecolor="0.3", capsize=2)
         ax.set_yticks(y, rows["key"].to_list(), fontsize=7)
         ax.set_title(metric, fontsize=9)
-        ax.set_xlabel("mean |change| over the key's range", fontsize=7)
+        ax.set_xlabel("change over the key's range (shaded: the margin)", fontsize=7)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle(
-        f"{summary['game']}: which keys move the balance (red: significant, Holm "
-        f"{ALPHA:g}); {summary['runs']} runs x {summary['games_per_run']:,} games",
+        f"{summary['game']} at {summary['n_players']} players: which keys move the balance "
+        f"(red: an effect, blue: none beyond the margin, grey: inconclusive); "
+        f"{summary['games']:,} games",
         fontsize=9,
     )
     fig.tight_layout()
@@ -451,44 +625,34 @@ def chart(effects, summary: dict, path: Path, top: int = 10) -> None:
     plt.close(fig)
 
 
-def html_section(out: str | Path) -> str:
-    """A self-contained HTML section of a sensitivity screen (title, ranked chart, table of
-    the significant effects) for the playtest report."""
-    import base64
-    from html import escape
+def show(metric: str, value: float) -> str:
+    """A change of a metric in its units: points of a rate, else the number."""
+    if metric == "length" or (metric.startswith("max_") and metric.endswith("_share")):
+        return f"{value:+.3g}".replace("-", "−")
+    return f"{100 * value:+.1f} points".replace("-", "−")
 
-    import polars as pl
 
-    summary, effects = read(out)
-    image = base64.b64encode((Path(out) / "sensitivity.png").read_bytes()).decode("ascii")
-    keys = [f["key"] for f in summary["factors"]]
-    found = effects.filter(pl.col("significant")).sort("metric", "rank")
-    rows = "".join(
-        f"<tr><td>{escape(r['metric'])}</td><td>{escape(r['key'])}</td><td>{r['mu_star']:.4g}</td>"
-        f"<td>{r['mu_star_low']:.4g}–{r['mu_star_high']:.4g}</td><td>{r['mu']:+.4g}</td>"
-        f"<td>{r['p_holm']:.2g}</td></tr>"
-        for r in found.iter_rows(named=True)
-    )
-    robust = [m for m, ks in dependencies(out).items() if not ks]
-    skipped = "".join(
-        f"<li>{escape(s['key'])}: {escape(s['reason'])}</li>" for s in summary["skipped"]
-    )
-    return (
-        f"<section class='sensitivity'><h2>Sensitivity: {escape(summary['game'])}, "
-        f"{len(keys)} keys</h2>"
-        f"<p>Morris screening ({summary['trajectories']} trajectories, {summary['runs']} runs of "
-        f"{summary['games_per_run']:,} games on the same seeds; line-up "
-        f"{escape(', '.join(summary['lineup']))}). Keys: {escape(', '.join(keys))}. An effect is "
-        f"the mean absolute change of the metric when the key moves across its range; "
-        f"significant means beyond the games' noise (Holm-corrected p &lt; {ALPHA:g}).</p>"
-        f"<img alt='ranked effects' style='max-width:100%' src='data:image/png;base64,{image}'>"
-        + (
-            f"<table><tr><th>metric</th><th>key</th><th>effect</th><th>95% CI</th>"
-            f"<th>mean change</th><th>Holm p</th></tr>{rows}</table>"
-            if rows
-            else "<p>No key moves any metric beyond the noise.</p>"
+def effect_text(r: dict) -> str:
+    """One key's effect on one metric: ``K (+3.1 points over its range, 95% CI ...)``."""
+    what = "over its range" if r["kind"] == "numbers" else f"with {r['alternative']}"
+    low, high = (show(r["metric"], r[end]).removesuffix(" points") for end in ("low", "high"))
+    return f"{r['key']} ({show(r['metric'], r['effect'])} {what}, 95% CI {low} to {high})"
+
+
+def metric_line(rows: dict[str, dict]) -> str:
+    """What a screen says about one metric: the keys it depends on, how many keys show no
+    effect beyond their margin, and how many are inconclusive with what they could detect."""
+    effects = [r for r in rows.values() if r["verdict"] == EFFECT]
+    none = [r for r in rows.values() if r["verdict"] == NO_EFFECT]
+    unclear = [r for r in rows.values() if r["verdict"] == INCONCLUSIVE]
+    parts = ["depends on " + ", ".join(effect_text(r) for r in effects)] if effects else []
+    if none:
+        limit = show(none[0]["metric"], none[0]["margin"]).lstrip("+")
+        parts.append(f"{len(none)} keys no effect beyond ±{limit}")
+    if unclear:
+        worst = max(r["detectable"] for r in unclear)
+        parts.append(
+            f"{len(unclear)} inconclusive (could detect about "
+            f"±{show(unclear[0]['metric'], worst).lstrip('+')})"
         )
-        + (f"<p>Robust to every key screened: {escape(', '.join(robust))}.</p>" if robust else "")
-        + (f"<p>Not screened:</p><ul>{skipped}</ul>" if skipped else "")
-        + "</section>"
-    )
+    return "; ".join(parts) or "no key screened"

@@ -53,6 +53,7 @@ THRESHOLDS = {
 }
 MAX_HEADLINES = 5  # flags on the first screen; the others fold under "more flags"
 MAX_ALSO = 3  # other datasets quoted under a merged flag
+MAX_NAMED_KEYS = 6  # ASSUMED keys a what-if names; the rest counted
 
 
 @dataclass(frozen=True)
@@ -70,23 +71,57 @@ class FieldCheck:
 
 @dataclass(frozen=True)
 class Sensitivity:
-    """Which screened rules keys the finding depends on (empty: robust to all of them)."""
+    """What a screen of the assumed values says about a finding: the ASSUMED keys it depends
+    on (with their effects), or whether every ASSUMED key it rests on was screened at its
+    player count and moves it by less than the screen's margin (equivalence, TOST)."""
 
-    keys: tuple[str, ...]
-    screened: tuple[str, ...] = ()  # every key the screen moved
+    keys: tuple[str, ...] = ()  # the keys with an effect
+    depends: tuple[str, ...] = ()  # each of them with its effect and interval, for people
+    screened: int = 0  # keys the screen judged on the finding's metric
+    unscreened: tuple[str, ...] = ()  # ASSUMED keys in play that the screen did not vary
+    inconclusive: int = 0  # screened keys with neither verdict
+    detectable: str = ""  # the largest effect an inconclusive key could have shown
+    margin: str = ""  # the equivalence margin, e.g. "5.0 points"
     players: int = 0  # the screen's player count, when not the flag's own
-    unscreened: str = ""  # why no screen metric measures the finding, if none does
+    reason: str = ""  # why no screen metric measures the finding, if none does
+
+    MAX_NAMED = 4  # unscreened keys named; the rest counted
+
+    @property
+    def robust(self) -> bool:
+        """Every assumed key screened at the flag's count, each shown within the margin."""
+        return not (
+            self.reason or self.players or self.keys or self.unscreened or self.inconclusive
+        ) and bool(self.screened)
 
     def text(self) -> str:
-        if self.unscreened:
-            return f"not screened against the assumed values: {self.unscreened}"
-        scope = [f"{len(self.screened)} keys screened"] if self.screened else []
-        scope += [f"at {self.players} players"] if self.players else []
-        scope_text = f" ({', '.join(scope)})" if scope else ""
-        verdict = (
-            f"depends on {', '.join(self.keys)}" if self.keys else "robust to the assumed values"
+        if self.reason:
+            return f"not screened against the assumed values: {self.reason}"
+        if self.robust:
+            return (
+                f"robust to the assumed values: each of the {self.screened} keys screened "
+                f"moves it by less than ±{self.margin} (equivalence test)"
+            )
+        parts = [f"not screened at its player count (the screen played {self.players})"] * bool(
+            self.players
         )
-        return verdict + scope_text
+        if self.depends:
+            where = f"at {self.players} players it " if self.players else ""
+            parts.append(f"{where}depends on ASSUMED values: " + "; ".join(self.depends))
+        if self.inconclusive:
+            parts.append(
+                f"inconclusive for {self.inconclusive} of the {self.screened} keys screened "
+                f"(the screen could detect about ±{self.detectable})"
+            )
+        if self.unscreened:
+            named = ", ".join(self.unscreened[: self.MAX_NAMED])
+            more = len(self.unscreened) - self.MAX_NAMED
+            parts.append(
+                f"{len(self.unscreened)} ASSUMED keys not screened ({named}"
+                + (f" and {more} more" if more > 0 else "")
+                + ")"
+            )
+        return "; ".join(parts) or "the screen judged no key on it"
 
 
 @dataclass
@@ -377,6 +412,8 @@ class Rules:
                     ev,
                     "attribution-side",
                     "Starting and other team win rates within policy",
+                    # at an odd count one team has the extra player: which one is assumed
+                    ["game.mode"] if self.ds.n_players % 2 else [],
                 )
 
     def neighbours(self):
@@ -563,8 +600,7 @@ def flag_item(f: Flag) -> str:
         more = f"; {len(others) - MAX_ALSO} more" if len(others) > MAX_ALSO else ""
         marks.append(f"Holds at {', '.join(map(str, counts))} players. Also {also}{more}.")
     if f.assumed:
-        keys = ", ".join(k.label for k in f.assumed)
-        marks.append(f"Rests on ASSUMED rules data: {keys}.")
+        marks.append(what_if_text(f))
     for note in (f.strong_field, f.sensitivity):
         if note is not None:
             text = note.text()
@@ -576,9 +612,35 @@ def flag_item(f: Flag) -> str:
     )
 
 
+def is_what_if(f: Flag) -> bool:
+    """A finding that rests on ASSUMED rules data the designer has not replaced (an invented
+    card, an invented rule): a what-if, never one of the top flags."""
+    return bool(f.assumed)
+
+
+def what_if_text(f: Flag) -> str:
+    """Which ASSUMED values a what-if rests on, and what decides it."""
+    labels = [k.label for k in f.assumed]
+    cards = list(dict.fromkeys(k[: k.rfind("]") + 1] for k in labels if "]" in k))
+    named = ", ".join(labels[:MAX_NAMED_KEYS]) + (
+        f" and {len(labels) - MAX_NAMED_KEYS} more" if len(labels) > MAX_NAMED_KEYS else ""
+    )
+    if len(f.assumed) == 1:
+        named += f" ({f.assumed[0].reason})"
+    real = f"card{'s' if len(cards) > 1 else ''} {', '.join(cards)}" if cards else "values"
+    return (
+        f"What-if on ASSUMED data: it rests on {named}, which the rulebook does not print; "
+        f"entering the real {real} (balsim assumed {f.game} --template FILE, then --rules "
+        f"FILE) decides it."
+    )
+
+
 def flags_html(flags: list[Flag]) -> str:
-    """The balance flags box: the first MAX_HEADLINES merged findings, the rest folded."""
+    """The balance flags box: the first MAX_HEADLINES merged findings about the printed
+    rules, the rest folded, then the what-ifs on assumed data (:func:`is_what_if`)."""
     merged = merge_flags(flags)
+    what_ifs = [f for f in merged if is_what_if(f)]
+    merged = [f for f in merged if not is_what_if(f)]
     if merged:
         heads, rest = merged[:MAX_HEADLINES], merged[MAX_HEADLINES:]
         body = "<ol>" + "".join(flag_item(f) for f in heads) + "</ol>"
@@ -590,7 +652,15 @@ def flags_html(flags: list[Flag]) -> str:
                 + "</ol></details>"
             )
     else:
-        body = "<p>No finding crossed a threshold.</p>"
+        body = "<p>No finding about the printed rules crossed a threshold.</p>"
+    if what_ifs:
+        body += (
+            f"<div class='whatifs'><h3>What-ifs on assumed data</h3><p class='note'>"
+            f"{len(what_ifs)} finding(s) that rest on values the rulebook does not print "
+            f"(marked ASSUMED in the rules data): what the game would do if the invented "
+            f"cards and rules were the real ones. They never count among the flags above.</p>"
+            "<ol>" + "".join(flag_item(f) for f in what_ifs) + "</ol></div>"
+        )
     return (
         f"<div class='flags'><h2>Balance flags</h2>{body}<p class='note'>"
         f"{html.escape(footer())}</p></div>"

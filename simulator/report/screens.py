@@ -1,19 +1,24 @@
-"""Sensitivity screens in the playtest report: one section per screen, and each balance flag of
-the same game and player count marked robust to the screened keys or dependent on named ones.
+"""Sensitivity screens in the playtest report: one section per screen, and each balance flag
+of the same game annotated from the screen at its player count.
 
 A flag's finding is matched to the screen metric that measures it: a seat's win rate
 (``win_rate:seat=S``), a policy's, a character's or a team's (``win_rate:GROUP=NAME``), the
 round-cap rate, the excess after a left neighbour (``neighbour_excess:policy=NAME``), the
-presidency edge, the runaway-leader rate, a policy's loan-cap or delinquency rate (named by the
-flag).  A variant's flag is marked as not screened, with why: the screen moves keys under the
-base rules only.  A flag whose metric the screen does not have (a seat beyond its player
-count, a policy outside its line-up) says so rather than be given a verdict about another
-number.
+presidency edge, the runaway-leader rate, a policy's loan-cap or delinquency rate (named by
+the flag).  The annotation (:class:`simulator.report.flags.Sensitivity`) names the ASSUMED
+keys the finding depends on, with their effects; it says "robust to the assumed values" only
+when every ASSUMED key in play at the flag's player count was screened there and each shows
+no effect beyond the screen's margin (an equivalence test); otherwise it says how many keys
+were inconclusive (and what the screen could detect) and which were not screened.  A flag at
+a player count no screen played is never called robust; a variant's flag is not screened (the
+screen moves keys under the base rules only); a flag whose metric the screen does not have
+says so rather than be given a verdict about another number.
 """
 
 from __future__ import annotations
 
 import json
+from html import escape
 from pathlib import Path
 
 from simulator.report.flags import SIDE_NAMES, Flag, Sensitivity
@@ -66,47 +71,119 @@ def flag_metric(flag: Flag) -> str | None:
 
 
 def mark_flags(flags: list[Flag], screens: list[Path]) -> None:
-    """Fill ``Flag.sensitivity`` from the screen of the flag's game, at the flag's player count
-    when there is one (else the screen's count is named)."""
-    from simulator.experiments.sensitivity import dependencies, read
+    """Fill ``Flag.sensitivity`` from the screen of the flag's game at the flag's player count
+    (else from the screen of the nearest count, which is named and never gives "robust")."""
+    from simulator.experiments.sensitivity import read, verdicts
 
     found: dict[str, dict[int, tuple]] = {}
     for path in screens:
         summary, _ = read(path)
-        keys = tuple(f["key"] for f in summary["factors"])
-        found.setdefault(summary["game"], {})[len(summary["lineup"])] = (
-            dependencies(path),
-            keys,
-            summary["metrics"],
-        )
+        found.setdefault(summary["game"], {})[summary["n_players"]] = (summary, verdicts(path))
     for flag in flags:
-        metric, by_count = flag_metric(flag), found.get(flag.game, {})
-        players = flag.n_players if flag.n_players in by_count else min(by_count, default=0)
-        if not players:
+        by_count = found.get(flag.game, {})
+        if not by_count:
             continue
-        depends, keys, metrics = by_count[players]
-        other = 0 if players == flag.n_players else players
-        if metric in depends:
-            flag.sensitivity = Sensitivity(tuple(depends[metric]), keys, other)
-        elif flag.kind == "variant":
-            flag.sensitivity = Sensitivity((), keys, other, VARIANT_REASON)
-        elif metric in metrics:
-            flag.sensitivity = Sensitivity(
-                (),
-                keys,
-                other,
-                f"{metric} is undefined in some of the screen's runs (none of their games has it)",
-            )
-        else:
-            flag.sensitivity = Sensitivity(
-                (),
-                keys,
-                other,
-                f"the screen at {players} players has no {metric or 'metric of it'}",
-            )
+        players = min(by_count, key=lambda n: (abs(n - flag.n_players), n))
+        summary, judged = by_count[players]
+        flag.sensitivity = annotation(flag, summary, judged, players)
+
+
+def annotation(flag: Flag, summary: dict, judged: dict, players: int) -> Sensitivity:
+    """What the screen (``summary``, its ``judged`` rows) says about one flag."""
+    from simulator.experiments.sensitivity import effect_text, show
+
+    other = 0 if players == flag.n_players else players
+    metric = flag_metric(flag)
+    if flag.kind == "variant":
+        return Sensitivity(players=other, reason=VARIANT_REASON)
+    if metric not in summary["metrics"]:
+        return Sensitivity(
+            players=other,
+            reason=f"the screen at {players} players has no {metric or 'metric of it'}",
+        )
+    if metric not in judged:
+        return Sensitivity(
+            players=other,
+            reason=f"{metric} is undefined in some of the screen's runs "
+            "(none of their games has it)",
+        )
+    rows = list(judged[metric].values())
+    effects = [r for r in rows if r["verdict"] == "effect"]
+    unclear = [r for r in rows if r["verdict"] == "inconclusive"]
+    screened = set(summary["screened"]) | {r["key"] for r in rows}
+    return Sensitivity(
+        keys=tuple(r["key"] for r in effects),
+        depends=tuple(effect_text(r) for r in effects),
+        screened=len(rows),
+        unscreened=tuple(k for k in summary["rests_on"] if k not in screened),
+        inconclusive=len(unclear),
+        detectable=(
+            show(metric, max(r["detectable"] for r in unclear)).lstrip("+") if unclear else ""
+        ),
+        margin=show(metric, rows[0]["margin"]).lstrip("+") if rows else "",
+        players=other,
+    )
 
 
 def screen_sections(screens: list[Path]) -> list[str]:
-    from simulator.experiments.sensitivity import html_section
-
     return [html_section(path) for path in screens]
+
+
+def html_section(out: str | Path) -> str:
+    """A self-contained HTML section of a sensitivity screen (title, what it varied and what
+    it could see, the ranked chart, the table of the effects found, and the keys not
+    screened) for the playtest report."""
+    import base64
+
+    import polars as pl
+
+    from simulator.experiments.sensitivity import effect_text, read, show
+
+    summary, effects = read(out)
+    image = base64.b64encode((Path(out) / "sensitivity.png").read_bytes()).decode("ascii")
+    found = effects.filter(pl.col("verdict") == "effect").sort("metric", "rank")
+    rows = "".join(
+        f"<tr><td>{escape(r['metric'])}</td><td>{escape(effect_text(r))}</td>"
+        f"<td>{r['p_holm']:.2g}</td></tr>"
+        for r in found.iter_rows(named=True)
+    )
+    counts = {
+        v: effects.filter(pl.col("verdict") == v).height for v in ("no effect", "inconclusive")
+    }
+    seen = summary["detectable"]
+    sizes = [
+        f"a number's effect over its range of {show('win_rate', seen['numbers']).lstrip('+')}"
+        if seen.get("numbers")
+        else "",
+        f"a switch's of {show('win_rate', seen['choice']).lstrip('+')} (a choice's alternative: "
+        "that times the square root of its number of alternatives)"
+        if seen.get("choice")
+        else "",
+    ]
+    skipped = "".join(
+        f"<li>{escape(s['key'])}: {escape(s['reason'])}</li>" for s in summary["skipped"]
+    )
+    return (
+        f"<section class='sensitivity'><h2>Sensitivity: {escape(summary['game'])} at "
+        f"{summary['n_players']} players, {len(summary['screened'])} keys</h2>"
+        f"<p>{len(summary['factors'])} factors by Morris screening ({summary['trajectories']} "
+        f"trajectories of {summary['games_per_run']:,} games a run; a card's numbers move "
+        f"together) and {len(summary['choices'])} switches and choices paired "
+        f"({summary['choice_games']:,} games each, shared among its alternatives), "
+        f"{summary['games']:,} games with the line-up "
+        f"{escape(', '.join(summary['lineup']))}. Sized to detect, with 80% power, "
+        f"{escape(' and '.join(s for s in sizes if s))} on a win rate. An effect is "
+        f"significant after Holm's correction over the keys of its metric; no effect means "
+        f"within ±{show('win_rate', summary['margin']).lstrip('+')} by TOST. Across all "
+        f"metrics: {found.height} effects, {counts['no effect']} no effect, "
+        f"{counts['inconclusive']} inconclusive.</p>"
+        f"<img alt='ranked effects' style='max-width:100%' src='data:image/png;base64,{image}'>"
+        + (
+            f"<table><tr><th>metric</th><th>key: change (95% CI)</th><th>Holm p</th></tr>"
+            f"{rows}</table>"
+            if rows
+            else "<p>No key moves any metric beyond the noise.</p>"
+        )
+        + (f"<p>Not screened:</p><ul>{skipped}</ul>" if skipped else "")
+        + "</section>"
+    )

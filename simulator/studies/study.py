@@ -64,13 +64,27 @@ STUDY = {
 }
 DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
 
-# A small Morris screen per game at its usual player count, of every ASSUMED key the engines
-# can vary, so the report marks each flag robust to the assumed values or dependent on named
-# ones.  Runs = trajectories x (keys + 1), all on the same games; SCREEN_GAMES is each game's
-# total, shared by its runs (at least SCREEN_MIN_RUN games each).
+# The sensitivity screen of every ASSUMED key of each game at SCREEN_PLAYERS
+# (simulator.experiments.sensitivity): numbers by Morris (a card's numbers move together),
+# switches and choices paired, each alternative against the printed value on the same games;
+# the report marks each flag robust to the assumed values, dependent on named ones, or
+# inconclusive.  Sized by the screen's power calculation so that a key moving a seat's or a
+# team's win rate by SCREEN_DETECT (5 points) over its range is found with 80% power at 5%
+# (two-sided): a paired win difference varies by at most 0.5 per game, so a switch or choice
+# gets 0.5 x (1.96 + 0.84)^2 / 0.05^2 = 1,570 games (shared among its alternatives: a choice of
+# m alternatives sees 5 sqrt(m) points each), and a number 4 trajectories of 884 games a run
+# (a Morris step spans 2/3 of the range: 1,570 / (4 x 4/9)).  SCREEN_SCALE multiplies every
+# screen's games (``balsim study --screen-scale``); the default can see 5 points.  An assumed 0
+# cannot be scaled, so SCREEN_SPANS gives it a range.
+SCREEN_PLAYERS = 4
 SCREEN_TRAJECTORIES = 4
-SCREEN_GAMES = {"ekonos": 6_000, "karnaxis": 12_000, "karmaggan": 5_000}
-SCREEN_MIN_RUN = 48
+SCREEN_DETECT = 0.05
+SCREEN_SCALE = 1.0
+SCREEN_MIN_GAMES = 48  # games per run or per choice at the smallest scales (the tests')
+SCREEN_SPANS = {
+    "ekonos": {"setup.start_money": "0:12"},
+    "karnaxis": {"unemployment.start_usd": "0:20000"},
+}
 
 # The strong field (simulator.experiments.strength: tuned knob sets, one search seat where the game
 # has a search player and "search_games" is not 0), played at STRONG_PLAYERS with the same variants,
@@ -198,6 +212,7 @@ def run_study(
     field: str = SCRIPTED,
     budget: Budget | None = None,
     resume: bool = False,
+    screen_scale: float = SCREEN_SCALE,
 ) -> list[Path]:
     """Run the default study into ``runs_dir`` and write the report to ``report_path``.
 
@@ -250,7 +265,7 @@ def run_study(
                 )
             dirs.append(out)
         phase = "in the sensitivity screens"
-        screens = run_screens(runs_dir, jobs, progress, scale, resume)
+        screens = run_screens(runs_dir, jobs, progress, scale, screen_scale, resume)
         phase = "in the skill curves"
         skill = run_skill(runs_dir, jobs, progress, scale, resume)
         phase = "while writing the report"
@@ -335,42 +350,60 @@ def screen_folder(game: str) -> str:
 
 
 def run_screens(
-    runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0, resume: bool = False
+    runs_dir: Path,
+    jobs: int,
+    progress: bool,
+    scale: float = 1.0,
+    screen_scale: float = SCREEN_SCALE,
+    resume: bool = False,
 ) -> list[Path]:
-    """The sensitivity screen of each game's assumed keys (see SCREEN_GAMES), one folder each;
-    ``scale`` shrinks the games as in :func:`run_study`; with ``resume`` a screen done is
-    kept."""
+    """The sensitivity screen of each game's assumed keys (see SCREEN_DETECT), one folder each;
+    ``scale`` x ``screen_scale`` multiplies its games; with ``resume`` a screen done is kept."""
     from simulator.experiments import sensitivity
     from simulator.experiments.lab import Design, Lab
+    from simulator.experiments.screening import plan_screen
 
     out = []
+    budget = scale * screen_scale
+    run_games = sensitivity.run_games(SCREEN_DETECT, SCREEN_TRAJECTORIES)
+    choice_games = sensitivity.choice_games(SCREEN_DETECT)
+    per_run = max(SCREEN_MIN_GAMES, int(run_games * budget))
+    per_choice = max(SCREEN_MIN_GAMES, int(choice_games * budget))
     for name in GAME_NAMES:
         game = get_game(name)
         rules = game.rules()
-        factors, skipped = sensitivity.choose_factors(game, rules, [], True, (0.5, 1.5))
-        design = Design(name, tuple(study_seats(game, game.default_players)), STUDY_SEED)
-        runs = SCREEN_TRAJECTORIES * (len(factors) + 1)
-        n_games = max(SCREEN_MIN_RUN, int(SCREEN_GAMES.get(name, 6_000) * scale) // runs)
+        n = SCREEN_PLAYERS if SCREEN_PLAYERS in game.player_counts else game.default_players
+        design = Design(name, tuple(study_seats(game, n)), STUDY_SEED)
         path = runs_dir / screen_folder(name)
-        command = f"balsim study (screen of {name}, {runs} runs x {n_games} games)"
+        command = (
+            f"balsim study (screen of {name}, {per_run:,} games a run, {per_choice:,} a choice)"
+        )
         if kept_result(path, "sensitivity", command, resume):
             print(f"{path.name}: finished earlier, kept -> {path}", flush=True)
             out.append(path)
             continue
         t = time.perf_counter()
         try:
-            with Lab(game, jobs, progress=progress, total=runs * n_games) as lab:
+            plan = plan_screen(game, rules, [], True, (0.5, 1.5), n, SCREEN_SPANS.get(name))
+            total = SCREEN_TRAJECTORIES * (len(plan.factors) + 1) * per_run + 2 * per_choice * len(
+                plan.choices
+            )
+            with Lab(game, jobs, progress=progress, total=total) as lab:
                 result = sensitivity.screen(
-                    lab, rules, design, factors, SCREEN_TRAJECTORIES, n_games, STUDY_SEED, skipped
+                    lab, rules, design, plan, SCREEN_TRAJECTORIES, per_run, per_choice, STUDY_SEED
                 )
         except UserError as e:  # keys the checks refuse together: the study goes on without
             print(f"study: no sensitivity screen of {name}: {e}", file=sys.stderr)
             continue
         seconds = time.perf_counter() - t
         sensitivity.write(result, path, command, seconds)
+        sees = sensitivity.detectable_by(per_run * SCREEN_TRAJECTORIES, sensitivity.DELTA)
         print(
-            f"{path.name}: {len(factors)} assumed keys, {runs} runs x {n_games:,} games in "
-            f"{seconds:.1f} s -> {path}",
+            f"{path.name}: {len(plan.factors)} factors by Morris and {len(plan.choices)} "
+            f"switches and choices of {len(plan.keys)} assumed keys at {n} players, "
+            f"{result.games:,} games in {seconds:.1f} s (detects "
+            f"±{100 * sees:.1f} points over a number's range, "
+            f"±{100 * sensitivity.detectable_by(per_choice):.1f} for a switch) -> {path}",
             flush=True,
         )
         out.append(path)

@@ -13,7 +13,7 @@ from policies import karmaggan as policies
 from simulator.core.errors import UserError
 from simulator.core.game import KNOB_BEHAVIOUR, Game, policy_knobs
 from simulator.core.rng import N_STREAMS
-from simulator.games.karmaggan import core, engine, search
+from simulator.games.karmaggan import core, engine, layouts, search
 from simulator.games.karmaggan.board import build_cells, distance_slot, draw_rows
 from simulator.games.karmaggan.checks import BLOOD_COIN_KEYS, MAX_ROUNDS, check
 from simulator.games.karmaggan.replay import play_by_play
@@ -424,6 +424,7 @@ GAME = Game(
     categories={"end_reason": END_REASONS},
     timelines=("rounds",),
     search_limits=(("rollouts", 0, 100_000), ("horizon", 0, MAX_ROUNDS), ("top_k", 1, MAX_OPTIONS)),
+    choices=layouts.choices,
 )
 
 __all__ = ["GAME", "check", "prepare", "play", "replay", "trace_game", "world", "draw_rows"]
