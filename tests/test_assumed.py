@@ -185,3 +185,171 @@ def test_entries_without_names_take_an_index():
     assert lookup(rules, "objects[3]") == {"effect": "tumult", "combat": "attack", "count": 9}
     with pytest.raises(RulesError, match="the entries of objects have no names; give an index"):
         effective_rules(defaults, sets=("objects[sword].count=1",))
+
+
+# ---- balsim assumed and its template ----------------------------------------------------------
+
+
+def invoke(*args):
+    from click.testing import CliRunner
+
+    from simulator.cli import cli
+
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_template_loads_back_unchanged_as_the_defaults(name, tmp_path):
+    from simulator.core.assumed import template
+    from simulator.core.rules import effective_rules
+
+    game = get_game(name)
+    path = tmp_path / "real.toml"
+    result = invoke("assumed", name, "--template", path)
+    assert result.exit_code == 0, result.output
+    defaults = game.default_rules()
+    assert effective_rules(defaults, files=(str(path),)) == defaults
+    text = path.read_text()
+    assert f"wrote {path}: {len(assumed_keys(game.rules_path))} ASSUMED values" in result.output
+    assert text == template(game.rules_path, defaults, name)
+    for item in assumed_keys(game.rules_path).values():  # every value is in it, with its why
+        assert item.reason.split()[0] in text
+
+
+def test_a_filled_template_replaces_the_invented_card(tmp_path):
+    """A designer writes the template, enters Nadia's real ability value and runs with it."""
+    from simulator.core.rules import effective_rules, lookup
+
+    path = tmp_path / "real.toml"
+    assert invoke("assumed", "karnaxis", "--template", path).exit_code == 0
+    text = path.read_text()
+    card = text[text.index("\n[characters.Nadia]\n") :]
+    edited = card.replace("ability_value = 5000", "ability_value = 7000", 1)
+    path.write_text(text.replace(card, edited))
+    defaults = get_game("karnaxis").default_rules()
+    rules = effective_rules(defaults, files=(str(path),))
+    assert changed_keys(defaults, rules) == ["characters[11].ability_value"]
+    assert lookup(rules, "characters[Nadia].ability_value") == 7000
+    listed = invoke("assumed", "karnaxis", "--rules", path, "--key", "characters[Nadia]")
+    assert "characters[Nadia].ability_value = 7000  (replaced)" in listed.output
+    assert "1 replaced by the rules given" in listed.output
+    again = invoke("assumed", "karnaxis", "--template", path)
+    assert again.exit_code == 2 and again.output == (
+        f"Error: --template {path} exists; use --force to overwrite it\n"
+    )
+
+
+def test_the_listing_gives_each_value_its_reason_and_the_rules_that_use_it():
+    result = invoke("assumed", "karnaxis", "--key", "business.income_max_usd", "--key", "loans")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "karnaxis: 5 ASSUMED values" in out
+    block = out[out.index("business.income_max_usd = 399000") :]
+    assert "why: the last circle (300k) plus a $99,000 track" in block
+    assert "used by: year_end.pay_income: Year End Review, step 1" in block
+    notices = out[out.index("loans.notices_below_cap = true") :]
+    assert "used by: year_end.repay_loans: Year Chart + Loan Odds 'n Ends" in notices
+    layouts = invoke("assumed", "karmaggan", "--key", "board.start_points.4").output
+    assert "used by: engine.setup_game: Setup / Setup, Continued" in layouts
+    assert invoke("assumed", "ekonos", "--key", "nope").output == (
+        "Error: no ASSUMED ekonos value lies under nope\n"
+    )
+
+
+def test_findings_name_the_values_they_rest_on_or_depend_on():
+    from simulator.report.assumed import findings_of
+    from simulator.report.flags import Flag, Sensitivity
+
+    keys = assumed_keys(get_game("karnaxis").rules_path)
+    nadia = assumed_under(keys, ["characters[Nadia]"])
+    what_if = Flag(
+        "karnaxis", 4, "dominant character", "Nadia", 1, 1, "Nadia wins", "", "w", "", ""
+    )
+    what_if.assumed = tuple(nadia)
+    tycoon = Flag("karnaxis", 4, "dominant policy", "tycoon", 1, 1, "tycoon wins", "", "w", "", "")
+    tycoon.sensitivity = Sensitivity(
+        keys=("business.income_max_usd", "characters[Gus]"),
+        depends=("business.income_max_usd (+10.5 points)", "characters[Gus] (+6.0 points)"),
+    )
+    found = findings_of([what_if, tycoon], [k.label for k in keys.values()])
+    assert found["characters[Nadia].ability"] == ["w: Nadia wins (a what-if: rests on it)"]
+    assert found["business.income_max_usd"] == [
+        "w: tycoon wins (depends on business.income_max_usd (+10.5 points))"
+    ]
+    gus = {k for k, v in found.items() if any("characters[Gus]" in f for f in v)}
+    assert gus == {k.label for k in assumed_under(keys, ["characters[Gus]"])}  # each of its keys
+    assert "loans.unit_usd" not in found
+
+
+def test_the_listing_reads_the_findings_of_a_dataset(small_datasets):
+    result = invoke(
+        "assumed", "karnaxis", "--key", "loans", "--dataset", small_datasets["karnaxis"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "karnaxis: 4 ASSUMED values" in result.output
+    wrong = invoke("assumed", "ekonos", "--dataset", small_datasets["karnaxis"])
+    assert wrong.exit_code == 2 and "holds karnaxis games, not ekonos" in wrong.output
+
+
+# ---- what-ifs on assumed data ------------------------------------------------------------------
+
+
+def test_a_finding_about_an_invented_card_is_a_what_if_never_a_top_flag():
+    from simulator.report.flags import Flag, flags_html
+
+    keys = assumed_keys(get_game("karnaxis").rules_path)
+
+    def flag(kind, subject, effect, subjects=()):
+        f = Flag(
+            "karnaxis", 4, kind, subject, effect, effect, f"{kind} {subject}", "", "w", "a", "c"
+        )
+        f.assumed = tuple(assumed_under(keys, subjects))
+        return f
+
+    flags = [flag("dominant character", "Nadia", 9.0, ["characters[Nadia]"])]
+    flags += [flag("dominant policy", f"p{k}", 1.0 + k) for k in range(6)]
+    page = flags_html(flags)
+    top, what_ifs = page.split("<h3>What-ifs on assumed data</h3>")
+    assert "Nadia" not in top and top.count("<li>") == 6 and "<details>" in top
+    assert what_ifs.count("<li>") == 1 and "dominant character Nadia" in what_ifs
+    assert (
+        "What-if on ASSUMED data: it rests on characters[Nadia].attributes, "
+        "characters[Nadia].ability" in what_ifs
+    )
+    assert (
+        "entering the real card characters[Nadia] (balsim assumed karnaxis --template" in what_ifs
+    )
+    # Wes is the printed card, but its numbers are not: a what-if too, resting on them only
+    wes = flags_html([flag("dominant character", "Wes", 2.0, ["characters[Wes]"])])
+    assert "it rests on characters[Wes].attributes (the example card" in wes
+
+
+def test_the_extra_player_of_an_odd_count_is_named_in_the_team_finding():
+    """Karmaggän teams at 3 players: which team gets the extra player is assumed, so a team
+    finding there is a what-if on game.mode; at 4 players it is about the printed rules."""
+    import polars as pl
+
+    from simulator.report.flags import Rules
+
+    class Data:
+        game, path, variants = "karmaggan", __import__("pathlib").Path("k"), []
+        rules = get_game("karmaggan").default_rules()
+
+        def __init__(self, n):
+            self.n_players, self.label = n, f"karmaggan {n}"
+
+    res = {
+        "stratified_side": pl.DataFrame(
+            {
+                "level": ["starting"],
+                "adjusted_rate": [0.8],
+                "adjusted_rate_lo": [0.78],
+                "adjusted_rate_hi": [0.82],
+                "n": [9_000],
+            }
+        ),
+        "win_rate_side": pl.DataFrame({"fair_share": [0.5]}),
+    }
+    (odd,) = Rules(0, Data(3), res).flags()
+    (even,) = Rules(0, Data(4), res).flags()
+    assert [k.key for k in odd.assumed] == ["game.mode"] and even.assumed == ()

@@ -3,7 +3,7 @@
 The group itself and how a command ends are in :mod:`simulator.cli.group`; importing the
 command modules registers their commands on it."""
 
-from simulator.cli import ask, info, ladder, play, report, strength, tools  # noqa: F401
+from simulator.cli import ask, assumed, info, ladder, play, report, strength, tools  # noqa: F401
 from simulator.cli.group import STOP, cli
 
 __all__ = ["cli", "main"]

@@ -20,7 +20,9 @@ nothing.  Keys are dotted paths; entries of an array of tables are indexed, e.g.
 
 from __future__ import annotations
 
+import ast
 import re
+import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -93,10 +95,9 @@ def _reason(comments: list[str], whole: bool = False) -> str | None:
     for k, comment in enumerate(comments):
         at = comment.find(MARK)
         if at >= 0:
-            text = " ".join(
-                [comment[at + len(MARK) :].lstrip(" :"), *(comments[k + 1 :] if whole else [])]
-            )
-            return text.strip()
+            rest = comments[k + 1 :] if whole else []
+            rest = rest[: rest.index("")] if "" in rest else rest  # up to the paragraph's end
+            return " ".join([comment[at + len(MARK) :].lstrip(" :"), *rest]).strip()
     return None
 
 
@@ -144,8 +145,10 @@ def _label(data: dict, key: str) -> str:
     for k, part in enumerate(parts):
         m = _INDEXED.match(part)
         entry = value_at(data, ".".join(parts[: k + 1])) if m else None
-        if m and isinstance(entry, dict) and isinstance(entry.get("name"), str):
-            part = f"{m.group(1)}[{entry['name']}]"
+        if m and isinstance(entry, dict) and isinstance(entry.get(LABEL), str):
+            table = value_at(data, ".".join([*parts[:k], m.group(1)]))
+            if [e.get(LABEL) for e in table].count(entry[LABEL]) == 1:  # names one entry
+                part = f"{m.group(1)}[{entry[LABEL]}]"
         labelled.append(part)
     return ".".join(labelled)
 
@@ -195,3 +198,208 @@ def changed_keys(base: dict, other: dict, prefix: str = "") -> list[str]:
 
 def _is_tables(value) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+# ---- the rules that use a key -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Use:
+    """A function of a game's package that plays by a key: ``module.function`` and the first
+    line of its docstring (the rulebook section a rule function cites)."""
+
+    where: str
+    doc: str
+    reader: bool = False  # only builds the engine's arrays (or checks) from the rules
+
+    def text(self) -> str:
+        what = self.doc or ("reads it from the rules data" if self.reader else "")
+        return f"{self.where}: {what}" if what else self.where
+
+
+def rule_uses(package: str | Path, key: str) -> list[Use]:
+    """The rule functions of a game's package (its folder) that play by ``key``.
+
+    Found from the source: the wrapper copies a rules value into a named slot of the engine's
+    arrays (``cfg[CFG_INCOME_MAX] = business["income_max_usd"]``, inside a loop over the
+    table for a card's field), so the functions that read that slot use the key; so does a
+    function whose docstring names the key.  A value no slot holds (a deck's card counts) is
+    read only by the functions that build the engine's arrays, which are returned then."""
+    modules = _modules(str(Path(package)))
+    parts = key.replace("[", ".").replace("]", "").split(".")
+    table = parts[0]
+    leaf = next((p for p in reversed(parts) if not p.isdigit()), parts[-1])
+    slots = {name for module in modules.values() for name in module.slots}
+    found, readers = set(), []
+    for name, module in modules.items():
+        for stmt, function in module.reads(table, leaf):
+            found |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)} & slots
+            readers.append((name, function))
+    named = {key, key.rsplit(".", 1)[0] if parts[-1].isdigit() else key}
+    uses = []
+    for name, module in modules.items():
+        for function in module.functions:
+            refers = found & {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+            doc = ast.get_docstring(function) or ""
+            if (refers and (name, function) not in readers) or any(
+                f"``{k}``" in doc for k in named
+            ):
+                uses.append(Use(f"{name}.{function.name}", _first_line(doc)))
+    if not uses:  # no slot holds it, or it is read whole: the wrapper's readers
+        readers = readers or [
+            (name, function)
+            for name, module in modules.items()
+            for _, function in module.reads("rules", table)
+        ]
+        uses = [Use(f"{name}.{f.name}", "", reader=True) for name, f in readers]
+    return list(dict.fromkeys(uses))
+
+
+def _first_line(doc: str) -> str:
+    line = " ".join(doc.split("\n\n", 1)[0].split())
+    return line if len(line) <= 110 else line[:107].rstrip() + "..."
+
+
+@dataclass
+class _Module:
+    tree: ast.Module
+    parents: dict
+    slots: set
+    functions: list
+
+    def reads(self, table: str, leaf: str):
+        """``(statement, enclosing function)`` of each read of ``[leaf]`` of ``table``'s data:
+        the subscript's base, or a loop holding it, names the table (or a variable bound to
+        it); a read that is a value of a dict literal is narrowed to that entry."""
+        for node in ast.walk(self.tree):
+            if not (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.slice, ast.Constant)
+                and node.slice.value == leaf
+            ):
+                continue
+            function = self.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if function is None:
+                continue
+            names = {table} | aliases(function, table)
+            chain, up = [node.value], node
+            while up in self.parents:
+                up = self.parents[up]
+                if isinstance(up, (ast.For, ast.comprehension)):
+                    chain.append(up.iter)
+                elif isinstance(up, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+                    chain += [g.iter for g in up.generators]
+            if any(_names(part, names) for part in chain):
+                yield self.statement(node), function
+
+    def enclosing(self, node, kinds):
+        while node in self.parents:
+            node = self.parents[node]
+            if isinstance(node, kinds):
+                return node
+        return None
+
+    def statement(self, node) -> ast.AST:
+        """The statement holding ``node``, or the entry of a dict literal holding it."""
+        child = node
+        while child in self.parents and not isinstance(child, ast.stmt):
+            parent = self.parents[child]
+            if isinstance(parent, ast.Dict) and child in parent.values:
+                key = parent.keys[parent.values.index(child)]
+                return ast.Tuple(elts=[k for k in (key, child) if k is not None])
+            child = parent
+        return child
+
+
+def aliases(function: ast.AST, table: str) -> set[str]:
+    """Variables a function binds to the table's data (``business = rules["business"]``)."""
+    return {
+        target.id
+        for stmt in ast.walk(function)
+        if isinstance(stmt, ast.Assign) and _names(stmt.value, {table})
+        for target in stmt.targets
+        if isinstance(target, ast.Name)
+    }
+
+
+def _names(node: ast.AST, names: set[str]) -> bool:
+    """Whether an expression mentions one of ``names`` (as a string key or a variable)."""
+    return any(
+        (isinstance(n, ast.Constant) and n.value in names)
+        or (isinstance(n, ast.Name) and n.id in names)
+        for n in ast.walk(node)
+    )
+
+
+def _slots(stmt: ast.stmt) -> set[str]:
+    """The names a module-level statement binds to integers (``X = 3``, ``(A, B) = range(2)``,
+    ``(A, B) = (0, 4)``): the engine's named slots."""
+    if not isinstance(stmt, ast.Assign):
+        return set()
+    value = stmt.value
+    ints = (
+        (isinstance(value, ast.Call) and getattr(value.func, "id", "") == "range")
+        or (isinstance(value, ast.Constant) and type(value.value) is int)
+        or (
+            isinstance(value, ast.Tuple)
+            and all(isinstance(e, ast.Constant) and type(e.value) is int for e in value.elts)
+        )
+    )
+    if not ints:
+        return set()
+    return {n.id for target in stmt.targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+@lru_cache(maxsize=8)
+def _modules(package: str) -> dict[str, _Module]:
+    out = {}
+    for path in sorted(Path(package).glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        slots = set().union(*(_slots(stmt) for stmt in tree.body))
+        functions = [
+            n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        out[path.stem] = _Module(tree, parents, slots, functions)
+    return out
+
+
+# ---- the template a designer fills with the real values -------------------------------------
+
+TEMPLATE_HEAD = """\
+# Every value of {game}'s rules that the rulebook does not print (marked ASSUMED in
+# {path}), with why it is assumed.  Replace each with the real card or rule, then pass this
+# file to any command:  balsim run {game} --rules THIS_FILE  (a value left as it is stays the
+# assumed one).  A card is patched by its name or index ([characters.Nadia] changes Nadia's
+# card only); to replace a whole deck, write it out as [[table]] entries instead.
+"""
+
+
+def template(path: str | Path, rules: dict, game: str) -> str:
+    """A TOML of every ASSUMED key of the rules file ``path`` with its value in ``rules`` and
+    its reason: loaded with ``--rules`` it gives back ``rules`` unchanged."""
+    from simulator.core.rules import key_parts, toml_value
+
+    tables: dict[tuple, list[tuple[str, object, str]]] = {}
+    for item in assumed_keys(path).values():
+        *table, leaf = key_parts(item.label)
+        tables.setdefault(tuple(table), []).append((leaf, value_at(rules, item.key), item.reason))
+    lines = [TEMPLATE_HEAD.format(game=game, path=Path(path).name)]
+    for table, keys in tables.items():
+        if table:
+            lines.append(f"[{'.'.join(_toml_key(part) for part in table)}]")
+        said = None
+        for leaf, value, reason in keys:
+            if reason != said:
+                lines += textwrap.wrap(
+                    f"ASSUMED: {reason}", 96, initial_indent="# ", subsequent_indent="# "
+                )
+                said = reason
+            lines.append(f"{_toml_key(leaf)} = {toml_value(value)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_key(part: str) -> str:
+    bare = part.replace("_", "").replace("-", "").isalnum() and part.isascii()
+    return part if bare else '"' + part.replace("\\", "\\\\").replace('"', '\\"') + '"'
