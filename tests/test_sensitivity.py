@@ -323,7 +323,8 @@ def test_flags_of_the_screened_game_are_annotated_from_its_verdicts(screen_out):
     mark_flags([policy, seat, elsewhere, runaway, other_game, variant, outside], [screen_out])
     rows = judged[f"win_rate:policy={FIELD[0]}"]
     assert policy.sensitivity.keys == tuple(k for k, r in rows.items() if r["verdict"] == "effect")
-    assert policy.sensitivity.screened == 4 and policy.sensitivity.players == 0
+    # the three assumed values among the four keys (the idle knob is not an assumed value)
+    assert policy.sensitivity.screened == 3 and policy.sensitivity.players == 0
     # board.layout and deck.cards have no alternatives: never "robust"
     assert {"board.layout", "deck.cards"} <= set(policy.sensitivity.unscreened)
     assert (
@@ -374,12 +375,13 @@ def test_robust_only_when_every_assumed_key_was_screened_and_shown_within_the_ma
     seat = flag(4, "seat", "seat 0")
     robust = annotation(seat, summary, rows("no effect", "no effect"), 4)
     assert robust.robust and robust.text() == (
-        "robust to the assumed values: each of the 2 keys screened moves it by less than "
-        "±5.0 points (equivalence test)"
+        "robust to the assumed values: each of the 2 ASSUMED values screened moves it by less "
+        "than ±5.0 points (equivalence test)"
     )
     unclear = annotation(seat, summary, rows("no effect", "inconclusive"), 4)
     assert not unclear.robust and unclear.text() == (
-        "inconclusive for 1 of the 2 keys screened (the screen could detect about ±9.0 points)"
+        "inconclusive for 1 of the 2 ASSUMED values screened (the screen could detect about "
+        "±9.0 points)"
     )
     depends = annotation(seat, summary, rows("effect", "no effect"), 4)
     assert depends.keys == ("a",) and depends.text().startswith(
@@ -393,6 +395,20 @@ def test_robust_only_when_every_assumed_key_was_screened_and_shown_within_the_ma
     assert not elsewhere.robust and elsewhere.text() == (
         "not screened at its player count (the screen played 4)"
     )
+    # a card's row covers each of its numbers; a value screened without a verdict on the
+    # metric (undefined in some run) is not "robust"
+    cards = {
+        **summary,
+        "screened": ["a", "c[X].p", "c[X].q"],
+        "rests_on": ["a", "c[X].p", "c[X].q"],
+    }
+    card_rows = rows("no effect", "no effect")
+    card_rows["win_rate:seat=0"]["c[X]"] = card_rows["win_rate:seat=0"].pop("b") | {"key": "c[X]"}
+    card = annotation(seat, cards, card_rows, 4)
+    assert card.robust and card.screened == 3
+    del card_rows["win_rate:seat=0"]["c[X]"]
+    unjudged = annotation(seat, cards, card_rows, 4)
+    assert not unjudged.robust and unjudged.inconclusive == 2 and not unjudged.unscreened
     assert Sensitivity(reason="why").text() == "not screened against the assumed values: why"
 
 

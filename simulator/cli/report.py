@@ -35,10 +35,10 @@ def report(datasets, out, jobs):
     """Write one self-contained HTML playtest report of DATASETS, balance flags first.
 
     An interrupted dataset is reported as it stands, marked incomplete.  A `balsim
-    sensitivity` folder among them adds its section and marks the flags of its game robust
-    to the keys it screened or dependent on named ones; a `balsim skill` folder adds the
-    game's skill gap to the "Skill and luck" section; a `balsim matrix` folder adds its heat
-    map to the "Metagame" section.
+    sensitivity` folder among them adds its section and tells each flag of its game and player
+    count which assumed values it depends on, or whether it is robust to them; a `balsim
+    skill` folder adds the game's skill gap to the "Skill and luck" section; a `balsim matrix`
+    folder adds its heat map to the "Metagame" section.
     """
     from simulator.cli.options import jobs_count
     from simulator.report import REPORT_MARKER, write_report
@@ -107,7 +107,15 @@ def verify(datasets):
 @click.option("-j", "--jobs", type=int, default=-1, show_default=True, help="Worker processes.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @field_options("scripted", "The rung that plays the study's datasets (one field)")
-def study(out, report_path, resume, jobs, quiet, fields, adapt_budget):
+@click.option(
+    "--screen-scale",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="Multiply the games of the sensitivity screens of the assumed values (1 detects a "
+    "5-point effect on a win rate; 4 halves that).",
+)
+def study(out, report_path, resume, jobs, quiet, fields, adapt_budget, screen_scale):
     """Run the default balance study of every game and write its report."""
 
     from simulator.cli.options import jobs_count
@@ -129,4 +137,5 @@ def study(out, report_path, resume, jobs, quiet, fields, adapt_budget):
         field=field.rung,
         budget=budget,
         resume=resume,
+        screen_scale=screen_scale,
     )

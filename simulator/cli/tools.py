@@ -431,6 +431,7 @@ def sensitivity(
     """
     from simulator.experiments import sensitivity as sens
     from simulator.experiments.lab import Design
+    from simulator.experiments.screen_views import metric_line
     from simulator.experiments.screening import plan_screen
     from simulator.run.outputs import check_out_dir
 
@@ -461,7 +462,7 @@ def sensitivity(
     sens.write(result, Path(out), command_line(), time.perf_counter() - started)
     add_to_record(Path(out), field=field.name)
     for metric, rows in sens.verdicts(out).items():
-        click.echo(f"{metric}: {sens.metric_line(rows)}")
+        click.echo(f"{metric}: {metric_line(rows)}")
     for s in plan.skipped:
         click.echo(f"not screened: {s['key']} ({s['reason']})")
     click.echo(

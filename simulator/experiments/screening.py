@@ -276,7 +276,9 @@ def make_member(game: Game, rules: dict, key: str, span: str | None, scale) -> M
         member = Member(key, default, *scale, step=step)
     ends = [member.value(0.0), member.value(1.0)]
     if not all(accepts(game, rules, key, v) for v in ends):
-        if isinstance(default, list) or member.absolute:
+        if isinstance(default, list) and not member.absolute:
+            return scaled_list(game, rules, member, ends)
+        if member.absolute:
             raise RulesError(key, f"the game's checks refuse {ends[0]} or {ends[1]}")
         low, high = checked_range(game, rules, key, *sorted(ends), step)
         member = Member(key, default, low, high, absolute=True, step=step)
@@ -289,6 +291,19 @@ def make_member(game: Game, rules: dict, key: str, span: str | None, scale) -> M
                 key, f"the game's checks refuse {member.value(x)}, a level of its range"
             )
     return member
+
+
+def scaled_list(game: Game, rules: dict, member: Member, refused: list) -> Member:
+    """A list whose scaled ends the checks refuse, with the factors halved toward 1 (up to
+    three times) until they accept both ends (a lot of 0 shares, an index past the board)."""
+    low, high = member.low, member.high
+    for _ in range(3):
+        low, high = 1 - (1 - low) / 2, 1 + (high - 1) / 2
+        narrower = Member(member.key, member.default, low, high)
+        ends = [narrower.value(0.0), narrower.value(1.0)]
+        if ends[0] != ends[1] and all(accepts(game, rules, member.key, v) for v in ends):
+            return narrower
+    raise RulesError(member.key, f"the game's checks refuse {refused[0]} or {refused[1]}")
 
 
 def game_choices(game: Game, rules: dict, key: str, n_players: int) -> list | None:

@@ -21,7 +21,8 @@ import json
 from html import escape
 from pathlib import Path
 
-from simulator.report.flags import SIDE_NAMES, Flag, Sensitivity
+from simulator.report.flags import SIDE_NAMES, Flag
+from simulator.report.whatifs import Sensitivity
 from simulator.run.outputs import OUT_MARK
 
 GROUP_OF_KIND = {
@@ -90,7 +91,7 @@ def mark_flags(flags: list[Flag], screens: list[Path]) -> None:
 
 def annotation(flag: Flag, summary: dict, judged: dict, players: int) -> Sensitivity:
     """What the screen (``summary``, its ``judged`` rows) says about one flag."""
-    from simulator.experiments.sensitivity import effect_text, show
+    from simulator.experiments.screen_views import effect_text, show
 
     other = 0 if players == flag.n_players else players
     metric = flag_metric(flag)
@@ -110,13 +111,20 @@ def annotation(flag: Flag, summary: dict, judged: dict, players: int) -> Sensiti
     rows = list(judged[metric].values())
     effects = [r for r in rows if r["verdict"] == "effect"]
     unclear = [r for r in rows if r["verdict"] == "inconclusive"]
-    screened = set(summary["screened"]) | {r["key"] for r in rows}
+
+    def covered(key: str, part: list[dict]) -> bool:  # a row is a key or a card's numbers
+        return any(key == r["key"] or key.startswith(r["key"] + ".") for r in part)
+
+    verdict_of = {k: covered(k, rows) for k in summary["rests_on"]}
+    screened = set(summary["screened"])
+    # screened, yet no verdict on this metric (undefined in some run): neither robust nor not
+    unjudged = [k for k, ok in verdict_of.items() if not ok and k in screened]
     return Sensitivity(
         keys=tuple(r["key"] for r in effects),
         depends=tuple(effect_text(r) for r in effects),
-        screened=len(rows),
-        unscreened=tuple(k for k in summary["rests_on"] if k not in screened),
-        inconclusive=len(unclear),
+        screened=sum(verdict_of.values()),
+        unscreened=tuple(k for k, ok in verdict_of.items() if not ok and k not in screened),
+        inconclusive=sum(covered(k, unclear) for k in summary["rests_on"]) + len(unjudged),
         detectable=(
             show(metric, max(r["detectable"] for r in unclear)).lstrip("+") if unclear else ""
         ),
@@ -137,7 +145,8 @@ def html_section(out: str | Path) -> str:
 
     import polars as pl
 
-    from simulator.experiments.sensitivity import effect_text, read, show
+    from simulator.experiments.screen_views import effect_text, show
+    from simulator.experiments.sensitivity import read
 
     summary, effects = read(out)
     image = base64.b64encode((Path(out) / "sensitivity.png").read_bytes()).decode("ascii")

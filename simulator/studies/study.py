@@ -230,6 +230,7 @@ def run_study(
         f"--report {shlex.quote(str(report_path))}"
         + (f" --field {field}" if field != SCRIPTED else "")
         + (f" --adapt-budget {budget.games}" if budget else "")
+        + (f" --screen-scale {screen_scale:g}" if screen_scale != SCREEN_SCALE else "")
         + " --resume"
     )
     # the folders are the same whoever plays: checked before any field is adapted

@@ -8,6 +8,9 @@
   side of the board is better, with seat 0 on its printed point (the half turn of a whole
   layout is the same layout seen from the other side).  At most :data:`MAX_LAYOUTS` - 1 are
   named, evenly spaced in sorted order.  Odd counts have none (one team has a player more).
+* the rest of ``board``: the drawn layout (tiles, walls, hatches, Rollers and the counts that
+  shape them) has no alternative the rules data can name; scaling its positions would break
+  the drawing.
 * ``game.mode``: its mark is about odd counts, where the starting team gets the extra player.
   The engine seats the teams alternately (seat 0's team has the extra player), so no rules key
   yet names the other choice; at even counts the assumption is not in play.
@@ -21,6 +24,7 @@ import re
 from simulator.core.rules import RulesError
 
 MAX_LAYOUTS = 12  # the printed layout and at most 11 alternatives
+LAYOUT = "a part of the board's drawn layout: no alternative the rules data names"
 START = "S"
 _START_KEY = re.compile(r"board\.start_points\.(\d+)")
 
@@ -37,6 +41,8 @@ def choices(rules: dict, key: str, n_players: int) -> list | None:
         )
     found = _START_KEY.fullmatch(key)
     if found is None:
+        if key.startswith("board."):
+            raise RulesError(key, LAYOUT)
         return None
     if int(found.group(1)) != n_players:
         return []
