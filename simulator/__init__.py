@@ -18,7 +18,8 @@ this list, never from one below:
   game's own analyses.
 * ``experiments``: candidates played on common seeds (``lab``), rules keys and their ranges
   (``keys``), balance metrics with intervals (``metrics``, ``flag_values``), and what is
-  built on them: ``tune``, ``fit``, ``sensitivity``, ``strength`` (skill, challenge).
+  built on them: ``tune``, ``fit``, ``sensitivity`` (what it varies: ``screening``; how its
+  effects read: ``screen_views``), ``strength`` (skill, challenge).
 * ``report``: the HTML playtest report.
 * ``studies``: the default study (``study``) and the designer's questions (``recipes``,
   ``balsim ask``).

@@ -353,3 +353,25 @@ def test_the_extra_player_of_an_odd_count_is_named_in_the_team_finding():
     (odd,) = Rules(0, Data(3), res).flags()
     (even,) = Rules(0, Data(4), res).flags()
     assert [k.key for k in odd.assumed] == ["game.mode"] and even.assumed == ()
+
+
+def test_sweep_and_fit_take_a_card_key(tmp_path):
+    """A sweep varies one card's value; fit's overlay of a card's value patches that card."""
+    import tomllib
+
+    from simulator.core.rules import effective_rules, lookup, nest_all, to_toml
+    from simulator.experiments.fit import key_range
+    from simulator.run.sweep import grid_variants
+
+    game = get_game("karnaxis")
+    base = game.rules()
+    variants = grid_variants(game, base, ("characters[Nadia].ability_value=5000,9000",), ())
+    assert [lookup(v.rules, "characters[11].ability_value") for v in variants] == [5000, 9000]
+    assert changed_keys(base, variants[1].rules) == ["characters[11].ability_value"]
+    card = key_range(game, base, "characters[Nadia].karnaxis_value")
+    assert card.integer and card.low < 2 < card.high
+    overlay = tmp_path / "fit.toml"
+    overlay.write_text(to_toml(nest_all({"characters[Nadia].karnaxis_value": 3})))
+    assert tomllib.loads(overlay.read_text()) == {"characters": {"Nadia": {"karnaxis_value": 3}}}
+    fitted = effective_rules(game.default_rules(), files=(str(overlay),))
+    assert changed_keys(game.default_rules(), fitted) == ["characters[11].karnaxis_value"]

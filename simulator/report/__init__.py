@@ -4,8 +4,10 @@
 writes a single HTML page (charts are matplotlib PNGs embedded as base64, CSS inline, no
 external asset).  Its first screen answers the designer's questions (:mod:`.answers`), one
 sentence each with its number and interval; then come the **balance flags**
-(:mod:`.flags`): at most five findings, ranked by effect and certainty and merged across
-player counts, the rest folded.  Then one section per game (seat advantage across player
+(:mod:`.flags`): at most five findings about the printed rules, ranked by effect and
+certainty and merged across player counts, the rest folded, then the what-ifs on assumed data
+(:mod:`.whatifs`: findings about invented cards and rules, never among the top flags).  Then
+one section per game (seat advantage across player
 counts) and one per dataset (:mod:`.sections`, :mod:`.games`).  Every chart has labelled axes
 with units, reads in grayscale and sits beside a table of the numbers it draws.
 """
@@ -36,12 +38,12 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     """Analyse ``dataset_dirs`` and write the playtest report to ``out`` (one HTML file).
 
     Each directory is a balsim dataset (``manifest.json`` plus ``games/``, ``players/`` and
-    timeline parts), a ``balsim sensitivity`` folder (each screen gets a section, and marks
-    the flags of its game and player count robust or dependent: :mod:`.screens`) or a
-    ``balsim skill`` folder (the "Skill and luck" section: :mod:`.skill`) or a ``balsim
-    matrix`` folder (the "Metagame" section: :mod:`.matrix`).  The datasets'
-    summaries and sections, most of the time (their analyses and charts), are computed in
-    ``jobs`` processes, one dataset at a time.  Returns ``out``.
+    timeline parts), a ``balsim sensitivity`` folder (each screen gets a section, and tells
+    each flag of its game which assumed values it depends on, or whether it is robust to
+    them: :mod:`.screens`), a ``balsim skill`` folder (the "Skill and luck" section:
+    :mod:`.skill`) or a ``balsim matrix`` folder (the "Metagame" section: :mod:`.matrix`).
+    The datasets' summaries and sections, most of the time (their analyses and charts), are
+    computed in ``jobs`` processes, one dataset at a time.  Returns ``out``.
     """
     started = time.perf_counter()
     out = Path(out)

@@ -12,9 +12,10 @@ its rate's lower end reaches a level, and follows, ranked by how far past it.
 Intervals take the game as the unit (:mod:`simulator.analysis.clustered`).  Character, team
 and neighbour findings use attributed effects (the policy held fixed; the dealt-card
 estimate), never a raw rate the choosing policy or the seating would explain.  A flag whose
-subject rests on ASSUMED rules data names those keys (:mod:`simulator.core.assumed`).  Two
-annotations render when set: ``strong_field`` (does it hold with strong players?) and
-``sensitivity`` (which assumed values does it depend on?: :mod:`simulator.report.screens`).
+subject rests on ASSUMED rules data names those keys (:mod:`simulator.core.assumed`) and is a
+what-if (:mod:`simulator.report.whatifs`), listed apart from the top flags.  Two annotations
+render when set: ``strong_field`` (does it hold with strong players?) and ``sensitivity``
+(which assumed values does it depend on?: :mod:`simulator.report.screens`).
 """
 
 from __future__ import annotations
