@@ -164,20 +164,20 @@ def rests_on(game: Game, rules: dict, n_players: int) -> list[str]:
 
 
 def add_assumed(game, rules, n_players, scale, spans, plan: ScreenPlan) -> None:
-    """Every ASSUMED key not named yet: in play, unreplaced, then by kind (module doc)."""
-    defaults = game.default_rules()
+    """Every ASSUMED key not named yet that the plan rests on, by kind (module doc); those the
+    rules replaced are skipped, with why."""
     chosen = {index_key(rules, k) for k in plan.keys} | {
         index_key(rules, f.key) for f in plan.factors
     }
+    rest = set(plan.rests_on)
     cards: dict[str, list[str]] = {}  # card label -> its numeric assumed keys
     for item in assumed_keys(game.rules_path).values():
         key = item.label
         if item.key in chosen or any(item.key.startswith(c + ".") for c in chosen):
             continue
-        if not in_play(game, rules, key, n_players):
-            continue
-        if value_at(rules, item.key) != value_at(defaults, item.key):
-            plan.skip(key, REPLACED)
+        if key not in rest:
+            if in_play(game, rules, key, n_players):
+                plan.skip(key, REPLACED)
             continue
         try:
             if is_choice(game, rules, key, n_players):

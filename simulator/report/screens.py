@@ -188,8 +188,9 @@ def html_section(out: str | Path) -> str:
         f"{counts['inconclusive']} inconclusive.</p>"
         f"<img alt='ranked effects' style='max-width:100%' src='data:image/png;base64,{image}'>"
         + (
-            f"<table><tr><th>metric</th><th>key: change (95% CI)</th><th>Holm p</th></tr>"
-            f"{rows}</table>"
+            f"<details><summary>The {found.height} effects found</summary><table><tr>"
+            f"<th>metric</th><th>key: change (95% CI)</th><th>Holm p</th></tr>{rows}</table>"
+            "</details>"
             if rows
             else "<p>No key moves any metric beyond the noise.</p>"
         )
