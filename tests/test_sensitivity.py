@@ -192,6 +192,32 @@ def test_a_switch_of_the_designed_size_finds_five_points_four_times_in_five():
     assert 0.72 < power < 0.88 and false_alarm < 0.09 and equivalent > 0.6
 
 
+def test_a_number_whose_steps_cancel_is_an_effect_and_a_real_but_tiny_one_is_not():
+    """Known answers on made-up runs of one factor over 4 trajectories: changes of +10 and
+    -10 points average to 0 but are an effect; a sure change of 0.5 points is no effect of
+    practical size (within the 5-point margin)."""
+    from simulator.experiments.screening import Factor, Member
+
+    rng = np.random.default_rng(7)  # fixed: the made-up games' noise
+    factor = [Factor("k", (Member("k", 1.0, 0.5, 1.5),))]
+    x = np.array([[0.0], [2 / 3]] * 4)
+
+    def judged(steps):
+        runs = []
+        for change in steps:
+            psi = rng.normal(0, 0.5, 4_000)
+            runs.append({"estimates": [Estimate(0.3, psi)]})
+            runs.append({"estimates": [Estimate(0.3 + change, psi + rng.normal(0, 0.01, 4_000))]})
+        rows, _ = sens.morris_rows(factor, x, runs, ["win_rate:seat=0"], [0.05])
+        (row,) = sens.rank_and_correct(rows, ["win_rate:seat=0"])
+        return row
+
+    cancel = judged([0.1, -0.1, 0.1, -0.1])
+    assert abs(cancel["effect"]) < 1e-9 and cancel["significant"] and cancel["verdict"] == "effect"
+    tiny = judged([0.005] * 4)
+    assert tiny["significant"] and tiny["verdict"] == "no effect"
+
+
 def test_a_morris_factor_of_the_designed_size_sees_the_same_effect():
     runs = sens.run_games(0.05, 4)
     assert runs == 884 and sens.detectable_by(4 * runs, sens.DELTA) <= 0.05

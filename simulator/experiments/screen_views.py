@@ -29,10 +29,16 @@ def show(metric: str, value: float) -> str:
 
 
 def effect_text(r: dict) -> str:
-    """One key's effect on one metric: ``K (+3.1 points over its range, 95% CI ...)``."""
+    """One key's effect on one metric: ``K (+3.1 points over its range, 95% CI ...)``; a
+    number whose changes go both ways (its mean change's interval holding 0) by its mean
+    absolute change."""
+    metric = r["metric"]
+    if r["kind"] == "numbers" and r["low"] <= 0 <= r["high"]:
+        size = show(metric, r["mu_star"]).lstrip("+")
+        return f"{r['key']} (moves it by {size} on average over its range, either way)"
     what = "over its range" if r["kind"] == "numbers" else f"with {r['alternative']}"
-    low, high = (show(r["metric"], r[end]).removesuffix(" points") for end in ("low", "high"))
-    return f"{r['key']} ({show(r['metric'], r['effect'])} {what}, 95% CI {low} to {high})"
+    low, high = (show(metric, r[end]).removesuffix(" points") for end in ("low", "high"))
+    return f"{r['key']} ({show(metric, r['effect'])} {what}, 95% CI {low} to {high})"
 
 
 def metric_line(rows: dict[str, dict]) -> str:

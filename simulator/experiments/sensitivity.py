@@ -20,9 +20,12 @@ For each balance metric (:func:`simulator.experiments.metrics.balance_metrics`) 
 * ``chi2``, ``p``: whether the steps (the alternatives) change the metric more than the games'
   noise explains: the sum of squared paired z-scores against a chi-square law; ``p_holm``
   Holm-corrected over the metric's keys; ``significant`` = ``p_holm < 0.05``;
-* ``verdict`` (:mod:`simulator.core.verdicts`): ``effect`` when significant; ``no effect`` when
-  the effect (every alternative's) lies within ``margin`` by TOST and is not significant; else
-  ``inconclusive``, with ``detectable``: the smallest effect the screen finds with 80% power.
+* ``verdict`` (:mod:`simulator.core.verdicts`): ``no effect`` (of practical size) when the
+  change lies within ``margin`` by TOST (every alternative's, for a choice) and either the
+  steps are consistent with no change (not significant) or even a number's mean absolute
+  elementary effect, which opposite signs cannot cancel, plus 1.645 standard errors lies within
+  it; else ``effect`` when significant; else ``inconclusive``, with ``detectable``: the
+  smallest effect the screen finds with 80% power.
 
 **Size.**  A screen sized by :func:`choice_games` and :func:`run_games` detects a change of
 ``d`` in a win rate (80% power, two-sided 5%): a paired difference of one seat's or team's win
@@ -318,15 +321,21 @@ def morris_rows(factors, x, runs: list[dict], names: list[str], margins):
             identical = not np.any(zs) and not np.any(ee)
             mu = float(ee.mean())
             mu_se = float(np.sqrt(np.sum(se**2)) / len(se))
+            mu_star = float(np.abs(ee).mean())
             verdict = (
                 Verdict(NO_EFFECT, 0.0, 0.0, 0.0, margins[m])
                 if identical
                 else judge(mu, mu_se, margins[m])
             )
+            # even the mean |change| (which opposite signs cannot cancel), plus its noise,
+            # lies within the margin: no effect of practical size, significant or not
+            small = identical or mu_star + z(1 - ALPHA) * mu_se < margins[m]
             rows.append(
-                row(name, factor.key, "numbers", verdict, "", float(np.abs(ee).mean()))
+                row(name, factor.key, "numbers", verdict, "", mu_star)
                 | {
-                    "mu_star": float(np.abs(ee).mean()),
+                    "tost": verdict.kind == NO_EFFECT,
+                    "small": small,
+                    "mu_star": mu_star,
                     "sigma": float(ee.std(ddof=1)) if len(ee) > 1 else 0.0,
                     "chi2": float(np.sum(zs**2)),
                     "tests": len(zs),
@@ -359,7 +368,8 @@ def choice_rows(choice, bases, played, names, margins):
                 | {
                     "size": abs(top[1].value),
                     "detectable": detectable,
-                    "all_no_effect": kinds == {NO_EFFECT},
+                    "tost": kinds == {NO_EFFECT},  # each alternative's change in the margin
+                    "small": kinds == {NO_EFFECT},
                     "mu_star": float(np.mean([abs(d.value) for _, d, _ in found])),
                     "sigma": 0.0,
                     "chi2": float(sum(z_of(d) ** 2 for _, d, _ in found)),
@@ -398,7 +408,6 @@ def row(metric: str, key: str, kind: str, v: Verdict, alternative: str, size=Non
         "detectable": v.detectable,
         "margin": v.margin,
         "size": abs(v.estimate) if size is None else size,
-        "all_no_effect": v.kind == NO_EFFECT,
     }
 
 
@@ -420,13 +429,16 @@ def rank_and_correct(rows: list[dict], metrics: list[str]) -> list[dict]:
             for rank, i in enumerate(order, start=1):
                 r = part[i]
                 significant = bool(p_holm[i] < ALPHA)
-                # an effect needs the corrected test; no effect needs every TOST to pass
-                verdict = EFFECT if significant else r["verdict"]
-                if (verdict == EFFECT and not significant) or (
-                    verdict == NO_EFFECT and not r.pop("all_no_effect")
-                ):
-                    verdict = INCONCLUSIVE
-                r.pop("all_no_effect", None)
+                # no effect of practical size: the change (each alternative's) within the
+                # margin by TOST, and the steps consistent with none or all of them small
+                tost, small = r.pop("tost"), r.pop("small")
+                verdict = (
+                    NO_EFFECT
+                    if small or (tost and not significant)
+                    else EFFECT
+                    if significant
+                    else INCONCLUSIVE
+                )
                 out.append(
                     r
                     | {

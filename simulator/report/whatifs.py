@@ -50,7 +50,7 @@ class Sensitivity:
     players: int = 0  # the screen's player count, when not the flag's own
     reason: str = ""  # why no screen metric measures the finding, if none does
 
-    MAX_NAMED = 4  # unscreened keys named; the rest counted
+    MAX_NAMED = 4  # keys named (the largest effects first); the rest counted
 
     @property
     def robust(self) -> bool:
@@ -72,7 +72,12 @@ class Sensitivity:
         )
         if self.depends:
             where = f"at {self.players} players it " if self.players else ""
-            parts.append(f"{where}depends on ASSUMED values: " + "; ".join(self.depends))
+            more = len(self.depends) - self.MAX_NAMED
+            parts.append(
+                f"{where}depends on ASSUMED values: "
+                + "; ".join(self.depends[: self.MAX_NAMED])
+                + (f"; and {more} more (the screen's section lists them)" if more > 0 else "")
+            )
         if self.inconclusive:
             parts.append(
                 f"inconclusive for {self.inconclusive} of the {self.screened} ASSUMED values "
