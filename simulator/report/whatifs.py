@@ -50,7 +50,7 @@ class Sensitivity:
     players: int = 0  # the screen's player count, when not the flag's own
     reason: str = ""  # why no screen metric measures the finding, if none does
 
-    MAX_NAMED = 4  # keys named (the largest effects first); the rest counted
+    MAX_NAMED = 4  # keys given with their effects (the largest first), unscreened keys named
 
     @property
     def robust(self) -> bool:
@@ -72,11 +72,11 @@ class Sensitivity:
         )
         if self.depends:
             where = f"at {self.players} players it " if self.players else ""
-            more = len(self.depends) - self.MAX_NAMED
+            rest = self.keys[self.MAX_NAMED :]  # named too, their effects in the screen's section
             parts.append(
                 f"{where}depends on ASSUMED values: "
                 + "; ".join(self.depends[: self.MAX_NAMED])
-                + (f"; and {more} more (the screen's section lists them)" if more > 0 else "")
+                + (f"; also on {', '.join(rest)}" if rest else "")
             )
         if self.inconclusive:
             parts.append(
