@@ -436,6 +436,8 @@ def test_robust_only_when_every_assumed_key_was_screened_and_shown_within_the_ma
     unjudged = annotation(seat, cards, card_rows, 4)
     assert not unjudged.robust and unjudged.inconclusive == 2 and not unjudged.unscreened
     assert Sensitivity(reason="why").text() == "not screened against the assumed values: why"
+    many = Sensitivity(keys=tuple("abcdef"), depends=tuple(f"{k} (+1)" for k in "abcdef"))
+    assert many.text() == "depends on ASSUMED values: a (+1); b (+1); c (+1); d (+1); also on e, f"
 
 
 def test_a_flag_whose_metric_moves_with_a_key_depends_on_it(tmp_path):
