@@ -93,7 +93,12 @@ def test_the_output_folder_follows_its_schema(screen_out):
     start = summary["factors"][2]["members"][0]
     assert start["absolute"] and (start["low"], start["high"]) == (0, 12)
     assert summary["choices"] == [
-        {"key": "shares.presidency_uses_indicator", "default": True, "alternatives": [False]}
+        {
+            "key": "shares.presidency_uses_indicator",
+            "default": True,
+            "alternatives": [False],
+            "companions": [],
+        }
     ]
     assert set(summary["rests_on"]) == set(
         k.label for k in assumed_keys(EKONOS.rules_path).values()
@@ -277,9 +282,15 @@ def test_switches_and_card_text_are_paired_choices():
     choices = {c.key: c for c in plan.choices}
     assert choices["loans.notices_below_cap"].alternatives == (False,)
     ability = choices["characters[Nadia].ability"]
-    assert (
-        "franchise_discount" not in ability.alternatives and "growth_bonus" in ability.alternatives
-    )
+    assert "franchise_discount" not in ability.alternatives and len(ability.alternatives) == 14
+    # another card's text comes with that card's number: Wes's growth bonus of $1,000
+    wes = ability.alternatives.index("growth_bonus")
+    assert ability.values(wes) == {
+        "characters[Nadia].ability": "growth_bonus",
+        "characters[Nadia].ability_value": 1000,
+    }
+    lawsuit = choices["events[Lawsuit].effect"]  # an event's effect takes its amount along
+    assert lawsuit.label(lawsuit.alternatives.index("lottery")) == '"lottery", value = 50000'
 
 
 def test_karmaggan_start_layouts_are_the_mirrored_ones_and_odd_counts_say_why_not():

@@ -26,7 +26,7 @@ import numpy as np
 from simulator.core.assumed import assumed_keys, value_at
 from simulator.core.errors import UserError
 from simulator.core.game import Game
-from simulator.core.rules import RulesError, index_key, key_parts, lookup
+from simulator.core.rules import RulesError, index_key, key_parts, lookup, toml_value
 from simulator.experiments.keys import (
     accepts,
     checked_range,
@@ -46,6 +46,7 @@ NO_ALTERNATIVES = (
 )
 NOT_IN_PLAY = "not in play at {n} players"
 REPLACED = "replaced by the rules given (no longer the assumed value)"
+VALUE = "value"  # a card's amount, which its text gives a meaning (an event's effect)
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,25 @@ class Factor:
 
 @dataclass(frozen=True)
 class Choice:
-    """A key and its alternatives, each compared with its printed value ``default``."""
+    """A key and its alternatives, each compared with its printed value ``default``; a card's
+    text takes the other card's companion values with it (``companions[j]``: e.g. the
+    ``ability_value`` of the card whose ``ability`` it borrows)."""
 
     key: str
     default: object
     alternatives: tuple
+    companions: tuple = ()  # per alternative, {key: value} set with it; () when none
+
+    def values(self, j: int) -> dict:
+        """Every key the alternative ``j`` sets."""
+        return {self.key: self.alternatives[j], **(self.companions[j] if self.companions else {})}
+
+    def label(self, j: int) -> str:
+        """The alternative as TOML text, its companions after it."""
+        extra = self.companions[j] if self.companions else {}
+        return toml_value(self.alternatives[j]) + "".join(
+            f", {k.rsplit('.', 1)[-1]} = {toml_value(v)}" for k, v in extra.items()
+        )
 
 
 @dataclass
@@ -339,34 +354,66 @@ def make_choice(game: Game, rules: dict, key: str, n_players: int) -> Choice:
     offered = game_choices(game, rules, key, n_players)
     if offered == []:
         raise RulesError(key, NOT_IN_PLAY.format(n=n_players))
+    if offered is None and isinstance(default, str) and card_of(key):
+        return card_text(game, rules, key)
     if offered is None:
-        if isinstance(default, bool):
-            offered = [not default]
-        elif isinstance(default, str) and card_of(key):
-            offered = [v for v in sibling_values(rules, key) if v != default]
-            if not offered:
-                raise RulesError(key, "no other card of its table prints another value")
-        else:
+        if not isinstance(default, bool):
             raise RulesError(key, NO_ALTERNATIVES)
+        offered = [not default]
     accepted = [v for v in offered if accepts(game, rules, key, v)]
     if not accepted:
         raise RulesError(key, f"the game's checks refuse all {len(offered)} alternatives")
     return Choice(key, default, tuple(accepted))
 
 
+def card_text(game: Game, rules: dict, key: str) -> Choice:
+    """A card's text field and the texts the other cards of its table print, each with that
+    card's companion values: the fields named after it (``ability`` takes ``ability_value``
+    along, ``karnaxis`` its ``karnaxis_value`` and ``karnaxis_job``), and a card's ``value``
+    (an event's effect and its amount)."""
+    card, field = card_of(key), key_parts(key)[-1]
+    entry = lookup(rules, card)
+    companions = [f for f in entry if f.startswith(field + "_") or f == VALUE != field]
+    texts, offered = {entry[field]}, []
+    for other in sibling_entries(rules, key):
+        if other.get(field) is not None and other[field] not in texts:
+            texts.add(other[field])
+            offered.append((other[field], {f"{card}.{f}": other[f] for f in companions}))
+    if not offered:
+        raise RulesError(key, "no other card of its table prints another value")
+    accepted = [
+        (text, extra)
+        for text, extra in offered
+        if valid(game, with_values(rules, {key: text, **extra}))
+    ]
+    if not accepted:
+        raise RulesError(key, f"the game's checks refuse all {len(offered)} alternatives")
+    return Choice(
+        key,
+        entry[field],
+        tuple(text for text, _ in accepted),
+        tuple(extra for _, extra in accepted) if companions else (),
+    )
+
+
+def valid(game: Game, rules: dict) -> bool:
+    try:
+        game.validate(rules)
+        return True
+    except RulesError:
+        return False
+
+
+def sibling_entries(rules: dict, key: str) -> list[dict]:
+    """The cards of the table a card's key belongs to."""
+    table = lookup(rules, card_of(key).rsplit("[", 1)[0], missing=None) if card_of(key) else None
+    return table if isinstance(table, list) and all(isinstance(e, dict) for e in table) else []
+
+
 def sibling_values(rules: dict, key: str) -> list:
     """The distinct values the field of ``key`` takes in every card of its table, in order."""
-    parts = key_parts(key)
-    for i in range(len(parts) - 1, 0, -1):
-        table = lookup(rules, ".".join(parts[:i]), missing=None)
-        if isinstance(table, list) and all(isinstance(e, dict) for e in table):
-            path = parts[i + 1 :]
-            values = []
-            for entry in table:
-                node = entry
-                for part in path:
-                    node = node.get(part) if isinstance(node, dict) else None
-                if node is not None and node not in values:
-                    values.append(node)
-            return values
-    return []
+    field, values = key_parts(key)[-1], []
+    for entry in sibling_entries(rules, key):
+        if entry.get(field) is not None and entry[field] not in values:
+            values.append(entry[field])
+    return values

@@ -62,7 +62,7 @@ from scipy.stats import chi2
 
 from simulator.core.errors import UserError
 from simulator.core.game import Game
-from simulator.core.rules import RulesError, toml_value
+from simulator.core.rules import RulesError
 from simulator.core.verdicts import (
     ALPHA,
     EFFECT,
@@ -150,9 +150,9 @@ def screen(
     if plan.choices:
         batches.append((rules, np.arange(offset, offset + base_games)))
     for choice, (starts, size) in slices:
-        for alternative, start in zip(choice.alternatives, starts):
+        for j, start in enumerate(starts):
             ids = np.arange(offset + start, offset + start + size)
-            batches.append((with_values(rules, {choice.key: alternative}), ids))
+            batches.append((with_values(rules, choice.values(j)), ids))
     names = metric_names(lab.probe(design, rules), design)
     base_slices = sorted({(start, size) for _, (starts, size) in slices for start in starts})
     measures = [partial(measure, names)] * len(run_rules)
@@ -350,11 +350,11 @@ def choice_rows(choice, bases, played, names, margins):
     rows, alternatives = [], []
     for m, name in enumerate(names):
         found = []
-        for alternative, b, o in zip(choice.alternatives, bases, played):
+        for j, (b, o) in enumerate(zip(bases, played)):
             d = o[m] - b[m]
             if not np.isfinite(d.value):
                 break
-            found.append((alternative, d, paired_verdict(d, margins[m])))
+            found.append((choice.label(j), d, paired_verdict(d, margins[m])))
         else:
             top = max(found, key=lambda f: abs(f[1].value))
             kinds = {v.kind for _, _, v in found}
@@ -362,7 +362,7 @@ def choice_rows(choice, bases, played, names, margins):
             verdict = top[2]
             if kinds == {NO_EFFECT}:
                 verdict = Verdict(NO_EFFECT, top[2].estimate, top[2].se, 0.0, margins[m])
-            record = row(name, choice.key, "choice", verdict, toml_value(top[0]))
+            record = row(name, choice.key, "choice", verdict, top[0])
             rows.append(
                 record
                 | {
@@ -381,7 +381,7 @@ def choice_rows(choice, bases, played, names, margins):
                     {
                         "metric": name,
                         "key": choice.key,
-                        "alternative": toml_value(alternative),
+                        "alternative": alternative,
                         "estimate": v.estimate,
                         "se": v.se,
                         "low": v.low,
@@ -482,7 +482,12 @@ def summary_of(result: Screen, command: str, seconds: float) -> dict:
             {"key": f.key, "members": [asdict(m) for m in f.members]} for f in plan.factors
         ],
         "choices": [
-            {"key": c.key, "default": c.default, "alternatives": list(c.alternatives)}
+            {
+                "key": c.key,
+                "default": c.default,
+                "alternatives": list(c.alternatives),
+                "companions": list(c.companions),
+            }
             for c in plan.choices
         ],
         "screened": plan.keys,
