@@ -51,17 +51,20 @@ def write_dataset(
     tables: dict[str, pl.DataFrame],
     rules: dict | None = None,
     variants=("base",),
+    variant_rules: dict[str, dict] | None = None,
     length_unit: str = "turns",
     seats=(),
 ) -> Path:
     """A dataset folder with the runner's layout: a manifest planning one task per variant
     (every table's rows of that variant in one part, stamped as the runner stamps it; a
-    column a variant leaves empty is not in its part, as a variant's own value columns)."""
+    column a variant leaves empty is not in its part, as a variant's own value columns).
+    ``variant_rules`` gives a variant its own rules instead of ``rules``."""
     from simulator.run.runner import Plan, Variant
     from simulator.run.store import part_name
     from simulator.run.whole import metadata, part_stamp
 
     n_games = int(tables["games"].height // len(variants))
+    own = {v: (variant_rules or {}).get(v, rules or {}) for v in variants}
     plan = Plan(
         game=game,
         n_games=n_games,
@@ -69,7 +72,7 @@ def write_dataset(
         seats=list(seats),
         seed=0,
         chunk_size=n_games,
-        variants=[Variant(v, rules or {}, {}) for v in variants],
+        variants=[Variant(v, own[v], {}) for v in variants],
     )
     engine = f"{game}-synthetic"
     for task, v, first, n in plan.tasks():
@@ -93,7 +96,7 @@ def write_dataset(
         "chunk_size": n_games,
         "length_unit": length_unit,
         "engine_version": engine,
-        "variants": [{"name": v, "rules": rules or {}, "values": {}} for v in variants],
+        "variants": [{"name": v, "rules": own[v], "values": {}} for v in variants],
         "tables": list(tables),
         "status": "complete",
     }

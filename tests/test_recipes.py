@@ -256,10 +256,8 @@ def synthetic_coins(path, rng, n_games: int, gap: float):
         4,
         {"games": pl.concat(games), "players": pl.concat(players)},
         variants=order,
+        variant_rules=rules,
     )
-    manifest = json.loads((path / "manifest.json").read_text())
-    manifest["variants"] = [{"name": v, "rules": rules[v], "values": {}} for v in order]
-    (path / "manifest.json").write_text(json.dumps(manifest))
     return Dataset(path)
 
 

@@ -159,7 +159,7 @@ def test_the_summary_reads_each_table_once_and_pairs_as_two_variants_do(tmp_path
     tables = {"players": ds.players, "games": ds.games}
     for variant in ("setup.start_money=5", "setup.start_money=20"):
         for metric, name, value, by in COMPARISONS:
-            alone = paired_difference(tables[name], value, "base", variant, by).drop("sd")
+            alone = paired_difference(tables[name], value, "base", variant, by).drop("sd", "se")
             rows = table.filter(
                 (pl.col("variant") == variant)
                 & (pl.col("metric") == metric)

@@ -482,26 +482,57 @@ def paired_difference(
     by = as_list(by)
     if not has(frame, "variant", "game_id", value, *by):
         return None
+    joined = paired_rows(frame, baseline, [value], by, variant)
+    return pair_stats(joined, value, by).drop("variant").collect()
+
+
+def paired_rows(
+    frame, base: str, values: list[str], groups: list[str], variant: str | None = None
+) -> pl.LazyFrame:
+    """Each row of ``variant`` (default: every variant but ``base``) beside the same game's
+    (and seat's) row of ``base``: the ``values`` columns as ``a_VALUE`` (base) and
+    ``b_VALUE``, the ``groups`` columns as the base has them."""
     lf = lazy(frame).with_columns(pl.col("variant").cast(pl.String))
     keys = ["game_id", "seat"] if has(frame, "seat") else ["game_id"]
-    extra = [b for b in by if b not in keys]
-    base = lf.filter(pl.col("variant") == baseline).select(
-        [*keys, *extra, pl.col(value).alias("a")]
+    extra = list(dict.fromkeys(g for g in groups if g not in keys))
+    a = lf.filter(pl.col("variant") == base).select(
+        *keys, *extra, *(pl.col(v).cast(pl.Float64).alias(f"a_{v}") for v in values)
     )
-    other = lf.filter(pl.col("variant") == variant).select([*keys, pl.col(value).alias("b")])
-    d = pl.col("b").cast(pl.Float64) - pl.col("a").cast(pl.Float64)
-    groups = by or ["_all"]
-    joined = base.join(other, on=keys).with_columns(d.alias("d"), _all=pl.lit(0))
-    games = joined.group_by([*groups, "game_id"]).agg(D=pl.col("d").sum(), m=pl.len())
-    totals = joined.group_by(groups).agg(
+    others = pl.col("variant") != base if variant is None else pl.col("variant") == variant
+    b = lf.filter(others).select(
+        "variant", *keys, *(pl.col(v).cast(pl.Float64).alias(f"b_{v}") for v in values)
+    )
+    return a.join(b, on=keys)
+
+
+PAIR_COLUMNS = (
+    "n",
+    "n_games",
+    "base_mean",
+    "variant_mean",
+    "mean_diff",
+    "sd",
+    "se",
+    "diff_lo",
+    "diff_hi",
+)
+
+
+def pair_stats(joined: pl.LazyFrame, value: str, by: list[str]) -> pl.LazyFrame:
+    """Per variant and ``by`` group of :func:`paired_rows`: :data:`PAIR_COLUMNS` of the
+    change of ``value``, its standard error clustered by game, sorted by both."""
+    keys = ["variant", *by]
+    rows = joined.with_columns((pl.col(f"b_{value}") - pl.col(f"a_{value}")).alias("d"))
+    totals = rows.group_by(keys).agg(
         pl.len().alias("n"),
-        pl.col("a").cast(pl.Float64).mean().alias("base_mean"),
-        pl.col("b").cast(pl.Float64).mean().alias("variant_mean"),
+        pl.col(f"a_{value}").mean().alias("base_mean"),
+        pl.col(f"b_{value}").mean().alias("variant_mean"),
         pl.col("d").mean().alias("mean_diff"),
     )
+    games = rows.group_by([*keys, "game_id"]).agg(D=pl.col("d").sum(), m=pl.len())
     spread = (
-        games.join(totals, on=groups)
-        .group_by(groups)
+        games.join(totals, on=keys, nulls_equal=True)
+        .group_by(keys)
         .agg(
             n_games=pl.len(),
             S=((pl.col("D") - pl.col("mean_diff") * pl.col("m")) ** 2).sum(),
@@ -509,26 +540,14 @@ def paired_difference(
     )
     n, g = pl.col("n").cast(pl.Float64), pl.col("n_games").cast(pl.Float64)
     se = pl.when(g > 1).then((g / (g - 1) * pl.col("S")).sqrt() / n).otherwise(0.0)
-    out = (
-        totals.join(spread, on=groups)
+    return (
+        totals.join(spread, on=keys, nulls_equal=True)
         .with_columns(se.alias("se"))
         .with_columns(
             (pl.col("se") * n.sqrt()).alias("sd"),
             (pl.col("mean_diff") - Z95 * pl.col("se")).alias("diff_lo"),
             (pl.col("mean_diff") + Z95 * pl.col("se")).alias("diff_hi"),
         )
-        .sort(groups)
-        .select(
-            *by,
-            "n",
-            "n_games",
-            "base_mean",
-            "variant_mean",
-            "mean_diff",
-            "sd",
-            "se",
-            "diff_lo",
-            "diff_hi",
-        )
+        .sort(keys)
+        .select(*keys, *PAIR_COLUMNS)
     )
-    return out.collect()

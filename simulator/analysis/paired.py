@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from simulator.analysis.core import as_list, has, lazy
+from simulator.analysis.core import as_list, has, pair_stats, paired_rows
 from simulator.analysis.dataset import Dataset
-from simulator.core.stats import Z95, holm, two_sided_p
+from simulator.core.stats import holm, two_sided_p
 
 COMPARISONS = (  # (metric, table, value column, group column)
     ("win_rate", "players", "won", "seat"),
@@ -28,10 +28,11 @@ COMPARISONS = (  # (metric, table, value column, group column)
 def paired_differences(dataset, base: str | None = None) -> pl.DataFrame:
     """Each variant minus ``base`` (default: the first variant) per comparison.
 
-    Columns: variant, metric, group, n, base_mean, variant_mean, mean_diff, diff_lo, diff_hi,
-    p_value, p_holm, significant.  Empty when the dataset has one variant.  Each table is
-    read once: the base rows are joined with every other variant's at once and each
-    comparison is one group-by (a sweep of a thousand variants summarises in seconds)."""
+    Columns: variant, metric, group, n, n_games, base_mean, variant_mean, mean_diff, diff_lo,
+    diff_hi, p_value, p_holm, significant; intervals and p-values clustered by game.  Empty
+    when the dataset has one variant.  Each table is read once: the base rows are joined with
+    every other variant's at once and each comparison is one group-by (a sweep of a thousand
+    variants summarises in seconds)."""
     ds = dataset if isinstance(dataset, Dataset) else Dataset(dataset)
     names = [v["name"] for v in ds.variants]
     base = base or names[0]
@@ -44,9 +45,10 @@ def paired_differences(dataset, base: str | None = None) -> pl.DataFrame:
         wanted = [c for c in COMPARISONS if c[1] == table and has(frame, c[2], *as_list(c[3]))]
         if not wanted or not has(frame, "variant", "game_id"):
             continue
-        joined = paired_rows(frame, base, wanted)
+        values = list(dict.fromkeys(c[2] for c in wanted))
+        joined = paired_rows(frame, base, values, [b for c in wanted for b in as_list(c[3])])
         for metric, _, value, by in wanted:
-            queries.append(pair_stats(joined, value, by, order))
+            queries.append(pair_stats(joined, value, as_list(by)))
             shown.append((len(shown), metric, by))
     if not queries:
         return pl.DataFrame()
@@ -54,13 +56,22 @@ def paired_differences(dataset, base: str | None = None) -> pl.DataFrame:
     for (index, metric, by), result in zip(shown, pl.collect_all(queries)):
         group = (pl.format(f"{by}={{}}", pl.col(by)) if by else pl.lit("all")).alias("group")
         rows.append(
-            result.select(
+            result.with_columns(
+                pl.col("variant").replace_strict(order, return_dtype=pl.Int64).alias("order")
+            ).select(
                 "order",
                 pl.lit(index).alias("comparison"),
                 "variant",
                 pl.lit(metric).alias("metric"),
                 group,
-                *STAT_COLUMNS,
+                "n",
+                "n_games",
+                "base_mean",
+                "variant_mean",
+                "mean_diff",
+                "se",
+                "diff_lo",
+                "diff_hi",
             )
         )
     table = (
@@ -68,59 +79,15 @@ def paired_differences(dataset, base: str | None = None) -> pl.DataFrame:
         .sort("order", "comparison", maintain_order=True)
         .drop("order", "comparison")
     )
-    se = (table["sd"] / np.sqrt(table["n"].to_numpy())).to_numpy()
+    se = table["se"].to_numpy()
     diff = table["mean_diff"].to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(se > 0, np.abs(diff) / se, np.where(diff == 0, 0.0, np.inf))
     p_value = two_sided_p(z)
     return (
-        table.drop("sd")
+        table.drop("se")
         .with_columns(p_value=pl.Series(p_value), p_holm=pl.Series(holm(p_value)))
         .with_columns(significant=pl.col("p_holm") < 0.05)
-    )
-
-
-STAT_COLUMNS = ("n", "base_mean", "variant_mean", "mean_diff", "sd", "diff_lo", "diff_hi")
-
-
-def paired_rows(frame, base: str, comparisons) -> pl.LazyFrame:
-    """Each row of every variant but ``base`` beside the same game's (and seat's) row of
-    ``base``: the value columns of ``comparisons`` as ``a_VALUE`` (base) and ``b_VALUE``,
-    their group columns as the base has them."""
-    lf = lazy(frame).with_columns(pl.col("variant").cast(pl.String))
-    keys = ["game_id", "seat"] if has(frame, "seat") else ["game_id"]
-    values = list(dict.fromkeys(c[2] for c in comparisons))
-    groups = [b for c in comparisons for b in as_list(c[3]) if b not in keys]
-    a = lf.filter(pl.col("variant") == base).select(
-        *keys, *dict.fromkeys(groups), *(pl.col(v).cast(pl.Float64).alias(f"a_{v}") for v in values)
-    )
-    b = lf.filter(pl.col("variant") != base).select(
-        "variant", *keys, *(pl.col(v).cast(pl.Float64).alias(f"b_{v}") for v in values)
-    )
-    return a.join(b, on=keys)
-
-
-def pair_stats(joined: pl.LazyFrame, value: str, by, order: dict[str, int]) -> pl.LazyFrame:
-    """n pairs, the means, the mean change, its sd and normal 95% interval of ``value``, per
-    variant (numbered by ``order``) and ``by`` group, sorted by both."""
-    a, b = pl.col(f"a_{value}"), pl.col(f"b_{value}")
-    keys = ["variant", *as_list(by)]
-    half = Z95 * pl.col("sd") / pl.col("n").cast(pl.Float64).sqrt()
-    return (
-        joined.group_by(keys)
-        .agg(
-            pl.len().alias("n"),
-            a.mean().alias("base_mean"),
-            b.mean().alias("variant_mean"),
-            (b - a).mean().alias("mean_diff"),
-            (b - a).std().fill_null(0.0).alias("sd"),
-        )
-        .with_columns(
-            (pl.col("mean_diff") - half).alias("diff_lo"),
-            (pl.col("mean_diff") + half).alias("diff_hi"),
-            pl.col("variant").replace_strict(order, return_dtype=pl.Int64).alias("order"),
-        )
-        .sort("order", *as_list(by))
     )
 
 
