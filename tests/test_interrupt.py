@@ -223,6 +223,9 @@ def study_stopped(tmp_path, monkeypatch, where: str, error) -> str:
         monkeypatch.setattr(study, "execute", second_stops)
     else:
         monkeypatch.setattr(study, "execute", lambda *a, **k: None)
+        if where.endswith("write_report"):  # the screens and skill curves play no game either
+            monkeypatch.setattr(study, "run_screens", lambda *a: [])
+            monkeypatch.setattr(study, "run_skill", lambda *a: [])
         monkeypatch.setattr(where, stops)
     runs, report = tmp_path / "runs", tmp_path / "study.html"
     result = CliRunner().invoke(cli, ["study", "--out", runs, "--report", report, "-j", 1, "-q"])
