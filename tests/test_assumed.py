@@ -326,7 +326,7 @@ def test_a_finding_about_an_invented_card_is_a_what_if_never_a_top_flag():
 
 def test_the_extra_player_of_an_odd_count_is_named_in_the_team_finding():
     """Karmaggän teams at 3 players: which team gets the extra player is assumed, so a team
-    finding there is a what-if on game.mode; at 4 players it is about the printed rules."""
+    finding there is a what-if on game.extra_player; at 4 players it is about the printed rules."""
     import polars as pl
 
     from simulator.report.flags import Rules
@@ -352,7 +352,7 @@ def test_the_extra_player_of_an_odd_count_is_named_in_the_team_finding():
     }
     (odd,) = Rules(0, Data(3), res).flags()
     (even,) = Rules(0, Data(4), res).flags()
-    assert [k.key for k in odd.assumed] == ["game.mode"] and even.assumed == ()
+    assert [k.key for k in odd.assumed] == ["game.extra_player"] and even.assumed == ()
 
 
 def test_sweep_and_fit_take_a_card_key(tmp_path):

@@ -69,6 +69,27 @@ def test_the_extra_player_shows_as_a_starting_team_edge(three_players):
     assert by_side["starting"] - by_side["other"] > 0.2, rates
 
 
+def test_the_player_more_goes_to_the_other_team_when_the_rules_say_so():
+    """``game.extra_player = "other"``: at 3 players the starting team is seat 0 alone, so the
+    edge of the two against one turns against it; the screen offers the switch at odd counts
+    only."""
+    from simulator.games.karmaggan.layouts import choices
+
+    game = get_game("karmaggan")
+    other = game.rules(sets=('game.extra_player="other"',))
+    with Lab(game) as lab:
+        printed, flipped = lab.play(
+            Design("karmaggan", LINEUP, seed=5), [game.rules(), other], np.arange(240)
+        )
+    for outcomes, starting in ((printed, 2), (flipped, 1)):
+        codes, labels = outcomes.groups["side"]
+        assert ((codes == labels.index("starting")).sum(axis=1) == starting).all()
+    edge = flipped.metric("starting_team_edge").estimate(flipped)
+    assert edge.interval[1] < 0, edge.record()
+    assert choices(game.rules(), "game.extra_player", 3) == ["other"]
+    assert choices(game.rules(), "game.extra_player", 4) == []
+
+
 def swap_labels(src, dst):
     """A copy of a dataset with the team labels 0 and 1 exchanged in every table (each part
     keeps its metadata: it is still the dataset's own)."""

@@ -359,7 +359,7 @@ class Rules:
                     "attribution-side",
                     "Starting and other team win rates within policy",
                     # at an odd count one team has the extra player: which one is assumed
-                    ["game.mode"] if self.ds.n_players % 2 else [],
+                    ["game.extra_player"] if self.ds.n_players % 2 else [],
                 )
 
     def neighbours(self):

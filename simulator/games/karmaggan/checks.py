@@ -17,6 +17,7 @@ from simulator.games.karmaggan.state import (
 )
 
 MODES = ("team", "free_for_all")
+EXTRA_PLAYER = ("starting", "other")  # game.extra_player: which team a player more goes to
 # Bounds of what the kernel's arrays and the int16 output columns hold
 MAX_ROUNDS = 1_000  # timeline: 10,000 games × 1,000 rounds × 8 seats × 2 bytes = 160 MB a chunk
 MAX_COINS = 10_000  # blood coins, the bank and the medallions
@@ -36,6 +37,12 @@ BLOOD_COIN_KEYS = {
 def check(rules: dict) -> None:
     game, setup, turn, board = rules["game"], rules["setup"], rules["turn"], rules["board"]
     require(rules, "game.mode", game["mode"] in MODES, f"must be one of {', '.join(MODES)}")
+    require(
+        rules,
+        "game.extra_player",
+        game["extra_player"] in EXTRA_PLAYER,
+        f"must be one of {', '.join(EXTRA_PLAYER)}",
+    )
     # the per-round timeline of a whole chunk is preallocated (chunk × round_cap × seats int16)
     require(
         rules,

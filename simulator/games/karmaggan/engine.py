@@ -62,6 +62,7 @@ from simulator.games.karmaggan.state import (
     CFG_BANK,
     CFG_BLOOD,
     CFG_CENTRE,
+    CFG_EXTRA_OTHER,
     CFG_MEDALLION_SUPPLY,
     CFG_N_BLOOD,
     CFG_N_FIGS,
@@ -167,8 +168,10 @@ def setup_game(state, rules, rng):
     tiles face down (shuffled), plunderers on the starting points, each player with 4 Object
     cards, 1 Golden Medallion and the blood coins of the player count.  Seat 0 starts ("the
     player with the least honour"): its team is drawn, so either team may move first; seats
-    alternate teams around the table.  ASSUMED: the starting point of each seat
-    (``board.start_points``)."""
+    alternate teams around the table ("alternate a Player from each Team around the board").
+    ASSUMED: the starting point of each seat (``board.start_points``), and which team has the
+    player more at an odd count (``game.extra_player``: seat 0's, or the last seat joins the
+    other team)."""
     n_players, n_nodes = rules[CFG_PLAYERS], rules[CFG_NODES]
     centre = rules[CFG_CENTRE]
     first_team = rng_below(rng, SETUP, 2)
@@ -224,6 +227,8 @@ def setup_game(state, rules, rng):
             state[F_OWNER + fig] = (fig - n_players) // rules[CFG_SPAWN_MAX]
     for seat in range(n_players):
         team = (seat + first_team) % 2
+        if n_players % 2 == 1 and seat == n_players - 1 and rules[CFG_EXTRA_OTHER] == 1:
+            team = (first_team + 1) % 2  # the player more joins the team that does not start
         state[P_STATUS + seat] = ALIVE
         state[P_TEAM + seat] = team if rules[CFG_TEAM_MODE] == 1 else seat
         state[P_SWARM + seat] = team if rules[CFG_TEAM_MODE] == 1 else 0

@@ -35,6 +35,7 @@ from simulator.games.karmaggan.state import (
     CFG_COMBAT_ROUNDS,
     CFG_DECK_LEN,
     CFG_DECKS,
+    CFG_EXTRA_OTHER,
     CFG_FIRE,
     CFG_GREEDY,
     CFG_HAND_MAX,
@@ -161,6 +162,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
             cfg[BEATS + 4 * COMBAT_NAMES.index(name) + COMBAT_NAMES.index(b)] = 1
     cfg[CFG_PLAYERS] = n_players
     cfg[CFG_TEAM_MODE] = int(rules["game"]["mode"] == "team")
+    cfg[CFG_EXTRA_OTHER] = int(rules["game"]["extra_player"] == "other")
     cfg[CFG_ROUND_CAP] = rules["game"]["round_cap"]
     cfg[CFG_START_COINS] = setup[BLOOD_COIN_KEYS[n_players]]
     cfg[CFG_START_OBJECTS] = setup["object_cards"]

@@ -11,9 +11,8 @@
 * the rest of ``board``: the drawn layout (tiles, walls, hatches, Rollers and the counts that
   shape them) has no alternative the rules data can name; scaling its positions would break
   the drawing.
-* ``game.mode``: its mark is about odd counts, where the starting team gets the extra player.
-  The engine seats the teams alternately (seat 0's team has the extra player), so no rules key
-  yet names the other choice; at even counts the assumption is not in play.
+* ``game.extra_player``: at an odd count in team mode, the other team gets the player more
+  (the last seat joins it) instead of seat 0's; at even counts, or free-for-all, not in play.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ import itertools
 import re
 
 from simulator.core.rules import RulesError
+from simulator.games.karmaggan.checks import EXTRA_PLAYER
 
 MAX_LAYOUTS = 12  # the printed layout and at most 11 alternatives
 LAYOUT = "a part of the board's drawn layout: no alternative the rules data names"
@@ -31,14 +31,10 @@ _START_KEY = re.compile(r"board\.start_points\.(\d+)")
 
 def choices(rules: dict, key: str, n_players: int) -> list | None:
     """The alternatives of ``key`` at ``n_players`` (see the module docstring)."""
-    if key == "game.mode":
+    if key == "game.extra_player":
         if n_players % 2 == 0 or rules["game"]["mode"] != "team":
             return []
-        raise RulesError(
-            key,
-            "no rules key names which team gets the extra player at odd counts (the engine "
-            "seats the teams alternately, so the starting team has it)",
-        )
+        return [v for v in EXTRA_PLAYER if v != rules["game"]["extra_player"]]
     found = _START_KEY.fullmatch(key)
     if found is None:
         if key.startswith("board."):
