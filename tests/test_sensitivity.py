@@ -263,7 +263,7 @@ def test_assumed_plans_every_assumed_key_in_play_and_says_why_not_the_others(nam
     assert sorted([*plan.keys, *skipped]) == sorted(plan.rests_on)
     assert set(plan.rests_on) <= set(labels)
     for key in set(labels) - set(plan.rests_on):  # only other counts' start layouts
-        assert key.startswith("board.start_points.") or key == "game.mode", key
+        assert key.startswith("board.start_points.") or key == "game.extra_player", key
     for choice in plan.choices:
         assert choice.alternatives and choice.default not in choice.alternatives
     numbers = {m.key for f in plan.factors for m in f.members}
@@ -293,7 +293,7 @@ def test_switches_and_card_text_are_paired_choices():
     assert lawsuit.label(lawsuit.alternatives.index("lottery")) == '"lottery", value = 50000'
 
 
-def test_karmaggan_start_layouts_are_the_mirrored_ones_and_odd_counts_say_why_not():
+def test_karmaggan_start_layouts_are_the_mirrored_ones_and_odd_counts_switch_the_extra_player():
     game = get_game("karmaggan")
     rules = game.rules()
     four = plan_screen(game, rules, ["board.start_points.4"], False, (0.5, 1.5), 4)
@@ -304,8 +304,9 @@ def test_karmaggan_start_layouts_are_the_mirrored_ones_and_odd_counts_say_why_no
         assert layout[0] == 0 and {turn[p] for p in layout[0::2]} == set(layout[1::2])
     three = plan_screen(game, rules, [], True, (0.5, 1.5), 3)
     reasons = {s["key"]: s["reason"] for s in three.skipped}
-    assert "which team gets the extra player" in reasons["game.mode"]
     assert "no mirrored layout" in reasons["board.start_points.3"]
+    (extra,) = [c for c in three.choices if c.key == "game.extra_player"]
+    assert (extra.default, list(extra.alternatives)) == ("starting", ["other"])
     with pytest.raises(RulesError, match="no other mirrored layout keeps seat 0 on point 0"):
         plan_screen(game, rules, ["board.start_points.2"], False, (0.5, 1.5), 2)
 
