@@ -1,9 +1,12 @@
 """The game-independent parts of the `search` player: determinized flat Monte Carlo.
 
 At a decision, the candidates are the ``top_k`` options with the best scores by the rollout
-policy's own scorer; ``rollouts`` playouts are spread over them round-robin, each from a copy
-of the game in which everything the deciding seat cannot know has been re-drawn from the
-game's ``SEARCH`` stream; the candidate with the best mean outcome is played.
+policy's own scorer, the rollout policy's own choice first; ``rollouts`` playouts are spread
+over them in rounds, each from a copy of the game in which everything the deciding seat cannot
+know has been re-drawn from the game's ``SEARCH`` stream, every candidate of a round on the
+same re-drawn future (common random numbers).  The rollout policy's choice is played unless a
+rival beats it in a paired one-sided test corrected over the rivals (:func:`paired_choice`):
+the best mean of a few noisy playouts mostly picks a luckier move, not a better one.
 
 Why flat Monte Carlo rather than a tree search (UCT): the three games are stochastic and hide
 information, so every playout starts from a fresh determinization; with a few hundred playouts
@@ -12,10 +15,12 @@ Flat Monte Carlo over a pruned option list with a scripted rollout policy is the
 strong baseline for such games, cheap, and exactly reproducible.
 
 Each game's engine supplies the rest (copying its state, replaying a step up to the decision,
-re-drawing hidden information, its outcome and margin scale); see its ``search`` module.
+re-drawing hidden information, its outcome and margin scale); see its ``search`` module, and
+policies/search_driver.py for the driver Ekonos and Karnaxis share.
 """
 
 import numpy as np
+from scipy.special import stdtrit
 
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import DICE, POLICY, SEARCH, SETUP, mix64, rng_next, shuffle
@@ -24,6 +29,25 @@ from simulator.core.rng import DICE, POLICY, SEARCH, SETUP, mix64, rng_next, shu
 SEARCH_KNOBS = ("rollouts", "rollout_policy", "horizon", "top_k")
 MARGIN_WEIGHT = 0.1  # a win always outweighs any margin: values lie in [-0.1, 1.1]
 RESEED_SALT = np.uint64(0x6A09E667F3BCC909)
+# The decision rule (paired_choice): on candidates of equal value, a rival replaces the rollout
+# policy's choice in at most LEVEL of the decisions.  Candidates beyond MAX_CANDIDATES are not
+# weighed (top_k), so the correction's table is small.
+LEVEL = 0.2
+MAX_CANDIDATES = 64
+MAX_DF = 120  # more pairs use this row's values: slightly larger than theirs, so still valid
+
+
+def critical_values(level: float, max_candidates: int, max_df: int) -> np.ndarray:
+    """CRITICAL[rivals, df]: the one-sided t critical value at level ``level / rivals`` with
+    ``df`` degrees of freedom (Bonferroni over the rivals; df 0 and rivals 0 unused)."""
+    rivals = np.arange(1, max_candidates)[:, None]
+    df = np.arange(1, max_df + 1)[None, :]
+    table = np.full((max_candidates, max_df + 1), np.inf)
+    table[1:, 1:] = stdtrit(df, 1.0 - level / rivals)
+    return table
+
+
+CRITICAL = critical_values(LEVEL, MAX_CANDIDATES, MAX_DF)
 
 
 @rule
@@ -59,8 +83,8 @@ def margin_to_best_other(scores, n_players, seat):
 @rule
 def top_k(scores, n, k, out):
     """Indices of the ``k`` highest of ``scores[:n]`` into ``out``, best first (ties: lower
-    index first); returns how many (min(n, k), at least 1 when n >= 1)."""
-    m = min(n, max(k, 1))
+    index first); returns how many (min(n, k, MAX_CANDIDATES), at least 1 when n >= 1)."""
+    m = min(n, max(k, 1), MAX_CANDIDATES)
     for r in range(m):
         best = -1
         for i in range(n):
@@ -76,31 +100,28 @@ def top_k(scores, n, k, out):
 
 
 @rule
-def best_mean(sums, counts, m):
-    """Index of the candidate with the highest mean value among ``m`` (ties: the earlier one,
-    i.e. the better scripted score)."""
-    best, best_value = 0, -np.inf
-    for c in range(m):
-        if counts[c] > 0 and sums[c] / counts[c] > best_value:
-            best, best_value = c, sums[c] / counts[c]
-    return best
-
-
-@rule
-def clear_gain(gains, squares, counts, m, clear):
+def paired_choice(gains, squares, counts, m):
     """Index of the candidate to play among ``m``: candidate 0 (the rollout policy's own
-    choice) unless another beat it, rollout for rollout on the same futures, by more than
-    ``clear`` standard errors of the paired difference; then the one with the highest mean
-    gain.  ``gains[c]`` and ``squares[c]`` sum the paired differences and their squares over
-    ``counts[c]`` pairs; a single pair has no spread to judge by, so it never wins."""
+    choice) unless a rival beats it by a paired one-sided t test at level LEVEL, corrected
+    over the ``m - 1`` rivals (Bonferroni), then the significant rival of highest mean gain.
+
+    ``gains[c]`` and ``squares[c]`` sum rival c's paired differences over candidate 0 (the
+    two played on the same futures) and their squares, over ``counts[c]`` pairs.  The
+    statistic is ``scipy.stats.ttest_rel``'s, mean over its standard error with the sample
+    standard deviation; its critical value comes from CRITICAL.  A single pair has no spread
+    to judge by, so it never overrides; differences all equal and positive always do."""
+    rivals = min(m - 1, MAX_CANDIDATES - 1)
     best, best_gain = 0, 0.0
     for c in range(1, m):
         n = counts[c]
         if n < 2:
             continue
         mean = gains[c] / n
-        spread = np.sqrt(max(squares[c] / n - mean * mean, 0.0))
-        if mean > best_gain and mean * np.sqrt(n) > clear * spread:
+        if mean <= best_gain:
+            continue
+        variance = max(squares[c] - n * mean * mean, 0.0) / (n - 1.0)
+        critical = CRITICAL[rivals, min(np.int64(n) - 1, MAX_DF)]
+        if mean * mean * n > critical * critical * variance:  # t > critical, as mean > 0
             best, best_gain = c, mean
     return best
 
@@ -109,7 +130,7 @@ def clear_gain(gains, squares, counts, m, clear):
 def tally(sums, counts, gains, squares, candidate, value, base):
     """Add one rollout's ``value`` to its candidate's sum and count and, for a rival, its gain
     over ``base`` (candidate 0's value in the same round of rollouts) to the paired sums that
-    :func:`clear_gain` reads.  Returns the round's base: ``value`` for candidate 0."""
+    :func:`paired_choice` reads.  Returns the round's base: ``value`` for candidate 0."""
     sums[candidate] += value
     counts[candidate] += 1.0
     if candidate == 0:

@@ -10,7 +10,6 @@ compiled kernels are checked against the same plain Python in test_karnaxis.py.
 """
 
 import inspect
-import sys
 import types
 
 import numpy as np
@@ -28,22 +27,24 @@ RULE_MODULES = (money, new_year, actions, business, year_end, engine)
 
 def plain_python(modules):
     """{name: function} of every kernel in ``modules`` as plain Python: each kernel's own code
-    (``py_func``) run against a copy of its module's globals in which every kernel it calls is
+    (``py_func``) run against a copy of its globals (its module's, or the namespace a shared
+    template was bound to) in which every kernel it calls is
     plain Python too."""
     namespaces, plain = {}, {}
 
-    def namespace(module_name):
-        if module_name not in namespaces:
-            ns = namespaces[module_name] = dict(sys.modules[module_name].__dict__)
+    def namespace(kernel_globals):
+        key = id(kernel_globals)
+        if key not in namespaces:
+            ns = namespaces[key] = dict(kernel_globals)
             for name, value in list(ns.items()):
                 if isinstance(value, Dispatcher):
                     ns[name] = to_plain(value)
-        return namespaces[module_name]
+        return namespaces[key]
 
     def to_plain(kernel):
         f = kernel.py_func
         if f not in plain:
-            g = namespace(f.__module__)
+            g = namespace(f.__globals__)
             if f not in plain:
                 plain[f] = types.FunctionType(
                     f.__code__, g, f.__name__, f.__defaults__, f.__closure__

@@ -39,9 +39,7 @@ def first_search_decision(rules, edit=None, seed=3):
     )
     if edit:
         edit(state, r)
-    size = r[S.CFG_STATE_SIZE]
-    work, work_rng = np.zeros((3, size), np.int64), np.zeros((3, N_STREAMS), np.uint64)
-    values = np.zeros((3, S.MAX_OPTIONS))
+    work, work_rng, values = RULES["search_buffers"](r)
     trace = np.zeros((200, S.TRACE_WIDTH), np.int64)
     RULES["search_step"](state, r, knobs, rng, trace, work, work_rng, values)
     rows = trace[: state[S.TRACE_N]]

@@ -16,16 +16,14 @@ keeps the step's *decision log* in the state (every decision of the step, any se
 
 import numpy as np
 
-from policies.common import behaviour
+import policies.ekonos
 from policies.ekonos import (
-    ROLLOUT_POLICY_KNOB,
-    ROLLOUTS,
-    SEARCH,
     TOP_K,
     option_scores,
     policy_choice,
 )
 from policies.search import redeal, reseed_chance, top_k
+from policies.search_driver import QUESTIONS, for_game
 from simulator.core.kernel import allocating, layer, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.ekonos.board import option
@@ -80,30 +78,7 @@ def choose(state, rules, knobs, rng, trace, kind, seat, company, n):
     return choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, company, n)
 
 
-@rule
-def is_search(knobs, policy):
-    return behaviour(knobs, policy) == SEARCH
-
-
-@rule
-def played_policy(knobs, policy):
-    """The policy that makes a seat's decisions in a probe: a search seat's rollout policy
-    (its scripted fallback), any other seat's own."""
-    if is_search(knobs, policy):
-        return np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
-    return policy
-
-
-@rule
-def weighs(knobs, policy, n):
-    """A search seat weighs a decision with several options when it has a budget: at least
-    one rollout and two candidates (otherwise it plays its rollout policy)."""
-    return (
-        is_search(knobs, policy)
-        and n > 1
-        and knobs[policy, ROLLOUTS] >= 1
-        and knobs[policy, TOP_K] >= 2
-    )
+is_search, played_policy, weighs = for_game(QUESTIONS, globals(), policies.ekonos)
 
 
 @rule

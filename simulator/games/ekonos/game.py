@@ -77,7 +77,7 @@ from simulator.games.ekonos.state import (
     TRACE_WIDTH,
 )
 
-ENGINE_VERSION = "ekonos-3"
+ENGINE_VERSION = "ekonos-4"
 MAX_POINTS = 1000  # largest points per unit a [scoring] key may give
 
 

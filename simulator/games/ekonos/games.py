@@ -8,7 +8,7 @@ from simulator.core.kernel import allocating, entry, rule
 from simulator.core.rng import N_STREAMS, rng_new
 from simulator.games.ekonos.board import company_value, record, score_parts
 from simulator.games.ekonos.engine import advance
-from simulator.games.ekonos.search import search_step
+from simulator.games.ekonos.search import search_buffers, search_step
 from simulator.games.ekonos.state import (
     AT_DEAL,
     AT_END,
@@ -38,7 +38,6 @@ from simulator.games.ekonos.state import (
     INDICATORS_LEFT,
     MAX_COMPANIES,
     MAX_HAND,
-    MAX_OPTIONS,
     MAX_PLAYERS,
     MAX_SPACES,
     MODE,
@@ -166,17 +165,6 @@ def score_game(state, rules, trace, out_game, out_players, out_company_game, out
     out_game[G_WINNER], out_game[G_LENGTH] = winner, rules[CFG_TURNS]
     out_game[G_END_REASON], out_game[G_ROUNDS] = END_FINAL_TURN, state[ROUNDS]
     out_game[G_SEARCH_DECISIONS] = state[SEARCH_DECISIONS]
-
-
-@allocating
-def search_buffers(rules):
-    """The search driver's work buffers (see search.search_step)."""
-    size = rules[CFG_STATE_SIZE]
-    return (
-        np.zeros((3, size), np.int64),
-        np.zeros((3, N_STREAMS), np.uint64),
-        np.zeros((5, MAX_OPTIONS), np.float64),
-    )
 
 
 @entry

@@ -7,11 +7,10 @@ the seat's policy (:func:`played_policy`): a scripted seat's own, a `search` sea
 round loop pauses before its plunderer turns (search.py).
 """
 
-import numpy as np
-
-from policies.common import behaviour
-from policies.karmaggan import ROLLOUT_POLICY_KNOB, SEARCH, policy_choice
-from simulator.core.kernel import layer, rule
+import policies.karmaggan
+from policies.karmaggan import policy_choice
+from policies.search_driver import QUESTIONS, for_game
+from simulator.core.kernel import layer
 from simulator.games.karmaggan.state import SEAT_POLICY
 
 
@@ -24,10 +23,4 @@ def choose(state, rules, knobs, rng, kind, seat, n):
     )
 
 
-@rule
-def played_policy(knobs, policy_id):
-    """The policy whose code makes a seat's decisions: a search seat's ``rollout_policy`` (the
-    search driver weighs only the steps it searches), any other seat's own."""
-    if behaviour(knobs, policy_id) == SEARCH:
-        return np.int64(knobs[policy_id, ROLLOUT_POLICY_KNOB])
-    return policy_id
+is_search, played_policy, weighs = for_game(QUESTIONS, globals(), policies.karmaggan)

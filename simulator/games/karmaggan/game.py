@@ -119,7 +119,7 @@ from simulator.games.karmaggan.state import (
     deck,
 )
 
-ENGINE_VERSION = "karmaggan-4"
+ENGINE_VERSION = "karmaggan-5"
 SIDES = ("starting", "other")  # players.side: on seat 0's team, or not
 LOSS_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat", "other")
 MAX_TRACE = 50_000

@@ -25,27 +25,25 @@ game's SEARCH stream, takes the candidate, finishes the turn and plays on with e
 after the decision's round.  The outcome for the deciding seat (:func:`seat_value`) is its
 side's win (its team's in Team mode, its own in Free-for-All), then the blood-coin margin of
 its side over the best other.  The rollout policy's pick is played unless a rival beats it
-clearly over the paired rounds (``policies.search.clear_gain``, by CLEAR_GAIN standard
-errors): a few playouts are noisy, and overriding the rollout policy on noise plays worse than
-the rollout policy itself.  Besides that pick, the real game draws only from its SEARCH
-stream.
+over the paired rounds in a one-sided test corrected over the rivals
+(``policies.search.paired_choice``): a few playouts are noisy, and overriding the rollout
+policy on noise plays worse than the rollout policy itself.  Besides that pick, the real
+game draws only from its SEARCH stream.
 """
 
 import numpy as np
 
-from policies.common import behaviour
 from policies.karmaggan import (
     HORIZON,
     ROLLOUT_POLICY_KNOB,
     ROLLOUTS,
-    SEARCH,
     TOP_K,
     step_scores,
 )
 from policies.search import (
-    clear_gain,
     margin_to_best_other,
     outcome_value,
+    paired_choice,
     redeal,
     reseed_chance,
     rollout_seed,
@@ -56,7 +54,7 @@ from simulator.core.kernel import allocating, entry, layer, rule
 from simulator.core.rng import N_STREAMS
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.karmaggan.core import new_game, record
-from simulator.games.karmaggan.decide import choose
+from simulator.games.karmaggan.decide import choose, weighs
 from simulator.games.karmaggan.engine import (
     NO_SEATS,
     NOT_RESUMED,
@@ -127,7 +125,6 @@ from simulator.games.karmaggan.state import (
 )
 
 MARGIN_SCALE = 4.0  # blood coins: a side this many coins ahead earns the whole margin bonus
-CLEAR_GAIN = 2.0  # standard errors a rival's paired gain must reach to override its rollout policy
 SUMS, COUNTS, GAINS, GAINS_SQ, SIDES = range(5)  # rows of the values buffer
 MILLION = 1_000_000
 
@@ -138,8 +135,7 @@ def searched_seats(state, rules, knobs):
     rollout and two candidates; otherwise they play their rollout policy)."""
     bits = 0
     for seat in range(rules[CFG_PLAYERS]):
-        p = state[SEAT_POLICY + seat]
-        if behaviour(knobs, p) == SEARCH and knobs[p, ROLLOUTS] >= 1 and knobs[p, TOP_K] >= 2:
+        if weighs(knobs, state[SEAT_POLICY + seat], 2):
             bits |= 1 << seat
     return bits
 
@@ -255,7 +251,7 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
     state[G_SEARCH_DECISIONS] += 1
     if trace.shape[0] > 0:
         note_values(state, rules, trace, seat, n, m, m * rounds, values, picks)
-    return picks[clear_gain(gains, gains_sq, counts, m, CLEAR_GAIN)]
+    return picks[paired_choice(gains, gains_sq, counts, m)]
 
 
 @allocating

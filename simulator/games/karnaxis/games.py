@@ -8,17 +8,16 @@ seats' policies; a game with no search seat plays the same either way.
 
 import numpy as np
 
-from simulator.core.kernel import allocating, entry, layer
+from simulator.core.kernel import entry, layer
 from simulator.core.rng import N_STREAMS
 from simulator.games.karnaxis.engine import advance, new_game, write_years
-from simulator.games.karnaxis.search import search_step
+from simulator.games.karnaxis.search import search_buffers, search_step
 from simulator.games.karnaxis.state import (
     AT_END,
     AT_YEAR_END,
     CFG_PLAYERS,
     CFG_STATE_SIZE,
     CFG_YEARS,
-    MAX_OPTIONS,
     PHASE,
     TRACE_N,
 )
@@ -95,18 +94,6 @@ def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_y
             out_years[g * rows : (g + 1) * rows],
         )
     return state[TRACE_N]
-
-
-@allocating
-def search_buffers(rules):
-    """The search driver's work buffers: three state copies (snapshot, probe, rollout), their
-    rng streams, and the per-candidate value sums, counts and seat scores."""
-    size = rules[CFG_STATE_SIZE]
-    return (
-        np.zeros((3, size), dtype=np.int64),
-        np.zeros((3, N_STREAMS), dtype=np.uint64),
-        np.zeros((3, MAX_OPTIONS), dtype=np.float64),
-    )
 
 
 @entry

@@ -1,0 +1,189 @@
+"""The search driver of the games that play a step at a time from a snapshot: Ekonos, Karnaxis.
+
+At every step boundary :func:`search_step` copies the state into a snapshot and plays the step
+as *probes* on a work copy (each game's decide.py explains the modes).  A probe that meets no
+search decision is the real outcome.  One that meets a pending search decision ``j`` is thrown
+away and :func:`weigh` plays it out: in each round one seed is drawn from the real game's
+SEARCH stream and every candidate is played from it (common random numbers: the same re-drawn
+hands, decks, dice and tie-breaks), ``rollouts // candidates`` rounds (at least one).  A
+rollout copies the snapshot, replays the step's logged decisions, re-draws at ``j`` what the
+seat cannot know from that seed, forces the candidate and plays on with every seat on
+``rollout_policy`` to the horizon.  policies.search.paired_choice picks the candidate; it is
+logged and the step is probed again.  The real game draws only from its SEARCH stream.
+
+The search seats' questions (:func:`is_search`, :func:`played_policy`, :func:`weighs`) are
+shared the same way by the three games' decide modules.
+
+A template, compiled once per game (:func:`for_game`): each game's search module binds these
+functions to a namespace of its own, from which numba reads their callees and constants, and
+which keeps the game's module name, so they are cached in the game's folder
+(simulator.cache_group).  The names not defined here are the game's (hence ruff's F821 is off
+in this file): its state offsets and modes (MODE, PROBE, REPLAY, LOG, ...), its search
+behaviour and knob columns (SEARCH, ROLLOUTS, HORIZON, ROLLOUT_POLICY_KNOB, TOP_K), its
+engine's ``play_step(state, rules, knobs, rng, trace)``, and from its search module
+MARGIN_SCALE and the hooks
+
+* ``rollout_end(probe, snap, rules, horizon)``: where a rollout of this decision stops;
+* ``play_out(state, rules, knobs, rng, trace, end)``: play a rollout on to ``end``;
+* ``seat_scores(state, rules, out)``: every seat's score at the rollout's end;
+* ``note_values(probe, snap, trace, values, m, total)``: the trace rows of the values weighed.
+
+Hooks passed as function arguments would say the same with less ceremony, but numba finds a
+kernel that takes a kernel as an argument in its cache in no later process (the argument's
+type is that kernel object itself): the driver, and so the whole engine it inlines, would be
+compiled again by every process.
+"""
+# ruff: noqa: F821
+
+import types
+
+import numpy as np
+
+from policies.common import behaviour
+from policies.search import (
+    margin_to_best_other,
+    outcome_value,
+    paired_choice,
+    rollout_seed,
+    tally,
+    win_share,
+)
+from simulator.core.kernel import allocating, rule
+from simulator.core.rng import N_STREAMS
+from simulator.core.rng import SEARCH as SEARCH_STREAM
+
+SNAPSHOT, PROBE_COPY, ROLLOUT_COPY = range(3)  # rows of the work buffers
+SUMS, COUNTS, SCORES, GAINS, SQUARES = range(5)  # rows of the values buffer
+N_VALUES = 5
+
+
+def search_buffers(rules):
+    """The driver's work buffers: three state copies (snapshot, probe, rollout), their rng
+    streams, and the per-candidate sums, counts, paired gains and squares, and seat scores."""
+    size = rules[CFG_STATE_SIZE]
+    return (
+        np.zeros((3, size), np.int64),
+        np.zeros((3, N_STREAMS), np.uint64),
+        np.zeros((N_VALUES, MAX_OPTIONS), np.float64),
+    )
+
+
+def search_step(state, rules, knobs, rng, trace, work, work_rng, values):
+    """Play one step of a game with search seats (module docstring)."""
+    snap, snap_rng = work[SNAPSHOT], work_rng[SNAPSHOT]
+    probe, probe_rng = work[PROBE_COPY], work_rng[PROBE_COPY]
+    snap[:] = state
+    snap_rng[:] = rng
+    snap[MODE], snap[DECISIONS], snap[LOG_LEN], snap[PENDING] = PROBE, 0, 0, 0
+    while True:
+        probe[:] = snap
+        probe_rng[:] = snap_rng
+        play_step(probe, rules, knobs, probe_rng, trace)
+        if probe[PENDING] == 0:
+            break
+        j = probe[LOG_LEN]
+        snap[LOG : LOG + j] = probe[LOG : LOG + j]  # the other seats' decisions before j
+        snap[NOTES : NOTES + j] = probe[NOTES : NOTES + j]
+        best = weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values)
+        snap[LOG + j] = probe[CANDIDATES + best]
+        snap[LOG_LEN] = j + 1
+        snap[SEARCH_DECISIONS] += 1
+    search = rng[SEARCH_STREAM]
+    state[:] = probe
+    rng[:] = probe_rng
+    rng[SEARCH_STREAM] = search
+    state[MODE] = PROBE
+
+
+def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values):
+    """Play the rollouts of the pending decision of ``probe`` in paired rounds; returns the
+    rank of the candidate to play and writes the values weighed into the trace (when
+    tracing)."""
+    seat = probe[PENDING_SEAT]
+    policy = probe[SEAT_POLICY + seat]
+    m = probe[PENDING_CANDIDATES]
+    rounds = max(np.int64(knobs[policy, ROLLOUTS]) // m, 1)
+    end = rollout_end(probe, snap, rules, np.int64(knobs[policy, HORIZON]))
+    rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
+    roll, roll_rng = work[ROLLOUT_COPY], work_rng[ROLLOUT_COPY]
+    sums, counts, scores = values[SUMS], values[COUNTS], values[SCORES]
+    gains, squares = values[GAINS], values[SQUARES]
+    for row in (SUMS, COUNTS, GAINS, SQUARES):
+        values[row, :m] = 0.0
+    no_trace = trace[:0]
+    n_players = rules[CFG_PLAYERS]
+    base = 0.0
+    for _ in range(rounds):
+        seed = rollout_seed(rng)
+        for candidate in range(m):
+            roll[:] = snap
+            roll_rng[:] = snap_rng
+            roll_rng[SEARCH_STREAM] = seed
+            roll[MODE], roll[FORCED] = REPLAY, probe[CANDIDATES + candidate]
+            roll[ROLLOUT_POLICY] = rollout_policy
+            play_out(roll, rules, knobs, roll_rng, no_trace, end)
+            seat_scores(roll, rules, scores)
+            value = outcome_value(
+                win_share(scores, n_players, seat),
+                margin_to_best_other(scores, n_players, seat),
+                MARGIN_SCALE,
+            )
+            base = tally(sums, counts, gains, squares, candidate, value, base)
+    note_values(probe, snap, trace, values, m, rounds * m)
+    return paired_choice(gains, squares, counts, m)
+
+
+def is_search(knobs, policy):
+    return behaviour(knobs, policy) == SEARCH
+
+
+def played_policy(knobs, policy):
+    """The policy that makes a seat's decisions in a probe and in a rollout's forced turn: a
+    search seat's rollout policy (its scripted fallback), any other seat's own."""
+    if is_search(knobs, policy):
+        return np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
+    return policy
+
+
+def weighs(knobs, policy, n):
+    """A search seat weighs a decision with several options when it has a budget: at least
+    one rollout and two candidates (otherwise it plays its rollout policy)."""
+    return (
+        is_search(knobs, policy)
+        and n > 1
+        and knobs[policy, ROLLOUTS] >= 1
+        and knobs[policy, TOP_K] >= 2
+    )
+
+
+# (template, kind): the driver, compiled into each game's search module, and the search
+# seats' questions, compiled into each game's decide module
+DRIVER = ((search_buffers, allocating), (search_step, allocating), (weigh, allocating))
+QUESTIONS = ((is_search, rule), (played_policy, rule), (weighs, rule))
+
+
+def for_game(templates, game_globals: dict, *modules):
+    """``templates`` (DRIVER or QUESTIONS) compiled for one game: ``game_globals`` are the
+    globals of the game's module that binds them (its hooks), ``modules`` its state, policy
+    and engine modules (the state offsets, modes, knob columns and ``play_step`` the
+    templates read).  Each template is bound to one namespace of the modules' names, the
+    game's and this module's own (which must not clash), keeping the game's module name
+    (which decides where the kernels are cached), and compiled as its kind; returns the
+    compiled functions in the order of ``templates``."""
+    namespace = {}
+    for module in modules:
+        namespace.update(vars(module))
+    namespace.update(game_globals)
+    templates_of_all = {t.__name__ for t, _ in DRIVER + QUESTIONS}  # the game's compiled ones
+    own = {
+        k: v for k, v in globals().items() if not k.startswith("__") and k not in templates_of_all
+    }
+    clashes = [k for k, v in own.items() if k in namespace and namespace[k] is not v]
+    if clashes:  # a template would read the driver's value where the game means its own
+        raise RuntimeError(f"the game's names {clashes} clash with the search driver's")
+    namespace.update(own)
+    for template, kind in templates:
+        function = types.FunctionType(template.__code__, namespace, template.__name__)
+        function.__doc__ = template.__doc__
+        namespace[template.__name__] = kind(function)  # the others call it by this name
+    return tuple(namespace[template.__name__] for template, _ in templates)
