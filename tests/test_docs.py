@@ -191,3 +191,49 @@ def test_python_blocks_import_what_exists(page):
                 module = importlib.import_module(node.module)
                 for alias in node.names:
                     assert hasattr(module, alias.name), f"{page}: {node.module}.{alias.name}"
+
+
+def test_the_module_map_lists_every_module():
+    page = text("docs/architecture.md")
+    listed = set()
+    for folder, rows in re.findall(r"^### `([\w/]+)/`\n\n(.*?)(?=^### |\Z)", page, re.M | re.S):
+        listed |= {f"{folder}/{m}" for m in re.findall(r"^\| `([\w/]+\.py)` \|", rows, re.M)}
+    modules = {
+        p.relative_to(ROOT).as_posix()
+        for p in [*(ROOT / "simulator").rglob("*.py"), *(ROOT / "policies").rglob("*.py")]
+    }
+    modules.discard("simulator/__init__.py")
+    assert modules - listed == set(), "modules missing from docs/architecture.md"
+    assert listed - modules == set(), "docs/architecture.md lists modules that do not exist"
+
+
+def documented_columns(page: str) -> re.Pattern:
+    """Every column name a game page shows in backticks, ``{c}`` standing for an index and
+    ``{a,b}`` for each of its words."""
+    names = []
+    for code in re.findall(r"`([a-z_{},0-9]+)`", text(page)):
+        pattern = re.escape(code).replace(r"\{c\}", r"\d+")
+        pattern = re.sub(r"\\\{([a-z_,]+)\\\}", lambda m: f"({m[1].replace(',', '|')})", pattern)
+        names.append(pattern)
+    return re.compile("|".join(names))
+
+
+@pytest.mark.parametrize("game", ["ekonos", "karnaxis", "karmaggan"])
+def test_a_game_page_names_every_column_and_counts_every_assumed_value(game, tmp_path):
+    from simulator.analysis import Dataset
+    from simulator.core.assumed import assumed_keys
+
+    page = f"docs/games/{game}.md"
+    result = CliRunner().invoke(cli, ["run", game, "-n", "8", "-j", "1", "-q", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    shared = documented_columns("docs/datasets.md")
+    own = documented_columns(page)
+    ds = Dataset(tmp_path)
+    for table in ("games", "players", *ds.timelines):
+        for column in ds.columns(table):
+            assert own.fullmatch(column) or shared.fullmatch(column), f"{page}: {table}.{column}"
+    keys = assumed_keys(ROOT / f"simulator/games/{game}/rules.toml")
+    assert f"**{len(keys)} ASSUMED values**" in text(page)
+    for key in keys.values():
+        if "[" not in key.label:
+            assert f"`{key.label}`" in text(page), f"{page}: {key.label}"
