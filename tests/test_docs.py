@@ -59,6 +59,8 @@ PARSED_ONLY = {
 }
 # players whose decisions cost hundreds of playouts, or a field adapted first: parsed only
 COSTLY_PLAYERS = re.compile(r"\b(search|adapted)\b")
+# options that make a played command costly whatever its number of games: parsed only
+COSTLY_OPTIONS = {"--store": "bench's full run plays ten chunks on every core"}
 PATH = re.compile(r"(?<![\w/.-])((?:runs|reports)/[\w.*/-]+)")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
@@ -142,7 +144,8 @@ def played(args: list[str]) -> bool:
     players = " ".join(
         v for flag, v in zip(args, args[1:]) if flag in ("--field", "--seats", "--policy")
     )
-    return args[0] in PLAYED and not COSTLY_PLAYERS.search(players)
+    costly = COSTLY_PLAYERS.search(players) or COSTLY_OPTIONS.keys() & set(args)
+    return args[0] in PLAYED and not costly
 
 
 def test_every_command_is_played_or_parsed_with_a_reason():
