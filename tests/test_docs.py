@@ -227,7 +227,9 @@ def test_a_game_page_names_every_column_and_counts_every_assumed_value(game, tmp
     from simulator.core.assumed import assumed_keys
 
     page = f"docs/games/{game}.md"
-    result = CliRunner().invoke(cli, ["run", game, "-n", "8", "-j", "1", "-q", "--out", str(tmp_path)])
+    result = CliRunner().invoke(
+        cli, ["run", game, "-n", "8", "-j", "1", "-q", "--out", str(tmp_path)]
+    )
     assert result.exit_code == 0, result.output
     shared = documented_columns("docs/datasets.md")
     own = documented_columns(page)
@@ -240,3 +242,22 @@ def test_a_game_page_names_every_column_and_counts_every_assumed_value(game, tmp
     for key in keys.values():
         if "[" not in key.label:
             assert f"`{key.label}`" in text(page), f"{page}: {key.label}"
+
+
+def test_the_assumed_page_counts_what_the_screens_vary():
+    """docs/assumed.md's table: each game's ASSUMED values, and how many of them the study's
+    screen at 4 players varies."""
+    from simulator.core.assumed import assumed_keys
+    from simulator.core.game import get_game
+    from simulator.experiments.screening import plan_screen
+    from simulator.studies.study import SCREEN_PLAYERS, SCREEN_SPANS
+
+    rows = re.findall(r"^\| (\w+) \| (\d+) \| (\d+) \|", text("docs/assumed.md"), re.M)
+    shown = {}
+    for title, values, screened in rows:  # the first table, of the values and the screens
+        shown.setdefault(title, (int(values), int(screened)))
+    for name, title in (("ekonos", "Ekonos"), ("karnaxis", "Karnaxis"), ("karmaggan", "Karmaggän")):
+        game = get_game(name)
+        spans = SCREEN_SPANS.get(name, {})
+        plan = plan_screen(game, game.default_rules(), [], True, (0.5, 1.5), SCREEN_PLAYERS, spans)
+        assert shown[title] == (len(assumed_keys(game.rules_path)), len(set(plan.keys))), title
