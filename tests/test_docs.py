@@ -2,14 +2,17 @@
 
 Every ``balsim ...`` line of a fenced code block (with no language, ``sh`` or ``console``) is
 checked against the command's click definition: the command, each option and the number of
-arguments must exist, and a value must convert (a choice, a number, a file that an earlier
-command of the page writes).  The commands that cost a few seconds are then played, in the
-order the page shows them, in a folder of their own (relative outputs land there), with a
-small number of games in place of the page's (``PLAYED``); the others are parsed only
-(``PARSED_ONLY`` says why each one is).  After a page's commands, every path the page names
+arguments must exist, and a value must convert (a choice, a number; an input folder may be
+missing, when a command that is not played here writes it).  The commands that cost a few
+seconds are then played, in the order the page shows them, in a folder of their own
+(relative outputs land there), with a small number of games in place of the page's
+(``PLAYED``); the others are parsed only, and ``PARSED_ONLY``, ``COSTLY_PLAYERS`` and
+``COSTLY_OPTIONS`` say why.  After a page's commands, every path the page names
 under a folder its commands wrote (``runs/ek/players/*.parquet``) must exist, and each Python
 block that reads only what they wrote is executed; the other Python blocks must compile and
-their ``simulator`` imports resolve.  Every relative link of every page must resolve.
+their ``simulator`` imports resolve (an SQL block is not run: DuckDB is no dependency).
+Every relative link of every page must resolve; each game page names every column its tables
+have and every ASSUMED value of its rules; the module map lists every module.
 """
 
 from __future__ import annotations
