@@ -135,25 +135,3 @@ def test_replay_from_a_dataset_matches_its_seats(tmp_path):
         assert f"{seat}={policy}" in direct.output.splitlines()[0]
         assert f"final seat {seat}: " in direct.output
         assert direct.output.count(f"= score {int(score)}") >= 1
-
-
-def test_readme_commands_exist_with_their_options():
-    """Every `balsim ...` line of the README names a real command and real options."""
-    import pathlib
-    import shlex
-
-    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
-    lines = [
-        line.split("#")[0].strip()
-        for line in readme.splitlines()
-        if line.strip().startswith("balsim ")
-    ]
-    assert len(lines) >= 5
-    for line in lines:
-        words = shlex.split(line)
-        command = cli.commands[words[1]]
-        known = {opt for p in command.params for opt in getattr(p, "opts", [])}
-        known |= {opt for p in command.params for opt in getattr(p, "secondary_opts", [])}
-        for word in words[2:]:
-            if word.startswith("-") and not word.lstrip("-").isdigit():
-                assert word.split("=")[0] in known, f"{line}: {word}"
