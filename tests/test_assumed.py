@@ -295,7 +295,8 @@ def test_the_listing_reads_the_findings_of_a_dataset(small_datasets):
 
 
 def test_a_finding_about_an_invented_card_is_a_what_if_never_a_top_flag():
-    from simulator.report.flags import Flag, flags_html
+    from simulator.report.flag_list import flags_html
+    from simulator.report.flags import Flag
 
     keys = assumed_keys(get_game("karnaxis").rules_path)
 

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import polars as pl
 
-from simulator.report.flags import THRESHOLDS, Rules, footer, merge_flags
+from simulator.report.flag_list import footer
+from simulator.report.flags import THRESHOLDS, Rules, merge_flags
 
 
 def dataset(variants=("base",)):

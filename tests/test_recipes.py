@@ -13,6 +13,7 @@ from test_analysis import write_dataset
 from simulator.analysis import Dataset
 from simulator.cli import cli
 from simulator.core.verdicts import EFFECT, INCONCLUSIVE, NO_EFFECT, judge, judge_mean
+from simulator.experiments.field import SCRIPTED, Field
 from simulator.report.page import pct
 from simulator.studies.recipes import RECIPES, ask, blood_coins, look_sizes
 from simulator.studies.recipes.common import (
@@ -31,16 +32,20 @@ RNG_SEED = 27  # any seed: the replications below hold with room over their Mont
 
 
 def run(name, tmp_path, games=GAMES, seed=3):
+    """The question answered by the scripted field alone."""
     out = tmp_path / name
-    answer = ask(RECIPES[name], out, games=games, seed=seed, jobs=1, progress=False)
-    players = pl.read_parquet(out / "dataset" / "players").with_columns(
+    asked = ask(RECIPES[name], out, games, seed, jobs=1, progress=False, fields=[Field(SCRIPTED)])
+    answer = asked.rungs[0].answer
+    players = pl.read_parquet(out / "dataset-scripted" / "players").with_columns(
         pl.col("variant").cast(pl.String)
     )
-    games = pl.read_parquet(out / "dataset" / "games").with_columns(
+    games = pl.read_parquet(out / "dataset-scripted" / "games").with_columns(
         pl.col("variant").cast(pl.String)
     )
     summary = json.loads((out / "balsim.json").read_text())
-    assert summary["sentence"] == answer.sentence and summary["decision"] == answer.decision.kind
+    rung = summary["rungs"]["scripted"]
+    assert rung["sentence"] == answer.sentence and rung["decision"] == answer.decision.kind
+    assert "scripted field: " in answer.sentence
     assert (out / "report.html").read_text().count(answer.sentence.split(":")[0]) >= 1
     return out, answer, players, games, summary
 
@@ -101,7 +106,7 @@ def test_blood_coins_answer_matches_the_dataset(tmp_path):
 
 def test_loans_answer_matches_the_dataset(tmp_path):
     out, answer, players, games, summary = run("loans", tmp_path)
-    manifest = json.loads((out / "dataset" / "manifest.json").read_text())
+    manifest = json.loads((out / "dataset-scripted" / "manifest.json").read_text())
     caps = {v["name"]: v["rules"]["loans"]["cap_usd"] for v in manifest["variants"]}
     top = leader(players, "printed")
     assert f"for {top}, the leading policy" in answer.sentence
@@ -123,7 +128,7 @@ def test_loans_answer_matches_the_dataset(tmp_path):
 
 def test_tax_brackets_answer_matches_the_dataset(tmp_path):
     out, answer, players, games, summary = run("tax-brackets", tmp_path)
-    years = pl.read_parquet(out / "dataset" / "years").with_columns(
+    years = pl.read_parquet(out / "dataset-scripted" / "years").with_columns(
         pl.col("variant").cast(pl.String)
     )
     printed = years.filter(pl.col("variant") == "printed")
@@ -302,7 +307,7 @@ def test_at_a_tiny_budget_no_answer_claims_balance(tmp_path):
         assert not any(v.kind == NO_EFFECT for v in answer.verdicts.values()), name
         assert "it is balanced" not in answer.sentence, name
         assert "which is balanced" not in answer.sentence, name
-        assert summary["looks"][-1] <= 200
+        assert summary["rungs"]["scripted"]["looks"][-1] <= 200
 
 
 # budgets and margins at which each question decides within a test's minutes (the printed
@@ -323,8 +328,17 @@ def test_each_question_decides_the_same_at_two_seeds(name, tmp_path):
     games, margin, expected = DECIDING[name]
     decisions = [
         ask(
-            RECIPES[name], tmp_path / f"s{seed}", games, seed, jobs=2, progress=False, margin=margin
-        ).decision
+            RECIPES[name],
+            tmp_path / f"s{seed}",
+            games,
+            seed,
+            jobs=2,
+            progress=False,
+            margin=margin,
+            fields=[Field(SCRIPTED)],
+        )
+        .rungs[0]
+        .answer.decision
         for seed in (1, 2)
     ]
     assert decisions[0] == decisions[1] and decisions[0].kind == expected, decisions
@@ -350,14 +364,16 @@ def test_ask_help_lists_the_four_questions_and_refuses_bad_input(tmp_path):
 def test_ask_prints_the_sentence_it_wrote(tmp_path):
     out = tmp_path / "scoring"
     args = ["ask", "scoring", "-n", str(GAMES), "-j", "1", "-q", "--out", str(out)]
-    result = CliRunner().invoke(cli, [*args, "--margin", "5"])
+    result = CliRunner().invoke(cli, [*args, "--margin", "5", "--field", "scripted"])
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "balsim.json").read_text())
-    assert result.output.splitlines()[0] == summary["sentence"]
+    sentence = summary["rungs"]["scripted"]["sentence"]
+    assert result.output.splitlines()[:2] == [sentence, summary["verdict"]]
+    assert summary["verdict"].startswith("Verdict over the fields (scripted): ")
     assert summary["budget"] == GAMES and summary["question"] == "scoring"
-    assert summary["margin"] == 0.05 and "margin ±5 points" in summary["sentence"]
-    again = CliRunner().invoke(cli, [*args, "--margin", "5", "--force"])
-    assert again.exit_code == 0 and again.output.splitlines()[0] == summary["sentence"]
+    assert summary["margin"] == 0.05 and "margin ±5 points" in sentence
+    again = CliRunner().invoke(cli, [*args, "--margin", "5", "--field", "scripted", "--force"])
+    assert again.exit_code == 0 and again.output.splitlines()[0] == sentence
 
 
 def test_looks_double_from_an_eighth_of_the_budget_in_whole_rounds_of_seats():

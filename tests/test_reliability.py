@@ -256,15 +256,16 @@ def test_sensitivity_forced_in_a_folder_of_notes_keeps_them(tmp_path, monkeypatc
 
 def test_ask_forced_keeps_a_file_added_to_its_dataset(tmp_path):
     out = tmp_path / "a"
-    ask = ["ask", "scoring", "-n", 24, "-j", 1, "-q", "--out", out]
+    ask = ["ask", "scoring", "-n", 24, "-j", 1, "-q", "--field", "scripted", "--out", out]
     assert invoke(*ask).exit_code == 0
-    (out / "dataset" / "games" / "my-query.sql").write_text("select 1")
+    dataset = out / "dataset-scripted"
+    (dataset / "games" / "my-query.sql").write_text("select 1")
     (out / "mine.txt").write_text("mine")
     assert invoke(*ask, "--seed", 2, "--force").exit_code == 0
-    assert (out / "dataset" / "games" / "my-query.sql").read_text() == "select 1"
+    assert (dataset / "games" / "my-query.sql").read_text() == "select 1"
     assert (out / "mine.txt").read_text() == "mine"
     assert json.loads((out / "balsim.json").read_text())["seed"] == 2
-    assert invoke("verify", out / "dataset").exit_code == 0  # the new dataset alone, whole
+    assert invoke("verify", dataset).exit_code == 0  # the new dataset alone, whole
 
 
 # ----------------------------------------------------------------------------- one writer

@@ -18,7 +18,8 @@ import pytest
 from test_analysis import real_ekonos, write_dataset
 
 from simulator.report import THRESHOLDS, Flag, merge_flags, write_report
-from simulator.report.flags import FieldCheck, Sensitivity, flag_item, flags_html
+from simulator.report.flag_list import flag_item, flags_html
+from simulator.report.flags import FLIPS, HOLDS, NOT_SHOWN, FieldCheck, Sensitivity
 from simulator.report.page import cell, p_text
 from simulator.studies.study import STRONG, STUDY, study_plans
 
@@ -323,7 +324,7 @@ def test_report_on_real_ekonos_data(tmp_path_factory, tmp_path):
     assert "Balance flags" in page
     # the scripted cash hoarder never competes with holdings in Ekonos: flagged as hopeless
     assert re.search(
-        r"a scripted policy far below its fair share of [\d.]+%: cash_hoarder wins 0\.0%",
+        r"a policy far below its fair share of [\d.]+%: cash_hoarder wins 0\.0%",
         flags_text(page),
     )
 
@@ -414,7 +415,9 @@ def test_at_most_five_flags_first_and_the_rest_folded():
 def test_flag_annotations_render_only_when_set():
     bare = flag(4, "dominant character", "Nadia", 2.0, 1.0)
     assert "strong players" not in flag_item(bare) and "assumed values" not in flag_item(bare)
-    bare.strong_field = FieldCheck(True, "80.6% (95% CI 79.7%–81.5%)", "71.0% (95% CI 69.0%–73.0%)")
+    bare.strong_field = FieldCheck(
+        HOLDS, "80.6% (95% CI 79.7%–81.5%)", "71.0% (95% CI 69.0%–73.0%)", "scripted", "tuned"
+    )
     bare.sensitivity = Sensitivity(
         keys=("business.income_max_usd",),
         depends=("business.income_max_usd (+10.5 points over its range, 95% CI +8.0 to +13.0)",),
@@ -422,10 +425,12 @@ def test_flag_annotations_render_only_when_set():
     )
     item = flag_item(bare)
     assert (
-        "Holds with strong players: 71.0% (95% CI 69.0%–73.0%) with a strong field, 80.6%" in item
+        "Holds at every strength: 80.6% (95% CI 79.7%–81.5%) with the scripted field, 71.0% "
+        "(95% CI 69.0%–73.0%) with the tuned field" in item
     )
     assert "Depends on ASSUMED values: business.income_max_usd (+10.5 points over its" in item
-    assert "only with scripted bots" in FieldCheck(False, "a", "b").text()
+    assert FieldCheck(FLIPS, "+6.7", "−28.0").text().startswith("depends on player strength")
+    assert "not shown with the scripted field" in FieldCheck(NOT_SHOWN, "a", "b").text()
 
 
 def test_p_values_below_the_floor_are_not_zero():

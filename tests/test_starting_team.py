@@ -16,6 +16,7 @@ from polars.testing import assert_frame_equal
 
 from simulator.analysis import Dataset, summarise
 from simulator.core.game import get_game
+from simulator.experiments.field import SCRIPTED, Field
 from simulator.experiments.lab import Design, Lab
 from simulator.run.runner import Plan, Variant, execute
 from simulator.studies.recipes import RECIPES, ask, blood_coins
@@ -121,9 +122,12 @@ def flat(numbers: dict) -> dict:
 
 def test_swapping_the_team_labels_changes_no_answer(tmp_path):
     out = tmp_path / "ask"
-    sizing = ask(RECIPES["blood-coins"], out, games=48, seed=3, jobs=1, progress=False).sizing
-    answer = blood_coins.answer(Dataset(out / "dataset"), sizing)
-    swap_labels(out / "dataset", tmp_path / "swapped")
+    asked = ask(
+        RECIPES["blood-coins"], out, 48, 3, jobs=1, progress=False, fields=[Field(SCRIPTED)]
+    )
+    sizing, dataset = asked.rungs[0].answer.sizing, out / "dataset-scripted"
+    answer = blood_coins.answer(Dataset(dataset), sizing)
+    swap_labels(dataset, tmp_path / "swapped")
     again = blood_coins.answer(Dataset(tmp_path / "swapped"), sizing)
     assert again.sentence == answer.sentence and again.decision == answer.decision
     before, after = flat(answer.numbers), flat(again.numbers)
@@ -131,7 +135,7 @@ def test_swapping_the_team_labels_changes_no_answer(tmp_path):
     for name, value in before.items():
         expected = pytest.approx(value, rel=1e-9) if isinstance(value, float) else value
         assert after[name] == expected, name
-    original = summarise(Dataset(out / "dataset"))
+    original = summarise(Dataset(dataset))
     swapped = summarise(Dataset(tmp_path / "swapped"))
     for name in ("win_rate_side", "stratified_side", "karmaggan_starting_team_edge"):
         # sums in another order may differ in the last bits

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import click
 
+from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
 from simulator.cli.options import folder_path, jobs_count, margin_option
 from simulator.cli.tools import command_line, tool_options
+from simulator.core.game import get_game
 from simulator.studies.recipes import RECIPES
 
 
@@ -30,16 +32,26 @@ from simulator.studies.recipes import RECIPES
     help="Folder for dataset/, report.html and balsim.json [default: runs/ask-QUESTION].",
 )
 @margin_option("an edge is called balanced only when the equivalence test places it within ±POINTS")
+@field_options(
+    "scripted,tuned,adapted",
+    "Who plays: one answer per field, side by side (adapted: re-tuned under each variant)",
+)
 @tool_options
-def ask(question, games, margin, out, seed, jobs, quiet, force):
-    """Answer one of the designer's questions: a decision, with every number's interval.
+def ask(question, games, margin, fields, adapt_budget, out, seed, jobs, quiet, force):
+    """Answer one of the designer's questions, once per field of players, and say whether
+    the answer holds at every strength.
 
-    Plays the printed rules and a few variants on the same games, in looks (an eighth of
-    the games, then doubling) until the answer is decided or the games run out: keep the
-    printed value (it is balanced within the margin), change to another (which is), none of
-    those tried is balanced, or inconclusive (with the effect the games could have seen).
-    Writes the dataset (OUT/dataset), a short report (OUT/report.html) and the answer with
-    its numbers (OUT/balsim.json), and prints the answer.
+    For each field (default: the scripted policies, their tuned knob sets, and those re-tuned
+    under each variant of the question), plays the printed rules and a few variants on the
+    same games, in looks (an eighth of the games, then doubling) until the answer is decided
+    or the games run out: keep the printed value (it is balanced within the margin), change
+    to another (which is), none of those tried is balanced, or inconclusive (with the effect
+    the games could have seen).  Then the verdict over the fields: holds at every strength
+    only when every field decides the same, else depends on player strength (or
+    inconclusive at a field), with each field's numbers.  Writes each field's dataset
+    (OUT/dataset-FIELD), a short report with the fields side by side (OUT/report.html) and
+    every answer with its numbers (OUT/balsim.json), and prints one answer per field and the
+    verdict line.
 
     \b
     Questions:
@@ -49,19 +61,34 @@ def ask(question, games, margin, out, seed, jobs, quiet, force):
     Examples:
       balsim ask blood-coins
       balsim ask loans --games 2000 --out runs/loans
+      balsim ask scoring --field scripted,adapted --adapt-budget 50000
     """
+    from simulator.experiments.field import DEFAULT_RUNGS, parse_fields
     from simulator.run.outputs import check_out_dir
     from simulator.studies.recipes import ask as run_recipe
 
     recipe = RECIPES[question]
     out = Path(out or f"runs/ask-{question}")
     check_out_dir(out, force, "ask")
+    chosen = parse_fields(fields, default=(",".join(DEFAULT_RUNGS),))
+    game = get_game(recipe.game)
+    ladder = ladder_for(game, recipe.players, adapt_budget, jobs_count(jobs), quiet)
     started = time.perf_counter()
-    answer = run_recipe(
-        recipe, out, games, seed, jobs_count(jobs), not quiet, command_line(), margin / 100
+    asked = run_recipe(
+        recipe,
+        out,
+        games,
+        seed,
+        jobs_count(jobs),
+        not quiet,
+        command_line(),
+        margin / 100,
+        chosen,
+        ladder.budget,
     )
-    click.echo(answer.sentence)
-    click.echo(f"wrote {out}/report.html and {out}/dataset ({time.perf_counter() - started:.0f} s)")
+    click.echo("\n".join(asked.lines()))
+    folders = ", ".join(f"{out}/{r.folder}" for r in asked.rungs)
+    click.echo(f"wrote {out}/report.html and {folders} ({time.perf_counter() - started:.0f} s)")
 
 
 ask.help = ask.help.replace(

@@ -338,6 +338,28 @@ class Challenge:
             f"often is an artefact of the field"
         )
 
+    def record(self) -> dict:
+        """The challenge as plain numbers (for a ``balsim.json``)."""
+        return {
+            "game": self.game,
+            "incumbent": self.incumbent,
+            "n_players": self.n_players,
+            "fair_share": self.fair_share,
+            "dominant": self.dominant,
+            "verdict": self.verdict(),
+            "challengers": [
+                {
+                    "name": c.name,
+                    "win": c.win.value,
+                    "low": c.win.interval[0],
+                    "high": c.win.interval[1],
+                    "games": c.win.n,
+                    "beats": c.beats(self.fair_share),
+                }
+                for c in self.challengers
+            ],
+        }
+
     def lines(self) -> list[str]:
         return [
             f"  {c.name:<28} {percent(c.win)}"

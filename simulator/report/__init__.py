@@ -20,13 +20,20 @@ from pathlib import Path
 
 from simulator.analysis import Dataset, summarise
 from simulator.report.answers import answers_html
-from simulator.report.flags import THRESHOLDS, Flag, Rules, flags_html, merge_flags
+from simulator.report.flag_list import flags_html
+from simulator.report.flags import THRESHOLDS, Flag, Rules, merge_flags
 from simulator.report.matrix import matrix_section, split_matrix
 from simulator.report.page import render_page
 from simulator.report.screens import mark_flags, screen_sections, split_screens
 from simulator.report.sections import dataset_section, game_section, incomplete
 from simulator.report.skill import skill_section, split_skill
-from simulator.report.strong import annotate, is_strong
+from simulator.report.strong import (
+    annotate,
+    attach_challenges,
+    is_strong,
+    split_challenges,
+    strong_flags,
+)
 from simulator.run.store import write_atomic
 
 __all__ = ["write_report", "REPORT_MARKER", "THRESHOLDS", "Flag", "merge_flags"]
@@ -41,7 +48,9 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     timeline parts), a ``balsim sensitivity`` folder (each screen gets a section, and tells
     each flag of its game which assumed values it depends on, or whether it is robust to
     them: :mod:`.screens`), a ``balsim skill`` folder (the "Skill and luck" section:
-    :mod:`.skill`) or a ``balsim matrix`` folder (the "Metagame" section: :mod:`.matrix`).
+    :mod:`.skill`), a ``balsim matrix`` folder (the "Metagame" section: :mod:`.matrix`) or a
+    challenge folder the study wrote (evidence for a strong field's dominant-policy flag:
+    :mod:`.strong`).
     The datasets' summaries and sections, most of the time (their analyses and charts), are
     computed in ``jobs`` processes, one dataset at a time.  Returns ``out``.
     """
@@ -50,17 +59,21 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     dataset_dirs, screens = split_screens(dataset_dirs)
     dataset_dirs, skill = split_skill(dataset_dirs)
     dataset_dirs, matrices = split_matrix(dataset_dirs)
+    dataset_dirs, challenges = split_challenges(dataset_dirs)
     datasets = [Dataset(d) for d in dataset_dirs]
     analysed = in_processes(analyse, list(enumerate(datasets)), jobs)
     members = [(i, ds, res) for i, (ds, (res, _)) in enumerate(zip(datasets, analysed))]
-    # a strong-field dataset checks the findings of its game's scripted datasets instead of
-    # adding its own (alone in a report, it is read like any other)
+    # a strong-field dataset raises flags of its own, named with its field, and checks the
+    # findings of its game's scripted datasets (which check its findings in turn); alone in
+    # a report, it is read like any other
     scripted_games = {ds.game for ds in datasets if not is_strong(ds)}
     checks = {i for i, ds, _ in members if is_strong(ds) and ds.game in scripted_games}
     strong = [m for m in members if m[0] in checks]
     scripted = [m for m in members if m[0] not in checks]
     flags: list[Flag] = [f for i, ds, res in scripted for f in Rules(i, ds, res).flags()]
+    flags += strong_flags(strong)
     annotate(flags, scripted, strong)
+    attach_challenges(flags, challenges)
     mark_flags(flags, screens)
     body = [
         game_section(game, [m for m in scripted if m[1].game == game])

@@ -13,14 +13,15 @@ Intervals take the game as the unit (:mod:`simulator.analysis.clustered`).  Char
 and neighbour findings use attributed effects (the policy held fixed; the dealt-card
 estimate), never a raw rate the choosing policy or the seating would explain.  A flag whose
 subject rests on ASSUMED rules data names those keys (:mod:`simulator.core.assumed`) and is a
-what-if (:mod:`simulator.report.whatifs`), listed apart from the top flags.  Two annotations
-render when set: ``strong_field`` (does it hold with strong players?) and ``sensitivity``
-(which assumed values does it depend on?: :mod:`simulator.report.screens`).
+what-if (:mod:`simulator.report.whatifs`), listed apart from the top flags.  A strong field's
+dataset raises flags of its own (:mod:`simulator.report.strong`).  Three annotations render
+when set: ``strong_field`` (does it hold in the other field?), ``challenge`` (can a re-tuned
+challenger beat a dominant policy?) and ``sensitivity`` (which assumed values does it depend
+on?: :mod:`simulator.report.screens`).  The flags box is drawn by :mod:`.flag_list`.
 """
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -29,7 +30,7 @@ from simulator.analysis import Dataset
 from simulator.core.assumed import AssumedKey, assumed_keys, assumed_under, changed_keys
 from simulator.core.game import GAME_NAMES, get_game
 from simulator.report.page import interval, p_text, pct
-from simulator.report.whatifs import Sensitivity, is_what_if, what_if_text
+from simulator.report.whatifs import Sensitivity
 
 # players.side (Karmaggän): on the starting team (seat 0's, whose label is drawn) or not
 SIDE_NAMES = {"starting": "starting team", "other": "other team"}
@@ -57,17 +58,45 @@ MAX_HEADLINES = 5  # flags on the first screen; the others fold under "more flag
 MAX_ALSO = 3  # other datasets quoted under a merged flag
 
 
+HOLDS, FLIPS, NOT_SHOWN = "holds", "flips", "not shown"  # a finding in another field
+
+
 @dataclass(frozen=True)
 class FieldCheck:
-    """Whether a finding holds when strong players (search, tuned policies) take the seats."""
+    """A finding measured again with another field of players: ``verdict`` is HOLDS (its
+    interval there lies wholly on the same side of no effect), FLIPS (wholly on the other
+    side) or NOT_SHOWN (it reaches no effect: neither shown nor refuted)."""
 
-    holds: bool
-    scripted: str  # the finding's number with the scripted policies, e.g. "80.6% (95% CI ...)"
-    strong: str  # the same number with a strong field
+    verdict: str
+    mine: str  # the finding's number in its own field, e.g. "80.6% (95% CI ...)"
+    other: str  # the same number in the other field
+    field: str = "tuned"  # the finding's own field
+    other_field: str = "scripted"
 
     def text(self) -> str:
-        verdict = "holds with strong players" if self.holds else "only with scripted bots"
-        return f"{verdict}: {self.strong} with a strong field, {self.scripted} with scripted bots"
+        mine = f"{self.mine} with the {self.field} field"
+        other = f"{self.other} with the {self.other_field} field"
+        if self.verdict == HOLDS:
+            return f"holds at every strength: {mine}, {other}"
+        if self.verdict == FLIPS:
+            return f"depends on player strength: {mine}, but {other}"
+        return (
+            f"not shown with the {self.other_field} field: {other} (its interval reaches no "
+            f"effect), {mine}"
+        )
+
+
+@dataclass(frozen=True)
+class ChallengeCheck:
+    """Can a re-tuned challenger or a search seat beat a dominant policy?  ``balsim
+    challenge`` played against a field of it (:func:`simulator.experiments.strength.challenge`)."""
+
+    dominant: bool
+    verdict: str  # the challenge's verdict sentence
+    best: str  # the best challenger and its held-out win rate
+
+    def text(self) -> str:
+        return f"challenge: {self.verdict} (best challenger: {self.best})"
 
 
 @dataclass
@@ -88,13 +117,15 @@ class Flag:
     assumed: tuple[AssumedKey, ...] = ()
     strong_field: FieldCheck | None = None
     sensitivity: Sensitivity | None = None
+    challenge: ChallengeCheck | None = None
+    field_name: str = ""  # the field of a strong dataset's own finding ("" for scripted ones)
     metric: str = ""  # the screen metric that measures the finding, when its kind does not say
     also: list["Flag"] = field(default_factory=list)  # the same finding elsewhere
     on_win_rate: bool = True  # False: a finding about how games run (round cap, loans)
 
     @property
-    def finding(self) -> tuple[str, str, str]:
-        return self.game, self.kind, self.subject
+    def finding(self) -> tuple[str, str, str, str]:
+        return self.game, self.kind, self.subject, self.field_name
 
 
 def merge_flags(flags: list[Flag]) -> list[Flag]:
@@ -264,7 +295,7 @@ class Rules:
                     "weak policy",
                     name,
                     effect,
-                    f"a scripted policy far below its fair share of {pct(fair)}: {name} wins "
+                    f"a policy far below its fair share of {pct(fair)}: {name} wins "
                     f"{ev} ({points(r['win_rate'] - fair)}).",
                     ev,
                     "win-policy",
@@ -533,80 +564,3 @@ class Rules:
 def signed(value: float, lo: float, hi: float) -> str:
     """'+1.2 points (95% CI +0.3 to +2.1)'."""
     return f"{points(value)} (95% CI {100 * lo:+.1f} to {100 * hi:+.1f})".replace("-", "−")
-
-
-def flag_item(f: Flag) -> str:
-    """One flag as a list item: its sentence, the other player counts and variants where the
-    finding holds, its annotations, and a link to its chart."""
-    others = [g for g in f.also if g.text != f.text]
-    counts = sorted({f.n_players, *(g.n_players for g in others)})
-    marks = []
-    if others:
-        also = "; ".join(f"{g.where}: {g.evidence}" for g in others[:MAX_ALSO])
-        more = f"; {len(others) - MAX_ALSO} more" if len(others) > MAX_ALSO else ""
-        marks.append(f"Holds at {', '.join(map(str, counts))} players. Also {also}{more}.")
-    if f.assumed:
-        marks.append(what_if_text(f))
-    for note in (f.strong_field, f.sensitivity):
-        if note is not None:
-            text = note.text()
-            marks.append(text[0].upper() + text[1:] + ".")
-    notes = "".join(f"<span class='marks'>{html.escape(m)}</span>" for m in marks)
-    return (
-        f"<li><b>{html.escape(f.text)}</b> <a href='#{f.anchor}'>→ chart: "
-        f"{html.escape(f.chart)}</a>{notes}</li>"
-    )
-
-
-def flags_html(flags: list[Flag]) -> str:
-    """The balance flags box: the first MAX_HEADLINES merged findings about the printed
-    rules, the rest folded, then the what-ifs on assumed data (:func:`is_what_if`)."""
-    merged = merge_flags(flags)
-    what_ifs = [f for f in merged if is_what_if(f)]
-    merged = [f for f in merged if not is_what_if(f)]
-    if merged:
-        heads, rest = merged[:MAX_HEADLINES], merged[MAX_HEADLINES:]
-        body = "<ol>" + "".join(flag_item(f) for f in heads) + "</ol>"
-        if rest:
-            body += (
-                f"<details><summary>{len(rest)} more flag(s)</summary>"
-                f"<ol start='{MAX_HEADLINES + 1}'>"
-                + "".join(flag_item(f) for f in rest)
-                + "</ol></details>"
-            )
-    else:
-        body = "<p>No finding about the printed rules crossed a threshold.</p>"
-    if what_ifs:
-        body += (
-            f"<div class='whatifs'><h3>What-ifs on assumed data</h3><p class='note'>"
-            f"{len(what_ifs)} finding(s) that rest on values the rulebook does not print "
-            f"(marked ASSUMED in the rules data): what the game would do if the invented "
-            f"cards and rules were the real ones. They never count among the flags above.</p>"
-            "<ol>" + "".join(flag_item(f) for f in what_ifs) + "</ol></div>"
-        )
-    return (
-        f"<div class='flags'><h2>Balance flags</h2>{body}<p class='note'>"
-        f"{html.escape(footer())}</p></div>"
-    )
-
-
-def footer() -> str:
-    """How the flags are ranked and when a finding becomes one, in words."""
-    shown = "; ".join(
-        f"{k} {v}" if k == "seat_p_value" else f"{k} {100 * v:g}{unit(k)}"
-        for k, v in THRESHOLDS.items()
-    )
-    return (
-        "Every finding about a win rate is measured on one scale, its effect on that win rate "
-        "in points at the end of its 95% interval nearest no effect (the fair share, or no "
-        "change), and becomes a flag when that end lies at least its threshold away, the same "
-        "way for every rule; flags are ranked by it. Findings about how games run (round "
-        "cap, loans) follow, flagged when their interval's lower end reaches their level and "
-        "ranked by how far past it. One flag per finding, the player counts where it holds "
-        "listed. Intervals take the game as the unit (teammates count once). A fair share is "
-        f"the win rate of an average player at that player count. Thresholds: {shown}."
-    )
-
-
-def unit(key: str) -> str:
-    return "%" if key.endswith("_rate") or key == "loan_cap_binding" else " points"

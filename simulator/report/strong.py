@@ -1,34 +1,55 @@
-"""Does a balance flag hold with strong players?  Fills :attr:`Flag.strong_field`.
+"""Findings with strong players: a strong field's own flags, each scripted flag measured
+again with strong players and each strong flag with scripted ones, and the challenge
+evidence of a strong field's dominant policy.
 
 A *strong-field* dataset is one in which no seat plays a built-in scripted policy: every seat
-is a tuned knob set or the search player (the study's ``GAME-4p-strong``).  Each flag about
-the rules, seats, characters, teams or policies of a game is measured again in the game's
-strong-field dataset (the one at the flag's player count, else the nearest) and, for a fair
-comparison, in the scripted dataset at that same player count and variant.
+is a knob set (tuned, adapted) or the search player (the study's ``GAME-4p-strong``).  Its
+rules raise flags of their own, like a scripted dataset's (a dominant tuned policy, a seat, a
+character), named with their field.  Each flag is measured in the other field's dataset of its
+game (at the flag's player count, else the nearest) at the same variant, and says whether it
+holds at every strength (:class:`~simulator.report.flags.FieldCheck`):
 
-The verdict compares the strong field with what *no effect* would be:
-
-* seat, team and policy win rates against the fair share (a policy's finding is read from its
-  tuned copy, ``NAME_tuned``, in the strong field), a character's or the presidency's excess
-  and a variant's paired change against zero: the finding holds when the strong field's 95%
-  interval lies wholly on the same side as the scripted number;
-* the round-cap and runaway-leader rates, findings about a level, hold when the strong field's
+* seat, team and policy win rates against the fair share (a policy is read from its copy in
+  the other field: ``NAME_tuned`` for ``NAME``, ``NAME`` for ``NAME_tuned``), a character's or
+  the presidency's excess and a variant's paired change against zero: the finding holds when
+  the other field's 95% interval lies wholly on the same side as its own number, it *depends
+  on player strength* when that interval lies wholly on the other side, and otherwise it is
+  not shown there (the interval reaches no effect);
+* the round-cap and runaway-leader rates, findings about a level, hold when the other field's
   rate still reaches the flag's threshold.
+
+A strong field's dominant policy is then challenged (``balsim challenge``: re-tuned challengers
+and a search seat against a field of it; the study plays one per such flag), and the flag
+shows the verdict (:func:`attach_challenges`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import polars as pl
 
-from simulator.analysis import Dataset
+from simulator.analysis import Dataset, win_rates
 from simulator.core.game import GAME_NAMES, get_game
-from simulator.report.flags import SIDE_NAMES, THRESHOLDS, FieldCheck, Flag
+from simulator.report.flags import (
+    FLIPS,
+    HOLDS,
+    NOT_SHOWN,
+    SIDE_NAMES,
+    THRESHOLDS,
+    ChallengeCheck,
+    FieldCheck,
+    Flag,
+    Rules,
+)
 from simulator.report.page import interval, pct
+from simulator.run.outputs import out_record
 
-TUNED_SUFFIX = "_tuned"
+COPY_SUFFIXES = ("_tuned", "_adapted")  # a scripted policy's knob sets on the ladder's rungs
+CHALLENGE_TOOL = "challenge"
+STRONG = "strong"  # the field of a strong dataset that records none
 
 
 def is_strong(ds: Dataset) -> bool:
@@ -50,12 +71,13 @@ class Measure:
     text: str
     group: str = ""  # a variant's change: the group it is measured in (e.g. "seat=0")
 
-    def holds_like(self, scripted: "Measure") -> bool:
+    def compared_with(self, mine: "Measure") -> str:
+        """HOLDS, FLIPS or NOT_SHOWN: this measure (in another field) of ``mine``'s finding."""
         if self.level:
-            return self.value >= self.reference
-        if scripted.value >= scripted.reference:
-            return self.low > self.reference
-        return self.high < self.reference
+            return HOLDS if self.value >= self.reference else NOT_SHOWN
+        above, below = self.low > self.reference, self.high < self.reference
+        same, other = (above, below) if mine.value >= mine.reference else (below, above)
+        return HOLDS if same else FLIPS if other else NOT_SHOWN
 
 
 def rate_text(value, low, high, prefix="") -> str:
@@ -86,17 +108,24 @@ def variant_row(res: dict, table: str, variant: str) -> dict | None:
     return row(res, table, "variant", variant)
 
 
-def policy_name(res: dict, name: str, strong: bool) -> str:
-    """The policy a finding about ``name`` is read from: its tuned copy in the strong field."""
-    if strong and row(res, "win_rate_policy", "policy", name + TUNED_SUFFIX) is not None:
-        return name + TUNED_SUFFIX
-    return name
+def copies(name: str) -> list[str]:
+    """``name`` and the names of the same policy on the other rungs, ``name`` first."""
+    base = name
+    for suffix in COPY_SUFFIXES:
+        base = base.removesuffix(suffix)
+    return list(dict.fromkeys([name, *(base + s for s in COPY_SUFFIXES), base]))
+
+
+def policy_name(res: dict, name: str) -> str:
+    """The policy a finding about ``name`` is read from: itself, else its copy on another
+    rung (``scholar`` -> ``scholar_tuned`` in a tuned field, and back)."""
+    found = [n for n in copies(name) if row(res, "win_rate_policy", "policy", n) is not None]
+    return found[0] if found else name
 
 
 def measure(flag: Flag, res: dict, variant: str, like: Measure | None = None) -> Measure | None:
     """The number behind ``flag`` in one dataset's results, or None if it has none.  ``like``
-    is the scripted field's measure when this is the strong field's."""
-    strong = like is not None
+    is the flag's own field's measure when this is the other field's."""
     kind, subject = flag.kind, flag.subject
     if kind == "seat":
         r = row(res, "win_rate_seat", "seat", subject.removeprefix("seat "))
@@ -109,7 +138,7 @@ def measure(flag: Flag, res: dict, variant: str, like: Measure | None = None) ->
             rate_text(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"]),
         )
     if kind in ("dominant policy", "weak policy"):
-        name = policy_name(res, subject, strong)
+        name = policy_name(res, subject)
         r = row(res, "win_rate_policy", "policy", name)
         return r and Measure(
             r["win_rate"],
@@ -170,8 +199,8 @@ def measure(flag: Flag, res: dict, variant: str, like: Measure | None = None) ->
 
 
 def variant_change(res: dict, variant: str, like: Measure | None) -> Measure | None:
-    """The variant's largest significant win-rate change in the scripted field (the one the
-    flag names); in the strong field, the change in the same group (a policy's tuned copy)."""
+    """The variant's largest significant win-rate change in the flag's own field (the one it
+    names); in the other field, the change in the same group (a policy's copy there)."""
     df = res.get("paired_change")
     if df is None or "variant" not in df.columns:
         return None
@@ -179,8 +208,10 @@ def variant_change(res: dict, variant: str, like: Measure | None) -> Measure | N
     if like is None:
         rows = rows.filter(pl.col("significant"))
     else:
-        tuned = like.group + TUNED_SUFFIX
-        group = tuned if like.group.startswith("policy=") and tuned in rows["group"] else like.group
+        group = like.group
+        if group.startswith("policy="):
+            there = [g for g in copies(group) if g in rows["group"]]
+            group = there[0] if there else group
         rows = rows.filter(pl.col("group") == group)
     if rows.is_empty():
         return None
@@ -204,27 +235,97 @@ def variant_of(flag: Flag, ds: Dataset) -> str:
     return found.group(1) if found and found.group(1) in names else (names[0] if names else "")
 
 
+def field_of(ds: Dataset) -> str:
+    return ds.manifest.get("field") or STRONG
+
+
+def strong_flags(strong: list[tuple]) -> list[Flag]:
+    """The flags the strong-field datasets raise of their own, each naming its field;
+    ``strong`` holds ``(index, dataset, results)`` triples."""
+    out = []
+    for i, ds, res in strong:
+        field = field_of(ds)
+        for flag in Rules(i, ds, res).flags():
+            flag.field_name = field
+            flag.text = flag.text.replace(f"{ds.label}: ", f"{ds.label}, {field} field: ", 1)
+            out.append(flag)
+    return out
+
+
+def dominant_policies(ds: Dataset) -> list[str]:
+    """The policies a flag calls dominant in ``ds`` (its base rules)."""
+    names = [v["name"] for v in ds.variants]
+    players = ds.players
+    if len(names) > 1:
+        players = players.filter(pl.col("variant") == names[0])
+    rules = Rules(0, ds, {"win_rate_policy": win_rates(players, "policy")})
+    rules.policies()
+    return [f.subject for f in rules.out if f.kind == "dominant policy"]
+
+
 def annotate(flags: list[Flag], scripted: list[tuple], strong: list[tuple]) -> None:
-    """Set ``strong_field`` on every flag the strong-field datasets can check.
+    """Set ``strong_field`` on every flag the other field's datasets can check: a scripted
+    flag against the strong datasets, a strong flag against the scripted ones.
 
     ``scripted`` and ``strong`` are ``(index, dataset, results)`` triples."""
     for flag in flags:
+        own = [m for m in (strong if flag.field_name else scripted) if m[1].game == flag.game]
+        if flag.field_name:
+            own = [m for m in own if field_of(m[1]) == flag.field_name]
         pairs = [
-            (s, m)
-            for s in strong
-            if s[1].game == flag.game
-            for m in scripted
-            if m[1].game == flag.game and m[1].n_players == s[1].n_players
+            (o, m)
+            for o in (scripted if flag.field_name else strong)
+            if o[1].game == flag.game
+            for m in own
+            if m[1].n_players == o[1].n_players
         ]
         if not pairs:
             continue
-        s, m = min(pairs, key=lambda p: abs(p[0][1].n_players - flag.n_players))
+        o, m = min(pairs, key=lambda p: abs(p[0][1].n_players - flag.n_players))
         variant = variant_of(flag, m[1])
-        before = measure(flag, m[2], variant)
-        after = measure(flag, s[2], variant, before) if before else None
-        if not after:
+        mine = measure(flag, m[2], variant)
+        other = measure(flag, o[2], variant, mine) if mine else None
+        if not other:
             continue
-        where = "" if s[1].n_players == flag.n_players else f" at {s[1].n_players} players"
+        where = "" if o[1].n_players == flag.n_players else f" at {o[1].n_players} players"
         flag.strong_field = FieldCheck(
-            after.holds_like(before), before.text + where, after.text + where
+            other.compared_with(mine),
+            mine.text + where,
+            other.text + where,
+            flag.field_name or "scripted",
+            field_of(o[1]) if not flag.field_name else "scripted",
         )
+
+
+# ---- challenge evidence -----------------------------------------------------------------
+
+
+def split_challenges(dirs: list[Path]) -> tuple[list[Path], list[dict]]:
+    """(other folders, the records of the ``challenge`` folders) of the report's folders."""
+    records = {Path(d): out_record(Path(d)) for d in dirs}
+    found = {d: r for d, r in records.items() if r and r.get("tool") == CHALLENGE_TOOL}
+    return [Path(d) for d in dirs if Path(d) not in found], list(found.values())
+
+
+def attach_challenges(flags: list[Flag], records: list[dict]) -> None:
+    """Give every dominant-policy flag the challenge played against its policy (same game,
+    player count and field); ``records`` are challenge folders' records, each holding the
+    ``challenges`` of one game's strong field."""
+    played = [c for r in records for c in r["challenges"]]
+    for flag in flags:
+        if flag.kind != "dominant policy":
+            continue
+        for r in played:
+            if (r["game"], r["incumbent"], r["n_players"], r["field"]) == (
+                flag.game,
+                flag.subject,
+                flag.n_players,
+                flag.field_name,
+            ):
+                best = max(r["challengers"], key=lambda c: c["win"])
+                flag.challenge = ChallengeCheck(
+                    r["dominant"],
+                    r["verdict"],
+                    f"{best['name']} {rate_text(best['win'], best['low'], best['high'])} "
+                    f"on held-out games",
+                )

@@ -11,6 +11,7 @@ takes a few minutes on 2 cores; tune them in :data:`STUDY`, the one place they l
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import time
@@ -20,9 +21,10 @@ from simulator.core.errors import Fault, Interrupted, UserError
 from simulator.core.game import GAME_NAMES, get_game
 from simulator.core.rules import RulesError
 from simulator.experiments.adapt import Budget
-from simulator.experiments.field import SCRIPTED, TUNED, Field, Ladder
+from simulator.experiments.field import RUNGS, SCRIPTED, TUNED, Field, Ladder
 from simulator.experiments.strength import SEARCH, SKILL_TOOL, strong_seats
 from simulator.report import write_report
+from simulator.report.strong import CHALLENGE_TOOL, dominant_policies, field_of, is_strong
 from simulator.run.checks import whole_tasks
 from simulator.run.outputs import check_out_dir, out_record
 from simulator.run.runner import Plan, Variant, execute, plan_from_manifest
@@ -100,6 +102,19 @@ STRONG = {
     "karmaggan": {"n_games": 1_000, "search_games": 0},
 }
 STRONG_PLAYERS = 4
+
+# The challenge of every dominant policy a strong field's dataset flags (simulator.experiments
+# .strength.challenge): each other scripted policy, from its copy on the field's rung, re-tuned
+# against a field of the incumbent, and a search seat against the same field, on held-out
+# games; the flag shows whether anyone beats it.  "budget" games tune each challenger (the
+# fewest with which CMA-ES still makes a generation of 15 knobs at the smallest scales), and
+# "search_games" are the search seat's (as many as SKILL affords per game).
+CHALLENGE = {
+    "ekonos": {"budget": 6_000, "search_games": 60},
+    "karnaxis": {"budget": 6_000, "search_games": 60},
+    "karmaggan": {"budget": 3_000, "search_games": 24},
+}
+CHALLENGE_MIN_GAMES = 2_000
 
 # The skill gap of each game with a search player (simulator.experiments.strength.skill): its search
 # seat (Karmaggän: its team) against the tuned field at STRONG_PLAYERS, at 1 rollout and at its
@@ -265,13 +280,15 @@ def run_study(
                     flush=True,
                 )
             dirs.append(out)
+        phase = "in the challenges of the strong fields' dominant policies"
+        challenges = run_challenges(runs_dir, dirs, jobs, progress, scale, resume)
         phase = "in the sensitivity screens"
         screens = run_screens(runs_dir, jobs, progress, scale, screen_scale, resume)
         phase = "in the skill curves"
         skill = run_skill(runs_dir, jobs, progress, scale, resume)
         phase = "while writing the report"
         t = time.perf_counter()
-        write_report(dirs + screens + skill, report_path, jobs)
+        write_report(dirs + challenges + screens + skill, report_path, jobs)
     except KeyboardInterrupt as e:  # the dataset's own line says what it kept, not how to go on
         detail = str(e).removeprefix("Aborted.").strip().split(";")[0]
         kept = f" ({detail})" if detail else ""
@@ -305,8 +322,14 @@ def check_study_outputs(runs_dir: Path, report_path: Path, folders: list[str]) -
     for name in GAME_NAMES:
         check_out_dir(runs / screen_folder(name), True, "sensitivity")
         check_out_dir(runs / skill_folder(name), True, SKILL_TOOL)
+        check_out_dir(runs / challenge_folder(name), True, CHALLENGE_TOOL)
     report = report_path.resolve()
-    written = [*folders, *map(screen_folder, GAME_NAMES), *map(skill_folder, GAME_NAMES)]
+    written = [
+        *folders,
+        *map(screen_folder, GAME_NAMES),
+        *map(skill_folder, GAME_NAMES),
+        *map(challenge_folder, GAME_NAMES),
+    ]
     for folder in written:
         if (runs / folder) in report.parents:
             raise UserError(
@@ -409,6 +432,76 @@ def run_screens(
         )
         out.append(path)
     return out
+
+
+def challenge_folder(game: str) -> str:
+    return f"challenge-{game}"
+
+
+def run_challenges(
+    runs_dir: Path,
+    dirs: list[Path],
+    jobs: int,
+    progress: bool,
+    scale: float = 1.0,
+    resume: bool = False,
+) -> list[Path]:
+    """Challenge every dominant policy of each strong-field dataset among ``dirs`` (see
+    CHALLENGE): one folder per game with such datasets, its record holding every challenge
+    (none when nothing is dominant); with ``resume`` a folder done is kept."""
+    from simulator.analysis import Dataset
+    from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+
+    out = []
+    opened = [Dataset(d) for d in dirs]
+    for name, spec in CHALLENGE.items():
+        strong = [ds for ds in opened if ds.game == name and is_strong(ds)]
+        if not strong:
+            continue
+        budget = max(CHALLENGE_MIN_GAMES, int(spec["budget"] * scale))
+        search_games = max(12, int(spec["search_games"] * scale))
+        asked = [(ds, incumbent) for ds in strong for incumbent in dominant_policies(ds)]
+        path = runs_dir / challenge_folder(name)
+        command = (
+            f"balsim challenge {name} --budget {budget} --search-games {search_games} --seed "
+            f"{STUDY_SEED} against: "
+            + (", ".join(f"{i} ({field_of(ds)}, {ds.n_players}p)" for ds, i in asked) or "none")
+        )
+        if kept_result(path, CHALLENGE_TOOL, command, resume):
+            print(f"{path.name}: finished earlier, kept -> {path}", flush=True)
+            out.append(path)
+            continue
+        t = time.perf_counter()
+        results = [
+            {"field": field_of(ds), **challenged(ds, i, budget, search_games, jobs, progress)}
+            for ds, i in asked
+        ]
+        tmp = new_out_dir(path)
+        record = {"tool": CHALLENGE_TOOL, "command": command, "challenges": results}
+        (tmp / OUT_MARK).write_text(json.dumps(record, indent=1), encoding="utf-8")
+        finish_out_dir(tmp, path)
+        found = "; ".join(r["verdict"].split(":")[0] for r in results) or "no dominant policy"
+        print(f"{path.name}: {found} in {time.perf_counter() - t:.1f} s -> {path}", flush=True)
+        out.append(path)
+    return out
+
+
+def challenged(ds, incumbent: str, budget: int, search_games: int, jobs: int, progress: bool):
+    """The record of ``balsim challenge`` against ``incumbent`` in ``ds``'s field and base
+    rules (its knob sets included), each challenger starting from its copy on that rung."""
+    from simulator.experiments.lab import Lab, scripted_field
+    from simulator.experiments.strength import challenge, has_search
+
+    game, field = get_game(ds.game), field_of(ds)
+    rules = ds.variants[0]["rules"]
+    ladder = Ladder(game, ds.n_players)
+    start = (lambda rival: ladder.copy_name(rules, field, rival)) if field in RUNGS else None
+    total = budget * (len(scripted_field(game)) - 1) + (search_games if has_search(game) else 0)
+    with Lab(game, jobs, progress=progress, total=total) as lab:
+        result = challenge(
+            lab, rules, incumbent, ds.n_players, budget, search_games, STUDY_SEED, start
+        )
+    return result.record()
 
 
 def skill_folder(game: str) -> str:

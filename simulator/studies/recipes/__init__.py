@@ -24,21 +24,24 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from simulator.analysis import Dataset
 from simulator.core.game import get_game
 from simulator.core.verdicts import WIN_RATE_MARGIN, alpha_per_look, looks
-from simulator.experiments.field import SCRIPTED
+from simulator.experiments.adapt import Budget
+from simulator.experiments.field import DEFAULT_RUNGS, SCRIPTED, Field, Ladder, Players
 from simulator.run import store
 from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 from simulator.run.runner import Plan, execute, manifest_for
 from simulator.studies.recipes import blood_coins, loans, scoring, taxes
-from simulator.studies.recipes.common import Answer, Recipe, Sizing, budget_text
+from simulator.studies.recipes.common import Recipe, Sizing, budget_text
 from simulator.studies.recipes.page import report_page
+from simulator.studies.recipes.rungs import Asked, RungAnswer, adaptation_note, agreement
 from simulator.studies.study import study_seats
 
-SCHEMA = 2
+SCHEMA = 3
 FIRST_SHARE = 8  # the first look plays this fraction of the budget, the next ones double it
 STEP = 24  # looks in whole rounds of the 24 seat orders of four distinct policies
 
@@ -105,10 +108,15 @@ def ask(
     progress: bool = True,
     command: str = "",
     margin: float | None = None,
-) -> Answer:
-    """Play the recipe's sweep in looks until its answer is decided or ``games`` per variant
-    (the budget) are played, and write OUT (whole or not at all); returns the answer.
-    ``margin``: the equivalence margin (a fraction; default 2 points)."""
+    fields: list[Field] | None = None,
+    adapt_budget: Budget | None = None,
+) -> Asked:
+    """Answer the recipe's question once per field of ``fields`` (default the rungs of
+    :data:`DEFAULT_RUNGS`), each in looks until its answer is decided or ``games`` per variant
+    (the budget) are played, into ``OUT/dataset-FIELD``; write OUT (whole or not at all) and
+    return the answers with their agreement.  ``margin``: the equivalence margin (a
+    fraction; default 2 points); ``adapt_budget``: the games of each variant's adaptation
+    (fields adapted and search)."""
     game = get_game(recipe.game)
     rules = game.rules()
     budget = games or recipe.games
@@ -117,32 +125,30 @@ def ask(
     sizing = Sizing(
         WIN_RATE_MARGIN if margin is None else margin, alpha_per_look(len(sizes) * len(variants))
     )
+    fields = fields or [Field(rung) for rung in DEFAULT_RUNGS]
+    ladder = Ladder(game, recipe.players, adapt_budget, jobs=jobs, progress=progress)
+    base = Plan(
+        game=recipe.game,
+        n_games=sizes[0],
+        n_players=recipe.players,
+        seats=study_seats(game, recipe.players),
+        seed=seed,
+        chunk_size=min(game.chunk_size, sizes[0]),
+        variants=variants,
+        field=SCRIPTED,
+    )
+    # every field's players ready (adapted) before any game is played
+    players = [(field, ladder.variants(base.variants, field)) for field in fields]
     tmp = new_out_dir(out)
     try:
-        where = tmp / "dataset"
-        for look, n_games in enumerate(sizes):
-            plan = Plan(
-                game=recipe.game,
-                n_games=n_games,
-                n_players=recipe.players,
-                seats=study_seats(game, recipe.players),
-                seed=seed,
-                chunk_size=min(game.chunk_size, sizes[0]),
-                variants=variants,
-                field=SCRIPTED,
-            )
-            play(plan, where, look > 0, jobs, progress, f"{recipe.name} look {look + 1}")
-            answer = recipe.answer(Dataset(where), sizing)
-            if answer.decision.decided:
-                break
-        sized = budget_text(n_games, budget, answer.decision.decided)
-        answer.sentence += (
-            f" {sized[0].upper()}{sized[1:]} "
-            f"({look + 1} of {len(sizes)} looks; each test at level 5% / ({len(sizes)} looks x "
-            f"{len(variants)} variants), equivalence margin ±{100 * sizing.margin:g} points)."
-        )
+        rungs = [
+            answer_field(recipe, ladder, base, field, p, tmp, sizes, sizing, jobs, progress)
+            for field, p in players
+        ]
+        kind, line = agreement(rungs)
+        asked = Asked(rungs, kind, line)
         (tmp / "report.html").write_text(
-            report_page(recipe, answer, n_games, command), encoding="utf-8"
+            report_page(recipe, asked, budget, command), encoding="utf-8"
         )
         summary = {
             "tool": "ask",
@@ -152,15 +158,14 @@ def ask(
             "game": recipe.game,
             "players": recipe.players,
             "seed": seed,
-            "games_per_variant": n_games,
             "budget": budget,
-            "looks": sizes[: look + 1],
             "looks_planned": len(sizes),
             "margin": sizing.margin,
             "alpha": sizing.alpha,
-            **answer.decision.record(),
-            "sentence": answer.sentence,
-            "numbers": answer.numbers,
+            "fields": [r.field for r in rungs],
+            "agreement": kind,
+            "verdict": line,
+            "rungs": {r.field: r.record() for r in rungs},
         }
         (tmp / OUT_MARK).write_text(
             json.dumps(summary, indent=2, default=float) + "\n", encoding="utf-8"
@@ -169,7 +174,49 @@ def ask(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     finish_out_dir(tmp, out)
-    return answer
+    return asked
+
+
+def dataset_folder(field: Field) -> str:
+    return f"dataset-{field.folder}"
+
+
+def answer_field(
+    recipe: Recipe,
+    ladder: Ladder,
+    base: Plan,
+    field: Field,
+    players: Players,
+    tmp: Path,
+    sizes: list[int],
+    sizing: Sizing,
+    jobs: int,
+    progress: bool,
+) -> RungAnswer:
+    """One field's answer: its games in looks until the answer is decided or the budget is
+    played, by ``players`` (the field's, each variant adapted where it adapts)."""
+    plan = ladder.plan(base, field)
+    where = tmp / dataset_folder(field)
+    for look, n_games in enumerate(sizes):
+        label = f"{recipe.name} {field.name} look {look + 1}"
+        play(replace(plan, n_games=n_games), where, look > 0, jobs, progress, label)
+        answer = recipe.answer(Dataset(where), sizing)
+        if answer.decision.decided:
+            break
+    sized = budget_text(n_games, sizes[-1], answer.decision.decided)
+    answer.sentence += (
+        f" {sized[0].upper()}{sized[1:]} "
+        f"({look + 1} of {len(sizes)} looks; each test at level 5% / ({len(sizes)} looks x "
+        f"{len(base.variants)} variants), equivalence margin ±{100 * sizing.margin:g} points)."
+    )
+    adaptations = {v.name: a for v, a in zip(base.variants, players.adaptations) if a is not None}
+    rung = RungAnswer(
+        field.name, dataset_folder(field), answer, n_games, sizes[: look + 1], adaptations
+    )
+    note = adaptation_note(rung)
+    if note:
+        answer.sentence += " " + note
+    return rung
 
 
 def play(plan: Plan, where: Path, extend: bool, jobs: int, progress: bool, label: str) -> None:

@@ -93,4 +93,5 @@ def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
     )
     labels = {n: f"{coins[n]} coins" for n in names}
     table = levels(frame, ["starting_team_edge", "seat0_edge", "length"], order, labels)
-    return Answer(sentence, numbers, table, "starting_team_edge", decision, verdicts, sizing)
+    shown = {n: show(n) for n in names}
+    return Answer(sentence, numbers, table, "starting_team_edge", decision, verdicts, sizing, shown)

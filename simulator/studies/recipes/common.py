@@ -66,6 +66,7 @@ class Answer:
     decision: Decision = field(default_factory=lambda: Decision(INCONCLUSIVE))
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # the deciding ones, by variant
     sizing: Sizing = field(default_factory=Sizing)
+    shown: dict[str, str] = field(default_factory=dict)  # each variant's value in words
 
 
 @dataclass(frozen=True)

@@ -93,4 +93,5 @@ def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
     )
     labels = {n: money(caps[n]) for n in names}
     table = levels(frame, ["leader_edge", "cap_binding", "delinquent"], order, labels)
-    return Answer(sentence, numbers, table, "leader_edge", decision, verdicts, sizing)
+    shown = {n: show(n) for n in names}
+    return Answer(sentence, numbers, table, "leader_edge", decision, verdicts, sizing, shown)

@@ -3,9 +3,11 @@
 The balance value is the presidency edge read before the outcome: in a game with a single
 most valuable company at mid-game, its president's win minus the average player's.  Read at
 the end it would mix the title's edge with the value of the shares that make a president of
-the company that scores most (:mod:`simulator.analysis.ekonos`).  The scripted policies do
-not read the scoring keys, so every scoring rescores the very same games, and the mid-game
-presidency is the same in all of them.
+the company that scores most (:mod:`simulator.analysis.ekonos`).  With the same knob sets
+under every scoring (the scripted and tuned fields), a policy that reads no scoring key plays
+the very same games under every scoring (it rescores them); in the adapted field each scoring
+is played by knob sets re-tuned under it, so the players change how they play when a
+presidency costs points.
 """
 
 from __future__ import annotations
@@ -99,6 +101,14 @@ def presidency_values(ds: Dataset) -> pl.DataFrame:
     )
 
 
+def players_text(ds: Dataset) -> str:
+    """Whether every scoring was played with the same knob sets or each with its own."""
+    sets = [v["rules"].get("policies") for v in ds.variants]
+    if all(s == sets[0] for s in sets):
+        return "every scoring is played with the same knob sets (no player re-tuned under it)"
+    return "each scoring is played with knob sets re-tuned under it (the players adapt)"
+
+
 def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
     """Cash against holdings (the winners' share of score in holdings) and the presidency
     edge under each scoring; the decision: keep the printed scoring, or the mildest change
@@ -126,8 +136,7 @@ def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
         key=lambda n: -CHANGES[n]["scoring.per_presidency"],
     )
     sentence = (
-        f"{heading(ds, 'Ekonos scoring', 'scoring')}; the scripted policies do not read the "
-        f"scoring keys, so every scoring rescores the same games: "
+        f"{heading(ds, 'Ekonos scoring', 'scoring')}; {players_text(ds)}: "
         f"{decision_text(decision, verdicts, base, show, what, [base, *penalties])}. That edge "
         f"by scoring change: "
         f"{by_change}. Winners hold {pct(holdings[0])} of their final score in shares "
@@ -141,4 +150,5 @@ def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
         decision,
         verdicts,
         sizing,
+        {n: show(n) for n in names},
     )

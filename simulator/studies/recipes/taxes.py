@@ -121,4 +121,5 @@ def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
         decision,
         verdicts,
         sizing,
+        {n: show(n) for n in names},
     )

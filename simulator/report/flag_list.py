@@ -1,0 +1,86 @@
+"""The balance flags box: the merged flags as a list, each with its annotations, and the
+footer that says how flags are ranked and thresholded."""
+
+from __future__ import annotations
+
+import html
+
+from simulator.report.flags import MAX_ALSO, MAX_HEADLINES, THRESHOLDS, Flag, merge_flags
+from simulator.report.whatifs import is_what_if, what_if_text
+
+
+def flag_item(f: Flag) -> str:
+    """One flag as a list item: its sentence, the other player counts and variants where the
+    finding holds, its annotations, and a link to its chart."""
+    others = [g for g in f.also if g.text != f.text]
+    counts = sorted({f.n_players, *(g.n_players for g in others)})
+    marks = []
+    if others:
+        also = "; ".join(f"{g.where}: {g.evidence}" for g in others[:MAX_ALSO])
+        more = f"; {len(others) - MAX_ALSO} more" if len(others) > MAX_ALSO else ""
+        marks.append(f"Holds at {', '.join(map(str, counts))} players. Also {also}{more}.")
+    if f.assumed:
+        marks.append(what_if_text(f))
+    for note in (f.strong_field, f.challenge, f.sensitivity):
+        if note is not None:
+            text = note.text()
+            marks.append(text[0].upper() + text[1:] + ".")
+    notes = "".join(f"<span class='marks'>{html.escape(m)}</span>" for m in marks)
+    return (
+        f"<li><b>{html.escape(f.text)}</b> <a href='#{f.anchor}'>→ chart: "
+        f"{html.escape(f.chart)}</a>{notes}</li>"
+    )
+
+
+def flags_html(flags: list[Flag]) -> str:
+    """The balance flags box: the first MAX_HEADLINES merged findings about the printed
+    rules, the rest folded, then the what-ifs on assumed data (:func:`is_what_if`)."""
+    merged = merge_flags(flags)
+    what_ifs = [f for f in merged if is_what_if(f)]
+    merged = [f for f in merged if not is_what_if(f)]
+    if merged:
+        heads, rest = merged[:MAX_HEADLINES], merged[MAX_HEADLINES:]
+        body = "<ol>" + "".join(flag_item(f) for f in heads) + "</ol>"
+        if rest:
+            body += (
+                f"<details><summary>{len(rest)} more flag(s)</summary>"
+                f"<ol start='{MAX_HEADLINES + 1}'>"
+                + "".join(flag_item(f) for f in rest)
+                + "</ol></details>"
+            )
+    else:
+        body = "<p>No finding about the printed rules crossed a threshold.</p>"
+    if what_ifs:
+        body += (
+            f"<div class='whatifs'><h3>What-ifs on assumed data</h3><p class='note'>"
+            f"{len(what_ifs)} finding(s) that rest on values the rulebook does not print "
+            f"(marked ASSUMED in the rules data): what the game would do if the invented "
+            f"cards and rules were the real ones. They never count among the flags above.</p>"
+            "<ol>" + "".join(flag_item(f) for f in what_ifs) + "</ol></div>"
+        )
+    return (
+        f"<div class='flags'><h2>Balance flags</h2>{body}<p class='note'>"
+        f"{html.escape(footer())}</p></div>"
+    )
+
+
+def footer() -> str:
+    """How the flags are ranked and when a finding becomes one, in words."""
+    shown = "; ".join(
+        f"{k} {v}" if k == "seat_p_value" else f"{k} {100 * v:g}{unit(k)}"
+        for k, v in THRESHOLDS.items()
+    )
+    return (
+        "Every finding about a win rate is measured on one scale, its effect on that win rate "
+        "in points at the end of its 95% interval nearest no effect (the fair share, or no "
+        "change), and becomes a flag when that end lies at least its threshold away, the same "
+        "way for every rule; flags are ranked by it. Findings about how games run (round "
+        "cap, loans) follow, flagged when their interval's lower end reaches their level and "
+        "ranked by how far past it. One flag per finding, the player counts where it holds "
+        "listed. Intervals take the game as the unit (teammates count once). A fair share is "
+        f"the win rate of an average player at that player count. Thresholds: {shown}."
+    )
+
+
+def unit(key: str) -> str:
+    return "%" if key.endswith("_rate") or key == "loan_cap_binding" else " points"

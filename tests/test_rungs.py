@@ -1,0 +1,122 @@
+"""Every answer at every rung: ask's answers per field and whether they agree, on synthetic
+data with known answers and on a rules variant that only matters to players who adapt."""
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import polars as pl
+import pytest
+from test_recipes import synthetic_coins
+
+from simulator.experiments.adapt import Budget
+from simulator.experiments.field import ADAPTED, TUNED, Field
+from simulator.studies.recipes import RECIPES, ask, blood_coins, scoring
+from simulator.studies.recipes.common import KEEP, NONE, Sizing
+from simulator.studies.recipes.rungs import (
+    DEPENDS,
+    HOLDS,
+    INCONCLUSIVE_AT,
+    RungAnswer,
+    agreement,
+)
+
+RNG_SEED = 28  # any seed: the synthetic gaps below are many standard errors from the margins
+SIZING = Sizing(0.05, 0.05 / 35)  # a 5-point margin, at the level of five looks and 7 counts
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("BALSIM_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def coins_answer(path, gap: float, n_games: int = 10_000) -> RungAnswer:
+    """The blood-coins answer on synthetic games whose starting team's true edge is ``gap``."""
+    rng = np.random.default_rng(RNG_SEED)
+    answer = blood_coins.answer(synthetic_coins(path, rng, n_games, gap), SIZING)
+    return RungAnswer(path.name, path.name, answer, n_games, [n_games])
+
+
+def test_an_answer_holds_at_every_strength_only_when_every_rung_decides_the_same(tmp_path):
+    even = [coins_answer(tmp_path / name, 0.0) for name in ("scripted", "tuned")]
+    assert [r.answer.decision.kind for r in even] == [KEEP, KEEP]
+    kind, line = agreement(even)
+    assert kind == HOLDS
+    assert "holds at every strength: keep the printed 4 coins" in line
+    assert "scripted: keep" in line and "tuned: keep" in line
+
+
+def test_a_finding_that_flips_between_rungs_depends_on_player_strength(tmp_path):
+    # balanced with one field, a 15-point edge for the starting team with the other
+    flip = [coins_answer(tmp_path / "scripted", 0.0), coins_answer(tmp_path / "tuned", 0.15)]
+    assert [r.answer.decision.kind for r in flip] == [KEEP, NONE]
+    kind, line = agreement(flip)
+    assert kind == DEPENDS and "depends on player strength" in line and "holds" not in line
+    for r in flip:  # each rung's own number, with its interval
+        printed = r.answer.verdicts["printed"]
+        assert f"{100 * printed.estimate:+.1f} points".replace("-", "−") in line
+    # the same decision (no count balances) with edges of opposite signs is no agreement
+    sides = [coins_answer(tmp_path / "up", 0.15), coins_answer(tmp_path / "down", -0.15)]
+    assert [r.answer.decision.kind for r in sides] == [NONE, NONE]
+    assert agreement(sides)[0] == DEPENDS
+
+
+def test_an_undecided_rung_makes_the_whole_answer_inconclusive_there(tmp_path):
+    rungs = [coins_answer(tmp_path / "scripted", 0.0), coins_answer(tmp_path / "tuned", 0.0, 200)]
+    assert not rungs[1].answer.decision.decided
+    kind, line = agreement(rungs)
+    assert kind == INCONCLUSIVE_AT and "inconclusive at tuned" in line
+    assert "holds at every strength:" not in line
+
+
+# cash counts three points a M.U.: with the tuned knobs, value_investor pays up to 1.4 M.U. over
+# value and cash_hoarder 0.8, which no longer pays; players who adapt stop it (tests/test_ladder)
+CASH_X3 = "cash_x3"
+SMALL = Budget(12_000, rounds=1)
+
+
+def two_scorings(game, rules):
+    return [v for v in scoring.variants(game, rules) if v.name in ("printed", CASH_X3)]
+
+
+def play_columns(ds_path, variant: str) -> pl.DataFrame:
+    columns = ["game_id", "seat", "policy", "cash", "holdings_value", "company0_president_mid"]
+    players = pl.read_parquet(ds_path / "players").with_columns(pl.col("variant").cast(pl.String))
+    return players.filter(pl.col("variant") == variant).select(columns).sort("game_id", "seat")
+
+
+def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
+    """Rescoring (the tuned field) replays the same games under every scoring; the adapted
+    field plays each scoring with knob sets re-tuned under it, so its games and its answer
+    differ, and its sentence shows how the knobs moved."""
+    recipe = replace(RECIPES["scoring"], variants=two_scorings)
+    out = tmp_path / "scoring"
+    fields = [Field(TUNED), Field(ADAPTED)]
+    asked = ask(recipe, out, 240, 3, jobs=1, progress=False, fields=fields, adapt_budget=SMALL)
+    tuned, adapted = asked.rung(TUNED), asked.rung(ADAPTED)
+    # the tuned field: the same play under both scorings, only the scores differ
+    assert play_columns(out / "dataset-tuned", CASH_X3).equals(
+        play_columns(out / "dataset-tuned", "printed")
+    )
+    assert "every scoring is played with the same knob sets" in tuned.answer.sentence
+    # the adapted field: the knob sets re-tuned under cash x3 differ from the tuned ones
+    moved = adapted.adaptations[CASH_X3].moved
+    assert moved
+    manifest = json.loads((out / "dataset-adapted" / "manifest.json").read_text())
+    sets = {v["name"]: v["rules"]["policies"] for v in manifest["variants"]}
+    for name, knobs in moved.items():
+        assert {k: sets[CASH_X3][name][k] for k in knobs} == {k: b for k, (_, b) in knobs.items()}
+        assert all(sets["printed"][name][k] != b for k, (_, b) in knobs.items())
+    assert not play_columns(out / "dataset-adapted", CASH_X3).equals(
+        play_columns(out / "dataset-adapted", "printed")
+    )
+    assert "re-tuned under it (the players adapt)" in adapted.answer.sentence
+    knob = next(iter(next(iter(moved.values()))))
+    assert f"scoring with scoring.per_mu = 3: {next(iter(moved))} {knob}" in adapted.answer.sentence
+    # a different answer than rescoring: the president's edge under cash x3
+    assert adapted.answer.verdicts[CASH_X3].estimate != tuned.answer.verdicts[CASH_X3].estimate
+    summary = json.loads((out / "balsim.json").read_text())
+    assert summary["fields"] == [TUNED, ADAPTED] and summary["verdict"] == asked.line
+    assert summary["rungs"][ADAPTED]["adaptations"][CASH_X3]["moved"]
+    page = (out / "report.html").read_text()
+    assert "every field side by side" in page and asked.line in page
