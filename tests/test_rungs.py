@@ -120,3 +120,117 @@ def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
     assert summary["rungs"][ADAPTED]["adaptations"][CASH_X3]["moved"]
     page = (out / "report.html").read_text()
     assert "every field side by side" in page and asked.line in page
+
+
+# ---- the study's strong fields: flags of their own, with challenge evidence ------------------
+
+
+def test_the_studys_tuned_field_flags_its_dominant_policy_with_its_challenge(small_study):
+    """scholar_tuned wins far more than its fair share in Karnaxis' tuned field at 4 players
+    (about 65% against 25%): recomputed here from the dataset, it must be a flag of that
+    field, followed by the verdict of the challenge the study played against it."""
+    from html import escape
+
+    from simulator.core.stats import wilson
+    from simulator.report.flags import THRESHOLDS
+    from simulator.run.outputs import out_record
+    from simulator.studies.study import challenge_folder
+
+    runs = small_study["dirs"][0].parent
+    players = pl.read_parquet(runs / "karnaxis-4p-strong" / "players").with_columns(
+        pl.col("variant").cast(pl.String)
+    )
+    base = players.filter(pl.col("variant") == players["variant"][0])
+    wins = base.filter(pl.col("policy") == "scholar_tuned")["won"]
+    low = wilson(float(wins.sum()), float(len(wins)))[0]
+    assert low - 0.25 >= THRESHOLDS["dominant_policy"]  # so the flag must fire
+    record = out_record(runs / challenge_folder("karnaxis"))
+    found = {(c["incumbent"], c["field"]): c for c in record["challenges"]}
+    challenge = found[("scholar_tuned", "tuned")]
+    assert challenge["n_players"] == 4 and len(challenge["challengers"]) >= 3
+    assert challenge["dominant"] == (not any(c["beats"] for c in challenge["challengers"]))
+    page = small_study["report"].read_text()
+    flag = page[
+        page.index(
+            "karnaxis, 4 players (karnaxis-4p-strong), tuned field: policy scholar_tuned wins"
+        ) :
+    ]
+    flag = flag[: flag.index("</li>")]
+    assert escape(f"Challenge: {challenge['verdict']}") in flag
+
+
+# ---- sweep and fit over several fields ------------------------------------------------------
+
+
+def paired(rows) -> pl.DataFrame:
+    """A paired table as paired_differences writes it: (variant, group, change, half-width)."""
+    return pl.DataFrame(
+        [
+            {
+                "variant": v,
+                "metric": "win_rate",
+                "group": g,
+                "mean_diff": d,
+                "diff_lo": d - h,
+                "diff_hi": d + h,
+                "significant": abs(d) > h,
+            }
+            for v, g, d, h in rows
+        ]
+    )
+
+
+def test_a_sweeps_change_holds_flips_or_is_inconclusive_between_fields():
+    from simulator.experiments.rungs import sweep_lines
+
+    tables = {
+        "scripted": paired([("v", "policy=a", 0.10, 0.02), ("v", "policy=b", 0.08, 0.02)]),
+        "tuned": paired(
+            [("v", "policy=a_tuned", 0.06, 0.02), ("v", "policy=b_tuned", -0.07, 0.02)]
+        ),
+        "adapted": paired(
+            [("v", "policy=a_adapted", 0.05, 0.02), ("v", "policy=b_adapted", 0.01, 0.02)]
+        ),
+    }
+    lines = sweep_lines(tables)
+    a = next(line for line in lines if "policy=a:" in line)
+    b = next(line for line in lines if "policy=b:" in line)
+    assert "holds at every strength" in a
+    assert "depends on player strength" in b and "-0.07" in b
+    two = sweep_lines({k: tables[k] for k in ("scripted", "adapted")})
+    assert "inconclusive at adapted" in next(line for line in two if "policy=b:" in line)
+
+
+def test_sweep_over_two_fields_prints_each_and_the_agreement(tmp_path):
+    from click.testing import CliRunner
+
+    from simulator.cli import cli
+
+    out = tmp_path / "sweep"
+    args = ["sweep", "ekonos", "--vary", "setup.start_money=6,14", "-n", "48", "-j", "1", "-q"]
+    result = CliRunner().invoke(cli, [*args, "--field", "scripted,tuned", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "field scripted:" in result.output and "field tuned:" in result.output
+    assert "Over the fields (scripted, tuned): " in result.output
+    assert (out / "scripted" / "manifest.json").exists() and (out / "tuned").exists()
+
+
+def test_a_fit_holds_at_every_strength_only_when_the_confidence_sets_overlap():
+    from simulator.core.verdicts import judge
+    from simulator.experiments.fit import FitResult
+    from simulator.experiments.metrics import Estimate
+    from simulator.experiments.rungs import fit_line
+
+    def result(chosen: int, in_set: list[int]) -> FitResult:
+        from simulator.experiments.fit import Evaluation
+
+        e = Estimate(0.0, np.zeros(10))
+        raced = [Evaluation({"k": v}, "race", e, 0.0, None, True) for v in in_set]
+        return FitResult("m", 0.0, [], {"k": chosen}, e, raced, 100, True, 0.02, judge(0, 1, 1))
+
+    assert "holds at every strength: the confidence sets overlap at 4" in fit_line(
+        {"scripted": result(3, [3, 4]), "tuned": result(5, [4, 5])}
+    )
+    apart = fit_line({"scripted": result(3, [2, 3]), "tuned": result(6, [5, 6])})
+    assert "depends on player strength" in apart
+    assert "scripted: chosen k = 3" in apart and "confidence set 5; 6" in apart

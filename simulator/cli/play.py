@@ -278,14 +278,20 @@ def sweep(
 
     out = out or (None if resume else f"runs/{game}-sweep")
     chosen = field_plans(plan, fields, adapt_budget, out, policy or seats, jobs, quiet)
+    tables = {}
     for field_plan, field_out in chosen:
         field_out = _execute(
             ctx, g, field_plan, field_out, jobs, backend, scheduler, resume, force, quiet
         )
         if len(chosen) > 1:
             click.echo(f"field {field_plan.field}:")
-        for line in summary_lines(paired_differences(field_out)):
+        tables[field_plan.field] = paired_differences(field_out)
+        for line in summary_lines(tables[field_plan.field]):
             click.echo(line)
+    if len(chosen) > 1:
+        from simulator.experiments.rungs import sweep_lines
+
+        click.echo("\n".join(sweep_lines(tables)))
 
 
 RECORD_MARK = b"date,commit,machine,load,"  # how the header of a --record CSV begins

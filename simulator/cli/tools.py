@@ -254,7 +254,11 @@ def tune(
     help="Folder for the result: fit.toml (overlay), fit.png, evaluations.parquet, balsim.json.",
 )
 @line_up_options
-@field_options("scripted", "Who plays (one field; adapted: to the base rules)")
+@field_options(
+    "scripted",
+    "Who plays (adapted: to the base rules); several: one fit each into OUT/FIELD, and "
+    "whether their confidence sets overlap",
+)
 @tool_options
 @rules_options
 def fit(
@@ -298,6 +302,7 @@ def fit(
       balsim fit ekonos --key companies.market_indicators --target first_player_edge=0 \
           --out runs/fit-markers
     """
+    from simulator.experiments.field import parse_fields
     from simulator.experiments.fit import default_margin, key_range, parse_target, write
     from simulator.experiments.fit import fit as fit_keys
     from simulator.experiments.lab import Design
@@ -307,17 +312,30 @@ def fit(
     metric, value = parse_target(target)
     margin = default_margin(metric) if margin is None else margin
     ranges = [key_range(g, rules, k) for k in keys]
-    check_out_dir(Path(out), force, "fit")
-    field, lineup, rules = field_lineup(
-        g, rules, "fit", fields, adapt_budget, players, policy, seats, jobs, quiet
-    )
-    design = Design(g.name, lineup, seed)
-    with lab_for(g, jobs, quiet, budget) as lab:
-        result = fit_keys(lab, rules, design, ranges, metric, value, budget, seed, margin)
-    write(result, design, Path(out), command_line())
-    add_to_record(Path(out), field=field.name)
-    click.echo(result.summary())
-    click.echo(f"wrote {out}/fit.toml (use with --rules), {out}/fit.png")
+    chosen = parse_fields(fields)
+    outs = {f: Path(out) / f.folder if len(chosen) > 1 else Path(out) for f in chosen}
+    for path in outs.values():
+        check_out_dir(path, force, "fit")
+    lineups = {  # every field ready (adapted) before any game is played
+        f: field_lineup(
+            g, rules, "fit", (f.name,), adapt_budget, players, policy, seats, jobs, quiet
+        )
+        for f in chosen
+    }
+    results = {}
+    for f, (field, lineup, field_rules) in lineups.items():
+        design = Design(g.name, lineup, seed)
+        with lab_for(g, jobs, quiet, budget) as lab:
+            result = fit_keys(lab, field_rules, design, ranges, metric, value, budget, seed, margin)
+        write(result, design, outs[f], command_line())
+        add_to_record(outs[f], field=field.name)
+        results[field.name] = result
+        click.echo((f"field {field.name}: " if len(chosen) > 1 else "") + result.summary())
+        click.echo(f"wrote {outs[f]}/fit.toml (use with --rules), {outs[f]}/fit.png")
+    if len(chosen) > 1:
+        from simulator.experiments.rungs import fit_line
+
+        click.echo(fit_line(results))
 
 
 fit.help = fit.help.replace("{metrics}", metric_help_text(indent="    "))

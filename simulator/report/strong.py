@@ -33,6 +33,7 @@ import polars as pl
 
 from simulator.analysis import Dataset, win_rates
 from simulator.core.game import GAME_NAMES, get_game
+from simulator.experiments.rungs import COPY_SUFFIXES, scripted_name
 from simulator.report.flags import (
     FLIPS,
     HOLDS,
@@ -47,7 +48,6 @@ from simulator.report.flags import (
 from simulator.report.page import interval, pct
 from simulator.run.outputs import out_record
 
-COPY_SUFFIXES = ("_tuned", "_adapted")  # a scripted policy's knob sets on the ladder's rungs
 CHALLENGE_TOOL = "challenge"
 STRONG = "strong"  # the field of a strong dataset that records none
 
@@ -110,9 +110,7 @@ def variant_row(res: dict, table: str, variant: str) -> dict | None:
 
 def copies(name: str) -> list[str]:
     """``name`` and the names of the same policy on the other rungs, ``name`` first."""
-    base = name
-    for suffix in COPY_SUFFIXES:
-        base = base.removesuffix(suffix)
+    base = scripted_name(name)
     return list(dict.fromkeys([name, *(base + s for s in COPY_SUFFIXES), base]))
 
 
