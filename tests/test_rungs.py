@@ -234,3 +234,19 @@ def test_a_fit_holds_at_every_strength_only_when_the_confidence_sets_overlap():
     apart = fit_line({"scripted": result(3, [2, 3]), "tuned": result(6, [5, 6])})
     assert "depends on player strength" in apart
     assert "scripted: chosen k = 3" in apart and "confidence set 5; 6" in apart
+
+
+def test_a_finding_measured_in_the_other_field_holds_flips_or_is_not_shown():
+    from simulator.report.flags import FLIPS, HOLDS, NOT_SHOWN
+    from simulator.report.strong import Measure
+
+    def excess(value, low, high):  # a character's excess in points, against no effect
+        return Measure(value, low, high, 0.0, False, f"{value:+}")
+
+    maya = excess(0.067, 0.02, 0.11)  # the case: +6.7 points with scripted players
+    assert excess(-0.28, -0.35, -0.21).compared_with(maya) == FLIPS
+    assert excess(-0.01, -0.05, 0.03).compared_with(maya) == NOT_SHOWN
+    assert excess(0.05, 0.01, 0.09).compared_with(maya) == HOLDS
+    weak = excess(-0.15, -0.2, -0.1)  # a finding below no effect flips upwards
+    assert excess(0.1, 0.05, 0.15).compared_with(weak) == FLIPS
+    assert excess(-0.1, -0.15, -0.05).compared_with(weak) == HOLDS

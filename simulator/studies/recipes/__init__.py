@@ -72,7 +72,9 @@ RECIPES = {
             "blood-coins",
             "karmaggan",
             4,
-            96_000,
+            # three fields within about three minutes on two cores (docs/ladder.md): a
+            # 1-point edge is shown within 2 points only with about 96,000 games (--games)
+            24_000,
             "Karmaggän: team and seat balance and game length by starting blood coins, and "
             "the count that balances the teams.",
             blood_coins.variants,
