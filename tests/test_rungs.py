@@ -111,8 +111,9 @@ def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
         play_columns(out / "dataset-adapted", "printed")
     )
     assert "re-tuned under it (the players adapt)" in adapted.answer.sentence
-    knob = next(iter(next(iter(moved.values()))))
-    assert f"scoring with scoring.per_mu = 3: {next(iter(moved))} {knob}" in adapted.answer.sentence
+    policy, knobs = next(iter(moved.items()))
+    note = adapted.answer.sentence.split(f"scoring with scoring.per_mu = 3: {policy} ")[1]
+    assert any(note.startswith(f"{k} {a:.3g} → {b:.3g}") for k, (a, b) in knobs.items())
     # a different answer than rescoring: the president's edge under cash x3
     assert adapted.answer.verdicts[CASH_X3].estimate != tuned.answer.verdicts[CASH_X3].estimate
     summary = json.loads((out / "balsim.json").read_text())

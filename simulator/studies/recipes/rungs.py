@@ -120,16 +120,30 @@ def agreement(rungs: list[RungAnswer]) -> tuple[str, str]:
     return DEPENDS, f"Verdict over the fields ({names}): depends on player strength: {each}."
 
 
+SHOWN_KNOBS = 3  # knobs named per policy in the note (balsim.json lists every one)
+
+
+def knob_moves(knobs: dict) -> str:
+    """'buy_margin -1.42 → 1.3, sell_margin 2.45 → -1.43': the knobs that moved most,
+    relative to where they started, and how many more did."""
+
+    def moved(k: str) -> float:
+        start, end = knobs[k]
+        return abs(end - start) / max(abs(start), 1e-9)
+
+    order = sorted(knobs, key=moved, reverse=True)
+    text = ", ".join(f"{k} {knobs[k][0]:.3g} → {knobs[k][1]:.3g}" for k in order[:SHOWN_KNOBS])
+    more = len(order) - SHOWN_KNOBS
+    return text + (f" and {more} more" if more > 0 else "")
+
+
 def adaptation_note(r: RungAnswer) -> str:
     """How the adapted knobs moved under each variant, in one sentence ('' without any)."""
     if not r.adaptations:
         return ""
     parts = []
     for name, a in r.adaptations.items():
-        moved = "; ".join(
-            f"{p} " + ", ".join(f"{k} {start:.3g} → {end:.3g}" for k, (start, end) in knobs.items())
-            for p, knobs in a.moved.items()
-        )
+        moved = "; ".join(f"{p} {knob_moves(knobs)}" for p, knobs in a.moved.items())
         where = {"played": "", "cache": ", cached", "shipped": ", shipped"}[a.source]
         printed = name == printed_of(r.answer)
         shown = "the printed rules" if printed else r.answer.shown.get(name, name)
