@@ -31,7 +31,7 @@ from simulator.experiments.strength import (
     tuned_field,
 )
 from simulator.report import write_report
-from simulator.report.flags import Flag
+from simulator.report.flags import FLIPS, HOLDS, NOT_SHOWN, Flag
 from simulator.report.strong import annotate, is_strong
 from simulator.studies.study import STRONG, STRONG_PLAYERS, study_plans
 
@@ -125,23 +125,24 @@ def test_a_seat_flag_says_whether_it_holds_with_strong_players(tmp_path):
 
     text = flags_text(write_report([biased, fair], tmp_path / "a.html").read_text())
     found = re.search(
-        r"Only with scripted bots: (\S+)% \(95% CI [^)]*\) with a strong field, "
-        r"(\S+)% \(95% CI [^)]*\) with scripted bots",
+        r"Not shown with the strong field: (\S+)% \(95% CI [^)]*\) with the strong field "
+        r"\(its interval reaches no effect\), (\S+)% \(95% CI [^)]*\) with the scripted field",
         text,
     )
     assert found, text
     assert abs(float(found.group(1)) - 25) < 3 and abs(float(found.group(2)) - 50) < 3
-    assert "Holds with strong players: " in flags_text(
+    assert "Holds at every strength: " in flags_text(
         write_report([biased, still], tmp_path / "b.html").read_text()
     )
-    # the strong field adds no flag of its own: a fair scripted field beside a biased strong one
+    # the strong field raises flags of its own: a fair scripted field beside a biased strong
+    # one flags the strong field's first player, not the scripted field's
     text = flags_text(
         write_report(
-            [fair_scripted := seat_dataset(tmp_path / "s2", 0.25, scripted, 4), still],
-            tmp_path / "c.html",
+            [seat_dataset(tmp_path / "s2", 0.25, scripted, 4), still], tmp_path / "c.html"
         ).read_text()
     )
-    assert fair_scripted and "first player wins" not in text
+    assert "ekonos, 4 players (strong-biased), strong field: the first player wins more" in text
+    assert "(s2): the first player wins" not in text
 
 
 def flag(kind: str, subject: str) -> Flag:
@@ -166,7 +167,7 @@ def policy_rates(rows: dict[str, tuple[float, float, float]]) -> dict:
 
 
 def test_a_policy_finding_is_read_from_the_tuned_copy_in_the_strong_field():
-    ds = SimpleNamespace(game="ekonos", n_players=4, variants=[{"name": "base"}])
+    ds = SimpleNamespace(game="ekonos", n_players=4, variants=[{"name": "base"}], manifest={})
     scripted = policy_rates({"cash_hoarder": (0.0, 0.0, 0.01)})
     weak = flag("weak policy", "cash_hoarder")
     annotate(
@@ -174,7 +175,8 @@ def test_a_policy_finding_is_read_from_the_tuned_copy_in_the_strong_field():
         [(0, ds, scripted)],
         [(1, ds, policy_rates({"cash_hoarder_tuned": (0.33, 0.31, 0.35)}))],
     )
-    assert not weak.strong_field.holds and weak.strong_field.strong.startswith(
+    # far below its fair share with scripted players, far above it with strong ones
+    assert weak.strong_field.verdict == FLIPS and weak.strong_field.other.startswith(
         "cash_hoarder_tuned 33.0%"
     )
     still = flag("weak policy", "cash_hoarder")
@@ -183,7 +185,7 @@ def test_a_policy_finding_is_read_from_the_tuned_copy_in_the_strong_field():
         [(0, ds, scripted)],
         [(1, ds, policy_rates({"cash_hoarder_tuned": (0.02, 0.01, 0.03)}))],
     )
-    assert still.strong_field.holds
+    assert still.strong_field.verdict == HOLDS
     # a finding the strong field cannot measure is left alone
     other = flag("left neighbour", "cash_hoarder")
     annotate([other], [(0, ds, scripted)], [(1, ds, scripted)])
@@ -191,7 +193,7 @@ def test_a_policy_finding_is_read_from_the_tuned_copy_in_the_strong_field():
 
 
 def test_a_level_finding_holds_while_the_strong_field_reaches_its_threshold():
-    ds = SimpleNamespace(game="karmaggan", n_players=4, variants=[{"name": "base"}])
+    ds = SimpleNamespace(game="karmaggan", n_players=4, variants=[{"name": "base"}], manifest={})
 
     def capped(rate):
         return {
@@ -211,8 +213,8 @@ def test_a_level_finding_holds_while_the_strong_field_reaches_its_threshold():
         f = Flag("karmaggan", 6, "round_cap", "", 1.0, 0.5, "t", "e", "6 players (x)", "a", "c")
         annotate([f], [(0, ds, capped(0.3))], [(1, ds, capped(strong_rate))])
         checks.append(f.strong_field)
-    assert checks[0].holds and not checks[1].holds
-    assert checks[0].strong.endswith("at 4 players")  # measured at the strong field's count
+    assert [c.verdict for c in checks] == [HOLDS, NOT_SHOWN]
+    assert checks[0].other.endswith("at 4 players")  # measured at the strong field's count
 
 
 # ---- skill ----------------------------------------------------------------------------------
