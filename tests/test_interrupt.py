@@ -223,6 +223,7 @@ def study_stopped(tmp_path, monkeypatch, where: str, error) -> str:
         monkeypatch.setattr(study, "execute", second_stops)
     else:
         monkeypatch.setattr(study, "execute", lambda *a, **k: None)
+        monkeypatch.setattr(study, "run_challenges", lambda *a: [])  # no dataset to challenge
         if where.endswith("write_report"):  # the screens and skill curves play no game either
             monkeypatch.setattr(study, "run_screens", lambda *a: [])
             monkeypatch.setattr(study, "run_skill", lambda *a: [])
