@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from simulator.cli.group import cli
-from simulator.cli.options import folder_path, jobs_count, margin_option
+from simulator.cli.options import charts_option, folder_path, jobs_count, margin_option
 from simulator.cli.tools import command_line, tool_options
 from simulator.studies.recipes import RECIPES
 
@@ -31,7 +31,8 @@ from simulator.studies.recipes import RECIPES
 )
 @margin_option("an edge is called balanced only when the equivalence test places it within ±POINTS")
 @tool_options
-def ask(question, games, margin, out, seed, jobs, quiet, force):
+@charts_option
+def ask(question, games, margin, out, seed, jobs, quiet, force, charts):
     """Answer one of the designer's questions: a decision, with every number's interval.
 
     Plays the printed rules and a few variants on the same games, in looks (an eighth of
@@ -50,6 +51,7 @@ def ask(question, games, margin, out, seed, jobs, quiet, force):
       balsim ask blood-coins
       balsim ask loans --games 2000 --out runs/loans
     """
+    from simulator.report.charts import exporting
     from simulator.run.outputs import check_out_dir
     from simulator.studies.recipes import ask as run_recipe
 
@@ -57,9 +59,10 @@ def ask(question, games, margin, out, seed, jobs, quiet, force):
     out = Path(out or f"runs/ask-{question}")
     check_out_dir(out, force, "ask")
     started = time.perf_counter()
-    answer = run_recipe(
-        recipe, out, games, seed, jobs_count(jobs), not quiet, command_line(), margin / 100
-    )
+    with exporting(Path(charts) if charts else None, f"ask-{question}"):
+        answer = run_recipe(
+            recipe, out, games, seed, jobs_count(jobs), not quiet, command_line(), margin / 100
+        )
     click.echo(answer.sentence)
     click.echo(f"wrote {out}/report.html and {out}/dataset ({time.perf_counter() - started:.0f} s)")
 
