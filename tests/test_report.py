@@ -599,3 +599,39 @@ def test_charts_are_exported_as_svg_and_2x_png_named_after_their_section(planted
         "First player wins"
         in (charts / "ekonos-all-player-counts-seat-advantage-by-player-count.svg").read_text()
     )
+
+
+def test_report_command_writes_the_charts_beside_the_page(planted, tmp_path):
+    from click.testing import CliRunner
+
+    from simulator.cli import cli
+
+    out, charts = tmp_path / "r.html", tmp_path / "slides"
+    result = CliRunner().invoke(
+        cli, ["report", str(planted["first"]), "-o", str(out), "-j", "1", "--charts", str(charts)]
+    )
+    assert result.exit_code == 0, result.output
+    names = {p.stem for p in charts.iterdir()}
+    assert out.read_text().count("<svg role='img' class='chart'") == len(names) > 5
+    assert all((charts / f"{n}.svg").exists() and (charts / f"{n}.png").exists() for n in names)
+
+
+def test_a_skill_curve_is_titled_by_its_rates_in_percent(tmp_path):
+    from simulator.report.charts import save
+    from simulator.report.skill import curve_chart
+
+    record = {
+        "knob": "rollouts",
+        "fair_share": 0.25,
+        "points": [
+            {"rollouts": 1, "value": 0.22, "low": 0.18, "high": 0.26},
+            {"rollouts": 64, "value": 0.41, "low": 0.37, "high": 0.45},
+        ],
+    }
+    fig = curve_chart(record)
+    ax = fig.axes[0]
+    assert ax.get_title() == "Search wins 41% with 64 rollouts, 22% with 1"
+    assert ax.get_ylabel() == "search player's win rate (%)"
+    assert list(ax.lines[0].get_ydata()) == pytest.approx([22.0, 41.0])
+    svg, png = save(fig, tmp_path, "skill-karnaxis-4p")
+    assert "Search wins 41%" in svg.read_text() and png.read_bytes()[:4] == b"\x89PNG"

@@ -10,6 +10,7 @@ and as PNG at twice its on-page size, named after its section and title, for a s
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import re
 from contextvars import ContextVar
@@ -61,6 +62,18 @@ def style():
 
     with rc_context({**STYLE, "axes.prop_cycle": cycler(color=PALETTE)}):
         yield
+
+
+def styled(draw):
+    """A chart function drawing in the charts' look (its titles, labels and legends read the
+    font sizes as they are made)."""
+
+    @functools.wraps(draw)
+    def drawn(*args, **kwargs):
+        with style():
+            return draw(*args, **kwargs)
+
+    return drawn
 
 
 def figure(width: float = 6.0, height: float = 3.4):
@@ -201,10 +214,18 @@ BETWEEN_TAGS = re.compile(r">\s+<")
 # ----------------------------------------------------------------------------- charts
 
 
+@styled
 def rate_bars(
-    df: pl.DataFrame, label: str, rate: str, xlabel: str, fair: float | None = None, title: str = ""
+    df: pl.DataFrame,
+    label: str,
+    rate: str,
+    xlabel: str,
+    fair: float | None = None,
+    title: str = "",
+    fairs: list[float] | None = None,
 ) -> Figure:
-    """Horizontal bars of a rate with Wilson error bars and a dashed fair-share line."""
+    """Horizontal bars of a rate with Wilson error bars and a dashed fair-share line (one
+    across the chart, or ``fairs``: one per bar)."""
     labels = [str(v) for v in df[label].to_list()]
     vals = [100 * v for v in df[rate].to_list()]
     lo = [100 * v for v in df[f"{rate}_lo"].to_list()]
@@ -231,12 +252,18 @@ def rate_bars(
             label=f"fair share {100 * fair:.1f}%",
         )
         ax.legend(loc="lower right")
+    if fairs is not None:
+        for k, f in enumerate(fairs):
+            ax.plot([100 * f] * 2, [k - 0.4, k + 0.4], color="black", linestyle="--", linewidth=1)
+        ax.plot([], [], color="black", linestyle="--", label="fair share")
+        ax.legend(loc="lower right")
     ax.set_xlabel(xlabel)
-    ax.set_title(title)
+    ax.set_title(title, wrap=True)
     ax.grid(axis="x", color=LIGHT)
     return fig
 
 
+@styled
 def diff_bars(df: pl.DataFrame, label: str, xlabel: str, title: str = "") -> Figure:
     """Horizontal bars of paired mean differences with their 95% intervals around zero."""
     labels = [str(v) for v in df[label].to_list()]
@@ -257,11 +284,12 @@ def diff_bars(df: pl.DataFrame, label: str, xlabel: str, title: str = "") -> Fig
     ax.set_yticks(range(len(labels)), labels)
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)
-    ax.set_title(title)
+    ax.set_title(title, wrap=True)
     ax.grid(axis="x", color=LIGHT)
     return fig
 
 
+@styled
 def box_chart(df: pl.DataFrame, label: str, ylabel: str, title: str = "") -> Figure:
     """Boxes from precomputed quantiles: whiskers p5/p95, box p25/p75, line median."""
     stats = [
@@ -287,13 +315,14 @@ def box_chart(df: pl.DataFrame, label: str, ylabel: str, title: str = "") -> Fig
         meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black"},
     )
     ax.set_ylabel(ylabel)
-    ax.set_title(title + " (box 25–75%, whiskers 5–95%, ◇ mean)")
+    ax.set_title(title + " (box 25–75%, whiskers 5–95%, ◇ mean)", wrap=True)
     ax.grid(axis="y", color=LIGHT)
     if len(stats) > 4:
         ax.tick_params(axis="x", labelrotation=30)
     return fig
 
 
+@styled
 def count_bars(x, y, xlabel: str, ylabel: str, title: str = "") -> Figure:
     fig, ax = figure(6.0, 3.0)
     labels = [str(v) for v in x]
@@ -302,11 +331,12 @@ def count_bars(x, y, xlabel: str, ylabel: str, title: str = "") -> Figure:
         ax.tick_params(axis="x", labelrotation=30)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title(title, wrap=True)
     ax.grid(axis="y", color=LIGHT)
     return fig
 
 
+@styled
 def lines_chart(
     df: pl.DataFrame,
     x: str,
@@ -344,7 +374,7 @@ def lines_chart(
             )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title(title, wrap=True)
     ax.grid(color=LIGHT)
     ax.yaxis.set_major_formatter(
         FuncFormatter(lambda v, _: f"{v:,.0f}" if abs(v) >= 1000 else f"{v:g}")
@@ -354,6 +384,7 @@ def lines_chart(
     return fig
 
 
+@styled
 def stacked_bars(labels, parts: dict[str, list[float]], ylabel: str, title: str = "") -> Figure:
     fig, ax = figure(6.0, 3.2)
     bottom = [0.0] * len(labels)
@@ -368,13 +399,14 @@ def stacked_bars(labels, parts: dict[str, list[float]], ylabel: str, title: str 
         )
         bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title(title, wrap=True)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if len(labels) > 3:
         ax.tick_params(axis="x", labelrotation=20)
     return fig
 
 
+@styled
 def odds_chart(df: pl.DataFrame, title: str = "") -> Figure:
     """Odds ratios with their 95% intervals on a log axis (a forest plot), 1 = no effect."""
     rows = df.filter(pl.col("or_lo").is_finite() & pl.col("or_hi").is_finite())
@@ -396,11 +428,12 @@ def odds_chart(df: pl.DataFrame, title: str = "") -> Figure:
     ax.set_yticks(range(len(labels)), labels)
     ax.invert_yaxis()
     ax.set_xlabel("odds ratio of winning (log scale; 1 = no effect)")
-    ax.set_title(title)
+    ax.set_title(title, wrap=True)
     ax.grid(axis="x", color=LIGHT)
     return fig
 
 
+@styled
 def adjusted_bars(df: pl.DataFrame, fair: float | None, title: str = "") -> Figure:
     """Win rate within policy (bars with 95% intervals) with the raw rate as an open diamond."""
     chart = df.rename(

@@ -342,7 +342,7 @@ h3{margin-top:1.6em} h4{margin:.2em 0}
 .fig figure{margin:0} .fig svg.chart{max-width:640px;height:auto;display:block}
 .fig img{max-width:640px} a.term{color:inherit;text-decoration:underline dotted}
 .glossary dt{font-weight:600;margin-top:.5em} .glossary dd{margin:0 0 0 1.5em;max-width:60em}
-.tab{max-width:100%;min-width:0;flex:1 1 420px}
+.tab{max-width:100%;flex:1 1 420px}
 table{border-collapse:collapse;font-size:12px;max-width:100%}
 th,td{border:1px solid #bbb;padding:2px 5px;text-align:right}
 th{background:#e6e6e6;font-weight:600} td:first-child,th:first-child{text-align:left}

@@ -74,13 +74,9 @@ def game_section(game: str, members: list) -> str:
         "players",
         "r",
         "first player's win rate (%)",
+        title=first_player_title(seat),
+        fairs=chart["fair_share"].to_list(),
     )
-    fig.axes[0].set_title(first_player_title(seat))
-    ax = fig.axes[0]
-    for k, f in enumerate(chart["fair_share"].to_list()):
-        ax.plot([100 * f] * 2, [k - 0.4, k + 0.4], color="black", linestyle="--", linewidth=1)
-    ax.plot([], [], color="black", linestyle="--", label="fair share")
-    ax.legend(loc="lower right")
     keep = [
         "n_players",
         "variant",

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from simulator.core.verdicts import EFFECT, NO_EFFECT, WIN_RATE_MARGIN, judge
 from simulator.experiments.strength import read_curve
-from simulator.report.charts import BAR, exporting, figure, inline_svg, share
+from simulator.report.charts import BAR, exporting, figure, inline_svg, share, styled
 from simulator.report.page import interval, pct
 
 
@@ -72,6 +72,7 @@ def verdict(record: dict) -> str:
     return f"{rates}: {size}; {reading}."
 
 
+@styled
 def curve_chart(record: dict):
     """The skill curve: the search player's win rate (%) at each rollout budget, with its 95%
     intervals and the fair share, titled by what it shows."""
