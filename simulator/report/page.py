@@ -276,7 +276,10 @@ def table_html(df: pl.DataFrame | None, keep: list[str] | None = None) -> str:
     heads = [
         (f"95% interval of {column_name(base_of(c))}" if several else "95% interval")
         if hi
+        # text a caller formatted carries its own units
         else column_name(c)
+        if df.schema[c].is_numeric()
+        else c.replace("_", " ")
         for c, hi in shown
     ]
     rows = df.head(MAX_TABLE_ROWS).to_dicts()
