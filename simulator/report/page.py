@@ -368,7 +368,9 @@ def render_page(
         f"<h1>balsim playtest report</h1><p class='note'>{meta} Generated "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Words in dotted underline "
         "are explained in the <a href='#glossary'>glossary</a> at the end.</p>"
-        + link_terms(f"{answers_html}{flags_html}<h2>Datasets</h2><ul>{toc}</ul>" + "".join(body))
+        # the answers stay verbatim sentences: the terms are linked from the flags on
+        + answers_html
+        + link_terms(f"{flags_html}<h2>Datasets</h2><ul>{toc}</ul>" + "".join(body))
         + glossary_section()
         + "</body></html>"
     )
