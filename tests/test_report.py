@@ -171,13 +171,13 @@ def planted(tmp_path_factory) -> dict[str, Path]:
 
 def flags_text(page: str) -> str:
     block = page[page.index("<div class='flags'>") : page.index("<h2>Datasets</h2>")]
-    return re.sub(r"<[^>]+>", " ", block)
+    return re.sub(r"<[^>]+>", " ", re.sub(r"</?a\b[^>]*>", "", block))
 
 
 def assert_self_contained(page: str) -> None:
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    sources = re.findall(r"(?:src|href)='([^']*)'", page)
-    assert sources, "the report has charts"
+    assert "<svg role='img' class='chart'" in page, "the report has charts, inline"
+    sources = re.findall(r"(?:src|href)=['\"]([^'\"]*)['\"]", page)
     assert all(s.startswith(("data:image/png;base64,", "#")) for s in sources), [
         s[:40] for s in sources if not s.startswith(("data:", "#"))
     ]
@@ -206,7 +206,7 @@ def test_report_flags_a_planted_first_player_advantage(planted, tmp_path):
     assert "chi-square over seats p" in flags and "Win rate by seat" in flags
     # the numbers of the chart are in the table beside it
     seat_block = page[page.index("id='ds0-win-seat'") : page.index("id='ds0-win-policy'")]
-    assert f"{rate:.1f}%" in seat_block and "<img" in seat_block and "<table" in seat_block
+    assert f"{rate:.1f}%" in seat_block and "<svg" in seat_block and "<table" in seat_block
 
 
 def test_the_sections_of_two_jobs_are_the_ones_of_one(planted):
@@ -219,7 +219,7 @@ def test_the_sections_of_two_jobs_are_the_ones_of_one(planted):
     one, two = in_processes(analyse, calls, 1), in_processes(analyse, calls, 2)
     assert [list(res) for res, _ in one] == [list(res) for res, _ in two] and len(one[1][0]) > 10
     assert [section for _, section in two] == [section for _, section in one]
-    assert "id='ds1'" in one[1][1] and "<img" in one[1][1]
+    assert "id='ds1'" in one[1][1] and "<svg" in one[1][1]
 
 
 def test_report_sections_and_flags_for_karnaxis_and_karmaggan(planted, tmp_path):
@@ -366,7 +366,11 @@ def test_report_compares_variants_against_the_base(tmp_path):
     )
     page = write_report([tmp_path / "sweep"], tmp_path / "sweep.html").read_text()
     assert_self_contained(page)
-    assert "<h4>Change against the base rules" in page and "<h4>Win rate by variant" in page
+    # every variant's players win the fair share on average: no chart of win rate by variant
+    assert "<h4>Change against the base rules" in page and "Win rate by variant" not in page
+    paired = page[page.index("id='ds0-paired'") :]
+    assert re.search(r"Largest change: start_12 · \w+, [+−-]\d+\.\d points", paired)
+    assert "(fraction)" not in page
 
 
 def flag(n_players, kind, subject, effect, effect_low, text="", where=""):
@@ -495,26 +499,144 @@ def test_a_chart_of_large_numbers_writes_them_in_full_under_its_title():
 
 
 @pytest.mark.parametrize("long_label", [False, True])
-def test_a_chart_is_cropped_like_a_tight_savefig(long_label):
-    """The PNG of a chart is what is drawn, labels and the legend beside the axes included,
-    with the same frame as ``savefig(bbox_inches="tight")`` to within rounding; a label too
-    long for the room drawn around the axes still fits."""
-    import base64
-    import io
-
-    from PIL import Image
-
-    from simulator.report.charts import stacked_bars
-    from simulator.report.page import DPI, png
+def test_a_chart_inline_keeps_everything_drawn_and_every_reference(long_label):
+    """The page's SVG of a chart is matplotlib's tight SVG made smaller: the same texts and
+    shapes, every id referred to still defined, its frame within a point of the file's."""
+    from simulator.report.charts import for_page, stacked_bars, svg_file
 
     label = "a label much wider than the room left beside the axes " * 4 if long_label else "b"
     parts = {"cash": [1.0, 2.0], "shares held at the end of the game": [3.0, 1.0]}
-    tight = io.BytesIO()
-    stacked_bars(["a", label], parts, "points", "t").savefig(
-        tight, format="png", dpi=DPI, bbox_inches="tight"
+    raw = svg_file(stacked_bars(["a", label], parts, "points", "t"))
+    ours = for_page(raw)
+    assert len(ours) < 0.8 * len(raw) and "<metadata" not in ours and "xmlns" not in ours
+    texts = re.compile(r"<text[^>]*>([^<]*)</text>")
+    assert texts.findall(ours) == texts.findall(raw) and label in texts.findall(ours)
+    for shape in ("<path", "<use", "<rect"):
+        assert ours.count(shape) == raw.count(shape), shape
+    for ref in set(re.findall(r"(?:url\(#|href=\")([\w]+)", ours)):
+        assert f'id="{ref}"' in ours, ref
+    for side in ("width", "height"):
+        size = re.compile(side + r'="([\d.]+)pt"')
+        assert abs(float(size.search(ours).group(1)) - float(size.search(raw).group(1))) < 1
+
+
+def dataset_columns(dirs: list[Path]) -> set[str]:
+    """The snake_case column names of the datasets' tables and of their analyses' tables."""
+    import pyarrow.parquet as pq
+
+    from simulator.analysis import Dataset, summarise
+
+    names = set()
+    for d in dirs:
+        for part in Path(d).glob("*/*.parquet"):  # games/, players/ and timelines
+            names |= set(pq.read_schema(part).names)
+    for d in dirs[:3]:  # one dataset of each game: the analyses name the same columns
+        names |= {c for t in summarise(Dataset(d)).values() for c in t.columns}
+    return {n for n in names if "_" in n}
+
+
+def test_the_study_report_speaks_plainly(small_study):
+    """No column name of the datasets as a table header or a chart's text; intervals as one
+    column; every glossary term linked from its first use."""
+    page = small_study["report"].read_text()
+    columns = dataset_columns(small_study["dirs"])
+    assert {"first_win_rate_lo", "win_rate", "p_value", "end_reason"} <= columns
+    headers = {
+        html.unescape(re.sub(r"<[^>]+>", "", h)) for h in re.findall(r"<th>(.*?)</th>", page)
+    }
+    texts = {html.unescape(t).strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", page)}
+    assert len(headers) > 50 and len(texts) > 500
+    internal = [h for h in headers | texts if set(re.findall(r"\w+", h)) & columns]
+    assert internal == []
+    assert not [h for h in headers if re.search(r"[a-z]_[a-z]", h)]
+    assert "95% interval" in headers and "first player's win rate (%)" in headers
+    for term in ("g-fair-share", "g-points", "g-interval", "g-paired", "g-assumed", "g-tuned"):
+        assert page.count(f"href='#{term}'") == 1 and f"<dt id='{term}'>" in page, term
+    # the charts' titles state what they show
+    assert re.search(r"First player wins \d+(\.\d+)?% at \d players, fair share", page)
+    assert "(fraction)" not in page and "Win rate by variant" not in page
+    assert len(page.encode()) < 3_000_000, "the report stays a file to mail"
+
+
+def test_a_table_shows_an_interval_as_one_column_in_plain_words():
+    from simulator.report.page import table_html
+
+    table = pl.DataFrame(
+        {
+            "policy": ["tycoon"],
+            "win_rate": [0.33],
+            "win_rate_lo": [0.31],
+            "win_rate_hi": [0.35],
+            "excess": [0.081],
+            "mean_tax_usd": [12_345.6],
+            "p_holm": [0.0042],
+        }
     )
-    ours = png(stacked_bars(["a", label], parts, "points", "t"))
-    width, height = Image.open(io.BytesIO(base64.b64decode(ours))).size
-    expected = Image.open(tight).size
-    assert abs(width - expected[0]) <= 2, (width, expected)
-    assert abs(height - expected[1]) <= 2, (height, expected)
+    text = table_html(table)
+    heads = re.findall(r"<th>(.*?)</th>", text)
+    assert heads == [
+        "policy",
+        "win rate (%)",
+        "95% interval",
+        "over expected (points)",
+        "mean tax (USD)",
+        "p-value (Holm-corrected)",
+    ]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", text)
+    assert cells == ["tycoon", "33.0%", "31.0%–35.0%", "+8.1", "$12,346", "0.0042"]
+
+
+def test_charts_are_exported_as_svg_and_2x_png_named_after_their_section(planted, tmp_path):
+    from PIL import Image
+
+    charts = tmp_path / "charts"
+    page = write_report([planted["first"]], tmp_path / "r.html", charts=charts).read_text()
+    drawn = page.count("<svg role='img' class='chart'")
+    svgs, pngs = sorted(charts.glob("*.svg")), sorted(charts.glob("*.png"))
+    assert drawn > 5 and len(svgs) == len(pngs) == drawn
+    assert [p.stem for p in svgs] == [p.stem for p in pngs]
+    assert (charts / "first-player-win-rate-by-seat.svg").exists()
+    seat = (charts / "first-player-win-rate-by-seat.svg").read_text()
+    width_pt = float(re.search(r'width="([\d.]+)pt"', seat).group(1))
+    width_px = Image.open(charts / "first-player-win-rate-by-seat.png").size[0]
+    assert abs(width_px - 2 * width_pt * 96 / 72) <= 3  # twice the size of the page's chart
+    assert (
+        "First player wins"
+        in (charts / "ekonos-all-player-counts-seat-advantage-by-player-count.svg").read_text()
+    )
+
+
+def test_report_command_writes_the_charts_beside_the_page(planted, tmp_path):
+    from click.testing import CliRunner
+
+    from simulator.cli import cli
+
+    out, charts = tmp_path / "r.html", tmp_path / "slides"
+    result = CliRunner().invoke(
+        cli, ["report", str(planted["first"]), "-o", str(out), "-j", "1", "--charts", str(charts)]
+    )
+    assert result.exit_code == 0, result.output
+    names = {p.stem for p in charts.iterdir()}
+    assert out.read_text().count("<svg role='img' class='chart'") == len(names) > 5
+    assert all((charts / f"{n}.svg").exists() and (charts / f"{n}.png").exists() for n in names)
+
+
+def test_a_skill_curve_is_titled_by_its_rates_in_percent(tmp_path):
+    from simulator.report.charts import save
+    from simulator.report.skill import curve_chart
+
+    record = {
+        "knob": "rollouts",
+        "fair_share": 0.25,
+        "points": [
+            {"rollouts": 1, "value": 0.22, "low": 0.18, "high": 0.26},
+            {"rollouts": 64, "value": 0.41, "low": 0.37, "high": 0.45},
+        ],
+    }
+    fig = curve_chart(record)
+    ax = fig.axes[0]
+    assert ax.get_title() == "Search wins 41% with 64 rollouts, 22% with 1"
+    assert ax.get_ylabel() == "search player's win rate (%)"
+    assert list(ax.lines[0].get_ydata()) == pytest.approx([22.0, 41.0])
+    svg, png = save(fig, tmp_path, "skill-karnaxis-4p")
+    assert "Search wins 41%" in svg.read_text() and png.read_bytes()[:4] == b"\x89PNG"

@@ -1,8 +1,9 @@
 """The study's report in a real browser: headless Chromium at 1,400 x 900 pixels.
 
 A copy of the report gets a script that measures the laid-out page and writes the numbers
-into the DOM, which Chromium dumps; the report itself has no script.  ``make test`` installs
-Debian's ``chromium`` when it is missing.
+into the DOM, which Chromium dumps; the report itself has no script.  Chromium also
+screenshots the first screen and a game's section.  ``make test`` installs Debian's
+``chromium`` when it is missing.
 """
 
 from __future__ import annotations
@@ -47,10 +48,23 @@ MEASURE = """<script>
   const answers = [...document.querySelectorAll('.answers li')].map(li => ({
     text: li.textContent, bottom: li.getBoundingClientRect().bottom}));
   const flags = document.querySelectorAll('.flags > ol > li').length;
+  // every picture drawn: an <img> decoded to pixels, an inline chart laid out within its box
+  const broken = [...document.querySelectorAll('img')]
+    .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.alt);
+  const charts = [...document.querySelectorAll('svg.chart')];
+  for (const c of charts) {
+    const r = c.getBoundingClientRect(), box = c.closest('.pair, section, body')
+      .getBoundingClientRect();
+    if (!(r.width > 50 && r.height > 30) || r.right > box.right + 0.5 || r.right > vw + 0.5) {
+      const b = c.closest('.block');
+      broken.push((b ? b.id : 'chart') + ': ' + Math.round(r.width) + 'x' + Math.round(r.height));
+    }
+  }
   const pre = document.createElement('pre');
   pre.id = 'measured';
   pre.textContent = JSON.stringify({vw, vh, page_width: document.documentElement.scrollWidth,
-                                    answers, flags, overflowing});
+                                    answers, flags, overflowing, broken,
+                                    images: document.images.length, charts: charts.length});
   document.body.appendChild(pre);
 })();
 </script>"""
@@ -104,3 +118,53 @@ def test_no_table_is_cut_off_at_1400_pixels(measured):
     assert measured["vw"] <= WIDTH
     assert measured["overflowing"] == []
     assert measured["page_width"] <= measured["vw"]
+
+
+def test_every_chart_and_image_is_drawn_within_the_page(measured):
+    assert measured["charts"] > 100 and measured["images"] >= 3  # the skill and screen images
+    assert measured["broken"] == []
+
+
+def screenshot(report, path, tmp_path, section: str = "") -> None:
+    """Chromium's picture of the report's first screen; with ``section`` (the id of a
+    section's heading), of that section alone at the top of the page."""
+    page = report.read_text(encoding="utf-8")
+    if section:  # a screenshot shows the top of the page, whatever the URL's fragment
+        only = f"<style>body > :not(section:has(> h2#{section})){{display:none}}</style>"
+        page = page.replace("</head>", only + "</head>")
+    probe = tmp_path / "shown.html"
+    probe.write_text(page, encoding="utf-8")
+    subprocess.run(
+        [
+            chromium(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--hide-scrollbars",
+            f"--screenshot={path}",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+
+
+@pytest.mark.parametrize("section", ["", "game-karnaxis"])
+def test_screenshots_of_the_first_screen_and_a_game_section(small_study, tmp_path, section):
+    """The picture a designer sees is the page drawn: the full width, text and charts in it
+    (many colours, not a blank or a clipped frame), nothing running off the right edge."""
+    from PIL import Image
+
+    shot = tmp_path / "screen.png"
+    screenshot(small_study["report"], shot, tmp_path, section)
+    image = Image.open(shot).convert("RGB")
+    assert image.size == (WIDTH, HEIGHT)
+    colours = image.getcolors(maxcolors=WIDTH * HEIGHT)
+    assert len(colours) > 50  # antialiased text at least
+    ink = sum(n for n, c in colours if c != (255, 255, 255))
+    assert 0.03 < ink / (WIDTH * HEIGHT) < 0.9
+    right = image.crop((WIDTH - 20, 0, WIDTH, HEIGHT)).getcolors()
+    assert right == [(20 * HEIGHT, (255, 255, 255))], "nothing runs off the right edge"
+    if section:  # the section's chart is on screen, in the palette's blue
+        blue = sum(n for n, c in colours if c == (0x00, 0x72, 0xB2))
+        assert blue > 500

@@ -9,7 +9,7 @@ import click
 
 from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
-from simulator.cli.options import folder_path, jobs_count, margin_option
+from simulator.cli.options import charts_option, folder_path, jobs_count, margin_option
 from simulator.cli.tools import command_line, tool_options
 from simulator.core.game import get_game
 from simulator.studies.recipes import RECIPES
@@ -37,7 +37,8 @@ from simulator.studies.recipes import RECIPES
     "Who plays: one answer per field, side by side (adapted: re-tuned under each variant)",
 )
 @tool_options
-def ask(question, games, margin, fields, adapt_budget, out, seed, jobs, quiet, force):
+@charts_option
+def ask(question, games, margin, fields, adapt_budget, out, seed, jobs, quiet, force, charts):
     """Answer one of the designer's questions, once per field of players, and say whether
     the answer holds at every strength.
 
@@ -64,6 +65,7 @@ def ask(question, games, margin, fields, adapt_budget, out, seed, jobs, quiet, f
       balsim ask scoring --field scripted,adapted --adapt-budget 50000
     """
     from simulator.experiments.field import DEFAULT_RUNGS, parse_fields
+    from simulator.report.charts import exporting
     from simulator.run.outputs import check_out_dir
     from simulator.studies.recipes import ask as run_recipe
 
@@ -74,18 +76,19 @@ def ask(question, games, margin, fields, adapt_budget, out, seed, jobs, quiet, f
     game = get_game(recipe.game)
     ladder = ladder_for(game, recipe.players, adapt_budget, jobs_count(jobs), quiet)
     started = time.perf_counter()
-    asked = run_recipe(
-        recipe,
-        out,
-        games,
-        seed,
-        jobs_count(jobs),
-        not quiet,
-        command_line(),
-        margin / 100,
-        chosen,
-        ladder.budget,
-    )
+    with exporting(Path(charts) if charts else None, f"ask-{question}"):
+        asked = run_recipe(
+            recipe,
+            out,
+            games,
+            seed,
+            jobs_count(jobs),
+            not quiet,
+            command_line(),
+            margin / 100,
+            chosen,
+            ladder.budget,
+        )
     click.echo("\n".join(asked.lines()))
     folders = ", ".join(f"{out}/{r.folder}" for r in asked.rungs)
     click.echo(f"wrote {out}/report.html and {folders} ({time.perf_counter() - started:.0f} s)")

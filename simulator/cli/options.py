@@ -75,6 +75,18 @@ def margin_option(what: str):
     )
 
 
+def charts_option(f):
+    """``--charts DIR``: every chart the command draws also written there, as SVG and as PNG
+    at twice its size, named after its section (for a slide deck)."""
+    return click.option(
+        "--charts",
+        type=folder_path(),
+        default=None,
+        metavar="DIR",
+        help="Also write every chart as SVG and as 2x PNG into DIR, named after its section.",
+    )(f)
+
+
 def rules_options(f):
     f = click.option(
         "--set",

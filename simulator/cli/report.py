@@ -8,7 +8,7 @@ import click
 
 from simulator.cli.fields import field_options
 from simulator.cli.group import cli
-from simulator.cli.options import file_path, folder_path
+from simulator.cli.options import charts_option, file_path, folder_path
 from simulator.core.errors import UserError
 from simulator.run.outputs import check_out_file
 
@@ -31,14 +31,16 @@ from simulator.run.outputs import check_out_file
     show_default=True,
     help="Worker processes drawing the datasets' sections.",
 )
-def report(datasets, out, jobs):
+@charts_option
+def report(datasets, out, jobs, charts):
     """Write one self-contained HTML playtest report of DATASETS, balance flags first.
 
     An interrupted dataset is reported as it stands, marked incomplete.  A `balsim
     sensitivity` folder among them adds its section and tells each flag of its game and player
     count which assumed values it depends on, or whether it is robust to them; a `balsim
     skill` folder adds the game's skill gap to the "Skill and luck" section; a `balsim matrix`
-    folder adds its heat map to the "Metagame" section.
+    folder adds its heat map to the "Metagame" section.  `--charts DIR` also writes every
+    chart as SVG and as PNG at twice its size, named after its section, for a slide deck.
     """
     from simulator.cli.options import jobs_count
     from simulator.report import REPORT_MARKER, write_report
@@ -56,7 +58,9 @@ def report(datasets, out, jobs):
         warning = check_readable(Path(d))
         if warning:
             click.echo(warning, err=True)
-    path = write_report([Path(d) for d in datasets], Path(out), jobs)
+    path = write_report(
+        [Path(d) for d in datasets], Path(out), jobs, Path(charts) if charts else None
+    )
     click.echo(f"report: {path}")
 
 

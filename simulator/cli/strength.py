@@ -9,6 +9,7 @@ import click
 from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
 from simulator.cli.options import (
+    charts_option,
     file_path,
     folder_path,
     game_argument,
@@ -73,6 +74,7 @@ def parse_budgets(text: str) -> tuple[int, ...]:
 )
 @tool_options
 @rules_options
+@charts_option
 def skill(
     game,
     players,
@@ -88,6 +90,7 @@ def skill(
     force,
     rules_files,
     sets,
+    charts,
 ):
     """Win rate of the search player by rollout budget: how much skill the game rewards.
 
@@ -134,6 +137,13 @@ def skill(
         if out:
             write_curve(curve, outs[field], command_line(), field.name)
             click.echo(f"wrote {outs[field]}/skill.png, {outs[field]}/balsim.json")
+        if charts:
+            from simulator.report.charts import save, slug
+            from simulator.report.skill import curve_chart
+
+            name = slug(f"skill {g.name} {n_players}p {field.name}")
+            for path in save(curve_chart(curve.record()), Path(charts), name):
+                click.echo(f"wrote {path}")
 
 
 @cli.command()

@@ -1,15 +1,17 @@
 """The playtest report: one self-contained HTML file a designer can mail.
 
 ``write_report(dataset_dirs, out)`` analyses each dataset with :mod:`simulator.analysis` and
-writes a single HTML page (charts are matplotlib PNGs embedded as base64, CSS inline, no
-external asset).  Its first screen answers the designer's questions (:mod:`.answers`), one
-sentence each with its number and interval; then come the **balance flags**
+writes a single HTML page (charts are matplotlib SVGs inline, CSS inline, no external
+asset; ``charts=DIR`` also writes each chart as SVG and 2x PNG for slides).  Its first
+screen answers the designer's questions (:mod:`.answers`), one sentence each with its
+number and interval; then come the **balance flags**
 (:mod:`.flags`): at most five findings about the printed rules, ranked by effect and
 certainty and merged across player counts, the rest folded, then the what-ifs on assumed data
 (:mod:`.whatifs`: findings about invented cards and rules, never among the top flags).  Then
 one section per game (seat advantage across player
 counts) and one per dataset (:mod:`.sections`, :mod:`.games`).  Every chart has labelled axes
-with units, reads in grayscale and sits beside a table of the numbers it draws.
+with units and a title that states its finding, in one colour-blind-safe palette, and sits
+beside a table of the numbers it draws, its columns in plain words (a glossary at the end).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from simulator.analysis import Dataset, summarise
 from simulator.report.answers import answers_html
+from simulator.report.charts import exporting
 from simulator.report.flag_list import flags_html
 from simulator.report.flags import THRESHOLDS, Flag, Rules, merge_flags
 from simulator.report.matrix import matrix_section, split_matrix
@@ -41,7 +44,9 @@ __all__ = ["write_report", "REPORT_MARKER", "THRESHOLDS", "Flag", "merge_flags"]
 REPORT_MARKER = b"<title>balsim playtest report"  # how the start of every report reads
 
 
-def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
+def write_report(
+    dataset_dirs: list[Path], out: Path, jobs: int = 1, charts: Path | None = None
+) -> Path:
     """Analyse ``dataset_dirs`` and write the playtest report to ``out`` (one HTML file).
 
     Each directory is a balsim dataset (``manifest.json`` plus ``games/``, ``players/`` and
@@ -52,7 +57,9 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     challenge folder the study wrote (evidence for a strong field's dominant-policy flag:
     :mod:`.strong`).
     The datasets' summaries and sections, most of the time (their analyses and charts), are
-    computed in ``jobs`` processes, one dataset at a time.  Returns ``out``.
+    computed in ``jobs`` processes, one dataset at a time.  With ``charts``, every chart of
+    the page is also written there as SVG and as PNG at twice its size, named after its
+    section and title (:func:`simulator.report.charts.exporting`).  Returns ``out``.
     """
     started = time.perf_counter()
     out = Path(out)
@@ -61,7 +68,7 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     dataset_dirs, matrices = split_matrix(dataset_dirs)
     dataset_dirs, challenges = split_challenges(dataset_dirs)
     datasets = [Dataset(d) for d in dataset_dirs]
-    analysed = in_processes(analyse, list(enumerate(datasets)), jobs)
+    analysed = in_processes(analyse, [(i, ds, charts) for i, ds in enumerate(datasets)], jobs)
     members = [(i, ds, res) for i, (ds, (res, _)) in enumerate(zip(datasets, analysed))]
     # a strong-field dataset raises flags of its own, named with its field, and checks the
     # findings of its game's scripted datasets (which check its findings in turn); alone in
@@ -75,10 +82,11 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     annotate(flags, scripted, strong)
     attach_challenges(flags, challenges)
     mark_flags(flags, screens)
-    body = [
-        game_section(game, [m for m in scripted if m[1].game == game])
-        for game in dict.fromkeys(ds.game for ds in datasets)
-    ]
+    with exporting(charts):
+        body = [
+            game_section(game, [m for m in scripted if m[1].game == game])
+            for game in dict.fromkeys(ds.game for ds in datasets)
+        ]
     body.append(skill_section(skill))
     body.append(matrix_section(matrices))
     body += [section for _, section in analysed]
@@ -100,11 +108,13 @@ def write_report(dataset_dirs: list[Path], out: Path, jobs: int = 1) -> Path:
     return out
 
 
-def analyse(i: int, ds: Dataset) -> tuple[dict, str]:
+def analyse(i: int, ds: Dataset, charts: Path | None = None) -> tuple[dict, str]:
     """A dataset's summary and its section of the page (which needs nothing from the other
-    datasets), computed together so that a worker reads the dataset once."""
+    datasets), computed together so that a worker reads the dataset once; its charts also
+    written to ``charts`` when given, named after the dataset's folder."""
     res = summarise(ds)
-    return res, dataset_section(i, ds, res)
+    with exporting(charts, ds.path.name):
+        return res, dataset_section(i, ds, res)
 
 
 def in_processes(function, calls: list[tuple], jobs: int) -> list:

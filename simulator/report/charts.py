@@ -1,8 +1,21 @@
-"""The report's charts: matplotlib figures that read in grayscale (gray levels, hatches, line
-styles), each drawn from a tidy analysis frame whose numbers sit in a table beside it."""
+"""The report's charts: matplotlib figures in one colour-blind-safe palette (Okabe–Ito) with
+font sizes legible on a slide, whose lines also read in grayscale (line styles and markers),
+each drawn from a tidy analysis frame whose numbers sit in a table beside it.
+
+A chart goes into the page as inline SVG (:func:`inline_svg`, text kept as text: a tenth of
+a PNG's bytes); inside :func:`exporting` each chart drawn is also written to a folder as SVG
+and as PNG at twice its on-page size, named after its section and title, for a slide deck.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
+import re
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -10,33 +23,209 @@ import polars as pl
 if TYPE_CHECKING:  # matplotlib is imported by the first chart drawn: commands that draw none
     from matplotlib.figure import Figure  # start half a second sooner
 
-GRAYS = ("0.25", "0.55", "0.8", "0.4", "0.65", "0.9", "0.15", "0.7")
-HATCHES = ("", "//", "..", "xx", "\\\\", "--", "++", "oo")
+# Okabe & Ito's eight colours, distinct to every common colour vision deficiency
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+BAR = PALETTE[0]  # single-series bars
+LIGHT = "#d9d9d9"  # grid lines
 LINES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)), (0, (3, 1, 1, 1, 1, 1)))
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+# sizes in points for a chart 6 inches wide shown at its size, or on a slide
+STYLE = {
+    "font.family": ["DejaVu Sans"],
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 11,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
+    "legend.fontsize": 10,
+    "legend.frameon": False,
+    "axes.prop_cycle": None,  # set from PALETTE on first use (cycler imports matplotlib)
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "svg.fonttype": "none",  # text stays text: small files, searchable, editable on a slide
+    "svg.hashsalt": "balsim",  # the same chart gives the same file
+    # Numbers in full (600000, not 0.6 with 1e6 above the axes), so that nothing but the
+    # title is above the axes
+    "axes.titley": 1.0,
+    "axes.formatter.useoffset": False,
+    "axes.formatter.limits": (-9, 15),
+}
+PNG_DPI = 192  # twice the 96 pixels per inch of a browser at 100%
+
+
+@contextlib.contextmanager
+def style():
+    """The charts' look, for drawing and for saving (matplotlib reads some of it at each)."""
+    from cycler import cycler
+    from matplotlib import rc_context
+
+    with rc_context({**STYLE, "axes.prop_cycle": cycler(color=PALETTE)}):
+        yield
+
+
+def styled(draw):
+    """A chart function drawing in the charts' look (its titles, labels and legends read the
+    font sizes as they are made)."""
+
+    @functools.wraps(draw)
+    def drawn(*args, **kwargs):
+        with style():
+            return draw(*args, **kwargs)
+
+    return drawn
 
 
 def figure(width: float = 6.0, height: float = 3.4):
-    from matplotlib import rc_context
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width, height))
-    # Numbers in full (600000, not 0.6 with 1e6 above the axes), so that nothing but the
-    # title is above the axes: it sits there at once, without matplotlib measuring every tick
-    # label of the chart to place it (a tenth of the report's time)
-    with rc_context(
-        {"axes.titley": 1.0, "axes.formatter.useoffset": False, "axes.formatter.limits": (-9, 15)}
-    ):
+    with style():
+        fig = Figure(figsize=(width, height))
         return fig, fig.add_subplot()
+
+
+# ----------------------------------------------------------------------------- export
+
+
+@dataclass
+class Export:
+    """Where the charts drawn go besides the page, and the file names taken so far."""
+
+    folder: Path
+    section: str = "report"
+    used: set[str] = field(default_factory=set)
+
+    def name(self, title: str) -> str:
+        stem = slug(f"{self.section} {title}")
+        name, k = stem, 2
+        while name in self.used:
+            name, k = f"{stem}-{k}", k + 1
+        self.used.add(name)
+        return name
+
+
+EXPORT: ContextVar[Export | None] = ContextVar("chart_export", default=None)
+
+
+def slug(text: str) -> str:
+    """A file name from a title: lower case words joined by hyphens, at most 90 characters."""
+    words = re.sub(r"[^a-z0-9]+", "-", text.lower().replace("ä", "a")).strip("-")
+    return words[:90].rstrip("-") or "chart"
+
+
+@contextlib.contextmanager
+def exporting(folder: Path | None, section: str | None = None):
+    """Within it, every chart :func:`inline_svg` draws is also written to ``folder`` (kept
+    when ``folder`` is None: an enclosing export goes on, under the new ``section``)."""
+    current = EXPORT.get()
+    if folder is None and current is None:
+        yield
+        return
+    target = (
+        Export(Path(folder), section or "report")
+        if folder is not None
+        else Export(current.folder, section or current.section, current.used)
+    )
+    target.folder.mkdir(parents=True, exist_ok=True)
+    token = EXPORT.set(target)
+    try:
+        yield
+    finally:
+        EXPORT.reset(token)
+
+
+def save(fig: Figure, folder: Path, name: str) -> list[Path]:
+    """``folder/name.svg`` and ``folder/name.png`` (2x) of the chart, cropped to what is drawn."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"{name}.svg", folder / f"{name}.png"]
+    paths[0].write_text(svg_file(fig), encoding="utf-8")
+    with style():
+        fig.savefig(paths[1], format="png", dpi=PNG_DPI, bbox_inches="tight")
+    return paths
+
+
+def inline_svg(fig: Figure, title: str) -> str:
+    """The chart as an ``<svg>`` element for the page, cropped to what is drawn; also saved
+    as files named after ``title`` when exporting."""
+    svg = svg_file(fig)
+    target = EXPORT.get()
+    if target is not None:
+        name = target.name(title)
+        (target.folder / f"{name}.svg").write_text(svg, encoding="utf-8")
+        with style():
+            fig.savefig(
+                target.folder / f"{name}.png", format="png", dpi=PNG_DPI, bbox_inches="tight"
+            )
+    return for_page(svg)
+
+
+def svg_file(fig: Figure) -> str:
+    """The chart as an SVG file's text, cropped to what is drawn."""
+    buf = io.StringIO()
+    with style():
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    return buf.getvalue()
+
+
+def for_page(svg: str) -> str:
+    """An SVG file as an element of an HTML page: no XML prolog, metadata or namespace
+    declarations (HTML's parser knows them), coordinates to a tenth of a point."""
+    text = METADATA.sub("", svg[svg.index("<svg") :])
+    text = NAMESPACES.sub("", text)
+    text = GROUP_IDS.sub("", NO_ROTATION.sub("", text))  # ids nothing refers to
+    text = TAG.sub(lambda tag: STYLE_SPACE.sub(r"\1", DECIMALS.sub(r"\1", tag.group(0))), text)
+    text = unwrap_groups(BETWEEN_TAGS.sub("><", LINE_BREAKS.sub(" ", text)))
+    # the page scales a wide chart down to its column instead of overflowing it
+    return text.replace("<svg ", "<svg role='img' class='chart' ", 1)
+
+
+def unwrap_groups(svg: str) -> str:
+    """The SVG without its bare ``<g>`` groups (no attribute: they group nothing for the
+    browser), their contents kept."""
+    out, bare = [], []
+    for piece in GROUP_TAGS.split(svg):
+        if piece == "<g>":
+            bare.append(True)
+        elif piece.startswith("<g "):
+            bare.append(False)
+            out.append(piece)
+        elif piece == "</g>":
+            if not bare.pop():
+                out.append(piece)
+        else:
+            out.append(piece)
+    return "".join(out)
+
+
+GROUP_TAGS = re.compile(r"(<g>|<g [^>]*>|</g>)")
+METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
+NAMESPACES = re.compile(r'\s+xmlns(?::\w+)?="[^"]*"')
+TAG = re.compile(r"<[^>]+>")
+DECIMALS = re.compile(r"(\d\.\d)\d+")
+# matplotlib names every group (figure_1, patch_3, xtick_2...); only the hashed ids of clip
+# paths, markers and hatches are referred to
+GROUP_IDS = re.compile(r'\s+id="(?![a-z][0-9a-f]{10}")[^"]*"')
+NO_ROTATION = re.compile(r'\s+transform="rotate\(-0 [^)]*\)"')
+STYLE_SPACE = re.compile(r"([:;])\s+")
+LINE_BREAKS = re.compile(r"\s*\n\s*")
+BETWEEN_TAGS = re.compile(r">\s+<")
 
 
 # ----------------------------------------------------------------------------- charts
 
 
+@styled
 def rate_bars(
-    df: pl.DataFrame, label: str, rate: str, xlabel: str, fair: float | None = None, title: str = ""
+    df: pl.DataFrame,
+    label: str,
+    rate: str,
+    xlabel: str,
+    fair: float | None = None,
+    title: str = "",
+    fairs: list[float] | None = None,
 ) -> Figure:
-    """Horizontal bars of a rate with Wilson error bars and a dashed fair-share line."""
+    """Horizontal bars of a rate with Wilson error bars and a dashed fair-share line (one
+    across the chart, or ``fairs``: one per bar)."""
     labels = [str(v) for v in df[label].to_list()]
     vals = [100 * v for v in df[rate].to_list()]
     lo = [100 * v for v in df[f"{rate}_lo"].to_list()]
@@ -45,9 +234,7 @@ def rate_bars(
     ax.barh(
         range(len(labels)),
         vals,
-        color="0.7",
-        edgecolor="black",
-        hatch=None,
+        color=BAR,
         xerr=[
             [max(0.0, v - a) for v, a in zip(vals, lo)],
             [max(0.0, b - v) for v, b in zip(vals, hi)],
@@ -64,13 +251,19 @@ def rate_bars(
             linewidth=1,
             label=f"fair share {100 * fair:.1f}%",
         )
-        ax.legend(loc="lower right", fontsize=8)
+        ax.legend(loc="lower right")
+    if fairs is not None:
+        for k, f in enumerate(fairs):
+            ax.plot([100 * f] * 2, [k - 0.4, k + 0.4], color="black", linestyle="--", linewidth=1)
+        ax.plot([], [], color="black", linestyle="--", label="fair share")
+        ax.legend(loc="lower right")
     ax.set_xlabel(xlabel)
-    ax.set_title(title, fontsize=10)
-    ax.grid(axis="x", color="0.85")
+    ax.set_title(title, wrap=True)
+    ax.grid(axis="x", color=LIGHT)
     return fig
 
 
+@styled
 def diff_bars(df: pl.DataFrame, label: str, xlabel: str, title: str = "") -> Figure:
     """Horizontal bars of paired mean differences with their 95% intervals around zero."""
     labels = [str(v) for v in df[label].to_list()]
@@ -80,8 +273,7 @@ def diff_bars(df: pl.DataFrame, label: str, xlabel: str, title: str = "") -> Fig
     ax.barh(
         range(len(labels)),
         vals,
-        color="0.7",
-        edgecolor="black",
+        color=BAR,
         xerr=[
             [max(0.0, v - a) for v, a in zip(vals, lo)],
             [max(0.0, b - v) for v, b in zip(vals, hi)],
@@ -92,11 +284,12 @@ def diff_bars(df: pl.DataFrame, label: str, xlabel: str, title: str = "") -> Fig
     ax.set_yticks(range(len(labels)), labels)
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)
-    ax.set_title(title, fontsize=10)
-    ax.grid(axis="x", color="0.85")
+    ax.set_title(title, wrap=True)
+    ax.grid(axis="x", color=LIGHT)
     return fig
 
 
+@styled
 def box_chart(df: pl.DataFrame, label: str, ylabel: str, title: str = "") -> Figure:
     """Boxes from precomputed quantiles: whiskers p5/p95, box p25/p75, line median."""
     stats = [
@@ -117,31 +310,33 @@ def box_chart(df: pl.DataFrame, label: str, ylabel: str, title: str = "") -> Fig
         stats,
         showmeans=True,
         patch_artist=True,
-        boxprops={"facecolor": "0.85", "edgecolor": "black"},
+        boxprops={"facecolor": PALETTE[5], "edgecolor": "black"},
         medianprops={"color": "black"},
         meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black"},
     )
     ax.set_ylabel(ylabel)
-    ax.set_title(title + " (box 25–75%, whiskers 5–95%, ◇ mean)", fontsize=9)
-    ax.grid(axis="y", color="0.85")
+    ax.set_title(title + " (box 25–75%, whiskers 5–95%, ◇ mean)", wrap=True)
+    ax.grid(axis="y", color=LIGHT)
     if len(stats) > 4:
         ax.tick_params(axis="x", labelrotation=30)
     return fig
 
 
+@styled
 def count_bars(x, y, xlabel: str, ylabel: str, title: str = "") -> Figure:
     fig, ax = figure(6.0, 3.0)
     labels = [str(v) for v in x]
-    ax.bar(labels, y, color="0.6", edgecolor="black")
+    ax.bar(labels, y, color=BAR)
     if sum(len(label) for label in labels) > 40:  # long labels (income ranges) would overlap
         ax.tick_params(axis="x", labelrotation=30)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
-    ax.grid(axis="y", color="0.85")
+    ax.set_title(title, wrap=True)
+    ax.grid(axis="y", color=LIGHT)
     return fig
 
 
+@styled
 def lines_chart(
     df: pl.DataFrame,
     x: str,
@@ -162,7 +357,7 @@ def lines_chart(
         ax.plot(
             part[x].to_list(),
             part[y].to_list(),
-            color="black",
+            color=PALETTE[k % len(PALETTE)],
             linestyle=LINES[k % len(LINES)],
             marker=MARKERS[k % len(MARKERS)],
             markersize=4,
@@ -173,22 +368,23 @@ def lines_chart(
                 part[x].to_list(),
                 part[band[0]].to_list(),
                 part[band[1]].to_list(),
-                color=GRAYS[k % len(GRAYS)],
-                alpha=0.25,
+                color=PALETTE[k % len(PALETTE)],
+                alpha=0.2,
                 linewidth=0,
             )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
-    ax.grid(color="0.88")
+    ax.set_title(title, wrap=True)
+    ax.grid(color=LIGHT)
     ax.yaxis.set_major_formatter(
         FuncFormatter(lambda v, _: f"{v:,.0f}" if abs(v) >= 1000 else f"{v:g}")
     )
     if group:
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
+@styled
 def stacked_bars(labels, parts: dict[str, list[float]], ylabel: str, title: str = "") -> Figure:
     fig, ax = figure(6.0, 3.2)
     bottom = [0.0] * len(labels)
@@ -197,20 +393,20 @@ def stacked_bars(labels, parts: dict[str, list[float]], ylabel: str, title: str 
             [str(v) for v in labels],
             vals,
             bottom=bottom,
-            color=GRAYS[k % len(GRAYS)],
-            edgecolor="black",
-            hatch=HATCHES[k % len(HATCHES)],
+            color=PALETTE[k % len(PALETTE)],
+            edgecolor="white",
             label=name,
         )
         bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(title, wrap=True)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if len(labels) > 3:
         ax.tick_params(axis="x", labelrotation=20)
     return fig
 
 
+@styled
 def odds_chart(df: pl.DataFrame, title: str = "") -> Figure:
     """Odds ratios with their 95% intervals on a log axis (a forest plot), 1 = no effect."""
     rows = df.filter(pl.col("or_lo").is_finite() & pl.col("or_hi").is_finite())
@@ -222,21 +418,22 @@ def odds_chart(df: pl.DataFrame, title: str = "") -> Figure:
         range(len(labels)),
         xerr=[[v - a for v, a in zip(vals, lo)], [b - v for v, b in zip(vals, hi)]],
         fmt="o",
-        color="black",
-        ecolor="black",
+        color=BAR,
+        ecolor=BAR,
         capsize=2,
         markersize=4,
     )
     ax.axvline(1.0, color="black", linestyle="--", linewidth=1)
     ax.set_xscale("log")
-    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.set_yticks(range(len(labels)), labels)
     ax.invert_yaxis()
     ax.set_xlabel("odds ratio of winning (log scale; 1 = no effect)")
-    ax.set_title(title, fontsize=10)
-    ax.grid(axis="x", color="0.85")
+    ax.set_title(title, wrap=True)
+    ax.grid(axis="x", color=LIGHT)
     return fig
 
 
+@styled
 def adjusted_bars(df: pl.DataFrame, fair: float | None, title: str = "") -> Figure:
     """Win rate within policy (bars with 95% intervals) with the raw rate as an open diamond."""
     chart = df.rename(
@@ -253,5 +450,27 @@ def adjusted_bars(df: pl.DataFrame, fair: float | None, title: str = "") -> Figu
         markeredgecolor="black",
         label="raw rate",
     )
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(loc="lower right")
     return fig
+
+
+# ----------------------------------------------------------------------------- titles
+
+
+def share(x: float) -> str:
+    """A rate for a chart's title: 38%, 4.5%, 0.18%."""
+    value = 100 * x
+    digits = 0 if abs(value) >= 10 else (1 if abs(value) >= 1 else 2)
+    return f"{value:.{digits}f}%"
+
+
+def most_title(df: pl.DataFrame, label: str, rate: str, verb: str, fair: float | None) -> str:
+    """'<the top row's label> <verb> most: 38% (fair share 25%)' for a chart of rates."""
+    if df.is_empty():
+        return ""
+    top = df.sort(rate, descending=True, nulls_last=True).row(0, named=True)
+    low = df.sort(rate, nulls_last=True).row(0, named=True)
+    text = f"{top[label]} {verb} most, {share(top[rate])}"
+    if df.height > 1:
+        text += f"; {low[label]} least, {share(low[rate])}"
+    return text + (f" (fair share {share(fair)})" if fair is not None else "")

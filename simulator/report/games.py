@@ -11,7 +11,9 @@ from simulator.report.charts import (
     count_bars,
     diff_bars,
     lines_chart,
+    most_title,
     rate_bars,
+    share,
     stacked_bars,
 )
 from simulator.report.page import block
@@ -22,17 +24,40 @@ def bracket_axis(df: pl.DataFrame) -> list[str]:
     return [str(v) for v in df["income" if "income" in df.columns else "tax_bracket"].to_list()]
 
 
+LOAN_RATES = {
+    "cap_binding": "loan cap reached",
+    "borrowed": "borrowed",
+    "delinquent": "got a delinquent notice",
+}
+LOAN_VERBS = {"cap_binding": "reaches the cap", "borrowed": "borrows", "delinquent": "defaults"}
+
+
+def peak_title(df: pl.DataFrame, label: str, value: str, text: str) -> str:
+    """``text`` formatted with the label and the value of the row where ``value`` is largest."""
+    r = df.sort(value, descending=True).row(0, named=True)
+    return text.format(r[label], r[value])
+
+
+def final_title(df: pl.DataFrame, group: str | None, value: str, time: str, text: str) -> str:
+    """'<group> ends with...' for the group with the largest ``value`` at the last ``time``."""
+    last = df.filter(pl.col(time) == df[time].max())
+    r = last.sort(value, descending=True).row(0, named=True)
+    return (f"{r[group]} " if group else "") + text.format(r[value])
+
+
 def karnaxis_parts(pid: str, ds: Dataset, res: dict) -> str:
     parts = ["<h3>Karnaxis: taxes, loans, ranks</h3>"]
     df = res.get("karnaxis_tax_by_bracket")
     if df is not None:
         v0 = df.filter(pl.col("variant") == df["variant"][0]) if "variant" in df.columns else df
+        top = v0.sort("share_of_tax", descending=True).row(0, named=True)
         fig = count_bars(
             bracket_axis(v0),
-            [100 * s for s in v0["share"].to_list()],
+            [100 * s for s in v0["share_of_tax"].to_list()],
             "tax bracket (yearly income)",
-            "% of player-years",
-            f"{ds.label}" + (f", variant {v0['variant'][0]}" if "variant" in v0.columns else ""),
+            "% of all tax paid",
+            f"Incomes of {top.get('income', top['tax_bracket'])} pay {share(top['share_of_tax'])} "
+            f"of all tax, in {share(top['share'])} of player-years",
         )
         parts.append(block(f"{pid}-brackets", "Tax paid per bracket", fig, df))
     df = res.get("karnaxis_tax_by_year")
@@ -45,7 +70,7 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict) -> str:
             group,
             "year",
             "mean tax paid (USD per player)",
-            title=ds.label,
+            title=peak_title(df, "year", "mean_tax_usd", "Tax peaks in year {}: ${:,.0f} a player"),
         )
         parts.append(block(f"{pid}-tax-year", "Tax paid per year", fig, df))
     df = res.get("karnaxis_smart_savings")
@@ -56,7 +81,12 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict) -> str:
             v0["saving_usd"].to_list(),
             "tax bracket (yearly income)",
             "smart-table saving (USD per year)",
-            ds.label,
+            peak_title(
+                v0,
+                "income" if "income" in v0.columns else "tax_bracket",
+                "saving_usd",
+                "The smart table saves most at incomes of {}: ${:,.0f} a year",
+            ),
         )
         parts.append(
             block(
@@ -86,7 +116,7 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict) -> str:
             wide["policy"].to_list(),
             {b: [100 * x for x in wide[b].to_list()] for b in brackets},
             "% of player-years",
-            ds.label,
+            "Years spent in each tax bracket, by policy",
         )
         parts.append(
             block(f"{pid}-bracket-shares", "Share of player-years in each bracket", fig, wide)
@@ -97,7 +127,11 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict) -> str:
         rate = next((r for r in ("cap_binding", "borrowed", "delinquent") if r in df.columns), None)
         fig = (
             rate_bars(
-                df, "policy", rate, f"{rate.replace('_', ' ')} (% of players)", title=ds.label
+                df,
+                "policy",
+                rate,
+                f"{LOAN_RATES[rate]} (% of players)",
+                title=most_title(df, "policy", rate, LOAN_VERBS[rate], None),
             )
             if rate
             else None
@@ -108,7 +142,7 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict) -> str:
                 "Loans: borrowing, cap binding, delinquency, interest",
                 fig,
                 df,
-                "cap_binding: peak loans reached the loan cap.",
+                "Loan cap reached: the player's peak loans reached the cap.",
             )
         )
     df = res.get("karnaxis_rank_titles")
@@ -122,7 +156,7 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict) -> str:
             wide["policy"].to_list(),
             {t: [100 * x for x in wide[t].to_list()] for t in titles},
             "% of players",
-            ds.label,
+            "Rank titles reached, by policy",
         )
         parts.append(block(f"{pid}-ranks", "Rank titles", fig, wide.select(["policy", *titles])))
     df = res.get("karnaxis_cash_by_year")
@@ -137,13 +171,17 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict) -> str:
             "year",
             "cash (USD), median and quartiles",
             band=("q25", "q75"),
-            title=ds.label,
+            title=final_title(chart, group, "median", "year", "ends with the most cash: ${:,.0f}"),
         )
         parts.append(block(f"{pid}-cash", "Cash trajectories by year and policy", fig, df))
     df = res.get("karnaxis_dealt")
     if df is not None:
         fig = rate_bars(
-            df, "character", "win_rate_dealt", "win rate when dealt (% of players)", title=ds.label
+            df,
+            "character",
+            "win_rate_dealt",
+            "win rate when dealt (% of players)",
+            title=most_title(df, "character", "win_rate_dealt", "wins", None) + " when dealt",
         )
         parts.append(
             block(
@@ -151,8 +189,8 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict) -> str:
                 "Characters dealt and kept",
                 fig,
                 df,
-                "Being dealt a character is chance alone, so win_rate_dealt is free of "
-                "the policy's choice; keep_rate: how often a player dealt the card "
+                "Being dealt a character is chance alone, so the win rate when dealt is free "
+                "of the policy's choice; kept when dealt: how often a player dealt the card "
                 "keeps it.",
             )
         )
@@ -178,7 +216,7 @@ def karmaggan_parts(pid: str, ds: Dataset, res: dict) -> str:
             "round",
             "blood coins held (median, quartiles)",
             band=("q25", "q75"),
-            title=ds.label,
+            title="Blood coins held each round" + (f", by {group}" if group else ""),
         )
         parts.append(block(f"{pid}-blood-round", "Blood coins per round", fig, df))
     df = res.get("karmaggan_deaths")
@@ -190,7 +228,13 @@ def karmaggan_parts(pid: str, ds: Dataset, res: dict) -> str:
                 label,
                 "death_rate",
                 "% of players who die",
-                title=ds.label,
+                title=most_title(
+                    df.with_columns(pl.col(label).cast(pl.String)),
+                    label,
+                    "death_rate",
+                    "dies",
+                    None,
+                ),
             )
             if label
             else None
@@ -199,7 +243,11 @@ def karmaggan_parts(pid: str, ds: Dataset, res: dict) -> str:
     df = res.get("karmaggan_death_rounds")
     if df is not None:
         fig = count_bars(
-            df["death_round"].to_list(), df["n"].to_list(), "round of death", "deaths", ds.label
+            df["death_round"].to_list(),
+            df["n"].to_list(),
+            "round of death",
+            "deaths",
+            peak_title(df, "death_round", "n", "Most deaths come in round {}: {:,}"),
         )
         parts.append(block(f"{pid}-death-rounds", "When players die", fig, df))
     df = res.get("karmaggan_damage")
@@ -209,7 +257,9 @@ def karmaggan_parts(pid: str, ds: Dataset, res: dict) -> str:
             df["mean_per_player"].to_list(),
             "source",
             "blood coins lost per player per game",
-            ds.label,
+            peak_title(
+                df, "source", "mean_per_player", "{} costs most: {:.2g} coins a player a game"
+            ),
         )
         parts.append(block(f"{pid}-damage", "Damage by source", fig, df))
     df = res.get("karmaggan_spawn_turns")
@@ -221,7 +271,7 @@ def karmaggan_parts(pid: str, ds: Dataset, res: dict) -> str:
             df.with_columns(pl.col("start_blood_coins").cast(pl.String)),
             "start_blood_coins",
             f"game length ({ds.length_unit})",
-            ds.label + ", by starting blood coins",
+            f"Games last a median of {df['p50'][0]:g} to {df['p50'][-1]:g} {ds.length_unit}",
         )
         parts.append(
             block(f"{pid}-length-coins", "Game length against starting blood coins", fig, df)
@@ -234,8 +284,13 @@ def karmaggan_parts(pid: str, ds: Dataset, res: dict) -> str:
             (100 * pl.col("edge_lo")).alias("diff_lo"),
             (100 * pl.col("edge_hi")).alias("diff_hi"),
         )
+        top = chart.sort(pl.col("mean_diff").abs(), descending=True).row(0, named=True)
         fig = diff_bars(
-            chart, "label", "starting team's win rate minus the other's (points)", ds.label
+            chart,
+            "label",
+            "starting team's win rate minus the other's (points)",
+            f"The starting team's edge is largest at {top['label']}: "
+            f"{top['mean_diff']:+.1f} points",
         )
         parts.append(
             block(
@@ -259,7 +314,7 @@ def ekonos_parts(pid: str, ds: Dataset, res: dict) -> str:
             df["policy"].to_list(),
             {"cash": df["mean_cash"].to_list(), "holdings": df["mean_holdings"].to_list()},
             "mean final score (M.U.)",
-            ds.label,
+            "Final score from cash and from holdings, by policy",
         )
         parts.append(block(f"{pid}-split", "Score split: cash against holdings", fig, df))
     df = res.get("ekonos_company_values")
@@ -269,7 +324,7 @@ def ekonos_parts(pid: str, ds: Dataset, res: dict) -> str:
             df["mean"].to_list(),
             "company",
             "mean final value (market indicators)",
-            ds.label,
+            peak_title(df, "name", "mean", "{} ends most valuable: {:.3g} on average"),
         )
         parts.append(
             block(
@@ -277,14 +332,26 @@ def ekonos_parts(pid: str, ds: Dataset, res: dict) -> str:
                 "Company values at the end",
                 fig,
                 df,
-                "top_share: share of games in which the company is (jointly) the most valuable.",
+                "Most valuable: share of games in which the company is (jointly) the most "
+                "valuable.",
             )
         )
     df = res.get("ekonos_presidency")
     if df is not None:
         anchor = f"{pid}-presidency"  # the presidency flag links here
         fig = rate_bars(
-            df, "player", "win_rate", "win rate (% of player-games)", df["fair_share"][0], ds.label
+            df,
+            "player",
+            "win_rate",
+            "win rate (% of player-games)",
+            df["fair_share"][0],
+            most_title(
+                df.with_columns(pl.col("player").str.replace_all("_", " ")),
+                "player",
+                "win_rate",
+                "wins",
+                df["fair_share"][0],
+            ),
         )
         parts.append(
             block(
@@ -292,9 +359,9 @@ def ekonos_parts(pid: str, ds: Dataset, res: dict) -> str:
                 "Presidency advantage: does the president of the most valuable company win?",
                 fig,
                 df,
-                "top_president: presides the single most valuable company; "
-                "co_top_president: presides one of several companies tied for most "
-                "valuable (tied_games_share of the games), counted apart rather than "
+                "top president: presides the single most valuable company; "
+                "co-top president: presides one of several companies tied for most "
+                "valuable (games tied for most valuable), counted apart rather than "
                 "crediting the lowest-numbered company.",
             )
         )
@@ -306,11 +373,11 @@ def ekonos_parts(pid: str, ds: Dataset, res: dict) -> str:
                 "Presidency with the policy held fixed",
                 None,
                 df.drop("component"),
-                "Strong policies become presidents more often. adjusted_rate: the win "
-                "rate within each policy, averaged with the whole field's policy mix; "
-                "expected_rate: what players of the same policies win without it; "
-                "excess: raw minus expected; confounded: raw and adjusted rates lie "
-                "outside each other's interval.",
+                "Strong policies become presidents more often. Win rate within policy: "
+                "the win rate within each policy, averaged with the whole field's policy "
+                "mix; expected: what players of the same policies win without it; over "
+                "expected: as played minus expected; confounded: the two rates lie outside "
+                "each other's interval.",
             )
         )
     df = res.get("ekonos_presidencies_held")
@@ -320,7 +387,13 @@ def ekonos_parts(pid: str, ds: Dataset, res: dict) -> str:
             "presidencies",
             "win_rate",
             "win rate (% of player-games)",
-            title=ds.label,
+            title=most_title(
+                df.with_columns(pl.format("{} held", "presidencies")),
+                "presidencies",
+                "win_rate",
+                "wins",
+                None,
+            ),
         )
         parts.append(block(f"{pid}-held", "Win rate by presidencies held at the end", fig, df))
     return "".join(parts)

@@ -13,34 +13,37 @@ from simulator.report.charts import (
     box_chart,
     count_bars,
     diff_bars,
+    exporting,
+    most_title,
     odds_chart,
     rate_bars,
+    share,
 )
 from simulator.report.games import ekonos_parts, karmaggan_parts, karnaxis_parts
-from simulator.report.page import block
+from simulator.report.page import block, column_name
 
 ATTRIBUTION_NOTE = (
     "Logistic regression of winning on seat, policy, the left neighbour's policy and the game's "
     "components (statsmodels Logit, standard errors clustered by game). A factor's odds ratio "
     "compares a level with the average level of that factor, others held fixed; a count's is "
-    "per unit. p_holm: Holm-corrected over the table. A level that never wins has no finite "
+    "per unit. Holm-corrected: over the table. A level that never wins has no finite "
     "odds ratio; a factor the others determine (e.g. Karmaggän's side, on the starting team "
     "or not, is the seat parity) is 'aliased'."
 )
 STRATIFIED_NOTE = (
-    "Bars: adjusted_rate with its interval; diamonds: raw_rate; dashed: fair share. "
-    "raw_rate: win rate of the level as played; adjusted_rate: its win rate within each "
-    "policy, averaged with the whole field's policy mix (95% normal interval). confounded: "
-    "each lies outside the other's interval: the raw rate reflects who picks the level. "
-    "expected_rate: what players of the same policies win without the level; excess: raw "
-    "minus expected, with its interval (the effect among those who hold it). "
-    "main_stratum: the policy most of the level's players use, and its share."
+    "Bars: the win rate within policy with its interval; diamonds: the win rate as played; "
+    "dashed: fair share. Within policy: the level's win rate within each policy, averaged "
+    "with the whole field's policy mix (95% normal interval). Confounded: each lies outside "
+    "the other's interval, so the rate as played reflects who picks the level. Expected: what "
+    "players of the same policies win without the level; over expected: as played minus "
+    "expected, with its interval (the effect among those who hold it). Main policy: the "
+    "policy most of the level's players use, and its share."
 )
 NEIGHBOUR_NOTE = (
-    "The players seated just after each policy (left_policy is the seat that plays just before "
-    "them), against the rate their own policies have after any neighbour: excess with a normal "
-    "95% interval, p_holm over the table. The table under it: each policy after each left "
-    "neighbour, with a chi-square test per policy (Holm-corrected)."
+    "The players seated just after each policy (the left neighbour plays just before "
+    "them), against the rate their own policies have after any neighbour: the difference "
+    "with a normal 95% interval, Holm-corrected over the table. The table under it: each "
+    "policy after each left neighbour, with a chi-square test per policy (Holm-corrected)."
 )
 
 
@@ -71,13 +74,9 @@ def game_section(game: str, members: list) -> str:
         "players",
         "r",
         "first player's win rate (%)",
-        title="First player (seat 0) win rate by player count",
+        title=first_player_title(seat),
+        fairs=chart["fair_share"].to_list(),
     )
-    ax = fig.axes[0]
-    for k, f in enumerate(chart["fair_share"].to_list()):
-        ax.plot([100 * f] * 2, [k - 0.4, k + 0.4], color="black", linestyle="--", linewidth=1)
-    ax.plot([], [], color="black", linestyle="--", label="fair share")
-    ax.legend(fontsize=8, loc="lower right")
     keep = [
         "n_players",
         "variant",
@@ -95,10 +94,8 @@ def game_section(game: str, members: list) -> str:
         "worst_seat",
         "worst_win_rate",
     ]
-    return (
-        f"<section><h2 id='game-{game}'>{html.escape(game.capitalize())}: seat advantage by "
-        f"player count</h2>"
-        + block(
+    with exporting(None, f"{game}-all-player-counts"):
+        chart_block = block(
             anchor,
             "Seat advantage by player count",
             fig,
@@ -107,8 +104,24 @@ def game_section(game: str, members: list) -> str:
             "win rate against the fair share (average win rate at that player count).",
             keep,
         )
-        + "</section>"
+    return (
+        f"<section><h2 id='game-{game}'>{html.escape(game.capitalize())}: seat advantage by "
+        f"player count</h2>{chart_block}</section>"
     )
+
+
+def first_player_title(seat: pl.DataFrame) -> str:
+    """'First player wins 38% at 3 players, fair share 34.5%' at the count farthest from it."""
+    r = seat.sort((pl.col("first_win_rate") - pl.col("fair_share")).abs(), descending=True).row(
+        0, named=True
+    )
+    return (
+        f"First player wins {share(r['first_win_rate'])} at {r['n_players']} players, "
+        f"fair share {share(r['fair_share'])}"
+    )
+
+
+GROUP_NAMES = {"seat": "seat", "policy": "policy", "character": "character", "side": "team"}
 
 
 def dataset_section(i: int, ds: Dataset, res: dict) -> str:
@@ -120,14 +133,17 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
             f"<p class='note'>{len(ds.variants)} variants: the charts by seat, policy, "
             f"character or side and the game's own analyses describe the first, "
             f"<b>{html.escape(ds.variants[0]['name'])}</b>; the variants are compared in "
-            f"'Win rate by variant', 'Change against the base rules' and the "
-            f"distributions split by variant.</p>"
+            f"'Change against the base rules' and the distributions split by variant.</p>"
         )
     parts.append("<h3>Who wins</h3>")
-    for group in ("seat", "policy", "character", "side", "variant"):
+    # by variant, every variant's players win the fair share on average: no chart of it
+    for group in ("seat", "policy", "character", "side"):
         df = res.get(f"win_rate_{group}")
         if df is None:
             continue
+        if group == "seat":
+            df = df.with_columns(pl.format("seat {}", "seat").alias("seat"))
+        df = df.with_columns(pl.col(group).cast(pl.String))
         anchor = f"{pid}-win-{group}"
         title = (
             "Win rate of the starting team (seat 0's) and the other"
@@ -140,7 +156,7 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
             "win_rate",
             "win rate (% of player-games)",
             df["fair_share"][0],
-            title=f"{ds.label}",
+            title=most_title(df, group, "win_rate", "wins", df["fair_share"][0]),
         )
         parts.append(
             block(
@@ -169,9 +185,10 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
             pl.format(
                 "{} · {}{}",
                 "variant",
-                "group",
+                pl.col("group").str.replace("^[a-z_]+=", ""),
                 pl.when("significant").then(pl.lit(" *")).otherwise(pl.lit("")),
-            ).alias("label")
+            ).alias("label"),
+            *[(100 * pl.col(c)).alias(c) for c in ("mean_diff", "diff_lo", "diff_hi")],
         )
         parts.append(
             block(
@@ -180,10 +197,10 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
                 diff_bars(
                     rates,
                     "label",
-                    f"change of win rate against {ds.variants[0]['name']} (fraction)",
-                    ds.label,
+                    f"change of win rate against {ds.variants[0]['name']} (points)",
+                    largest_change_title(rates),
                 ),
-                df,
+                paired_table(df),
                 "Paired by game (same deals and rolls): mean difference with a "
                 "normal 95% interval; * and 'significant' = survives Holm's correction over the "
                 "whole table at 5%.",
@@ -196,7 +213,7 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
             block(
                 f"{pid}-score",
                 "Final score by policy",
-                box_chart(df, "policy", score_unit(ds), ds.label),
+                box_chart(df, "policy", score_unit(ds), top_median_title(df, "policy", "scores")),
                 df,
             )
         )
@@ -206,29 +223,41 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
             block(
                 f"{pid}-margin",
                 "Margin of victory (winner minus runner-up)",
-                box_chart(df, "variant", score_unit(ds), ds.label),
+                box_chart(
+                    df,
+                    "variant",
+                    score_unit(ds),
+                    f"The winner leads the runner-up by a median of {df['p50'][0]:,.3g}",
+                ),
                 df,
             )
         )
     if "length_counts" in res:
-        df = res["length_counts"]
+        df = base_variant(res["length_counts"], ds)
+        lengths = res.get("length")
+        median = base_variant(lengths, ds)["p50"][0] if lengths is not None else None
         fig = count_bars(
             df["length"].to_list(),
             [100 * s for s in df["share"].to_list()],
             f"game length ({unit})",
             "% of games",
-            ds.label,
+            f"Games last a median of {median:g} {unit}" if median is not None else "",
         )
         parts.append(block(f"{pid}-length", f"Game length ({unit})", fig, res.get("length")))
     if "end_reasons" in res:
         df = res["end_reasons"]
         anchor = f"{pid}-end"
+        chart = df.with_columns(
+            (
+                pl.format("{}: {}", "variant", pl.col("end_reason").cast(pl.String))
+                if "variant" in df.columns and df["variant"].n_unique() > 1
+                else pl.col("end_reason").cast(pl.String)
+            )
+            .str.replace_all("_", " ")
+            .alias("ends")
+        )
         fig = rate_bars(
-            df.with_columns(pl.col("end_reason").cast(pl.String)),
-            "end_reason",
-            "share",
-            "% of games",
-            title=ds.label,
+            chart, "ends", "share", "% of games", title=most_title(chart, "ends", "share", "", None)
         )
         parts.append(block(anchor, "How games end", fig, df))
     if "gini" in res:
@@ -237,7 +266,12 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
             block(
                 f"{pid}-gini",
                 "Inequality of final scores (Gini per game)",
-                box_chart(df, "variant", "Gini (0 = equal, 1 = one takes all)", ds.label),
+                box_chart(
+                    df,
+                    "variant",
+                    "Gini (0 = equal, 1 = one takes all)",
+                    f"Final scores' inequality: median Gini {df['p50'][0]:.2f}",
+                ),
                 df,
             )
         )
@@ -256,7 +290,8 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
             "rate",
             "% of games the leader at 2/3 wins",
             df["fair_share"][0],
-            ds.label,
+            f"The leader two thirds in wins {share(chart['rate'][0])} of games "
+            f"(fair share {share(df['fair_share'][0])})",
         )
         measure = {"karnaxis": "cash", "karmaggan": "blood coins"}.get(ds.game, "score")
         parts.append(
@@ -277,6 +312,53 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
         parts.append(ekonos_parts(pid, ds, res))
     parts.append("</section>")
     return "".join(parts)
+
+
+def base_variant(df: pl.DataFrame, ds: Dataset) -> pl.DataFrame:
+    """The rows of the dataset's first variant (all rows when it has one)."""
+    if "variant" not in df.columns or len(ds.variants) < 2:
+        return df
+    return df.filter(pl.col("variant").cast(pl.String) == ds.variants[0]["name"])
+
+
+def paired_table(df: pl.DataFrame) -> pl.DataFrame:
+    """The paired changes as text: a win rate's in percent and points, another measure's in
+    its own unit."""
+    from simulator.report.page import number, p_number, pct, points_text
+
+    rows = []
+    for r in df.iter_rows(named=True):
+        rate = r["metric"].endswith("rate")
+        value = pct if rate else number
+        change = points_text if rate else (lambda x: f"{x:+.3g}".replace("-", "−"))
+        rows.append(
+            {
+                "variant": r["variant"],
+                "measure": r["metric"].replace("_", " ") + (" (points)" if rate else ""),
+                "players compared": r["group"].replace("=", " ").replace("_", " "),
+                "games": r["n"],
+                "base rules": value(r["base_mean"]),
+                "variant's": value(r["variant_mean"]),
+                "change": change(r["mean_diff"]),
+                "95% interval": f"{change(r['diff_lo'])} to {change(r['diff_hi'])}",
+                "p-value (Holm)": p_number(r["p_holm"]) if "p_holm" in r else "–",
+                "significant after Holm": r.get("significant", False),
+            }
+        )
+    return pl.DataFrame(rows)
+
+
+def largest_change_title(rates: pl.DataFrame) -> str:
+    """The paired change farthest from zero, in points (``rates`` already in points)."""
+    if rates.is_empty():
+        return ""
+    r = rates.sort(pl.col("mean_diff").abs(), descending=True).row(0, named=True)
+    return f"Largest change: {r['label'].rstrip(' *')}, {r['mean_diff']:+.1f} points"
+
+
+def top_median_title(df: pl.DataFrame, label: str, verb: str) -> str:
+    r = df.sort("p50", descending=True).row(0, named=True)
+    return f"{r[label]} {verb} highest, median {r['p50']:,.3g}"
 
 
 def score_unit(ds: Dataset) -> str:
@@ -322,12 +404,15 @@ def attribution_parts(pid: str, ds: Dataset, res: dict) -> str:
     parts = []
     df = res.get("attribution")
     if df is not None:
+        df = df.with_columns(
+            pl.col("component").map_elements(column_name, return_dtype=pl.String),
+        )
         parts.append("<h3>What moves the win rate, other things held fixed</h3>")
         parts.append(
             block(
                 f"{pid}-attribution",
                 "Attribution: odds ratios of winning",
-                odds_chart(df, ds.label),
+                odds_chart(df, odds_title(df)),
                 df,
                 ATTRIBUTION_NOTE,
                 [
@@ -351,7 +436,13 @@ def attribution_parts(pid: str, ds: Dataset, res: dict) -> str:
     for component, title in titles.items():
         df = res.get(f"stratified_{component}")
         if df is not None:
-            fig = adjusted_bars(df, rates["fair_share"][0] if rates is not None else None, ds.label)
+            fair = rates["fair_share"][0] if rates is not None else None
+            chart = df.with_columns(pl.col("level").cast(pl.String))
+            fig = adjusted_bars(
+                df,
+                fair,
+                most_title(chart, "level", "adjusted_rate", "wins", fair) + " within policy",
+            )
             parts.append(
                 block(
                     f"{pid}-attribution-{component}",
@@ -363,12 +454,23 @@ def attribution_parts(pid: str, ds: Dataset, res: dict) -> str:
             )
     df = res.get("neighbour_summary")
     if df is not None:
-        chart = df.rename({"excess": "mean_diff", "excess_lo": "diff_lo", "excess_hi": "diff_hi"})
+        chart = df.select(
+            "left_policy",
+            *[
+                (100 * pl.col(a)).alias(b)
+                for a, b in (
+                    ("excess", "mean_diff"),
+                    ("excess_lo", "diff_lo"),
+                    ("excess_hi", "diff_hi"),
+                )
+            ],
+        )
+        top = chart.sort(pl.col("mean_diff").abs(), descending=True).row(0, named=True)
         fig = diff_bars(
             chart,
             "left_policy",
-            "win rate after it minus the players' own rate (fraction)",
-            ds.label,
+            "win rate after it minus the players' own rate (points)",
+            f"Seated after {top['left_policy']}, players win {top['mean_diff']:+.1f} points",
         )
         parts.append(
             block(f"{pid}-neighbours", "Win rate by left neighbour", fig, df, NEIGHBOUR_NOTE)
@@ -394,3 +496,14 @@ def attribution_parts(pid: str, ds: Dataset, res: dict) -> str:
             )
         )
     return "".join(parts)
+
+
+def odds_title(df: pl.DataFrame) -> str:
+    """The factor whose odds ratio is farthest from 1 (no effect)."""
+    import math
+
+    rows = df.filter(pl.col("odds_ratio").is_finite() & (pl.col("odds_ratio") > 0))
+    if rows.is_empty():
+        return ""
+    r = max(rows.iter_rows(named=True), key=lambda r: abs(math.log(r["odds_ratio"])))
+    return f"Largest effect: {r['component']} {r['level']}, odds of winning ×{r['odds_ratio']:.2f}"

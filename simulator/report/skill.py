@@ -16,12 +16,12 @@ policy.
 
 from __future__ import annotations
 
-import base64
 from html import escape
 from pathlib import Path
 
 from simulator.core.verdicts import EFFECT, NO_EFFECT, WIN_RATE_MARGIN, judge
 from simulator.experiments.strength import read_curve
+from simulator.report.charts import BAR, exporting, figure, inline_svg, share, styled
 from simulator.report.page import interval, pct
 
 
@@ -72,6 +72,36 @@ def verdict(record: dict) -> str:
     return f"{rates}: {size}; {reading}."
 
 
+@styled
+def curve_chart(record: dict):
+    """The skill curve: the search player's win rate (%) at each rollout budget, with its 95%
+    intervals and the fair share, titled by what it shows."""
+    knob, rows = record["knob"], record["points"]
+    budgets = [r[knob] for r in rows]
+    rates = [100 * r["value"] for r in rows]
+    errors = [
+        [100 * (r["value"] - r["low"]) for r in rows],
+        [100 * (r["high"] - r["value"]) for r in rows],
+    ]
+    fig, ax = figure(6.0, 3.4)
+    ax.errorbar(budgets, rates, yerr=errors, marker="o", color=BAR, capsize=3, label="search")
+    ax.axhline(100 * record["fair_share"], color="black", linestyle="--", linewidth=1)
+    ax.plot(
+        [], [], color="black", linestyle="--", label=f"fair share {share(record['fair_share'])}"
+    )
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(budgets, [f"{b:g}" for b in budgets])
+    ax.set_xlabel(f"{knob} per decision (log scale)")
+    ax.set_ylabel("search player's win rate (%)")
+    ax.set_title(
+        f"Search wins {share(rows[-1]['value'])} with {rows[-1][knob]:g} {knob}, "
+        f"{share(rows[0]['value'])} with {rows[0][knob]:g}"
+    )
+    ax.legend(loc="best")
+    ax.grid(color="#d9d9d9")
+    return fig
+
+
 def skill_section(folders: list[Path]) -> str:
     """The report's "Skill and luck" section: per game, its curve and its skill gap."""
     if not folders:
@@ -80,14 +110,14 @@ def skill_section(folders: list[Path]) -> str:
     for folder in folders:
         record = read_curve(folder)
         field = ", ".join(record["lineup"][1:])
-        image = base64.b64encode((folder / "skill.png").read_bytes()).decode("ascii")
+        with exporting(None, f"skill-{record['game']}-{len(record['lineup'])}p"):
+            chart = inline_svg(curve_chart(record), "skill curve")
         parts.append(
             f"<h3>{escape(record['game'])}, {len(record['lineup'])} players</h3>"
             f"<p><b>{escape(verdict(record))}</b></p>"
             f"<p>The search player takes one seat (its team in team mode) against {escape(field)}; "
             f"fair share {pct(record['fair_share'])}. Reproduce: <code>{escape(record['command'])}"
-            f"</code></p><img alt='skill curve' style='max-width:100%' "
-            f"src='data:image/png;base64,{image}'>"
+            f"</code></p><figure class='fig'>{chart}</figure>"
         )
     return (
         "<section class='skill' id='skill'><h2>Skill and luck</h2><p>The win rate of the "
