@@ -31,7 +31,7 @@ from simulator.studies.recipes import RECIPES
 )
 @margin_option("an edge is called balanced only when the equivalence test places it within ±POINTS")
 @tool_options
-def ask(question, games, margin, out, seed, jobs, quiet, force):
+def ask(question, games, margin, out, seed, jobs, quiet, force, scheduler):
     """Answer one of the designer's questions: a decision, with every number's interval.
 
     Plays the printed rules and a few variants on the same games, in looks (an eighth of
@@ -58,7 +58,15 @@ def ask(question, games, margin, out, seed, jobs, quiet, force):
     check_out_dir(out, force, "ask")
     started = time.perf_counter()
     answer = run_recipe(
-        recipe, out, games, seed, jobs_count(jobs), not quiet, command_line(), margin / 100
+        recipe,
+        out,
+        games,
+        seed,
+        jobs_count(jobs),
+        not quiet,
+        command_line(),
+        margin / 100,
+        scheduler,
     )
     click.echo(answer.sentence)
     click.echo(f"wrote {out}/report.html and {out}/dataset ({time.perf_counter() - started:.0f} s)")

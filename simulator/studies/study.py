@@ -139,10 +139,12 @@ def study_plans(
     jobs: int = 1,
     progress: bool = False,
     budget: Budget | None = None,
+    scheduler: str | None = None,
 ) -> list[tuple[str, Plan]]:
     """(folder name, plan) of every dataset of the study; ``scale`` multiplies game counts.
     ``field`` (a rung) plays the scripted datasets; the adapted and search rungs adapt each
-    of their variants first (``budget`` games each, on ``jobs`` workers, cached)."""
+    of their variants first (``budget`` games each, on ``jobs`` workers or the dask cluster at
+    ``scheduler``, cached)."""
     plans = []
     for name in GAME_NAMES:
         game = get_game(name)
@@ -166,7 +168,7 @@ def study_plans(
                 field=SCRIPTED,
             )
             if field != SCRIPTED:
-                ladder = Ladder(game, n, budget, jobs, progress)
+                ladder = Ladder(game, n, budget, jobs, progress, scheduler=scheduler)
                 plan = ladder.plan(plan, Field(field))
             plans.append((f"{name}-{n}p", plan))
         strong = strong_plan(game, swept, scale)
@@ -213,15 +215,18 @@ def run_study(
     budget: Budget | None = None,
     resume: bool = False,
     screen_scale: float = SCREEN_SCALE,
+    scheduler: str | None = None,
 ) -> list[Path]:
     """Run the default study into ``runs_dir`` and write the report to ``report_path``.
 
     Earlier study datasets in ``runs_dir`` are replaced; with ``resume`` those the same study
     finished are kept, those it started are finished, and so are its screens.  Prints one
     line per dataset and where the report is; returns the dataset folders.  ``scale`` shrinks
-    or grows every game count (tests use a small one); ``field`` is the rung that plays the
-    scripted datasets (adapted with ``budget`` games per variant).  Stopped by Ctrl-C, in any
-    phase, it says how to finish the study.
+    or grows every game count (tests use a small one; ``balsim study --scale K``);
+    ``field`` is the rung that plays the scripted datasets (adapted with ``budget`` games per
+    variant).  The games run on ``jobs`` local processes, or on the workers of the dask
+    cluster at ``scheduler``.  Stopped by Ctrl-C, in any phase, it says how to finish the
+    study.
     """
     runs_dir, report_path = Path(runs_dir), Path(report_path)
     started = time.perf_counter()
@@ -230,6 +235,7 @@ def run_study(
         f"--report {shlex.quote(str(report_path))}"
         + (f" --field {field}" if field != SCRIPTED else "")
         + (f" --adapt-budget {budget.games}" if budget else "")
+        + (f" --scale {scale:g}" if scale != 1 else "")
         + (f" --screen-scale {screen_scale:g}" if screen_scale != SCREEN_SCALE else "")
         + " --resume"
     )
@@ -237,7 +243,7 @@ def run_study(
     check_study_outputs(runs_dir, report_path, [folder for folder, _ in study_plans(scale)])
     phase = "while adapting the players to the rules"
     try:
-        plans = study_plans(scale, field, jobs, progress, budget)
+        plans = study_plans(scale, field, jobs, progress, budget, scheduler)
         phase = "while compiling the engines"
         warm_engines({plan.game: plan.n_players for _, plan in plans}, jobs)
         dirs = []
@@ -253,6 +259,7 @@ def run_study(
                     None if again else plan,
                     out,
                     jobs=jobs,
+                    scheduler=scheduler,
                     progress=progress,
                     resume=again,
                     force=not again,
@@ -266,9 +273,9 @@ def run_study(
                 )
             dirs.append(out)
         phase = "in the sensitivity screens"
-        screens = run_screens(runs_dir, jobs, progress, scale, screen_scale, resume)
+        screens = run_screens(runs_dir, jobs, progress, scale, screen_scale, resume, scheduler)
         phase = "in the skill curves"
-        skill = run_skill(runs_dir, jobs, progress, scale, resume)
+        skill = run_skill(runs_dir, jobs, progress, scale, resume, scheduler)
         phase = "while writing the report"
         t = time.perf_counter()
         write_report(dirs + screens + skill, report_path, jobs)
@@ -357,9 +364,11 @@ def run_screens(
     scale: float = 1.0,
     screen_scale: float = SCREEN_SCALE,
     resume: bool = False,
+    scheduler: str | None = None,
 ) -> list[Path]:
-    """The sensitivity screen of each game's assumed keys (see SCREEN_DETECT), one folder each;
-    ``scale`` x ``screen_scale`` multiplies its games; with ``resume`` a screen done is kept."""
+    """The sensitivity screen of each game's assumed keys (see SCREEN_DETECT), one folder each,
+    on ``jobs`` workers or the dask cluster at ``scheduler``; ``scale`` x ``screen_scale``
+    multiplies its games; with ``resume`` a screen done is kept."""
     from simulator.experiments import sensitivity
     from simulator.experiments.lab import Design, Lab
     from simulator.experiments.screening import plan_screen
@@ -389,7 +398,7 @@ def run_screens(
             total = SCREEN_TRAJECTORIES * (len(plan.factors) + 1) * per_run + 2 * per_choice * len(
                 plan.choices
             )
-            with Lab(game, jobs, progress=progress, total=total) as lab:
+            with Lab(game, jobs, progress, total, scheduler) as lab:
                 result = sensitivity.screen(
                     lab, rules, design, plan, SCREEN_TRAJECTORIES, per_run, per_choice, STUDY_SEED
                 )
@@ -416,10 +425,16 @@ def skill_folder(game: str) -> str:
 
 
 def run_skill(
-    runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0, resume: bool = False
+    runs_dir: Path,
+    jobs: int,
+    progress: bool,
+    scale: float = 1.0,
+    resume: bool = False,
+    scheduler: str | None = None,
 ) -> list[Path]:
-    """The skill curve of each game with a search player (see SKILL), one folder each; with
-    ``resume`` a curve done is kept."""
+    """The skill curve of each game with a search player (see SKILL), one folder each, on
+    ``jobs`` workers or the dask cluster at ``scheduler``; with ``resume`` a curve done is
+    kept."""
     from simulator.experiments.lab import Lab
     from simulator.experiments.strength import has_search, skill, write_curve
 
@@ -440,7 +455,8 @@ def run_skill(
             out.append(path)
             continue
         t = time.perf_counter()
-        with Lab(game, jobs, progress=progress, total=n_games * len(spec["budgets"])) as lab:
+        total = n_games * len(spec["budgets"])
+        with Lab(game, jobs, progress, total, scheduler) as lab:
             curve = skill(
                 lab, game.rules(), STRONG_PLAYERS, n_games, spec["budgets"], seed=STUDY_SEED
             )

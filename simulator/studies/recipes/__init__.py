@@ -105,10 +105,12 @@ def ask(
     progress: bool = True,
     command: str = "",
     margin: float | None = None,
+    scheduler: str | None = None,
 ) -> Answer:
     """Play the recipe's sweep in looks until its answer is decided or ``games`` per variant
     (the budget) are played, and write OUT (whole or not at all); returns the answer.
-    ``margin``: the equivalence margin (a fraction; default 2 points)."""
+    ``margin``: the equivalence margin (a fraction; default 2 points); ``scheduler``: a dask
+    cluster's address, to play there instead of on ``jobs`` local processes."""
     game = get_game(recipe.game)
     rules = game.rules()
     budget = games or recipe.games
@@ -131,7 +133,8 @@ def ask(
                 variants=variants,
                 field=SCRIPTED,
             )
-            play(plan, where, look > 0, jobs, progress, f"{recipe.name} look {look + 1}")
+            label = f"{recipe.name} look {look + 1}"
+            play(plan, where, look > 0, jobs, progress, label, scheduler)
             answer = recipe.answer(Dataset(where), sizing)
             if answer.decision.decided:
                 break
@@ -172,12 +175,20 @@ def ask(
     return answer
 
 
-def play(plan: Plan, where: Path, extend: bool, jobs: int, progress: bool, label: str) -> None:
+def play(
+    plan: Plan,
+    where: Path,
+    extend: bool,
+    jobs: int,
+    progress: bool,
+    label: str,
+    scheduler: str | None = None,
+) -> None:
     """Play ``plan`` into ``where``; ``extend``: the dataset there holds the first games of the
     same plan (an earlier look), which are kept, and only the others are played (the
     runner's resume of a larger plan)."""
     if extend:
         store.write_manifest(where, manifest_for(plan, get_game(plan.game), "running"))
-        execute(None, where, jobs=jobs, progress=progress, resume=True, label=label)
+        execute(None, where, jobs, scheduler, progress=progress, resume=True, label=label)
     else:
-        execute(plan, where, jobs=jobs, progress=progress, force=True, label=label)
+        execute(plan, where, jobs, scheduler, progress=progress, force=True, label=label)
