@@ -168,3 +168,20 @@ def test_backend_joblib_plays_locally_whatever_the_environment_says(tmp_path):
     args = ("run", "ekonos", "-n", 20, "-j", 1, "-q", "--out", tmp_path / "local")
     result = invoke(*args, "--backend", "joblib", env=env)
     assert "dask cluster" not in result.output and (tmp_path / "local" / "games").is_dir()
+
+
+# ---- the study at a cluster's size ----------------------------------------------------------
+
+
+def test_study_scale_multiplies_every_budget(monkeypatch, tmp_path):
+    from simulator.studies import study
+
+    single, triple = dict(study.study_plans(1.0)), dict(study.study_plans(3.0))
+    assert single.keys() == triple.keys()
+    for folder, plan in single.items():  # the datasets and the strong fields
+        assert triple[folder].n_games == 3 * plan.n_games, folder
+    called = {}
+    monkeypatch.setattr(study, "run_study", lambda *a, **kw: called.update(kw))
+    invoke("study", "--scale", 3, "--out", tmp_path / "runs", "--report", tmp_path / "r.html")
+    # the screens and the skill curves take their games from the same scale (run_study)
+    assert called["scale"] == 3 and called["scheduler"] is None

@@ -35,11 +35,14 @@ STUDY_SEED = 20_261_129
 # with DEFAULT_STUDY at its default player count.  "variants" maps a variant name to rule
 # overrides (``--set`` syntax), played beside the base rules at the "variant_players" counts
 # (a sweep on the same seeds); a variant whose keys the game rejects is skipped with a note.
-# Sized for about 3 minutes on 2 busy cores (measured 2026-11, jobs=2): Ekonos ~3,500 games/s,
-# Karnaxis ~1,000-1,700 games/s with its years timeline, Karmaggan ~350-450 games/s.
+# What decides a flag is the verdict within the 2-point margin of a win rate (TOST at 5%):
+# about 4,000 games for a seat's share of 1/4 at 80% power (0.19 x (1.645 + 1.28)^2 / 0.02^2),
+# so every dataset plays several times that; Ekonos's 50,000 of before (intervals of ±0.4
+# points) went to the search seats below.  `balsim study --scale K` multiplies every budget of
+# this file (datasets, strong fields, screens, skill curves) for a cluster.
 STUDY = {
     "ekonos": {
-        "n_games": 50_000,
+        "n_games": 20_000,
         "player_counts": (3, 4, 5, 6),
         "variants": {"start_12": ["setup.start_money=12"]},
         "variant_players": (4,),
@@ -86,31 +89,36 @@ SCREEN_SPANS = {
     "karnaxis": {"unemployment.start_usd": "0:20000"},
 }
 
-# The strong field (simulator.experiments.strength: tuned knob sets, one search seat where the game
-# has a search player and "search_games" is not 0), played at STRONG_PLAYERS with the same variants,
-# so every balance flag can say whether it holds with strong players.  Measured 2026-11 with
-# jobs=2 on the shared machine (load ~9.5), side by side: ekonos-4p-strong 16,000 games in
-# 28 s and karnaxis-4p-strong 12,000 in 20 s, against ekonos-3p 50,000 in 51 s and karnaxis-2p
-# 20,000 in 15 s.  A search seat is not affordable within the study's minutes: Ekonos with one
-# search seat at its default budget plays about 2 games/s (40 games in 23 s, one worker), so
-# a few dozen games would leave every check inconclusive; "search_games" stays 0 until then.
+# The strong field (simulator.experiments.strength: tuned knob sets, one search seat where the
+# game has a search player and "search_games" is not 0), played at STRONG_PLAYERS with the same
+# variants, so every balance flag can say whether it holds with strong players.  A search seat
+# at its default budget costs, per core, about 1/21 s a game in Ekonos, 1/55 s in Karnaxis and
+# 1/13 s in Karmaggän (a search team; `balsim bench`, 89c92a7), so each variant gets what the
+# study's minutes afford: a few hundred games, intervals of about ±5 points on the search seat's
+# win rate, enough to see a flag vanish with strong players, not to call a small one balanced.
+# "n_games" is the tuned field's, played where a game has no search player.
 STRONG = {
-    "ekonos": {"n_games": 8_000, "search_games": 0},
-    "karnaxis": {"n_games": 4_000, "search_games": 0},
-    "karmaggan": {"n_games": 1_000, "search_games": 0},
+    "ekonos": {"n_games": 8_000, "search_games": 240},
+    "karnaxis": {"n_games": 4_000, "search_games": 240},
+    "karmaggan": {"n_games": 1_000, "search_games": 96},
 }
 STRONG_PLAYERS = 4
 
-# The skill gap of each game with a search player (simulator.experiments.strength.skill): its search
-# seat (Karmaggän: its team) against the tuned field at STRONG_PLAYERS, at 1 rollout and at its
-# default budget, on the same games; the report's "Skill and luck" section.  These are the
-# study's search seats, as many games as its minutes afford (measured 2026-11, CPU time:
-# Ekonos 96 games at budgets 1 and 64 in 22 s, Karnaxis 96 at 1 and 16 in 33 s; Karmaggän's
-# search plays about 6.6 games/s per core at its default budget of 32, so it gets fewer).
+# The skill curve of each game with a search player (simulator.experiments.strength.skill):
+# its search seat (Karmaggän: its team) against the tuned field at STRONG_PLAYERS, at 1, 4, 16
+# and 64 rollouts a decision, on the same games, in looks until the verdict on the gap (top
+# budget against 1) is decided; the report's "Skill and luck" section.  "n_games" is the most
+# games a budget plays: enough for a 10-point gap at 80% power when the looks run out (a paired
+# win difference varies by about 0.4 a game: 0.4 x (1.96 + 0.84)^2 / 0.1^2 = 314, rounded up to
+# whole rounds of seat orders, more for the looks' Bonferroni level); a gap as large as most
+# searches show is decided at the first or second look, an eighth or a quarter of that.  Costs,
+# one game at all four budgets, per core: about 85/64 of a default-budget search game in Ekonos,
+# 85/16 in Karnaxis and 85/32 in Karmaggän, so Karmaggän gets half the games.
+SKILL_BUDGETS = (1, 4, 16, 64)
 SKILL = {
-    "ekonos": {"budgets": (1, 64), "n_games": 120},
-    "karnaxis": {"budgets": (1, 16), "n_games": 120},
-    "karmaggan": {"budgets": (1, 32), "n_games": 48},
+    "ekonos": {"budgets": SKILL_BUDGETS, "n_games": 384},
+    "karnaxis": {"budgets": SKILL_BUDGETS, "n_games": 384},
+    "karmaggan": {"budgets": SKILL_BUDGETS, "n_games": 192},
 }
 
 
