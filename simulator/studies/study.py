@@ -244,6 +244,7 @@ def run_study(
         + (f" --field {field}" if field != SCRIPTED else "")
         + (f" --adapt-budget {budget.games}" if budget else "")
         + (f" --scale {scale:g}" if scale != 1 else "")
+        + (f" --scheduler {shlex.quote(scheduler)}" if scheduler else "")
         + (f" --screen-scale {screen_scale:g}" if screen_scale != SCREEN_SCALE else "")
         + " --resume"
     )
