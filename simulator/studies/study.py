@@ -37,12 +37,12 @@ STUDY_SEED = 20_261_129
 # (a sweep on the same seeds); a variant whose keys the game rejects is skipped with a note.
 # What decides a flag is the verdict within the 2-point margin of a win rate (TOST at 5%):
 # about 4,000 games for a seat's share of 1/4 at 80% power (0.19 x (1.645 + 1.28)^2 / 0.02^2),
-# so every dataset plays several times that; Ekonos's 50,000 of before (intervals of ±0.4
+# so every dataset plays a few times that; Ekonos's 50,000 of before (intervals of ±0.4
 # points) went to the search seats below.  `balsim study --scale K` multiplies every budget of
 # this file (datasets, strong fields, screens, skill curves) for a cluster.
 STUDY = {
     "ekonos": {
-        "n_games": 20_000,
+        "n_games": 12_000,
         "player_counts": (3, 4, 5, 6),
         "variants": {"start_12": ["setup.start_money=12"]},
         "variant_players": (4,),
@@ -94,13 +94,13 @@ SCREEN_SPANS = {
 # variants, so every balance flag can say whether it holds with strong players.  A search seat
 # at its default budget costs, per core, about 1/21 s a game in Ekonos, 1/55 s in Karnaxis and
 # 1/13 s in Karmaggän (a search team; `balsim bench`, 89c92a7), so each variant gets what the
-# study's minutes afford: a few hundred games, intervals of about ±5 points on the search seat's
-# win rate, enough to see a flag vanish with strong players, not to call a small one balanced.
+# study's minutes afford: 50 to 250 games, intervals of ±5 to ±10 points on the search seat's
+# win rate, enough to see a large flag vanish with strong players, not to call one balanced.
 # "n_games" is the tuned field's, played where a game has no search player.
 STRONG = {
-    "ekonos": {"n_games": 8_000, "search_games": 240},
+    "ekonos": {"n_games": 8_000, "search_games": 120},
     "karnaxis": {"n_games": 4_000, "search_games": 240},
-    "karmaggan": {"n_games": 1_000, "search_games": 96},
+    "karmaggan": {"n_games": 1_000, "search_games": 48},
 }
 STRONG_PLAYERS = 4
 
@@ -113,12 +113,13 @@ STRONG_PLAYERS = 4
 # whole rounds of seat orders, more for the looks' Bonferroni level); a gap as large as most
 # searches show is decided at the first or second look, an eighth or a quarter of that.  Costs,
 # one game at all four budgets, per core: about 85/64 of a default-budget search game in Ekonos,
-# 85/16 in Karnaxis and 85/32 in Karmaggän, so Karmaggän gets half the games.
+# 85/16 in Karnaxis and 85/32 in Karmaggän, so Karmaggän gets a quarter of the games (a
+# 20-point gap).
 SKILL_BUDGETS = (1, 4, 16, 64)
 SKILL = {
     "ekonos": {"budgets": SKILL_BUDGETS, "n_games": 384},
     "karnaxis": {"budgets": SKILL_BUDGETS, "n_games": 384},
-    "karmaggan": {"budgets": SKILL_BUDGETS, "n_games": 192},
+    "karmaggan": {"budgets": SKILL_BUDGETS, "n_games": 96},
 }
 
 
