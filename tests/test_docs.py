@@ -63,7 +63,10 @@ PARSED_ONLY = {
 # players whose decisions cost hundreds of playouts, or a field adapted first: parsed only
 COSTLY_PLAYERS = re.compile(r"\b(search|adapted)\b")
 # options that make a played command costly whatever its number of games: parsed only
-COSTLY_OPTIONS = {"--store": "bench's full run plays ten chunks on every core"}
+COSTLY_OPTIONS = {
+    "--store": "bench's full run plays ten chunks on every core",
+    "--scheduler": "plays on a dask cluster (tests/test_cluster.py starts one)",
+}
 PATH = re.compile(r"(?<![\w/.-])((?:runs|reports)/[\w.*/-]+)")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 

@@ -92,6 +92,8 @@ def test_the_plain_mode_compiles_with_numbas_public_options_only(tmp_path):
     assert shown == {
         **{kind: plain for kind in KINDS},
         "layer": ["True", "False", "boundscheck=None,inline=always,nopython=True"],
+        # the kernels Python calls release the interpreter's lock (docs/cluster.md)
+        "entry": ["True", "False", "boundscheck=None,nogil=True,nopython=True"],
     }
 
 

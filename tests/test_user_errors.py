@@ -111,8 +111,8 @@ def test_out_under_a_file_or_with_a_too_long_name(dataset, tmp_path, monkeypatch
             "is not a scheduler address",
         ),
         (
-            ["run", "ekonos", "--scheduler", "tcp://127.0.0.1:8786"],
-            "--scheduler needs --backend dask",
+            ["run", "ekonos", "--backend", "joblib", "--scheduler", "tcp://127.0.0.1:8786"],
+            "--scheduler plays on a dask cluster: leave out --backend joblib",
         ),
         (["run", "ekonos", "--resume", "--force"], "give --resume (finish the dataset) or --force"),
         (

@@ -38,7 +38,9 @@ from simulator.studies.recipes import RECIPES
 )
 @tool_options
 @charts_option
-def ask(question, games, margin, fields, adapt_budget, out, seed, jobs, quiet, force, charts):
+def ask(
+    question, games, margin, fields, adapt_budget, out, seed, jobs, quiet, force, charts, scheduler
+):
     """Answer one of the designer's questions, once per field of players, and say whether
     the answer holds at every strength.
 
@@ -74,7 +76,7 @@ def ask(question, games, margin, fields, adapt_budget, out, seed, jobs, quiet, f
     check_out_dir(out, force, "ask")
     chosen = parse_fields(fields, default=(",".join(DEFAULT_RUNGS),))
     game = get_game(recipe.game)
-    ladder = ladder_for(game, recipe.players, adapt_budget, jobs_count(jobs), quiet)
+    ladder = ladder_for(game, recipe.players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     started = time.perf_counter()
     with exporting(Path(charts) if charts else None, f"ask-{question}"):
         asked = run_recipe(
@@ -88,6 +90,7 @@ def ask(question, games, margin, fields, adapt_budget, out, seed, jobs, quiet, f
             margin / 100,
             chosen,
             ladder.budget,
+            scheduler,
         )
     click.echo("\n".join(asked.lines()))
     folders = ", ".join(f"{out}/{r.folder}" for r in asked.rungs)

@@ -34,8 +34,16 @@ def field_options(default: str, what: str):
     return decorate
 
 
-def ladder_for(game: Game, n_players: int, adapt_budget: int | None, jobs: int, quiet: bool):
-    """The ladder that resolves this command's fields (adapting on ``jobs`` workers)."""
+def ladder_for(
+    game: Game,
+    n_players: int,
+    adapt_budget: int | None,
+    jobs: int,
+    quiet: bool,
+    scheduler: str | None = None,
+):
+    """The ladder that resolves this command's fields (adapting on ``jobs`` workers, or on the
+    dask cluster at ``scheduler``)."""
     from dataclasses import replace
 
     from simulator.experiments.adapt import default_budget
@@ -44,4 +52,4 @@ def ladder_for(game: Game, n_players: int, adapt_budget: int | None, jobs: int, 
     budget = default_budget(game.name)
     if adapt_budget:
         budget = replace(budget, games=adapt_budget)
-    return Ladder(game, n_players, budget, jobs, progress=not quiet)
+    return Ladder(game, n_players, budget, jobs, progress=not quiet, scheduler=scheduler)

@@ -9,6 +9,7 @@ import click
 from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
 from simulator.cli.options import (
+    cluster_options,
     folder_path,
     game_argument,
     jobs_count,
@@ -38,8 +39,9 @@ from simulator.cli.tools import command_line, lab_for, tool_options
 )
 @click.option("-j", "--jobs", type=int, default=-1, show_default=True, help="Worker processes.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@cluster_options
 @rules_options
-def adapt(game, players, adapt_budget, ship, jobs, quiet, rules_files, sets):
+def adapt(game, players, adapt_budget, ship, jobs, quiet, scheduler, rules_files, sets):
     """Adapt the field to the rules: the tuned knob sets re-tuned under them (cached).
 
     A few rounds of iterated best response with CMA-ES, every policy's knobs against the
@@ -57,13 +59,13 @@ def adapt(game, players, adapt_budget, ship, jobs, quiet, rules_files, sets):
 
     g, rules = load(game, rules_files, sets)
     n_players = len(seat_list(g, players, None, None, rules))
-    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
+    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     if ship:
         if rules_files or sets or players not in (None, 4):
             raise UserError(
                 "--ship adapts the printed rules at 4 players: leave out -p, --rules, --set"
             )
-        a = ship_printed(g, ladder.budget, ladder.jobs, ladder.progress)
+        a = ship_printed(g, ladder.budget, ladder.jobs, ladder.progress, scheduler)
     else:
         (a,) = ladder.adaptations([rules], Field(ADAPTED))
     where = {"played": "played", "cache": "from the cache", "shipped": "shipped with balsim"}
@@ -98,7 +100,19 @@ def adapt(game, players, adapt_budget, ship, jobs, quiet, rules_files, sets):
 @tool_options
 @rules_options
 def matrix(
-    game, players, n_games, fields, adapt_budget, out, seed, jobs, quiet, force, rules_files, sets
+    game,
+    players,
+    n_games,
+    fields,
+    adapt_budget,
+    out,
+    seed,
+    jobs,
+    quiet,
+    force,
+    scheduler,
+    rules_files,
+    sets,
 ):
     """The head-to-head win-rate matrix of the ladder's agents, and its equilibrium.
 
@@ -123,9 +137,9 @@ def matrix(
     chosen = parse_fields(fields, default=DEFAULT_RUNGS)
     out = Path(out or f"runs/matrix-{g.name}")
     check_out_dir(out, force, MATRIX_TOOL)
-    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
+    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     agents = len(ladder_agents(g, ladder, rules, chosen))
-    with lab_for(g, jobs, quiet, agents * agents * n_games) as lab:
+    with lab_for(g, jobs, quiet, agents * agents * n_games, scheduler) as lab:
         result = play_matrix(lab, ladder, rules, chosen, n_games, seed)
     extra = {"fields": [f.name for f in chosen], "seed": seed, "games_per_cell": n_games}
     record = write_matrix(result, out, command_line(), extra)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 
 import click
@@ -174,18 +175,6 @@ def run_options(f):
 
 
 def store_options(f):
-    f = click.option(
-        "--scheduler",
-        metavar="tcp://HOST:PORT",
-        help="dask.distributed scheduler address (with --backend dask).",
-    )(f)
-    f = click.option(
-        "--backend",
-        type=click.Choice(["joblib", "dask"]),
-        default="joblib",
-        show_default=True,
-        help="Where chunks run: local processes or a dask cluster.",
-    )(f)
     f = click.option("--force", is_flag=True, help="Overwrite an existing dataset in OUT.")(f)
     f = click.option(
         "--resume",
@@ -196,6 +185,50 @@ def store_options(f):
         "-o", "--out", type=folder_path(), help="Dataset folder (default: runs/GAME)."
     )(f)
     return f
+
+
+SCHEDULER_VARIABLE = "BALSIM_SCHEDULER"
+
+
+def cluster_options(f):
+    """``--backend joblib|dask`` and ``--scheduler tcp://HOST:PORT`` (default: the environment's
+    BALSIM_SCHEDULER): where a command's games run.  The command gets one argument for both,
+    ``scheduler``: the dask scheduler's address, or None for local worker processes."""
+
+    @functools.wraps(f)
+    def command(*args, backend, scheduler, **kwargs):
+        return f(*args, scheduler=chosen_scheduler(backend, scheduler), **kwargs)
+
+    command = click.option(
+        "--scheduler",
+        envvar=SCHEDULER_VARIABLE,
+        metavar="tcp://HOST:PORT",
+        help=f"Play on the dask.distributed cluster of this scheduler (implies --backend dask) "
+        f"[default: ${SCHEDULER_VARIABLE}].",
+    )(command)
+    return click.option(
+        "--backend",
+        type=click.Choice(["joblib", "dask"]),
+        help="Where games run: local processes (--jobs) or a dask cluster (--scheduler) "
+        "[default: dask when a scheduler is given, else joblib].",
+    )(command)
+
+
+def chosen_scheduler(backend: str | None, scheduler: str | None) -> str | None:
+    """The scheduler's address when the games run on a dask cluster, else None.  An explicit
+    ``--backend joblib`` plays locally even when BALSIM_SCHEDULER names a cluster."""
+    from_environment = (
+        click.get_current_context().get_parameter_source("scheduler") == ParameterSource.ENVIRONMENT
+    )
+    if backend == "joblib":
+        if scheduler and not from_environment:
+            raise UserError("--scheduler plays on a dask cluster: leave out --backend joblib")
+        return None
+    if not scheduler and backend == "dask":
+        raise UserError(
+            f"--backend dask needs --scheduler tcp://HOST:PORT (or {SCHEDULER_VARIABLE})"
+        )
+    return scheduler or None
 
 
 def seat_list(
@@ -229,17 +262,18 @@ def seat_list(
     return names
 
 
-def jobs_count(jobs: int, backend: str = "joblib") -> int:
-    """Worker processes for --jobs: -1 is every core; more than the cores is capped, saying so."""
+def jobs_count(jobs: int, scheduler: str | None = None) -> int:
+    """Worker processes for --jobs: -1 is every core; more than the cores is capped, saying so
+    (a cluster has its own workers: ``scheduler``)."""
     if jobs == 0 or jobs < -1:
         raise UserError("--jobs must be a positive number or -1 (every core)")
     cores = os.cpu_count() or 1
-    if jobs > cores and backend == "joblib":
+    if jobs > cores and not scheduler:
         click.echo(
             f"note: --jobs {jobs} is more than this machine's {cores} cores; using {cores}",
             err=True,
         )
-    return cores if jobs == -1 or (jobs > cores and backend == "joblib") else jobs
+    return cores if jobs == -1 or (jobs > cores and not scheduler) else jobs
 
 
 def load(game_name: str, rules_files, sets) -> tuple[Game, dict]:

@@ -9,6 +9,7 @@ import click
 from simulator.cli.fields import field_options
 from simulator.cli.group import cli
 from simulator.cli.options import (
+    cluster_options,
     file_path,
     game_argument,
     games_to_play,
@@ -29,11 +30,7 @@ from simulator.run.runner import Plan, execute, resumable_plan
 from simulator.run.sweep import grid_variants
 
 
-def _execute(ctx, game, plan, out, jobs, backend, scheduler, resume, force, quiet):
-    if backend == "dask" and not scheduler:
-        raise UserError("--backend dask needs --scheduler tcp://HOST:PORT")
-    if backend != "dask" and scheduler:
-        raise UserError("--scheduler needs --backend dask")
+def _execute(ctx, game, plan, out, jobs, scheduler, resume, force, quiet):
     if resume and force:
         raise UserError("give --resume (finish the dataset) or --force (start it again), not both")
     if resume and not out:
@@ -44,8 +41,7 @@ def _execute(ctx, game, plan, out, jobs, backend, scheduler, resume, force, quie
     manifest = execute(
         None if resume else plan,
         out,
-        jobs=jobs_count(jobs, backend),
-        backend=backend,
+        jobs=jobs_count(jobs, scheduler),
         scheduler=scheduler,
         resume=resume,
         force=force,
@@ -132,6 +128,7 @@ def shown(field: str, value) -> str:
 @field_options("scripted", "Who plays")
 @rules_options
 @store_options
+@cluster_options
 @click.pass_context
 def run(
     ctx,
@@ -153,7 +150,6 @@ def run(
     out,
     resume,
     force,
-    backend,
     scheduler,
 ):
     """Play N games of GAME and write a Parquet dataset.
@@ -179,20 +175,23 @@ def run(
         fixed_seats=fixed_seats,
         until_ci=until_ci,
     )
-    chosen = field_plans(plan, fields, adapt_budget, out, policy or seats, jobs, quiet)
+    chosen = field_plans(plan, fields, adapt_budget, out, policy or seats, (jobs, scheduler), quiet)
     for field_plan, field_out in chosen:
-        _execute(ctx, g, field_plan, field_out, jobs, backend, scheduler, resume, force, quiet)
+        _execute(ctx, g, field_plan, field_out, jobs, scheduler, resume, force, quiet)
 
 
-def field_plans(plan: Plan, fields, adapt_budget, out, named_seats, jobs, quiet) -> list:
-    """(plan, OUT) of each field, every one ready (adapted) before any game of a dataset is
-    played: OUT itself for one field, OUT/FIELD for several (OUT default: runs/GAME).  Seats
-    named by --seats/--policy are mapped onto each rung."""
+def field_plans(plan: Plan, fields, adapt_budget, out, named_seats, workers, quiet) -> list:
+    """(plan, OUT) of each field, every one ready (adapted, on ``workers``: jobs and
+    scheduler) before any game of a dataset is played: OUT itself for one field, OUT/FIELD for
+    several (OUT default: runs/GAME).  Seats named by --seats/--policy are mapped onto each
+    rung."""
     from simulator.cli.fields import ladder_for
     from simulator.experiments.field import parse_fields
 
     chosen = parse_fields(fields)
-    ladder = ladder_for(get_game(plan.game), plan.n_players, adapt_budget, jobs_count(jobs), quiet)
+    jobs, scheduler = workers
+    game = get_game(plan.game)
+    ladder = ladder_for(game, plan.n_players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     plans = [ladder.plan(plan, f, plan.seats if named_seats else None) for f in chosen]
     if len(chosen) == 1:
         return [(plans[0], out)]
@@ -221,6 +220,7 @@ def field_plans(plan: Plan, fields, adapt_budget, out, named_seats, jobs, quiet)
 @field_options("scripted", "Who plays")
 @rules_options
 @store_options
+@cluster_options
 @click.pass_context
 def sweep(
     ctx,
@@ -244,7 +244,6 @@ def sweep(
     out,
     resume,
     force,
-    backend,
     scheduler,
 ):
     """Play every variant of GAME on the same seeds into one dataset.
@@ -277,12 +276,10 @@ def sweep(
     from simulator.analysis.paired import paired_differences, summary_lines
 
     out = out or (None if resume else f"runs/{game}-sweep")
-    chosen = field_plans(plan, fields, adapt_budget, out, policy or seats, jobs, quiet)
+    chosen = field_plans(plan, fields, adapt_budget, out, policy or seats, (jobs, scheduler), quiet)
     tables = {}
     for field_plan, field_out in chosen:
-        field_out = _execute(
-            ctx, g, field_plan, field_out, jobs, backend, scheduler, resume, force, quiet
-        )
+        field_out = _execute(ctx, g, field_plan, field_out, jobs, scheduler, resume, force, quiet)
         if len(chosen) > 1:
             click.echo(f"field {field_plan.field}:")
         tables[field_plan.field] = paired_differences(field_out)

@@ -8,7 +8,7 @@ import click
 
 from simulator.cli.fields import field_options
 from simulator.cli.group import cli
-from simulator.cli.options import charts_option, file_path, folder_path
+from simulator.cli.options import charts_option, cluster_options, file_path, folder_path
 from simulator.core.errors import UserError
 from simulator.run.outputs import check_out_file
 
@@ -112,14 +112,26 @@ def verify(datasets):
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @field_options("scripted", "The rung that plays the study's datasets (one field)")
 @click.option(
+    "--scale",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    metavar="K",
+    help="Multiply every budget (datasets, strong fields, screens, skill curves) by K: a "
+    "cluster's study (intervals narrow by sqrt(K)).",
+)
+@click.option(
     "--screen-scale",
     type=click.FloatRange(min=0, min_open=True),
     default=1.0,
     show_default=True,
-    help="Multiply the games of the sensitivity screens of the assumed values (1 detects a "
-    "5-point effect on a win rate; 4 halves that).",
+    help="Multiply the games of the sensitivity screens of the assumed values once more (1 "
+    "detects a 5-point effect on a win rate; 4 halves that).",
 )
-def study(out, report_path, resume, jobs, quiet, fields, adapt_budget, screen_scale):
+@cluster_options
+def study(
+    out, report_path, resume, jobs, quiet, fields, adapt_budget, scale, screen_scale, scheduler
+):
     """Run the default balance study of every game and write its report."""
 
     from simulator.cli.options import jobs_count
@@ -141,5 +153,7 @@ def study(out, report_path, resume, jobs, quiet, fields, adapt_budget, screen_sc
         field=field.rung,
         budget=budget,
         resume=resume,
+        scale=scale,
         screen_scale=screen_scale,
+        scheduler=scheduler,
     )

@@ -88,6 +88,7 @@ def skill(
     jobs,
     quiet,
     force,
+    scheduler,
     rules_files,
     sets,
     charts,
@@ -120,12 +121,12 @@ def skill(
     )
     for path in outs.values():
         check_out_dir(path, force, SKILL_TOOL)
-    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
+    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     for field in chosen:
         opponents = Field(ADAPTED) if field.rung == SEARCH else field
         field_rules = ladder.players(rules, opponents).rules
         names = ladder.opponents(field_rules, opponents)
-        with lab_for(g, jobs, quiet, n_games * len(values)) as lab:
+        with lab_for(g, jobs, quiet, n_games * len(values), scheduler) as lab:
             curve = skill_curve(
                 lab, field_rules, n_players, n_games, values, names, seed, margin / 100
             )
@@ -193,6 +194,7 @@ def challenge(
     jobs,
     quiet,
     force,
+    scheduler,
     rules_files,
     sets,
 ):
@@ -223,12 +225,12 @@ def challenge(
         raise UserError("challenge --field takes a rung: where the challengers start")
     if out:
         check_out_file(Path(out), force, "--out", OVERLAY_MARK)
-    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
+    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     rules = ladder.players(rules, field).rules
     g.policy(incumbent, rules)
     total = budget * (len(scripted_field(g)) - 1) + (search_games if has_search(g) else 0)
     start = lambda rival: ladder.copy_name(rules, field.rung, rival)  # noqa: E731
-    with lab_for(g, jobs, quiet, total) as lab:
+    with lab_for(g, jobs, quiet, total, scheduler) as lab:
         result = run_challenge(lab, rules, incumbent, n_players, budget, search_games, seed, start)
     click.echo(
         f"{g.name}, {n_players} players: challengers (from field {field.name}) against a "

@@ -12,6 +12,7 @@ import click
 from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
 from simulator.cli.options import (
+    cluster_options,
     file_path,
     folder_path,
     game_argument,
@@ -29,7 +30,9 @@ OVERLAY_MARK = b"# Written by: balsim"
 
 
 def tool_options(f):
-    """Seed, workers, progress and overwrite: the options every tool shares."""
+    """Seed, workers (local or a cluster's), progress and overwrite: the options every tool
+    shares."""
+    f = cluster_options(f)
     f = click.option(
         "--force",
         is_flag=True,
@@ -75,22 +78,25 @@ def command_line() -> str:
     return "balsim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
 
-def field_lineup(game, rules, command, fields, adapt_budget, players, policy, seats, jobs, quiet):
+def field_lineup(
+    game, rules, command, fields, adapt_budget, players, policy, seats, jobs, quiet, scheduler
+):
     """(field, line-up, rules) of the one field a command plays: --seats/--policy mapped onto
-    the rung, else the rung's own line-up, and the rules carrying its knob sets."""
+    the rung, else the rung's own line-up, and the rules carrying its knob sets (adapted on
+    ``jobs`` workers or the dask cluster at ``scheduler``)."""
     from simulator.experiments.field import parse_fields, single_field
 
     field = single_field(parse_fields(fields), command)
     names = seat_list(game, players, policy, seats, rules)
-    ladder = ladder_for(game, len(names), adapt_budget, jobs_count(jobs), quiet)
+    ladder = ladder_for(game, len(names), adapt_budget, jobs_count(jobs), quiet, scheduler)
     chosen = ladder.players(rules, field, names if (policy or seats) else None)
     return field, chosen.lineup, chosen.rules
 
 
-def lab_for(game, jobs, quiet, total):
+def lab_for(game, jobs, quiet, total, scheduler):
     from simulator.experiments.lab import Lab
 
-    return Lab(game, jobs_count(jobs), progress=not quiet, total=total)
+    return Lab(game, jobs_count(jobs), not quiet, total, scheduler)
 
 
 @cli.command()
@@ -154,6 +160,7 @@ def tune(
     jobs,
     quiet,
     force,
+    scheduler,
     rules_files,
     sets,
 ):
@@ -188,10 +195,10 @@ def tune(
     n_players = len(seat_list(g, players, None, None, rules))
     field = single_field(parse_fields(fields), "tune")
     check_out_file(Path(out), force, "--out", OVERLAY_MARK)
-    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet)
+    ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     rules = ladder.players(rules, field).rules
     results = []
-    with lab_for(g, jobs, quiet, budget * len(names)) as lab:
+    with lab_for(g, jobs, quiet, budget * len(names), scheduler) as lab:
         for policy in names:
             base = g.policy_set(rules)[g.policy(policy, rules).behaviour].name
             results.append(
@@ -277,6 +284,7 @@ def fit(
     jobs,
     quiet,
     force,
+    scheduler,
     rules_files,
     sets,
 ):
@@ -318,14 +326,14 @@ def fit(
         check_out_dir(path, force, "fit")
     lineups = {  # every field ready (adapted) before any game is played
         f: field_lineup(
-            g, rules, "fit", (f.name,), adapt_budget, players, policy, seats, jobs, quiet
+            g, rules, "fit", (f.name,), adapt_budget, players, policy, seats, jobs, quiet, scheduler
         )
         for f in chosen
     }
     results = {}
     for f, (field, lineup, field_rules) in lineups.items():
         design = Design(g.name, lineup, seed)
-        with lab_for(g, jobs, quiet, budget) as lab:
+        with lab_for(g, jobs, quiet, budget, scheduler) as lab:
             result = fit_keys(lab, field_rules, design, ranges, metric, value, budget, seed, margin)
         write(result, design, outs[f], command_line())
         add_to_record(outs[f], field=field.name)
@@ -429,6 +437,7 @@ def sensitivity(
     jobs,
     quiet,
     force,
+    scheduler,
     rules_files,
     sets,
 ):
@@ -462,8 +471,9 @@ def sensitivity(
         raise UserError(f"--range needs 0 <= LOW < HIGH, got {scale}")
     named = [k.strip() for k in keys.split(",")] if keys else []
     check_out_dir(Path(out), force, "sensitivity")
+    command = "sensitivity"
     field, lineup, rules = field_lineup(
-        g, rules, "sensitivity", fields, adapt_budget, players, policy, seats, jobs, quiet
+        g, rules, command, fields, adapt_budget, players, policy, seats, jobs, quiet, scheduler
     )
     design = Design(g.name, lineup, seed)
     plan = plan_screen(g, rules, named, assumed, (low, high), design.n_players)
@@ -473,7 +483,7 @@ def sensitivity(
         plan.choices
     )
     started = time.perf_counter()
-    with lab_for(g, jobs, quiet, total) as lab:
+    with lab_for(g, jobs, quiet, total, scheduler) as lab:
         result = sens.screen(
             lab, rules, design, plan, trajectories, games_per_run, choice_games, seed, margin
         )

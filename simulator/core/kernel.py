@@ -13,7 +13,10 @@
   explicitly: a function without the option inherits it from the function whose compilation
   reaches it.
 * ``entry``: the kernels Python calls (each engine's games loop, the search's games loop, the
-  games' seeds), compiled with NRT and with numba's wrappers for Python.
+  games' seeds), compiled with NRT and with numba's wrappers for Python, which release the
+  interpreter's lock (``nogil``) while the kernel runs: a dask worker's event loop (its
+  heartbeat to the scheduler) and a local worker's watch on its parent run beside a chunk of
+  games.  Only the wrappers take or release the lock, so the other kinds have no use for it.
 * Kernel-only compiling (``rule`` and ``allocating``).  numba compiles every function on its
   own: it optimises it, links it with the code of the whole tree of functions it calls,
   optimises that again and turns it into machine code, with wrappers that unbox its
@@ -92,7 +95,8 @@ def cached_in_its_group(compile_kernel):
 
 
 if PLAIN_NUMBA:
-    rule = accessor = allocating = entry = scorer = cached_in_its_group(njit(cache=True))
+    rule = accessor = allocating = scorer = cached_in_its_group(njit(cache=True))
+    entry = cached_in_its_group(njit(cache=True, nogil=True))
     layer = cached_in_its_group(njit(cache=True, inline="always"))
 else:
     from simulator.core.kernel_only import NO_WRAPPERS, once_per_type
@@ -103,6 +107,6 @@ else:
     rule = _fast(_nrt=False, forceinline=False, **NO_WRAPPERS)
     accessor = rule
     allocating = _fast(_nrt=True, forceinline=False, **NO_WRAPPERS)
-    entry = _fast(_nrt=True)
+    entry = _fast(_nrt=True, nogil=True)
     layer = _fast(inline="always")
     scorer = _fast(_nrt=False, forceinline=True, **NO_WRAPPERS)

@@ -354,9 +354,11 @@ def adapted(
     seed: int = ADAPT_SEED,
     jobs: int = 1,
     progress: bool = False,
+    scheduler: str | None = None,
 ) -> list[Adaptation]:
     """The adaptation of each of ``rules_list``: shipped or cached where there is one, the
-    others played (all at once, on ``jobs`` workers) and cached."""
+    others played (all at once, on ``jobs`` workers or the dask cluster at ``scheduler``)
+    and cached."""
     budget = budget or default_budget(game.name)
     keys = [cache_key(game, rules, n_players, budget, seed) for rules in rules_list]
     found = [lookup(game, key) for key in keys]
@@ -366,15 +368,23 @@ def adapted(
             todo.setdefault(key["rules_digest"], rules)
     if todo:
         check_budget(game, next(iter(todo.values())), n_players, budget)
-        with Lab(game, jobs, progress, total=budget.games * len(todo)) as lab:
+        with Lab(game, jobs, progress, budget.games * len(todo), scheduler) as lab:
             for a in adapt(lab, list(todo.values()), n_players, budget, seed):
                 write_entry(cache_path(a.key), a)
                 todo[a.key["rules_digest"]] = a
     return [hit or todo[key["rules_digest"]] for hit, key in zip(found, keys)]
 
 
-def ship(game: Game, budget: Budget | None = None, jobs: int = 1, progress: bool = False):
+def ship(
+    game: Game,
+    budget: Budget | None = None,
+    jobs: int = 1,
+    progress: bool = False,
+    scheduler: str | None = None,
+):
     """Adapt the printed rules at :data:`SHIPPED_PLAYERS` players and write the package's file."""
-    (a,) = adapted(game, [game.rules()], SHIPPED_PLAYERS, budget, ADAPT_SEED, jobs, progress)
+    (a,) = adapted(
+        game, [game.rules()], SHIPPED_PLAYERS, budget, ADAPT_SEED, jobs, progress, scheduler
+    )
     write_entry(shipped_path(game), a)
     return a

@@ -123,8 +123,8 @@ class Players:
 
 class Ladder:
     """Resolves fields into players for one game and player count, adapting rules as needed
-    (``budget`` games per variant, on ``jobs`` workers; cached, see
-    :func:`simulator.experiments.adapt.adapted`)."""
+    (``budget`` games per variant, on ``jobs`` workers or those of the dask cluster at
+    ``scheduler``; cached, see :func:`simulator.experiments.adapt.adapted`)."""
 
     def __init__(
         self,
@@ -134,9 +134,11 @@ class Ladder:
         jobs: int = 1,
         progress: bool = False,
         seed: int = ADAPT_SEED,
+        scheduler: str | None = None,
     ):
         self.game, self.n_players = game, n_players
         self.budget, self.jobs, self.progress, self.seed = budget, jobs, progress, seed
+        self.scheduler = scheduler
 
     # ---- names ----------------------------------------------------------------------------
 
@@ -206,6 +208,7 @@ class Ladder:
             self.seed,
             self.jobs,
             self.progress,
+            self.scheduler,
         )
 
     # ---- what commands call ---------------------------------------------------------------

@@ -4,7 +4,8 @@ A *candidate* is a full set of rules (a rules variant, or the default rules plus
 :class:`Lab` plays every candidate of a batch on the same game ids, hence the same seeds and
 seat orders (common random numbers), in worker processes, and returns each candidate's
 :class:`~simulator.experiments.metrics.Outcomes`; the metrics module turns those into estimates.
-Which games a batch plays depends only on its game ids, so results do not depend on ``--jobs``.
+Which games a batch plays depends only on its game ids, so results do not depend on ``--jobs``
+or on the number of a cluster's workers.
 
 Changing rules keys and the range a key may take are in :mod:`simulator.experiments.keys`;
 writing the tools' output folders in :mod:`simulator.run.outputs`.
@@ -22,6 +23,7 @@ from simulator.core.seating import Seating, team_mode
 from simulator.experiments.flag_values import flag_values
 from simulator.experiments.metrics import GROUP_COLUMNS, Outcomes
 from simulator.run.runner import Plan, Variant, seat_policy_ids
+from simulator.run.warm import warm_up
 from simulator.run.workers import Progress, Workers
 
 HELD_OUT = 1 << 40  # game ids from here on are kept for final, held-out comparisons
@@ -108,14 +110,20 @@ def outcomes_from_raw(game: Game, rules: dict, raw: dict, seats: np.ndarray) -> 
 
 
 class Lab:
-    """Plays batches of candidates on worker processes, with one progress bar for the whole
-    experiment (``total`` games).  Use as a context manager; workers are reused across
-    batches."""
+    """Plays batches of candidates on ``jobs`` worker processes, or on the workers of the dask
+    cluster at ``scheduler``, with one progress bar for the whole experiment (``total``
+    games).  Use as a context manager; workers are reused across batches."""
 
-    def __init__(self, game: Game, jobs: int = 1, progress: bool = False, total: int = 0):
+    def __init__(
+        self,
+        game: Game,
+        jobs: int = 1,
+        progress: bool = False,
+        total: int = 0,
+        scheduler: str | None = None,
+    ):
         self.game = game
-        self.jobs = jobs
-        self.workers = Workers(jobs, "joblib", None)
+        self.workers = Workers(jobs, scheduler)
         self.bar = Progress(max(total, 1), progress)
         self.played = 0
 
@@ -152,14 +160,16 @@ class Lab:
         on the workers (a sensitivity screen's metrics)."""
         measures = measures or [None] * len(groups)
         prepared = [[self.prepare(design, rules) for rules in cands] for design, cands, _ in groups]
+        if groups and groups[0][1]:  # compiled here once, not by each worker (docs/cluster.md)
+            warm_up(self.game, prepared[0][0], groups[0][0].n_players)
         n_candidates = sum(len(cands) for _, cands, _ in groups)
-        tasks, starts = [], []
+        tasks, starts, slots = [], [], self.workers.slots
         for g, (design, candidates, game_ids) in enumerate(groups):
             game_ids = np.asarray(game_ids, dtype=np.int64)
             size = (
                 max(len(game_ids), 1)  # what measures reads needs all of a candidate's games
                 if measures[g]
-                else chunk_games(len(game_ids), n_candidates, self.jobs, self.game.chunk_size)
+                else chunk_games(len(game_ids), n_candidates, slots, self.game.chunk_size)
             )
             starts.append(range(0, len(game_ids), size))
             tasks += [
@@ -197,7 +207,8 @@ class Lab:
 
 
 def chunk_games(n_games: int, n_candidates: int, jobs: int, largest: int) -> int:
-    """Games per task: about four tasks per worker over the batch, so that the workers finish
+    """Games per task: about four tasks per worker (``jobs``: tasks that run at once) over the
+    batch, so that the workers finish
     together even when one candidate's games cost far more than another's (a search seat at
     64 rollouts against one at 1), at most the game's chunk size."""
     per_task = -(-n_games * n_candidates // (4 * max(jobs, 1)))

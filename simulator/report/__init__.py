@@ -124,7 +124,7 @@ def in_processes(function, calls: list[tuple], jobs: int) -> list:
         return [function(*args) for args in calls]
     from simulator.run.workers import Workers
 
-    with Workers(min(jobs, len(calls)), "joblib", None) as workers:
+    with Workers(min(jobs, len(calls))) as workers:
         done = dict(workers.map(numbered, [(i, function, args) for i, args in enumerate(calls)]))
     return [done[i] for i in range(len(calls))]
 

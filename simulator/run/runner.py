@@ -6,9 +6,9 @@ atomically, so the dataset is identical whatever ``--jobs``, backend or interrup
 parent process only dispatches tasks, shows progress and writes the manifest: memory stays
 flat however many games are played.
 
-Backends: ``joblib`` (local worker processes) and ``dask`` (a dask.distributed scheduler; the
-workers write parts straight into OUT, which must therefore be a path every worker can reach,
-e.g. a shared filesystem).
+Backends: ``joblib`` (local worker processes) and ``dask`` (the workers of a dask.distributed
+scheduler, given its address; they write parts straight into OUT, which must therefore be a
+path every worker can reach, e.g. a shared filesystem: docs/cluster.md).
 """
 
 from __future__ import annotations
@@ -322,7 +322,6 @@ def execute(
     plan: Plan | None,
     out: Path,
     jobs: int = -1,
-    backend: str = "joblib",
     scheduler: str | None = None,
     resume: bool = False,
     force: bool = False,
@@ -336,7 +335,8 @@ def execute(
     damaged are played.  With ``plan.until_ci`` games are played in waves of ``WAVE_CHUNKS``
     chunks until every win-rate interval (by seat and by policy, in every variant) is narrower
     than it, or ``plan.n_games`` (the budget) is reached; waves do not depend on ``jobs``, so
-    neither does where the run stops.
+    neither does where the run stops.  The tasks run on ``jobs`` local processes, or on the
+    workers of the dask cluster whose ``scheduler`` address is given.
 
     Nothing is touched before the plan, the rules and the workers are ready.  Ctrl-C or
     SIGTERM raises :class:`Interrupted` (the parts written are whole; ``--resume`` finishes
@@ -356,9 +356,7 @@ def execute(
             run.done = resumable_tasks(out, plan, game)
         else:
             store.check_new_out(out, force)
-        return play_into(
-            run, game, params, out, shown, (jobs, backend, scheduler), resume, progress, label
-        )
+        return play_into(run, game, params, out, shown, (jobs, scheduler), resume, progress, label)
 
 
 def resumable_tasks(out: Path, plan: Plan, game: Game) -> set[int]:
@@ -377,7 +375,9 @@ def resumable_tasks(out: Path, plan: Plan, game: Game) -> set[int]:
 def play_into(run, game, params, out, shown, where, resume, progress, label) -> dict:
     """Play ``run``'s tasks not done into the locked folder ``out`` (a new dataset unless
     ``resume``: anything balsim wrote there before is cleared first) on the workers ``where``
-    (jobs, backend, scheduler); returns the finished manifest."""
+    (jobs, scheduler); returns the finished manifest.  The engine compiles here first, when
+    the kernel cache lacks it: local workers, and a cluster's workers that share the cache's
+    folder, then load it instead of each compiling it (docs/cluster.md)."""
     plan, wrote = run.plan, False
     try:
         with Workers(*where) as workers:
@@ -387,8 +387,7 @@ def play_into(run, game, params, out, shown, where, resume, progress, label) -> 
                     store.clear_dataset(out, manifest)
                 store.write_manifest(out, manifest_for(plan, game, "running"))
                 wrote = True
-            if where[1] != "dask":
-                warm_up(game, params[0], plan.n_players)
+            warm_up(game, params[0], plan.n_players)
             run.play(workers, params, out, progress, label)
     except KeyboardInterrupt:
         if not (wrote or resume):

@@ -94,7 +94,7 @@ def warm_engines(players: dict[str, int], jobs: int) -> None:
     workers = min(effective_n_jobs(jobs), len(missing))
     if workers >= 2:
         # the runner's worker processes: the same ones then play the first datasets
-        with Workers(workers, "joblib", None) as pool:
+        with Workers(workers) as pool:
             list(pool.map(warm_engine, [(name, players[name]) for name in missing]))
 
 

@@ -16,18 +16,22 @@ ORPHAN_CHECK_SECONDS = 1.0
 
 
 class Workers:
-    """Runs task functions on local processes (joblib) or a dask.distributed cluster.
+    """Runs task functions on ``jobs`` local processes (joblib) or, given the address of a
+    dask.distributed ``scheduler``, on that cluster's workers.
 
     ``parent`` is this process's pid for local workers (they stop when it dies), None for dask.
+    ``slots`` (once entered) is how many tasks run at once: ``jobs``, or the cluster's threads.
     """
 
-    def __init__(self, jobs: int, backend: str, scheduler: str | None):
-        self.jobs, self.backend, self.scheduler = jobs, backend, scheduler
-        self.parent = None if backend == "dask" else os.getpid()
+    def __init__(self, jobs: int, scheduler: str | None = None):
+        self.jobs, self.scheduler = jobs, scheduler
+        self.parent = None if scheduler else os.getpid()
+        self.slots = jobs
 
     def __enter__(self):
-        if self.backend == "dask":
+        if self.scheduler:
             self.client = dask_client(self.scheduler)
+            self.slots = cluster_slots(self.client, self.scheduler)
         elif self.jobs != 1:
             from joblib import Parallel, parallel_config
 
@@ -46,12 +50,15 @@ class Workers:
         """Results of ``function(*args)`` for every args, in completion order."""
         if not args_list:
             return
-        if self.backend == "dask":
+        if self.scheduler:
             from distributed import as_completed
 
             futures = [self.client.submit(function, *a, pure=False) for a in args_list]
-            for future in as_completed(futures):
-                yield future.result()
+            try:
+                for future in as_completed(futures):
+                    yield future.result()
+            finally:  # stopped early (Ctrl-C, a failed task): the cluster drops the rest
+                self.client.cancel(futures)
         elif self.jobs == 1 or len(args_list) == 1:
             for a in args_list:
                 yield function(*a)
@@ -63,7 +70,7 @@ class Workers:
             )
 
     def __exit__(self, *exc):
-        if self.backend == "dask":
+        if self.scheduler:
             self.client.close()
         elif self.jobs != 1:
             self.parallel.__exit__(*exc)
@@ -114,6 +121,20 @@ def dask_client(address: str | None):
         raise UserError(
             f"{address} did not answer as a dask scheduler ({type(e).__name__}: {e})"
         ) from None
+
+
+def cluster_slots(client, address: str) -> int:
+    """The threads of the cluster's workers (tasks that run at once), said on stderr: a
+    cluster with no worker yet runs the tasks when the first joins."""
+    workers = client.scheduler_info()["workers"].values()
+    threads = sum(w.get("nthreads", 1) for w in workers)
+    waiting = "" if workers else "; the tasks wait for the first worker to join"
+    print(
+        f"dask cluster at {address}: {len(workers)} worker(s), {threads} thread(s){waiting}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return max(threads, 1)
 
 
 def answers_as_a_scheduler(address: str) -> None:

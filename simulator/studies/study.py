@@ -37,11 +37,14 @@ STUDY_SEED = 20_261_129
 # with DEFAULT_STUDY at its default player count.  "variants" maps a variant name to rule
 # overrides (``--set`` syntax), played beside the base rules at the "variant_players" counts
 # (a sweep on the same seeds); a variant whose keys the game rejects is skipped with a note.
-# Sized for about 3 minutes on 2 busy cores (measured 2026-11, jobs=2): Ekonos ~3,500 games/s,
-# Karnaxis ~1,000-1,700 games/s with its years timeline, Karmaggan ~350-450 games/s.
+# What decides a flag is the verdict within the 2-point margin of a win rate (TOST at 5%):
+# about 4,000 games for a seat's share of 1/4 at 80% power (0.19 x (1.645 + 1.28)^2 / 0.02^2),
+# so every dataset plays a few times that; Ekonos's 50,000 of before (intervals of ±0.4
+# points) went to the search seats below.  `balsim study --scale K` multiplies every budget of
+# this file (datasets, strong fields, screens, skill curves) for a cluster.
 STUDY = {
     "ekonos": {
-        "n_games": 50_000,
+        "n_games": 12_000,
         "player_counts": (3, 4, 5, 6),
         "variants": {"start_12": ["setup.start_money=12"]},
         "variant_players": (4,),
@@ -88,18 +91,18 @@ SCREEN_SPANS = {
     "karnaxis": {"unemployment.start_usd": "0:20000"},
 }
 
-# The strong field (simulator.experiments.strength: tuned knob sets, one search seat where the game
-# has a search player and "search_games" is not 0), played at STRONG_PLAYERS with the same variants,
-# so every balance flag can say whether it holds with strong players.  Measured 2026-11 with
-# jobs=2 on the shared machine (load ~9.5), side by side: ekonos-4p-strong 16,000 games in
-# 28 s and karnaxis-4p-strong 12,000 in 20 s, against ekonos-3p 50,000 in 51 s and karnaxis-2p
-# 20,000 in 15 s.  A search seat is not affordable within the study's minutes: Ekonos with one
-# search seat at its default budget plays about 2 games/s (40 games in 23 s, one worker), so
-# a few dozen games would leave every check inconclusive; "search_games" stays 0 until then.
+# The strong field (simulator.experiments.strength: tuned knob sets, one search seat where the
+# game has a search player and "search_games" is not 0), played at STRONG_PLAYERS with the same
+# variants, so every balance flag can say whether it holds with strong players.  A search seat
+# at its default budget costs, per core, about 1/21 s a game in Ekonos, 1/55 s in Karnaxis and
+# 1/13 s in Karmaggän (a search team; `balsim bench`, 89c92a7), so each variant gets what the
+# study's minutes afford: 50 to 250 games, intervals of ±5 to ±10 points on the search seat's
+# win rate, enough to see a large flag vanish with strong players, not to call one balanced.
+# "n_games" is the tuned field's, played where a game has no search player.
 STRONG = {
-    "ekonos": {"n_games": 8_000, "search_games": 0},
-    "karnaxis": {"n_games": 4_000, "search_games": 0},
-    "karmaggan": {"n_games": 1_000, "search_games": 0},
+    "ekonos": {"n_games": 8_000, "search_games": 120},
+    "karnaxis": {"n_games": 4_000, "search_games": 240},
+    "karmaggan": {"n_games": 1_000, "search_games": 48},
 }
 STRONG_PLAYERS = 4
 
@@ -116,16 +119,23 @@ CHALLENGE = {
 }
 CHALLENGE_MIN_GAMES = 2_000
 
-# The skill gap of each game with a search player (simulator.experiments.strength.skill): its search
-# seat (Karmaggän: its team) against the tuned field at STRONG_PLAYERS, at 1 rollout and at its
-# default budget, on the same games; the report's "Skill and luck" section.  These are the
-# study's search seats, as many games as its minutes afford (measured 2026-11, CPU time:
-# Ekonos 96 games at budgets 1 and 64 in 22 s, Karnaxis 96 at 1 and 16 in 33 s; Karmaggän's
-# search plays about 6.6 games/s per core at its default budget of 32, so it gets fewer).
+
+# The skill curve of each game with a search player (simulator.experiments.strength.skill):
+# its search seat (Karmaggän: its team) against the tuned field at STRONG_PLAYERS, at 1, 4, 16
+# and 64 rollouts a decision, on the same games, in looks until the verdict on the gap (top
+# budget against 1) is decided; the report's "Skill and luck" section.  "n_games" is the most
+# games a budget plays: enough for a 10-point gap at 80% power when the looks run out (a paired
+# win difference varies by about 0.4 a game: 0.4 x (1.96 + 0.84)^2 / 0.1^2 = 314, rounded up to
+# whole rounds of seat orders, more for the looks' Bonferroni level); a gap as large as most
+# searches show is decided at the first or second look, an eighth or a quarter of that.  Costs,
+# one game at all four budgets, per core: about 85/64 of a default-budget search game in Ekonos,
+# 85/16 in Karnaxis and 85/32 in Karmaggän, so Karmaggän gets a quarter of the games (a
+# 20-point gap).
+SKILL_BUDGETS = (1, 4, 16, 64)
 SKILL = {
-    "ekonos": {"budgets": (1, 64), "n_games": 120},
-    "karnaxis": {"budgets": (1, 16), "n_games": 120},
-    "karmaggan": {"budgets": (1, 32), "n_games": 48},
+    "ekonos": {"budgets": SKILL_BUDGETS, "n_games": 384},
+    "karnaxis": {"budgets": SKILL_BUDGETS, "n_games": 384},
+    "karmaggan": {"budgets": SKILL_BUDGETS, "n_games": 96},
 }
 
 
@@ -154,10 +164,12 @@ def study_plans(
     jobs: int = 1,
     progress: bool = False,
     budget: Budget | None = None,
+    scheduler: str | None = None,
 ) -> list[tuple[str, Plan]]:
     """(folder name, plan) of every dataset of the study; ``scale`` multiplies game counts.
     ``field`` (a rung) plays the scripted datasets; the adapted and search rungs adapt each
-    of their variants first (``budget`` games each, on ``jobs`` workers, cached)."""
+    of their variants first (``budget`` games each, on ``jobs`` workers or the dask cluster at
+    ``scheduler``, cached)."""
     plans = []
     for name in GAME_NAMES:
         game = get_game(name)
@@ -181,7 +193,7 @@ def study_plans(
                 field=SCRIPTED,
             )
             if field != SCRIPTED:
-                ladder = Ladder(game, n, budget, jobs, progress)
+                ladder = Ladder(game, n, budget, jobs, progress, scheduler=scheduler)
                 plan = ladder.plan(plan, Field(field))
             plans.append((f"{name}-{n}p", plan))
         strong = strong_plan(game, swept, scale)
@@ -228,15 +240,18 @@ def run_study(
     budget: Budget | None = None,
     resume: bool = False,
     screen_scale: float = SCREEN_SCALE,
+    scheduler: str | None = None,
 ) -> list[Path]:
     """Run the default study into ``runs_dir`` and write the report to ``report_path``.
 
     Earlier study datasets in ``runs_dir`` are replaced; with ``resume`` those the same study
     finished are kept, those it started are finished, and so are its screens.  Prints one
     line per dataset and where the report is; returns the dataset folders.  ``scale`` shrinks
-    or grows every game count (tests use a small one); ``field`` is the rung that plays the
-    scripted datasets (adapted with ``budget`` games per variant).  Stopped by Ctrl-C, in any
-    phase, it says how to finish the study.
+    or grows every game count (tests use a small one; ``balsim study --scale K``);
+    ``field`` is the rung that plays the scripted datasets (adapted with ``budget`` games per
+    variant).  The games run on ``jobs`` local processes, or on the workers of the dask
+    cluster at ``scheduler``.  Stopped by Ctrl-C, in any phase, it says how to finish the
+    study.
     """
     runs_dir, report_path = Path(runs_dir), Path(report_path)
     started = time.perf_counter()
@@ -245,6 +260,8 @@ def run_study(
         f"--report {shlex.quote(str(report_path))}"
         + (f" --field {field}" if field != SCRIPTED else "")
         + (f" --adapt-budget {budget.games}" if budget else "")
+        + (f" --scale {scale:g}" if scale != 1 else "")
+        + (f" --scheduler {shlex.quote(scheduler)}" if scheduler else "")
         + (f" --screen-scale {screen_scale:g}" if screen_scale != SCREEN_SCALE else "")
         + " --resume"
     )
@@ -252,7 +269,7 @@ def run_study(
     check_study_outputs(runs_dir, report_path, [folder for folder, _ in study_plans(scale)])
     phase = "while adapting the players to the rules"
     try:
-        plans = study_plans(scale, field, jobs, progress, budget)
+        plans = study_plans(scale, field, jobs, progress, budget, scheduler)
         phase = "while compiling the engines"
         warm_engines({plan.game: plan.n_players for _, plan in plans}, jobs)
         dirs = []
@@ -268,6 +285,7 @@ def run_study(
                     None if again else plan,
                     out,
                     jobs=jobs,
+                    scheduler=scheduler,
                     progress=progress,
                     resume=again,
                     force=not again,
@@ -281,11 +299,11 @@ def run_study(
                 )
             dirs.append(out)
         phase = "in the challenges of the strong fields' dominant policies"
-        challenges = run_challenges(runs_dir, dirs, jobs, progress, scale, resume)
+        challenges = run_challenges(runs_dir, dirs, jobs, progress, scale, resume, scheduler)
         phase = "in the sensitivity screens"
-        screens = run_screens(runs_dir, jobs, progress, scale, screen_scale, resume)
+        screens = run_screens(runs_dir, jobs, progress, scale, screen_scale, resume, scheduler)
         phase = "in the skill curves"
-        skill = run_skill(runs_dir, jobs, progress, scale, resume)
+        skill = run_skill(runs_dir, jobs, progress, scale, resume, scheduler)
         phase = "while writing the report"
         t = time.perf_counter()
         write_report(dirs + challenges + screens + skill, report_path, jobs)
@@ -380,9 +398,11 @@ def run_screens(
     scale: float = 1.0,
     screen_scale: float = SCREEN_SCALE,
     resume: bool = False,
+    scheduler: str | None = None,
 ) -> list[Path]:
-    """The sensitivity screen of each game's assumed keys (see SCREEN_DETECT), one folder each;
-    ``scale`` x ``screen_scale`` multiplies its games; with ``resume`` a screen done is kept."""
+    """The sensitivity screen of each game's assumed keys (see SCREEN_DETECT), one folder each,
+    on ``jobs`` workers or the dask cluster at ``scheduler``; ``scale`` x ``screen_scale``
+    multiplies its games; with ``resume`` a screen done is kept."""
     from simulator.experiments import sensitivity
     from simulator.experiments.lab import Design, Lab
     from simulator.experiments.screening import plan_screen
@@ -412,7 +432,7 @@ def run_screens(
             total = SCREEN_TRAJECTORIES * (len(plan.factors) + 1) * per_run + 2 * per_choice * len(
                 plan.choices
             )
-            with Lab(game, jobs, progress=progress, total=total) as lab:
+            with Lab(game, jobs, progress, total, scheduler) as lab:
                 result = sensitivity.screen(
                     lab, rules, design, plan, SCREEN_TRAJECTORIES, per_run, per_choice, STUDY_SEED
                 )
@@ -445,6 +465,7 @@ def run_challenges(
     progress: bool,
     scale: float = 1.0,
     resume: bool = False,
+    scheduler: str | None = None,
 ) -> list[Path]:
     """Challenge every dominant policy of each strong-field dataset among ``dirs`` (see
     CHALLENGE): one folder per game with such datasets, its record holding every challenge
@@ -473,7 +494,10 @@ def run_challenges(
             continue
         t = time.perf_counter()
         results = [
-            {"field": field_of(ds), **challenged(ds, i, budget, search_games, jobs, progress)}
+            {
+                "field": field_of(ds),
+                **challenged(ds, i, budget, search_games, jobs, progress, scheduler),
+            }
             for ds, i in asked
         ]
         tmp = new_out_dir(path)
@@ -486,7 +510,9 @@ def run_challenges(
     return out
 
 
-def challenged(ds, incumbent: str, budget: int, search_games: int, jobs: int, progress: bool):
+def challenged(
+    ds, incumbent: str, budget: int, search_games: int, jobs: int, progress: bool, scheduler=None
+):
     """The record of ``balsim challenge`` against ``incumbent`` in ``ds``'s field and base
     rules (its knob sets included), each challenger starting from its copy on that rung."""
     from simulator.experiments.lab import Lab, scripted_field
@@ -494,10 +520,10 @@ def challenged(ds, incumbent: str, budget: int, search_games: int, jobs: int, pr
 
     game, field = get_game(ds.game), field_of(ds)
     rules = ds.variants[0]["rules"]
-    ladder = Ladder(game, ds.n_players)
+    ladder = Ladder(game, ds.n_players, scheduler=scheduler)
     start = (lambda rival: ladder.copy_name(rules, field, rival)) if field in RUNGS else None
     total = budget * (len(scripted_field(game)) - 1) + (search_games if has_search(game) else 0)
-    with Lab(game, jobs, progress=progress, total=total) as lab:
+    with Lab(game, jobs, progress=progress, total=total, scheduler=scheduler) as lab:
         result = challenge(
             lab, rules, incumbent, ds.n_players, budget, search_games, STUDY_SEED, start
         )
@@ -509,10 +535,16 @@ def skill_folder(game: str) -> str:
 
 
 def run_skill(
-    runs_dir: Path, jobs: int, progress: bool, scale: float = 1.0, resume: bool = False
+    runs_dir: Path,
+    jobs: int,
+    progress: bool,
+    scale: float = 1.0,
+    resume: bool = False,
+    scheduler: str | None = None,
 ) -> list[Path]:
-    """The skill curve of each game with a search player (see SKILL), one folder each; with
-    ``resume`` a curve done is kept."""
+    """The skill curve of each game with a search player (see SKILL), one folder each, on
+    ``jobs`` workers or the dask cluster at ``scheduler``; with ``resume`` a curve done is
+    kept."""
     from simulator.experiments.lab import Lab
     from simulator.experiments.strength import has_search, skill, write_curve
 
@@ -533,7 +565,8 @@ def run_skill(
             out.append(path)
             continue
         t = time.perf_counter()
-        with Lab(game, jobs, progress=progress, total=n_games * len(spec["budgets"])) as lab:
+        total = n_games * len(spec["budgets"])
+        with Lab(game, jobs, progress, total, scheduler) as lab:
             curve = skill(
                 lab, game.rules(), STRONG_PLAYERS, n_games, spec["budgets"], seed=STUDY_SEED
             )

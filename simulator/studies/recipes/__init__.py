@@ -112,13 +112,15 @@ def ask(
     margin: float | None = None,
     fields: list[Field] | None = None,
     adapt_budget: Budget | None = None,
+    scheduler: str | None = None,
 ) -> Asked:
     """Answer the recipe's question once per field of ``fields`` (default the rungs of
     :data:`DEFAULT_RUNGS`), each in looks until its answer is decided or ``games`` per variant
     (the budget) are played, into ``OUT/dataset-FIELD``; write OUT (whole or not at all) and
     return the answers with their agreement.  ``margin``: the equivalence margin (a
     fraction; default 2 points); ``adapt_budget``: the games of each variant's adaptation
-    (fields adapted and search)."""
+    (fields adapted and search); ``scheduler``: a dask cluster's address, to play there
+    instead of on ``jobs`` local processes."""
     game = get_game(recipe.game)
     rules = game.rules()
     budget = games or recipe.games
@@ -128,7 +130,9 @@ def ask(
         WIN_RATE_MARGIN if margin is None else margin, alpha_per_look(len(sizes) * len(variants))
     )
     fields = fields or [Field(rung) for rung in DEFAULT_RUNGS]
-    ladder = Ladder(game, recipe.players, adapt_budget, jobs=jobs, progress=progress)
+    ladder = Ladder(
+        game, recipe.players, adapt_budget, jobs=jobs, progress=progress, scheduler=scheduler
+    )
     base = Plan(
         game=recipe.game,
         n_games=sizes[0],
@@ -201,7 +205,9 @@ def answer_field(
     where = tmp / dataset_folder(field)
     for look, n_games in enumerate(sizes):
         label = f"{recipe.name} {field.name} look {look + 1}"
-        play(replace(plan, n_games=n_games), where, look > 0, jobs, progress, label)
+        play(
+            replace(plan, n_games=n_games), where, look > 0, jobs, progress, label, ladder.scheduler
+        )
         answer = recipe.answer(Dataset(where), sizing)
         if answer.decision.decided:
             break
@@ -221,12 +227,20 @@ def answer_field(
     return rung
 
 
-def play(plan: Plan, where: Path, extend: bool, jobs: int, progress: bool, label: str) -> None:
+def play(
+    plan: Plan,
+    where: Path,
+    extend: bool,
+    jobs: int,
+    progress: bool,
+    label: str,
+    scheduler: str | None = None,
+) -> None:
     """Play ``plan`` into ``where``; ``extend``: the dataset there holds the first games of the
     same plan (an earlier look), which are kept, and only the others are played (the
     runner's resume of a larger plan)."""
     if extend:
         store.write_manifest(where, manifest_for(plan, get_game(plan.game), "running"))
-        execute(None, where, jobs=jobs, progress=progress, resume=True, label=label)
+        execute(None, where, jobs, scheduler, progress=progress, resume=True, label=label)
     else:
-        execute(plan, where, jobs=jobs, progress=progress, force=True, label=label)
+        execute(plan, where, jobs, scheduler, progress=progress, force=True, label=label)
