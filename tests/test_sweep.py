@@ -93,8 +93,10 @@ def test_until_ci_budget_and_jobs_independence(tmp_path):
 
 
 def test_paired_differences_against_base(tmp_path):
+    from simulator.analysis import Dataset
     from simulator.analysis.paired import paired_differences
     from simulator.core.stats import holm
+    from simulator.report.answers import largest_change
 
     same = tmp_path / "same.toml"
     same.write_text("[setup]\nstart_money = 0\n")  # identical to the base rules
@@ -123,11 +125,27 @@ def test_paired_differences_against_base(tmp_path):
     # the same rules on the same seeds: every difference is exactly zero
     assert (same_rows["mean_diff"] == 0).all() and (same_rows["diff_lo"] == 0).all()
     assert not same_rows["significant"].any()
+    # the report says a change that is not significant is none at all, not what it could see
+    moved = largest_change(Dataset(out), {"paired_change": table}, ["same"])
+    assert moved.endswith("the same in each of the 2,000 paired games)"), moved
     rich_score = table.filter((pl.col("variant") == "rich") & (pl.col("metric") == "mean_score"))
     # 40 more M.U. each: scores rise, clearly
     assert (rich_score["mean_diff"] > 20).all() and rich_score["significant"].all()
     assert set(table["group"].unique()) >= {"seat=0", "policy=cash_hoarder", "all"}
     np.testing.assert_allclose(holm(np.array([0.01, 0.04, 0.03])), [0.03, 0.06, 0.06])
+
+
+def test_a_change_without_spread_is_weighed_by_how_many_games_agree():
+    """Two games that moved by the same amount prove nothing; twenty do (a sign test, not an
+    infinite z); a change with spread keeps its normal p-value."""
+    from scipy import stats
+
+    from simulator.analysis.paired import change_p_values
+
+    p = change_p_values(np.array([1.0, 1.0, 0.0, 0.3]), np.zeros(4), np.array([2, 20, 20, 20]))
+    np.testing.assert_allclose(p, [0.5, 2.0**-19, 1.0, 2.0**-19])
+    spread = change_p_values(np.array([0.3]), np.array([0.1]), np.array([20]))
+    np.testing.assert_allclose(spread, [2 * stats.norm.sf(3.0)])
 
 
 def test_the_summary_reads_each_table_once_and_pairs_as_two_variants_do(tmp_path, monkeypatch):

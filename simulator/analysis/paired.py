@@ -28,8 +28,8 @@ COMPARISONS = (  # (metric, table, value column, group column)
 def paired_differences(dataset, base: str | None = None) -> pl.DataFrame:
     """Each variant minus ``base`` (default: the first variant) per comparison.
 
-    Columns: variant, metric, group, n, n_games, base_mean, variant_mean, mean_diff, diff_lo,
-    diff_hi, p_value, p_holm, significant; intervals and p-values clustered by game.  Empty
+    Columns: variant, metric, group, n, n_games, base_mean, variant_mean, mean_diff, se,
+    diff_lo, diff_hi, p_value, p_holm, significant; intervals and p-values clustered by game.  Empty
     when the dataset has one variant.  Each table is read once: the base rows are joined with
     every other variant's at once and each comparison is one group-by (a sweep of a thousand
     variants summarises in seconds)."""
@@ -79,16 +79,24 @@ def paired_differences(dataset, base: str | None = None) -> pl.DataFrame:
         .sort("order", "comparison", maintain_order=True)
         .drop("order", "comparison")
     )
-    se = table["se"].to_numpy()
-    diff = table["mean_diff"].to_numpy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(se > 0, np.abs(diff) / se, np.where(diff == 0, 0.0, np.inf))
-    p_value = two_sided_p(z)
-    return (
-        table.drop("se")
-        .with_columns(p_value=pl.Series(p_value), p_holm=pl.Series(holm(p_value)))
-        .with_columns(significant=pl.col("p_holm") < 0.05)
+    p_value = change_p_values(
+        table["mean_diff"].to_numpy(), table["se"].to_numpy(), table["n_games"].to_numpy()
     )
+    return table.with_columns(
+        p_value=pl.Series(p_value), p_holm=pl.Series(holm(p_value))
+    ).with_columns(significant=pl.col("p_holm") < 0.05)
+
+
+def change_p_values(diff, se, n_games) -> np.ndarray:
+    """Two-sided p-values of paired changes from their game-clustered standard errors.
+
+    With no spread at all (se 0) every game moved by the same amount: the normal z would be
+    infinite however few the games, so such a change is weighed by a sign test instead, every
+    one of ``n_games`` games agreeing (p = 2^(1 - n)): two games prove nothing, twenty do."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se > 0, np.abs(diff) / se, 0.0)
+    all_agree = np.minimum(1.0, 2.0 ** (1.0 - np.asarray(n_games, dtype=np.float64)))
+    return np.where(se > 0, two_sided_p(z), np.where(diff == 0, 1.0, all_agree))
 
 
 def summary_lines(table: pl.DataFrame, limit: int = 8) -> list[str]:

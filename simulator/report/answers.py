@@ -95,6 +95,10 @@ def change_verdict(r: dict) -> str:
     equivalence test says: no change beyond the margin, or what the games could detect."""
     if r["significant"]:
         return ", significant after Holm's correction"
+    if r["se"] == 0:  # every paired game moved alike: no spread to test against
+        if r["mean_diff"] == 0:
+            return f", the same in each of the {r['n_games']:,} paired games"
+        return f", the same change in each of only {r['n_games']:,} paired games: too few"
     v = judge(r["mean_diff"], r["se"], WIN_RATE_MARGIN)
     if v.kind == NO_EFFECT:
         return f", no change beyond ±{100 * WIN_RATE_MARGIN:g} points by the equivalence test"
