@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import polars as pl
 import pytest
 import tomllib
 from click.testing import CliRunner
@@ -221,6 +222,27 @@ def test_fit_command_writes_an_overlay_that_rules_accepts(tmp_path):
     summary = json.loads((out / "balsim.json").read_text())
     assert summary["tool"] == "fit" and summary["best"] == {"setup.years": 16}
     assert (out / "fit.png").stat().st_size > 0 and (out / "evaluations.parquet").exists()
+
+
+def test_an_adapted_fit_re_measures_its_values_with_the_field_re_adapted_to_them(
+    tmp_path, monkeypatch
+):
+    """The race plays knobs adapted to the base rules; the values it chooses are measured
+    again, on the same held-out games, by a field re-adapted to them (so not the same play)."""
+    monkeypatch.setenv("BALSIM_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "fit"
+    args = ("--key", "scoring.per_mu=2:3", "--target", "max_policy_share=1", "--budget", 800)
+    result = invoke(
+        "fit", "ekonos", *args, "--field", "adapted", "--adapt-budget", 13_000, "-j", 1,
+        "-q", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "With the field re-adapted to these values: " in result.output
+    summary = json.loads((out / "balsim.json").read_text())
+    held_out, again = summary["estimate"], summary["readapted"]["estimate"]
+    assert again["games"] == held_out["games"] and again["value"] != held_out["value"]
+    stages = pl.read_parquet(out / "evaluations.parquet")["stage"].to_list()
+    assert stages[-2:] == ["held-out", "re-adapted"]
 
 
 @pytest.mark.parametrize(

@@ -263,8 +263,9 @@ def tune(
 @line_up_options
 @field_options(
     "scripted",
-    "Who plays (adapted: to the base rules); several: one fit each into OUT/FIELD, and "
-    "whether their confidence sets overlap",
+    "Who plays (adapted: the race with knobs adapted to the base rules, the chosen values "
+    "then re-measured with the field re-adapted to them); several: one fit each into "
+    "OUT/FIELD, and whether their confidence sets overlap",
 )
 @tool_options
 @rules_options
@@ -311,8 +312,15 @@ def fit(
           --out runs/fit-markers
     """
     from simulator.experiments.field import parse_fields
-    from simulator.experiments.fit import default_margin, key_range, parse_target, write
+    from simulator.experiments.fit import (
+        default_margin,
+        key_range,
+        parse_target,
+        readapted_check,
+        write,
+    )
     from simulator.experiments.fit import fit as fit_keys
+    from simulator.experiments.keys import with_values
     from simulator.experiments.lab import Design
     from simulator.run.outputs import check_out_dir
 
@@ -335,6 +343,22 @@ def fit(
         design = Design(g.name, lineup, seed)
         with lab_for(g, jobs, quiet, budget, scheduler) as lab:
             result = fit_keys(lab, field_rules, design, ranges, metric, value, budget, seed, margin)
+        if field.name == "adapted":  # the field the chosen values would really meet
+            _, _, readapted = field_lineup(
+                g,
+                with_values(rules, result.best),
+                "fit",
+                (f.name,),
+                adapt_budget,
+                players,
+                policy,
+                seats,
+                jobs,
+                quiet,
+                scheduler,
+            )
+            with lab_for(g, jobs, quiet, result.estimate.n, scheduler) as lab:
+                readapted_check(lab, design, readapted, result)
         write(result, design, outs[f], command_line())
         add_to_record(outs[f], field=field.name)
         results[field.name] = result

@@ -175,6 +175,11 @@ class FitResult:
         return [e.values for e in self.raced if e.in_set]
 
     @property
+    def readapted(self) -> Evaluation | None:
+        """The chosen values re-measured with the field re-adapted to them, if it was."""
+        return next((e for e in self.evaluations if e.stage == "re-adapted"), None)
+
+    @property
     def hits(self) -> list[dict]:
         """The raced values shown within the margin of the target."""
         return [e.values for e in self.raced if e.verdict and e.verdict.kind == NO_EFFECT]
@@ -195,11 +200,28 @@ class FitResult:
         return (
             f"{values}: {self.metric} = {self.estimate.value:.4g} (95% CI {low:.4g} to "
             f"{high:.4g}) on {self.estimate.n:,} held-out games, target {self.target:g}: "
-            f"{self.verdict.describe(lambda x: f'{x:+.4g}', 'off the target by')}. In the race, "
+            f"{self.verdict.describe(lambda x: f'{x:+.4g}', 'off the target by')}. "
+            f"{readapted_text(self.readapted)}In the race, "
             f"{found}; the 95% confidence set of {', '.join(k.key for k in self.keys)} (every "
             f"value raced whose interval holds the target): {listed(self.confidence_set)}; "
             f"{race} ({self.games:,} games in all)."
         )
+
+
+def readapted_text(e: Evaluation | None) -> str:
+    """'With the field re-adapted to these values: ... . ' (empty when it was not)."""
+    if e is None:
+        return ""
+    low, high = e.estimate.interval
+    return (
+        f"With the field re-adapted to these values: {e.estimate.value:.4g} (95% CI "
+        f"{low:.4g} to {high:.4g}) on the same games: "
+        f"{e.verdict.describe(lambda x: f'{x:+.4g}', 'off the target by')}. "
+    )
+
+
+def readapted_record(e: Evaluation | None) -> dict | None:
+    return None if e is None else {"estimate": e.estimate.record(), "verdict": e.verdict.record()}
 
 
 def listed(values: list[dict]) -> str:
@@ -254,15 +276,45 @@ def fit(
     best, decided = race(
         lab, design, candidate, finalists, metric, aim, race_budget, evaluations, block
     )
-    (outcome,) = lab.play(design, [candidate(best)], batch_ids(0, held_out, offset=HELD_OUT))
+    chosen = held_out_check(lab, design, candidate(best), best, metric, target, margin, held_out)
+    evaluations.append(chosen)
+    return FitResult(
+        metric_name,
+        target,
+        keys,
+        best,
+        chosen.estimate,
+        evaluations,
+        lab.played,
+        decided,
+        margin,
+        chosen.verdict,
+    )
+
+
+def held_out_check(lab, design, rules, values, metric, target, margin, n, stage="held-out"):
+    """``metric`` of ``values`` (played by ``rules``) on ``n`` held-out games, judged against
+    ``target`` within ``margin``."""
+    (outcome,) = lab.play(design, [rules], batch_ids(0, n, offset=HELD_OUT))
     estimate = metric.estimate(outcome)
     verdict = judge(estimate.value - target, spread(estimate), margin)
-    evaluations.append(
-        Evaluation(best, "held-out", estimate, abs(estimate.value - target), verdict)
+    return Evaluation(values, stage, estimate, abs(estimate.value - target), verdict)
+
+
+def readapted_check(lab: Lab, design: Design, rules: dict, result: FitResult) -> Evaluation:
+    """The chosen values on the same held-out games with ``rules``: the field re-adapted to
+    them (the race plays knobs adapted to the base rules; a designer who adopts the values
+    faces players who adapt to them).  Added to ``result``, which then reports both."""
+    probe = lab.probe(design, rules)
+    seated = {**probe.labels, "policy": tuple(dict.fromkeys(design.lineup))}
+    metric = parse_metric(result.metric, seated, probe.end_reasons, tuple(probe.extra))
+    n = result.estimate.n
+    check = held_out_check(
+        lab, design, rules, result.best, metric, result.target, result.margin, n, "re-adapted"
     )
-    return FitResult(
-        metric_name, target, keys, best, estimate, evaluations, lab.played, decided, margin, verdict
-    )
+    result.evaluations.append(check)
+    result.games += lab.played
+    return check
 
 
 def search_stage(lab, design, candidate, keys, metric, target, budget, seed, evaluations, block):
@@ -411,6 +463,7 @@ def write(result: FitResult, design: Design, out: Path, command: str) -> None:
             "best": result.best,
             "estimate": result.estimate.record(),
             "verdict": result.verdict.record(),
+            "readapted": readapted_record(result.readapted),
             "confidence_set": result.confidence_set,
             "hits": result.hits,
             "summary": result.summary(),

@@ -74,7 +74,9 @@ def fit_line(results: dict[str, FitResult]) -> str:
     common = set.intersection(*sets) if sets else set()
     each = "; ".join(
         f"{field}: chosen {', '.join(f'{k} = {v:g}' for k, v in r.best.items())} "
-        f"({r.verdict.kind} on held-out games), confidence set {listed(r.confidence_set)}"
+        f"({r.verdict.kind} on held-out games"
+        + (f"; {r.readapted.verdict.kind} with the field re-adapted to it" if r.readapted else "")
+        + f"), confidence set {listed(r.confidence_set)}"
         for field, r in results.items()
     )
     names = ", ".join(results)
