@@ -24,7 +24,7 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import tomllib
@@ -233,14 +233,14 @@ def rule_uses(package: str | Path, key: str) -> list[Use]:
     found, readers = set(), []
     for name, module in modules.items():
         for stmt, function in module.reads(table, leaf):
-            found |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)} & slots
+            found |= _variables(stmt) & slots
             readers.append((name, function))
     named = {key, key.rsplit(".", 1)[0] if parts[-1].isdigit() else key}
     uses = []
     for name, module in modules.items():
         for function in module.functions:
-            refers = found & {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
-            doc = ast.get_docstring(function) or ""
+            refers = found & module.variables[function]
+            doc = module.docs[function]
             if (refers and (name, function) not in readers) or any(
                 f"``{k}``" in doc for k in named
             ):
@@ -267,20 +267,33 @@ class _Module:
     slots: set
     functions: list
 
+    # a rules file has hundreds of keys, each looked up in every module: what a lookup needs
+    # from the trees is indexed once per module, not walked again per key
+    @cached_property
+    def variables(self) -> dict:
+        """Each function's variable names."""
+        return {function: _variables(function) for function in self.functions}
+
+    @cached_property
+    def docs(self) -> dict:
+        return {function: ast.get_docstring(function) or "" for function in self.functions}
+
+    @cached_property
+    def subscripts(self) -> dict:
+        """Subscripts by a constant (``x["income_max_usd"]``), with the function holding each."""
+        out = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+                function = self.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                if function is not None:
+                    out.setdefault(node.slice.value, []).append((node, function))
+        return out
+
     def reads(self, table: str, leaf: str):
         """``(statement, enclosing function)`` of each read of ``[leaf]`` of ``table``'s data:
         the subscript's base, or a loop holding it, names the table (or a variable bound to
         it); a read that is a value of a dict literal is narrowed to that entry."""
-        for node in ast.walk(self.tree):
-            if not (
-                isinstance(node, ast.Subscript)
-                and isinstance(node.slice, ast.Constant)
-                and node.slice.value == leaf
-            ):
-                continue
-            function = self.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            if function is None:
-                continue
+        for node, function in self.subscripts.get(leaf, ()):
             names = {table} | aliases(function, table)
             chain, up = [node.value], node
             while up in self.parents:
@@ -311,15 +324,20 @@ class _Module:
         return child
 
 
-def aliases(function: ast.AST, table: str) -> set[str]:
+def _variables(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+@lru_cache(maxsize=4096)
+def aliases(function: ast.AST, table: str) -> frozenset[str]:
     """Variables a function binds to the table's data (``business = rules["business"]``)."""
-    return {
+    return frozenset(
         target.id
         for stmt in ast.walk(function)
         if isinstance(stmt, ast.Assign) and _names(stmt.value, {table})
         for target in stmt.targets
         if isinstance(target, ast.Name)
-    }
+    )
 
 
 def _names(node: ast.AST, names: set[str]) -> bool:
