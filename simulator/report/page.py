@@ -343,6 +343,7 @@ h3{margin-top:1.6em} h4{margin:.2em 0}
 .pair{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
 .pair.wide{flex-direction:column}
 .fig figure{margin:0} .fig svg.chart{max-width:640px;height:auto;display:block}
+figure.full{margin:.5em 0} figure.full svg.chart{max-width:100%;height:auto;display:block}
 .fig img{max-width:640px} a.term{color:inherit;text-decoration:underline dotted}
 .glossary dt{font-weight:600;margin-top:.5em} .glossary dd{margin:0 0 0 1.5em;max-width:60em}
 .tab{max-width:100%;flex:1 1 420px}
