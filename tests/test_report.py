@@ -550,6 +550,10 @@ def test_the_study_report_speaks_plainly(small_study):
     assert internal == []
     assert not [h for h in headers if re.search(r"[a-z]_[a-z]", h)]
     assert "95% interval" in headers and "first player's win rate (%)" in headers
+    # the flags box says its thresholds in words, and every chart is inline SVG
+    flags = page[page.index("<div class='flags'>") : page.index("<h2>Datasets")]
+    assert [k for k in THRESHOLDS if "_" in k and k in flags] == []
+    assert "at p &lt; 0.001" in flags and "<img" not in page
     for term in ("g-fair-share", "g-points", "g-interval", "g-paired", "g-assumed", "g-tuned"):
         assert page.count(f"href='#{term}'") == 1 and f"<dt id='{term}'>" in page, term
     # the charts' titles state what they show
