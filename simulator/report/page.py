@@ -2,7 +2,8 @@
 
 The page is self-contained (CSS inline, charts as inline SVG, no script) and laid out for a
 1,400-pixel-wide window: tables wrap their headers and stack under their chart when they do
-not fit beside it, so no table is cut off.
+not fit beside it, and a table wider than the page scrolls in its own box, so no table is cut
+off and the page never widens.
 """
 
 from __future__ import annotations
@@ -298,7 +299,10 @@ def table_html(df: pl.DataFrame | None, keep: list[str] | None = None) -> str:
         if df.height > MAX_TABLE_ROWS
         else ""
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+    return (
+        f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
+        f"</table></div>{more}"
+    )
 
 
 WIDE_TABLE_COLUMNS = 9  # wider tables go under their chart, across the whole page
@@ -347,7 +351,8 @@ figure.full{margin:.5em 0} figure.full svg.chart{max-width:100%;height:auto;disp
 .fig img{max-width:640px} a.term{color:inherit;text-decoration:underline dotted}
 .glossary dt{font-weight:600;margin-top:.5em} .glossary dd{margin:0 0 0 1.5em;max-width:60em}
 .tab{max-width:100%;flex:1 1 420px}
-table{border-collapse:collapse;font-size:12px;max-width:100%}
+.scroll{max-width:100%;overflow-x:auto}
+table{border-collapse:collapse;font-size:12px}
 th,td{border:1px solid #bbb;padding:2px 5px;text-align:right}
 th{background:#e6e6e6;font-weight:600} td:first-child,th:first-child{text-align:left}
 td{white-space:nowrap} td.wrap{white-space:normal;min-width:12em} td.name{white-space:normal}

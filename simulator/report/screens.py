@@ -190,9 +190,10 @@ def html_section(out: str | Path) -> str:
         f"{counts['inconclusive']} inconclusive.</p>"
         f"<figure class='full'>{chart}</figure>"
         + (
-            f"<details><summary>The {found.height} effects found</summary><table><tr>"
+            f"<details><summary>The {found.height} effects found</summary>"
+            f"<div class='scroll'><table><tr>"
             f"<th>measure</th><th>rules key: change (95% CI)</th>"
-            f"<th>p-value (Holm-corrected)</th></tr>{rows}</table>"
+            f"<th>p-value (Holm-corrected)</th></tr>{rows}</table></div>"
             "</details>"
             if rows
             else "<p>No key moves any metric beyond the noise.</p>"
