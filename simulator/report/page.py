@@ -159,6 +159,16 @@ COLUMNS = {
     "n_dealt": "players dealt",
     "name": "name",
 }
+# the engines' codes that a table shows as values (how a game ended, who presides), in words
+VALUE_WORDS = {
+    "final_year": "last year played",
+    "final_turn": "last turn played",
+    "egg_escaped": "the Alien Egg escaped",
+    "all_dead": "every plunderer dead",
+    "round_cap": "round cap reached",
+    "top_president": "top president",
+    "co_top_president": "co-top president",
+}
 POINTS = ("excess", "edge", "mean_diff", "diff")  # differences of rates, shown in points
 UNITS = (("_usd", "USD"), ("_mu", "M.U."))
 
@@ -229,7 +239,7 @@ def cell(name: str, value, unit: str = "") -> str:
         if isinstance(value, int):
             return f"{value:,}"
         return number(value)
-    return html.escape(str(value))
+    return html.escape(VALUE_WORDS.get(str(value), str(value)))
 
 
 def header(name: str) -> str:
