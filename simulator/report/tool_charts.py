@@ -221,10 +221,10 @@ def screen_chart(summary: dict, effects: pl.DataFrame) -> Figure:
         Patch(color=VERDICT_COLOURS[INCONCLUSIVE], label="inconclusive"),
     ]
     fig.legend(handles=legend, loc="lower center", ncols=3, bbox_to_anchor=(0.5, 0.0))
-    found = effects.filter(pl.col("verdict") == EFFECT).height if effects.height else 0
+    moving = effects.filter(pl.col("verdict") == EFFECT)["key"].n_unique() if effects.height else 0
     fig.suptitle(
-        f"{summary['game']} at {summary['n_players']} players: {found} effect"
-        f"{'' if found == 1 else 's'} of {len(summary['screened'])} keys on the balance "
+        f"{summary['game']} at {summary['n_players']} players: {moving} of "
+        f"{len(summary['screened'])} keys screened move a balance measure "
         f"({summary['games']:,} games)",
         fontsize=12,
         fontweight="bold",
