@@ -394,12 +394,13 @@ def test_flags_of_the_screened_game_are_annotated_from_its_verdicts(screen_out):
     # Ekonos records no timeline, a variant is a second rule set, cash_hoarder did not play:
     # each says why it is not screened instead of borrowing another number's verdict
     assert runaway.sensitivity.text() == (
-        "not screened against the assumed values: the screen at 3 players has no runaway_rate"
+        "not screened against the assumed values: the screen at 3 players does not measure "
+        "games won by the leader two thirds in"
     )
     assert variant.sensitivity.text().startswith(
         "not screened against the assumed values: a variant's effect"
     )
-    assert "no win_rate:policy=cash_hoarder" in outside.sensitivity.text()
+    assert "does not measure cash_hoarder's win rate" in outside.sensitivity.text()
 
 
 def test_robust_only_when_every_assumed_key_was_screened_and_shown_within_the_margin():

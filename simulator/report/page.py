@@ -54,6 +54,15 @@ def p_text(p: float) -> str:
     return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
+def group_text(group: str) -> str:
+    """A paired comparison's players in words: ``policy=tycoon`` -> "tycoon", ``seat=1`` ->
+    "seat 1", ``all`` -> "all players"."""
+    kind, _, value = group.partition("=")
+    if not value:
+        return "all players" if kind == "all" else kind
+    return f"seat {value}" if kind == "seat" else value
+
+
 def money(x: float) -> str:
     return f"−${-x:,.0f}" if x < 0 else f"${x:,.0f}"
 

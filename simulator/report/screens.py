@@ -92,6 +92,7 @@ def mark_flags(flags: list[Flag], screens: list[Path]) -> None:
 def annotation(flag: Flag, summary: dict, judged: dict, players: int) -> Sensitivity:
     """What the screen (``summary``, its ``judged`` rows) says about one flag."""
     from simulator.experiments.screen_views import effect_text, show
+    from simulator.report.tool_charts import metric_name
 
     other = 0 if players == flag.n_players else players
     metric = flag_metric(flag)
@@ -100,13 +101,14 @@ def annotation(flag: Flag, summary: dict, judged: dict, players: int) -> Sensiti
     if metric not in summary["metrics"]:
         return Sensitivity(
             players=other,
-            reason=f"the screen at {players} players has no {metric or 'metric of it'}",
+            reason=f"the screen at {players} players does not measure "
+            + (f"{metric_name(metric).split(' (')[0]}" if metric else "it"),
         )
     if metric not in judged:
         return Sensitivity(
             players=other,
-            reason=f"{metric} is undefined in some of the screen's runs "
-            "(none of their games has it)",
+            reason=f"{metric_name(metric).split(' (')[0]} is undefined in some of the "
+            "screen's runs (none of their games has it)",
         )
     rows = list(judged[metric].values())
     effects = [r for r in rows if r["verdict"] == "effect"]
