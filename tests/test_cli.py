@@ -135,3 +135,12 @@ def test_replay_from_a_dataset_matches_its_seats(tmp_path):
         assert f"{seat}={policy}" in direct.output.splitlines()[0]
         assert f"final seat {seat}: " in direct.output
         assert direct.output.count(f"= score {int(score)}") >= 1
+
+
+@pytest.mark.parametrize("command", ["report", "ask", "fit", "sensitivity", "skill"])
+def test_every_command_that_draws_a_chart_exports_it_for_slides(command):
+    """`--charts DIR` on each command that draws a chart, said in its help."""
+    options = {o for p in cli.commands[command].params for o in getattr(p, "opts", ())}
+    assert "--charts" in options
+    help_text = invoke(command, "--help").output
+    assert "--charts DIR" in help_text and "2x PNG" in help_text

@@ -213,6 +213,8 @@ def test_fit_command_writes_an_overlay_that_rules_accepts(tmp_path):
         "-q",
         "--out",
         out,
+        "--charts",
+        tmp_path / "slides",
     )
     assert result.exit_code == 0, result.output
     assert result.output.startswith("setup.years = 16: length = 16")
@@ -221,7 +223,14 @@ def test_fit_command_writes_an_overlay_that_rules_accepts(tmp_path):
     assert KARNAXIS.rules((str(out / "fit.toml"),))["setup"]["years"] == 16
     summary = json.loads((out / "balsim.json").read_text())
     assert summary["tool"] == "fit" and summary["best"] == {"setup.years": 16}
-    assert (out / "fit.png").stat().st_size > 0 and (out / "evaluations.parquet").exists()
+    assert (out / "fit.png").read_bytes()[:4] == b"\x89PNG" and (out / "fit.svg").exists()
+    assert (out / "evaluations.parquet").exists()
+    # --charts DIR: the chart again, named after its section, its axes in plain words
+    stem = "fit-karnaxis-length"
+    slides = sorted(p.name for p in (tmp_path / "slides").iterdir())
+    assert slides == [f"{stem}.png", f"{stem}.svg"]
+    svg = (tmp_path / "slides" / f"{stem}.svg").read_text()
+    assert "game length (years, rounds or turns)" in svg and "setup.years = 16 gives" in svg
 
 
 def test_an_adapted_fit_re_measures_its_values_with_the_field_re_adapted_to_them(

@@ -89,9 +89,10 @@ def test_the_matrix_of_a_planted_case_shows_the_winner_dominant(tmp_path, small_
     assert cells.height == 4 and set(cells["games"]) == {96}
     diagonal = cells.filter(pl.col("entrant") == pl.col("field"))["value"]
     assert all(0.1 < v < 0.4 for v in diagonal)  # an agent against its own field: about 1/4
-    assert (out / "matrix.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "matrix.png").read_bytes()[:4] == b"\x89PNG" and (out / "matrix.svg").exists()
     html = matrix_section([out])
     assert "Metagame" in html and "cash_hoarder_tuned is dominant" in html
+    assert "<svg role='img' class='chart'" in html and "<img" not in html
     page = tmp_path / "r.html"
     write_report([small_datasets["ekonos"], out], page)
     assert "id='metagame'" in page.read_text()

@@ -47,7 +47,42 @@ def run(name, tmp_path, games=GAMES, seed=3):
     assert rung["sentence"] == answer.sentence and rung["decision"] == answer.decision.kind
     assert "scripted field: " in answer.sentence
     assert (out / "report.html").read_text().count(answer.sentence.split(":")[0]) >= 1
+    check_page(out, name, answer)
     return out, answer, players, games, summary
+
+
+SUBJECTS = {  # the rules each question asks about, as this test reads the question
+    "tax-brackets": ("taxes",),
+    "loans": ("loans",),
+    "blood-coins": ("setup", "game"),
+    "scoring": ("scoring", "shares", "companies"),
+}
+
+
+def check_page(out, name: str, answer) -> None:
+    """The page names who played (the dataset's seats) and every ASSUMED value of the rules
+    the question asks about (read from the rules file's marks here), and shows its values
+    under plain names: none of the answer's column names in a header or in the chart."""
+    import re
+
+    from simulator.core.assumed import assumed_keys
+    from simulator.core.game import get_game
+
+    page = (out / "report.html").read_text()
+    rests = page[page.index("What this answer rests on") : page.index("<h2>Datasets")]
+    seats = json.loads((out / "dataset-scripted" / "manifest.json").read_text())["seats"]
+    assert f"scripted field: {', '.join(seats)}" in rests
+    game = get_game(RECIPES[name].game)
+    keys = assumed_keys(game.rules_path).values()
+    mine = [k for k in keys if re.split(r"[.\[]", k.key)[0] in SUBJECTS[name]]
+    for k in mine:
+        assert f"<code>{k.label}</code>" in rests
+    summary = json.loads((out / "balsim.json").read_text())
+    assert summary["rests_on"] == [k.label for k in mine]
+    assert f"{len(keys) - len(mine)} other ASSUMED values of {game.name}" in rests
+    text = re.sub(r"<style>.*?</style>|<[^>]+>", " ", page, flags=re.S)
+    internal = [c for c in answer.table.columns if "_" in c]
+    assert internal and not [c for c in internal if c in text], "internal names on the page"
 
 
 def level(values) -> float:

@@ -550,6 +550,19 @@ def test_the_study_report_speaks_plainly(small_study):
     assert internal == []
     assert not [h for h in headers if re.search(r"[a-z]_[a-z]", h)]
     assert "95% interval" in headers and "first player's win rate (%)" in headers
+    # the flags box says its thresholds in words, and every chart is inline SVG
+    flags = page[page.index("<div class='flags'>") : page.index("<h2>Datasets")]
+    assert [k for k in THRESHOLDS if "_" in k and k in flags] == []
+    assert "at p &lt; 0.001" in flags and "<img" not in page
+    # nor an engine's code as a value: how games end, read from the datasets here
+    ends = {
+        str(v)
+        for d in small_study["dirs"]
+        for v in pl.read_parquet(d / "games", columns=["end_reason"])["end_reason"].unique()
+    }
+    assert "round_cap" in ends
+    cells = {html.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", page)}
+    assert ends & cells == set() and not cells & {"top_president", "co_top_president"}
     for term in ("g-fair-share", "g-points", "g-interval", "g-paired", "g-assumed", "g-tuned"):
         assert page.count(f"href='#{term}'") == 1 and f"<dt id='{term}'>" in page, term
     # the charts' titles state what they show

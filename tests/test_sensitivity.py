@@ -61,6 +61,8 @@ def screen_out(tmp_path_factory):
         "-q",
         "--out",
         out,
+        "--charts",
+        out.parent / "slides",
     )
     assert result.exit_code == 0, result.output
     return out
@@ -116,12 +118,29 @@ def test_the_output_folder_follows_its_schema(screen_out):
     switch = effects.filter(pl.col("kind") == "choice")
     assert alternatives.height == switch.height and set(alternatives["alternative"]) == {"false"}
     assert (alternatives["games"] == summary["choice_games"]).all()
-    assert (screen_out / "sensitivity.png").stat().st_size > 0
+    assert (screen_out / "sensitivity.png").read_bytes()[:4] == b"\x89PNG"
+    assert (screen_out / "sensitivity.svg").read_text().startswith("<?xml")
+
+
+def test_charts_dir_gets_the_ranked_chart_named_after_its_section(screen_out):
+    """``--charts DIR``: the chart as SVG and 2x PNG, named after the report's section, with
+    the metrics under their plain names and in the palette (a verdict's colour per bar)."""
+    from PIL import Image
+
+    slides = screen_out.parent / "slides"
+    stem = "sensitivity-ekonos-3p-ranked-effects"
+    assert sorted(p.name for p in slides.iterdir()) == [f"{stem}.png", f"{stem}.svg"]
+    svg = (slides / f"{stem}.svg").read_text()
+    assert "highest policy win rate ÷ fair share" in svg and "max_policy_share" not in svg
+    assert "#d55e00" in svg.lower()  # the palette's vermillion: an effect
+    inches = float(svg.split('width="')[1].split("pt")[0]) / 72
+    assert Image.open(slides / f"{stem}.png").size[0] >= 1.9 * 96 * inches
 
 
 def test_html_section_says_what_was_screened_and_what_it_could_see(screen_out):
     html = html_section(screen_out)
-    assert html.startswith("<section") and "data:image/png;base64," in html
+    assert html.startswith("<section") and "<svg role='img' class='chart'" in html
+    assert "<img" not in html and "max_policy_share" not in html
     assert "Sensitivity: ekonos at 3 players" in html and "companies.market_indicators" in html
     assert "3 factors by Morris screening" in html and "1 switches and choices paired" in html
     assert "Sized to detect, with 80% power" in html
@@ -375,12 +394,13 @@ def test_flags_of_the_screened_game_are_annotated_from_its_verdicts(screen_out):
     # Ekonos records no timeline, a variant is a second rule set, cash_hoarder did not play:
     # each says why it is not screened instead of borrowing another number's verdict
     assert runaway.sensitivity.text() == (
-        "not screened against the assumed values: the screen at 3 players has no runaway_rate"
+        "not screened against the assumed values: the screen at 3 players does not measure "
+        "games won by the leader two thirds in"
     )
     assert variant.sensitivity.text().startswith(
         "not screened against the assumed values: a variant's effect"
     )
-    assert "no win_rate:policy=cash_hoarder" in outside.sensitivity.text()
+    assert "does not measure cash_hoarder's win rate" in outside.sensitivity.text()
 
 
 def test_robust_only_when_every_assumed_key_was_screened_and_shown_within_the_margin():

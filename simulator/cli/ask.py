@@ -52,9 +52,11 @@ def ask(
     the games could have seen).  Then the verdict over the fields: holds at every strength
     only when every field decides the same, else depends on player strength (or
     inconclusive at a field), with each field's numbers.  Writes each field's dataset
-    (OUT/dataset-FIELD), a short report with the fields side by side (OUT/report.html) and
-    every answer with its numbers (OUT/balsim.json), and prints one answer per field and the
-    verdict line.
+    (OUT/dataset-FIELD), a short report with the fields side by side and what the answer
+    rests on, each field's players and the ASSUMED values of the rules it asks about
+    (OUT/report.html), and every answer with its numbers (OUT/balsim.json), and prints one
+    answer per field and the verdict line.  `--charts DIR` also writes the report's chart as
+    SVG and 2x PNG.
 
     \b
     Questions:

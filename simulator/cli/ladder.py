@@ -95,7 +95,7 @@ def adapt(game, players, adapt_budget, ship, jobs, quiet, scheduler, rules_files
     "-o",
     "--out",
     type=folder_path(),
-    help="Folder for balsim.json, matrix.parquet and matrix.png [default: runs/matrix-GAME].",
+    help="Folder for balsim.json, matrix.parquet and matrix.svg/.png [default: runs/matrix-GAME].",
 )
 @tool_options
 @rules_options
@@ -130,6 +130,7 @@ def matrix(
     """
     from simulator.experiments.field import DEFAULT_RUNGS, parse_fields
     from simulator.experiments.matrix import MATRIX_TOOL, play_matrix, summary_lines, write_matrix
+    from simulator.report.tool_charts import matrix_files
     from simulator.run.outputs import check_out_dir
 
     g, rules = load(game, rules_files, sets)
@@ -142,14 +143,14 @@ def matrix(
     with lab_for(g, jobs, quiet, agents * agents * n_games, scheduler) as lab:
         result = play_matrix(lab, ladder, rules, chosen, n_games, seed)
     extra = {"fields": [f.name for f in chosen], "seed": seed, "games_per_cell": n_games}
-    record = write_matrix(result, out, command_line(), extra)
+    record = write_matrix(result, out, command_line(), extra, matrix_files)
     click.echo(
         f"{g.name}, {n_players} players: {len(result.agents)} agents, "
         f"{record['cells'][0]['games']:,} games per cell"
     )
     for line in summary_lines(record):
         click.echo(line)
-    click.echo(f"wrote {out}/matrix.png, {out}/matrix.parquet, {out}/balsim.json")
+    click.echo(f"wrote {out}/matrix.svg and .png, {out}/matrix.parquet, {out}/balsim.json")
 
 
 def ladder_agents(game, ladder, rules, fields) -> list[str]:

@@ -69,8 +69,8 @@ def parse_budgets(text: str) -> tuple[int, ...]:
     "-o",
     "--out",
     type=folder_path(),
-    help="Folder for skill.png (the curve) and balsim.json (the numbers); OUT/FIELD for "
-    "each of several fields.",
+    help="Folder for skill.svg and skill.png (the curve) and balsim.json (the numbers); "
+    "OUT/FIELD for each of several fields.",
 )
 @tool_options
 @rules_options
@@ -109,6 +109,7 @@ def skill(
     from simulator.experiments.field import ADAPTED, SEARCH, Field, parse_fields
     from simulator.experiments.strength import SKILL_TOOL, require_search, write_curve
     from simulator.experiments.strength import skill as skill_curve
+    from simulator.report.tool_charts import skill_files
     from simulator.run.outputs import check_out_dir
 
     g, rules = load(game, rules_files, sets)
@@ -136,8 +137,8 @@ def skill(
         )
         click.echo("\n".join(curve.lines()))
         if out:
-            write_curve(curve, outs[field], command_line(), field.name)
-            click.echo(f"wrote {outs[field]}/skill.png, {outs[field]}/balsim.json")
+            write_curve(curve, outs[field], command_line(), field.name, skill_files)
+            click.echo(f"wrote {outs[field]}/skill.svg and .png, {outs[field]}/balsim.json")
         if charts:
             from simulator.report.charts import save, slug
             from simulator.report.skill import curve_chart

@@ -12,6 +12,7 @@ import click
 from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
 from simulator.cli.options import (
+    charts_option,
     cluster_options,
     file_path,
     folder_path,
@@ -258,7 +259,8 @@ def tune(
     "--out",
     required=True,
     type=folder_path(),
-    help="Folder for the result: fit.toml (overlay), fit.png, evaluations.parquet, balsim.json.",
+    help="Folder for the result: fit.toml (overlay), fit.svg and fit.png (the chart), "
+    "evaluations.parquet, balsim.json.",
 )
 @line_up_options
 @field_options(
@@ -269,6 +271,7 @@ def tune(
 )
 @tool_options
 @rules_options
+@charts_option
 def fit(
     game,
     keys,
@@ -288,6 +291,7 @@ def fit(
     scheduler,
     rules_files,
     sets,
+    charts,
 ):
     """Find the rules values that bring a balance metric to a target, with a confidence set.
 
@@ -297,7 +301,8 @@ def fit(
     to miss it, or the budget is spent.  Prints the chosen value (shown within the margin,
     nearest the target) re-measured on held-out games with its verdict, the values shown
     within the margin, and the 95% confidence set (every value raced whose interval holds
-    the target).
+    the target).  `--charts DIR` also writes the chart there as SVG and 2x PNG, named after
+    its section (fit-GAME-METRIC, and the field when there are several).
 
     \b
     Metrics:
@@ -322,6 +327,8 @@ def fit(
     from simulator.experiments.fit import fit as fit_keys
     from simulator.experiments.keys import with_values
     from simulator.experiments.lab import Design
+    from simulator.report.charts import save
+    from simulator.report.tool_charts import fit_chart, fit_chart_name, fit_files
     from simulator.run.outputs import check_out_dir
 
     g, rules = load(game, rules_files, sets)
@@ -359,11 +366,15 @@ def fit(
             )
             with lab_for(g, jobs, quiet, result.estimate.n, scheduler) as lab:
                 readapted_check(lab, design, readapted, result)
-        write(result, design, outs[f], command_line())
+        write(result, design, outs[f], command_line(), fit_files(result))
         add_to_record(outs[f], field=field.name)
         results[field.name] = result
         click.echo((f"field {field.name}: " if len(chosen) > 1 else "") + result.summary())
-        click.echo(f"wrote {outs[f]}/fit.toml (use with --rules), {outs[f]}/fit.png")
+        click.echo(f"wrote {outs[f]}/fit.toml (use with --rules), {outs[f]}/fit.svg and .png")
+        if charts:
+            name = fit_chart_name(g.name, metric, field.name if len(chosen) > 1 else "")
+            for path in save(fit_chart(result), Path(charts), name):
+                click.echo(f"wrote {path}")
     if len(chosen) > 1:
         from simulator.experiments.rungs import fit_line
 
@@ -435,12 +446,13 @@ fit.help = fit.help.replace("{metrics}", metric_help_text(indent="    "))
     required=True,
     type=folder_path(),
     help="Folder for effects.parquet/json, alternatives.parquet, runs.parquet, "
-    "sensitivity.png, balsim.json.",
+    "sensitivity.svg and .png (the ranked chart), balsim.json.",
 )
 @line_up_options
 @field_options("scripted", "Who plays (one field; adapted: to the base rules)")
 @tool_options
 @rules_options
+@charts_option
 def sensitivity(
     game,
     keys,
@@ -464,6 +476,7 @@ def sensitivity(
     scheduler,
     rules_files,
     sets,
+    charts,
 ):
     """Which rules keys move the balance metrics, and which provably do not.
 
@@ -473,6 +486,8 @@ def sensitivity(
     shares, team gap, length, round-cap rate, ...) and key: the change over the key's range
     with its interval, and a verdict: an effect (Holm-corrected), no effect beyond --margin
     (TOST), or inconclusive with the smallest effect the screen could have detected.
+    `--charts DIR` also writes the ranked chart there as SVG and 2x PNG, named after its
+    section (sensitivity-GAME-Np-ranked-effects).
 
     \b
     Examples:
@@ -484,6 +499,8 @@ def sensitivity(
     from simulator.experiments.lab import Design
     from simulator.experiments.screen_views import metric_line
     from simulator.experiments.screening import plan_screen
+    from simulator.report.charts import save
+    from simulator.report.tool_charts import screen_chart, screen_chart_name, screen_files
     from simulator.run.outputs import check_out_dir
 
     g, rules = load(game, rules_files, sets)
@@ -511,7 +528,7 @@ def sensitivity(
         result = sens.screen(
             lab, rules, design, plan, trajectories, games_per_run, choice_games, seed, margin
         )
-    sens.write(result, Path(out), command_line(), time.perf_counter() - started)
+    sens.write(result, Path(out), command_line(), time.perf_counter() - started, screen_files)
     add_to_record(Path(out), field=field.name)
     for metric, rows in sens.verdicts(out).items():
         click.echo(f"{metric}: {metric_line(rows)}")
@@ -521,3 +538,7 @@ def sensitivity(
         f"wrote {out} ({len(plan.factors)} factors by Morris, {len(plan.choices)} switches and "
         f"choices, {result.games:,} games)"
     )
+    if charts:
+        summary, effects = sens.read(out)
+        for path in save(screen_chart(summary, effects), Path(charts), screen_chart_name(summary)):
+            click.echo(f"wrote {path}")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -436,9 +437,13 @@ def evaluation_rows(result: FitResult) -> list[dict]:
     ]
 
 
-def write(result: FitResult, design: Design, out: Path, command: str) -> None:
-    """OUT/balsim.json (summary), evaluations.parquet, fit.toml (overlay), fit.png (chart);
-    written to a temporary folder first, so OUT is whole or untouched."""
+def write(
+    result: FitResult, design: Design, out: Path, command: str, charts: Callable | None = None
+) -> None:
+    """OUT/balsim.json (summary), evaluations.parquet, fit.toml (overlay), and what
+    ``charts(folder)`` draws there (the report layer's ``fit.svg`` and ``fit.png``:
+    :func:`simulator.report.tool_charts.fit_files`); written to a temporary folder first, so
+    OUT is whole or untouched."""
     import polars as pl
 
     tmp = new_out_dir(out)
@@ -446,7 +451,8 @@ def write(result: FitResult, design: Design, out: Path, command: str) -> None:
         rows = evaluation_rows(result)
         pl.DataFrame(rows).write_parquet(tmp / "evaluations.parquet")
         (tmp / "fit.toml").write_text(overlay(result, command), encoding="utf-8")
-        chart(result, tmp / "fit.png")
+        if charts is not None:
+            charts(tmp)
         summary = {
             "tool": "fit",
             "schema": 1,
@@ -473,55 +479,3 @@ def write(result: FitResult, design: Design, out: Path, command: str) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     finish_out_dir(tmp, out)
-
-
-def chart(result: FitResult, path: Path) -> None:
-    """The metric against each key: search-stage candidates as dots, raced candidates with
-    their 95% intervals (the confidence set filled, the others hollow), the chosen value's
-    held-out estimate ringed, the target as a line."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    keys = [k.key for k in result.keys]
-    fig, axes = plt.subplots(1, len(keys), figsize=(5.5 * len(keys), 4), squeeze=False)
-    for ax, key in zip(axes[0], keys):
-        searched = [
-            e for e in result.evaluations if e.stage == "search" and np.isfinite(e.estimate.value)
-        ]
-        if searched:
-            x = [e.values[key] for e in searched]
-            y = [e.estimate.value for e in searched]
-            ax.scatter(x, y, color="0.6", s=12, label=f"search ({len(searched)})", zorder=3)
-        for in_set, fill in ((True, "C0"), (False, "none")):
-            shown = [e for e in result.raced if e.in_set == in_set]
-            if not shown:
-                continue
-            x = np.array([e.values[key] for e in shown], dtype=float)
-            y = np.array([e.estimate.value for e in shown])
-            low, high = np.array([e.estimate.interval for e in shown]).T
-            ax.errorbar(x, y, yerr=np.clip([y - low, high - y], 0, None), fmt="none", ecolor="C0")
-            label = "raced, in the confidence set" if in_set else "raced, excluded"
-            ax.scatter(
-                x, y, s=30, facecolors=fill, edgecolors="C0", label=f"{label} ({len(shown)})"
-            )
-        ax.axhline(result.target, color="C3", linestyle="--", label=f"target {result.target:g}")
-        ax.scatter(
-            [result.best[key]],
-            [result.estimate.value],
-            s=140,
-            facecolors="none",
-            edgecolors="C3",
-            linewidths=2,
-            label="chosen, held-out games",
-            zorder=4,
-        )
-        ax.set_xlabel(key)
-        ax.set_ylabel(result.metric)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle(f"{result.metric} against {', '.join(keys)}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)

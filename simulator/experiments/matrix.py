@@ -27,6 +27,7 @@ The summary:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -227,50 +228,12 @@ def summary_lines(record: dict) -> list[str]:
     return lines
 
 
-def draw(record: dict, path: Path) -> None:
-    """The heat map: win rate of each entrant (row) against each field (column), in percent."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = [a["name"] for a in record["agents"]]
-    k = len(names)
-    m = np.full((k, k), np.nan)
-    index = {n: i for i, n in enumerate(names)}
-    for c in record["cells"]:
-        m[index[c["entrant"]], index[c["field"]]] = c["value"]
-    fig, ax = plt.subplots(figsize=(max(6.0, 2.6 + 0.62 * k), max(4.0, 2.2 + 0.5 * k)))
-    image = ax.imshow(100 * m, cmap="Greys", vmin=0, vmax=100)
-    for i in range(k):
-        for j in range(k):
-            ax.text(
-                j,
-                i,
-                f"{100 * m[i, j]:.0f}",
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="white" if m[i, j] > 0.55 else "black",
-            )
-    ax.set_xticks(range(k), names, rotation=60, ha="right", fontsize=8)
-    ax.set_yticks(range(k), names, fontsize=8)
-    ax.set_xlabel("field (every other seat)")
-    ax.set_ylabel("entrant (one seat or its team)")
-    ax.set_title(
-        f"{record['game']}, {record['n_players']} players\nwin rate (%) of the entrant "
-        f"against a field; fair share {100 * record['fair_share']:.0f}%",
-        fontsize=9,
-    )
-    fig.colorbar(image, ax=ax, label="win rate (%)", shrink=0.8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def write_matrix(matrix: Matrix, out: Path, command: str, extra: dict) -> dict:
-    """OUT/balsim.json (numbers and findings), OUT/matrix.parquet (one row per cell) and
-    OUT/matrix.png (the heat map), written in a fresh folder moved into place."""
+def write_matrix(
+    matrix: Matrix, out: Path, command: str, extra: dict, charts: Callable | None = None
+) -> dict:
+    """OUT/balsim.json (numbers and findings), OUT/matrix.parquet (one row per cell) and what
+    ``charts(folder)`` draws from them (the report layer's heat map, ``matrix.svg`` and
+    ``matrix.png``), written in a fresh folder moved into place."""
     import polars as pl
 
     from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
@@ -278,8 +241,9 @@ def write_matrix(matrix: Matrix, out: Path, command: str, extra: dict) -> dict:
     record = {"tool": MATRIX_TOOL, "command": command, **extra, **matrix.record()}
     tmp = new_out_dir(out)
     pl.DataFrame(record["cells"]).write_parquet(tmp / "matrix.parquet")
-    draw(record, tmp / "matrix.png")
     (tmp / OUT_MARK).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    if charts is not None:
+        charts(tmp)
     finish_out_dir(tmp, out)
     return record
 

@@ -43,8 +43,9 @@ alternative, verdict, detectable, margin, size, mu_star, sigma, chi2, tests, p, 
 significant``; rank 1 = largest ``size`` (``mu_star`` or the largest |change| of a choice)),
 ``alternatives.parquet`` (metric x choice x alternative: ``estimate, se, low, high, verdict,
 detectable, games``), ``runs.parquet`` (the Morris runs: ``run, trajectory``, ``x:KEY`` in [0, 1],
-each metric's value) and ``sensitivity.png``.  :func:`dependencies` and :func:`verdicts` read
-it back; the report's section is :mod:`simulator.report.screens`.
+each metric's value) and the chart its writer is given (``sensitivity.svg`` and ``.png``, drawn
+by :func:`simulator.report.tool_charts.screen_files`).  :func:`dependencies` and
+:func:`verdicts` read it back; the report's section is :mod:`simulator.report.screens`.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ import gc
 import json
 import math
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -77,7 +79,6 @@ from simulator.core.verdicts import (
 from simulator.experiments.keys import with_values
 from simulator.experiments.lab import Design, Lab, round_to
 from simulator.experiments.metrics import Estimate, Outcomes, balance_metrics
-from simulator.experiments.screen_views import chart
 from simulator.experiments.screening import DELTA, LEVELS, Factor, ScreenPlan, same_key
 from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 
@@ -497,8 +498,11 @@ def summary_of(result: Screen, command: str, seconds: float) -> dict:
     }
 
 
-def write(result: Screen, out: Path, command: str, seconds: float) -> None:
-    """The output folder (module docstring), written whole or not at all."""
+def write(
+    result: Screen, out: Path, command: str, seconds: float, charts: Callable | None = None
+) -> None:
+    """The output folder (module docstring), written whole or not at all; ``charts(folder)``
+    draws the folder's charts from its files (the report layer's)."""
     import polars as pl
 
     tmp = new_out_dir(out)
@@ -512,7 +516,8 @@ def write(result: Screen, out: Path, command: str, seconds: float) -> None:
         pl.DataFrame(result.runs).write_parquet(tmp / "runs.parquet")
         summary = summary_of(result, command, seconds)
         (tmp / OUT_MARK).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-        chart(effects, summary, tmp / "sensitivity.png")
+        if charts is not None:
+            charts(tmp)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -244,43 +245,19 @@ def skill(
 SKILL_TOOL = "skill"  # the "tool" of a skill folder's record
 
 
-def write_curve(curve: Curve, out: Path, command: str, field: str | None = None) -> None:
-    """A skill curve's chart (``skill.png``) and record (``balsim.json``), written into a
-    fresh folder and moved into place."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def write_curve(
+    curve: Curve, out: Path, command: str, field: str | None = None, charts: Callable | None = None
+) -> None:
+    """A skill curve's record (``balsim.json``) and what ``charts(folder)`` draws from it (the
+    report layer's ``skill.svg`` and ``skill.png``), written into a fresh folder and moved into
+    place."""
     from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 
     tmp = new_out_dir(out)
-    rates = [r.value for r in curve.rates]
-    errors = [
-        [r.value - r.interval[0] for r in curve.rates],
-        [r.interval[1] - r.value for r in curve.rates],
-    ]
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.errorbar(
-        curve.values,
-        rates,
-        yerr=errors,
-        marker="o",
-        color="black",
-        capsize=3,
-        label=f"{curve.policy} (95% CI)",
-    )
-    ax.axhline(curve.fair_share, color="gray", linestyle="--", label="fair share")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel(f"{curve.knob} per decision")
-    ax.set_ylabel("win rate")
-    ax.set_title(f"{curve.game}: skill curve, {len(curve.lineup)} players")
-    ax.legend(frameon=False)
-    fig.tight_layout()
-    fig.savefig(tmp / "skill.png", dpi=110)
-    plt.close(fig)
     record = {"tool": SKILL_TOOL, "command": command, "field": field, **curve.record()}
     (tmp / OUT_MARK).write_text(json.dumps(record, indent=1))
+    if charts is not None:
+        charts(tmp)
     finish_out_dir(tmp, out)
 
 

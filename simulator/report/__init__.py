@@ -87,10 +87,10 @@ def write_report(
             game_section(game, [m for m in scripted if m[1].game == game])
             for game in dict.fromkeys(ds.game for ds in datasets)
         ]
-    body.append(skill_section(skill))
-    body.append(matrix_section(matrices))
-    body += [section for _, section in analysed]
-    body += screen_sections(screens)
+        body.append(skill_section(skill))
+        body.append(matrix_section(matrices))
+        body += [section for _, section in analysed]
+        body += screen_sections(screens)
     games = sorted({ds.game for ds in datasets})
     total = sum(ds.n_games for ds in datasets)
     toc = "".join(

@@ -64,12 +64,38 @@ def flags_html(flags: list[Flag]) -> str:
     )
 
 
+# each threshold in words, with its value's place marked {}; every key of THRESHOLDS is here
+THRESHOLD_WORDS = {
+    "seat": "a seat {} off its fair share",
+    "seat_p_value": "for a seat, the chi-square test over seats rejecting equal shares at p < {}",
+    "dominant_policy": "a policy {} above its fair share",
+    "weak_policy": "a scripted policy {} below its fair share",
+    "character": "a character's players {} above the same policies' other players",
+    "team": "a team {} off its fair share, each player's policy held fixed",
+    "neighbour": "sitting after a policy moving its players' win rate by {}",
+    "variant": "a rule variant moving a win rate by {}",
+    "presidency": "the top company's president {} above the fair share",
+    "runaway_rate": "the leader two thirds into the game winning at least {} of games",
+    "round_cap_rate": "at least {} of games ending at the round cap",
+    "loan_cap_binding": "at least {} of a policy's players reaching the loan cap",
+    "delinquency_rate": "at least {} of a policy's players with a delinquent notice",
+}
+
+
+def threshold_text(key: str, value: float) -> str:
+    """One threshold in plain words: "a seat 2 points off its fair share"."""
+    if key == "seat_p_value":
+        shown = f"{value:g}"
+    elif key.endswith("_rate") or key == "loan_cap_binding":
+        shown = f"{100 * value:g}%"
+    else:
+        shown = f"{100 * value:g} points"
+    return THRESHOLD_WORDS[key].format(shown)
+
+
 def footer() -> str:
     """How the flags are ranked and when a finding becomes one, in words."""
-    shown = "; ".join(
-        f"{k} {v}" if k == "seat_p_value" else f"{k} {100 * v:g}{unit(k)}"
-        for k, v in THRESHOLDS.items()
-    )
+    shown = "; ".join(threshold_text(k, v) for k, v in THRESHOLDS.items())
     return (
         "Every finding about a win rate is measured on one scale, its effect on that win rate "
         "in points at the end of its 95% interval nearest no effect (the fair share, or no "
@@ -80,7 +106,3 @@ def footer() -> str:
         "listed. Intervals take the game as the unit (teammates count once). A fair share is "
         f"the win rate of an average player at that player count. Thresholds: {shown}."
     )
-
-
-def unit(key: str) -> str:
-    return "%" if key.endswith("_rate") or key == "loan_cap_binding" else " points"

@@ -29,7 +29,7 @@ import polars as pl
 from simulator.analysis import Dataset
 from simulator.core.assumed import AssumedKey, assumed_keys, assumed_under, changed_keys
 from simulator.core.game import GAME_NAMES, get_game
-from simulator.report.page import interval, p_text, pct
+from simulator.report.page import group_text, interval, p_text, pct
 from simulator.report.whatifs import Sensitivity
 
 # players.side (Karmaggän): on the starting team (seat 0's, whose label is drawn) or not
@@ -438,7 +438,7 @@ class Rules:
                 "variant",
                 variant,
                 effect,
-                f"variant {variant} moves the win rate of {top['group']} from "
+                f"variant {variant} moves the win rate of {group_text(top['group'])} from "
                 f"{pct(top['base_mean'])} to {pct(top['variant_mean'])} "
                 f"({signed(top['mean_diff'], top['diff_lo'], top['diff_hi'])}, "
                 f"Holm {p_text(top['p_holm'])}){more}.",

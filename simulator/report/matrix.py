@@ -8,12 +8,13 @@ map, the dominant and dominated agents and the equilibrium mixture
 
 from __future__ import annotations
 
-import base64
 from html import escape
 from pathlib import Path
 
 from simulator.experiments.matrix import read_matrix, summary_lines
+from simulator.report.charts import exporting, inline_svg
 from simulator.report.page import pct
+from simulator.report.tool_charts import matrix_chart
 
 
 def split_matrix(dirs: list[Path]) -> tuple[list[Path], list[Path]]:
@@ -25,7 +26,8 @@ def split_matrix(dirs: list[Path]) -> tuple[list[Path], list[Path]]:
 def matrix_html(folder: Path) -> str:
     """One game's matrix: its findings, the heat map and how to reproduce it."""
     record = read_matrix(folder)
-    image = base64.b64encode((folder / "matrix.png").read_bytes()).decode("ascii")
+    with exporting(None, f"metagame-{record['game']}-{record['n_players']}p"):
+        chart = inline_svg(matrix_chart(record), "win-rate matrix")
     agents = ", ".join(f"{a['name']} ({a['field']})" for a in record["agents"])
     findings = "".join(f"<li>{escape(line)}</li>" for line in summary_lines(record))
     return (
@@ -34,8 +36,7 @@ def matrix_html(folder: Path) -> str:
         f"<p>Agents (field they come from): {escape(agents)}; "
         f"{record['cells'][0]['games']:,} games per cell, fair share "
         f"{pct(record['fair_share'])}. Reproduce: <code>{escape(record['command'])}</code></p>"
-        f"<img alt='win-rate matrix' style='max-width:100%' "
-        f"src='data:image/png;base64,{image}'>"
+        f"<figure class='full'>{chart}</figure>"
     )
 
 

@@ -2,7 +2,8 @@
 
 The page is self-contained (CSS inline, charts as inline SVG, no script) and laid out for a
 1,400-pixel-wide window: tables wrap their headers and stack under their chart when they do
-not fit beside it, so no table is cut off.
+not fit beside it, and a table wider than the page scrolls in its own box, so no table is cut
+off and the page never widens.
 """
 
 from __future__ import annotations
@@ -51,6 +52,15 @@ def p_number(p: float) -> str:
 def p_text(p: float) -> str:
     text = p_number(p)
     return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def group_text(group: str) -> str:
+    """A paired comparison's players in words: ``policy=tycoon`` -> "tycoon", ``seat=1`` ->
+    "seat 1", ``all`` -> "all players"."""
+    kind, _, value = group.partition("=")
+    if not value:
+        return "all players" if kind == "all" else kind
+    return f"seat {value}" if kind == "seat" else value
 
 
 def money(x: float) -> str:
@@ -158,6 +168,16 @@ COLUMNS = {
     "n_dealt": "players dealt",
     "name": "name",
 }
+# the engines' codes that a table shows as values (how a game ended, who presides), in words
+VALUE_WORDS = {
+    "final_year": "last year played",
+    "final_turn": "last turn played",
+    "egg_escaped": "the Alien Egg escaped",
+    "all_dead": "every plunderer dead",
+    "round_cap": "round cap reached",
+    "top_president": "top president",
+    "co_top_president": "co-top president",
+}
 POINTS = ("excess", "edge", "mean_diff", "diff")  # differences of rates, shown in points
 UNITS = (("_usd", "USD"), ("_mu", "M.U."))
 
@@ -228,7 +248,7 @@ def cell(name: str, value, unit: str = "") -> str:
         if isinstance(value, int):
             return f"{value:,}"
         return number(value)
-    return html.escape(str(value))
+    return html.escape(VALUE_WORDS.get(str(value), str(value)))
 
 
 def header(name: str) -> str:
@@ -298,7 +318,10 @@ def table_html(df: pl.DataFrame | None, keep: list[str] | None = None) -> str:
         if df.height > MAX_TABLE_ROWS
         else ""
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+    return (
+        f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
+        f"</table></div>{more}"
+    )
 
 
 WIDE_TABLE_COLUMNS = 9  # wider tables go under their chart, across the whole page
@@ -343,10 +366,12 @@ h3{margin-top:1.6em} h4{margin:.2em 0}
 .pair{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
 .pair.wide{flex-direction:column}
 .fig figure{margin:0} .fig svg.chart{max-width:640px;height:auto;display:block}
+figure.full{margin:.5em 0} figure.full svg.chart{max-width:100%;height:auto;display:block}
 .fig img{max-width:640px} a.term{color:inherit;text-decoration:underline dotted}
 .glossary dt{font-weight:600;margin-top:.5em} .glossary dd{margin:0 0 0 1.5em;max-width:60em}
 .tab{max-width:100%;flex:1 1 420px}
-table{border-collapse:collapse;font-size:12px;max-width:100%}
+.scroll{max-width:100%;overflow-x:auto}
+table{border-collapse:collapse;font-size:12px}
 th,td{border:1px solid #bbb;padding:2px 5px;text-align:right}
 th{background:#e6e6e6;font-weight:600} td:first-child,th:first-child{text-align:left}
 td{white-space:nowrap} td.wrap{white-space:normal;min-width:12em} td.name{white-space:normal}

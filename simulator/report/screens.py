@@ -92,6 +92,7 @@ def mark_flags(flags: list[Flag], screens: list[Path]) -> None:
 def annotation(flag: Flag, summary: dict, judged: dict, players: int) -> Sensitivity:
     """What the screen (``summary``, its ``judged`` rows) says about one flag."""
     from simulator.experiments.screen_views import effect_text, show
+    from simulator.report.tool_charts import metric_name
 
     other = 0 if players == flag.n_players else players
     metric = flag_metric(flag)
@@ -100,13 +101,14 @@ def annotation(flag: Flag, summary: dict, judged: dict, players: int) -> Sensiti
     if metric not in summary["metrics"]:
         return Sensitivity(
             players=other,
-            reason=f"the screen at {players} players has no {metric or 'metric of it'}",
+            reason=f"the screen at {players} players does not measure "
+            + (f"{metric_name(metric).split(' (')[0]}" if metric else "it"),
         )
     if metric not in judged:
         return Sensitivity(
             players=other,
-            reason=f"{metric} is undefined in some of the screen's runs "
-            "(none of their games has it)",
+            reason=f"{metric_name(metric).split(' (')[0]} is undefined in some of the "
+            "screen's runs (none of their games has it)",
         )
     rows = list(judged[metric].values())
     effects = [r for r in rows if r["verdict"] == "effect"]
@@ -141,19 +143,21 @@ def html_section(out: str | Path) -> str:
     """A self-contained HTML section of a sensitivity screen (title, what it varied and what
     it could see, the ranked chart, the table of the effects found, and the keys not
     screened) for the playtest report."""
-    import base64
-
     import polars as pl
 
     from simulator.experiments.screen_views import effect_text, show
     from simulator.experiments.sensitivity import read
+    from simulator.report.charts import exporting, inline_svg
+    from simulator.report.page import p_number
+    from simulator.report.tool_charts import metric_name, screen_chart, screen_section
 
     summary, effects = read(out)
-    image = base64.b64encode((Path(out) / "sensitivity.png").read_bytes()).decode("ascii")
+    with exporting(None, screen_section(summary)):
+        chart = inline_svg(screen_chart(summary, effects), "ranked effects")
     found = effects.filter(pl.col("verdict") == "effect").sort("metric", "rank")
     rows = "".join(
-        f"<tr><td>{escape(r['metric'])}</td><td>{escape(effect_text(r))}</td>"
-        f"<td>{r['p_holm']:.2g}</td></tr>"
+        f"<tr><td class='wrap'>{escape(metric_name(r['metric']))}</td>"
+        f"<td class='wrap'>{escape(effect_text(r))}</td><td>{p_number(r['p_holm'])}</td></tr>"
         for r in found.iter_rows(named=True)
     )
     counts = {
@@ -186,10 +190,12 @@ def html_section(out: str | Path) -> str:
         f"within ±{show('win_rate', summary['margin']).lstrip('+')} by TOST. Across all "
         f"metrics: {found.height} effects, {counts['no effect']} no effect, "
         f"{counts['inconclusive']} inconclusive.</p>"
-        f"<img alt='ranked effects' style='max-width:100%' src='data:image/png;base64,{image}'>"
+        f"<figure class='full'>{chart}</figure>"
         + (
-            f"<details><summary>The {found.height} effects found</summary><table><tr>"
-            f"<th>metric</th><th>key: change (95% CI)</th><th>Holm p</th></tr>{rows}</table>"
+            f"<details><summary>The {found.height} effects found</summary>"
+            f"<div class='scroll'><table><tr>"
+            f"<th>measure</th><th>rules key: change (95% CI)</th>"
+            f"<th>p-value (Holm-corrected)</th></tr>{rows}</table></div>"
             "</details>"
             if rows
             else "<p>No key moves any metric beyond the noise.</p>"

@@ -20,7 +20,7 @@ from simulator.report.charts import (
     share,
 )
 from simulator.report.games import ekonos_parts, karmaggan_parts, karnaxis_parts
-from simulator.report.page import block, column_name
+from simulator.report.page import VALUE_WORDS, block, column_name
 
 ATTRIBUTION_NOTE = (
     "Logistic regression of winning on seat, policy, the left neighbour's policy and the game's "
@@ -247,14 +247,13 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
     if "end_reasons" in res:
         df = res["end_reasons"]
         anchor = f"{pid}-end"
+        ends = pl.col("end_reason").cast(pl.String).replace(VALUE_WORDS)
         chart = df.with_columns(
             (
-                pl.format("{}: {}", "variant", pl.col("end_reason").cast(pl.String))
+                pl.format("{}: {}", "variant", ends)
                 if "variant" in df.columns and df["variant"].n_unique() > 1
-                else pl.col("end_reason").cast(pl.String)
-            )
-            .str.replace_all("_", " ")
-            .alias("ends")
+                else ends
+            ).alias("ends")
         )
         fig = rate_bars(
             chart, "ends", "share", "% of games", title=most_title(chart, "ends", "share", "", None)

@@ -45,7 +45,7 @@ from simulator.report.flags import (
     Flag,
     Rules,
 )
-from simulator.report.page import interval, pct
+from simulator.report.page import group_text, interval, pct
 from simulator.run.outputs import out_record
 
 CHALLENGE_TOOL = "challenge"
@@ -220,7 +220,7 @@ def variant_change(res: dict, variant: str, like: Measure | None) -> Measure | N
         r["diff_hi"],
         0.0,
         False,
-        f"{r['group']} {pct(r['base_mean'])} → {pct(r['variant_mean'])} "
+        f"{group_text(r['group'])} {pct(r['base_mean'])} → {pct(r['variant_mean'])} "
         f"(change {interval(r['diff_lo'], r['diff_hi'])})",
         r["group"],
     )

@@ -25,6 +25,7 @@ from simulator.experiments.field import RUNGS, SCRIPTED, TUNED, Field, Ladder
 from simulator.experiments.strength import SEARCH, SKILL_TOOL, strong_seats
 from simulator.report import write_report
 from simulator.report.strong import CHALLENGE_TOOL, dominant_policies, field_of, is_strong
+from simulator.report.tool_charts import screen_files, skill_files
 from simulator.run.checks import whole_tasks
 from simulator.run.outputs import check_out_dir, out_record
 from simulator.run.runner import Plan, Variant, execute, plan_from_manifest
@@ -440,7 +441,7 @@ def run_screens(
             print(f"study: no sensitivity screen of {name}: {e}", file=sys.stderr)
             continue
         seconds = time.perf_counter() - t
-        sensitivity.write(result, path, command, seconds)
+        sensitivity.write(result, path, command, seconds, screen_files)
         sees = sensitivity.detectable_by(per_run * SCREEN_TRAJECTORIES, sensitivity.DELTA)
         print(
             f"{path.name}: {len(plan.factors)} factors by Morris and {len(plan.choices)} "
@@ -570,7 +571,7 @@ def run_skill(
             curve = skill(
                 lab, game.rules(), STRONG_PLAYERS, n_games, spec["budgets"], seed=STUDY_SEED
             )
-        write_curve(curve, path, command)
+        write_curve(curve, path, command, charts=skill_files)
         print(
             f"{path.name}: search at {budgets} rollouts, {curve.gap.n:,} games each in "
             f"{time.perf_counter() - t:.1f} s -> {path}",

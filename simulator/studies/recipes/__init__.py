@@ -36,7 +36,7 @@ from simulator.run import store
 from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 from simulator.run.runner import Plan, execute, manifest_for
 from simulator.studies.recipes import blood_coins, loans, scoring, taxes
-from simulator.studies.recipes.common import Recipe, Sizing, budget_text
+from simulator.studies.recipes.common import Recipe, Sizing, budget_text, field_text
 from simulator.studies.recipes.page import report_page
 from simulator.studies.recipes.rungs import Asked, RungAnswer, adaptation_note, agreement
 from simulator.studies.study import study_seats
@@ -57,6 +57,7 @@ RECIPES = {
             "players sit and the leading policy's edge.",
             taxes.variants,
             taxes.answer,
+            ("taxes",),
         ),
         Recipe(
             "loans",
@@ -67,6 +68,7 @@ RECIPES = {
             "policy to its fair share.",
             loans.variants,
             loans.answer,
+            ("loans",),
         ),
         Recipe(
             "blood-coins",
@@ -79,6 +81,7 @@ RECIPES = {
             "the count that balances the teams.",
             blood_coins.variants,
             blood_coins.answer,
+            ("setup", "game"),
         ),
         Recipe(
             "scoring",
@@ -89,6 +92,7 @@ RECIPES = {
             "that removes it.",
             scoring.variants,
             scoring.answer,
+            ("scoring", "shares", "companies"),
         ),
     )
 }
@@ -153,8 +157,9 @@ def ask(
         ]
         kind, line = agreement(rungs)
         asked = Asked(rungs, kind, line)
+        assumed, others = recipe.assumed(game, rules)
         (tmp / "report.html").write_text(
-            report_page(recipe, asked, budget, command), encoding="utf-8"
+            report_page(recipe, asked, budget, command, assumed, others), encoding="utf-8"
         )
         summary = {
             "tool": "ask",
@@ -169,6 +174,7 @@ def ask(
             "margin": sizing.margin,
             "alpha": sizing.alpha,
             "fields": [r.field for r in rungs],
+            "rests_on": [k.label for k, _ in assumed],
             "agreement": kind,
             "verdict": line,
             "rungs": {r.field: r.record() for r in rungs},
@@ -219,7 +225,13 @@ def answer_field(
     )
     adaptations = {v.name: a for v, a in zip(base.variants, players.adaptations) if a is not None}
     rung = RungAnswer(
-        field.name, dataset_folder(field), answer, n_games, sizes[: look + 1], adaptations
+        field.name,
+        dataset_folder(field),
+        answer,
+        n_games,
+        sizes[: look + 1],
+        adaptations,
+        field_text(Dataset(where)),
     )
     note = adaptation_note(rung)
     if note:

@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from simulator.analysis import Dataset
+from simulator.core.assumed import AssumedKey, assumed_keys, assumed_under, value_at
 from simulator.core.game import Game
 from simulator.core.rules import lookup
 from simulator.core.stats import Z95
@@ -78,6 +79,14 @@ class Recipe:
     summary: str  # one line for --help
     variants: Callable[[Game, dict], list[Variant]]
     answer: Callable[[Dataset, Sizing], Answer]
+    subjects: tuple[str, ...] = ()  # the rules it asks about: key prefixes (``"loans"``)
+
+    def assumed(self, game: Game, rules: dict) -> tuple[list[tuple[AssumedKey, object]], int]:
+        """The ASSUMED keys under the question's subjects with their values in ``rules``, and
+        how many other ASSUMED keys the game has."""
+        keys = assumed_keys(game.rules_path)
+        found = assumed_under(keys, self.subjects)
+        return [(k, value_at(rules, k.key)) for k in found], len(keys) - len(found)
 
 
 def decide(verdicts: dict[str, Verdict], printed: str, nearest: list[str]) -> Decision:

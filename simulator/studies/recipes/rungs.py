@@ -36,11 +36,13 @@ class RungAnswer:
     games: int
     looks: list[int]
     adaptations: dict[str, Adaptation] = field(default_factory=dict)
+    lineup: str = ""  # who played, e.g. "scripted field: tycoon, saver, ..."
 
     def record(self) -> dict:
         return {
             "field": self.field,
             "dataset": self.folder,
+            "players": self.lineup,
             "games_per_variant": self.games,
             "looks": self.looks,
             **self.answer.decision.record(),
