@@ -104,17 +104,18 @@ def test_the_search_draws_only_from_its_own_stream():
 
 
 def test_a_redraw_keeps_what_the_seat_knows():
-    """determinize deals the hidden cards again into the same places: the seat's own hand, the
-    hand sizes, the drawn Temple cards and the multisets of hidden cards and tiles stay."""
+    """A round's deal lays the hidden cards again into the same places: the seat's own hand,
+    the hand sizes, the drawn Temple cards and the multisets of hidden cards and tiles stay."""
     rules = GAME.rules(sets=TINY)
     params = GAME.prepare(rules, 4)
     W = K.world(params, 5, ids(rules, SEATS))
     R = K.world(params, 0, ids(rules, SEATS), set_up=False)
-    _, _, _, _, pool = search.search_buffers(W.state, W.rng, W.rules)
+    _, work_rng, _, _, cards = search.search_buffers(W.state, W.rng, W.rules)
     W.state[S.G_TDRAW] = 10
-    search.copy_game(W.state, W.rules, W.rng, R.state, R.rng, np.int64(1))
-    R.rng[SEARCH_STREAM] = np.uint64(77)
-    R.call(search.determinize, 0, pool)
+    search.restore_game(W.state, W.rules, R.state, np.int64(1), np.int64(0), True)
+    sizes = search.gather_unseen(W.state, W.rules, np.int64(0), cards[search.UNSEEN])
+    search.deal_unseen(cards, work_rng[search.DEAL_RNG], np.uint64(77), *sizes)
+    search.place_unseen(R.state, W.rules, np.int64(0), cards[search.DEALT], *sizes)
     hands, again = W.hands, R.hands
     assert (again[0] == hands[0]).all() and ((again >= 0) == (hands >= 0)).all()
     assert (again[1:] != hands[1:]).any()
@@ -129,6 +130,35 @@ def test_a_redraw_keeps_what_the_seat_knows():
     assert (temple_again[:10] == temple[:10]).all()
     assert sorted(temple_again) == sorted(temple) and (temple_again != temple).any()
     assert sorted(R.nodes(S.B_BLOOD)) == sorted(W.nodes(S.B_BLOOD))
+
+
+def test_a_restored_copy_is_the_real_game_again_after_a_playout():
+    """restore_game copies back only what a playout wrote (the caches when it rebuilt them):
+    after playouts that rotated rings and computed distance maps, the copy equals a whole
+    copy of the game on every slot a playout reads."""
+    rules = GAME.rules(sets=TINY)
+    params = GAME.prepare(rules, 4)
+    W = K.world(params, 5, ids(rules, SEATS))
+    R = K.world(params, 0, ids(rules, SEATS), set_up=False)
+    whole = K.world(params, 0, ids(rules, SEATS), set_up=False)
+    n_options = np.int64(7)
+    search.restore_game(W.state, W.rules, whole.state, np.int64(1), n_options, True)
+    search.restore_game(W.state, W.rules, R.state, np.int64(1), n_options, True)
+    end = np.int64(6)
+    for seed in range(3):
+        R.rng[:] = seed + 1
+        R.call(engine.play_from, np.int64(0), np.int64(0), end, np.int64(0), engine.NOT_RESUMED)
+        assert R.state[S.G_ADJ_VERSION] != W.state[S.G_ADJ_VERSION]  # the adjacency rebuilt
+        assert R.state[S.G_DCACHE_WRITTEN] != 0 and (R.state != whole.state).any()
+        search.restore_game(W.state, W.rules, R.state, np.int64(1), n_options, False)
+        read = np.ones(len(W.state), bool)  # not the scratch blocks, nor the unread tails
+        read[S.SCORES : S.SCORES + S.MAX_OPTIONS] = False
+        read[W.rules[S.CFG_QUEUE] : W.rules[S.CFG_ADJ]] = False
+        for field in (S.OPT_ACT, S.OPT_A, S.OPT_B):
+            read[field + n_options : field + S.MAX_OPTIONS] = False
+        for field in (S.ACTED_FIG, S.ACTED_NODE):
+            read[field + W.state[S.G_ACT_N] : field + S.MAX_ACTS] = False
+        assert (R.state[read] == whole.state[read]).all()
 
 
 @pytest.mark.parametrize("mode, teammate_counts", [("team", True), ("free_for_all", False)])

@@ -46,6 +46,7 @@ from simulator.games.karmaggan.state import (
     G_ADJ_VERSION,
     G_DCACHE_LAST,
     G_DCACHE_NEXT,
+    G_DCACHE_WRITTEN,
     G_DKEY,
     G_OFFSET,
     G_VERSION,
@@ -263,6 +264,7 @@ def distance_slot(state, rules, target):
         s = (s + 1) % DCACHE_SLOTS
     state[G_DCACHE_NEXT] = (s + 1) % DCACHE_SLOTS
     state[G_DCACHE_LAST] = s
+    state[G_DCACHE_WRITTEN] |= 1 << s
     n = 0
     if target >= 0:
         state[rules[CFG_QUEUE]] = target

@@ -18,14 +18,15 @@ the rollout policy's own pick (what a scripted seat of that policy would play, d
 would draw it) and the next best of the ``top_k`` options by the rollout policy's scores.
 ``rollouts`` playouts are spread over them in rounds, every candidate of a round from the same
 seed (common random numbers: the candidates are compared on the same re-drawn cards and dice).
-A playout copies the game (``state`` and ``rng``) into a work copy (the rules are shared),
-re-draws what the seat cannot know (:func:`determinize`) from that seed, drawn from the real
-game's SEARCH stream, takes the candidate, finishes the turn and plays on with every seat on
-``rollout_policy`` to the horizon: 0 to the end of the game, h to the end of the h-th round
-after the decision's round.  The outcome for the deciding seat (:func:`seat_value`) is its
-side's win (its team's in Team mode, its own in Free-for-All), then the blood-coin margin of
-its side over the best other.  The rollout policy's pick is played unless a rival beats it
-over the paired rounds in a one-sided test corrected over the rivals
+Each round re-draws what the seat cannot know from that seed, drawn from the real game's SEARCH
+stream (:func:`gather_unseen` once per decision, :func:`deal_unseen` once per round); a playout
+makes its work copy the real game again (:func:`restore_game`: the rules are shared), lays the
+round's deal into it (:func:`place_unseen`), takes the candidate, finishes the turn and plays on
+with every seat on ``rollout_policy`` to the horizon: 0 to the end of the game, h to the end
+of the h-th round after the decision's round.  The outcome for the deciding seat
+(:func:`seat_value`) is its side's win (its team's in Team mode, its own in Free-for-All), then
+the blood-coin margin of its side over the best other.  The rollout policy's pick is played
+unless a rival beats it over the paired rounds in a one-sided test corrected over the rivals
 (``policies.search.paired_choice``): a few playouts are noisy, and overriding the rollout
 policy on noise plays worse than the rollout policy itself.  Besides that pick, the real
 game draws only from its SEARCH stream.
@@ -44,15 +45,13 @@ from policies.search import (
     margin_to_best_other,
     outcome_value,
     paired_choice,
-    redeal,
     reseed_chance,
     rollout_seed,
     tally,
     top_k,
 )
 from simulator.core.kernel import allocating, entry, layer, rule
-from simulator.core.rng import N_STREAMS
-from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.core.rng import N_STREAMS, SETUP, shuffle
 from simulator.games.karmaggan.core import new_game, record
 from simulator.games.karmaggan.decide import choose, weighs
 from simulator.games.karmaggan.engine import (
@@ -75,28 +74,32 @@ from simulator.games.karmaggan.movement import (
 )
 from simulator.games.karmaggan.state import (
     ACT_PLAY,
-    ACTED,
+    ACTED_FIG,
+    ACTED_NODE,
     B_BLOOD,
     B_TILE,
     BLOOD_TILE,
     BOARD,
     CFG_ADJ,
     CFG_DECK_LEN,
+    CFG_DECKS,
     CFG_HAND_MAX,
     CFG_N_FIGS,
     CFG_N_TEMPLE,
     CFG_NODES,
     CFG_PLAYERS,
-    CFG_QUEUE,
     CFG_ROUND_CAP,
     CFG_STATE_SIZE,
     CFG_TEAM_MODE,
     D_OBJECTS,
     D_TEMPLE,
-    DCACHE,
+    DCACHE_SLOTS,
     EV_SEARCH,
     EV_SEARCH_OPTION,
     FIGS,
+    G_ACT_N,
+    G_ADJ_VERSION,
+    G_DCACHE_WRITTEN,
     G_NEV,
     G_ODECK_N,
     G_ROUND,
@@ -115,10 +118,10 @@ from simulator.games.karmaggan.state import (
     OPT_B,
     P_COINS,
     P_TEAM,
-    SCORES,
     SEAT_POLICY,
     STEP,
     card_effect,
+    dcache_row,
     deck,
     hand_slot,
     score_view,
@@ -127,6 +130,9 @@ from simulator.games.karmaggan.state import (
 MARGIN_SCALE = 4.0  # blood coins: a side this many coins ahead earns the whole margin bonus
 SUMS, COUNTS, GAINS, GAINS_SQ, SIDES = range(5)  # rows of the values buffer
 MILLION = 1_000_000
+ROLLOUT_RNG, DEAL_RNG = range(2)  # rows of work_rng: a rollout's streams, the round's deal
+UNSEEN, DEALT = range(2)  # rows of cards: what the seat cannot see, canonical; the round's deal
+ALL_DCACHE_SLOTS = (1 << DCACHE_SLOTS) - 1
 
 
 @rule
@@ -142,7 +148,7 @@ def searched_seats(state, rules, knobs):
 
 @layer
 def play_search_rounds(
-    state, rules, knobs, rng, trace, timeline, work, work_rng, values, picks, pool
+    state, rules, knobs, rng, trace, timeline, work, work_rng, values, picks, cards
 ):
     """engine.play_rounds for a game with search seats: the round loop pauses before each of
     their plunderer turns, which :func:`search_turn` plays."""
@@ -152,7 +158,7 @@ def play_search_rounds(
     while status == PAUSED:
         seat = state[G_SEAT]
         search_turn(
-            state, rules, knobs, rng, trace, timeline, seat, work, work_rng, values, picks, pool
+            state, rules, knobs, rng, trace, timeline, seat, work, work_rng, values, picks, cards
         )
         status = play_from(
             state,
@@ -172,7 +178,7 @@ def play_search_rounds(
 
 @layer
 def search_turn(
-    state, rules, knobs, rng, trace, timeline, seat, work, work_rng, values, picks, pool
+    state, rules, knobs, rng, trace, timeline, seat, work, work_rng, values, picks, cards
 ):
     """movement.plunderer_turn with every STEP decision of several options weighed."""
     if not start_turn(state, rules, rng, trace, seat):
@@ -196,7 +202,7 @@ def search_turn(
                 work_rng,
                 values,
                 picks,
-                pool,
+                cards,
             )
         if not take_step(state, rules, knobs, rng, trace, seat, i):
             break
@@ -204,7 +210,7 @@ def search_turn(
 
 
 @rule
-def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, values, picks, pool):
+def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, values, picks, cards):
     """The STEP option ``seat`` takes among the ``n`` in the state's OPTIONS block: its rollout
     policy's own pick unless a rival candidate beats it clearly over paired rollouts played on
     the copy ``work`` and ``work_rng`` (module docstring); traced when tracing."""
@@ -222,22 +228,26 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
     no_trace, no_timeline = trace[:0], timeline[:0]  # a rollout traces nothing
     values[:, :m] = 0.0
     sums, counts, gains, gains_sq = values[SUMS], values[COUNTS], values[GAINS], values[GAINS_SQ]
+    roll_rng, deal_rng = work_rng[ROLLOUT_RNG], work_rng[DEAL_RNG]
+    n_temple, n_cards, n_blood = gather_unseen(state, rules, seat, cards[UNSEEN])
     base = 0.0
-    for _ in range(rounds):
+    for r in range(rounds):
         seed = rollout_seed(rng)  # one determinization per round: candidates compared alike
+        copy_slots(deal_rng, rng, 0, N_STREAMS)
+        deal_unseen(cards, deal_rng, seed, n_temple, n_cards, n_blood)
         for c in range(m):
-            copy_game(state, rules, rng, work, work_rng, rollout_policy)
-            work_rng[SEARCH_STREAM] = seed
-            determinize(work, rules, work_rng, seat, pool)
-            if take_step(work, rules, knobs, work_rng, no_trace, seat, picks[c]):
-                continue_turn(work, rules, knobs, work_rng, no_trace, seat)
+            restore_game(state, rules, work, rollout_policy, n, r == 0 and c == 0)
+            copy_slots(roll_rng, deal_rng, 0, N_STREAMS)
+            place_unseen(work, rules, seat, cards[DEALT], n_temple, n_cards, n_blood)
+            if take_step(work, rules, knobs, roll_rng, no_trace, seat, picks[c]):
+                continue_turn(work, rules, knobs, roll_rng, no_trace, seat)
             else:
                 finish_turn(work, rules, seat)
             play_from(
                 work,
                 rules,
                 knobs,
-                work_rng,
+                roll_rng,
                 no_trace,
                 no_timeline,
                 rnd,
@@ -254,25 +264,50 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
     return picks[paired_choice(gains, gains_sq, counts, m)]
 
 
-@allocating
-def copy_game(state, rules, rng, work, work_rng, rollout_policy):
-    """Copy the real game into the rollout copy, every seat playing ``rollout_policy``: only
-    the slots in use (the figure, node and hand blocks are sized for the largest game; the
-    option scores and the BFS queue are scratch, written before they are read)."""
-    work_rng[:] = rng
-    work[:FIGS] = state[:FIGS]
-    n_figs, n_nodes, hand_max = rules[CFG_N_FIGS], rules[CFG_NODES], rules[CFG_HAND_MAX]
+@rule
+def copy_slots(work, state, first, end):
+    """``work[first:end] = state[first:end]`` as a plain loop: a slice assignment allocates
+    (numba guards against overlap), which a kernel without reference counting cannot."""
+    for i in range(first, end):
+        work[i] = state[i]
+
+
+@rule
+def restore_game(state, rules, work, rollout_policy, n_options, whole):
+    """Make the rollout copy ``work`` the real game again, every seat playing
+    ``rollout_policy``: the slots a playout reads, in use (the figure, node and hand blocks are
+    sized for the largest game; of the turn's activated tiles and of the decision's options
+    only the first G_ACT_N and ``n_options`` are read; the option scores and the BFS queue are
+    written before they are read).  The adjacency and the distance maps are caches a playout
+    rebuilds only when the board changed, so they are copied back only when the last playout
+    wrote them: the adjacency when its G_ADJ_VERSION moved (a rebuild always moves it), the
+    maps it computed (G_DCACHE_WRITTEN).  ``whole``: the first playout of a decision, whose
+    copy holds another game, copies all of them."""
+    if whole or work[G_ADJ_VERSION] != state[G_ADJ_VERSION]:
+        copy_slots(work, state, rules[CFG_ADJ], rules[CFG_DECKS])
+    written = ALL_DCACHE_SLOTS if whole else work[G_DCACHE_WRITTEN]
+    n_nodes = rules[CFG_NODES]
+    for slot in range(DCACHE_SLOTS):
+        if (written >> slot) & 1:
+            at = dcache_row(rules, slot)
+            copy_slots(work, state, at, at + n_nodes)
+    copy_slots(work, state, 0, FIGS)
+    work[G_DCACHE_WRITTEN] = 0
+    n_figs, hand_max = rules[CFG_N_FIGS], rules[CFG_HAND_MAX]
     for field in range(FIGS, BOARD, MAX_FIGS):
-        work[field : field + n_figs] = state[field : field + n_figs]
+        copy_slots(work, state, field, field + n_figs)
     for field in range(BOARD, HANDS, MAX_NODES):
-        work[field : field + n_nodes] = state[field : field + n_nodes]
+        copy_slots(work, state, field, field + n_nodes)
     for seat in range(rules[CFG_PLAYERS]):
         at = hand_slot(seat, 0)
-        work[at : at + hand_max] = state[at : at + hand_max]
-    work[ACTED:SCORES] = state[ACTED:SCORES]
-    work[DCACHE : rules[CFG_QUEUE]] = state[DCACHE : rules[CFG_QUEUE]]
-    work[rules[CFG_ADJ] : rules[CFG_STATE_SIZE]] = state[rules[CFG_ADJ] : rules[CFG_STATE_SIZE]]
-    work[SEAT_POLICY : SEAT_POLICY + MAX_PLAYERS] = rollout_policy
+        copy_slots(work, state, at, at + hand_max)
+    for field in (ACTED_FIG, ACTED_NODE):
+        copy_slots(work, state, field, field + state[G_ACT_N])
+    for field in (OPT_ACT, OPT_A, OPT_B):
+        copy_slots(work, state, field, field + n_options)
+    copy_slots(work, state, rules[CFG_DECKS], rules[CFG_STATE_SIZE])
+    for seat in range(MAX_PLAYERS):
+        work[SEAT_POLICY + seat] = rollout_policy
 
 
 @rule
@@ -294,48 +329,73 @@ def seat_value(state, rules, seat, sides):
 
 
 @allocating
-def determinize(state, rules, rng, seat, pool):
-    """Re-draw everything ``seat`` cannot know, from the rollout's seed (in the copy's SEARCH
-    stream): every chance stream (future dice, draws and the other seats' tie-breaks); the
-    order of the Temple cards not yet drawn (Ring Traps: the deck is face down); the Object
-    cards of the other players together with the Object deck (Objects: a hand is secret; each
-    player keeps as many cards as it holds); and the values of the Blood tiles still face
-    down (Blood Tiles).  Each set is gathered, put in a canonical order and dealt again into
-    the same places, so the result depends only on what the seat knows and on the seed.
-    ASSUMED: the seat does not remember cards it saw revealed in combat."""
-    reseed_chance(rng, rng[SEARCH_STREAM])
-    n_temple, drawn = rules[CFG_N_TEMPLE], state[G_TDRAW]
-    temple, objects = deck(rules, D_TEMPLE), deck(rules, D_OBJECTS)
-    redeal(state[temple + drawn : temple + n_temple], n_temple - drawn, rng)
-    n = 0
+def gather_unseen(state, rules, seat, unseen):
+    """Everything ``seat`` cannot know, each set in a canonical order into ``unseen``: the
+    Temple cards not yet drawn (Ring Traps: the deck is face down); the Object cards of the
+    other players together with the Object deck (Objects: a hand is secret; each player keeps
+    as many cards as it holds); the values of the Blood tiles still face down (Blood Tiles).
+    Sorted, so a re-deal depends only on what the seat knows and on its seed.  Returns the
+    three sets' sizes.  ASSUMED: the seat does not remember cards it saw revealed in combat."""
+    n_temple = rules[CFG_N_TEMPLE] - state[G_TDRAW]
+    temple = deck(rules, D_TEMPLE) + state[G_TDRAW]
+    for k in range(n_temple):
+        unseen[k] = state[temple + k]
+    n = n_temple
     for s in range(rules[CFG_PLAYERS]):
         for slot in range(rules[CFG_HAND_MAX]):
             if s != seat and state[hand_slot(s, slot)] >= 0:
-                pool[n] = state[hand_slot(s, slot)]
+                unseen[n] = state[hand_slot(s, slot)]
                 n += 1
+    objects = deck(rules, D_OBJECTS)
     for k in range(state[G_ODECK_N]):
-        pool[n] = state[objects + k]
+        unseen[n] = state[objects + k]
         n += 1
-    redeal(pool, n, rng)
-    n = 0
-    for s in range(rules[CFG_PLAYERS]):
-        for slot in range(rules[CFG_HAND_MAX]):
-            if s != seat and state[hand_slot(s, slot)] >= 0:
-                state[hand_slot(s, slot)] = pool[n]
-                n += 1
-    for k in range(state[G_ODECK_N]):
-        state[objects + k] = pool[n]
-        n += 1
-    n = 0
+    n_cards = n - n_temple
     for node in range(rules[CFG_NODES]):
         if state[B_TILE + node] == BLOOD_TILE and state[B_BLOOD + node] > 0:
-            pool[n] = state[B_BLOOD + node]
+            unseen[n] = state[B_BLOOD + node]
             n += 1
-    redeal(pool, n, rng)
-    n = 0
+    unseen[:n_temple].sort()
+    unseen[n_temple : n_temple + n_cards].sort()
+    unseen[n_temple + n_cards : n].sort()
+    return n_temple, n_cards, n - n_temple - n_cards
+
+
+@rule
+def deal_unseen(cards, deal_rng, seed, n_temple, n_cards, n_blood):
+    """One round's re-draw, from ``seed``: every chance stream of ``deal_rng`` re-seeded (future
+    dice, draws and the other seats' tie-breaks), then the Temple cards, the hidden Object
+    cards and the face-down Blood values shuffled, each from its canonical order
+    (``cards[UNSEEN]``, :func:`gather_unseen`) into ``cards[DEALT]``, with the setup stream."""
+    reseed_chance(deal_rng, seed)
+    dealt = cards[DEALT]
+    first = 0
+    for size in (n_temple, n_cards, n_blood):
+        copy_slots(dealt, cards[UNSEEN], first, first + size)
+        shuffle(deal_rng, SETUP, dealt[first : first + size])
+        first += size
+
+
+@rule
+def place_unseen(work, rules, seat, dealt, n_temple, n_cards, n_blood):
+    """Lay a deal (:func:`deal_unseen`) into the rollout copy, into the places the sets were
+    gathered from (:func:`gather_unseen`)."""
+    temple = deck(rules, D_TEMPLE) + work[G_TDRAW]
+    for k in range(n_temple):
+        work[temple + k] = dealt[k]
+    n = n_temple
+    for s in range(rules[CFG_PLAYERS]):
+        for slot in range(rules[CFG_HAND_MAX]):
+            if s != seat and work[hand_slot(s, slot)] >= 0:
+                work[hand_slot(s, slot)] = dealt[n]
+                n += 1
+    objects = deck(rules, D_OBJECTS)
+    for k in range(work[G_ODECK_N]):
+        work[objects + k] = dealt[n]
+        n += 1
     for node in range(rules[CFG_NODES]):
-        if state[B_TILE + node] == BLOOD_TILE and state[B_BLOOD + node] > 0:
-            state[B_BLOOD + node] = pool[n]
+        if work[B_TILE + node] == BLOOD_TILE and work[B_BLOOD + node] > 0:
+            work[B_BLOOD + node] = dealt[n]
             n += 1
 
 
@@ -355,14 +415,16 @@ def note_values(state, rules, trace, seat, n, m, total, values, picks):
 
 @allocating
 def search_buffers(state, rng, rules):
-    """The driver's work buffers: a rollout copy of the game (``work``, ``work_rng``),
-    per-candidate sums and counts, candidate indices, a card pool."""
+    """The driver's work buffers: a rollout copy of the game (``work``), its streams and the
+    round's dealt streams (``work_rng``), per-candidate sums and counts, candidate indices,
+    what the seat cannot see and its deal (``cards``)."""
     p = rules[CFG_PLAYERS]
-    work, work_rng = np.zeros_like(state), np.zeros_like(rng)
+    work, work_rng = np.zeros_like(state), np.zeros((2, rng.shape[0]), rng.dtype)
     values = np.zeros((5, max(MAX_OPTIONS, p)))
     picks = np.zeros(MAX_OPTIONS, np.int64)
-    pool = np.zeros(rules[CFG_DECK_LEN] + p * rules[CFG_HAND_MAX] + rules[CFG_NODES], np.int64)
-    return work, work_rng, values, picks, pool
+    unseen = rules[CFG_DECK_LEN] + p * rules[CFG_HAND_MAX] + rules[CFG_NODES]
+    cards = np.zeros((2, unseen), np.int64)
+    return work, work_rng, values, picks, cards
 
 
 @entry
@@ -370,13 +432,13 @@ def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players
     """engine.play_games for games with search seats."""
     state = np.zeros(rules[CFG_STATE_SIZE], np.int64)
     rng = np.zeros(N_STREAMS, np.uint64)
-    work, work_rng, values, picks, pool = search_buffers(state, rng, rules)
+    work, work_rng, values, picks, cards = search_buffers(state, rng, rules)
     n_events = 0
     for g in range(seeds.shape[0]):
         new_game(state, rules, rng, seeds[g], seat_policies[g])
         setup_game(state, rules, rng)
         play_search_rounds(
-            state, rules, knobs, rng, trace, timelines[g], work, work_rng, values, picks, pool
+            state, rules, knobs, rng, trace, timelines[g], work, work_rng, values, picks, cards
         )
         write_outputs(state, rules, out_games[g], out_players[g])
         n_events = state[G_NEV]

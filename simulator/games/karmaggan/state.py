@@ -98,13 +98,15 @@ TILE_CHARS = ".#OTBPI@J"   # for drawings; 'S' in the rules is a Blank starting 
  G_MEDALLION_BANK, G_TDRAW, G_ODECK_N, G_ODISC_N, G_NEV, G_VERSION, G_WINNER, G_WIN_TEAM,
  G_END, G_ACT_N, G_STEPS_LEFT, G_PLAYS_LEFT, G_POLE, G_CONJURE, G_FIRST_TURN,
  G_DCACHE_NEXT, G_TURN_ENDED, G_TEAM_DIED, G_ADJ_VERSION, G_OPEN_HATCHES, G_DCACHE_LAST,
- G_LAST_FREE, G_SEARCH_DECISIONS, G_OFFSET) = range(32)
+ G_LAST_FREE, G_SEARCH_DECISIONS, G_DCACHE_WRITTEN, G_OFFSET) = range(33)
 G_DKEY = G_OFFSET + MAX_RINGS          # DCACHE_SLOTS (version, target) pairs
 N_GAME = G_DKEY + 2 * DCACHE_SLOTS
 # G_OPEN_HATCHES counts the open hatches; G_TEAM_DIED is a bit set: bit t when team t (or,
 # free-for-all, anyone: bit 0) has lost a plunderer; G_LAST_FREE is the last tile the moving
 # figure stood on alone (where it goes back if its move ends on another's tile);
-# G_SEARCH_DECISIONS counts the decisions a `search` seat weighed by rollouts
+# G_SEARCH_DECISIONS counts the decisions a `search` seat weighed by rollouts;
+# G_DCACHE_WRITTEN is a bit set: bit s when distance map s was computed (the search player
+# clears it in a rollout copy, to copy back only the maps its playout wrote)
 
 SEAT_POLICY = N_GAME
 
