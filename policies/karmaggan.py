@@ -244,14 +244,15 @@ def fight_score(state, seat, occ, k, carrier):
 
 
 @rule
-def object_value(state, seat, effect, k, far, steps_left, enemy_carrier_inside, open_now):
+def object_value(state, seat, effect, k, hand_max, far, steps_left, enemy_carrier_inside, open_now):
     """How much a plunderer gains by playing an Object card now, before ``hold``; ``far`` is
-    its distance to its target."""
+    its distance to its target.  Tumult and Greedy Fingers bring cards: worth a card while the
+    hand is at most half the rules' ``turn.hand_max``."""
     coins = state[P_COINS + seat]
     if effect == SPARK:
         return 1.5 if steps_left > 0 and far > steps_left else -1.0
     if effect == TUMULT or effect == GREEDY:
-        return 1.5 if state[P_HAND_N + seat] <= 4 else 0.3
+        return 1.5 if state[P_HAND_N + seat] <= hand_max // 2 else 0.3
     if effect == BLOOD_STONE:
         return 2.0 if coins <= 2 else 0.8
     if effect == ECLIPSE:
@@ -306,7 +307,15 @@ def score_steps(state, rules, seat, n, k, d, d_exit, target):
             effect = card_effect(rules, state[hand_slot(seat, a)])
             score = (
                 object_value(
-                    state, seat, effect, k, d[cur], steps_left, enemy_carrier_inside, open_now
+                    state,
+                    seat,
+                    effect,
+                    k,
+                    hand_max,
+                    d[cur],
+                    steps_left,
+                    enemy_carrier_inside,
+                    open_now,
                 )
                 - k[HOLD]
                 - 1.5 * b
