@@ -132,7 +132,7 @@ from simulator.games.karnaxis.state import (
     T_TAX_STANDARD,
 )
 
-ENGINE_VERSION = "karnaxis-4"
+ENGINE_VERSION = "karnaxis-5"
 
 
 def _first(items, test):

@@ -125,6 +125,17 @@ def table_len(rules, t):
 
 
 @rule
+def payout_for(rules, tokens):
+    """Retirement Fund (At Game End): what ``tokens`` retirement tokens pay by the ASSUMED
+    payout table, each token beyond it ``retirement.extra_token_usd`` more (before any
+    character's bonus per token).  Shared by the Game End settlement and the policies."""
+    last = table_len(rules, T_RETIRE_PAYOUT) - 1
+    if tokens <= last:
+        return table(rules, T_RETIRE_PAYOUT, tokens)
+    return table(rules, T_RETIRE_PAYOUT, last) + (tokens - last) * rules[CFG_EXTRA_TOKEN]
+
+
+@rule
 def character(rules, c, field):
     return rules[rules[CFG_CHARS] + c * C_WIDTH + field]
 
