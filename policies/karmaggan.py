@@ -120,6 +120,7 @@ KNOBS = (
     "combat_attack",
     "combat_counter",
     "combat_power",
+    "sacrifice",
     *SEARCH_KNOBS,
 )
 (
@@ -134,11 +135,12 @@ KNOBS = (
     COMBAT_ATTACK,
     COMBAT_COUNTER,
     COMBAT_POWER,
+    SACRIFICE,
     ROLLOUTS,
     ROLLOUT_POLICY_KNOB,
     HORIZON,
     TOP_K,
-) = range(1, 16)  # knobs table columns (column 0: the behaviour)
+) = range(1, 17)  # knobs table columns (column 0: the behaviour)
 
 NEVER = -1000.0
 DETOUR = 0.6  # cost of a step that does not bring the figure nearer its target
@@ -335,9 +337,10 @@ def swarm_target(state, rules, seat):
 
 
 @rule
-def score_swarm_steps(state, rules, n, d):
+def score_swarm_steps(state, rules, n, k, d):
     """Scores of the SWARM_STEP options in the SCORES block: tiles gained, attacks on the carrier
-    above all, Object tiles on the way; sacrifices only when nothing else is possible."""
+    above all, Object tiles on the way; a sacrifice (an Invocation tile where the Spawn stood)
+    is worth the ``sacrifice`` knob, in tiles (below 0: only when nothing else is possible)."""
     scores, team_mode = score_view(state), rules[CFG_TEAM_MODE]
     n_acts, carrier = state[G_ACT_N], state[G_EGG_CARRIER]
     for i in range(n):
@@ -360,7 +363,7 @@ def score_swarm_steps(state, rules, n, d):
         elif act == ACT_MEDALLION:
             score = 0.5
         elif act == ACT_SACRIFICE:
-            score = -2.0
+            score = k[SACRIFICE]
         scores[i] = score
 
 
@@ -435,7 +438,7 @@ def policy_choice(state, rules, knobs, rng, policy_id, kind, seat, n):
         return best
     elif kind == SWARM_STEP:
         score_swarm_steps(
-            state, rules, n, distance_map(state, rules, swarm_target(state, rules, seat))
+            state, rules, n, k, distance_map(state, rules, swarm_target(state, rules, seat))
         )
     elif kind == SWARM_MODE:
         swarm = state[P_SWARM + seat]
