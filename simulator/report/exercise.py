@@ -1,6 +1,6 @@
 """Rules the field never exercises: how often each kind of action a game offers, and each
 event it can bring, happens in each field's games, so a designer sees which rules no player
-tried (issue: a rule no policy plays is not measured by any answer).
+tried (a rule no policy plays is measured by no finding).
 
 Each game lists its kinds with the players column counting them (``Game.exercised``); a kind
 happened in a player-game when its count is above 0, and in a game when it happened to any
