@@ -98,3 +98,10 @@ def test_the_table_names_the_rarely_played_rules_least_played_first_per_field(tm
     # least played first: a never-played kind before the one played in every game
     assert page.index("wait at level 4") < page.index("buy a share")
     assert exercise_section("ekonos", [common]).count("Every kind is played") == 1
+
+
+def test_two_datasets_of_one_field_get_columns_of_their_own(tmp_path):
+    one = dataset(tmp_path / "one", {"base": known_counts()}, field="scripted")
+    two = dataset(tmp_path / "two", {"base": known_counts()}, field="scripted")
+    page = exercise_section("ekonos", [one, two])
+    assert "scripted (4p): games" in page and "scripted (4p) two: games" in page

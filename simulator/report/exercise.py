@@ -62,10 +62,13 @@ def exercise_section(game: str, datasets: list[Dataset]) -> str:
     with its share of games and of player-games in each field (dataset) of the report."""
     if game not in GAME_NAMES or not get_game(game).exercised or not datasets:
         return ""
-    table = None
+    table, names = None, set()
     for ds in datasets:
         rates = exercise_rates(ds)
         name = field_name(ds)
+        if name in names:  # two datasets of one field: told apart by their folders
+            name = f"{name} {ds.path.name}"
+        names.add(name)
         shown = rates.select(
             "kind",
             "rule",
