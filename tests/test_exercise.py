@@ -105,3 +105,11 @@ def test_two_datasets_of_one_field_get_columns_of_their_own(tmp_path):
     two = dataset(tmp_path / "two", {"base": known_counts()}, field="scripted")
     page = exercise_section("ekonos", [one, two])
     assert "scripted (4p): games" in page and "scripted (4p) two: games" in page
+
+
+def test_a_dataset_without_the_count_columns_has_no_table(tmp_path):
+    players = ekonos_players("base", {}).drop(COLUMNS)
+    games = pl.DataFrame({"game_id": np.arange(N_GAMES), "variant": "base"})
+    out = write_dataset(tmp_path / "old", "ekonos", N_PLAYERS, {"games": games, "players": players})
+    assert exercise_rates(Dataset(out)).is_empty()
+    assert exercise_section("ekonos", [Dataset(out)]) == ""

@@ -65,6 +65,8 @@ def exercise_section(game: str, datasets: list[Dataset]) -> str:
     table, names = None, set()
     for ds in datasets:
         rates = exercise_rates(ds)
+        if rates.is_empty():  # a dataset without the count columns (an older engine's)
+            continue
         name = field_name(ds)
         if name in names:  # two datasets of one field: told apart by their folders
             name = f"{name} {ds.path.name}"
@@ -88,6 +90,8 @@ def exercise_section(game: str, datasets: list[Dataset]) -> str:
             if table is None
             else table.join(shown, on=["kind", "rule"], how="full", coalesce=True)
         )
+    if table is None:
+        return ""
     order = [c for c in table.columns if c.startswith("_")]
     table = table.with_columns(pl.min_horizontal(order).alias("_least")).sort("_least")
     never = table.filter(pl.col("_least") < RARE)["rule"].to_list()
