@@ -1,9 +1,12 @@
 """Ekonos policies: who plays which card, where markers go, what to buy and sell.
 
-Every scripted policy scores each legal option with the same reading of the game (a share is
-worth its company's final value; a presidency is worth control of expansions) and takes the
-best; the knobs in ``[policies.NAME]`` of the rules make the strategies differ.  The `search`
-player (simulator/games/ekonos/search.py) weighs the best-scored options by simulation.
+Every scripted policy scores each legal option in points with the same reading of the game and
+of the rules' ``[scoring]`` keys (a share is worth its company's final value in market
+indicators times ``per_indicator``, an M.U. spent or received ``per_mu``, a presidency held at
+the end ``per_presidency``, beside the control of expansions it brings) and takes the best, so a
+scoring variant changes its choices; the knobs in ``[policies.NAME]`` of the rules make the
+strategies differ.  The `search` player (simulator/games/ekonos/search.py) weighs the
+best-scored options by simulation.
 """
 
 import numpy as np
@@ -16,6 +19,9 @@ from simulator.games.ekonos.board import neighbours_of, option
 from simulator.games.ekonos.state import (
     BUY,
     CASH,
+    CFG_SCORE_INDICATOR,
+    CFG_SCORE_MU,
+    CFG_SCORE_PRESIDENCY,
     CFG_TURNS,
     CHOOSE_CARD,
     CHOOSE_SPACE,
@@ -103,16 +109,20 @@ def expected_value(state, c, last_turn):
 
 @scorer
 def option_score(state, rules, knobs, policy, kind, seat, company, i):
-    """How much ``policy`` likes option i of a decision (higher is better)."""
+    """How much ``policy`` likes option i of a decision (higher is better), in points: company
+    values count ``per_indicator`` each, M.U. ``per_mu``, a presidency held ``per_presidency``
+    (the knobs are in M.U. of the printed scoring, where all three weigh as a unit does)."""
     last_turn = state[TURN] == rules[CFG_TURNS] - 1
+    per_indicator, per_mu = float(rules[CFG_SCORE_INDICATOR]), float(rules[CFG_SCORE_MU])
+    per_presidency = float(rules[CFG_SCORE_PRESIDENCY])
     if kind == CHOOSE_CARD:
         c = option(state, i, OPT_C)
         if option(state, i, OPT_B) == PLACE_FUNCTION:
-            return stake(state, seat, c) + knobs[policy, PLACE_WEIGHT]
+            return stake(state, seat, c) * per_indicator + knobs[policy, PLACE_WEIGHT]
         growth = 0.6 * stake(state, seat, c)
         if state[PRESIDENT + c] == seat:
             growth += 1.0 + knobs[policy, PRESIDENCY_BONUS] / 6.0
-        return growth * (0.5 if last_turn else 1.0)
+        return growth * per_indicator * (0.5 if last_turn else 1.0)
     if kind == CHOOSE_SPACE:
         space, previous = option(state, i, OPT_A), option(state, i, OPT_B)
         own, rival = neighbours_of(state, rules, space, company)
@@ -129,27 +139,28 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
         c = option(state, i, OPT_A)
         if c == NONE:
             return 0.0
-        keep = expected_value(state, c, last_turn)
-        score = state[SHARES_OUT + c] - keep - knobs[policy, SELL_MARGIN]
+        keep = expected_value(state, c, last_turn) * per_indicator
+        score = state[SHARES_OUT + c] * per_mu - keep - knobs[policy, SELL_MARGIN]
         if state[PRESIDENT + c] == seat:
-            score -= knobs[policy, PRESIDENCY_BONUS]
+            score -= knobs[policy, PRESIDENCY_BONUS] + per_presidency
         return score
     if kind == BUY:
         c = option(state, i, OPT_A)
         if c == NONE:
             return 0.0
         score = (
-            expected_value(state, c, last_turn)
-            - (state[SHARES_OUT + c] + 1)
+            expected_value(state, c, last_turn) * per_indicator
+            - (state[SHARES_OUT + c] + 1) * per_mu
             - knobs[policy, BUY_MARGIN]
         )
         president = state[PRESIDENT + c]
-        if (
-            president != seat
-            and not last_turn
-            and (president == NONE or held(state, seat, c) + 1 > held(state, president, c))
+        if president != seat and (
+            president == NONE or held(state, seat, c) + 1 > held(state, president, c)
         ):
-            score += knobs[policy, PRESIDENCY_BONUS]
+            # the presidency this share takes is held at the end unless outbid
+            score += per_presidency
+            if not last_turn:
+                score += knobs[policy, PRESIDENCY_BONUS]
         return score
     # NAME_PRESIDENT: hand the company to the poorest rival
     return -float(state[CASH + option(state, i, OPT_A)])

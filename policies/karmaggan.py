@@ -120,6 +120,7 @@ KNOBS = (
     "combat_attack",
     "combat_counter",
     "combat_power",
+    "sacrifice",
     *SEARCH_KNOBS,
 )
 (
@@ -134,11 +135,12 @@ KNOBS = (
     COMBAT_ATTACK,
     COMBAT_COUNTER,
     COMBAT_POWER,
+    SACRIFICE,
     ROLLOUTS,
     ROLLOUT_POLICY_KNOB,
     HORIZON,
     TOP_K,
-) = range(1, 16)  # knobs table columns (column 0: the behaviour)
+) = range(1, 17)  # knobs table columns (column 0: the behaviour)
 
 NEVER = -1000.0
 DETOUR = 0.6  # cost of a step that does not bring the figure nearer its target
@@ -244,14 +246,15 @@ def fight_score(state, seat, occ, k, carrier):
 
 
 @rule
-def object_value(state, seat, effect, k, far, steps_left, enemy_carrier_inside, open_now):
+def object_value(state, seat, effect, k, hand_max, far, steps_left, enemy_carrier_inside, open_now):
     """How much a plunderer gains by playing an Object card now, before ``hold``; ``far`` is
-    its distance to its target."""
+    its distance to its target.  Tumult and Greedy Fingers bring cards: worth a card while the
+    hand is at most half the rules' ``turn.hand_max``."""
     coins = state[P_COINS + seat]
     if effect == SPARK:
         return 1.5 if steps_left > 0 and far > steps_left else -1.0
     if effect == TUMULT or effect == GREEDY:
-        return 1.5 if state[P_HAND_N + seat] <= 4 else 0.3
+        return 1.5 if state[P_HAND_N + seat] <= hand_max // 2 else 0.3
     if effect == BLOOD_STONE:
         return 2.0 if coins <= 2 else 0.8
     if effect == ECLIPSE:
@@ -306,7 +309,15 @@ def score_steps(state, rules, seat, n, k, d, d_exit, target):
             effect = card_effect(rules, state[hand_slot(seat, a)])
             score = (
                 object_value(
-                    state, seat, effect, k, d[cur], steps_left, enemy_carrier_inside, open_now
+                    state,
+                    seat,
+                    effect,
+                    k,
+                    hand_max,
+                    d[cur],
+                    steps_left,
+                    enemy_carrier_inside,
+                    open_now,
                 )
                 - k[HOLD]
                 - 1.5 * b
@@ -326,9 +337,10 @@ def swarm_target(state, rules, seat):
 
 
 @rule
-def score_swarm_steps(state, rules, n, d):
+def score_swarm_steps(state, rules, n, k, d):
     """Scores of the SWARM_STEP options in the SCORES block: tiles gained, attacks on the carrier
-    above all, Object tiles on the way; sacrifices only when nothing else is possible."""
+    above all, Object tiles on the way; a sacrifice (an Invocation tile where the Spawn stood)
+    is worth the ``sacrifice`` knob, in tiles (below 0: only when nothing else is possible)."""
     scores, team_mode = score_view(state), rules[CFG_TEAM_MODE]
     n_acts, carrier = state[G_ACT_N], state[G_EGG_CARRIER]
     for i in range(n):
@@ -351,7 +363,7 @@ def score_swarm_steps(state, rules, n, d):
         elif act == ACT_MEDALLION:
             score = 0.5
         elif act == ACT_SACRIFICE:
-            score = -2.0
+            score = k[SACRIFICE]
         scores[i] = score
 
 
@@ -426,7 +438,7 @@ def policy_choice(state, rules, knobs, rng, policy_id, kind, seat, n):
         return best
     elif kind == SWARM_STEP:
         score_swarm_steps(
-            state, rules, n, distance_map(state, rules, swarm_target(state, rules, seat))
+            state, rules, n, k, distance_map(state, rules, swarm_target(state, rules, seat))
         )
     elif kind == SWARM_MODE:
         swarm = state[P_SWARM + seat]

@@ -2,9 +2,13 @@
 whether to use a Karnaxis card now or save it.
 
 Every scripted policy values each legal option in dollars with the same reading of the game
-(a job is worth its remaining salary, a business its remaining income, a share its expected
-move) and takes the best; the knobs in ``[policies.NAME]`` of the rules make the strategies
-differ: how much each kind of income weighs, how far it will borrow, whether it insures.
+(a job is worth its remaining salary, a business its remaining income after the tax brackets'
+rates, a share its expected move at the share price, a Karnaxis card the average effect of the
+deck's cards, a retirement token its share of the payout the tokens still to be bought add, a
+loan its interest) and takes the best; every price, payout, rate, cap and card it weighs is read
+from the rules, so a variant of them changes its choices.  The knobs in ``[policies.NAME]``
+make the strategies differ: how much each kind of income weighs, how far it will borrow, what
+being insured is worth to it, how much it pursues its character's ambition.
 The `search` player (simulator/games/karnaxis/search.py) weighs the best-scored options of its
 ``rollout_policy`` by playing them out.
 """
@@ -36,15 +40,24 @@ from simulator.games.karnaxis.state import (
     BUSINESS_LEVEL,
     C_ATTR,
     C_KARNAXIS,
+    C_KARNAXIS_VALUE,
     CASH,
     CFG_ACCOUNTANT_COST,
     CFG_BIZ,
-    CFG_EXTRA_TOKEN,
+    CFG_COLLEGE_APTITUDE,
+    CFG_INSURANCE_COST,
+    CFG_INTEREST_PCT,
     CFG_JOBS,
+    CFG_KARNAXIS_BONUS,
+    CFG_LOAN_CAP,
     CFG_N_BIZ,
     CFG_N_JOBS,
+    CFG_N_KCARDS,
     CFG_PLAYERS,
+    CFG_SHARE_PRICE,
+    CFG_STUDY_ATTRS,
     CFG_YEARS,
+    CHARACTER,
     COLLEGE,
     CU_SAVE,
     D_ACTION,
@@ -64,6 +77,7 @@ from simulator.games.karnaxis.state import (
     JOB,
     JOB_B,
     K_BUSINESSES,
+    K_CARDS,
     K_CASH,
     K_COLLEGE,
     K_DIVIDENDS,
@@ -76,7 +90,17 @@ from simulator.games.karnaxis.state import (
     K_RETIREMENT,
     K_SALARY,
     K_SHARES,
+    KARNAXIS_DONE,
+    KC_EFFECT,
+    KC_VALUE,
+    KE_ATTRIBUTES,
+    KE_BLACK_SHARES,
+    KE_CASH,
+    KE_COLLEGE,
+    KE_DICE_CASH,
     KE_FORGIVE,
+    KE_GROWTH,
+    KE_RETIREMENT,
     KE_TAX_FREE,
     LOANS,
     MK_ACCOUNTANT,
@@ -95,7 +119,6 @@ from simulator.games.karnaxis.state import (
     T_AD_GROWTH,
     T_BRACKET_MAX,
     T_FRANCHISE_GROWTH,
-    T_RETIRE_PAYOUT,
     T_TAX_SMART,
     T_TAX_STANDARD,
     USED,
@@ -104,8 +127,10 @@ from simulator.games.karnaxis.state import (
     biz,
     character,
     job,
+    kcard,
     opt,
     owners,
+    payout_for,
     row,
     share,
     stock,
@@ -139,14 +164,15 @@ KNOBS = (
     "stock_weight",
     "buy_below",
     "sell_at",
-    "borrow_limit",
+    "borrow_share",
     "borrow_penalty",
     "retirement_weight",
-    "insurance",
+    "insurance_value",
     "accountant_income",
-    "card_value",
+    "card_weight",
     "study_value",
     "tax_free_at",
+    "ambition_weight",
 ) + SEARCH_KNOBS
 (
     COLLEGE_TARGET,
@@ -156,23 +182,24 @@ KNOBS = (
     STOCK_WEIGHT,
     BUY_BELOW,
     SELL_AT,
-    BORROW_LIMIT,
+    BORROW_SHARE,
     BORROW_PENALTY,
     RETIREMENT_WEIGHT,
-    INSURANCE,
+    INSURANCE_VALUE,
     ACCOUNTANT_INCOME,
-    CARD_VALUE,
+    CARD_WEIGHT,
     STUDY_VALUE,
     TAX_FREE_AT,
+    AMBITION_WEIGHT,
     ROLLOUTS,
     ROLLOUT_POLICY_KNOB,
     HORIZON,
     TOP_K,
-) = range(1, 20)  # knobs columns (0: the behaviour)
+) = range(1, 21)  # knobs columns (0: the behaviour)
 
 NO = -1.0e12  # an option the policy refuses (still legal; chosen only if all are refused)
 MUST = 1.0e9  # Go To Work / a better job as the first action of a job holder
-TAX_KEEP = 0.6  # share of extra income kept after taxes, for valuing income streams
+DIE_MEAN = 3.5  # a dice-cash card pays its value times one die (1-6)
 
 # Karnaxis kinds each strategy is drawn to when choosing a character
 # (rows by policy id, -1 pads)
@@ -181,7 +208,7 @@ LIKES = np.array(
         [-1, -1, -1, -1, -1],
         [K_JOB, K_COLLEGE, K_SALARY, K_JOBS, -1],
         [K_GROWTH, K_BUSINESSES, K_LEVEL, K_FRANCHISES, K_INCOME],
-        [K_SHARES, K_DIVIDENDS, K_CASH, -1, -1],
+        [K_SHARES, K_DIVIDENDS, K_CASH, K_CARDS, -1],
         [K_RETIREMENT, K_CASH, K_COLLEGE, K_JOBS, -1],
     ],
     dtype=np.int64,
@@ -221,9 +248,20 @@ def smart_saving(rules, income):
 
 
 @rule
-def income_stream(growth, years_left):
-    """Business income a growth of ``growth`` adds over the remaining year ends."""
-    return growth * years_left * (years_left + 1) / 2.0 * TAX_KEEP
+def tax_keep(rules, income):
+    """Share of a further dollar of income kept after taxes: one less the standard table's rate
+    at the top of the bracket of ``income`` (the last bracket: at its lower bound)."""
+    b = bracket_of(rules, income)
+    top = table(rules, T_BRACKET_MAX, min(b, table_len(rules, T_BRACKET_MAX) - 1))
+    return 1.0 - table(rules, T_TAX_STANDARD, b) / max(top, 1)
+
+
+@rule
+def income_stream(state, rules, p, growth, years_left):
+    """Business income a growth of ``growth`` adds over the remaining year ends, after tax at
+    the player's foreseen bracket."""
+    keep = tax_keep(rules, expected_income(state, rules, p) + growth)
+    return growth * years_left * (years_left + 1) / 2.0 * keep
 
 
 @rule
@@ -269,31 +307,99 @@ def target_gap(state, rules, knobs, pid, p, a):
 def market_value(state, rules, knobs, pid, p, left):
     """What a Buy/Sell Stock visit is worth to the policy before it sees the trades."""
     value = 0.0
-    if knobs[pid, INSURANCE] > 0 and state[row(p) + INSURED] == 0 and left > 1:
-        value += 6000.0 * knobs[pid, INSURANCE]
+    insure = knobs[pid, INSURANCE_VALUE] - rules[CFG_INSURANCE_COST]
+    if insure > 0 and state[row(p) + INSURED] == 0 and left > 1:
+        value += insure
     expected = expected_income(state, rules, p)
     if expected >= knobs[pid, ACCOUNTANT_INCOME] > 0:
         value += smart_saving(rules, expected) - rules[CFG_ACCOUNTANT_COST]
+    price = float(rules[CFG_SHARE_PRICE])
     for s in range(rules[CFG_PLAYERS] + 1):
         if state[stock(s) + ACTIVE] == 1:
             v = state[stock(s) + VALUE]
             held = state[share(p, s)]
             if held > 0 and (v >= knobs[pid, SELL_AT] > 0 or left == 1):
-                value += held * v * 1000.0
+                value += held * v * price
             if left > 1 and 0 < v <= knobs[pid, BUY_BELOW]:
-                value += 4000.0 * knobs[pid, STOCK_WEIGHT]
+                value += 4.0 * price * knobs[pid, STOCK_WEIGHT]  # a visit buys a few shares
     return value
 
 
 @rule
-def loan_penalty(state, knobs, pid, p, cost):
-    """Dollars of penalty for the loan an option needs; NO past the policy's borrow limit."""
+def loan_penalty(state, rules, knobs, pid, p, cost):
+    """Dollars of penalty for the loan an option needs (its interest at the rules' rate plus
+    the policy's own cost of debt); NO past its share of the rules' loan cap."""
     need = cost - state[row(p) + CASH]
     if need <= 0:
         return 0.0
-    if state[row(p) + LOANS] + need > knobs[pid, BORROW_LIMIT]:
+    if state[row(p) + LOANS] + need > knobs[pid, BORROW_SHARE] * rules[CFG_LOAN_CAP]:
         return NO
-    return need * knobs[pid, BORROW_PENALTY]
+    return need * (rules[CFG_INTEREST_PCT] / 100.0 + knobs[pid, BORROW_PENALTY])
+
+
+@rule
+def ambition_pull(state, rules, knobs, pid, p, kind):
+    """Dollars one more step toward the character's ambition is worth when it is of ``kind``
+    (a count: cards bought, retirement tokens held) and not yet fulfilled: the policy's
+    ambition weight times the Karnaxis bonus over the steps the ambition takes."""
+    c = state[row(p) + CHARACTER]
+    if character(rules, c, C_KARNAXIS) != kind or state[row(p) + KARNAXIS_DONE] == 1:
+        return 0.0
+    steps = max(character(rules, c, C_KARNAXIS_VALUE), 1)
+    return knobs[pid, AMBITION_WEIGHT] * rules[CFG_KARNAXIS_BONUS] / steps
+
+
+@rule
+def tokens_worth(state, rules, p, left):
+    """Dollars a retirement token bought now adds at Game End: the payout the tokens the player
+    can still buy (one a year, this year's included) add, shared among them."""
+    t = state[row(p) + RETIRE_TOKENS]
+    return (payout_for(rules, t + left) - payout_for(rules, t)) / max(left, 1)
+
+
+@scorer
+def card_worth(state, rules, knobs, pid, p, effect, value, left):
+    """Dollars a Karnaxis card of ``effect`` and ``value`` is worth used now (the rules' card
+    table): cash at its value, an attribute at the policy's study value per attribute, growth
+    as business income, retirement tokens at the payout, black shares at the black business's
+    price, a tax-free year at this year's foreseen tax, forgiven loans with their interest."""
+    r = row(p)
+    per_attribute = knobs[pid, STUDY_VALUE] / max(rules[CFG_STUDY_ATTRS], 1)
+    if effect == KE_CASH:
+        return float(value)
+    if effect == KE_DICE_CASH:
+        return DIE_MEAN * value
+    if effect == KE_ATTRIBUTES:
+        return value * per_attribute
+    if effect == KE_COLLEGE:
+        return (rules[CFG_COLLEGE_APTITUDE] + 1) * per_attribute
+    if effect == KE_GROWTH:
+        return knobs[pid, BUSINESS_WEIGHT] * income_stream(state, rules, p, value, left)
+    if effect == KE_RETIREMENT:
+        t = state[r + RETIRE_TOKENS]
+        gained = payout_for(rules, t + value) - payout_for(rules, t)
+        return knobs[pid, RETIREMENT_WEIGHT] * gained
+    if effect == KE_BLACK_SHARES:
+        black = state[stock(rules[CFG_PLAYERS]) + VALUE]
+        return float(value * black * rules[CFG_SHARE_PRICE])
+    if effect == KE_TAX_FREE:
+        tax_table = T_TAX_SMART if state[r + ACCOUNTANT] == 1 else T_TAX_STANDARD
+        income = expected_income(state, rules, p)
+        return float(table(rules, tax_table, bracket_of(rules, income)))
+    if effect == KE_FORGIVE:
+        return min(value, state[r + LOANS]) * (1.0 + rules[CFG_INTEREST_PCT] / 100.0)
+    return 0.0
+
+
+@scorer
+def deck_worth(state, rules, knobs, pid, p, left):
+    """A Karnaxis card's expected worth: the average of the deck's cards (the draw is hidden)."""
+    total = 0.0
+    n = rules[CFG_N_KCARDS]
+    for k in range(n):
+        effect, value = kcard(rules, k, KC_EFFECT), kcard(rules, k, KC_VALUE)
+        total += card_worth(state, rules, knobs, pid, p, effect, value, left)
+    return total / max(n, 1)
 
 
 @scorer
@@ -301,7 +407,7 @@ def action_score(state, rules, knobs, pid, p, i):
     """Take Action!: option i's worth in dollars."""
     left = years_left(state, rules)
     action, a, cost = opt(state, i, OPT_ACTION), opt(state, i, OPT_A), opt(state, i, OPT_COST)
-    penalty = loan_penalty(state, knobs, pid, p, cost)
+    penalty = loan_penalty(state, rules, knobs, pid, p, cost)
     if penalty == NO:
         return NO
     if action == ACT_WORK:
@@ -325,28 +431,38 @@ def action_score(state, rules, knobs, pid, p, i):
             return 4.0 * knobs[pid, STUDY_VALUE] + 2500.0 * left - cost - penalty
         return knobs[pid, STUDY_VALUE] - cost - penalty
     if action == ACT_RETIREMENT:
-        t = state[row(p) + RETIRE_TOKENS]
-        if t + 1 < table_len(rules, T_RETIRE_PAYOUT):
-            nxt = table(rules, T_RETIRE_PAYOUT, t + 1) - table(rules, T_RETIRE_PAYOUT, t)
-        else:
-            nxt = rules[CFG_EXTRA_TOKEN]
-        return knobs[pid, RETIREMENT_WEIGHT] * nxt - cost - penalty
+        return (
+            knobs[pid, RETIREMENT_WEIGHT] * tokens_worth(state, rules, p, left)
+            + ambition_pull(state, rules, knobs, pid, p, K_RETIREMENT)
+            - cost
+            - penalty
+        )
     if action == ACT_KARNAXIS:
-        return knobs[pid, CARD_VALUE] - cost - penalty
+        return (
+            knobs[pid, CARD_WEIGHT] * deck_worth(state, rules, knobs, pid, p, left)
+            + ambition_pull(state, rules, knobs, pid, p, K_CARDS)
+            - cost
+            - penalty
+        )
     if action == ACT_MARKET:
         return market_value(state, rules, knobs, pid, p, left)
     if action == ACT_BUSINESS:
         return (
-            knobs[pid, BUSINESS_WEIGHT] * income_stream(biz(rules, a, B_GROWTH), left)
+            knobs[pid, BUSINESS_WEIGHT]
+            * income_stream(state, rules, p, biz(rules, a, B_GROWTH), left)
             - cost
             - penalty
         )
     if action == ACT_FRANCHISE:
         g = table(rules, T_FRANCHISE_GROWTH, state[row(a) + BUSINESS_LEVEL] - 1)
-        return knobs[pid, BUSINESS_WEIGHT] * income_stream(g, left) - cost - penalty
+        return (
+            knobs[pid, BUSINESS_WEIGHT] * income_stream(state, rules, p, g, left) - cost - penalty
+        )
     if action == ACT_ADVERTISE:
         g = table(rules, T_AD_GROWTH, a)
-        return knobs[pid, BUSINESS_WEIGHT] * income_stream(g, left) - cost - penalty
+        return (
+            knobs[pid, BUSINESS_WEIGHT] * income_stream(state, rules, p, g, left) - cost - penalty
+        )
     return 0.0
 
 
@@ -358,12 +474,12 @@ def trade_score(state, rules, knobs, pid, p, i):
     cost = opt(state, i, OPT_COST)
     if kind == MK_DONE:
         return 0.0
-    penalty = loan_penalty(state, knobs, pid, p, cost)
+    penalty = loan_penalty(state, rules, knobs, pid, p, cost)
     if penalty == NO:
         return NO
     if kind == MK_INSURANCE:
-        if knobs[pid, INSURANCE] > 0 and left > 1:
-            return 1.0
+        if left > 1:
+            return knobs[pid, INSURANCE_VALUE] - cost - penalty
     elif kind == MK_ACCOUNTANT:
         expected = expected_income(state, rules, p)
         if knobs[pid, ACCOUNTANT_INCOME] > 0 and expected >= knobs[pid, ACCOUNTANT_INCOME]:
@@ -376,7 +492,10 @@ def trade_score(state, rules, knobs, pid, p, i):
         price = state[stock(s) + VALUE]
         if knobs[pid, STOCK_WEIGHT] > 0 and left > 1 and price <= knobs[pid, BUY_BELOW]:
             return (
-                knobs[pid, STOCK_WEIGHT] * (knobs[pid, BUY_BELOW] + 1 - price) * 1000.0 * count
+                knobs[pid, STOCK_WEIGHT]
+                * (knobs[pid, BUY_BELOW] + 1 - price)
+                * rules[CFG_SHARE_PRICE]
+                * count
                 - penalty
             )
     return -1.0

@@ -131,12 +131,13 @@ def test_ask_and_tune_on_the_cluster_give_the_local_answers(scheduler, tmp_path)
     assert folders and folders == sorted(f.name for f in (tmp_path / "ask-dask").glob("dataset-*"))
     for name in folders:
         assert_same_dataset(tmp_path / "ask-dask" / name, tmp_path / "ask-local" / name)
-    # the analysis sums in parallel (polars), so even two local runs differ in the last digit
+    # the analysis sums in parallel (polars), so even two local runs differ in the last digit;
+    # an edge no game measures (no president when a presidency costs 20 points) is nan in both
     mine, theirs = flat({**remote, "command": ""}), flat({**local, "command": ""})
     assert mine.keys() == theirs.keys()
     for key, value in mine.items():
         exact = not isinstance(value, float)
-        assert value == (theirs[key] if exact else pytest.approx(theirs[key])), key
+        assert value == (theirs[key] if exact else pytest.approx(theirs[key], nan_ok=True)), key
 
     tune = ("tune", "ekonos", "--policy", "market_builder", "--budget", 600, "-p", 3, "-q")
     tune += ("--field", "value_investor", "--games-per-candidate", 30)

@@ -21,7 +21,7 @@ def no_abilities(w):
 
 def end_game(w):
     out_game = np.zeros(S.N_GAME_OUT, np.int64)
-    out_players = np.zeros((len(w.players), S.N_PLAYER_OUT + len(K.LEDGER_COLUMNS)), np.int64)
+    out_players = np.zeros((len(w.players), S.N_PLAYER_OUT + len(K.COPIED_COLUMNS)), np.int64)
     w.call("end_game", out_game, out_players)
     return out_game, out_players
 

@@ -69,8 +69,8 @@ def test_an_undecided_rung_makes_the_whole_answer_inconclusive_there(tmp_path):
     assert "holds at every strength:" not in line
 
 
-# cash counts three points a M.U.: with the tuned knobs, value_investor pays up to 1.4 M.U. over
-# value and cash_hoarder 0.8, which no longer pays; players who adapt stop it (tests/test_ladder)
+# cash counts three points a M.U.: the policies weigh a price three times over and buy less, but
+# with their tuned knobs (margins set for the printed scoring); players who adapt re-tune them
 CASH_X3 = "cash_x3"
 SMALL = Budget(12_000, rounds=1)
 
@@ -86,18 +86,19 @@ def play_columns(ds_path, variant: str) -> pl.DataFrame:
 
 
 def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
-    """Rescoring (the tuned field) replays the same games under every scoring; the adapted
-    field plays each scoring with knob sets re-tuned under it, so its games and its answer
-    differ, and its sentence shows how the knobs moved."""
+    """The tuned field plays every scoring with the same knob sets (its policies read the
+    scoring, their knobs stay); the adapted field plays each scoring with knob sets re-tuned
+    under it, so its knobs, its games and its answer differ from the field that does not
+    adapt, and its sentence shows how the knobs moved."""
     recipe = replace(RECIPES["scoring"], variants=two_scorings)
     out = tmp_path / "scoring"
     fields = [Field(TUNED), Field(ADAPTED)]
     asked = ask(recipe, out, 240, 3, jobs=1, progress=False, fields=fields, adapt_budget=SMALL)
     tuned, adapted = asked.rung(TUNED), asked.rung(ADAPTED)
-    # the tuned field: the same play under both scorings, only the scores differ
-    assert play_columns(out / "dataset-tuned", CASH_X3).equals(
-        play_columns(out / "dataset-tuned", "printed")
-    )
+    # the tuned field: the same knob sets under both scorings, nobody re-tunes
+    tuned_manifest = json.loads((out / "dataset-tuned" / "manifest.json").read_text())
+    tuned_sets = {v["name"]: v["rules"]["policies"] for v in tuned_manifest["variants"]}
+    assert tuned_sets[CASH_X3] == tuned_sets["printed"]
     assert "every scoring is played with the same knob sets" in tuned.answer.sentence
     # the adapted field: the knob sets re-tuned under cash x3 differ from the tuned ones
     moved = adapted.adaptations[CASH_X3].moved
@@ -110,11 +111,17 @@ def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
     assert not play_columns(out / "dataset-adapted", CASH_X3).equals(
         play_columns(out / "dataset-adapted", "printed")
     )
+    # the adapted knobs play other games than the tuned knobs under the same scoring
+    assert not (
+        play_columns(out / "dataset-adapted", CASH_X3)
+        .drop("policy")
+        .equals(play_columns(out / "dataset-tuned", CASH_X3).drop("policy"))
+    )
     assert "re-tuned under it (the players adapt)" in adapted.answer.sentence
     policy, knobs = next(iter(moved.items()))
     note = adapted.answer.sentence.split(f"scoring with scoring.per_mu = 3: {policy} ")[1]
     assert any(note.startswith(f"{k} {a:.3g} → {b:.3g}") for k, (a, b) in knobs.items())
-    # a different answer than rescoring: the president's edge under cash x3
+    # a different answer than the field that does not adapt: the president's edge under cash x3
     assert adapted.answer.verdicts[CASH_X3].estimate != tuned.answer.verdicts[CASH_X3].estimate
     summary = json.loads((out / "balsim.json").read_text())
     assert summary["fields"] == [TUNED, ADAPTED] and summary["verdict"] == asked.line

@@ -77,6 +77,10 @@ class Game:
     # can name (Karmaggän's mirrored start layouts), [] when the key is not in play at that
     # player count, None when the game has none; RulesError when it cannot be varied (why)
     choices: Callable[[dict, str, int], list | None] | None = None
+    # what a player can do ("action") or meet ("event") in a game: (kind, label, the players
+    # column that counts it per player-game, above 0 when it happened); the report's table of
+    # the rules a field never exercises (simulator/report/exercise.py)
+    exercised: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def scripted_policies(self) -> list[str]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from simulator.analysis import Dataset, summarise
 from simulator.report.answers import answers_html
 from simulator.report.charts import exporting
+from simulator.report.exercise import exercise_section
 from simulator.report.flag_list import flags_html
 from simulator.report.flags import THRESHOLDS, Flag, Rules, merge_flags
 from simulator.report.matrix import matrix_section, split_matrix
@@ -85,6 +86,7 @@ def write_report(
     with exporting(charts):
         body = [
             game_section(game, [m for m in scripted if m[1].game == game])
+            + exercise_section(game, [ds for ds in datasets if ds.game == game])
             for game in dict.fromkeys(ds.game for ds in datasets)
         ]
         body.append(skill_section(skill))

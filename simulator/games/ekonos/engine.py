@@ -51,6 +51,7 @@ from simulator.games.ekonos.state import (
     DECK,
     DECK_ORDER,
     DISCARDED,
+    EARLY_EXPANSIONS,
     EMPTY_EXPANSIONS,
     EV_BUY,
     EV_DEAL,
@@ -75,6 +76,7 @@ from simulator.games.ekonos.state import (
     MINE,
     MONEY_RECEIVED,
     NAME_PRESIDENT,
+    NAMED,
     NO_SPACE,
     NO_SUPPLY,
     NONE,
@@ -99,6 +101,7 @@ from simulator.games.ekonos.state import (
     STARTER,
     SUPPLY,
     TURN,
+    WAITS,
 )
 
 
@@ -176,8 +179,10 @@ def raise_growth(state, rules, knobs, rng, trace, seat, c):
         set_option(state, 0, 1, 0, 0)
         set_option(state, 1, 0, 0, 0)
         if choose(state, rules, knobs, rng, trace, EXPAND_NOW, president, c, 2) == 0:
+            state[EARLY_EXPANSIONS + president] += 1
             expand(state, rules, knobs, rng, trace, c, rules[CFG_EXPAND_SMALL])
             return
+        state[WAITS + president] += 1
         record(state, trace, EV_EXPAND_WAIT, president, c, level, 0, 0)
         return
     if level == rules[CFG_GROWTH_LARGE]:
@@ -321,6 +326,7 @@ def presidency_after_sale(state, rules, knobs, rng, trace, seat, c):
     i = 0
     if n > 1:
         i = choose(state, rules, knobs, rng, trace, NAME_PRESIDENT, seat, c, n)
+        state[NAMED + seat] += 1
     set_president(state, rules, c, option(state, i, OPT_A))
     return state[PRESIDENT + c]
 

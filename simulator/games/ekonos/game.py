@@ -77,7 +77,7 @@ from simulator.games.ekonos.state import (
     TRACE_WIDTH,
 )
 
-ENGINE_VERSION = "ekonos-4"
+ENGINE_VERSION = "ekonos-5"
 MAX_POINTS = 1000  # largest points per unit a [scoring] key may give
 
 
@@ -291,6 +291,9 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
         "growth_raised",
         "cards_discarded",
         "expansions_empty",
+        "expansions_early",
+        "expansions_waited",
+        "presidents_named",
     )
     players = {name: out_players[:, :, i] for i, name in enumerate(names)}
     players["won"] = players["won"].astype(bool)
@@ -427,4 +430,17 @@ GAME = Game(
     replay=replay,
     categories={"end_reason": ("final_turn",)},
     search_limits=(("rollouts", 0, 100_000), ("horizon", 0, MAX_TURNS), ("top_k", 0, MAX_OPTIONS)),
+    exercised=(
+        ("action", "place a market indicator", "markers_placed"),
+        ("action", "protect a market indicator", "markers_protected"),
+        ("action", "raise a growth indicator", "growth_raised"),
+        ("action", "expand at level 4", "expansions_early"),
+        ("action", "wait at level 4", "expansions_waited"),
+        ("action", "sell a share", "shares_sold"),
+        ("action", "buy a share", "shares_bought"),
+        ("action", "name a president among tied holders", "presidents_named"),
+        ("event", "expand (markers placed)", "expansions"),
+        ("event", "expand with nothing to place", "expansions_empty"),
+        ("event", "discard a card no function can play", "cards_discarded"),
+    ),
 )

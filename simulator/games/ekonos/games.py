@@ -22,6 +22,7 @@ from simulator.games.ekonos.state import (
     CFG_STATE_SIZE,
     CFG_TURNS,
     DISCARDED,
+    EARLY_EXPANSIONS,
     EMPTY,
     EMPTY_EXPANSIONS,
     END_FINAL_TURN,
@@ -42,15 +43,18 @@ from simulator.games.ekonos.state import (
     MAX_SPACES,
     MODE,
     MONEY_RECEIVED,
+    NAMED,
     NONE,
     OWNER,
     P_BOUGHT,
     P_CASH,
     P_DISCARDED,
+    P_EARLY_EXPANSIONS,
     P_EMPTY_EXPANSIONS,
     P_EXPANSIONS,
     P_GROWN,
     P_HOLDINGS,
+    P_NAMED,
     P_PLACED,
     P_PROCEEDS,
     P_PROTECTED,
@@ -58,6 +62,7 @@ from simulator.games.ekonos.state import (
     P_SCORE,
     P_SOLD,
     P_SPENT,
+    P_WAITS,
     P_WON,
     PHASE,
     PLACED,
@@ -74,6 +79,7 @@ from simulator.games.ekonos.state import (
     SPENT,
     SUPPLY,
     TURN,
+    WAITS,
 )
 
 
@@ -150,6 +156,8 @@ def score_game(state, rules, trace, out_game, out_players, out_company_game, out
         row[P_PLACED], row[P_PROTECTED] = state[PLACED + p], state[PROTECTED_PLAYS + p]
         row[P_GROWN], row[P_DISCARDED] = state[GROWN + p], state[DISCARDED + p]
         row[P_EMPTY_EXPANSIONS] = state[EMPTY_EXPANSIONS + p]
+        row[P_EARLY_EXPANSIONS], row[P_WAITS] = state[EARLY_EXPANSIONS + p], state[WAITS + p]
+        row[P_NAMED] = state[NAMED + p]
         record(state, trace, EV_SCORE, p, cash, holdings, score, presidencies)
         if score > best:
             best, n_best = score, 1

@@ -72,15 +72,16 @@ SEAT_POLICY = N_SCALARS
 
 # per-seat fields; INDICATORS_LEFT counts the share indicators not on the board (neither on a
 # share nor showing a presidency); EXPANSIONS counts expansions that placed at least one
-# indicator, EMPTY_EXPANSIONS those that could place none
+# indicator, EMPTY_EXPANSIONS those that could place none; EARLY_EXPANSIONS and WAITS the
+# president's choices at level 4 (expand now, wait), NAMED the presidents named among tied holders
 SEAT_FIELDS = SEAT_POLICY + MAX_PLAYERS
 (CASH, INDICATORS_LEFT, MONEY_RECEIVED, BOUGHT, SOLD, SPENT, PROCEEDS, EXPANSIONS, PLACED,
- PROTECTED_PLAYS, GROWN, DISCARDED, EMPTY_EXPANSIONS) = range(
-    SEAT_FIELDS, SEAT_FIELDS + 13 * MAX_PLAYERS, MAX_PLAYERS)
+ PROTECTED_PLAYS, GROWN, DISCARDED, EMPTY_EXPANSIONS, EARLY_EXPANSIONS, WAITS, NAMED) = range(
+    SEAT_FIELDS, SEAT_FIELDS + 16 * MAX_PLAYERS, MAX_PLAYERS)
 
 # per-company fields; PRESIDENT is a seat or NONE; ON_BOARD counts the company's markers on the
 # board; MINE is their mask
-COMPANY_FIELDS = EMPTY_EXPANSIONS + MAX_PLAYERS
+COMPANY_FIELDS = NAMED + MAX_PLAYERS
 GROWTH, PRESIDENT, ON_BOARD, SUPPLY, SHARES_OUT, MINE = range(
     COMPANY_FIELDS, COMPANY_FIELDS + 6 * MAX_COMPANIES, MAX_COMPANIES)
 NONE = -1
@@ -125,4 +126,4 @@ END_FINAL_TURN = 0
 # players output columns before the per-company ones
 (P_SCORE, P_WON, P_CASH, P_HOLDINGS, P_BOUGHT, P_SOLD, P_SPENT, P_PROCEEDS, P_RECEIVED,
  P_EXPANSIONS, P_PLACED, P_PROTECTED, P_GROWN, P_DISCARDED, P_EMPTY_EXPANSIONS,
- N_PLAYER_OUT) = range(16)
+ P_EARLY_EXPANSIONS, P_WAITS, P_NAMED, N_PLAYER_OUT) = range(19)

@@ -125,11 +125,15 @@ from simulator.games.karmaggan.state import (
     P_COMBATS_LOST,
     P_COMBATS_WON,
     P_DEATH_ROUND,
+    P_EGG_PASSES,
+    P_EGG_TAKES,
+    P_EGG_THROWS,
     P_EGG_TURNS,
     P_GAIN_BLOOD,
     P_GAIN_COMBAT,
     P_GAIN_OTHER,
     P_LOST_ARROWS,
+    P_MEDALLION_INVOKES,
     P_MEDALLIONS,
     P_OBJECTS_PLAYED,
     P_OUT_ARROWS,
@@ -142,14 +146,20 @@ from simulator.games.karmaggan.state import (
     P_OUT_FINAL,
     P_OUT_INVOKED,
     P_OUT_LOST_COMBATS,
+    P_OUT_MEDALLION_INVOKES,
     P_OUT_OBJECTS,
     P_OUT_OTHER_GAIN,
+    P_OUT_PASSES,
+    P_OUT_SACRIFICES,
     P_OUT_SCORE,
     P_OUT_SPAWN_TURNS,
     P_OUT_START,
+    P_OUT_TAKES,
     P_OUT_TEAM,
+    P_OUT_THROWS,
     P_OUT_WON,
     P_OUT_WON_COMBATS,
+    P_SACRIFICES,
     P_SPAWN_TURNS,
     P_SPAWNS_INVOKED,
     P_START_COINS,
@@ -378,6 +388,10 @@ def write_outputs(state, rules, out_game, out_players):
         row[P_OUT_OBJECTS] = state[P_OBJECTS_PLAYED + s]
         row[P_OUT_INVOKED] = state[P_SPAWNS_INVOKED + s]
         row[P_OUT_ELIMINATED] = 1 if state[P_STATUS + s] == ELIMINATED else 0
+        row[P_OUT_PASSES], row[P_OUT_TAKES] = state[P_EGG_PASSES + s], state[P_EGG_TAKES + s]
+        row[P_OUT_THROWS] = state[P_EGG_THROWS + s]
+        row[P_OUT_SACRIFICES] = state[P_SACRIFICES + s]
+        row[P_OUT_MEDALLION_INVOKES] = state[P_MEDALLION_INVOKES + s]
 
 
 @layer

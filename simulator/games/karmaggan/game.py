@@ -104,12 +104,17 @@ from simulator.games.karmaggan.state import (
     P_OUT_FINAL,
     P_OUT_INVOKED,
     P_OUT_LOST_COMBATS,
+    P_OUT_MEDALLION_INVOKES,
     P_OUT_OBJECTS,
     P_OUT_OTHER_GAIN,
+    P_OUT_PASSES,
+    P_OUT_SACRIFICES,
     P_OUT_SCORE,
     P_OUT_SPAWN_TURNS,
     P_OUT_START,
+    P_OUT_TAKES,
     P_OUT_TEAM,
+    P_OUT_THROWS,
     P_OUT_WON,
     P_OUT_WON_COMBATS,
     TEMPLE_NAMES,
@@ -119,7 +124,7 @@ from simulator.games.karmaggan.state import (
     deck,
 )
 
-ENGINE_VERSION = "karmaggan-5"
+ENGINE_VERSION = "karmaggan-6"
 SIDES = ("starting", "other")  # players.side: on seat 0's team, or not
 LOSS_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat", "other")
 MAX_TRACE = 50_000
@@ -262,6 +267,14 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     players["turns_holding_egg"] = int16_column(col(P_OUT_EGG_TURNS), "turns_holding_egg")
     players["objects_played"] = int16_column(col(P_OUT_OBJECTS), "objects_played")
     players["spawns_invoked"] = int16_column(col(P_OUT_INVOKED), "spawns_invoked")
+    for name, k in (
+        ("egg_passes", P_OUT_PASSES),
+        ("egg_takes", P_OUT_TAKES),
+        ("egg_throws", P_OUT_THROWS),
+        ("spawns_sacrificed", P_OUT_SACRIFICES),
+        ("medallion_invocations", P_OUT_MEDALLION_INVOKES),
+    ):
+        players[name] = int16_column(col(k), name)
     return {
         "games": games,
         "players": players,
@@ -427,6 +440,21 @@ GAME = Game(
     timelines=("rounds",),
     search_limits=(("rollouts", 0, 100_000), ("horizon", 0, MAX_ROUNDS), ("top_k", 1, MAX_OPTIONS)),
     choices=layouts.choices,
+    exercised=(
+        ("action", "play an Object card", "objects_played"),
+        ("action", "pass the Egg", "egg_passes"),
+        ("action", "take the Egg from a teammate", "egg_takes"),
+        ("action", "throw the Egg", "egg_throws"),
+        ("action", "invoke a Spawn", "spawns_invoked"),
+        ("action", "invoke a Spawn with a Golden Medallion", "medallion_invocations"),
+        ("action", "sacrifice a Spawn", "spawns_sacrificed"),
+        ("action", "carry the Egg", "turns_holding_egg"),
+        ("event", "win a combat", "combats_won"),
+        ("event", "lose a combat", "combats_lost"),
+        ("event", "gain blood coins from a Blood tile", "blood_gained_tiles"),
+        ("event", "die", "died"),
+        ("event", "be eliminated", "eliminated"),
+    ),
 )
 
 __all__ = ["GAME", "check", "prepare", "play", "replay", "trace_game", "world", "draw_rows"]

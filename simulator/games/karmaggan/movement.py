@@ -51,6 +51,9 @@ from simulator.games.karmaggan.state import (
     OPT_ACT,
     OPT_B,
     P_COINS,
+    P_EGG_PASSES,
+    P_EGG_TAKES,
+    P_EGG_THROWS,
     P_EGG_TURNS,
     P_MEDALLIONS,
     P_STATUS,
@@ -271,10 +274,13 @@ def take_step(state, rules, knobs, rng, trace, seat, i):
     if act == ACT_MOVE:
         step_plunderer(state, rules, knobs, rng, trace, seat, b)
     elif act == ACT_PASS:
+        state[P_EGG_PASSES + seat] += 1
         give_egg(state, rules, trace, seat, a, EGG_PASS)
     elif act == ACT_TAKE:
+        state[P_EGG_TAKES + seat] += 1
         give_egg(state, rules, trace, a, seat, EGG_PASS)
     elif act == ACT_THROW:
+        state[P_EGG_THROWS + seat] += 1
         give_egg(state, rules, trace, seat, a, EGG_THROW)
     elif act == ACT_PLAY:
         play_object(state, rules, knobs, rng, trace, seat, a, b)

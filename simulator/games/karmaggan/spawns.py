@@ -48,7 +48,9 @@ from simulator.games.karmaggan.state import (
     OPT_A,
     OPT_ACT,
     OPT_B,
+    P_MEDALLION_INVOKES,
     P_MEDALLIONS,
+    P_SACRIFICES,
     P_SPAWN_TURNS,
     P_SPAWNS_INVOKED,
     P_SWARM,
@@ -145,8 +147,10 @@ def swarm_turn(state, rules, knobs, rng, trace, seat):
         if act == ACT_MOVE:
             step_spawn(state, rules, knobs, rng, trace, seat, a, b)
         elif act == ACT_SACRIFICE:
+            state[P_SACRIFICES + seat] += 1
             sacrifice(state, rules, trace, seat, a)
         elif act == ACT_MEDALLION:
+            state[P_MEDALLION_INVOKES + seat] += 1
             state[P_MEDALLIONS + seat] -= 1
             state[G_MEDALLION_BANK] += 1
             invoke_spawn(state, rules, trace, seat, b)

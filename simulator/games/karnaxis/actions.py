@@ -80,6 +80,10 @@ from simulator.games.karnaxis.state import (
     CFG_UNIVERSITY_COST,
     CHARACTER,
     COLLEGE,
+    COUNTS,
+    CT_CARD_SAVED,
+    CT_CARD_USED,
+    CT_UNIVERSITY,
     CU_SAVE,
     CU_USE,
     D_ACTION,
@@ -383,6 +387,7 @@ def use_card(state, rules, knobs, rng, trace, p, card):
         state[r + TAX_FREE] = 1
     elif effect == KE_FORGIVE:
         state[r + LOANS] -= min(value, state[r + LOANS])
+    state[r + COUNTS + CT_CARD_USED] += 1
     record(state, trace, EV_CARD, p, card, value, before, state[r + CASH])
 
 
@@ -407,6 +412,7 @@ def buy_karnaxis_card(state, rules, knobs, rng, trace, p):
     else:
         state[owners(rules, KC_HOLDER) + card] = p
         state[row(p) + CARDS_HELD] += 1
+        state[row(p) + COUNTS + CT_CARD_SAVED] += 1
         cash = state[row(p) + CASH]
         record(state, trace, EV_CARD_SAVED, p, card, value, cash, cash)
 
@@ -448,6 +454,7 @@ def do_action(state, rules, knobs, rng, trace, p, action, a, first):
     before = state[r + CASH]
     if action != ACT_PASS:
         state[r + USED] |= 1 << action
+        state[r + COUNTS + (CT_UNIVERSITY if action == ACT_COLLEGE and a == 1 else action)] += 1
     # Go To Work: a job holder whose first action is anything else is fired; Job Search as the
     # first action counts as work for the new job only.
     if first and action != ACT_WORK and (state[r + JOB] >= 0 or state[r + JOB_B] >= 0):

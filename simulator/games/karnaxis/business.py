@@ -38,6 +38,8 @@ from simulator.games.karnaxis.state import (
     CFG_SHARE_PRICE,
     CFG_SHARES_PER_START,
     CFG_STOCK_START,
+    COUNTS,
+    CT_TRADE,
     D_MARKET,
     EV_TRADE,
     FR_MOTHER,
@@ -239,6 +241,7 @@ def trade(state, rules, trace, p, kind, s, k, cost):
         pay_by_choice(state, rules, trace, p, cost, L_SHARES_BOUGHT, NONE)
         state[share(p, s)] += k
         state[SHARE_POOL] -= k
+    state[r + COUNTS + CT_TRADE + kind] += 1
     record(state, trace, EV_TRADE, p, kind, s * 1000 + k, before, state[r + CASH])
     # Fulfilling Your Karnaxis, "as a player achieves" it: after each trade, as a sale can lift
     # cash over an ambition that the next purchase takes back under, and a fee pays a firm

@@ -98,6 +98,7 @@ from simulator.games.karnaxis.state import (
     CFG_UNIVERSITY_COST,
     CFG_UNSEEN,
     CFG_YEARS,
+    COUNT_NAMES,
     END_REASONS,
     EVENT_EFFECTS,
     FIRMS,
@@ -132,7 +133,7 @@ from simulator.games.karnaxis.state import (
     T_TAX_STANDARD,
 )
 
-ENGINE_VERSION = "karnaxis-4"
+ENGINE_VERSION = "karnaxis-5"
 
 
 def _first(items, test):
@@ -327,4 +328,12 @@ GAME = Game(
     categories={"end_reason": END_REASONS},
     timelines=("years",),
     search_limits=(("rollouts", 0, 100_000), ("horizon", 0, 100), ("top_k", 1, MAX_OPTIONS)),
+    exercised=(
+        *(("action", name.replace("_", " "), f"count_{name}") for name in COUNT_NAMES),
+        ("event", "take a loan", "loans_taken"),
+        ("event", "receive a dividend", "dividends_usd"),
+        ("event", "fulfil the Karnaxis", "karnaxis_fulfilled"),
+        ("event", "lose the Karnaxis (Zack's loan)", "karnaxis_revoked"),
+        ("event", "receive a delinquent notice", "delinquent_notices"),
+    ),
 )

@@ -29,7 +29,7 @@ def play_game(
     state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players, out_years
 ):
     """One whole game into out_game int64[N_GAME_OUT], out_players int64[n_players,
-    N_PLAYER_OUT + ledger columns] and out_years int64[years * n_players, N_YEAR_OUT].
+    N_PLAYER_OUT + copied columns] and out_years int64[years * n_players, N_YEAR_OUT].
     Returns the number of trace rows written."""
     new_game(state, rules, knobs, rng, seed, seat_policies)
     advance(state, rules, knobs, rng, trace, out_years, rules[CFG_YEARS])
@@ -72,7 +72,7 @@ def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_y
 
     rules int64 (state.py), knobs float64[n_policies, 1 + n_knobs], seeds uint64[n],
     seat_policies int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT], out_players
-    int64[n, n_players, N_PLAYER_OUT + ledger columns], out_years
+    int64[n, n_players, N_PLAYER_OUT + copied columns], out_years
     int64[n * years * n_players, N_YEAR_OUT] (game-major, then year, then seat); trace
     int64[max_events, TRACE_WIDTH] (0 rows in bulk runs; a replay plays one game: one kernel
     for both, as each kernel compiles the whole engine).

@@ -29,6 +29,8 @@ from simulator.games.karnaxis.state import (
     CFG_PLAYERS,
     CFG_STOCK_TOP,
     CHARACTER,
+    COUNTS,
+    CT_REROLL,
     D_REROLL,
     DECK_EVENTS,
     E_EFFECT,
@@ -169,6 +171,7 @@ def update_stocks(state, rules, knobs, rng, trace):
                 if choose(state, rules, knobs, rng, trace, D_REROLL, j, m) == 1:
                     first = d
                     d = roll_stock_die(rules, rng)
+                    state[row(j) + COUNTS + CT_REROLL] += 1
                     record(state, trace, EV_REROLL, j, s, first, d, 0)
         before = state[stock(s) + VALUE]
         record(state, trace, EV_STOCK, roller, s, d, before, before + d)

@@ -9,6 +9,7 @@ from simulator.games.karnaxis import games
 from simulator.games.karnaxis.state import (
     CFG_PLAYERS,
     CFG_YEARS,
+    COUNT_NAMES,
     G_END_REASON,
     G_LENGTH,
     G_SEARCH_DECISIONS,
@@ -89,14 +90,16 @@ LEDGER_COLUMNS = (
     "notice_penalty_usd",
     "karnaxis_payback_usd",
 )
-assert len(LEDGER_COLUMNS) == N_PLAYER - L_SALARY
+# players columns copied from the player row as they are: the ledger, then the counts (state.COUNTS)
+COPIED_COLUMNS = LEDGER_COLUMNS + tuple(f"count_{name}" for name in COUNT_NAMES)
+assert len(COPIED_COLUMNS) == N_PLAYER - L_SALARY
 
 
 def allocate(rules: np.ndarray, n: int):
     p, years = rules[CFG_PLAYERS], rules[CFG_YEARS]
     return (
         np.zeros((n, N_GAME_OUT), np.int64),
-        np.zeros((n, p, N_PLAYER_OUT + len(LEDGER_COLUMNS)), np.int64),
+        np.zeros((n, p, N_PLAYER_OUT + len(COPIED_COLUMNS)), np.int64),
         np.zeros((n * years * p, N_YEAR_OUT), np.int64),
     )
 
@@ -171,8 +174,9 @@ def output_tables(params: tuple, out_games, out_players, out_years) -> dict:
     dealt_labels = ["none"] + char_labels
     for k in range(N_DEALT_KEPT):
         players[f"dealt_character_{k + 1}"] = (o[:, :, P_DEALT + k] + 1, dealt_labels)
-    for k, name in enumerate(LEDGER_COLUMNS):
-        players[name] = o[:, :, N_PLAYER_OUT + k]
+    for k, name in enumerate(COPIED_COLUMNS):
+        column = o[:, :, N_PLAYER_OUT + k]
+        players[name] = column.astype(np.int32) if name.startswith("count_") else column
     y = out_years
     rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
     years = {

@@ -125,6 +125,17 @@ def table_len(rules, t):
 
 
 @rule
+def payout_for(rules, tokens):
+    """Retirement Fund (At Game End): what ``tokens`` retirement tokens pay by the ASSUMED
+    payout table, each token beyond it ``retirement.extra_token_usd`` more (before any
+    character's bonus per token).  Shared by the Game End settlement and the policies."""
+    last = table_len(rules, T_RETIRE_PAYOUT) - 1
+    if tokens <= last:
+        return table(rules, T_RETIRE_PAYOUT, tokens)
+    return table(rules, T_RETIRE_PAYOUT, last) + (tokens - last) * rules[CFG_EXTRA_TOKEN]
+
+
+@rule
 def character(rules, c, field):
     return rules[rules[CFG_CHARS] + c * C_WIDTH + field]
 
@@ -191,7 +202,16 @@ SEAT_POLICY = N_SCALARS
  L_EVENT_GAIN, L_CARD_CASH, L_FROM_PLAYERS, L_BANK_BENEFITS, L_BAILOUT, L_RETIREMENT_PAYOUT,
  L_INTEREST_RECEIVED, L_TAXES, L_INTEREST, L_PRINCIPAL, L_SHARES_BOUGHT, L_TO_BANK, L_TO_PLAYERS,
  L_EVENT_LOSS,
- L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK, N_PLAYER) = range(71)
+ L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK, COUNTS) = range(71)
+# COUNTS + k: how often the player did COUNT_NAMES[k] over the game (the players table's
+# `count_*` columns): the action spaces in ACT_* order (College and University apart), the
+# trades in MK_* order, Karnaxis cards used and saved, stock dice re-rolled; slots CT_* below
+COUNT_NAMES = ("collect_unemployment", "buy_karnaxis_card", "job_search", "go_to_work",
+               "personal_study", "college", "retirement_fund", "buy_sell_stock",
+               "start_business", "start_franchise", "advertise", "university",
+               "hire_accountant", "buy_insurance", "sell_shares", "buy_shares",
+               "use_karnaxis_card", "save_karnaxis_card", "reroll_stock_die")
+N_PLAYER = COUNTS + len(COUNT_NAMES)
 N_DEALT_KEPT = 3    # dealt characters kept for the players table (dealt_character_1..3)
 LEDGER_IN = (L_SALARY, L_BUSINESS_INCOME, L_DIVIDENDS, L_UNEMPLOYMENT, L_KARNAXIS, L_LOANS,
              L_SHARES_SOLD, L_EVENT_GAIN, L_CARD_CASH, L_FROM_PLAYERS, L_BANK_BENEFITS, L_BAILOUT,
@@ -218,6 +238,13 @@ ACTION_NAMES = ("collect unemployment", "buy Karnaxis card", "job search", "go t
 # ACT_BUSINESS: A = business. ACT_FRANCHISE: A = mother seat. ACT_ADVERTISE: A = tier.
 # market decision rows: [MK_*, stock, shares, cost]
 MK_DONE, MK_ACCOUNTANT, MK_INSURANCE, MK_SELL, MK_BUY = range(5)
+# count slots (COUNTS + CT_*): an action space at its ACT_*, a University year, a trade at
+# CT_TRADE + its MK_*, a card used or saved, a re-roll
+CT_UNIVERSITY = N_SPACES
+CT_TRADE = CT_UNIVERSITY + 1 - MK_ACCOUNTANT
+CT_CARD_USED = CT_TRADE + MK_BUY + 1
+CT_CARD_SAVED, CT_REROLL = CT_CARD_USED + 1, CT_CARD_USED + 2
+assert CT_REROLL == len(COUNT_NAMES) - 1
 # Karnaxis card decision rows: [CU_*, card, effect, value]; CU_SAVE with card NONE keeps every
 # saved card
 CU_SAVE, CU_USE = range(2)
@@ -292,7 +319,7 @@ TRACE_WIDTH = 7
 END_REASONS = ("final_year",)
 END_FINAL_YEAR = 0
 
-# players output columns: the P_* below, then the ledger columns L_* copied as they are
+# players output columns: the P_* below, then the ledger L_* and the counts copied as they are
 (P_SCORE, P_WON, P_CHARACTER, P_RANK_TITLE, P_CASH_BEFORE_END, P_RETIRE_TOKENS, P_RETIRE_PAYOUT,
  P_NOTICES, P_LOANS_COUNT, P_PEAK_LOANS, P_KARNAXIS_DONE, P_KARNAXIS_YEAR, P_KARNAXIS_REVOKED,
  P_BUSINESSES, P_FRANCHISES, P_JOBS_HELD, P_COLLEGE, P_UNIVERSITY, P_SMART_YEARS, P_GROWTH,

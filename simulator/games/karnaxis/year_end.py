@@ -26,7 +26,6 @@ from simulator.games.karnaxis.state import (
     CARDS_BOUGHT,
     CARDS_HELD,
     CASH,
-    CFG_EXTRA_TOKEN,
     CFG_FIRM_ACCOUNTING,
     CFG_INCOME_MAX,
     CFG_INTEREST_PCT,
@@ -122,7 +121,6 @@ from simulator.games.karnaxis.state import (
     T_BRACKET_MAX,
     T_DUE_PCT,
     T_DUE_YEAR,
-    T_RETIRE_PAYOUT,
     T_TAX_SMART,
     T_TAX_STANDARD,
     TAX_FREE,
@@ -135,6 +133,7 @@ from simulator.games.karnaxis.state import (
     YEAR_SMART,
     YEAR_TAX,
     job,
+    payout_for,
     row,
     table,
     table_len,
@@ -309,12 +308,7 @@ def retirement_payout(state, rules, p):
     """Retirement Fund (At Game End): ASSUMED payout table, extra tokens beyond it, and the
     character's bonus per token."""
     tokens = state[row(p) + RETIRE_TOKENS]
-    last = table_len(rules, T_RETIRE_PAYOUT) - 1
-    if tokens <= last:
-        payout = table(rules, T_RETIRE_PAYOUT, tokens)
-    else:
-        payout = table(rules, T_RETIRE_PAYOUT, last) + (tokens - last) * rules[CFG_EXTRA_TOKEN]
-    return payout + tokens * ability(state, rules, p, AB_RETIREMENT_BONUS)
+    return payout_for(rules, tokens) + tokens * ability(state, rules, p, AB_RETIREMENT_BONUS)
 
 
 @rule

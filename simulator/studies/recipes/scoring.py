@@ -3,11 +3,11 @@
 The balance value is the presidency edge read before the outcome: in a game with a single
 most valuable company at mid-game, its president's win minus the average player's.  Read at
 the end it would mix the title's edge with the value of the shares that make a president of
-the company that scores most (:mod:`simulator.analysis.ekonos`).  With the same knob sets
-under every scoring (the scripted and tuned fields), a policy that reads no scoring key plays
-the very same games under every scoring (it rescores them); in the adapted field each scoring
-is played by knob sets re-tuned under it, so the players change how they play when a
-presidency costs points.
+the company that scores most (:mod:`simulator.analysis.ekonos`).  In the scripted and tuned
+fields every scoring is played with the same knob sets: the policies weigh each option in the
+points of the scoring they are given (docs/policies.md), with margins tuned for the printed
+one; in the adapted field each scoring is played by knob sets re-tuned under it, so the
+players also change how much they ask of a trade when a presidency costs points.
 """
 
 from __future__ import annotations
