@@ -13,6 +13,7 @@ players also change how much they ask of a trade when a presidency costs points.
 from __future__ import annotations
 
 import json
+import math
 
 import polars as pl
 
@@ -126,10 +127,17 @@ def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
     def show(n: str) -> str:
         return "scoring" if n == base else f"scoring with {describe_change(n)}"
 
-    by_change = "; ".join(
-        f"{describe_change(n)} {points(verdicts[n].estimate)} ({verdicts[n].kind})"
-        for n in names[1:]
-    )
+    def edge_text(n: str) -> str:
+        if math.isfinite(verdicts[n].estimate):
+            return f"{describe_change(n)} {points(verdicts[n].estimate)} ({verdicts[n].kind})"
+        # the players read the scoring: a presidency that costs points may be one nobody takes
+        held = record(numbers, f"winner_holdings:{n}", mean_ci(frame, "winner_holdings", n))
+        return (
+            f"{describe_change(n)} not measurable, no game has a president of its single most "
+            f"valuable company at {when} (winners hold {pct(held[0])} of their score in shares)"
+        )
+
+    by_change = "; ".join(edge_text(n) for n in names[1:])
     what = f"the edge of the president at {when} of the single most valuable company"
     penalties = sorted(
         (n for n in names if "scoring.per_presidency" in CHANGES.get(n, {})),
