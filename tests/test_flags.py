@@ -116,7 +116,11 @@ def test_a_significant_change_within_its_threshold_is_no_flag():
 def test_the_footer_says_how_flags_are_ranked_and_thresholded():
     text = footer()
     assert "one scale" in text and "nearest no effect" in text
-    assert "the same way for every rule" in text and "variant 2 points" in text
+    assert (
+        "the same way for every rule" in text
+        and "a rule variant moving a win rate by 2 points" in text
+    )
+    assert "_" not in text  # thresholds in words, not their names
 
 
 def test_a_change_that_is_not_significant_is_no_change_only_by_the_equivalence_test():
