@@ -107,6 +107,24 @@ def test_every_threshold_applies_to_the_interval_end_nearest_no_effect():
     assert kinds == ["runaway", "dominant policy", "weak policy", "loan_cap_binding", "round_cap"]
 
 
+def test_a_search_seat_far_above_its_fair_share_is_skill_not_a_dominant_policy():
+    """The strong field's search seat wins most (the skill section measures that); a tuned
+    policy as far above its share beside it is flagged, and only it is challenged."""
+    rates = pl.DataFrame(
+        {
+            "policy": ["search", "tycoon_tuned"],
+            "n": [4_000, 4_000],
+            "win_rate": [0.60, 0.40],
+            "win_rate_lo": [0.58, 0.38],
+            "win_rate_hi": [0.62, 0.42],
+            "fair_share": [0.25, 0.25],
+        }
+    )
+    assert [(f.kind, f.subject) for f in flags({"win_rate_policy": rates})] == [
+        ("dominant policy", "tycoon_tuned")
+    ]
+
+
 def test_a_significant_change_within_its_threshold_is_no_flag():
     # Holm-significant, but the change's interval reaches within 2 points of none
     assert flags({"paired_change": variant_change(-0.03, -0.045, -0.015)}, ("base", "flat")) == []

@@ -28,7 +28,7 @@ import polars as pl
 
 from simulator.analysis import Dataset
 from simulator.core.assumed import AssumedKey, assumed_keys, assumed_under, changed_keys
-from simulator.core.game import GAME_NAMES, get_game
+from simulator.core.game import GAME_NAMES, SEARCH_POLICY, get_game
 from simulator.report.page import group_text, interval, p_text, pct
 from simulator.report.whatifs import Sensitivity
 
@@ -276,6 +276,10 @@ class Rules:
         fair = df["fair_share"][0]
         for r in df.iter_rows(named=True):
             name, ev = r["policy"], evidence(r)
+            # a search seat's edge is its skill (the skill section), not a strategy of the
+            # game that a designer balances, nor one to challenge
+            if name == SEARCH_POLICY:
+                continue
             effect = away(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], fair)
             above = r["win_rate"] > fair
             if above and self.beyond(effect, "dominant_policy"):
