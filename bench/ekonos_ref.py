@@ -89,7 +89,7 @@ def main() -> None:
         )
         bought, expansions = out_players[:, :, P_BOUGHT], out_players[:, :, P_EXPANSIONS]
         discarded = out_players[:, :, P_DISCARDED]
-        boards = out[2].sum(axis=1)
+        boards = out[2][:, : cfg[CFG_COMPANIES]].sum(axis=1)  # the end values, not mid-game
         name = "balsim-kernel"
     else:
         start = time.process_time()
