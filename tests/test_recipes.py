@@ -84,6 +84,7 @@ def check_page(out, name: str, answer) -> None:
     text = re.sub(r"<style>.*?</style>|<[^>]+>", " ", page, flags=re.S)
     internal = [c for c in answer.table.columns if "_" in c]
     assert internal and not [c for c in internal if c in text], "internal names on the page"
+    assert not re.search(r"\bnan\b", text, re.I), "a value nobody could measure shown as nan"
 
 
 def level(values) -> float:

@@ -6,6 +6,7 @@ then each field's table of every value, under plain names with their units."""
 from __future__ import annotations
 
 import html
+import math
 
 import numpy as np
 import polars as pl
@@ -53,6 +54,8 @@ def shown_value(value: str, mean: float, low: float, high: float) -> str:
     """A value with its 95% interval: points signed, rates in percent, other numbers to two
     decimals."""
     unit = VALUES.get(value, ("", ""))[1]
+    if not math.isfinite(mean):  # e.g. a presidency edge where nobody presides
+        return "not measurable (no game to measure it in)"
     if unit == "points":
         return f"{points_text(mean)} ({points_text(low)} to {points_text(high)})"
     if unit == "%":
