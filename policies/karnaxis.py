@@ -260,7 +260,13 @@ def tax_keep(rules, income):
 def income_stream(state, rules, p, growth, years_left):
     """Business income a growth of ``growth`` adds over the remaining year ends, after tax at
     the player's foreseen bracket."""
-    keep = tax_keep(rules, expected_income(state, rules, p) + growth)
+    return growth_stream(rules, expected_income(state, rules, p), growth, years_left)
+
+
+@rule
+def growth_stream(rules, expected, growth, years_left):
+    """:func:`income_stream` for a player whose foreseen income is ``expected``."""
+    keep = tax_keep(rules, expected + growth)
     return growth * years_left * (years_left + 1) / 2.0 * keep
 
 
@@ -357,24 +363,30 @@ def tokens_worth(state, rules, p, left):
     return (payout_for(rules, t + left) - payout_for(rules, t)) / max(left, 1)
 
 
+@rule
+def per_attribute(rules, knobs, pid):
+    """What one attribute is worth to the policy: its study value per attribute a Study gives."""
+    return knobs[pid, STUDY_VALUE] / max(rules[CFG_STUDY_ATTRS], 1)
+
+
 @scorer
-def card_worth(state, rules, knobs, pid, p, effect, value, left):
+def card_worth(state, rules, knobs, pid, p, effect, value, left, expected):
     """Dollars a Karnaxis card of ``effect`` and ``value`` is worth used now (the rules' card
-    table): cash at its value, an attribute at the policy's study value per attribute, growth
-    as business income, retirement tokens at the payout, black shares at the black business's
-    price, a tax-free year at this year's foreseen tax, forgiven loans with their interest."""
+    table) to a player whose foreseen income this year is ``expected``: cash at its value, an
+    attribute at the policy's study value per attribute, growth as business income, retirement
+    tokens at the payout, black shares at the black business's price, a tax-free year at this
+    year's foreseen tax, forgiven loans with their interest."""
     r = row(p)
-    per_attribute = knobs[pid, STUDY_VALUE] / max(rules[CFG_STUDY_ATTRS], 1)
     if effect == KE_CASH:
         return float(value)
     if effect == KE_DICE_CASH:
         return DIE_MEAN * value
     if effect == KE_ATTRIBUTES:
-        return value * per_attribute
+        return value * per_attribute(rules, knobs, pid)
     if effect == KE_COLLEGE:
-        return (rules[CFG_COLLEGE_APTITUDE] + 1) * per_attribute
+        return (rules[CFG_COLLEGE_APTITUDE] + 1) * per_attribute(rules, knobs, pid)
     if effect == KE_GROWTH:
-        return knobs[pid, BUSINESS_WEIGHT] * income_stream(state, rules, p, value, left)
+        return knobs[pid, BUSINESS_WEIGHT] * growth_stream(rules, expected, value, left)
     if effect == KE_RETIREMENT:
         t = state[r + RETIRE_TOKENS]
         gained = payout_for(rules, t + value) - payout_for(rules, t)
@@ -384,8 +396,7 @@ def card_worth(state, rules, knobs, pid, p, effect, value, left):
         return float(value * black * rules[CFG_SHARE_PRICE])
     if effect == KE_TAX_FREE:
         tax_table = T_TAX_SMART if state[r + ACCOUNTANT] == 1 else T_TAX_STANDARD
-        income = expected_income(state, rules, p)
-        return float(table(rules, tax_table, bracket_of(rules, income)))
+        return float(table(rules, tax_table, bracket_of(rules, expected)))
     if effect == KE_FORGIVE:
         return min(value, state[r + LOANS]) * (1.0 + rules[CFG_INTEREST_PCT] / 100.0)
     return 0.0
@@ -393,12 +404,14 @@ def card_worth(state, rules, knobs, pid, p, effect, value, left):
 
 @scorer
 def deck_worth(state, rules, knobs, pid, p, left):
-    """A Karnaxis card's expected worth: the average of the deck's cards (the draw is hidden)."""
+    """A Karnaxis card's expected worth: the average of the deck's cards (the draw is hidden).
+    The foreseen income the cards' worths read is the same for every card: read once."""
+    expected = expected_income(state, rules, p)
     total = 0.0
     n = rules[CFG_N_KCARDS]
     for k in range(n):
         effect, value = kcard(rules, k, KC_EFFECT), kcard(rules, k, KC_VALUE)
-        total += card_worth(state, rules, knobs, pid, p, effect, value, left)
+        total += card_worth(state, rules, knobs, pid, p, effect, value, left, expected)
     return total / max(n, 1)
 
 
