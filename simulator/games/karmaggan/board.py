@@ -40,9 +40,12 @@ from simulator.games.karmaggan.state import (
     CFG_HATCHES,
     CFG_NODES,
     CFG_QUEUE,
+    CFG_RINGS,
     CFG_ROWS,
     DCACHE_SLOTS,
     FIRE_WALL,
+    G_ADJ_HATCHES,
+    G_ADJ_OFFSET,
     G_ADJ_VERSION,
     G_DCACHE_LAST,
     G_DCACHE_NEXT,
@@ -162,19 +165,64 @@ def hatch_cell(state, rules, h):
 @rule
 def update_adjacency(state, rules):
     """Bring the adjacency block (``adj_row(rules, node)``: the node's degree, then its
-    neighbours, :func:`raw_neighbours`) up to date: rebuilt only after the board changed
-    (``G_VERSION``)."""
-    if state[G_ADJ_VERSION] != state[G_VERSION] + 1:
-        cols, rows, centre, n_hatches = (
-            rules[CFG_COLS],
-            rules[CFG_ROWS],
-            rules[CFG_CENTRE],
-            rules[CFG_HATCHES],
-        )
-        for node in range(rules[CFG_NODES]):
-            at = adj_row(rules, node)
-            state[at] = raw_neighbours(state, rules, node, at + 1, cols, rows, centre, n_hatches)
-        state[G_ADJ_VERSION] = state[G_VERSION] + 1
+    neighbours, :func:`raw_neighbours`) up to date after the board changed (``G_VERSION``).
+    A node's neighbours depend only on the offsets of its own ring and of the rings of the
+    rows beside it, and a jungle node's or a row-0 cell's on the hatches: so only the rows a
+    changed ring or hatch reaches are built again (a new Invocation tile, which also moves
+    ``G_VERSION``, changes none), the whole block when the game has not built it yet."""
+    if state[G_ADJ_VERSION] == state[G_VERSION] + 1:
+        return
+    cols, rows, centre = rules[CFG_COLS], rules[CFG_ROWS], rules[CFG_CENTRE]
+    whole = state[G_ADJ_VERSION] == 0
+    hatches = open_hatch_bits(state, rules)
+    hatches_moved = whole or hatches != state[G_ADJ_HATCHES]
+    ring_moved = 0
+    for ring in range(rules[CFG_RINGS]):
+        if whole or state[G_OFFSET + ring] != state[G_ADJ_OFFSET + ring]:
+            ring_moved |= 1 << ring
+            state[G_ADJ_OFFSET + ring] = state[G_OFFSET + ring]
+    state[G_ADJ_HATCHES] = hatches
+    for row in range(rows):
+        near = (1 << ring_of_row(rules, row)) | (1 << ring_of_row(rules, max(row - 1, 0)))
+        near |= 1 << ring_of_row(rules, min(row + 1, rows - 1))
+        if ring_moved & near or (row == 0 and hatches_moved):
+            for node in range(row * cols, (row + 1) * cols):
+                build_neighbours(state, rules, node)
+    if whole:
+        build_neighbours(state, rules, centre)
+    if hatches_moved or ring_moved & 1 << ring_of_row(rules, 0):
+        for node in range(centre + 1, rules[CFG_NODES]):
+            build_neighbours(state, rules, node)
+    state[G_ADJ_VERSION] = state[G_VERSION] + 1
+
+
+@rule
+def build_neighbours(state, rules, node):
+    at = adj_row(rules, node)
+    state[at] = raw_neighbours(
+        state,
+        rules,
+        node,
+        at + 1,
+        rules[CFG_COLS],
+        rules[CFG_ROWS],
+        rules[CFG_CENTRE],
+        rules[CFG_HATCHES],
+    )
+
+
+@rule
+def ring_of_row(rules, row):
+    return rules[C_RING + row * rules[CFG_COLS]]
+
+
+@rule
+def open_hatch_bits(state, rules):
+    """The open hatches as a bit set (bit h: hatch h)."""
+    bits = 0
+    for h in range(rules[CFG_HATCHES]):
+        bits |= state[B_OPEN + rules[CFG_CENTRE] + 1 + h] << h
+    return bits
 
 
 @rule

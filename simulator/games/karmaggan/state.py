@@ -100,7 +100,9 @@ TILE_CHARS = ".#OTBPI@J"   # for drawings; 'S' in the rules is a Blank starting 
  G_DCACHE_NEXT, G_TURN_ENDED, G_TEAM_DIED, G_ADJ_VERSION, G_OPEN_HATCHES, G_DCACHE_LAST,
  G_LAST_FREE, G_SEARCH_DECISIONS, G_DCACHE_WRITTEN, G_OFFSET) = range(33)
 G_DKEY = G_OFFSET + MAX_RINGS          # DCACHE_SLOTS (version, target) pairs
-N_GAME = G_DKEY + 2 * DCACHE_SLOTS
+G_ADJ_OFFSET = G_DKEY + 2 * DCACHE_SLOTS  # the ring offsets the adjacency was built with
+G_ADJ_HATCHES = G_ADJ_OFFSET + MAX_RINGS  # and the hatches then open (bit h: hatch h)
+N_GAME = G_ADJ_HATCHES + 1
 # G_OPEN_HATCHES counts the open hatches; G_TEAM_DIED is a bit set: bit t when team t (or,
 # free-for-all, anyone: bit 0) has lost a plunderer; G_LAST_FREE is the last tile the moving
 # figure stood on alone (where it goes back if its move ends on another's tile);
