@@ -263,3 +263,23 @@ def test_jitted_and_python_engines_agree(game, params):
 def test_trace_rows_are_compact(params):
     trace, out_game, _ = K.trace_game(params, 5, MIXED)
     assert trace.shape[1] == TRACE_WIDTH and 0 < len(trace) < K.MAX_TRACE
+
+
+def test_the_adjacency_rebuilt_in_part_is_the_one_built_whole(params):
+    """Board / Rotations: after turns of every ring and hatches opened and closed, the
+    adjacency that only rebuilt the rows a change reached equals one built from scratch."""
+    from simulator.games.karmaggan.state import B_OPEN, CFG_CENTRE, G_ADJ_VERSION, G_VERSION
+
+    W = fresh_world(params)
+    W.call(B.update_adjacency)
+    jungle = int(W.rules[CFG_CENTRE]) + 1
+    for ring, sectors, hatch in [(0, 1, 1), (1, 3, 0), (2, -2, 1), (3, 1, 1), (0, -1, 0)]:
+        W.call(traps.rotate_ring, ring, sectors)
+        if W.state[B_OPEN + jungle] != hatch:
+            W.state[B_OPEN + jungle] = hatch
+            W.state[G_VERSION] += 1
+        W.call(B.update_adjacency)
+        part = [sorted(W.neighbours(n)) for n in range(int(W.rules[CFG_NODES]))]
+        W.state[G_ADJ_VERSION] = 0
+        W.call(B.update_adjacency)
+        assert part == [sorted(W.neighbours(n)) for n in range(int(W.rules[CFG_NODES]))]
