@@ -7,11 +7,12 @@ mechanism, not the strength."""
 import numpy as np
 import pytest
 
+from policies.search import MARGIN_WEIGHT
 from simulator.core.game import get_game
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.rules import RulesError
-from simulator.games.karmaggan import engine, movement, search
+from simulator.games.karmaggan import board, engine, movement, search, traps
 from simulator.games.karmaggan import game as K
 from simulator.games.karmaggan import state as S
 
@@ -24,10 +25,11 @@ def ids(rules, seats):
     return np.array([GAME.policy(s, rules).id for s in seats], np.int8)
 
 
-def first_search_decision(sets=TINY, edit=None, seed=3):
+def first_search_decision(sets=TINY, edit=None, seed=6):
     """The first STEP decision of seat 0 (a search seat, the first to move) with several
-    options: its choice, each candidate's summed value and rollouts, and the real game's
-    streams after it.  ``edit(W)`` changes the set-up game before the search."""
+    options, one its rollout policy has no clear lead in (on seed 6): its choice, each
+    candidate's summed value and rollouts, and the real game's streams after it.  ``edit(W)``
+    changes the set-up game before the search."""
     rules = GAME.rules(sets=sets)
     params = GAME.prepare(rules, 4)
     W = K.world(params, seed, ids(rules, SEATS))
@@ -42,6 +44,7 @@ def first_search_decision(sets=TINY, edit=None, seed=3):
     n = W.call(movement.list_step_options, 0)
     assert n > 1
     choice = W.call(search.weigh, 0, n, work, work_rng, values, picks, pool)
+    assert W.state[S.G_SEARCH_DECISIONS] == 1  # weighed by playouts
     m = int((values[search.COUNTS] > 0).sum())
     return (
         choice,
@@ -170,9 +173,81 @@ def test_a_teammates_win_counts_in_team_mode_only(mode, teammate_counts):
     mate = next(s for s in range(1, 4) if teams[s] == teams[0]) if mode == "team" else 2
     game[S.G_WINNER], game[S.G_WIN_TEAM] = mate, teams[mate]
     sides = np.zeros(4)
-    assert (W.call(search.seat_value, 0, sides) >= 0.9) == teammate_counts
+    assert (W.call(search.seat_value, 0, sides, True) >= 0.9) == teammate_counts
     game[S.G_WINNER], game[S.G_WIN_TEAM] = 0, teams[0]
-    assert W.call(search.seat_value, 0, sides) >= 0.9
+    assert W.call(search.seat_value, 0, sides, True) >= 0.9
+
+
+def test_a_clear_lead_is_played_without_playouts():
+    """A step the rollout policy scores CLEAR_LEAD tiles above every other is its pick, played
+    without a playout (seed 3: the first step is such a step)."""
+    rules = GAME.rules(sets=TINY)
+    W = K.world(GAME.prepare(rules, 4), 3, ids(rules, SEATS))
+    work, work_rng, values, picks, pool = search.search_buffers(W.state, W.rng, W.rules)
+    cap = W.rules[S.CFG_ROUND_CAP]
+    searched = W.call(search.searched_seats)
+    W.call(engine.play_from, np.int64(0), np.int64(0), cap, searched, engine.NOT_RESUMED)
+    assert W.call(movement.start_turn, 0)
+    n = W.call(movement.list_step_options, 0)
+    choice = W.call(search.weigh, 0, n, work, work_rng, values, picks, pool)
+    scores = W.state[S.SCORES : S.SCORES + n]
+    assert n > 1 and W.state[S.G_SEARCH_DECISIONS] == 0 and not values[search.COUNTS].any()
+    assert scores[choice] >= np.delete(scores, choice).max() + search.CLEAR_LEAD
+
+
+def race_world(carrier_steps, rival_steps, rival_alive=True):
+    """A Team game with every hatch open, the Egg carried by seat 0 ``carrier_steps`` from an
+    exit and the other team's nearest plunderer ``rival_steps`` from the carrier (its team mate
+    far away); returns the world and the exits' distance map."""
+    rules = GAME.rules(sets=('game.mode="team"',))
+    W = K.world(GAME.prepare(rules, 4), 5, ids(rules, SEATS))
+    W.call(traps.set_hatches, np.int64(-1), np.int64(1))
+    d_exit = W.distances(board.EXITS).copy()
+    ring = np.flatnonzero(d_exit[: W.rules[S.CFG_CENTRE]] == carrier_steps)
+    at = int(ring[0])
+    d_at = W.distances(at).copy()
+    teams = W.seats(S.P_TEAM)
+    rival = next(s for s in range(1, 4) if teams[s] != teams[0])
+    figures = W.figures(S.F_POS)
+    figures[0] = at
+    far = int(np.argmax(np.where(d_at < board.UNREACHABLE, d_at, -1)))
+    for s in range(1, 4):
+        figures[s] = int(np.flatnonzero(d_at == rival_steps)[0]) if s == rival else far
+    W.state[S.G_EGG_CARRIER] = 0
+    if not rival_alive:
+        W.seats(S.P_STATUS)[[s for s in range(4) if teams[s] != teams[0]]] = S.DEAD
+    return W, teams
+
+
+def race(W, side):
+    return W.call(search.race_share, np.int64(side), np.int64(2), np.zeros(4))
+
+
+def test_the_race_for_the_egg_values_a_cut_playout():
+    """A playout cut at its horizon: a side's chance is a logistic in the steps it is ahead (the
+    carrier's: to an exit; its rivals': to the carrier, then to the exit), so the carrier's side
+    is the more likely winner the farther its rivals are; the two sides' chances sum to 1, level
+    steps are even odds, and a side with no plunderer alive counts RACE_CAP steps."""
+    W, teams = race_world(2, 4)
+    mine, theirs = teams[0], 1 - teams[0]
+    # carrier 2 steps from winning, the rival 4 + 2: ahead by 4 steps
+    assert race(W, mine) == pytest.approx(1 / (1 + np.exp(-4 / search.RACE_SCALE)))
+    assert race(W, mine) + race(W, theirs) == pytest.approx(1.0)
+    assert race(race_world(2, 6)[0], mine) > race(W, mine) > race(race_world(2, 2)[0], mine)
+    level = race_world(3, 0)[0]  # the rival stands where the carrier stands
+    assert race(level, mine) == pytest.approx(0.5)
+    alone = race_world(2, 4, rival_alive=False)[0]
+    ahead = search.RACE_CAP - 2
+    assert race(alone, mine) == pytest.approx(1 / (1 + np.exp(-ahead / search.RACE_SCALE)))
+
+
+def test_a_playout_cut_at_its_horizon_counts_the_race_not_a_loss():
+    """seat_value: an ended playout counts the win (none here: 0 plus the margin), a cut one
+    the race (more than a half for the carrier's side ahead)."""
+    W, _ = race_world(2, 4)
+    sides = np.zeros(4)
+    assert W.call(search.seat_value, 0, sides, True) <= MARGIN_WEIGHT
+    assert W.call(search.seat_value, 0, sides, False) > 0.5
 
 
 # ---------------------------------------------------------------- whole games

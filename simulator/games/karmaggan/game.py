@@ -124,7 +124,7 @@ from simulator.games.karmaggan.state import (
     deck,
 )
 
-ENGINE_VERSION = "karmaggan-6"
+ENGINE_VERSION = "karmaggan-7"
 SIDES = ("starting", "other")  # players.side: on seat 0's team, or not
 LOSS_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat", "other")
 MAX_TRACE = 50_000

@@ -15,7 +15,10 @@ throw destinations, rotations, Blood Stone and Greedy Fingers targets) is its
 How: the round loop (engine.play_from) pauses before a search seat's plunderer turn and
 :func:`search_turn` plays it.  At each STEP decision with several options the candidates are
 the rollout policy's own pick (what a scripted seat of that policy would play, drawn as it
-would draw it) and the next best of the ``top_k`` options by the rollout policy's scores.
+would draw it) and the next best of the ``top_k`` options by the rollout policy's scores; a
+pick its policy scores CLEAR_LEAD tiles or more above every other option is played without
+playouts (the exit with the Egg, a step toward the target against detours: about half of the
+steps), which leaves the budget to the close calls.
 ``rollouts`` playouts are spread over them in rounds, every candidate of a round from the same
 seed (common random numbers: the candidates are compared on the same re-drawn cards and dice).
 Each round re-draws what the seat cannot know from that seed, drawn from the real game's SEARCH
@@ -25,11 +28,13 @@ round's deal into it (:func:`place_unseen`), takes the candidate, finishes the t
 with every seat on ``rollout_policy`` to the horizon: 0 to the end of the game, h to the end
 of the h-th round after the decision's round.  The outcome for the deciding seat
 (:func:`seat_value`) is its side's win (its team's in Team mode, its own in Free-for-All), then
-the blood-coin margin of its side over the best other.  The rollout policy's pick is played
-unless a rival beats it over the paired rounds in a one-sided test corrected over the rivals
-(``policies.search.paired_choice``): a few playouts are noisy, and overriding the rollout
-policy on noise plays worse than the rollout policy itself.  Besides that pick, the real
-game draws only from its SEARCH stream.
+the blood-coin margin of its side over the best other; a playout its horizon cut before the
+game ended counts, instead of the win, its side's chance in the race for the Egg
+(:func:`race_share`): a round of coins alone tells little about who steals the Egg.  The
+rollout policy's pick is played unless a rival beats it over the paired rounds in a one-sided
+test corrected over the rivals (``policies.search.paired_choice``): a few playouts are noisy,
+and overriding the rollout policy on noise plays worse than the rollout policy itself.
+Besides that pick, the real game draws only from its SEARCH stream.
 """
 
 import numpy as np
@@ -52,9 +57,11 @@ from policies.search import (
 )
 from simulator.core.kernel import allocating, entry, layer, rule
 from simulator.core.rng import N_STREAMS, SETUP, shuffle
+from simulator.games.karmaggan.board import EXITS, HATCH_CELLS, distance_map
 from simulator.games.karmaggan.core import new_game, record
 from simulator.games.karmaggan.decide import choose, weighs
 from simulator.games.karmaggan.engine import (
+    ENDED,
     NO_SEATS,
     NOT_RESUMED,
     PAUSED,
@@ -76,6 +83,7 @@ from simulator.games.karmaggan.state import (
     ACT_PLAY,
     ACTED_FIG,
     ACTED_NODE,
+    ALIVE,
     B_BLOOD,
     B_TILE,
     BLOOD_TILE,
@@ -96,12 +104,16 @@ from simulator.games.karmaggan.state import (
     DCACHE_SLOTS,
     EV_SEARCH,
     EV_SEARCH_OPTION,
+    F_POS,
     FIGS,
     G_ACT_N,
     G_ADJ_VERSION,
     G_DCACHE_WRITTEN,
+    G_EGG_CARRIER,
+    G_EGG_POS,
     G_NEV,
     G_ODECK_N,
+    G_OPEN_HATCHES,
     G_ROUND,
     G_SEARCH_DECISIONS,
     G_SEAT,
@@ -117,6 +129,7 @@ from simulator.games.karmaggan.state import (
     OPT_ACT,
     OPT_B,
     P_COINS,
+    P_STATUS,
     P_TEAM,
     SEAT_POLICY,
     STEP,
@@ -128,6 +141,9 @@ from simulator.games.karmaggan.state import (
 )
 
 MARGIN_SCALE = 4.0  # blood coins: a side this many coins ahead earns the whole margin bonus
+RACE_SCALE = 3.0  # steps: a side this many steps nearer to winning than the best other, e to 1
+CLEAR_LEAD = 1.0  # tiles: a pick the rollout policy scores this far above all others is played
+RACE_CAP = 40.0  # steps counted at most (a side with no plunderer alive, or no way through)
 SUMS, COUNTS, GAINS, GAINS_SQ, SIDES = range(5)  # rows of the values buffer
 MILLION = 1_000_000
 ROLLOUT_RNG, DEAL_RNG = range(2)  # rows of work_rng: a rollout's streams, the round's deal
@@ -219,6 +235,8 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
     own = choose(state, rules, knobs, rng, STEP, seat, n)
     step_scores(state, rules, seat, n, knobs[rollout_policy])
     scores = score_view(state)
+    if margin_to_best_other(scores, n, own) >= CLEAR_LEAD:  # the pick's lead
+        return own
     scores[own] = np.inf  # the rollout policy's own pick is candidate 0, the one to beat
     m = top_k(scores, n, np.int64(knobs[policy, TOP_K]), picks)
     rounds = max(np.int64(knobs[policy, ROLLOUTS]) // m, 1)
@@ -243,7 +261,7 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
                 continue_turn(work, rules, knobs, roll_rng, no_trace, seat)
             else:
                 finish_turn(work, rules, seat)
-            play_from(
+            status = play_from(
                 work,
                 rules,
                 knobs,
@@ -256,7 +274,8 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
                 NO_SEATS,
                 RESUMED,
             )
-            value = seat_value(work, rules, seat, values[SIDES])
+            over = status == ENDED or end_round == cap
+            value = seat_value(work, rules, seat, values[SIDES], over)
             base = tally(sums, counts, gains, gains_sq, c, value, base)
     state[G_SEARCH_DECISIONS] += 1
     if trace.shape[0] > 0:
@@ -311,21 +330,52 @@ def restore_game(state, rules, work, rollout_policy, n_options, whole):
 
 
 @rule
-def seat_value(state, rules, seat, sides):
+def seat_value(state, rules, seat, sides, over):
     """Win first (Team mode: the seat's team won; Free-for-All: the seat itself), then the
-    blood coins of its side minus those of the best other side (policies.search)."""
+    blood coins of its side minus those of the best other side (policies.search).  A playout
+    cut at its horizon (``over`` false) counts, instead of the win, its side's chance in the
+    race for the Egg (:func:`race_share`)."""
     n_players = rules[CFG_PLAYERS]
     team_mode = rules[CFG_TEAM_MODE] == 1
     n_sides = 2 if team_mode else n_players
+    mine = state[P_TEAM + seat]
+    if over:
+        winner = state[G_WINNER]
+        won = winner >= 0 and (winner == seat or (team_mode and state[G_WIN_TEAM] == mine))
+        share = 1.0 if won else 0.0
+    else:
+        share = race_share(state, rules, mine, n_sides, sides)
     sides[:n_sides] = 0.0
     for s in range(n_players):
         sides[state[P_TEAM + s]] += state[P_COINS + s]
-    mine = state[P_TEAM + seat]
-    winner = state[G_WINNER]
-    won = winner >= 0 and (winner == seat or (team_mode and state[G_WIN_TEAM] == mine))
-    return outcome_value(
-        1.0 if won else 0.0, margin_to_best_other(sides, n_sides, mine), MARGIN_SCALE
-    )
+    return outcome_value(share, margin_to_best_other(sides, n_sides, mine), MARGIN_SCALE)
+
+
+@rule
+def race_share(state, rules, side, n_sides, steps):
+    """The chance of ``side`` in the race for the Egg, from the steps each side's nearest living
+    plunderer is from winning (the carrier: to an exit; the others: to the Egg or its carrier,
+    then from there to an exit): a logistic in the steps it is ahead of the best other side,
+    RACE_SCALE steps for odds of e to 1.  Steps to an exit count to the hatches' cells while
+    every hatch is closed (The Jungle: the carrier waits for one to open)."""
+    carrier = state[G_EGG_CARRIER]
+    egg = state[G_EGG_POS] if carrier < 0 else state[F_POS + carrier]
+    target = EXITS if state[G_OPEN_HATCHES] > 0 else HATCH_CELLS
+    d_exit = distance_map(state, rules, target)
+    d_egg = distance_map(state, rules, egg)
+    steps[:n_sides] = RACE_CAP
+    for s in range(rules[CFG_PLAYERS]):
+        if state[P_STATUS + s] != ALIVE:
+            continue
+        pos = state[F_POS + s]
+        far = d_exit[pos] if s == carrier else d_egg[pos] + d_exit[egg]
+        k = state[P_TEAM + s]
+        steps[k] = min(steps[k], float(far))
+    ahead = -np.inf
+    for k in range(n_sides):
+        if k != side:
+            ahead = max(ahead, steps[side] - steps[k])
+    return 1.0 / (1.0 + np.exp(ahead / RACE_SCALE))
 
 
 @allocating
