@@ -133,7 +133,7 @@ from simulator.games.karnaxis.state import (
     T_TAX_STANDARD,
 )
 
-ENGINE_VERSION = "karnaxis-5"
+ENGINE_VERSION = "karnaxis-6"
 
 
 def _first(items, test):
