@@ -39,9 +39,15 @@ class Workers:
             warnings.filterwarnings(
                 "ignore", message="A worker stopped while some jobs", category=UserWarning
             )
-            # a worker waiting for work when this process dies stops after IDLE_WORKER_SECONDS
-            # (one busy with a task stops at its end: stop_if_orphaned)
-            with parallel_config(backend="loky", idle_worker_timeout=IDLE_WORKER_SECONDS):
+            # every worker watches this process from its start (even one still importing when
+            # this process is killed), so it ends within ORPHAN_CHECK_SECONDS of this one
+            # (one whose task holds the interpreter stops at the task's end: stop_if_orphaned)
+            with parallel_config(
+                backend="loky",
+                idle_worker_timeout=IDLE_WORKER_SECONDS,
+                initializer=watch,
+                initargs=(self.parent,),
+            ):
                 self.parallel = Parallel(n_jobs=self.jobs, return_as="generator_unordered")
             self.parallel.__enter__()
         return self
@@ -82,11 +88,16 @@ def in_worker(parent: int, function, *args):
     command's process) is gone, even killed by SIGKILL: a thread checks every
     ORPHAN_CHECK_SECONDS whenever the task lets it run (a kernel holding the interpreter
     stops at its end)."""
+    watch(parent)
+    return function(*args)
+
+
+def watch(parent: int) -> None:
+    """Starts, once per worker process, the thread that ends it when ``parent`` is gone."""
     global WATCHED
     if WATCHED is None:
         WATCHED = threading.Thread(target=watch_parent, args=(parent,), daemon=True)
         WATCHED.start()
-    return function(*args)
 
 
 WATCHED: threading.Thread | None = None  # the watching thread of this worker process
