@@ -13,7 +13,7 @@ from conftest import small_plan
 
 from simulator.core.game import GAME_NAMES, get_game
 from simulator.core.rng import game_seeds
-from simulator.run.runner import execute
+from simulator.run.runner import Target, execute, execute_all
 
 GAMES_COLUMNS = {
     "game_id": pl.Int64,
@@ -95,6 +95,24 @@ def test_resume_finishes_an_interrupted_run_identically(small_datasets, name, tm
     for table in ["games", "players", *get_game(name).timelines]:
         assert read(out, table).equals(read(small_datasets[name], table)), table
     assert not list(out.rglob("*.tmp"))
+
+
+def test_a_batch_of_datasets_writes_each_as_it_is_alone(small_datasets, tmp_path):
+    """The study's batch: every game's dataset in one task list on two processes, one of them
+    a resumed run missing a part, gives each the dataset played alone."""
+    resumed = tmp_path / GAME_NAMES[0]
+    execute(small_plan(GAME_NAMES[0]), resumed, jobs=1, progress=False)
+    (resumed / "players" / "part-00001.parquet").unlink()
+    targets = [Target(None, resumed, resume=True)] + [
+        Target(small_plan(name), tmp_path / name) for name in GAME_NAMES[1:]
+    ]
+    manifests = execute_all(targets, jobs=2, progress=False)
+    assert [m["game"] for m in manifests] == list(GAME_NAMES)
+    assert manifests[0]["played_this_run"]["games"] == 150
+    assert all(m["played_this_run"]["games"] == 600 for m in manifests[1:])
+    for name in GAME_NAMES:
+        for table in ["games", "players", *get_game(name).timelines]:
+            assert read(tmp_path / name, table).equals(read(small_datasets[name], table)), table
 
 
 def three_games(name: str) -> dict:

@@ -208,21 +208,14 @@ def study_stopped(tmp_path, monkeypatch, where: str, error) -> str:
     """What ``balsim study`` says when ``error`` stops it at ``where`` (nothing is played)."""
     import simulator.studies.study as study
 
-    calls = []
-
-    def second_stops(*args, **kwargs):  # the first dataset "plays", the second is stopped
-        calls.append(1)
-        if len(calls) == 2:
-            raise error
-
     def stops(*args, **kwargs):
         raise error
 
     monkeypatch.setattr(study, "warm_engines", lambda *a: None)
-    if where == "execute":
-        monkeypatch.setattr(study, "execute", second_stops)
+    if where == "execute_all":
+        monkeypatch.setattr(study, "execute_all", stops)
     else:
-        monkeypatch.setattr(study, "execute", lambda *a, **k: None)
+        monkeypatch.setattr(study, "execute_all", lambda *a, **k: [])
         monkeypatch.setattr(study, "run_challenges", lambda *a: [])  # no dataset to challenge
         if where.endswith("write_report"):  # the screens and skill curves play no game either
             monkeypatch.setattr(study, "run_screens", lambda *a: [])
@@ -243,14 +236,11 @@ def test_an_interrupted_study_says_how_to_finish_it(tmp_path, monkeypatch):
     from simulator.core.errors import Interrupted
     from simulator.studies.study import study_plans
 
-    second = study_plans()[1][0]
-    stopped = Interrupted(
-        f"Aborted. 2,000 of 50,000 games are saved in TMP/runs/{second}; `balsim run ekonos "
-        f"--out TMP/runs/{second} --resume` finishes the run"
-    )
-    assert study_stopped(tmp_path, monkeypatch, "execute", stopped) == (
-        f"Aborted at [2/{len(study_plans())}] {second} (2,000 of 50,000 games are saved in "
-        f"TMP/runs/{second}); {FINISH}, keeping what it finished"
+    n = len(study_plans())
+    stopped = Interrupted(f"Aborted. 2,000 of 50,000 games are saved in {n} datasets")
+    assert study_stopped(tmp_path, monkeypatch, "execute_all", stopped) == (
+        f"Aborted while playing the datasets (2,000 of 50,000 games are saved in {n} "
+        f"datasets); {FINISH}, keeping what it finished"
     )
 
 
@@ -282,12 +272,12 @@ def test_a_resumed_study_keeps_what_it_finished(small_study, tmp_path, monkeypat
         (cut / table / store.part_name(1)).unlink()
     played = []
 
-    def execute(plan, out, **kwargs):
-        played.append((Path(out).name, plan is None and kwargs["resume"]))
-        return real_execute(plan, out, **kwargs)
+    def execute_all(targets, *args):
+        played.extend((t.out.name, t.plan is None and t.resume) for t in targets)
+        return real_execute_all(targets, *args)
 
-    real_execute = study.execute
-    monkeypatch.setattr(study, "execute", execute)
+    real_execute_all = study.execute_all
+    monkeypatch.setattr(study, "execute_all", execute_all)
     monkeypatch.setattr("simulator.experiments.sensitivity.screen", fail_if_called)
     monkeypatch.setattr("simulator.experiments.strength.skill", fail_if_called)
     report = tmp_path / "study.html"

@@ -500,7 +500,7 @@ def test_a_game_longer_than_its_column_is_refused_not_wrapped():
     import numpy as np
 
     from simulator.core.errors import Fault
-    from simulator.run.runner import narrow
+    from simulator.run.tables import narrow
 
     assert narrow(np.array([3, 32_767]), np.int16, "length").dtype == np.int16
     with pytest.raises(Fault, match="games.length reached 40,000, beyond the int16 column"):

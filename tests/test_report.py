@@ -460,11 +460,11 @@ def test_study_plans_cover_every_game_and_run_small(small_study):
     dirs = small_study["dirs"]
     assert [d.name for d in dirs] == [folder for folder, _ in plans]
     lines = small_study["output"].splitlines()
-    for folder, _ in plans:  # each dataset's line says how fast it played
-        assert any(
-            re.match(rf"{folder}: [\d,]+ games in [\d.]+ s \([\d,]+ games/s\)", line)
-            for line in lines
-        ), folder
+    for folder, _ in plans:  # each dataset's line says its games and when it was done
+        done = rf"{folder}: [\d,]+ games, done [\d.]+ s into the batch -> "
+        assert any(re.match(done, line) for line in lines), folder
+    batch = rf"{len(plans)} datasets: [\d,]+ games played in [\d.]+ s \([\d,]+ games/s\)"
+    assert any(re.match(batch, line) for line in lines), lines  # they play as one batch
     assert all((d / "manifest.json").exists() for d in dirs)
     page = small_study["report"].read_text()
     assert page.count("<section>") >= len(dirs) and "Balance flags" in page

@@ -17,6 +17,7 @@ import os
 import platform
 import shlex
 import time
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -27,8 +28,9 @@ import simulator
 from simulator.core.errors import Fault, Interrupted, UserError
 from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
-from simulator.core.seating import Seating, neighbour, team_mode
+from simulator.core.seating import Seating, team_mode
 from simulator.run import store, whole
+from simulator.run.tables import build_tables
 from simulator.run.warm import warm_up
 from simulator.run.workers import Progress, Workers
 
@@ -93,90 +95,6 @@ def seat_policy_ids(game: Game, plan: Plan, game_ids: np.ndarray) -> np.ndarray:
     return lineup[positions]
 
 
-def strings(labels, codes) -> pa.Array:
-    """Decode int codes into a string column without one Python object per row."""
-    return pa.array(list(labels), type=pa.string()).take(pa.array(np.asarray(codes, np.int32)))
-
-
-def constant(value, n: int) -> pa.Array:
-    if isinstance(value, str):
-        return strings([value], np.zeros(n, np.int32))
-    return pa.array(np.full(n, value))
-
-
-def narrow(values, dtype, name: str) -> np.ndarray:
-    """``values`` as the contract's ``dtype``, refusing to wrap a value that does not fit."""
-    values = np.asarray(values)
-    info = np.iinfo(dtype)
-    if values.size and (values.min() < info.min or values.max() > info.max):
-        raise Fault(
-            f"games.{name} reached {values.max():,}, beyond the {np.dtype(dtype).name} "
-            "column the dataset records it in; these rules make games too long"
-        )
-    return values.astype(dtype)
-
-
-def ranks(score: np.ndarray) -> np.ndarray:
-    """int8 rank per seat, 1 = best, ties share the better rank."""
-    return (1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)).astype(np.int8)
-
-
-def build_tables(game: Game, plan: Plan, variant: Variant, game_ids, seeds, seat_ids, raw) -> dict:
-    """Arrow tables of one task from the engine's columns plus the contract's common columns."""
-    n, p = seat_ids.shape
-    policy_names = [pol.name for pol in game.policy_set(variant.rules)]
-
-    def column(name, values):
-        """Arrow column; ``(codes, labels)`` pairs and ``game.categories`` become strings."""
-        if isinstance(values, tuple):
-            codes, labels = values
-            return strings(labels, np.asarray(codes).reshape(-1))
-        values = np.asarray(values).reshape(-1)
-        if name in game.categories:
-            return strings(game.categories[name], values)
-        return pa.array(values)
-
-    g = raw["games"]
-    games = {
-        "game_id": pa.array(game_ids.astype(np.int64)),
-        "variant": constant(variant.name, n),
-        "seed": pa.array(seeds),
-        "n_players": constant(np.int8(p), n),
-        "winner_seat": pa.array(g["winner_seat"].astype(np.int8)),
-        "length": pa.array(narrow(g["length"], np.int16, "length")),
-    }
-    games.update({k: column(k, v) for k, v in g.items() if k not in games})
-    games.update({k: constant(v, n) for k, v in variant.values.items()})
-    games["engine_version"] = constant(game.engine_version, n)
-
-    pl = raw["players"]
-    score = pl["score"].astype(np.float64)
-    players = {
-        "game_id": pa.array(np.repeat(game_ids.astype(np.int64), p)),
-        "variant": constant(variant.name, n * p),
-        "seat": pa.array(np.tile(np.arange(p, dtype=np.int8), n)),
-        "policy": strings(policy_names, seat_ids.reshape(-1)),
-        "score": pa.array(score.reshape(-1)),
-        "rank": pa.array(ranks(score).reshape(-1)),
-        "won": pa.array(pl["won"].astype(bool).reshape(-1)),
-    }
-    if p > 1:  # the seat that plays just before: neighbour effects (simulator.analysis.neighbours)
-        players["left_policy"] = strings(policy_names, neighbour(seat_ids).reshape(-1))
-    players.update({k: column(k, v) for k, v in pl.items() if k not in players})
-
-    tables = {"games": pa.table(games), "players": pa.table(players)}
-    for name in game.timelines:
-        t = raw[name]
-        index = np.asarray(t["game_index"])
-        cols = {
-            "game_id": pa.array(game_ids.astype(np.int64)[index]),
-            "variant": constant(variant.name, len(index)),
-        }
-        cols.update({k: column(k, v) for k, v in t.items() if k != "game_index"})
-        tables[name] = pa.table(cols)
-    return tables
-
-
 def play_task(
     plan: Plan,
     params: tuple,
@@ -198,7 +116,7 @@ def play_task(
     seeds = game_seeds(plan.seed, game_ids)
     seat_ids = seat_policy_ids(game, plan, game_ids)
     raw = game.play(params, seeds, seat_ids)
-    tables = build_tables(game, plan, plan.variants[variant_index], game_ids, seeds, seat_ids, raw)
+    tables = build_tables(game, plan.variants[variant_index], game_ids, seeds, seat_ids, raw)
     stamp = whole.part_stamp(plan, game.engine_version, task, variant_index, first, n)
     metadata = {**whole.metadata(stamp), b"balsim.version": simulator.__version__.encode()}
     stop_if_orphaned(parent)
@@ -343,20 +261,47 @@ def execute(
     them); a worker killed or a full disk raises :class:`Fault`.  A run that fails before its
     first part removes the manifest it wrote.
     """
-    shown, out = Path(out), store.checked_path(out, "--out")
-    store.check_outside_datasets(out, "--out", shown)
-    if resume:
-        plan = resumable_plan(out)
-    check_size(plan)
-    game = get_game(plan.game)
-    params = [game.prepare(v.rules, plan.n_players) for v in plan.variants]
-    run = Run(plan, list(plan.tasks()))
-    with store.Writing(out, shown):
-        if resume:
-            run.done = resumable_tasks(out, plan, game)
-        else:
-            store.check_new_out(out, force)
-        return play_into(run, game, params, out, shown, (jobs, scheduler), resume, progress, label)
+    return execute_all([Target(plan, out, resume, force)], jobs, scheduler, progress, label)[0]
+
+
+@dataclass
+class Target:
+    """One dataset to write: what :func:`execute` takes besides where the games run."""
+
+    plan: Plan | None  # None with resume: the plan recorded in out
+    out: Path
+    resume: bool = False
+    force: bool = False
+
+
+def execute_all(
+    targets: list[Target],
+    jobs: int = -1,
+    scheduler: str | None = None,
+    progress: bool = True,
+    label: str = "",
+) -> list[dict]:
+    """Run several datasets as one task list on the same workers, so a cluster stays busy
+    across them instead of waiting on the last chunks of each in turn; returns their finished
+    manifests.  Each dataset is byte for byte the one :func:`execute` writes alone (a task's
+    parts depend only on its plan and game ids), and so is what a stop leaves in each."""
+    runs = []
+    for target in targets:  # every plan checked before any folder is touched
+        shown, out = Path(target.out), store.checked_path(target.out, "--out")
+        store.check_outside_datasets(out, "--out", shown)
+        plan = resumable_plan(out) if target.resume else target.plan
+        check_size(plan)
+        runs.append(Run(plan, out, shown, target.resume))
+    with ExitStack() as locks:
+        for run in runs:
+            locks.enter_context(store.Writing(run.out, run.shown))
+        for run, target in zip(runs, targets):
+            if run.resume:
+                run.done = resumable_tasks(run.out, run.plan, run.game)
+            else:
+                store.check_new_out(run.out, target.force)
+        play_runs(runs, Workers(jobs, scheduler), progress, label)
+    return [run.finish() for run in runs]
 
 
 def resumable_tasks(out: Path, plan: Plan, game: Game) -> set[int]:
@@ -372,73 +317,78 @@ def resumable_tasks(out: Path, plan: Plan, game: Game) -> set[int]:
     return found.whole
 
 
-def play_into(run, game, params, out, shown, where, resume, progress, label) -> dict:
-    """Play ``run``'s tasks not done into the locked folder ``out`` (a new dataset unless
-    ``resume``: anything balsim wrote there before is cleared first) on the workers ``where``
-    (jobs, scheduler); returns the finished manifest.  The engine compiles here first, when
-    the kernel cache lacks it: local workers, and a cluster's workers that share the cache's
-    folder, then load it instead of each compiling it (docs/cluster.md)."""
-    plan, wrote = run.plan, False
+def play_runs(runs: list[Run], workers: Workers, progress: bool, label: str) -> None:
+    """Play the tasks not done of every run (locked folders; a new dataset unless resumed:
+    anything balsim wrote there before is cleared first) on ``workers``.  The engine compiles
+    here first, when the kernel cache lacks it: local workers, and a cluster's workers that
+    share the cache's folder, then load it instead of each compiling it (docs/cluster.md)."""
     try:
-        with Workers(*where) as workers:
-            if not resume:
-                manifest = store.own_manifest(out)
-                if manifest is not None:
-                    store.clear_dataset(out, manifest)
-                store.write_manifest(out, manifest_for(plan, game, "running"))
-                wrote = True
-            warm_up(game, params[0], plan.n_players)
-            run.play(workers, params, out, progress, label)
+        with workers:
+            for run in runs:
+                run.start()
+            for run in runs:
+                warm_up(run.game, run.params[0], run.plan.n_players)
+            play_waves(runs, workers, progress, label)
     except KeyboardInterrupt:
-        if not (wrote or resume):
+        for run in runs:
+            run.tidy()
+        if not any(run.wrote or run.resume for run in runs):
             raise Interrupted("Aborted.") from None
-        store.remove_temporary_parts(out, table_names(game))
-        raise Interrupted(
-            f"Aborted. {run.saved(out):,} of {run.total:,} games are saved in "
-            f"{shown}; `{resume_command(plan, shown)}` finishes the run"
-        ) from None
+        raise Interrupted(f"Aborted. {saved_text(runs)}") from None
     except BaseException as e:
-        if wrote or resume:
-            store.remove_temporary_parts(out, table_names(game))
-        if wrote and not any(out.glob("*/part-*.parquet")):
-            store.remove_dataset(out)
-        fault = run_fault(e, shown)
+        for run in runs:
+            run.tidy(discard_empty=True)
+        fault = run_fault(e, folder_of(e, runs))
         if fault is None:
             raise
-        saved = run.saved(out) if wrote or resume else 0
-        kept = (
-            (
-                f"; {saved:,} of {run.total:,} games are saved, `{resume_command(plan, shown)}` "
-                "finishes the run"
-            )
-            if saved
-            else ""
+        saved = sum(run.saved(run.out) for run in runs if run.wrote or run.resume)
+        raise Fault(f"{fault}; {saved_text(runs, named=True)}" if saved else fault) from None
+
+
+def play_waves(runs: list[Run], workers: Workers, progress: bool, label: str) -> None:
+    """Every run's next wave in one task list, until each is finished or stopped early."""
+    started = time.perf_counter()
+    with Progress(sum(run.total for run in runs), progress, label) as bar:
+        bar.advance(sum(run.saved() for run in runs), fresh=False)
+        playing = runs
+        while playing:
+            waves = [run.next_wave() for run in playing]
+            todo = [
+                (i, run.plan, run.params[v], t, v, first, n, str(run.out), workers.parent)
+                for i, (run, wave) in enumerate(zip(playing, waves))
+                for t, v, first, n in wave
+                if t not in run.done
+            ]
+            for i, t, n in workers.map(play_numbered, todo):
+                playing[i].done.add(t)
+                playing[i].played += n
+                playing[i].elapsed = time.perf_counter() - started
+                bar.advance(n)
+            playing = [run for run, wave in zip(playing, waves) if not run.wave_played(wave)]
+
+
+def play_numbered(i: int, *args) -> tuple[int, int, int]:
+    """(i, task, games) of :func:`play_task`: which of a batch's datasets the task was of."""
+    return (i, *play_task(*args))
+
+
+def saved_text(runs: list[Run], named: bool = False) -> str:
+    """What a stop kept; ``named``: the line already names the folder of a single run."""
+    saved, total = sum(run.saved(run.out) for run in runs), sum(run.total for run in runs)
+    if len(runs) == 1:
+        run = runs[0]
+        where = "," if named else f" in {run.shown};"
+        return (
+            f"{saved:,} of {total:,} games are saved{where} "
+            f"`{resume_command(run.plan, run.shown)}` finishes the run"
         )
-        raise Fault(f"{fault}{kept}") from None
-    manifest = manifest_for(plan, game, "complete")
-    manifest["parts"] = {
-        name: [
-            {"file": f"{name}/{store.part_name(t)}", "rows": store.part_rows(out, name, t)}
-            for t, *_ in run.played_tasks
-        ]
-        for name in table_names(game)
-    }
-    if plan.until_ci:
-        games = sum(n for _, v, _, n in run.played_tasks if v == 0)
-        reached = run.stop <= plan.until_ci
-        manifest.update(
-            n_games=games,
-            games_budget=plan.n_games,
-            stopped={
-                "reason": "interval width reached" if reached else "game budget reached",
-                "widest_interval": round(float(run.stop), 6),
-                "games_per_variant": games,
-            },
-        )
-    manifest["played_this_run"] = {"games": run.played, "seconds": round(run.elapsed, 3)}
-    store.remove_temporary_parts(out, table_names(game))  # left by workers of a stopped run
-    store.write_manifest(out, manifest)
-    return manifest
+    return f"{saved:,} of {total:,} games are saved in {len(runs)} datasets"
+
+
+def folder_of(error: BaseException, runs: list[Run]) -> Path:
+    """The dataset folder an error's file is in (the first run's when it names none)."""
+    name = str(getattr(error, "filename", None) or "")
+    return next((run.shown for run in runs if name.startswith(str(run.out))), runs[0].shown)
 
 
 def run_fault(error: BaseException, out: Path) -> str | None:
@@ -456,49 +406,91 @@ def run_fault(error: BaseException, out: Path) -> str | None:
 
 
 class Run:
-    """The bookkeeping of one execution: tasks done before, played now, and where it stopped."""
+    """The bookkeeping of one dataset's execution: tasks done before, played now, where it
+    stopped, and what it wrote."""
 
-    def __init__(self, plan: Plan, tasks: list[tuple]):
-        self.plan, self.tasks = plan, tasks
+    def __init__(self, plan: Plan, out: Path, shown: Path, resume: bool):
+        self.plan, self.out, self.shown, self.resume = plan, out, shown, resume
+        self.game = get_game(plan.game)
+        self.params = [self.game.prepare(v.rules, plan.n_players) for v in plan.variants]
+        self.tasks = list(plan.tasks())
         self.total = plan.n_games * len(plan.variants)
         self.done: set[int] = set()
         self.played, self.played_tasks, self.stop, self.elapsed = 0, [], None, 0.0
+        self.next, self.wrote = 0, False
+
+    def start(self) -> None:
+        """A new dataset's running manifest, in place of what balsim wrote there before."""
+        if not self.resume:
+            manifest = store.own_manifest(self.out)
+            if manifest is not None:
+                store.clear_dataset(self.out, manifest)
+            store.write_manifest(self.out, manifest_for(self.plan, self.game, "running"))
+            self.wrote = True
+
+    def next_wave(self) -> list[tuple]:
+        """The next tasks to play: all of them, or WAVE_CHUNKS chunks with ``until_ci``."""
+        size = WAVE_CHUNKS * len(self.plan.variants) if self.plan.until_ci else len(self.tasks)
+        wave = self.tasks[self.next : self.next + size]
+        self.next += size
+        return wave
+
+    def wave_played(self, wave: list[tuple]) -> bool:
+        """Count ``wave`` played; whether the run is finished (all played, or narrow enough)."""
+        self.played_tasks += wave
+        if self.plan.until_ci:
+            self.stop = widest_interval(self.out, [t for t, *_ in self.played_tasks])
+            if self.stop <= self.plan.until_ci:
+                return True
+        return self.next >= len(self.tasks)
 
     def saved(self, out: Path | None = None) -> int:
         """Games of the tasks known done, or with ``out`` of those whose parts are all there
         (after a stop, workers may have written parts the parent never heard of)."""
         if out is None:
             return sum(n for t, _, _, n in self.tasks if t in self.done)
-        names = table_names(get_game(self.plan.game))
+        names = table_names(self.game)
         return sum(
             n
             for t, _, _, n in self.tasks
             if all((out / name / store.part_name(t)).exists() for name in names)
         )
 
-    def play(self, workers: Workers, params: list, out: Path, progress: bool, label: str) -> None:
-        plan, tasks, parent = self.plan, self.tasks, workers.parent
-        wave = WAVE_CHUNKS * len(plan.variants) if plan.until_ci else len(tasks)
-        started = time.perf_counter()
-        with Progress(self.total, progress, label) as bar:
-            bar.advance(self.saved(), fresh=False)
-            for start in range(0, len(tasks), wave):
-                batch = tasks[start : start + wave]
-                todo = [
-                    (plan, params[v], t, v, first, n, str(out), parent)
-                    for t, v, first, n in batch
-                    if t not in self.done
-                ]
-                for t, n in workers.map(play_task, todo):
-                    self.done.add(t)
-                    self.played += n
-                    bar.advance(n)
-                self.played_tasks += batch
-                if plan.until_ci:
-                    self.stop = widest_interval(out, [t for t, *_ in self.played_tasks])
-                    if self.stop <= plan.until_ci:
-                        break
-        self.elapsed = time.perf_counter() - started
+    def tidy(self, discard_empty: bool = False) -> None:
+        """After a stop: the temporary parts of stopped workers go, and with ``discard_empty``
+        the manifest of a new dataset that has no part yet."""
+        if self.wrote or self.resume:
+            store.remove_temporary_parts(self.out, table_names(self.game))
+        if discard_empty and self.wrote and not any(self.out.glob("*/part-*.parquet")):
+            store.remove_dataset(self.out)
+
+    def finish(self) -> dict:
+        """Write and return the finished manifest."""
+        plan, game, out = self.plan, self.game, self.out
+        manifest = manifest_for(plan, game, "complete")
+        manifest["parts"] = {
+            name: [
+                {"file": f"{name}/{store.part_name(t)}", "rows": store.part_rows(out, name, t)}
+                for t, *_ in self.played_tasks
+            ]
+            for name in table_names(game)
+        }
+        if plan.until_ci:
+            games = sum(n for _, v, _, n in self.played_tasks if v == 0)
+            reached = self.stop <= plan.until_ci
+            manifest.update(
+                n_games=games,
+                games_budget=plan.n_games,
+                stopped={
+                    "reason": "interval width reached" if reached else "game budget reached",
+                    "widest_interval": round(float(self.stop), 6),
+                    "games_per_variant": games,
+                },
+            )
+        manifest["played_this_run"] = {"games": self.played, "seconds": round(self.elapsed, 3)}
+        store.remove_temporary_parts(out, table_names(game))  # left by workers of a stopped run
+        store.write_manifest(out, manifest)
+        return manifest
 
 
 WAVE_CHUNKS = 4

@@ -28,7 +28,7 @@ from simulator.report.strong import CHALLENGE_TOOL, dominant_policies, field_of,
 from simulator.report.tool_charts import screen_files, skill_files
 from simulator.run.checks import whole_tasks
 from simulator.run.outputs import check_out_dir, out_record
-from simulator.run.runner import Plan, Variant, execute, plan_from_manifest
+from simulator.run.runner import Plan, Target, Variant, execute_all, plan_from_manifest
 from simulator.run.store import check_replaceable, checked_path, inside_dataset, own_manifest
 from simulator.run.warm import warm_engines
 
@@ -273,32 +273,8 @@ def run_study(
         plans = study_plans(scale, field, jobs, progress, budget, scheduler)
         phase = "while compiling the engines"
         warm_engines({plan.game: plan.n_players for _, plan in plans}, jobs)
-        dirs = []
-        for i, (folder, plan) in enumerate(plans):
-            out, label = runs_dir / folder, f"[{i + 1}/{len(plans)}] {folder}"
-            phase = f"at {label}"
-            t = time.perf_counter()
-            if resume and finished(out, plan):
-                print(f"{folder}: finished earlier, kept -> {out}", flush=True)
-            else:
-                again = resume and same_plan(out, plan)
-                execute(
-                    None if again else plan,
-                    out,
-                    jobs=jobs,
-                    scheduler=scheduler,
-                    progress=progress,
-                    resume=again,
-                    force=not again,
-                    label=label,
-                )
-                games, seconds = plan.n_games * len(plan.variants), time.perf_counter() - t
-                print(
-                    f"{folder}: {games:,} games in {seconds:.1f} s "
-                    f"({games / seconds:,.0f} games/s) -> {out}",
-                    flush=True,
-                )
-            dirs.append(out)
+        phase = "while playing the datasets"
+        dirs = play_datasets(runs_dir, plans, jobs, progress, resume, scheduler)
         phase = "in the challenges of the strong fields' dominant policies"
         challenges = run_challenges(runs_dir, dirs, jobs, progress, scale, resume, scheduler)
         phase = "in the sensitivity screens"
@@ -321,6 +297,35 @@ def run_study(
     print(
         f"report: {report_path} ({time.perf_counter() - t:.1f} s); study took "
         f"{time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+    return dirs
+
+
+def play_datasets(runs_dir: Path, plans, jobs, progress, resume, scheduler) -> list[Path]:
+    """Play the study's datasets as one batch of tasks (a cluster stays busy across them),
+    keeping with ``resume`` those finished and finishing those started; one line per dataset
+    and one for the batch.  Returns the dataset folders."""
+    dirs, batch = [runs_dir / folder for folder, _ in plans], []
+    for (folder, plan), out in zip(plans, dirs):
+        if resume and finished(out, plan):
+            print(f"{folder}: finished earlier, kept -> {out}", flush=True)
+        else:
+            again = resume and same_plan(out, plan)
+            batch.append((folder, Target(None if again else plan, out, again, not again)))
+    if not batch:
+        return dirs
+    started = time.perf_counter()
+    label = f"{len(batch)} datasets"
+    manifests = execute_all([t for _, t in batch], jobs, scheduler, progress, label)
+    seconds = time.perf_counter() - started
+    for (folder, target), manifest in zip(batch, manifests):
+        games = manifest["n_games"] * len(manifest["variants"])
+        done = manifest["played_this_run"]["seconds"]
+        print(f"{folder}: {games:,} games, done {done:.1f} s into the batch -> {target.out}")
+    played = sum(m["played_this_run"]["games"] for m in manifests)
+    print(
+        f"{label}: {played:,} games played in {seconds:.1f} s ({played / seconds:,.0f} games/s)",
         flush=True,
     )
     return dirs
