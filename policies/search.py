@@ -127,6 +127,23 @@ def paired_choice(gains, squares, counts, m):
 
 
 @rule
+def settled(gains, m, played, rounds):
+    """Whether the rounds left cannot change :func:`paired_choice`'s answer, so they need not
+    be played: after the first of two rounds, when no rival gained over candidate 0.  Why: a
+    rival with pair gains g1 <= 0 and g2 is taken only if its mean is positive and
+    t = (g1 + g2) / |g1 - g2| exceeds the critical value c, i.e. g1 + g2 > c |g1 - g2|; with
+    c > 1 (one-sided at LEVEL < 1/4, one degree of freedom) that asks g2 < g1 (c + 1) / (c - 1)
+    <= 0 when g2 >= g1, so the sum is not positive in either case and the answer is candidate
+    0 whatever the second round gives (tests/test_search_common.py)."""
+    if played != 1 or rounds != 2 or CRITICAL[1, 1] <= 1.0:
+        return False
+    for c in range(1, m):
+        if gains[c] > 0.0:
+            return False
+    return True
+
+
+@rule
 def tally(sums, counts, gains, squares, candidate, value, base):
     """Add one rollout's ``value`` to its candidate's sum and count and, for a rival, its gain
     over ``base`` (candidate 0's value in the same round of rollouts) to the paired sums that

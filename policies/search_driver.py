@@ -5,7 +5,8 @@ as *probes* on a work copy (each game's decide.py explains the modes).  A probe 
 search decision is the real outcome.  One that meets a pending search decision ``j`` is thrown
 away and :func:`weigh` plays it out: in each round one seed is drawn from the real game's
 SEARCH stream and every candidate is played from it (common random numbers: the same re-drawn
-hands, decks, dice and tie-breaks), ``rollouts // candidates`` rounds (at least one).  A
+hands, decks, dice and tie-breaks), ``rollouts // candidates`` rounds (at least one; the
+second of two is not played when it cannot change the choice: policies.search.settled).  A
 rollout copies the snapshot, replays the step's logged decisions, re-draws at ``j`` what the
 seat cannot know from that seed, forces the candidate and plays on with every seat on
 ``rollout_policy`` to the horizon.  policies.search.paired_choice picks the candidate; it is
@@ -45,6 +46,7 @@ from policies.search import (
     outcome_value,
     paired_choice,
     rollout_seed,
+    settled,
     tally,
     win_share,
 )
@@ -113,8 +115,12 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
     no_trace = trace[:0]
     n_players = rules[CFG_PLAYERS]
     base = 0.0
+    played = 0
     for _ in range(rounds):
-        seed = rollout_seed(rng)
+        seed = rollout_seed(rng)  # drawn even for a round not played: the same later seeds
+        if settled(gains, m, played, rounds):
+            continue
+        played += 1
         for candidate in range(m):
             roll[:] = snap
             roll_rng[:] = snap_rng
@@ -129,7 +135,7 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
                 MARGIN_SCALE,
             )
             base = tally(sums, counts, gains, squares, candidate, value, base)
-    note_values(probe, snap, trace, values, m, rounds * m)
+    note_values(probe, snap, trace, values, m, played * m)
     return paired_choice(gains, squares, counts, m)
 
 

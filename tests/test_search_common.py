@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from policies.search import (
@@ -14,6 +16,7 @@ from policies.search import (
     redeal,
     reseed_chance,
     rollout_seed,
+    settled,
     tally,
     top_k,
     win_share,
@@ -109,6 +112,36 @@ def test_paired_choice_edge_cases():
     assert paired_choice(*steady, np.array([4.0, 4.0, 1.0]), 3) == 1  # 2: one pair only
     assert paired_choice(np.array([0.0, -2.0]), np.array([0.0, 1.0]), counts, 2) == 0
     assert paired_choice(np.zeros(3), np.zeros(3), counts, 3) == 0  # all ties
+
+
+VALUES = st.floats(-1.1, 1.1)  # outcome_value's range
+
+
+@settings(deadline=None)  # the first example compiles the kernels
+@given(st.lists(st.tuples(VALUES, VALUES), min_size=2, max_size=4))
+def test_a_settled_second_round_never_changes_the_choice(rounds):
+    """Two rounds of every candidate's values: whenever the first leaves the search settled,
+    the choice after both is candidate 0's, whatever the second gave; a rival that gained in
+    the first is never settled.  ``rounds[c]``: candidate c's value in each round."""
+    m = len(rounds)
+    sums, counts, gains, squares = (np.zeros(m) for _ in range(4))
+    for r in range(2):
+        base = 0.0
+        for c in range(m):
+            base = tally(sums, counts, gains, squares, c, rounds[c][r], base)
+        if r == 0:
+            first = settled(gains, m, 1, 2)
+            assert first == all(g <= 0 for g in gains[1:])
+            assert not settled(gains, m, 1, 3) and not settled(gains, m, 0, 2)
+    if first:
+        assert paired_choice(gains, squares, counts, m) == 0
+
+
+def test_a_rival_that_gained_in_the_first_round_can_still_be_chosen():
+    gains, squares, counts = np.array([0.0, 0.5]), np.array([0.0, 0.125]), np.ones(2)
+    assert not settled(gains, 2, 1, 2)
+    both = (gains * 2, squares * 2, counts * 2)  # the same gain again: no spread, a clear win
+    assert paired_choice(*both, 2) == 1
 
 
 def test_tally_pairs_each_rival_with_candidate_0_of_its_round():
