@@ -23,6 +23,7 @@ from simulator.studies.recipes.common import (
     Sizing,
     closest,
     decide,
+    mean_ci,
     verdict_text,
 )
 from simulator.studies.recipes.scoring import CHANGES, describe_change
@@ -424,3 +425,18 @@ def test_ask_prints_the_sentence_it_wrote(tmp_path):
 def test_looks_double_from_an_eighth_of_the_budget_in_whole_rounds_of_seats():
     assert look_sizes(12_000) == [1_488, 2_976, 5_952, 11_904, 12_000]
     assert look_sizes(200) == [24, 48, 96, 192, 200] and look_sizes(24) == [24]
+
+
+def test_a_share_s_interval_stays_within_0_and_1():
+    """A rare event (1 game in 100) and a near-certain one: the normal interval of the mean
+    reaches past 0 and 1, a share's is cut there; the mean is the data's either way."""
+    rare = np.zeros(100)
+    rare[0] = 1.0
+    frame = pl.DataFrame(
+        {"variant": ["base"] * 100 + ["other"] * 100, "x": np.concatenate([rare, 1 - rare])}
+    )
+    mean, low, high = mean_ci(frame, "x", "base")
+    assert mean == 0.01 and low < 0 < high
+    assert mean_ci(frame, "x", "base", share=True) == (0.01, 0.0, high)
+    mean, low, high = mean_ci(frame, "x", "other")
+    assert high > 1 and mean_ci(frame, "x", "other", share=True) == (mean, low, 1.0)

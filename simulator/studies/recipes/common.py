@@ -135,12 +135,17 @@ def values_of(frame: pl.DataFrame, value: str, variant: str) -> np.ndarray:
     return x.cast(pl.Float64).to_numpy()
 
 
-def mean_ci(frame: pl.DataFrame, value: str, variant: str) -> tuple[float, float, float]:
+def mean_ci(
+    frame: pl.DataFrame, value: str, variant: str, share: bool = False
+) -> tuple[float, float, float]:
     """(mean, low, high) of a per-game ``value`` in one variant: the normal 95% interval of a
-    mean over independent games."""
+    mean over independent games; with ``share`` (a value in [0, 1] by construction) the
+    interval is cut to [0, 1], where the true mean lies (a rare event's would reach below 0)."""
     x = values_of(frame, value, variant)
     mean = float(x.mean()) if len(x) else float("nan")
     half = Z95 * float(x.std(ddof=1)) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
+    if share:
+        return mean, max(mean - half, 0.0), min(mean + half, 1.0)
     return mean, mean - half, mean + half
 
 

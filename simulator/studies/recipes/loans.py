@@ -70,8 +70,9 @@ def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
     what = f"{leader} edge over the fair share"
     numbers = {"leader": leader, **decision.record()}
     record_verdicts(numbers, "leader_edge", verdicts)
-    binding = record(numbers, "cap_binding:printed", mean_ci(frame, "cap_binding", base))
-    late = record(numbers, "delinquent:printed", mean_ci(frame, "delinquent", base))
+    binding = mean_ci(frame, "cap_binding", base, share=True)
+    binding = record(numbers, "cap_binding:printed", binding)
+    late = record(numbers, "delinquent:printed", mean_ci(frame, "delinquent", base, share=True))
     interest = ds.rules["loans"].get("interest_pct")
 
     def show(n: str) -> str:
@@ -81,7 +82,8 @@ def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
     chosen = decision.variant if decision.variant not in (None, base) else None
     where = ""
     if chosen:
-        at = record(numbers, "cap_binding:chosen", mean_ci(frame, "cap_binding", chosen))
+        at = mean_ci(frame, "cap_binding", chosen, share=True)
+        at = record(numbers, "cap_binding:chosen", at)
         where = f"; at {money(caps[chosen])} the cap binds for {pct(at[0])} of players ({ci(at)})"
     sentence = (
         f"{heading(ds, 'Karnaxis loan rules', 'cap')}: for {leader}, the leading policy, "

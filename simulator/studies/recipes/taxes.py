@@ -89,7 +89,7 @@ def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
     record_verdicts(numbers, "leader_edge", verdicts)
     counts = {b: mean_ci(frame, f"bracket_{b}", base)[0] for b in range(len(labels))}
     top = max(counts, key=counts.get)
-    share = record(numbers, "top_bracket_share", mean_ci(frame, f"bracket_{top}", base))
+    share = record(numbers, "top_bracket_share", mean_ci(frame, f"bracket_{top}", base, share=True))
     numbers["top_bracket"] = top
     tables = {v["name"]: v["rules"]["taxes"]["standard_usd"] for v in ds.variants}
 
