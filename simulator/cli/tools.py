@@ -366,14 +366,15 @@ def fit(
             )
             with lab_for(g, jobs, quiet, result.estimate.n, scheduler) as lab:
                 readapted_check(lab, design, readapted, result)
-        write(result, design, outs[f], command_line(), fit_files(result))
+        figure = fit_chart(result)
+        write(result, design, outs[f], command_line(), fit_files(figure))
         add_to_record(outs[f], field=field.name)
         results[field.name] = result
         click.echo((f"field {field.name}: " if len(chosen) > 1 else "") + result.summary())
         click.echo(f"wrote {outs[f]}/fit.toml (use with --rules), {outs[f]}/fit.svg and .png")
         if charts:
             name = fit_chart_name(g.name, metric, field.name if len(chosen) > 1 else "")
-            for path in save(fit_chart(result), Path(charts), name):
+            for path in save(figure, Path(charts), name):
                 click.echo(f"wrote {path}")
     if len(chosen) > 1:
         from simulator.experiments.rungs import fit_line

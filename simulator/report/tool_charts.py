@@ -150,9 +150,10 @@ def fit_chart(result: FitResult) -> Figure:
     return fig
 
 
-def fit_files(result: FitResult):
-    """What ``fit``'s write calls with its folder: the chart as ``fit.svg`` and ``fit.png``."""
-    return lambda folder: save(fit_chart(result), Path(folder), "fit")
+def fit_files(figure):
+    """What ``fit``'s write calls with its folder: the chart (``fit_chart``'s figure, drawn
+    once for the folder and ``--charts``) as ``fit.svg`` and ``fit.png``."""
+    return lambda folder: save(figure, Path(folder), "fit")
 
 
 def fit_chart_name(game: str, metric: str, field: str = "") -> str:
