@@ -64,7 +64,7 @@ def test_out_under_a_file_or_with_a_too_long_name(dataset, tmp_path, monkeypatch
         one_error(invoke(*command, "--out", tmp_path / long), "is too long")
     # report and study check their outputs before analysing or playing anything
     monkeypatch.setattr("simulator.report.write_report", fail_if_called)
-    monkeypatch.setattr("simulator.studies.study.execute", fail_if_called)
+    monkeypatch.setattr("simulator.studies.study.execute_all", fail_if_called)
     one_error(invoke("report", dataset, "--out", afile / "r.html"), "is a file, not a folder")
     one_error(invoke("report", dataset, "--out", tmp_path / f"{long}.html"), "is too long")
     one_error(
