@@ -4,13 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
-# compiled kernels, one subfolder per version of the sources
-export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
+# compiled kernels go where every later `balsim` command looks for them (NUMBA_CACHE_DIR, else
+# ~/.cache/balsim/numba, one subfolder per version of the sources), so `make run` compiles them
+# once for every command after it
 
 # the report's browser test renders it in headless Chromium (Debian's package)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test bench mutants tuned adapted clean browser
+.PHONY: run test bench decisions mutants tuned adapted clean browser
 
 # --no-compile: no byte-compiling of every installed module (half the install's CPU); Python
 # compiles what it imports, on first import, and keeps it: where the environment says not to
@@ -60,6 +61,11 @@ bench: $(STAMP)
 	PY=$(BIN)/python bash bench/ekonos_refs.sh | tee bench/results/ekonos-refs.txt
 	$(BIN)/python bench/render.py
 
+# the error rates of ask's decisions on known truths (bench/results/decisions.csv and the table
+# in docs/analysis.md "Decisions"); minutes on 2 cores
+decisions: $(STAMP)
+	$(BIN)/python bench/decisions.py
+
 # every listed rule mutation (tests/mutants/<game>.toml) must make a rule test fail on an
 # assertion; `make mutants GAMES="karnaxis ekonos"` runs those games' lists only
 mutants: $(TEST_STAMP)
@@ -80,4 +86,4 @@ adapted: $(STAMP)
 	$(BIN)/balsim adapt karmaggan --ship
 
 clean:
-	rm -rf $(VENV) .numba_cache runs
+	rm -rf $(VENV) runs

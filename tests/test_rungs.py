@@ -1,5 +1,6 @@
-"""Every answer at every rung: ask's answers per field and whether they agree, on synthetic
-data with known answers and on a rules variant that only matters to players who adapt."""
+"""Every answer at every rung: ask's answers per field and whether they depend on player
+strength (a test of the fields' difference), on synthetic data with known answers and on a
+rules variant that only matters to players who adapt."""
 
 import json
 from dataclasses import replace
@@ -7,22 +8,19 @@ from dataclasses import replace
 import numpy as np
 import polars as pl
 import pytest
-from test_recipes import synthetic_coins
+from test_analysis import write_dataset
 
+from simulator.analysis import Dataset
+from simulator.core.decisions import Choice, Strength
 from simulator.experiments.adapt import Budget
 from simulator.experiments.field import ADAPTED, TUNED, Field
 from simulator.studies.recipes import RECIPES, ask, blood_coins, scoring
-from simulator.studies.recipes.common import KEEP, NONE, Sizing
-from simulator.studies.recipes.rungs import (
-    DEPENDS,
-    HOLDS,
-    INCONCLUSIVE_AT,
-    RungAnswer,
-    agreement,
-)
+from simulator.studies.recipes.common import Sizing, field_text, measure, settings
+from simulator.studies.recipes.rungs import Asked, RungAnswer, strength_of
+from simulator.studies.recipes.words import details, headline
 
 RNG_SEED = 28  # any seed: the synthetic gaps below are many standard errors from the margins
-SIZING = Sizing(0.05, 0.05 / 35)  # a 5-point margin, at the level of five looks and 7 counts
+SIZING = Sizing(0.05, 0.05)  # a 5-point margin, one look
 
 
 @pytest.fixture(autouse=True)
@@ -30,48 +28,116 @@ def own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("BALSIM_CACHE_DIR", str(tmp_path / "cache"))
 
 
-def coins_answer(path, gap: float, n_games: int = 10_000) -> RungAnswer:
-    """The blood-coins answer on synthetic games whose starting team's true edge is ``gap``."""
-    rng = np.random.default_rng(RNG_SEED)
-    answer = blood_coins.answer(synthetic_coins(path, rng, n_games, gap), SIZING)
-    return RungAnswer(path.name, path.name, answer, n_games, [n_games])
+def synthetic_coins(path, rng, n_games: int, gap: float):
+    """A Karmaggän-shaped dataset of every count of blood coins whose starting team's true
+    win rate is 1/2 + ``gap`` / 2 against the other's 1/2 - ``gap`` / 2, over the games
+    someone wins (ties: neither wins, a fifth of games)."""
+    players, games, variants = [], [], []
+    for coins in blood_coins.BLOOD_COINS:
+        name = "printed" if coins == 4 else f"setup.blood_coins_4_6={coins}"
+        variants.append(name)
+        u = rng.random(n_games)
+        start_won, other_won = u < 0.4 + gap / 2, u > 0.6 + gap / 2
+        seat = np.tile(np.arange(4), n_games)
+        players.append(
+            pl.DataFrame(
+                {
+                    "game_id": np.repeat(np.arange(n_games), 4),
+                    "variant": name,
+                    "seat": seat,
+                    "team": seat % 2,
+                    "side": np.where(seat % 2 == 0, "starting", "other"),
+                    "policy": "p",
+                    "won": np.where(
+                        seat % 2 == 0, np.repeat(start_won, 4), np.repeat(other_won, 4)
+                    ),
+                }
+            )
+        )
+        games.append(
+            pl.DataFrame(
+                {
+                    "game_id": np.arange(n_games),
+                    "variant": name,
+                    "length": 10.0,
+                    "winner_seat": np.where(start_won, 0, np.where(other_won, 1, -1)),
+                }
+            )
+        )
+    order = ["printed"] + [v for v in variants if v != "printed"]
+    rules = {
+        name: {"setup": {"blood_coins_4_6": coins}}
+        for name, coins in zip(variants, blood_coins.BLOOD_COINS)
+    }
+    tables = {"games": pl.concat(games), "players": pl.concat(players)}
+    path = write_dataset(path, "karmaggan", 4, tables, variants=order, variant_rules=rules)
+    return Dataset(path)
 
 
-def test_an_answer_holds_at_every_strength_only_when_every_rung_decides_the_same(tmp_path):
-    even = [coins_answer(tmp_path / name, 0.0) for name in ("scripted", "tuned")]
-    assert [r.answer.decision.kind for r in even] == [KEEP, KEEP]
-    kind, line = agreement(even)
-    assert kind == HOLDS
-    assert "holds at every strength: keep the printed 4 coins" in line
-    assert "scripted: keep" in line and "tuned: keep" in line
+def coins_rung(path, gap: float, n_games: int = 10_000) -> RungAnswer:
+    """The blood-coins answer on synthetic games whose starting team's true edge over the
+    other is ``gap`` (its edge over its fair share half that)."""
+    ds = synthetic_coins(path, np.random.default_rng(RNG_SEED), n_games, gap)
+    decision = measure(RECIPES["blood-coins"], ds, SIZING)
+    return RungAnswer(
+        path.name,
+        path.name,
+        decision,
+        [],
+        {},
+        n_games,
+        [n_games],
+        1,
+        n_games,
+        field_text(ds),
+        settings(ds),
+    )
 
 
-def test_a_finding_that_flips_between_rungs_depends_on_player_strength(tmp_path):
+def asked_of(rungs) -> Asked:
+    return Asked(RECIPES["blood-coins"], rungs, strength_of(rungs, SIZING.margin), SIZING.margin)
+
+
+def test_an_answer_holds_at_every_strength_when_the_fields_are_shown_alike(tmp_path):
+    even = [coins_rung(tmp_path / name, 0.0, 40_000) for name in ("scripted", "tuned")]
+    assert [r.decision.kind for r in even] == [Choice.KEEP, Choice.KEEP]
+    asked = asked_of(even)
+    assert asked.strength.kind == Strength.HOLDS
+    assert "every field decides the same, holds at every strength" in headline(asked)[0]
+
+
+def test_fields_shown_apart_depend_on_player_strength(tmp_path):
     # balanced with one field, a 15-point edge for the starting team with the other
-    flip = [coins_answer(tmp_path / "scripted", 0.0), coins_answer(tmp_path / "tuned", 0.15)]
-    assert [r.answer.decision.kind for r in flip] == [KEEP, NONE]
-    kind, line = agreement(flip)
-    assert kind == DEPENDS and "depends on player strength" in line and "holds" not in line
-    for r in flip:  # each rung's own number, with its interval
-        printed = r.answer.verdicts["printed"]
-        assert f"{100 * printed.estimate:+.1f} points".replace("-", "−") in line
-    # the same decision (no count balances) with edges of opposite signs is no agreement
-    sides = [coins_answer(tmp_path / "up", 0.15), coins_answer(tmp_path / "down", -0.15)]
-    assert [r.answer.decision.kind for r in sides] == [NONE, NONE]
-    assert agreement(sides)[0] == DEPENDS
+    flip = [coins_rung(tmp_path / "scripted", 0.0), coins_rung(tmp_path / "tuned", 0.3)]
+    assert [r.decision.kind for r in flip] == [Choice.KEEP, Choice.NONE]
+    asked = asked_of(flip)
+    assert asked.strength.kind == Strength.DEPENDS
+    assert "depends on player strength" in headline(asked)[0]
+    for r in flip:  # each field's own number, with its interval, in the second line
+        assert (
+            f"{100 * r.decision.printed.worst.estimate:+.1f}".replace("-", "−")
+            in headline(asked)[1]
+        )
+    # the same decision (no count balances) with edges of opposite signs depends on strength
+    sides = [coins_rung(tmp_path / "up", 0.3), coins_rung(tmp_path / "down", -0.3)]
+    assert [r.decision.kind for r in sides] == [Choice.NONE, Choice.NONE]
+    assert asked_of(sides).strength.kind == Strength.DEPENDS
 
 
-def test_an_undecided_rung_makes_the_whole_answer_inconclusive_there(tmp_path):
-    rungs = [coins_answer(tmp_path / "scripted", 0.0), coins_answer(tmp_path / "tuned", 0.0, 200)]
-    assert not rungs[1].answer.decision.decided
-    kind, line = agreement(rungs)
-    assert kind == INCONCLUSIVE_AT and "inconclusive at tuned" in line
-    assert "holds at every strength:" not in line
+def test_decisions_that_differ_by_chance_are_no_dependence(tmp_path):
+    """The same truth, one field with too few games to decide: the decisions differ, which
+    said "depends on player strength" before; the test of the difference does not."""
+    rungs = [coins_rung(tmp_path / "scripted", 0.0), coins_rung(tmp_path / "tuned", 0.0, 200)]
+    assert [r.decision.kind for r in rungs] == [Choice.KEEP, Choice.UNDECIDED]
+    asked = asked_of(rungs)
+    assert asked.strength.kind == Strength.UNDECIDED
+    assert "whether it depends on strength is not decided" in headline(asked)[0]
+    assert asked.leading().field == "scripted"  # the strongest field that decided leads
 
 
 # cash counts three points a M.U.: the policies weigh a price three times over and buy less, but
 # with their tuned knobs (margins set for the printed scoring); players who adapt re-tune them
-CASH_X3 = "cash_x3"
+CASH_X3 = "scoring.per_mu=3"
 SMALL = Budget(12_000, rounds=1)
 
 
@@ -89,19 +155,19 @@ def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
     """The tuned field plays every scoring with the same knob sets (its policies read the
     scoring, their knobs stay); the adapted field plays each scoring with knob sets re-tuned
     under it, so its knobs, its games and its answer differ from the field that does not
-    adapt, and its sentence shows how the knobs moved."""
-    recipe = replace(RECIPES["scoring"], variants=two_scorings)
+    adapt, and its details show how the knobs moved."""
+    question = replace(RECIPES["scoring"], variants=two_scorings)
     out = tmp_path / "scoring"
     fields = [Field(TUNED), Field(ADAPTED)]
-    asked = ask(recipe, out, 240, 3, jobs=1, progress=False, fields=fields, adapt_budget=SMALL)
+    asked = ask(question, out, 240, 3, jobs=1, progress=False, fields=fields, adapt_budget=SMALL)
     tuned, adapted = asked.rung(TUNED), asked.rung(ADAPTED)
     # the tuned field: the same knob sets under both scorings, nobody re-tunes
     tuned_manifest = json.loads((out / "dataset-tuned" / "manifest.json").read_text())
     tuned_sets = {v["name"]: v["rules"]["policies"] for v in tuned_manifest["variants"]}
     assert tuned_sets[CASH_X3] == tuned_sets["printed"]
-    assert "every scoring is played with the same knob sets" in tuned.answer.sentence
+    assert not tuned.adaptations
     # the adapted field: the knob sets re-tuned under cash x3 differ from the tuned ones
-    moved = adapted.adaptations[CASH_X3].moved
+    moved = adapted.adaptations[CASH_X3][0].moved
     assert moved
     manifest = json.loads((out / "dataset-adapted" / "manifest.json").read_text())
     sets = {v["name"]: v["rules"]["policies"] for v in manifest["variants"]}
@@ -117,17 +183,18 @@ def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
         .drop("policy")
         .equals(play_columns(out / "dataset-tuned", CASH_X3).drop("policy"))
     )
-    assert "re-tuned under it (the players adapt)" in adapted.answer.sentence
+    text = "\n".join(details(asked))
     policy, knobs = next(iter(moved.items()))
-    note = adapted.answer.sentence.split(f"scoring with scoring.per_mu = 3: {policy} ")[1]
-    assert any(note.startswith(f"{k} {a:.3g} → {b:.3g}") for k, (a, b) in knobs.items())
+    note = text.split(f"adapted to {CASH_X3}: {policy} ")[1]
+    assert any(note.startswith(f"{k} ") for k in knobs)
     # a different answer than the field that does not adapt: the president's edge under cash x3
-    assert adapted.answer.verdicts[CASH_X3].estimate != tuned.answer.verdicts[CASH_X3].estimate
+    assert (
+        adapted.decision.balance(CASH_X3).worst.estimate
+        != tuned.decision.balance(CASH_X3).worst.estimate
+    )
     summary = json.loads((out / "balsim.json").read_text())
-    assert summary["fields"] == [TUNED, ADAPTED] and summary["verdict"] == asked.line
-    assert summary["rungs"][ADAPTED]["adaptations"][CASH_X3]["moved"]
-    page = (out / "report.html").read_text()
-    assert "every field side by side" in page and asked.line in page
+    assert summary["fields"] == [TUNED, ADAPTED] and summary["answer"] == headline(asked)
+    assert summary["rungs"][ADAPTED]["adaptations"][CASH_X3][0]["moved"]
 
 
 # ---- the study's strong fields: flags of their own, with challenge evidence ------------------

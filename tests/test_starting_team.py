@@ -19,7 +19,8 @@ from simulator.core.game import get_game
 from simulator.experiments.field import SCRIPTED, Field
 from simulator.experiments.lab import Design, Lab
 from simulator.run.runner import Plan, Variant, execute
-from simulator.studies.recipes import RECIPES, ask, blood_coins
+from simulator.studies.recipes import RECIPES, ask
+from simulator.studies.recipes.common import Sizing, measure
 
 LINEUP = ("rusher", "hunter", "supporter")
 
@@ -111,30 +112,16 @@ def swap_labels(src, dst):
             )
 
 
-def flat(numbers: dict) -> dict:
-    """An answer's numbers with each verdict's record spread out (``name.field``)."""
-    out = {}
-    for name, value in numbers.items():
-        for key, item in value.items() if isinstance(value, dict) else [("", value)]:
-            out[f"{name}.{key}"] = item
-    return out
-
-
 def test_swapping_the_team_labels_changes_no_answer(tmp_path):
     out = tmp_path / "ask"
-    asked = ask(
-        RECIPES["blood-coins"], out, 48, 3, jobs=1, progress=False, fields=[Field(SCRIPTED)]
-    )
-    sizing, dataset = asked.rungs[0].answer.sizing, out / "dataset-scripted"
-    answer = blood_coins.answer(Dataset(dataset), sizing)
+    ask(RECIPES["blood-coins"], out, 48, 3, jobs=1, progress=False, fields=[Field(SCRIPTED)])
+    dataset, question = out / "dataset-scripted", RECIPES["blood-coins"]
+    answer = measure(question, Dataset(dataset), Sizing())
     swap_labels(dataset, tmp_path / "swapped")
-    again = blood_coins.answer(Dataset(tmp_path / "swapped"), sizing)
-    assert again.sentence == answer.sentence and again.decision == answer.decision
-    before, after = flat(answer.numbers), flat(again.numbers)
-    assert before.keys() == after.keys()
-    for name, value in before.items():
-        expected = pytest.approx(value, rel=1e-9) if isinstance(value, float) else value
-        assert after[name] == expected, name
+    again = measure(question, Dataset(tmp_path / "swapped"), Sizing())
+    assert again.record() == answer.record()
+    facts = [f.text for f in question.facts(Dataset(dataset), answer)]
+    assert [f.text for f in question.facts(Dataset(tmp_path / "swapped"), again)] == facts
     original = summarise(Dataset(dataset))
     swapped = summarise(Dataset(tmp_path / "swapped"))
     for name in ("win_rate_side", "stratified_side", "karmaggan_starting_team_edge"):

@@ -36,27 +36,47 @@ from simulator.studies.recipes import RECIPES
     "scripted,tuned,adapted",
     "Who plays: one answer per field, side by side (adapted: re-tuned under each variant)",
 )
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Also print each field's values, facts and adaptations."
+)
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="The tuned field alone: a first decision in about a minute (the full run adds the "
+    "scripted and adapted fields and whether the answer depends on strength).",
+)
 @tool_options
 @charts_option
 def ask(
-    question, games, margin, fields, adapt_budget, out, seed, jobs, quiet, force, charts, scheduler
+    question,
+    games,
+    margin,
+    fields,
+    adapt_budget,
+    verbose,
+    quick,
+    out,
+    seed,
+    jobs,
+    quiet,
+    force,
+    charts,
+    scheduler,
 ):
-    """Answer one of the designer's questions, once per field of players, and say whether
-    the answer holds at every strength.
+    """Answer one of the designer's questions, once per field of players, in three lines.
 
     For each field (default: the scripted policies, their tuned knob sets, and those re-tuned
     under each variant of the question), plays the printed rules and a few variants on the
-    same games, in looks (an eighth of the games, then doubling) until the answer is decided
-    or the games run out: keep the printed value (it is balanced within the margin), change
-    to another (which is), none of those tried is balanced, or inconclusive (with the effect
-    the games could have seen).  Then the verdict over the fields: holds at every strength
-    only when every field decides the same, else depends on player strength (or
-    inconclusive at a field), with each field's numbers.  Writes each field's dataset
-    (OUT/dataset-FIELD), a short report with the fields side by side and what the answer
-    rests on, each field's players and the ASSUMED values of the rules it asks about
-    (OUT/report.html), and every answer with its numbers (OUT/balsim.json), and prints one
-    answer per field and the verdict line.  `--charts DIR` also writes the report's chart as
-    SVG and 2x PNG.
+    same games, in looks (an eighth of the games, then doubling) until the decision is
+    settled or the games run out.  A value is balanced when every player the question is
+    about is shown within the margin of its fair share, unbalanced when one is shown beyond
+    it.  The decision: keep the printed value (shown balanced), change to the best value
+    shown balanced (the printed one shown unbalanced), none balanced, or undecided (with the
+    games that would decide).  Whether it depends on player strength is a test of the
+    fields' difference.  Prints the decision, the worst edge at each strength and what to do
+    next (`--verbose`: every value, fact and adaptation); writes each field's dataset
+    (OUT/dataset-FIELD), a page with the answer and its chart first (OUT/report.html) and
+    every number (OUT/balsim.json).  `--charts DIR` also writes the chart as SVG and 2x PNG.
 
     \b
     Questions:
@@ -65,18 +85,22 @@ def ask(
     \b
     Examples:
       balsim ask blood-coins
+      balsim ask loans --quick                   # the tuned field alone, about a minute
       balsim ask loans --games 2000 --out runs/loans
       balsim ask scoring --field scripted,adapted --adapt-budget 50000
     """
-    from simulator.experiments.field import DEFAULT_RUNGS, parse_fields
+    from simulator.experiments.field import DEFAULT_RUNGS, TUNED, parse_fields
     from simulator.report.charts import exporting
     from simulator.run.outputs import check_out_dir
     from simulator.studies.recipes import ask as run_recipe
+    from simulator.studies.recipes.words import details, headline, rests_on
 
     recipe = RECIPES[question]
     out = Path(out or f"runs/ask-{question}")
     check_out_dir(out, force, "ask")
-    chosen = parse_fields(fields, default=(",".join(DEFAULT_RUNGS),))
+    if quick and fields:
+        raise click.UsageError("give --quick or --field, not both")
+    chosen = parse_fields(fields or ((TUNED,) if quick else ()), default=(",".join(DEFAULT_RUNGS),))
     game = get_game(recipe.game)
     ladder = ladder_for(game, recipe.players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     started = time.perf_counter()
@@ -94,7 +118,15 @@ def ask(
             ladder.budget,
             scheduler,
         )
-    click.echo("\n".join(asked.lines()))
+    click.echo("\n".join(headline(asked)))
+    click.echo(rests_on(asked))
+    if quick:
+        click.echo(
+            f"Quick answer, tuned field only: `balsim ask {question}` adds the scripted and "
+            "adapted fields and whether the answer depends on player strength."
+        )
+    if verbose:
+        click.echo("\n".join(details(asked)))
     folders = ", ".join(f"{out}/{r.folder}" for r in asked.rungs)
     click.echo(f"wrote {out}/report.html and {folders} ({time.perf_counter() - started:.0f} s)")
 

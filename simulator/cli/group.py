@@ -132,7 +132,8 @@ def cli():
 
     \b
     Quick start:
-      balsim run ekonos -n 1000000 -p 4 --out runs/ek
+      balsim run ekonos -n 20000 -p 4 --out runs/ek   # seconds
       balsim report runs/ek --out reports/ek.html
-      balsim study                      # the default study of all three games
+      balsim ask loans --quick          # a first decided answer, about a minute
+      balsim study                      # the default study of all three games (minutes)
     """

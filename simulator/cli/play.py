@@ -156,7 +156,7 @@ def run(
 
     \b
     Examples:
-      balsim run ekonos -n 1000000 -p 4 --out runs/ek
+      balsim run ekonos -n 20000 -p 4 --out runs/ek
       balsim run karnaxis --seats tycoon,scholar,cautious --set loans.cap_usd=100000
       balsim run karmaggan -p 6 --policy rusher --out runs/km6 --force
       balsim run ekonos --out runs/ek --resume        # finish an interrupted run

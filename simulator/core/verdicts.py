@@ -18,17 +18,33 @@ The tests are the normal-approximation ones (the intervals of the delta method a
 over games); ``statsmodels.stats.weightstats.ztost`` gives the same TOST p-value on raw
 samples (the tests check it).  Sequential answers look at their data in waves: with K planned
 looks each test runs at alpha / K (Bonferroni over the looks), which keeps the chance of any
-false verdict at or below alpha whatever the looks' correlation.
+false verdict at or below alpha whatever the looks' correlation; :func:`spent_levels`
+spends alpha over the looks instead (Lan–DeMets, O'Brien–Fleming type), keeping most of it for
+the last look, where a decision is usually reached.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import Enum
 from functools import lru_cache
 from typing import Callable
 
-EFFECT, NO_EFFECT, INCONCLUSIVE = "effect", "no effect", "inconclusive"
+
+class Kind(str, Enum):
+    """The three verdicts, a closed set; each compares equal to its word ("no effect"), which
+    is also how ``balsim.json`` and the datasets of the screens write it."""
+
+    EFFECT = "effect"
+    NO_EFFECT = "no effect"
+    INCONCLUSIVE = "inconclusive"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+EFFECT, NO_EFFECT, INCONCLUSIVE = Kind.EFFECT, Kind.NO_EFFECT, Kind.INCONCLUSIVE
 ALPHA = 0.05  # two-sided level of the effect test; each one-sided test of the TOST
 POWER = 0.8  # the power at which the detectable effect is stated
 
@@ -53,7 +69,7 @@ def z(level: float) -> float:
 class Verdict:
     """What a test decided about ``estimate`` against ``reference`` (see the module doc)."""
 
-    kind: str
+    kind: Kind
     estimate: float
     se: float
     reference: float
@@ -86,7 +102,7 @@ class Verdict:
     def record(self) -> dict:
         """The verdict as plain numbers (for ``balsim.json``)."""
         return {
-            "verdict": self.kind,
+            "verdict": Kind(self.kind).value,
             "estimate": self.estimate,
             "low": self.low,
             "high": self.high,
@@ -192,3 +208,24 @@ def looks(first: int, budget: int, growth: int = 2) -> list[int]:
 def alpha_per_look(n_looks: int, alpha: float = ALPHA) -> float:
     """Each look's level so that any of ``n_looks`` looks errs with probability <= alpha."""
     return alpha / max(n_looks, 1)
+
+
+def spent(fraction: float, alpha: float = ALPHA) -> float:
+    """The error a one-sided test at level ``alpha`` has spent once ``fraction`` of its games
+    are played: Lan and DeMets' O'Brien–Fleming-type function 2 (1 - Phi(z_(1-alpha/2) /
+    sqrt(t))), which is 0 at t = 0 and ``alpha`` at t = 1, and spends almost nothing early
+    (an eighth of the games: 3e-8 of 0.05)."""
+    if fraction <= 0:
+        return 0.0
+    return float(2 * _norm().sf(z(1 - alpha / 2) / math.sqrt(min(fraction, 1.0))))
+
+
+def spent_levels(sizes: list[int], alpha: float = ALPHA) -> list[float]:
+    """Each look's level: the error spent between the previous look and this one, at the
+    cumulative ``sizes`` (the last one the budget).  Testing each look at its own increment
+    keeps the chance that any look errs at most ``alpha`` whatever the looks' correlation
+    (Bonferroni over the looks, so valid without the group-sequential integrals, and close to
+    them: the last of four doubling looks keeps 0.044 of 0.05)."""
+    fractions = [n / sizes[-1] for n in sizes]
+    total = [spent(t, alpha) for t in fractions]
+    return [b - a for a, b in zip([0.0, *total], total)]

@@ -1,23 +1,17 @@
 """``balsim ask``: the designer's four questions, one command each, one module each.
 
-Each recipe plays a small sweep of the rules it asks about — the printed rules and a few
-variants, every variant on the same games (common random numbers) — writes the dataset
-(``OUT/dataset``, the usual Parquet layout, so ``balsim report`` and polars read it), a short
-HTML report (``OUT/report.html``) and ``OUT/balsim.json`` (the answer, its decision and every
-number), and answers in a few sentences whose numbers all come from the dataset.
+Each question plays a small sweep of the rules it asks about — the printed rules and a few
+variants, every variant on the same games (common random numbers) — once per field of
+players, writes each field's dataset (``OUT/dataset-FIELD``, the usual Parquet layout, so
+``balsim report`` and polars read it), a short HTML page (``OUT/report.html``) and
+``OUT/balsim.json`` (the answer, its decision and every number), and answers in three lines
+whose numbers all come from the datasets.
 
-Answers are sized for the decision (DESIGN.md "Verdicts").  The games are played in waves,
-the looks of :func:`simulator.core.verdicts.looks`: an eighth of the budget, then doubling up
-to it.  After each look the recipe's answer function judges every variant's balance value
-(an effect, no effect beyond the margin, or inconclusive) and decides (keep the printed
-value, change to another, none tried is balanced, or inconclusive:
-:func:`simulator.studies.recipes.common.decide`); the first decided look ends the run, else
-the budget does, and the answer says which.  Every test runs at 5% divided by the looks
-planned times the variants (Bonferroni), so the chance that any look calls anything balanced,
-or unbalanced, when it is not stays at most 5%.
-
-An answer function takes one dataset (the games of one field of players) and returns the
-answer, so the same function answers for any field.
+Answers are sized for the decision (DESIGN.md "Verdicts").  A field's games are played in
+looks: an eighth of the budget, then doubling up to it.  The error is spent over the looks
+(:func:`simulator.core.verdicts.spent_levels`: almost nothing early, most of it at the last
+look), and each look's decision (:func:`simulator.core.decisions.decide`: the printed value
+first, then the others) ends the field's games once nothing more can change it.
 """
 
 from __future__ import annotations
@@ -28,85 +22,50 @@ from dataclasses import replace
 from pathlib import Path
 
 from simulator.analysis import Dataset
+from simulator.core.decisions import Decision, in_looks
 from simulator.core.game import get_game
-from simulator.core.verdicts import WIN_RATE_MARGIN, alpha_per_look, looks
+from simulator.core.verdicts import WIN_RATE_MARGIN, looks
 from simulator.experiments.adapt import Budget
 from simulator.experiments.field import DEFAULT_RUNGS, SCRIPTED, Field, Ladder, Players
 from simulator.run import store
 from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 from simulator.run.runner import Plan, execute, manifest_for
 from simulator.studies.recipes import blood_coins, loans, scoring, taxes
-from simulator.studies.recipes.common import Recipe, Sizing, budget_text, field_text
+from simulator.studies.recipes.common import (
+    Question,
+    Sizing,
+    breaks,
+    field_text,
+    measure,
+    settings,
+)
 from simulator.studies.recipes.page import report_page
-from simulator.studies.recipes.rungs import Asked, RungAnswer, adaptation_note, agreement
+from simulator.studies.recipes.rungs import Asked, RungAnswer, strength_of
+from simulator.studies.recipes.words import headline
 from simulator.studies.study import study_seats
 
-SCHEMA = 3
+SCHEMA = 4
 FIRST_SHARE = 8  # the first look plays this fraction of the budget, the next ones double it
 STEP = 24  # looks in whole rounds of the 24 seat orders of four distinct policies
 
-RECIPES = {
-    r.name: r
-    for r in (
-        Recipe(
-            "tax-brackets",
-            "karnaxis",
-            4,
-            12_000,
-            "Karnaxis: a flatter and a steeper tax table against the printed one: where "
-            "players sit and the leading policy's edge.",
-            taxes.variants,
-            taxes.answer,
-            ("taxes",),
-        ),
-        Recipe(
-            "loans",
-            "karnaxis",
-            4,
-            12_000,
-            "Karnaxis: loan cap binding and delinquency, and the cap that brings the leading "
-            "policy to its fair share.",
-            loans.variants,
-            loans.answer,
-            ("loans",),
-        ),
-        Recipe(
-            "blood-coins",
-            "karmaggan",
-            4,
-            # three fields within about three minutes on two cores (docs/ladder.md): a
-            # 1-point edge is shown within 2 points only with about 96,000 games (--games)
-            24_000,
-            "Karmaggän: team and seat balance and game length by starting blood coins, and "
-            "the count that balances the teams.",
-            blood_coins.variants,
-            blood_coins.answer,
-            ("setup", "game"),
-        ),
-        Recipe(
-            "scoring",
-            "ekonos",
-            4,
-            24_000,
-            "Ekonos: cash against holdings, the presidency edge, and the scoring change "
-            "that removes it.",
-            scoring.variants,
-            scoring.answer,
-            ("scoring", "shares", "companies"),
-        ),
-    )
+RECIPES: dict[str, Question] = {
+    q.name: q for q in (taxes.QUESTION, loans.QUESTION, blood_coins.QUESTION, scoring.QUESTION)
 }
 
 
 def look_sizes(budget: int) -> list[int]:
     """Games per variant at each look: about budget / FIRST_SHARE in whole rounds of seat
-    orders, doubling up to the budget."""
+    orders, doubling up to the budget (a doubling that reaches nine tenths of it is the
+    budget itself: a last look of a few more games would get almost none of the error)."""
     first = max(STEP, budget // FIRST_SHARE // STEP * STEP)
-    return looks(min(first, budget), budget)
+    sizes = looks(min(first, budget), budget)
+    if len(sizes) > 1 and sizes[-2] >= 0.9 * budget:
+        del sizes[-2]
+    return sizes
 
 
 def ask(
-    recipe: Recipe,
+    question: Question,
     out: Path,
     games: int | None = None,
     seed: int = 1,
@@ -118,30 +77,28 @@ def ask(
     adapt_budget: Budget | None = None,
     scheduler: str | None = None,
 ) -> Asked:
-    """Answer the recipe's question once per field of ``fields`` (default the rungs of
-    :data:`DEFAULT_RUNGS`), each in looks until its answer is decided or ``games`` per variant
-    (the budget) are played, into ``OUT/dataset-FIELD``; write OUT (whole or not at all) and
-    return the answers with their agreement.  ``margin``: the equivalence margin (a
-    fraction; default 2 points); ``adapt_budget``: the games of each variant's adaptation
-    (fields adapted and search); ``scheduler``: a dask cluster's address, to play there
-    instead of on ``jobs`` local processes."""
-    game = get_game(recipe.game)
+    """Answer ``question`` once per field of ``fields`` (default the rungs of
+    :data:`DEFAULT_RUNGS`), each in looks until its decision is settled or ``games`` per
+    variant (the budget) are played, into ``OUT/dataset-FIELD``; write OUT (whole or not at
+    all) and return the answers.  ``margin``: the equivalence margin (a fraction; default 2
+    points); ``adapt_budget``: the games of each variant's adaptation (fields that adapt);
+    ``scheduler``: a dask cluster's address, to play there instead of on ``jobs`` local
+    processes."""
+    game = get_game(question.game)
     rules = game.rules()
-    budget = games or recipe.games
-    variants = recipe.variants(game, rules)
+    budget = games or question.games
+    variants = question.variants(game, rules)
     sizes = look_sizes(budget)
-    sizing = Sizing(
-        WIN_RATE_MARGIN if margin is None else margin, alpha_per_look(len(sizes) * len(variants))
-    )
+    margin = WIN_RATE_MARGIN if margin is None else margin
     fields = fields or [Field(rung) for rung in DEFAULT_RUNGS]
     ladder = Ladder(
-        game, recipe.players, adapt_budget, jobs=jobs, progress=progress, scheduler=scheduler
+        game, question.players, adapt_budget, jobs=jobs, progress=progress, scheduler=scheduler
     )
     base = Plan(
-        game=recipe.game,
+        game=question.game,
         n_games=sizes[0],
-        n_players=recipe.players,
-        seats=study_seats(game, recipe.players),
+        n_players=question.players,
+        seats=study_seats(game, question.players),
         seed=seed,
         chunk_size=min(game.chunk_size, sizes[0]),
         variants=variants,
@@ -152,32 +109,27 @@ def ask(
     tmp = new_out_dir(out)
     try:
         rungs = [
-            answer_field(recipe, ladder, base, field, p, tmp, sizes, sizing, jobs, progress)
+            answer_field(question, ladder, base, field, p, tmp, sizes, margin, jobs, progress)
             for field, p in players
         ]
-        kind, line = agreement(rungs)
-        asked = Asked(rungs, kind, line)
-        assumed, others = recipe.assumed(game, rules)
-        (tmp / "report.html").write_text(
-            report_page(recipe, asked, budget, command, assumed, others), encoding="utf-8"
-        )
+        assumed, others = question.assumed(game, rules)
+        asked = Asked(question, rungs, strength_of(rungs, margin), margin, assumed, others)
+        (tmp / "report.html").write_text(report_page(asked, budget, command), encoding="utf-8")
         summary = {
             "tool": "ask",
             "schema": SCHEMA,
             "command": command,
-            "question": recipe.name,
-            "game": recipe.game,
-            "players": recipe.players,
+            "question": question.name,
+            "game": question.game,
+            "players": question.players,
             "seed": seed,
             "budget": budget,
             "looks_planned": len(sizes),
-            "margin": sizing.margin,
-            "alpha": sizing.alpha,
+            "margin": margin,
             "fields": [r.field for r in rungs],
             "rests_on": [k.label for k, _ in assumed],
-            "agreement": kind,
-            "verdict": line,
-            "rungs": {r.field: r.record() for r in rungs},
+            "answer": headline(asked),
+            **asked.record(),
         }
         (tmp / OUT_MARK).write_text(
             json.dumps(summary, indent=2, default=float) + "\n", encoding="utf-8"
@@ -194,49 +146,54 @@ def dataset_folder(field: Field) -> str:
 
 
 def answer_field(
-    recipe: Recipe,
+    question: Question,
     ladder: Ladder,
     base: Plan,
     field: Field,
     players: Players,
     tmp: Path,
     sizes: list[int],
-    sizing: Sizing,
+    margin: float,
     jobs: int,
     progress: bool,
 ) -> RungAnswer:
-    """One field's answer: its games in looks until the answer is decided or the budget is
-    played, by ``players`` (the field's, each variant adapted where it adapts)."""
+    """One field's answer: its games in looks until its decision is settled or the budget
+    is played, by ``players`` (the field's, each variant adapted where it adapts)."""
     plan = ladder.plan(base, field)
     where = tmp / dataset_folder(field)
-    for look, n_games in enumerate(sizes):
-        label = f"{recipe.name} {field.name} look {look + 1}"
+    found: dict = {}
+
+    def judge(n_games: int, look_alpha: float) -> Decision:
+        look = sizes.index(n_games)
+        label = f"{question.name} {field.name} look {look + 1}"
         play(
             replace(plan, n_games=n_games), where, look > 0, jobs, progress, label, ladder.scheduler
         )
-        answer = recipe.answer(Dataset(where), sizing)
-        if answer.decision.decided:
-            break
-    sized = budget_text(n_games, sizes[-1], answer.decision.decided)
-    answer.sentence += (
-        f" {sized[0].upper()}{sized[1:]} "
-        f"({look + 1} of {len(sizes)} looks; each test at level 5% / ({len(sizes)} looks x "
-        f"{len(base.variants)} variants), equivalence margin ±{100 * sizing.margin:g} points)."
-    )
-    adaptations = {v.name: a for v, a in zip(base.variants, players.adaptations) if a is not None}
-    rung = RungAnswer(
+        found["ds"] = ds = Dataset(where)
+        found["broken"] = breaks(question, ds)
+        return measure(question, ds, Sizing(margin, look_alpha), frozenset(found["broken"]))
+
+    decision, look = in_looks(sizes, judge)
+    ds, broken = found["ds"], found["broken"]
+    adaptations = {
+        v.name: (a if isinstance(a, list) else [a])
+        for v, a in zip(base.variants, players.adaptations)
+        if a
+    }
+    return RungAnswer(
         field.name,
         dataset_folder(field),
-        answer,
-        n_games,
+        decision,
+        question.facts(ds, decision),
+        broken,
+        sizes[look],
         sizes[: look + 1],
+        len(sizes),
+        sizes[-1],
+        field_text(ds),
+        settings(ds),
         adaptations,
-        field_text(Dataset(where)),
     )
-    note = adaptation_note(rung)
-    if note:
-        answer.sentence += " " + note
-    return rung
 
 
 def play(

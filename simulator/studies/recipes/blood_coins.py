@@ -1,8 +1,10 @@
-"""``balsim ask blood-coins``: Karmaggän team balance by starting blood coins.
+"""``balsim ask blood-coins``: Karmaggän's starting blood coins — balanced between the teams,
+and how long the games last.
 
-The balance value is the starting team's edge, per game (the starting team won) minus (the
-other won): with the printed count and each other count tried, on the same seeds.  The
-starting team is seat 0's (its team label is drawn each game, so the label says nothing).
+The subject is the starting team (seat 0's; its team label is drawn each game, so the label
+says nothing): its win rate minus its fair share of one half, per game (the starting team won
+minus the other won) / 2, so the margin is in points of a win rate as in every question.  The
+facts: game length with the fewest and the most coins, and the starting seat's own edge.
 """
 
 from __future__ import annotations
@@ -10,88 +12,101 @@ from __future__ import annotations
 import polars as pl
 
 from simulator.analysis import Dataset
-from simulator.report.page import pct
+from simulator.core.decisions import Decision
+from simulator.core.rules import lookup
 from simulator.studies.recipes.common import (
-    ONE_LOOK,
-    Answer,
-    Sizing,
-    ci,
-    closest,
-    decide,
-    decision_text,
-    game_values,
-    heading,
-    levels,
+    PRINTED,
+    Fact,
+    Question,
+    keys_of,
+    label,
     mean_ci,
-    points,
-    points_ci,
+    numeric_nearness,
+    players,
     record,
-    record_verdicts,
+    settings,
     swept,
-    swept_values,
-    variant_names,
-    verdict_of,
 )
+from simulator.studies.recipes.words import interval_text, points
 
 KEY = "setup.blood_coins_4_6"
 BLOOD_COINS = (2, 3, 4, 5, 6, 7, 8)
-variants = swept(KEY, BLOOD_COINS, lambda v: f"coins_{v}")
+STARTING = "the starting team"
 
 
-def team_values(ds: Dataset) -> pl.DataFrame:
-    """Per (variant, game): the game values, the starting and other teams' wins and the
-    starting team's edge."""
+def team_edges(ds: Dataset) -> pl.DataFrame:
+    """Per game: the starting team's win over its fair share of one half."""
+    keys = keys_of(ds)
     won = pl.col("won").cast(pl.Float64)
-    players = ds.players.with_columns(
-        pl.col("variant").cast(pl.String), pl.col("side").cast(pl.String)
-    )
-    teams = (
-        players.group_by("variant", "game_id")
+    side = pl.col("side").cast(pl.String)
+    return (
+        players(ds)
+        .group_by(keys)
         .agg(
-            won.filter(pl.col("side") == "starting").mean().alias("starting_team"),
-            won.filter(pl.col("side") == "other").mean().alias("other_team"),
+            (
+                (won.filter(side == "starting").mean() - won.filter(side == "other").mean()) / 2
+            ).alias(STARTING)
         )
-        .with_columns((pl.col("starting_team") - pl.col("other_team")).alias("starting_team_edge"))
+        .sort(keys)
         .collect()
     )
-    return game_values(ds).join(teams, on=["variant", "game_id"])
 
 
-def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
-    names = variant_names(ds)
-    coins = swept_values(ds, KEY)
-    base = names[0]
-    frame = team_values(ds)
-    verdicts = {n: verdict_of(frame, "starting_team_edge", n, sizing) for n in names}
-    decision = decide(verdicts, base, closest(coins, base))
-    numbers = {**decision.record()}
-    record_verdicts(numbers, "starting_team_edge", verdicts)
-    starting = record(numbers, "starting_team:printed", mean_ci(frame, "starting_team", base))
-    other = record(numbers, "other_team:printed", mean_ci(frame, "other_team", base))
-    edge = record(numbers, "seat0_edge:printed", mean_ci(frame, "seat0_edge", base))
-    order = sorted(names, key=coins.get)
-    few, many = order[0], order[-1]
-    length_few = record(numbers, "length:fewest", mean_ci(frame, "length", few))
-    length_many = record(numbers, "length:most", mean_ci(frame, "length", many))
-    others = "; ".join(
-        f"{coins[n]} coins {points(verdicts[n].estimate)} ({verdicts[n].kind})" for n in order
+def facts(ds: Dataset, decision: Decision) -> list[Fact]:
+    level = decision.printed.level
+    coins = {v["name"]: lookup(v["rules"], KEY) for v in ds.variants}
+    few, many = min(coins, key=coins.get), max(coins, key=coins.get)
+    shown = settings(ds)
+    frame = (
+        ds.games.with_columns(pl.col("variant").cast(pl.String))
+        .select("variant", "game_id", pl.col("length").cast(pl.Float64))
+        .collect()
     )
-
-    def show(n: str) -> str:
-        return f"{coins[n]} coins"
-
-    sentence = (
-        f"{heading(ds, 'Karmaggän blood coins', 'count')}: "
-        f"{decision_text(decision, verdicts, base, show, 'the starting team edge', order)}. "
-        f"The starting team's (seat 0's) edge over the other by count: {others}. With the "
-        f"printed {coins[base]} coins the starting team wins {pct(starting[0])} ({ci(starting)}) "
-        f"against {pct(other[0])} ({ci(other)}), and the starting seat's edge over the fair "
-        f"share is {points(edge[0])} ({points_ci(*edge[1:])}); games last {length_few[0]:.1f} "
-        f"rounds (95% CI {length_few[1]:.1f}–{length_few[2]:.1f}) with {coins[few]} coins and "
-        f"{length_many[0]:.1f} (95% CI {length_many[1]:.1f}–{length_many[2]:.1f}) with "
-        f"{coins[many]}."
+    seat = (
+        players(ds)
+        .group_by("variant", "game_id")
+        .agg(
+            (
+                pl.col("won").cast(pl.Float64).filter(pl.col("seat") == 0).mean()
+                - pl.col("won").cast(pl.Float64).mean()
+            ).alias("seat0")
+        )
+        .collect()
     )
-    labels = {n: f"{coins[n]} coins" for n in names}
-    table = levels(frame, ["starting_team_edge", "seat0_edge", "length"], order, labels)
-    shown = {n: show(n) for n in names}
-    return Answer(sentence, numbers, table, "starting_team_edge", decision, verdicts, sizing, shown)
+    numbers: dict = {}
+    a = record(numbers, "length:fewest", mean_ci(frame, "length", few, level))
+    b = record(numbers, "length:most", mean_ci(frame, "length", many, level))
+    s = record(numbers, "seat0_edge:printed", mean_ci(seat, "seat0", PRINTED, level))
+
+    def rounds(t):
+        return interval_text(t, level, lambda x: f"{x:.1f}")
+
+    return [
+        Fact(
+            f"Games last {a[0]:.1f} {ds.length_unit} {rounds(a)} with {label(few, shown)} and "
+            f"{b[0]:.1f} {rounds(b)} with {label(many, shown)}.",
+            numbers,
+        ),
+        Fact(
+            f"With the printed rules the starting seat itself wins {points(s[0])} over the "
+            f"fair share {interval_text(s, level, points)}.",
+            {},
+        ),
+    ]
+
+
+QUESTION = Question(
+    "blood-coins",
+    "karmaggan",
+    4,
+    # three fields within about three minutes on two cores (docs/ladder.md)
+    24_000,
+    "Karmaggän: the starting blood coins that balance the two teams, and how long games last.",
+    swept(KEY, BLOOD_COINS),
+    team_edges,
+    facts,
+    lambda ds: numeric_nearness(ds, KEY),
+    "the starting team",
+    "the starting blood coins",
+    ("setup", "game"),
+)

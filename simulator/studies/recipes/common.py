@@ -1,16 +1,21 @@
-"""What every ``balsim ask`` question shares: per-game values, verdicts on them, the decision.
+"""What every ``balsim ask`` question shares: the subjects' edges per game, the decision on
+them, and the facts around it.
 
-Every level is the mean over games of a per-game value (a win indicator, a gap between
-teams, a share of players), so the game is the unit.  Every verdict is one of three
-(:mod:`simulator.core.verdicts`): an effect, no effect beyond the margin (TOST), or
-inconclusive with the effect the sample could have detected.  A question's answer is a
-:class:`Decision` over the verdicts of its variants' values (:func:`decide`): keep the printed
-value, change to another, none of those tried balances it, or inconclusive.
+A question names its *subjects* (every policy of the line-up, the starting team, the president
+of the most valuable company) and gives, per game, each subject's edge over its fair share
+(:class:`Question`.edges: one column per subject, NaN where a game does not measure it), so
+the game is the unit.  :func:`measure` turns them into each value's edges (folding the
+replicates of an adapted field, :func:`simulator.core.decisions.fold_replicates`) and the
+decision of :func:`simulator.core.decisions.decide`.  Descriptive numbers (how often a loan
+cap binds, where players sit in the tax table) are *facts*: a short sentence each, shown in
+the details, with intervals at the answer's level.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+import math
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -18,68 +23,54 @@ import polars as pl
 
 from simulator.analysis import Dataset
 from simulator.core.assumed import AssumedKey, assumed_keys, assumed_under, value_at
+from simulator.core.decisions import Decision, Edge, decide, edge_of, replicate_edges
 from simulator.core.game import Game
 from simulator.core.rules import lookup
-from simulator.core.stats import Z95
-from simulator.core.verdicts import ALPHA, EFFECT, NO_EFFECT, WIN_RATE_MARGIN, Verdict, judge_mean
+from simulator.core.verdicts import WIN_RATE_MARGIN, z
 from simulator.experiments.keys import with_values
-from simulator.report.page import interval
 from simulator.run.runner import Variant
 
-KEEP, CHANGE, NONE, INCONCLUSIVE = "keep", "change", "none", "inconclusive"
+PRINTED = "printed"  # the variant of the rules as printed: every question's first
+REPLICATE = "replicate"  # the column of an adapted field's replicate (games and players)
 
 
 @dataclass(frozen=True)
 class Sizing:
-    """How a question's tests are run: the equivalence ``margin`` and each test's ``alpha``
-    (the overall 5% shared by every look and every variant, Bonferroni)."""
+    """How a question's tests are run: the equivalence ``margin`` (a fraction: 0.02 is two
+    points) and the share of the error of the look being judged (``look_alpha``)."""
 
     margin: float = WIN_RATE_MARGIN
-    alpha: float = ALPHA
-
-
-ONE_LOOK = Sizing()  # a single test at 5%: an answer read from one dataset
+    look_alpha: float = 0.05
 
 
 @dataclass(frozen=True)
-class Decision:
-    """What a question's verdicts decide: ``kind`` is KEEP (the printed value is balanced),
-    CHANGE (it is not, and ``variant`` is), NONE (it is not, nor is any other tried) or
-    INCONCLUSIVE; ``variant`` names the value kept or changed to."""
+class Fact:
+    """One descriptive finding: its sentence and its numbers (fractions, not percent)."""
 
-    kind: str
-    variant: str | None = None
-
-    @property
-    def decided(self) -> bool:
-        return self.kind != INCONCLUSIVE
-
-    def record(self) -> dict:
-        return {"decision": self.kind, "variant": self.variant}
-
-
-@dataclass
-class Answer:
-    sentence: str
-    numbers: dict  # every number of the sentence, by name (fractions, not percent)
-    table: pl.DataFrame  # per variant: the levels the chart draws
-    chart: str  # the column of ``table`` to draw against the variants
-    decision: Decision = field(default_factory=lambda: Decision(INCONCLUSIVE))
-    verdicts: dict[str, Verdict] = field(default_factory=dict)  # the deciding ones, by variant
-    sizing: Sizing = field(default_factory=Sizing)
-    shown: dict[str, str] = field(default_factory=dict)  # each variant's value in words
+    text: str
+    numbers: dict
 
 
 @dataclass(frozen=True)
-class Recipe:
+class Question:
+    """One of the designer's questions.  ``edges(ds)``: per (variant, game[, replicate]) one
+    column per subject; ``facts(ds, decision)``: descriptive findings with intervals at the
+    decision's level; ``broken(ds)``: variant -> what it does to the game when it breaks it (a core
+    action no longer taken); ``who``: its subjects, in words."""
+
     name: str
     game: str
     players: int
     games: int  # default budget of games per variant
     summary: str  # one line for --help
     variants: Callable[[Game, dict], list[Variant]]
-    answer: Callable[[Dataset, Sizing], Answer]
-    subjects: tuple[str, ...] = ()  # the rules it asks about: key prefixes (``"loans"``)
+    edges: Callable[[Dataset], pl.DataFrame]
+    facts: Callable[[Dataset, Decision], list[Fact]]
+    nearness: Callable[[Dataset], list[str]]  # the other variants, the nearest first
+    who: str  # its subjects in a sentence: "every policy", "the starting team"
+    what: str  # the rule asked about, e.g. "the loan cap"
+    subjects: tuple[str, ...] = ()  # the rules it asks about: key prefixes ("loans")
+    broken: Callable[[Dataset], dict[str, str]] = lambda ds: {}
 
     def assumed(self, game: Game, rules: dict) -> tuple[list[tuple[AssumedKey, object]], int]:
         """The ASSUMED keys under the question's subjects with their values in ``rules``, and
@@ -89,251 +80,176 @@ class Recipe:
         return [(k, value_at(rules, k.key)) for k in found], len(keys) - len(found)
 
 
-def decide(verdicts: dict[str, Verdict], printed: str, nearest: list[str]) -> Decision:
-    """The decision over each variant's verdict on its balance value (see :class:`Decision`):
-    ``nearest`` lists the other variants, the nearest to the printed rules first, and a change
-    goes to the nearest one shown balanced."""
-    base = verdicts[printed]
-    if base.kind == NO_EFFECT:
-        return Decision(KEEP, printed)
-    if base.kind != EFFECT:
-        return Decision(INCONCLUSIVE)
-    balanced = [n for n in nearest if verdicts[n].kind == NO_EFFECT]
-    if balanced:
-        return Decision(CHANGE, balanced[0])
-    if all(verdicts[n].kind == EFFECT for n in nearest):
-        return Decision(NONE)
-    return Decision(INCONCLUSIVE)
+# ---- variants -------------------------------------------------------------------------------
 
 
-def closest(values: dict[str, float], printed: str) -> list[str]:
-    """The variants other than ``printed``, the nearest value first (the lower on ties)."""
+def setting(key: str, value) -> str:
+    """A variant's name: the setting as a user types it (``loans.cap_usd=75000``)."""
+    return f"{key}={json.dumps(value).replace(', ', ',')}"
+
+
+def swept(key: str, values) -> Callable[[Game, dict], list[Variant]]:
+    """Variants of one key: the printed rules first, then each other value by its setting."""
+
+    def variants(game: Game, rules: dict) -> list[Variant]:
+        printed = lookup(rules, key)
+        out = [Variant(PRINTED, rules, {"setting": setting(key, printed)})]
+        for v in values:
+            if v != printed:
+                name = setting(key, v)
+                out.append(Variant(name, with_values(rules, {key: v}), {"setting": name}))
+        return out
+
+    return variants
+
+
+def settings(ds: Dataset) -> dict[str, str]:
+    """Each variant's setting as typed (the printed rules' included)."""
+    return {v["name"]: v.get("values", {}).get("setting", v["name"]) for v in ds.variants}
+
+
+def label(name: str, shown: dict[str, str]) -> str:
+    """How a variant is named everywhere: its setting, the printed one marked."""
+    text = shown.get(name, name)
+    return f"{text} (printed)" if name == PRINTED and "printed" not in text else text
+
+
+def numeric_nearness(ds: Dataset, key: str) -> list[str]:
+    """The variants other than the printed one, the nearest value first (the lower on ties)."""
+    values = {v["name"]: lookup(v["rules"], key) for v in ds.variants}
     return sorted(
-        (n for n in values if n != printed),
-        key=lambda n: (abs(values[n] - values[printed]), values[n]),
+        (n for n in values if n != PRINTED),
+        key=lambda n: (abs(values[n] - values[PRINTED]), values[n]),
     )
-
-
-def points(x: float) -> str:
-    return f"{100 * x:+.1f} points".replace("-", "−")
-
-
-def verdict_text(v: Verdict, what: str = "") -> str:
-    return v.describe(points, what)
-
-
-def smallest(verdicts: dict[str, Verdict]) -> str:
-    """The variant whose estimate lies nearest zero."""
-    return min(verdicts, key=lambda n: abs(verdicts[n].estimate))
-
-
-# ---- per-game values and their intervals ------------------------------------------------------
-
-
-def values_of(frame: pl.DataFrame, value: str, variant: str) -> np.ndarray:
-    x = frame.filter((pl.col("variant") == variant) & pl.col(value).is_not_null())[value]
-    return x.cast(pl.Float64).to_numpy()
-
-
-def mean_ci(
-    frame: pl.DataFrame, value: str, variant: str, share: bool = False
-) -> tuple[float, float, float]:
-    """(mean, low, high) of a per-game ``value`` in one variant: the normal 95% interval of a
-    mean over independent games; with ``share`` (a value in [0, 1] by construction) the
-    interval is cut to [0, 1], where the true mean lies (a rare event's would reach below 0)."""
-    x = values_of(frame, value, variant)
-    mean = float(x.mean()) if len(x) else float("nan")
-    half = Z95 * float(x.std(ddof=1)) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
-    if share:
-        return mean, max(mean - half, 0.0), min(mean + half, 1.0)
-    return mean, mean - half, mean + half
-
-
-def verdict_of(frame: pl.DataFrame, value: str, variant: str, sizing: Sizing) -> Verdict:
-    """The verdict on a per-game ``value``'s mean in ``variant`` against zero."""
-    return judge_mean(values_of(frame, value, variant), sizing.margin, alpha=sizing.alpha)
-
-
-def change_verdict(
-    frame: pl.DataFrame, value: str, base: str, variant: str, sizing: Sizing
-) -> Verdict:
-    """The verdict on the change of a per-game ``value`` from ``base`` to ``variant``, paired
-    game by game."""
-    pairs = (
-        frame.filter(pl.col("variant") == base)
-        .select("game_id", pl.col(value).alias("a"))
-        .join(
-            frame.filter(pl.col("variant") == variant).select("game_id", pl.col(value).alias("b")),
-            on="game_id",
-        )
-        .drop_nulls()
-    )
-    d = (pairs["b"].cast(pl.Float64) - pairs["a"].cast(pl.Float64)).to_numpy()
-    return judge_mean(d, sizing.margin, alpha=sizing.alpha)
-
-
-def game_values(ds: Dataset, leader: str | None = None) -> pl.DataFrame:
-    """One row per (variant, game): ``fair`` (the average seat's wins), ``seat0_edge`` (the
-    starting seat's win minus fair), ``leader_edge`` (the ``leader`` policy's seats' wins minus
-    fair) and ``length``."""
-    won = pl.col("won").cast(pl.Float64)
-    aggs = [
-        won.mean().alias("fair"),
-        (won.filter(pl.col("seat") == 0).mean() - won.mean()).alias("seat0_edge"),
-    ]
-    if leader:
-        aggs.append(
-            (won.filter(pl.col("policy") == leader).mean() - won.mean()).alias("leader_edge")
-        )
-    players = ds.players.with_columns(pl.col("variant").cast(pl.String))
-    games = ds.games.select(
-        pl.col("variant").cast(pl.String), "game_id", pl.col("length").cast(pl.Float64)
-    )
-    return (
-        players.group_by("variant", "game_id")
-        .agg(aggs)
-        .join(games, on=["variant", "game_id"])
-        .sort("variant", "game_id")
-        .collect()
-    )
-
-
-def leading_policy(ds: Dataset, variant: str) -> str:
-    """The policy with the highest win rate in ``variant``."""
-    return (
-        ds.players.filter(pl.col("variant").cast(pl.String) == variant)
-        .group_by("policy")
-        .agg(pl.col("won").cast(pl.Float64).mean().alias("rate"))
-        .sort("rate", "policy", descending=[True, False])
-        .collect()["policy"][0]
-    )
-
-
-def levels(
-    frame: pl.DataFrame, values: list[str], variants: list[str], labels: dict
-) -> pl.DataFrame:
-    """The report's table: per variant, each value's mean and 95% interval."""
-    rows = []
-    for v in variants:
-        row = {"variant": labels.get(v, v)}
-        for value in values:
-            row[value], row[f"{value}_lo"], row[f"{value}_hi"] = mean_ci(frame, value, v)
-        rows.append(row)
-    return pl.DataFrame(rows)
-
-
-def points_ci(lo: float, hi: float) -> str:
-    return f"95% CI {100 * lo:+.1f} to {100 * hi:+.1f}".replace("-", "−")
-
-
-def ci(triple: tuple[float, float, float]) -> str:
-    """The interval of a (mean, low, high) rate."""
-    return interval(*triple[1:])
-
-
-def record(
-    numbers: dict, name: str, triple: tuple[float, float, float]
-) -> tuple[float, float, float]:
-    numbers[name], numbers[f"{name}_lo"], numbers[f"{name}_hi"] = triple
-    return triple
-
-
-def record_verdicts(numbers: dict, name: str, verdicts: dict[str, Verdict]) -> None:
-    for variant, v in verdicts.items():
-        numbers[f"{name}:{variant}"] = v.record()
 
 
 def variant_names(ds: Dataset) -> list[str]:
     return [v["name"] for v in ds.variants]
 
 
-def games_per_variant(ds: Dataset) -> int:
-    return ds.n_games // max(len(ds.variants), 1)
+# ---- per-game edges -------------------------------------------------------------------------
+
+
+def keys_of(ds: Dataset) -> list[str]:
+    """The columns a game's row is keyed by: variant, game and, in an adapted field, the
+    replicate that played it."""
+    return ["variant", "game_id"] + ([REPLICATE] if REPLICATE in ds.columns("players") else [])
+
+
+def players(ds: Dataset) -> pl.LazyFrame:
+    return ds.players.with_columns(pl.col("variant").cast(pl.String))
+
+
+def policy_edges(ds: Dataset) -> pl.DataFrame:
+    """Per game, each policy's wins (the mean over its seats) minus the average seat's: one
+    column per policy of the line-up."""
+    keys = keys_of(ds)
+    won = pl.col("won").cast(pl.Float64)
+    by_policy = (
+        players(ds)
+        .with_columns((won - won.mean().over(keys)).alias("edge"))
+        .group_by(*keys, "policy")
+        .agg(pl.col("edge").mean())
+        .collect()
+    )
+    return by_policy.pivot(on="policy", index=keys, values="edge").sort(keys)
+
+
+def edges_of(frame: pl.DataFrame, ds: Dataset) -> dict[str, list[Edge]]:
+    """Each variant's subjects' edges (the printed variant first), from per-game columns; an
+    adapted field's replicates folded (module doc)."""
+    names = variant_names(ds)
+    subjects = [c for c in frame.columns if c not in ("variant", "game_id", REPLICATE)]
+    out: dict[str, list[Edge]] = {n: [] for n in names}
+    for s in subjects:
+        values = [column(frame, s, n) for n in names]
+        if REPLICATE in frame.columns:
+            reps = [column(frame, REPLICATE, n) for n in names]
+            found = replicate_edges(s, values, reps)
+        else:
+            found = [edge_of(s, x) for x in values]
+        for n, e in zip(names, found):
+            out[n].append(e)
+    return out
+
+
+def column(frame: pl.DataFrame, name: str, variant: str) -> np.ndarray:
+    return frame.filter(pl.col("variant") == variant)[name].cast(pl.Float64).to_numpy()
+
+
+def measure(
+    question: Question, ds: Dataset, sizing: Sizing, broken: frozenset[str] = frozenset()
+) -> Decision:
+    """The question's decision on the dataset's games at one look (``broken``: the variants
+    that break the game, never chosen)."""
+    edges = edges_of(question.edges(ds), ds)
+    return decide(edges, sizing.margin, sizing.look_alpha, question.nearness(ds), broken)
+
+
+def breaks(question: Question, ds: Dataset) -> dict[str, str]:
+    """Variant -> how it breaks the game: the question's own reasons, else the game's."""
+    return {**game_breaks(ds), **question.broken(ds)}
+
+
+# ---- descriptive facts ----------------------------------------------------------------------
+
+
+def mean_ci(
+    frame: pl.DataFrame, value: str, variant: str, level: float, share: bool = False
+) -> tuple[float, float, float]:
+    """(mean, low, high) of a per-game ``value`` in one variant at two-sided ``level``; with
+    ``share`` (a value in [0, 1] by construction) cut to [0, 1], where the true mean lies."""
+    x = column(frame, value, variant)
+    x = x[np.isfinite(x)]
+    mean = float(x.mean()) if len(x) else math.nan
+    half = z(0.5 + level / 2) * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else math.nan
+    if share:
+        return mean, max(mean - half, 0.0), min(mean + half, 1.0)
+    return mean, mean - half, mean + half
+
+
+def per_game(ds: Dataset, aggs: list[pl.Expr]) -> pl.DataFrame:
+    """Per (variant, game): the aggregates of its players' rows."""
+    return players(ds).group_by("variant", "game_id").agg(aggs).collect()
+
+
+def record(numbers: dict, name: str, triple: tuple[float, float, float]) -> tuple:
+    numbers[name], numbers[f"{name}_low"], numbers[f"{name}_high"] = triple
+    return triple
 
 
 def field_text(ds: Dataset) -> str:
-    """The players the answer was measured with, e.g. 'scripted field: a, b, c, d'."""
+    """The players the answer was measured with, e.g. 'tuned field: a, b, c, d'."""
     seats = ", ".join(ds.manifest.get("seats") or [])
     name = ds.manifest.get("field")
     return f"{name} field: {seats}" if name else f"seats: {seats}"
 
 
-def heading(ds: Dataset, title: str, per: str) -> str:
-    """'TITLE (4 players, 1,000 games per PER on the same seeds, scripted field: ...)'."""
-    return (
-        f"{title} ({ds.n_players} players, {games_per_variant(ds):,} games per {per} on the "
-        f"same seeds, {field_text(ds)})"
+def game_breaks(ds: Dataset) -> dict[str, str]:
+    """Variants that break the game whatever the question: most games without a winner, or
+    games less than half or more than twice as long as with the printed rules."""
+    games = (
+        ds.games.with_columns(pl.col("variant").cast(pl.String))
+        .group_by("variant")
+        .agg(
+            (pl.col("winner_seat") < 0).cast(pl.Float64).mean().alias("no_winner"),
+            pl.col("length").cast(pl.Float64).mean().alias("length"),
+        )
+        .collect()
     )
-
-
-def swept(key: str, values, label: Callable) -> Callable[[Game, dict], list[Variant]]:
-    """Variants of one key: the printed value first (named 'printed'), then the others."""
-    column = key.rsplit(".", 1)[-1]
-
-    def variants(game: Game, rules: dict) -> list[Variant]:
-        printed = lookup(rules, key)
-        out = [Variant("printed", rules, {column: printed})]
-        for v in values:
-            if v != printed:
-                out.append(Variant(label(v), with_values(rules, {key: v}), {column: v}))
-        return out
-
-    return variants
-
-
-def swept_values(ds: Dataset, key: str) -> dict[str, float]:
-    """Each variant's value of ``key``, from the rules the dataset recorded."""
-    return {v["name"]: lookup(v["rules"], key) for v in ds.variants}
-
-
-def crossing(verdicts: dict[str, Verdict], order: list[str], show: Callable[[str], str]) -> str:
-    """'; it changes sign between A (x) and B (y), so the balancing value lies between them'
-    for the first two neighbours of ``order`` (variants by value) whose verdicts are effects of
-    opposite signs; '' if none are."""
-    for a, b in zip(order, order[1:]):
-        va, vb = verdicts[a], verdicts[b]
-        if va.kind == vb.kind == EFFECT and va.estimate * vb.estimate < 0:
-            return (
-                f"; it changes sign between {show(a)} ({points(va.estimate)}) and {show(b)} "
-                f"({points(vb.estimate)}), so the balancing value lies between them"
+    rows = {r["variant"]: r for r in games.iter_rows(named=True)}
+    printed = rows.get(PRINTED)
+    out = {}
+    for name, r in rows.items():
+        if r["no_winner"] > 0.5:
+            out[name] = f"nobody wins {100 * r['no_winner']:.0f}% of its games"
+        elif (
+            printed
+            and name != PRINTED
+            and not (printed["length"] / 2 <= r["length"] <= 2 * printed["length"])
+        ):
+            out[name] = (
+                f"games last {r['length']:.1f} {ds.length_unit} on average, against "
+                f"{printed['length']:.1f} with the printed rules"
             )
-    return ""
-
-
-def decision_text(
-    decision: Decision,
-    verdicts: dict[str, Verdict],
-    printed: str,
-    show: Callable[[str], str],
-    what: str,
-    order: list[str] | None = None,
-) -> str:
-    """The decision in words, each claim with its verdict: ``show`` names a variant's value
-    ("4 coins"), ``what`` the balance value ("the starting team's edge"); ``order`` lists the
-    variants by value, for where the balance lies when none tried is balanced."""
-    base = verdict_text(verdicts[printed], what)
-    if decision.kind == KEEP:
-        return f"keep the printed {show(printed)}: it is balanced, {base}"
-    if decision.kind == CHANGE:
-        return (
-            f"change to {show(decision.variant)}, which is balanced: "
-            f"{verdict_text(verdicts[decision.variant], what)}; with the printed "
-            f"{show(printed)}, {base}"
-        )
-    best = smallest(verdicts)
-    if decision.kind == NONE:
-        return (
-            f"no value tried is balanced: with the printed {show(printed)}, {base}; "
-            f"the nearest to balance, {show(best)}, still has "
-            f"{verdict_text(verdicts[best], what)}{crossing(verdicts, order or [], show)}"
-        )
-    text = f"no decision: with the printed {show(printed)}, {base}"
-    if best != printed:
-        text += f"; nearest to balance, {show(best)}: {verdict_text(verdicts[best], what)}"
-    return text
-
-
-def budget_text(played: int, budget: int, decided: bool) -> str:
-    if decided:
-        return f"decided after {played:,} of at most {budget:,} games per variant"
-    return f"undecided when the budget of {budget:,} games per variant ran out"
+    return out

@@ -1,8 +1,8 @@
-"""``balsim ask loans``: Karnaxis loan cap binding, delinquency, and the cap that balances.
+"""``balsim ask loans``: Karnaxis's loan cap — balanced for every policy, and how it binds.
 
-The balance value is the leading policy's edge, per game its seats' wins minus the average
-seat's: with the printed cap and each other cap tried, on the same seeds.  The leading policy
-is the one that wins most with the printed rules.
+The subjects are the line-up's policies: a cap is balanced when every policy's win rate is
+within the margin of its fair share.  The facts: how many players' loans reach the cap, and
+how many get a delinquent payment notice, with the printed cap and the one chosen.
 """
 
 from __future__ import annotations
@@ -10,90 +10,95 @@ from __future__ import annotations
 import polars as pl
 
 from simulator.analysis import Dataset
-from simulator.analysis.karnaxis import loan_cap
+from simulator.core.decisions import Decision
+from simulator.core.rules import lookup
 from simulator.report.page import money, pct
 from simulator.studies.recipes.common import (
-    ONE_LOOK,
-    Answer,
-    Sizing,
-    ci,
-    closest,
-    decide,
-    decision_text,
-    game_values,
-    heading,
-    leading_policy,
-    levels,
+    PRINTED,
+    Fact,
+    Question,
+    label,
     mean_ci,
+    numeric_nearness,
+    per_game,
+    policy_edges,
     record,
-    record_verdicts,
+    settings,
     swept,
-    swept_values,
-    variant_names,
-    verdict_of,
 )
+from simulator.studies.recipes.words import assumed_text, interval_text
 
 KEY = "loans.cap_usd"
 LOAN_CAPS = (25_000, 50_000, 75_000, 100_000, 150_000, 200_000, 300_000)
-variants = swept(KEY, LOAN_CAPS, lambda v: f"cap_{v}")
 
 
-def loan_values(ds: Dataset, leader: str) -> pl.DataFrame:
-    """Per (variant, game): the game values, the share of players whose loans reach the cap
-    and the share with a delinquent notice."""
-    caps = swept_values(ds, KEY)
-    players = ds.players.with_columns(pl.col("variant").cast(pl.String))
+def loan_frame(ds: Dataset) -> pl.DataFrame:
+    """Per (variant, game): the share of players whose loans reach the variant's cap and the
+    share with a delinquent notice."""
+    caps = {v["name"]: float(lookup(v["rules"], KEY)) for v in ds.variants}
     cap = pl.col("variant").replace_strict(caps, return_dtype=pl.Float64)
-    loans = (
-        players.group_by("variant", "game_id")
-        .agg(
-            (pl.col("peak_loans_outstanding_usd") >= cap)
-            .cast(pl.Float64)
-            .mean()
-            .alias("cap_binding"),
+    return per_game(
+        ds,
+        [
+            (pl.col("peak_loans_outstanding_usd") >= cap).cast(pl.Float64).mean().alias("binds"),
             (pl.col("delinquent_notices") > 0).cast(pl.Float64).mean().alias("delinquent"),
+        ],
+    )
+
+
+def facts(ds: Dataset, decision: Decision) -> list[Fact]:
+    level = decision.printed.level
+    frame = loan_frame(ds)
+    numbers: dict = {}
+    shown = settings(ds)
+    rules = ds.rules["loans"]
+    binds = record(numbers, "binds:printed", mean_ci(frame, "binds", PRINTED, level, True))
+    late = record(numbers, "delinquent:printed", mean_ci(frame, "delinquent", PRINTED, level, True))
+    interest = assumed_text(ds, "loans.interest_pct", f"{rules['interest_pct']}% interest")
+    out = [
+        Fact(
+            f"With the printed {money(rules['cap_usd'])} cap a player's loans reach the cap in "
+            f"{pct(binds[0])} of player-games {interval_text(binds, level, pct)}, with "
+            f"{interest}.",
+            numbers,
         )
-        .collect()
+    ]
+    below = (
+        f"; notices below the cap come from {assumed_text(ds, 'loans.notices_below_cap')}"
+        if rules.get("notices_below_cap")
+        else ""
     )
-    return game_values(ds, leader).join(loans, on=["variant", "game_id"])
-
-
-def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
-    names = variant_names(ds)
-    base = names[0]
-    leader = leading_policy(ds, base)
-    caps = swept_values(ds, KEY)
-    frame = loan_values(ds, leader)
-    verdicts = {n: verdict_of(frame, "leader_edge", n, sizing) for n in names}
-    decision = decide(verdicts, base, closest(caps, base))
-    order = sorted(names, key=caps.get)
-    what = f"{leader} edge over the fair share"
-    numbers = {"leader": leader, **decision.record()}
-    record_verdicts(numbers, "leader_edge", verdicts)
-    binding = mean_ci(frame, "cap_binding", base, share=True)
-    binding = record(numbers, "cap_binding:printed", binding)
-    late = record(numbers, "delinquent:printed", mean_ci(frame, "delinquent", base, share=True))
-    interest = ds.rules["loans"].get("interest_pct")
-
-    def show(n: str) -> str:
-        return f"{money(caps[n])} cap"
-
-    by_cap = "; ".join(f"{money(caps[n])} {verdicts[n].kind}" for n in order)
-    chosen = decision.variant if decision.variant not in (None, base) else None
-    where = ""
-    if chosen:
-        at = mean_ci(frame, "cap_binding", chosen, share=True)
-        at = record(numbers, "cap_binding:chosen", at)
-        where = f"; at {money(caps[chosen])} the cap binds for {pct(at[0])} of players ({ci(at)})"
-    sentence = (
-        f"{heading(ds, 'Karnaxis loan rules', 'cap')}: for {leader}, the leading policy, "
-        f"{decision_text(decision, verdicts, base, show, what, order)}. "
-        f"Its edge by cap: {by_cap}. At the printed {money(loan_cap(ds.rules))} cap"
-        + (f" with {interest}% interest" if interest is not None else "")
-        + f" the cap binds for {pct(binding[0])} of players ({ci(binding)}) and {pct(late[0])} "
-        f"get a delinquent notice ({ci(late)}){where}."
+    out.append(
+        Fact(
+            f"{pct(late[0])} of players get a delinquent payment notice "
+            f"{interval_text(late, level, pct)}{below}.",
+            {},
+        )
     )
-    labels = {n: money(caps[n]) for n in names}
-    table = levels(frame, ["leader_edge", "cap_binding", "delinquent"], order, labels)
-    shown = {n: show(n) for n in names}
-    return Answer(sentence, numbers, table, "leader_edge", decision, verdicts, sizing, shown)
+    if decision.chosen not in (None, PRINTED):
+        at = record(numbers, "binds:chosen", mean_ci(frame, "binds", decision.chosen, level, True))
+        out.append(
+            Fact(
+                f"At {label(decision.chosen, shown)} the cap binds in {pct(at[0])} of "
+                f"player-games {interval_text(at, level, pct)}.",
+                {},
+            )
+        )
+    return out
+
+
+QUESTION = Question(
+    "loans",
+    "karnaxis",
+    4,
+    12_000,
+    "Karnaxis: the loan cap that keeps every policy within the margin of its fair share, and "
+    "how often loans reach it.",
+    swept(KEY, LOAN_CAPS),
+    policy_edges,
+    facts,
+    lambda ds: numeric_nearness(ds, KEY),
+    "every policy",
+    "the loan cap",
+    ("loans",),
+)

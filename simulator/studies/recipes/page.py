@@ -1,149 +1,104 @@
-"""The short report of one ``balsim ask`` answer (``OUT/report.html``): the verdict over the
-fields, what the answer rests on (the players of each field and the ASSUMED values of the
-rules it asks about), a chart of the balance value by variant for every field side by side,
-then each field's table of every value, under plain names with their units."""
+"""The page of one ``balsim ask`` answer (``OUT/report.html``).
+
+Its first screen is the answer: the three lines a terminal prints first and the chart of the
+worst edge by value, every field side by side with the intervals its decision used and the
+margin shaded.  Then each field's values and facts, how the adapted knobs moved, and what the
+answer rests on (the players of each field, the ASSUMED values of the rules it asks about).
+"""
 
 from __future__ import annotations
 
 import html
-import math
 
 import numpy as np
 import polars as pl
 
-from simulator.core.assumed import AssumedKey
 from simulator.report.charts import BAR, LIGHT, MARKERS, PALETTE, figure, styled
-from simulator.report.page import block, number, pct, points_text, render_page
-from simulator.studies.recipes.common import CHANGE, INCONCLUSIVE, KEEP, NONE, Answer, Recipe
-from simulator.studies.recipes.rungs import HOLDS, Asked
+from simulator.report.page import block, render_page
+from simulator.studies.recipes.rungs import Asked
+from simulator.studies.recipes.words import (
+    adaptation_lines,
+    balance_text,
+    decision_text,
+    edge_text,
+    headline,
+    level_text,
+    rests_on,
+)
 
-# each per-game value of an answer's table: its plain name ({leader}: the leading policy) and
-# its unit; "points" and "%" values are fractions shown times 100
-VALUES = {
-    "leader_edge": ("{leader}'s edge over its fair share", "points"),
-    "seat0_edge": ("first player's edge over the fair share", "points"),
-    "starting_team_edge": ("starting team's edge over the other team", "points"),
-    "president_edge": ("edge of the top company's president over the fair share", "points"),
-    "cap_binding": ("players whose loans reach the cap", "%"),
-    "delinquent": ("players with a delinquent notice", "%"),
-    "winner_holdings": ("winners' final score held in shares", "%"),
-    "length": ("game length", "rounds"),
-    "mean_bracket": ("mean tax bracket of player-years", "0 = the lowest"),
-}
-VARIANT = "rules variant"
-DECISIONS = {
-    KEEP: "keep the printed {shown}",
-    CHANGE: "change to the {shown}",
-    NONE: "no value tried is balanced",
-    INCONCLUSIVE: "no decision yet",
-}
-
-
-def value_name(value: str, answer: Answer) -> str:
-    """A value's plain name with its unit: "tycoon's edge over its fair share (points)"."""
-    name, unit = VALUES.get(value, (value.replace("_", " "), ""))
-    name = name.format(leader=answer.numbers.get("leader", "the leading policy"))
-    return f"{name} ({unit})" if unit else name
-
-
-def scale(value: str) -> float:
-    return 100.0 if VALUES.get(value, ("", ""))[1] in ("points", "%") else 1.0
-
-
-def shown_value(value: str, mean: float, low: float, high: float) -> str:
-    """A value with its 95% interval: points signed, rates in percent, other numbers to two
-    decimals."""
-    unit = VALUES.get(value, ("", ""))[1]
-    if not math.isfinite(mean):  # e.g. a presidency edge where nobody presides
-        return "not measurable (no game to measure it in)"
-    if unit == "points":
-        return f"{points_text(mean)} ({points_text(low)} to {points_text(high)})"
-    if unit == "%":
-        return f"{pct(mean)} ({pct(low)}–{pct(high)})"
-    return f"{number(mean)} ({number(low)}–{number(high)})"
-
-
-def shown(answer: Answer) -> pl.DataFrame:
-    """A field's table as text: each value's mean and 95% interval under its plain name."""
-    table = answer.table
-    values = [c for c in table.columns if c != "variant" and not c.endswith(("_lo", "_hi"))]
-    out = {VARIANT: table["variant"]}
-    for v in values:
-        rows = zip(table[v], table[f"{v}_lo"], table[f"{v}_hi"])
-        out[value_name(v, answer)] = [shown_value(v, *r) for r in rows]
-    return pl.DataFrame(out)
-
-
-def side_by_side(asked: Asked) -> pl.DataFrame:
-    """The balance value of every field, one column per field, one row per variant."""
-    first = asked.rungs[0].answer
-    out = {VARIANT: first.table["variant"]}
-    for r in asked.rungs:
-        t, y = r.answer.table, r.answer.chart
-        out[f"{r.field} field"] = [
-            shown_value(y, *row) for row in zip(t[y], t[f"{y}_lo"], t[f"{y}_hi"])
-        ]
-    return pl.DataFrame(out)
-
-
-def decision_words(answer: Answer) -> str:
-    d = answer.decision
-    return DECISIONS[d.kind].format(shown=answer.shown.get(d.variant, d.variant or ""))
-
-
-def chart_title(asked: Asked) -> str:
-    """What the chart shows a designer: the decision, at every strength or field by field."""
-    if asked.kind == HOLDS:
-        text = decision_words(asked.rungs[0].answer)
-        return f"{text[0].upper()}{text[1:]}, at every strength tried"
-    text = "; ".join(f"{r.field} field: {decision_words(r.answer)}" for r in asked.rungs)
-    return text[0].upper() + text[1:]
+AXIS = "worst edge over the fair share (points)"
+VALUE = "rules value"
 
 
 @styled
 def answer_chart(asked: Asked):
-    """The balance value by variant, every field side by side with its 95% intervals, the
-    equivalence margin shaded around zero."""
-    first = asked.rungs[0].answer
-    y, margin, f = first.chart, first.sizing.margin, scale(first.chart)
-    labels = [str(v) for v in first.table["variant"].to_list()]
-    fig, ax = figure(7.0, 3.8)
-    x = np.arange(len(labels))
-    width = 0.6 / max(len(asked.rungs), 1)
+    """Each value's worst edge (the subject farthest from its fair share) by field, with the
+    interval its test used; the values on the vertical axis, so their names never overlap."""
+    first = asked.rungs[0]
+    names = [b.value for b in first.decision.balances]
+    labels = [first.label(n) for n in names]
+    fig, ax = figure(7.0, 1.2 + 0.42 * len(names) * max(1, len(asked.rungs) / 2))
+    y = np.arange(len(names))[::-1].astype(float)
+    step = 0.7 / max(len(asked.rungs), 1)
     for k, r in enumerate(asked.rungs):
-        t = r.answer.table
-        mean = f * t[y].to_numpy()
-        err = np.clip(
-            [mean - f * t[f"{y}_lo"].to_numpy(), f * t[f"{y}_hi"].to_numpy() - mean], 0, None
-        )
+        rows = [r.decision.balance(n) for n in names]
+        mean = np.array([100 * b.worst.estimate for b in rows])
+        bounds = np.array([b.worst.interval(b.alpha) for b in rows]) * 100
+        err = np.clip([mean - bounds[:, 0], bounds[:, 1] - mean], 0, 100)
         ax.errorbar(
-            x + (k - (len(asked.rungs) - 1) / 2) * width,
             mean,
-            yerr=err,
+            y + ((len(asked.rungs) - 1) / 2 - k) * step,
+            xerr=np.nan_to_num(err),
             fmt=MARKERS[k % len(MARKERS)],
             color=PALETTE[k % len(PALETTE)],
             capsize=3,
             label=f"{r.field} field",
         )
-    ax.axhline(0, color="black", linestyle="--", linewidth=1)
-    ax.axhspan(-f * margin, f * margin, color=BAR, alpha=0.12, label=f"±{100 * margin:g} points")
-    ax.set_xticks(x, labels)
-    if sum(len(label) for label in labels) > 40:  # long variant names would overlap
-        ax.tick_params(axis="x", labelrotation=25)
-        for label in ax.get_xticklabels():
-            label.set_horizontalalignment("right")
-    ax.set_ylabel(value_name(y, first), wrap=True)
-    ax.set_xlabel(VARIANT)
-    ax.set_title(chart_title(asked), wrap=True)
+    for i, n in enumerate(names):  # a value that breaks the game has no edge: say so on its row
+        where = [r.field for r in asked.rungs if n in r.broken]
+        if len(where) == len(asked.rungs):
+            at, text, align = 0.5, "breaks the game", "center"
+        elif where:
+            at, text, align = 0.98, f"breaks the game ({', '.join(where)})", "right"
+        else:
+            continue
+        ax.annotate(text, (at, y[i]), xycoords=("axes fraction", "data"), va="center", ha=align)
+    m = 100 * asked.margin
+    ax.axvline(0, color="black", linestyle="--", linewidth=1)
+    ax.axvspan(-m, m, color=BAR, alpha=0.12, label=f"margin ±{m:g} points")
+    ax.set_yticks(y, labels)
+    ax.set_xlabel(AXIS)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.grid(color=LIGHT)
+    ax.grid(color=LIGHT, axis="x")
     return fig
 
 
-def rests_on_html(
-    asked: Asked, game: str, assumed: list[tuple[AssumedKey, object]], others: int
-) -> str:
+def values_table(asked: Asked) -> pl.DataFrame:
+    """The chart's numbers: each value's side and worst edge, one column per field."""
+    first = asked.rungs[0]
+    out: dict[str, list[str]] = {VALUE: [first.label(b.value) for b in first.decision.balances]}
+    for r in asked.rungs:
+        out[f"{r.field} field"] = [
+            f"{b.side}: {edge_text(b.worst, b.alpha)}" if b.value not in r.broken else "breaks"
+            for b in r.decision.balances
+        ]
+    return pl.DataFrame(out)
+
+
+def levels_note(asked: Asked) -> str:
+    printed = {level_text(r.decision.printed.level) for r in asked.rungs}
+    others = {level_text(r.decision.balances[-1].level) for r in asked.rungs}
+    return (
+        f"Intervals at the level each test used: {', '.join(sorted(printed))} for the printed "
+        f"value (tested first), {', '.join(sorted(others))} for the others (they share the "
+        "error of the change). A value is balanced when every subject's interval lies inside "
+        "the shaded margin, unbalanced when one lies wholly outside it."
+    )
+
+
+def rests_on_html(asked: Asked) -> str:
     """The players of each field and the ASSUMED values the answer rests on."""
+    game, assumed, others = asked.question.game, asked.assumed, asked.other_assumed
     fields = "".join(f"<li>{html.escape(r.lineup)}</li>" for r in asked.rungs)
     if assumed:
         keys = "".join(
@@ -166,49 +121,52 @@ def rests_on_html(
     )
 
 
-def report_page(
-    recipe: Recipe,
-    asked: Asked,
-    budget: int,
-    command: str,
-    assumed: list[tuple[AssumedKey, object]],
-    others: int,
-) -> str:
-    """The short report (module docstring); ``assumed``: the ASSUMED keys under the question's
-    subjects with their values, ``others``: how many other ASSUMED keys the game has."""
-    blocks = [
-        block(
-            "answer-chart",
-            "The balance value by rules variant, every field side by side",
-            answer_chart(asked),
-            side_by_side(asked),
-            caption="Each value is the mean over games of a per-game value, with its 95% "
-            "interval over games in brackets; edges and gaps are differences of win rates, "
-            "in points. The shaded band is the equivalence margin: a value is called balanced "
-            "only when the equivalence test places it inside the band at the answer's level "
-            "(stricter than 95%, shared by every look and variant). Within a field every "
-            "variant played the same games; each field is its own dataset (dataset-FIELD/). "
-            "The full analysis: balsim report dataset-FIELD --out full.html.",
-        )
-    ]
+def field_html(asked: Asked) -> str:
+    """Each field's decision, values, facts and adaptations."""
+    out = []
     for r in asked.rungs:
-        blocks.append(
-            block(f"answer-{r.field}", f"Every value, {r.field} field", None, shown(r.answer))
+        items = [balance_text(b, r.label, r.broken) for b in r.decision.balances]
+        items += [f.text for f in r.facts] + adaptation_lines(r)
+        out.append(
+            f"<h3>{html.escape(r.field)} field</h3><p>{html.escape(r.lineup)}; "
+            f"{r.games:,} games per value, {len(r.looks)} of {r.planned} looks: "
+            f"{html.escape(decision_text(r, asked.question, asked.margin))}.</p><ul>"
+            + "".join(f"<li>{html.escape(i)}</li>" for i in items)
+            + "</ul>"
         )
-    answers = "".join(
-        f"<h3>{html.escape(r.field)} field</h3><p>{html.escape(r.answer.sentence)}</p>"
-        for r in asked.rungs
+    s = asked.strength
+    out.append(
+        f"<p>Across the fields: {html.escape(str(s.kind))} (the printed value's edges differ "
+        f"by at most {100 * s.largest:.1f} points).</p>"
+    )
+    return "".join(out)
+
+
+def report_page(asked: Asked, budget: int, command: str) -> str:
+    """The page (module doc)."""
+    q = asked.question
+    lines = "".join(f"<p><b>{html.escape(line)}</b></p>" for line in headline(asked))
+    lines += f"<p class='note'>{html.escape(rests_on(asked))}</p>"
+    chart = block(
+        "answer-chart",
+        f"{q.what.capitalize()}: {AXIS} by value and field",
+        answer_chart(asked),
+        None,
+        caption=html.escape(levels_note(asked)),
     )
     answer_box = (
-        f"<div class='answers'><h2>{html.escape(recipe.summary)}</h2>"
-        f"<p><b>{html.escape(asked.line)}</b></p>{answers}</div>"
-        + rests_on_html(asked, recipe.game, assumed, others)
+        f"<div class='answers' id='answer'><h2>{html.escape(q.summary)}</h2>{lines}</div>" + chart
     )
+    body = [
+        block("answer-values", "Every value, every field", None, values_table(asked)),
+        "<h2>Each field</h2>" + field_html(asked),
+        rests_on_html(asked),
+    ]
     meta = (
-        f"balsim ask {html.escape(recipe.name)}: at most {budget:,} games per variant and "
-        f"field, fields {html.escape(', '.join(r.field for r in asked.rungs))}"
+        f"balsim ask {html.escape(q.name)}: at most {budget:,} games per value and field, "
+        f"fields {html.escape(', '.join(r.field for r in asked.rungs))}"
         + (f"; command: {html.escape(command)}" if command else "")
         + "."
     )
     folders = "".join(f"<li>{html.escape(r.folder)}/</li>" for r in asked.rungs)
-    return render_page([recipe.game], meta, answer_box, "", folders, blocks)
+    return render_page([q.game], meta, answer_box, "", folders, body)

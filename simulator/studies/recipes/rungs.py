@@ -1,72 +1,161 @@
-"""One answer per rung of the ladder, and whether the rungs agree (docs/ladder.md).
+"""One answer per field of players, and whether the answer depends on their strength.
 
-A question is answered once per field of players (scripted, tuned, adapted; search when
-asked), each on its own dataset.  The answers agree when every rung decides (none is
-inconclusive) and decides the same (keep the printed value, change to the same value, or none
-balanced) with the printed value's verdicts agreeing as well (:func:`simulator.core.verdicts
-.agree`: all no effect, or effects of one sign).  Only then does the answer hold at every
-strength; with a rung inconclusive it is inconclusive there; otherwise it depends on player
-strength, and the verdict line gives each rung's numbers.
+A question is answered once per field (scripted, tuned, adapted; search or learned when
+asked), each on its own dataset.  Whether the answer holds at every strength is a test of the
+fields' difference, never two decisions that differ (:func:`simulator.core.decisions
+.agreement` on the printed value's edges, each subject matched across fields by its scripted
+name).  The answer leads with the strongest field that decided.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
-from simulator.core.verdicts import agree
+from simulator.core.decisions import (
+    LAST_LOOK,
+    Agreement,
+    Choice,
+    Decision,
+    Edge,
+    Side,
+    agreement,
+    games_to_decide,
+    levels,
+)
 from simulator.experiments.adapt import Adaptation
-from simulator.studies.recipes.common import CHANGE, KEEP, NONE, Answer, verdict_text
+from simulator.experiments.rungs import scripted_name
+from simulator.studies.recipes.common import Fact, Question, label
+from simulator.studies.recipes.words import points
 
-HOLDS, DEPENDS, INCONCLUSIVE_AT = "holds", "depends", "inconclusive"
-
-
-def printed_of(answer: Answer) -> str:
-    """The variant of the printed rules: every question's first."""
-    return next(iter(answer.verdicts))
+# the fields from the weakest to the strongest: the answer leads with the strongest decided
+STRENGTH_ORDER = ("scripted", "tuned", "adapted", "learned", "search")
 
 
 @dataclass
 class RungAnswer:
-    """The answer of one field: its games (per variant) and looks, and for a field that adapts,
-    each variant's adaptation."""
+    """The answer of one field: its decision at the last look played, the facts around it,
+    the variants that break the game, its games (per value) and looks, and for a field that
+    adapts each value's adaptations (one per replicate)."""
 
     field: str
     folder: str  # its dataset's folder in the ask's output
-    answer: Answer
+    decision: Decision
+    facts: list[Fact]
+    broken: dict[str, str]
     games: int
     looks: list[int]
-    adaptations: dict[str, Adaptation] = field(default_factory=dict)
-    lineup: str = ""  # who played, e.g. "scripted field: tycoon, saver, ..."
+    planned: int  # looks planned
+    budget: int
+    lineup: str = ""  # who played, e.g. "tuned field: scholar_tuned, ..."
+    settings: dict[str, str] = field(default_factory=dict)  # variant -> its setting as typed
+    adaptations: dict[str, list[Adaptation]] = field(default_factory=dict)
+
+    def label(self, name: str | None) -> str:
+        return label(name or "", self.settings)
+
+    def games_to_decide(self) -> float:
+        """Games per value that would decide this field's printed value at today's spread."""
+        d = self.decision
+        alpha = levels(LAST_LOOK, len(d.printed.edges), len(d.balances))[0]
+        return games_to_decide(d.printed, d.printed.margin, alpha)
 
     def record(self) -> dict:
+        d = self.decision.record()
+        for name, v in d["values"].items():
+            v["label"] = self.label(name)
+            if name in self.broken:
+                v["breaks_the_game"] = self.broken[name]
         return {
             "field": self.field,
             "dataset": self.folder,
             "players": self.lineup,
-            "games_per_variant": self.games,
+            "games_per_value": self.games,
             "looks": self.looks,
-            **self.answer.decision.record(),
-            "sentence": self.answer.sentence,
-            "numbers": self.answer.numbers,
-            "adaptations": {n: adaptation_record(a) for n, a in self.adaptations.items()},
+            "looks_planned": self.planned,
+            "games_to_decide": finite(self.games_to_decide()),
+            **d,
+            "chosen_label": self.label(self.decision.chosen) if self.decision.chosen else None,
+            "facts": [{"text": f.text, **f.numbers} for f in self.facts],
+            "adaptations": {
+                n: [adaptation_record(a) for a in reps] for n, reps in self.adaptations.items()
+            },
         }
+
+
+def finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
 
 
 @dataclass
 class Asked:
-    """A question's answers, one per field, and whether they agree (``kind``: HOLDS, DEPENDS
-    or INCONCLUSIVE_AT; ``line``: the verdict line)."""
+    """A question's answers, one per field, and whether they depend on strength."""
 
+    question: Question
     rungs: list[RungAnswer]
-    kind: str
-    line: str
+    strength: Agreement
+    margin: float
+    assumed: list = field(default_factory=list)  # (AssumedKey, value) of the rules asked about
+    other_assumed: int = 0  # the game's other ASSUMED keys
 
-    def lines(self) -> list[str]:
-        """What ``balsim ask`` prints: one sentence per field, then the verdict line."""
-        return [r.answer.sentence for r in self.rungs] + [self.line]
+    def leading(self) -> RungAnswer:
+        """The strongest field that decided (else the strongest field)."""
+        ranked = sorted(self.rungs, key=lambda r: rank(r.field))
+        decided = [r for r in ranked if r.decision.kind != Choice.UNDECIDED]
+        return (decided or ranked)[-1]
 
     def rung(self, name: str) -> RungAnswer:
         return next(r for r in self.rungs if r.field == name)
+
+    def unbalanced_everywhere(self) -> str:
+        """'At every strength the printed value is unbalanced: ...' when every field shows the
+        printed value beyond the margin with the same subject's edge of one sign ('' else)."""
+        worst = [r.decision.printed.worst for r in self.rungs]
+        if len(self.rungs) < 2 or any(r.decision.printed.side != Side.BEYOND for r in self.rungs):
+            return ""
+        if len({scripted_name(e.subject) for e in worst}) > 1:
+            return ""
+        if len({e.estimate > 0 for e in worst}) > 1:
+            return ""
+        each = ", ".join(f"{points(e.estimate)} ({r.field})" for e, r in zip(worst, self.rungs))
+        return (
+            f"At every strength the printed value is unbalanced: "
+            f"{scripted_name(worst[0].subject)} {each}."
+        )
+
+    def crossing(self) -> str:
+        """Where the leading field's worst edge changes sign between two values tried, in
+        words ('' when it does not)."""
+        lead = self.leading()
+        rows = [b for b in lead.decision.balances if b.worst.measured]
+        for a, b in zip(rows, rows[1:]):
+            if a.worst.estimate * b.worst.estimate < 0:
+                return f"it changes sign between {lead.label(a.value)} and {lead.label(b.value)}"
+        return ""
+
+    def record(self) -> dict:
+        return {
+            "decision": self.leading().decision.kind.value,
+            "field": self.leading().field,
+            **self.strength.record(),
+            "rungs": {r.field: r.record() for r in self.rungs},
+        }
+
+
+def rank(name: str) -> int:
+    base = name.split(",")[0]
+    return STRENGTH_ORDER.index(base) if base in STRENGTH_ORDER else -1
+
+
+def strength_of(rungs: list[RungAnswer], margin: float) -> Agreement:
+    """Whether the printed value's edges differ between the fields (module doc)."""
+    by_field = []
+    names = [scripted_name(e.subject) for e in rungs[0].decision.printed.edges]
+    for r in rungs:
+        edges = {scripted_name(e.subject): e for e in r.decision.printed.edges}
+        by_field.append([edges.get(n, Edge(n, math.nan, math.nan, 0)) for n in names])
+    renamed = [[Edge(n, e.estimate, e.se, e.games) for n, e in zip(names, f)] for f in by_field]
+    return agreement(renamed, margin)
 
 
 def adaptation_record(a: Adaptation) -> dict:
@@ -77,84 +166,3 @@ def adaptation_record(a: Adaptation) -> dict:
         "seconds": a.seconds,
         "moved": {p: {k: list(v) for k, v in knobs.items()} for p, knobs in a.moved.items()},
     }
-
-
-def decision_words(answer: Answer, printed: str) -> str:
-    """The decision in a few words: 'keep the printed 4 coins', 'change to the $75,000 cap'."""
-    d, show = answer.decision, answer.shown
-    if d.kind == KEEP:
-        return f"keep the printed {show.get(printed, printed)}"
-    if d.kind == CHANGE:
-        return f"change to {show.get(d.variant, d.variant)}"
-    if d.kind == NONE:
-        return "no value tried is balanced"
-    return "no decision"
-
-
-def rung_numbers(r: RungAnswer, printed: str) -> str:
-    """'tuned: keep the printed 4 coins (printed: no effect beyond ±2.0 points (...))'."""
-    a = r.answer
-    numbers = f"printed: {verdict_text(a.verdicts[printed])}"
-    if a.decision.kind == CHANGE:
-        chosen = a.decision.variant
-        numbers += f"; {a.shown.get(chosen, chosen)}: {verdict_text(a.verdicts[chosen])}"
-    return f"{r.field}: {decision_words(a, printed)} ({numbers})"
-
-
-def agreement(rungs: list[RungAnswer]) -> tuple[str, str]:
-    """(HOLDS, DEPENDS or INCONCLUSIVE_AT, the verdict line) over the rungs' answers."""
-    printed = printed_of(rungs[0].answer)
-    names = ", ".join(r.field for r in rungs)
-    undecided = [r.field for r in rungs if not r.answer.decision.decided]
-    each = "; ".join(rung_numbers(r, printed) for r in rungs)
-    if undecided:
-        return INCONCLUSIVE_AT, (
-            f"Verdict over the fields ({names}): inconclusive at {', '.join(undecided)}, so "
-            f"it is not known whether the answer holds at every strength; {each}."
-        )
-    decisions = {r.answer.decision for r in rungs}
-    base = [r.answer.verdicts[printed] for r in rungs]
-    if len(decisions) == 1 and agree(base):
-        return HOLDS, (
-            f"Verdict over the fields ({names}): holds at every strength: "
-            f"{decision_words(rungs[0].answer, printed)}; {each}."
-        )
-    return DEPENDS, f"Verdict over the fields ({names}): depends on player strength: {each}."
-
-
-SHOWN_KNOBS = 3  # knobs named per policy in the note (balsim.json lists every one)
-
-
-def knob_moves(knobs: dict) -> str:
-    """'buy_margin -1.42 → 1.3, sell_margin 2.45 → -1.43': the knobs that moved most,
-    relative to where they started, and how many more did."""
-
-    def moved(k: str) -> float:
-        start, end = knobs[k]
-        return abs(end - start) / max(abs(start), 1e-9)
-
-    order = sorted(knobs, key=moved, reverse=True)
-    text = ", ".join(f"{k} {knobs[k][0]:.3g} → {knobs[k][1]:.3g}" for k in order[:SHOWN_KNOBS])
-    more = len(order) - SHOWN_KNOBS
-    return text + (f" and {more} more" if more > 0 else "")
-
-
-def adaptation_note(r: RungAnswer) -> str:
-    """How the adapted knobs moved under each variant, in one sentence ('' without any)."""
-    if not r.adaptations:
-        return ""
-    parts = []
-    for name, a in r.adaptations.items():
-        moved = "; ".join(f"{p} {knob_moves(knobs)}" for p, knobs in a.moved.items())
-        where = {"played": "", "cache": ", cached", "shipped": ", shipped"}[a.source]
-        printed = name == printed_of(r.answer)
-        shown = "the printed rules" if printed else r.answer.shown.get(name, name)
-        parts.append(
-            f"{shown}: {moved or 'no knob moved'} "
-            f"({a.games:,} games, {len(a.rounds)} round(s){where})"
-        )
-    return (
-        f"The {r.field} field's knobs re-tuned under each variant (from the tuned sets): "
-        + "; ".join(parts)
-        + "."
-    )

@@ -1,9 +1,9 @@
-"""``balsim ask tax-brackets``: a flatter and a steeper Karnaxis tax table against the printed.
+"""``balsim ask tax-brackets``: a flatter and a steeper Karnaxis tax table against the printed
+one — balanced for every policy, and what each table does to the taxes paid.
 
-The balance value is the leading policy's edge (its seats' wins minus the average seat's, per
-game) under each table, on the same seats; where players sit (the bracket most player-years
-fall in) and each table's paired change of that edge and of the mean bracket describe what
-the tables do.
+The subjects are the line-up's policies, as in ``ask loans``.  The facts: the bracket with the
+largest share of player-years, and the tax a player-year pays under each table (dollars), its
+change from the printed table paired game by game.
 """
 
 from __future__ import annotations
@@ -12,31 +12,26 @@ import polars as pl
 
 from simulator.analysis import Dataset
 from simulator.analysis.core import paired_difference
-from simulator.analysis.karnaxis import bracket_labels
+from simulator.core.decisions import Decision
 from simulator.core.game import Game
 from simulator.core.rules import lookup
+from simulator.core.verdicts import z
 from simulator.experiments.keys import with_values
 from simulator.report.page import money, pct
 from simulator.run.runner import Variant
 from simulator.studies.recipes.common import (
-    ONE_LOOK,
-    Answer,
-    Sizing,
-    change_verdict,
-    ci,
-    decide,
-    decision_text,
-    game_values,
-    heading,
-    leading_policy,
-    levels,
+    PRINTED,
+    Fact,
+    Question,
+    label,
     mean_ci,
+    policy_edges,
     record,
-    record_verdicts,
+    setting,
+    settings,
     variant_names,
-    verdict_of,
-    verdict_text,
 )
+from simulator.studies.recipes.words import interval_text
 
 KEY = "taxes.standard_usd"
 SHAPES = {"flatter": 0.5, "steeper": 1.5}  # spread of the tax table around its mean
@@ -52,74 +47,91 @@ def tax_table(printed: list[int], spread: float) -> list[int]:
 
 def variants(game: Game, rules: dict) -> list[Variant]:
     printed = lookup(rules, KEY)
-    out = [Variant("printed", rules, {"tax_table": str(printed)})]
+    out = [Variant(PRINTED, rules, {"setting": setting(KEY, printed)})]
     for name, spread in SHAPES.items():
         table = tax_table(printed, spread)
-        out.append(Variant(name, with_values(rules, {KEY: table}), {"tax_table": str(table)}))
+        out.append(Variant(name, with_values(rules, {KEY: table}), {"setting": f"{name} table"}))
     return out
 
 
-def bracket_values(ds: Dataset, leader: str) -> pl.DataFrame:
-    """Per (variant, game): the game values, the mean bracket of its player-years and the share
-    of player-years in each bracket (``bracket_B``)."""
+def bracket_names(rules: dict) -> list[str]:
+    """Each bracket's income range in dollars, from the rules' own bounds."""
+    bounds = lookup(rules, "taxes.bracket_max_usd")
+    lows = [0, *bounds]
+    return [f"{money(lo)}–{money(hi)}" for lo, hi in zip(lows, bounds)] + [
+        f"over {money(bounds[-1])}"
+    ]
+
+
+def year_frame(ds: Dataset, n_brackets: int) -> pl.DataFrame:
+    """Per (variant, game): the mean tax a player-year pays and each bracket's share."""
     years = ds.timeline("years").with_columns(pl.col("variant").cast(pl.String))
-    shares = (
+    return (
         years.group_by("variant", "game_id")
         .agg(
-            pl.col("tax_bracket").cast(pl.Float64).mean().alias("mean_bracket"),
+            pl.col("tax_paid_usd").cast(pl.Float64).mean().alias("tax"),
             *[
                 (pl.col("tax_bracket") == b).cast(pl.Float64).mean().alias(f"bracket_{b}")
-                for b in range(len(bracket_labels(ds.rules)))
+                for b in range(n_brackets)
             ],
         )
+        .sort("variant", "game_id")
         .collect()
     )
-    return game_values(ds, leader).join(shares, on=["variant", "game_id"])
 
 
-def answer(ds: Dataset, sizing: Sizing = ONE_LOOK) -> Answer:
-    names = variant_names(ds)
-    base = names[0]
-    leader = leading_policy(ds, base)
-    frame = bracket_values(ds, leader)
-    labels = bracket_labels(ds.rules)
-    verdicts = {n: verdict_of(frame, "leader_edge", n, sizing) for n in names}
-    decision = decide(verdicts, base, names[1:])
-    numbers = {"leader": leader, **decision.record()}
-    record_verdicts(numbers, "leader_edge", verdicts)
-    counts = {b: mean_ci(frame, f"bracket_{b}", base)[0] for b in range(len(labels))}
-    top = max(counts, key=counts.get)
-    share = record(numbers, "top_bracket_share", mean_ci(frame, f"bracket_{top}", base, share=True))
-    numbers["top_bracket"] = top
-    tables = {v["name"]: v["rules"]["taxes"]["standard_usd"] for v in ds.variants}
-
-    def show(n: str) -> str:
-        return "table" if n == base else f"{n} table ({', '.join(money(t) for t in tables[n])})"
-
-    parts = []
-    for name in names[1:]:
-        moved = change_verdict(frame, "leader_edge", base, name, sizing)
-        numbers[f"leader_edge_change:{name}"] = moved.record()
-        r = paired_difference(frame, "mean_bracket", base, name).row(0, named=True)
-        numbers[f"mean_bracket_change:{name}"] = r["mean_diff"]
-        parts.append(
-            f"the {name} table changes {leader}'s edge: {verdict_text(moved)}, and the mean "
-            f"bracket by {r['mean_diff']:+.2f} (95% CI {r['diff_lo']:+.2f} to "
-            f"{r['diff_hi']:+.2f})".replace("-", "−")
+def facts(ds: Dataset, decision: Decision) -> list[Fact]:
+    level = decision.printed.level
+    names = bracket_names(ds.rules)
+    frame = year_frame(ds, len(names))
+    numbers: dict = {}
+    shares = {b: mean_ci(frame, f"bracket_{b}", PRINTED, level, True) for b in range(len(names))}
+    top = max(shares, key=lambda b: shares[b][0])
+    record(numbers, "largest_bracket_share", shares[top])
+    numbers["largest_bracket"] = names[top]
+    tax = record(numbers, "tax:printed", mean_ci(frame, "tax", PRINTED, level))
+    shown = settings(ds)
+    out = [
+        Fact(
+            f"With the printed table the largest share of player-years, {pct(shares[top][0])} "
+            f"{interval_text(shares[top], level, pct)}, is in the {names[top]} bracket; a "
+            f"player-year pays {money(tax[0])} of tax on average.",
+            numbers,
         )
-    sentence = (
-        f"{heading(ds, 'Karnaxis tax brackets', 'table')}: for {leader}, the leading policy, "
-        f"{decision_text(decision, verdicts, base, show, f'{leader} edge over the fair share')}. "
-        f"With the printed table most player-years fall in the {labels[top]} bracket "
-        f"({pct(share[0])}, {ci(share)}); " + "; ".join(parts) + "."
-    )
-    return Answer(
-        sentence,
-        numbers,
-        levels(frame, ["leader_edge", "mean_bracket"], names, {}),
-        "leader_edge",
-        decision,
-        verdicts,
-        sizing,
-        {n: show(n) for n in names},
-    )
+    ]
+    tables = {v["name"]: lookup(v["rules"], KEY) for v in ds.variants}
+    for name in variant_names(ds)[1:]:
+        r = paired_difference(frame, "tax", PRINTED, name).row(0, named=True)
+        half = z(0.5 + level / 2) * r["se"]
+        change = (r["mean_diff"], r["mean_diff"] - half, r["mean_diff"] + half)
+        record(numbers, f"tax_change:{name}", change)
+        out.append(
+            Fact(
+                f"The {label(name, shown)} ({', '.join(money(t) for t in tables[name])}) "
+                f"changes the tax a player-year pays by {signed_money(change[0])} "
+                f"{interval_text(change, level, signed_money)}.",
+                {},
+            )
+        )
+    return out
+
+
+def signed_money(x: float) -> str:
+    return ("−" if x < 0 else "+") + money(abs(x))
+
+
+QUESTION = Question(
+    "tax-brackets",
+    "karnaxis",
+    4,
+    12_000,
+    "Karnaxis: a flatter and a steeper tax table against the printed one: balanced for every "
+    "policy, and the taxes a player pays.",
+    variants,
+    policy_edges,
+    facts,
+    lambda ds: variant_names(ds)[1:],
+    "every policy",
+    "the tax table",
+    ("taxes",),
+)
