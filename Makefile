@@ -11,7 +11,7 @@ TEST_STAMP := $(VENV)/.installed-test
 # the report's browser test renders it in headless Chromium (Debian's package)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test bench decisions mutants tuned adapted clean browser
+.PHONY: run test bench decisions asks mutants tuned adapted clean browser
 
 # --no-compile: no byte-compiling of every installed module (half the install's CPU); Python
 # compiles what it imports, on first import, and keeps it: where the environment says not to
@@ -65,6 +65,11 @@ bench: $(STAMP)
 # in docs/analysis.md "Decisions"); minutes on 2 cores
 decisions: $(STAMP)
 	$(BIN)/python bench/decisions.py
+
+# the four questions at their defaults, one after the other: each field's decision and the
+# wall and CPU seconds (bench/results/asks.csv and the table in docs/ladder.md)
+asks: $(STAMP)
+	$(BIN)/python bench/asks.py
 
 # every listed rule mutation (tests/mutants/<game>.toml) must make a rule test fail on an
 # assertion; `make mutants GAMES="karnaxis ekonos"` runs those games' lists only

@@ -261,7 +261,7 @@ def main(argv=None) -> None:
         if args.only and shape.question != args.only:
             continue
         rows += run_decisions(shape, args.runs, rng)
-        rows += run_strength(shape, max(args.runs // 4, 50), rng)
+        rows += run_strength(shape, args.runs, rng)
         print(table(rows[-8:]), flush=True)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     with open(RESULTS, "w", newline="", encoding="utf-8") as f:
