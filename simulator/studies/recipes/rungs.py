@@ -26,7 +26,6 @@ from simulator.core.decisions import (
 from simulator.experiments.adapt import Adaptation
 from simulator.experiments.rungs import scripted_name
 from simulator.studies.recipes.common import Fact, Question, label
-from simulator.studies.recipes.words import points
 
 # the fields from the weakest to the strongest: the answer leads with the strongest decided
 STRENGTH_ORDER = ("scripted", "tuned", "adapted", "learned", "search")
@@ -107,21 +106,17 @@ class Asked:
     def rung(self, name: str) -> RungAnswer:
         return next(r for r in self.rungs if r.field == name)
 
-    def unbalanced_everywhere(self) -> str:
-        """'At every strength the printed value is unbalanced: ...' when every field shows the
-        printed value beyond the margin with the same subject's edge of one sign ('' else)."""
+    def unbalanced_everywhere(self) -> list[Edge]:
+        """Every field's worst edge at the printed value when every field shows the printed
+        value beyond the margin with the same player's edge of one sign (else [])."""
         worst = [r.decision.printed.worst for r in self.rungs]
         if len(self.rungs) < 2 or any(r.decision.printed.side != Side.BEYOND for r in self.rungs):
-            return ""
+            return []
         if len({scripted_name(e.subject) for e in worst}) > 1:
-            return ""
+            return []
         if len({e.estimate > 0 for e in worst}) > 1:
-            return ""
-        each = ", ".join(f"{points(e.estimate)} ({r.field})" for e, r in zip(worst, self.rungs))
-        return (
-            f"At every strength the printed value is unbalanced: "
-            f"{scripted_name(worst[0].subject)} {each}."
-        )
+            return []
+        return worst
 
     def crossing(self) -> str:
         """Where the leading field's worst edge changes sign between two values tried, in

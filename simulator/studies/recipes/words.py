@@ -15,6 +15,7 @@ import math
 from typing import TYPE_CHECKING, Callable
 
 from simulator.core.decisions import Balance, Choice, Edge, Strength
+from simulator.experiments.rungs import scripted_name
 from simulator.report.page import number
 
 if TYPE_CHECKING:
@@ -117,9 +118,11 @@ def headline(asked: Asked) -> list[str]:
         first += f"; {'every field decides the same, ' if same else ''}{tail})."
     else:
         first += ")."
-    effect = asked.unbalanced_everywhere()
-    if effect:
-        first = f"{effect} {first}"
+    worst = asked.unbalanced_everywhere()
+    if worst:
+        each = ", ".join(f"{points(e.estimate)} ({r.field})" for e, r in zip(worst, rungs))
+        name = scripted_name(worst[0].subject)
+        first = f"At every strength the printed value is unbalanced: {name} {each}. {first}"
     level = level_text(rungs[0].decision.printed.level)
     each = "; ".join(
         f"{r.field}: {edge_text(r.decision.printed.worst, r.decision.printed.alpha)}" for r in rungs
