@@ -5,8 +5,9 @@ policy's own scorer, the rollout policy's own choice first; ``rollouts`` playout
 over them in rounds, each from a copy of the game in which everything the deciding seat cannot
 know has been re-drawn from the game's ``SEARCH`` stream, every candidate of a round on the
 same re-drawn future (common random numbers).  The rollout policy's choice is played unless a
-rival beats it in a paired one-sided test corrected over the rivals (:func:`paired_choice`):
-the best mean of a few noisy playouts mostly picks a luckier move, not a better one.
+rival beats it in an exact paired one-sided test corrected over the rivals
+(:func:`paired_choice`): the best mean of a few noisy playouts mostly picks a luckier move,
+not a better one.
 
 Why flat Monte Carlo rather than a tree search (UCT): the three games are stochastic and hide
 information, so every playout starts from a fresh determinization; with a few hundred playouts
@@ -20,7 +21,6 @@ policies/search_driver.py for the driver Ekonos and Karnaxis share.
 """
 
 import numpy as np
-from scipy.special import stdtrit
 
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import DICE, POLICY, SEARCH, SETUP, mix64, rng_next, shuffle
@@ -31,23 +31,20 @@ MARGIN_WEIGHT = 0.1  # a win always outweighs any margin: values lie in [-0.1, 1
 RESEED_SALT = np.uint64(0x6A09E667F3BCC909)
 # The decision rule (paired_choice): on candidates of equal value, a rival replaces the rollout
 # policy's choice in at most LEVEL of the decisions.  Candidates beyond MAX_CANDIDATES are not
-# weighed (top_k), so the correction's table is small.
+# weighed (top_k); a decision plays at most MAX_ROUNDS rounds (so at most MAX_ROLLOUTS
+# rollouts, the search's limit), each rival's gain of each round kept for the exact test.
 LEVEL = 0.2
 MAX_CANDIDATES = 64
-MAX_DF = 120  # more pairs use this row's values: slightly larger than theirs, so still valid
-
-
-def critical_values(level: float, max_candidates: int, max_df: int) -> np.ndarray:
-    """CRITICAL[rivals, df]: the one-sided t critical value at level ``level / rivals`` with
-    ``df`` degrees of freedom (Bonferroni over the rivals; df 0 and rivals 0 unused)."""
-    rivals = np.arange(1, max_candidates)[:, None]
-    df = np.arange(1, max_df + 1)[None, :]
-    table = np.full((max_candidates, max_df + 1), np.inf)
-    table[1:, 1:] = stdtrit(df, 1.0 - level / rivals)
-    return table
-
-
-CRITICAL = critical_values(LEVEL, MAX_CANDIDATES, MAX_DF)
+MAX_ROUNDS = 1024
+MAX_ROLLOUTS = 2 * MAX_ROUNDS  # two candidates at least
+GAIN_BOUND = 1.0 + 2.0 * MARGIN_WEIGHT  # a paired gain's size at most (values in [-0.1, 1.1])
+GRID_CELLS = 2048  # the test counts a round's largest gain in about GRID_CELLS / rounds cells
+# The paired block of a search's buffers: row c holds rival c's gains round by round; row
+# WAYS (candidate 0's, which gains nothing over itself) the test's distribution, whose cells
+# reach GRID_CELLS plus half a cell of rounding per round.
+PAIRED_ROWS = MAX_CANDIDATES
+PAIRED_WIDTH = GRID_CELLS + MAX_ROUNDS // 2 + 1
+WAYS = 0
 
 
 @rule
@@ -100,60 +97,114 @@ def top_k(scores, n, k, out):
 
 
 @rule
-def paired_choice(gains, squares, counts, m):
-    """Index of the candidate to play among ``m``: candidate 0 (the rollout policy's own
-    choice) unless a rival beats it by a paired one-sided t test at level LEVEL, corrected
-    over the ``m - 1`` rivals (Bonferroni), then the significant rival of highest mean gain.
+def paired_scale(rounds):
+    """Cells per unit of gain of a decision of ``rounds`` rounds: as fine as GRID_CELLS cells
+    for every round's largest possible gain allow, so the test's cost (rounds x cells) stays
+    bounded.  Fixed by the rounds alone, before any rollout, so the test is exact."""
+    return max(1.0, GRID_CELLS / (GAIN_BOUND * rounds))
 
-    ``gains[c]`` and ``squares[c]`` sum rival c's paired differences over candidate 0 (the
-    two played on the same futures) and their squares, over ``counts[c]`` pairs.  The
-    statistic is ``scipy.stats.ttest_rel``'s, mean over its standard error with the sample
-    standard deviation; its critical value comes from CRITICAL.  A single pair has no spread
-    to judge by, so it never overrides; differences all equal and positive always do."""
-    rivals = min(m - 1, MAX_CANDIDATES - 1)
+
+@rule
+def flip_tail(gains, scale, ways):
+    """The exact sign-flip distribution of the sum of the paired ``gains`` (each counted in
+    whole cells of ``1 / scale``, at most GAIN_BOUND): under the null hypothesis that the two
+    candidates are of equal value, each gain is as likely positive as negative, so every one
+    of the 2^n sign flips of the observed gains is equally likely.  Returns ``(greater,
+    equal, lead)``: the chances that a flip's sum is greater than and equal to the observed
+    sum, and the observed sum in cells.  Ties (equal gains, zero gains) are counted exactly.
+
+    A flip's sum is twice the cells of the gains it makes positive less the cells of all, so
+    the distribution is that of a random subset's cells, each gain in it with chance 1/2:
+    built one gain at a time in ``ways`` (``ways[s]``: the chance of s cells)."""
+    total, observed = 0, 0
+    ways[0] = 1.0
+    for i in range(gains.shape[0]):
+        q = np.int64(round(min(abs(gains[i]), GAIN_BOUND) * scale))
+        if q == 0:
+            continue
+        if gains[i] > 0.0:
+            observed += q
+        for s in range(total + 1, total + q + 1):
+            ways[s] = 0.0
+        total += q
+        for s in range(total, q - 1, -1):  # downwards: ways[s - q] is still the old value
+            ways[s] = 0.5 * (ways[s] + ways[s - q])
+        for s in range(q):
+            ways[s] *= 0.5
+    greater = 0.0
+    for s in range(observed + 1, total + 1):
+        greater += ways[s]
+    return greater, ways[observed], 2 * observed - total
+
+
+@rule
+def paired_choice(paired, m, n, scale, u):
+    """Index of the candidate to play among ``m``: candidate 0 (the rollout policy's own
+    choice) unless a rival beats it in an exact one-sided sign-flip test of its paired gains
+    at level LEVEL, corrected over the ``m - 1`` rivals (Bonferroni), then the rival that
+    passes with the highest mean gain.
+
+    ``paired[c, :n]`` holds rival c's gains over candidate 0, round by round (the two played
+    on the same futures); ``scale`` the cells per unit of gain (:func:`paired_scale`); ``u`` a
+    uniform number in [0, 1), drawn from the SEARCH stream before the rounds.  A rival passes
+    when its sum is positive and ``greater + u * equal`` (:func:`flip_tail`) is at most its
+    level: the randomized p-value of the sign-flip distribution, uniform when the candidates
+    are of equal value, so equal candidates are overridden in at most LEVEL of the decisions,
+    ties or not, and the test keeps its full level at a few rounds (two rounds that both
+    favour a rival pass with chance 0.8, where an unrandomized test at 1/4 could never pass).
+    It is the paired t test's statistic (the mean gain, given the gains' sizes) with its exact
+    distribution instead of Student's t, which ties made pass equal candidates in up to a
+    quarter of the decisions (bench/search_override.py).  ``paired[WAYS]`` is the test's
+    scratch row."""
+    level = LEVEL / min(m - 1, MAX_CANDIDATES - 1)
+    ways = paired[WAYS]
     best, best_gain = 0, 0.0
     for c in range(1, m):
-        n = counts[c]
-        if n < 2:
-            continue
-        mean = gains[c] / n
+        mean = 0.0
+        for r in range(n):
+            mean += paired[c, r] / n
         if mean <= best_gain:
             continue
-        variance = max(squares[c] - n * mean * mean, 0.0) / (n - 1.0)
-        critical = CRITICAL[rivals, min(np.int64(n) - 1, MAX_DF)]
-        if mean * mean * n > critical * critical * variance:  # t > critical, as mean > 0
+        greater, equal, lead = flip_tail(paired[c, :n], scale, ways)
+        if lead > 0 and greater + u * equal <= level:
             best, best_gain = c, mean
     return best
 
 
 @rule
-def settled(gains, m, played, rounds):
-    """Whether the rounds left cannot change :func:`paired_choice`'s answer, so they need not
-    be played: after the first of two rounds, when no rival gained over candidate 0.  Why: a
-    rival with pair gains g1 <= 0 and g2 is taken only if its mean is positive and
-    t = (g1 + g2) / |g1 - g2| exceeds the critical value c, i.e. g1 + g2 > c |g1 - g2|; with
-    c > 1 (one-sided at LEVEL < 1/4, one degree of freedom) that asks g2 < g1 (c + 1) / (c - 1)
-    <= 0 when g2 >= g1, so the sum is not positive in either case and the answer is candidate
-    0 whatever the second round gives (tests/test_search_common.py)."""
-    if played != 1 or rounds != 2 or CRITICAL[1, 1] <= 1.0:
+def settled(paired, m, played, rounds, scale, u):
+    """Whether the rounds left cannot change :func:`paired_choice`'s answer with the uniform
+    number ``u``, so they need not be played.  Over all ``rounds``, a rival's chances of a
+    flip greater than and equal to its sum are at least 2^-left times the same over the
+    ``played`` rounds, summed as the test sums them (``greater + u * equal``): every flip of the
+    played rounds at least their sum, with the rounds left keeping their signs, is a flip of
+    the whole at least the whole, and one strictly greater stays strictly greater.  So when
+    that bound exceeds the level for every rival, no rival can pass whatever the rounds left
+    give (with one rival at LEVEL 0.2, from two rounds before the end: e.g. the first of two
+    rounds lost by every rival, or tied with ``u`` above 0.4)."""
+    left = rounds - played
+    reach = 0.5**left
+    level = LEVEL / min(m - 1, MAX_CANDIDATES - 1)
+    if played == 0 or left == 0 or reach <= level:
         return False
     for c in range(1, m):
-        if gains[c] > 0.0:
+        greater, equal, _ = flip_tail(paired[c, :played], scale, paired[WAYS])
+        if (greater + u * equal) * reach <= level:
             return False
     return True
 
 
 @rule
-def tally(sums, counts, gains, squares, candidate, value, base):
+def tally(sums, counts, paired, candidate, round_, value, base):
     """Add one rollout's ``value`` to its candidate's sum and count and, for a rival, its gain
-    over ``base`` (candidate 0's value in the same round of rollouts) to the paired sums that
-    :func:`paired_choice` reads.  Returns the round's base: ``value`` for candidate 0."""
+    over ``base`` (candidate 0's value in the same round of rollouts) to ``paired[candidate,
+    round_]``, which :func:`paired_choice` reads.  Returns the round's base: ``value`` for
+    candidate 0."""
     sums[candidate] += value
     counts[candidate] += 1.0
     if candidate == 0:
         return value
-    gains[candidate] += value - base
-    squares[candidate] += (value - base) ** 2
+    paired[candidate, round_] = value - base
     return base
 
 

@@ -6,7 +6,7 @@ search decision is the real outcome.  One that meets a pending search decision `
 away and :func:`weigh` plays it out: in each round one seed is drawn from the real game's
 SEARCH stream and every candidate is played from it (common random numbers: the same re-drawn
 hands, decks, dice and tie-breaks), ``rollouts // candidates`` rounds (at least one; the
-second of two is not played when it cannot change the choice: policies.search.settled).  A
+last rounds are not played when they cannot change the choice: policies.search.settled).  A
 rollout copies the snapshot, replays the step's logged decisions, re-draws at ``j`` what the
 seat cannot know from that seed, forces the candidate and plays on with every seat on
 ``rollout_policy`` to the horizon.  policies.search.paired_choice picks the candidate; it is
@@ -42,31 +42,34 @@ import numpy as np
 
 from policies.common import behaviour
 from policies.search import (
+    MAX_ROUNDS,
+    PAIRED_ROWS,
+    PAIRED_WIDTH,
     margin_to_best_other,
     outcome_value,
     paired_choice,
+    paired_scale,
     rollout_seed,
     settled,
     tally,
     win_share,
 )
 from simulator.core.kernel import allocating, rule
-from simulator.core.rng import N_STREAMS
+from simulator.core.rng import N_STREAMS, rng_float
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 
 SNAPSHOT, PROBE_COPY, ROLLOUT_COPY = range(3)  # rows of the work buffers
-SUMS, COUNTS, SCORES, GAINS, SQUARES = range(5)  # rows of the values buffer
-N_VALUES = 5
+SUMS, COUNTS, SCORES, PAIRED = range(4)  # rows of the values buffer (PAIRED: its first paired row)
 
 
 def search_buffers(rules):
     """The driver's work buffers: three state copies (snapshot, probe, rollout), their rng
-    streams, and the per-candidate sums, counts, paired gains and squares, and seat scores."""
+    streams, and the per-candidate sums and counts, seat scores and paired gains."""
     size = rules[CFG_STATE_SIZE]
     return (
         np.zeros((3, size), np.int64),
         np.zeros((3, N_STREAMS), np.uint64),
-        np.zeros((N_VALUES, MAX_OPTIONS), np.float64),
+        np.zeros((PAIRED + PAIRED_ROWS, max(MAX_OPTIONS, PAIRED_WIDTH)), np.float64),
     )
 
 
@@ -104,23 +107,26 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
     seat = probe[PENDING_SEAT]
     policy = probe[SEAT_POLICY + seat]
     m = probe[PENDING_CANDIDATES]
-    rounds = max(np.int64(knobs[policy, ROLLOUTS]) // m, 1)
+    rounds = min(max(np.int64(knobs[policy, ROLLOUTS]) // m, 1), MAX_ROUNDS)
+    scale = paired_scale(rounds)
     end = rollout_end(probe, snap, rules, np.int64(knobs[policy, HORIZON]))
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
     roll, roll_rng = work[ROLLOUT_COPY], work_rng[ROLLOUT_COPY]
     sums, counts, scores = values[SUMS], values[COUNTS], values[SCORES]
-    gains, squares = values[GAINS], values[SQUARES]
-    for row in (SUMS, COUNTS, GAINS, SQUARES):
-        values[row, :m] = 0.0
+    paired = values[PAIRED:]
+    sums[:m] = 0.0
+    counts[:m] = 0.0
     no_trace = trace[:0]
     n_players = rules[CFG_PLAYERS]
     base = 0.0
     played = 0
+    done = False
+    u = rng_float(rng, SEARCH_STREAM)  # the test's uniform number, known to settled
     for _ in range(rounds):
         seed = rollout_seed(rng)  # drawn even for a round not played: the same later seeds
-        if settled(gains, m, played, rounds):
+        done = done or settled(paired, m, played, rounds, scale, u)
+        if done:
             continue
-        played += 1
         for candidate in range(m):
             roll[:] = snap
             roll_rng[:] = snap_rng
@@ -134,9 +140,10 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
                 margin_to_best_other(scores, n_players, seat),
                 MARGIN_SCALE,
             )
-            base = tally(sums, counts, gains, squares, candidate, value, base)
+            base = tally(sums, counts, paired, candidate, played, value, base)
+        played += 1
     note_values(probe, snap, trace, values, m, played * m)
-    return paired_choice(gains, squares, counts, m)
+    return paired_choice(paired, m, played, scale, u)
 
 
 def is_search(knobs, policy):

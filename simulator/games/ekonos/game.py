@@ -7,6 +7,7 @@ decodes traces; the kernels in :mod:`engine` only loop.
 import numpy as np
 
 from policies import ekonos as policies
+from policies.search import MAX_ROLLOUTS
 from simulator.core.game import Game, policy_knobs
 from simulator.core.rules import RulesError, require
 from simulator.games.ekonos import games
@@ -77,7 +78,7 @@ from simulator.games.ekonos.state import (
     TRACE_WIDTH,
 )
 
-ENGINE_VERSION = "ekonos-5"
+ENGINE_VERSION = "ekonos-6"
 MAX_POINTS = 1000  # largest points per unit a [scoring] key may give
 
 
@@ -429,7 +430,11 @@ GAME = Game(
     play=play,
     replay=replay,
     categories={"end_reason": ("final_turn",)},
-    search_limits=(("rollouts", 0, 100_000), ("horizon", 0, MAX_TURNS), ("top_k", 0, MAX_OPTIONS)),
+    search_limits=(
+        ("rollouts", 0, MAX_ROLLOUTS),
+        ("horizon", 0, MAX_TURNS),
+        ("top_k", 0, MAX_OPTIONS),
+    ),
     exercised=(
         ("action", "place a market indicator", "markers_placed"),
         ("action", "protect a market indicator", "markers_protected"),

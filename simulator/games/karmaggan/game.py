@@ -10,6 +10,7 @@ import inspect
 import numpy as np
 
 from policies import karmaggan as policies
+from policies.search import MAX_ROLLOUTS
 from simulator.core.errors import UserError
 from simulator.core.game import KNOB_BEHAVIOUR, Game, policy_knobs
 from simulator.core.rng import N_STREAMS
@@ -124,7 +125,7 @@ from simulator.games.karmaggan.state import (
     deck,
 )
 
-ENGINE_VERSION = "karmaggan-7"
+ENGINE_VERSION = "karmaggan-8"
 SIDES = ("starting", "other")  # players.side: on seat 0's team, or not
 LOSS_SOURCES = ("arrows", "acid", "fire", "piston", "rollers", "combat", "other")
 MAX_TRACE = 50_000
@@ -438,7 +439,11 @@ GAME = Game(
     replay=replay,
     categories={"end_reason": END_REASONS},
     timelines=("rounds",),
-    search_limits=(("rollouts", 0, 100_000), ("horizon", 0, MAX_ROUNDS), ("top_k", 1, MAX_OPTIONS)),
+    search_limits=(
+        ("rollouts", 0, MAX_ROLLOUTS),
+        ("horizon", 0, MAX_ROUNDS),
+        ("top_k", 1, MAX_OPTIONS),
+    ),
     choices=layouts.choices,
     exercised=(
         ("action", "play an Object card", "objects_played"),

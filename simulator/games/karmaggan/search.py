@@ -47,16 +47,21 @@ from policies.karmaggan import (
     step_scores,
 )
 from policies.search import (
+    MAX_ROUNDS,
+    PAIRED_ROWS,
+    PAIRED_WIDTH,
     margin_to_best_other,
     outcome_value,
     paired_choice,
+    paired_scale,
     reseed_chance,
     rollout_seed,
+    settled,
     tally,
     top_k,
 )
 from simulator.core.kernel import allocating, entry, layer, rule
-from simulator.core.rng import N_STREAMS, SETUP, shuffle
+from simulator.core.rng import N_STREAMS, SEARCH, SETUP, rng_float, shuffle
 from simulator.games.karmaggan.board import EXITS, HATCH_CELLS, distance_map
 from simulator.games.karmaggan.core import new_game, record
 from simulator.games.karmaggan.decide import choose, weighs
@@ -144,7 +149,7 @@ MARGIN_SCALE = 4.0  # blood coins: a side this many coins ahead earns the whole 
 RACE_SCALE = 3.0  # steps: a side this many steps nearer to winning than the best other, e to 1
 CLEAR_LEAD = 1.0  # tiles: a pick the rollout policy scores this far above all others is played
 RACE_CAP = 40.0  # steps counted at most (a side with no plunderer alive, or no way through)
-SUMS, COUNTS, GAINS, GAINS_SQ, SIDES = range(5)  # rows of the values buffer
+SUMS, COUNTS, SIDES, PAIRED = range(4)  # rows of the values buffer (PAIRED: its first paired row)
 MILLION = 1_000_000
 ROLLOUT_RNG, DEAL_RNG = range(2)  # rows of work_rng: a rollout's streams, the round's deal
 UNSEEN, DEALT = range(2)  # rows of cards: what the seat cannot see, canonical; the round's deal
@@ -239,22 +244,30 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
         return own
     scores[own] = np.inf  # the rollout policy's own pick is candidate 0, the one to beat
     m = top_k(scores, n, np.int64(knobs[policy, TOP_K]), picks)
-    rounds = max(np.int64(knobs[policy, ROLLOUTS]) // m, 1)
+    rounds = min(max(np.int64(knobs[policy, ROLLOUTS]) // m, 1), MAX_ROUNDS)
+    scale = paired_scale(rounds)
     rnd, cap = state[G_ROUND], rules[CFG_ROUND_CAP]
     horizon = np.int64(knobs[policy, HORIZON])
     end_round = cap if horizon == 0 else min(cap, rnd + horizon + 1)
     no_trace, no_timeline = trace[:0], timeline[:0]  # a rollout traces nothing
-    values[:, :m] = 0.0
-    sums, counts, gains, gains_sq = values[SUMS], values[COUNTS], values[GAINS], values[GAINS_SQ]
+    sums, counts, paired = values[SUMS], values[COUNTS], values[PAIRED:]
+    sums[:m] = 0.0
+    counts[:m] = 0.0
     roll_rng, deal_rng = work_rng[ROLLOUT_RNG], work_rng[DEAL_RNG]
     n_temple, n_cards, n_blood = gather_unseen(state, rules, seat, cards[UNSEEN])
     base = 0.0
-    for r in range(rounds):
+    played = 0
+    done = False
+    u = rng_float(rng, SEARCH)  # the test's uniform number, known to settled
+    for _ in range(rounds):
         seed = rollout_seed(rng)  # one determinization per round: candidates compared alike
+        done = done or settled(paired, m, played, rounds, scale, u)
+        if done:  # the seed drawn all the same: the same later seeds
+            continue
         copy_slots(deal_rng, rng, 0, N_STREAMS)
         deal_unseen(cards, deal_rng, seed, n_temple, n_cards, n_blood)
         for c in range(m):
-            restore_game(state, rules, work, rollout_policy, n, r == 0 and c == 0)
+            restore_game(state, rules, work, rollout_policy, n, played == 0 and c == 0)
             copy_slots(roll_rng, deal_rng, 0, N_STREAMS)
             place_unseen(work, rules, seat, cards[DEALT], n_temple, n_cards, n_blood)
             if take_step(work, rules, knobs, roll_rng, no_trace, seat, picks[c]):
@@ -276,11 +289,12 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
             )
             over = status == ENDED or end_round == cap
             value = seat_value(work, rules, seat, values[SIDES], over)
-            base = tally(sums, counts, gains, gains_sq, c, value, base)
+            base = tally(sums, counts, paired, c, played, value, base)
+        played += 1
     state[G_SEARCH_DECISIONS] += 1
     if trace.shape[0] > 0:
-        note_values(state, rules, trace, seat, n, m, m * rounds, values, picks)
-    return picks[paired_choice(gains, gains_sq, counts, m)]
+        note_values(state, rules, trace, seat, n, m, m * played, values, picks)
+    return picks[paired_choice(paired, m, played, scale, u)]
 
 
 @rule
@@ -470,7 +484,7 @@ def search_buffers(state, rng, rules):
     what the seat cannot see and its deal (``cards``)."""
     p = rules[CFG_PLAYERS]
     work, work_rng = np.zeros_like(state), np.zeros((2, rng.shape[0]), rng.dtype)
-    values = np.zeros((5, max(MAX_OPTIONS, p)))
+    values = np.zeros((PAIRED + PAIRED_ROWS, max(MAX_OPTIONS, p, PAIRED_WIDTH)))
     picks = np.zeros(MAX_OPTIONS, np.int64)
     unseen = rules[CFG_DECK_LEN] + p * rules[CFG_HAND_MAX] + rules[CFG_NODES]
     cards = np.zeros((2, unseen), np.int64)

@@ -8,6 +8,7 @@ allocates outputs and decodes them (:mod:`outputs`) and traces (:mod:`replay`); 
 import numpy as np
 
 from policies import karnaxis as policies
+from policies.search import MAX_ROLLOUTS
 from simulator.core.errors import UserError
 from simulator.core.game import Game, policy_knobs
 from simulator.games.karnaxis.checks import card_names, check
@@ -133,7 +134,7 @@ from simulator.games.karnaxis.state import (
     T_TAX_STANDARD,
 )
 
-ENGINE_VERSION = "karnaxis-6"
+ENGINE_VERSION = "karnaxis-7"
 
 
 def _first(items, test):
@@ -327,7 +328,7 @@ GAME = Game(
     replay=replay,
     categories={"end_reason": END_REASONS},
     timelines=("years",),
-    search_limits=(("rollouts", 0, 100_000), ("horizon", 0, 100), ("top_k", 1, MAX_OPTIONS)),
+    search_limits=(("rollouts", 0, MAX_ROLLOUTS), ("horizon", 0, 100), ("top_k", 1, MAX_OPTIONS)),
     exercised=(
         *(("action", name.replace("_", " "), f"count_{name}") for name in COUNT_NAMES),
         ("event", "take a loan", "loans_taken"),
