@@ -8,6 +8,10 @@ from simulator.core.kernel import rule
 from simulator.core.rng import POLICY, rng_below, rng_float
 
 RANDOM = 0  # behaviour 0 is `random` in every game
+# knobs every game's policies take, after its own and the search's: ``blunder``, a handicap,
+# the probability that a decision is a uniformly random legal option instead of the policy's
+# (0, the default, draws nothing: a policy without it plays exactly as before)
+HANDICAP_KNOBS = ("blunder",)
 
 
 @rule
@@ -38,6 +42,14 @@ def pick_best(scores, n, rng):
     for i in range(n):
         best, count, choice = keep_best(scores[i], i, best, count, choice, rng)
     return choice
+
+
+@rule
+def blunders(knobs, policy_id, column, rng):
+    """Whether this decision of ``policy_id`` goes to a uniformly random option: with the
+    probability in its knobs ``column`` (the ``blunder`` knob); no draw when it is 0."""
+    p = knobs[policy_id, column]
+    return p > 0.0 and rng_float(rng, POLICY) < p
 
 
 @njit(cache=True, inline="always")

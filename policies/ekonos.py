@@ -11,7 +11,7 @@ best-scored options by simulation.
 
 import numpy as np
 
-from policies.common import RANDOM, behaviour, keep_best, pick_random
+from policies.common import HANDICAP_KNOBS, RANDOM, behaviour, blunders, keep_best, pick_random
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.core.kernel import accessor, rule, scorer
@@ -74,6 +74,7 @@ KNOBS = (
     "sell_margin",
     "place_weight",
     *SEARCH_KNOBS,
+    *HANDICAP_KNOBS,
 )
 # knobs table columns (column 0 is the behaviour, simulator.core.game.policy_knobs)
 (
@@ -86,7 +87,8 @@ KNOBS = (
     ROLLOUT_POLICY_KNOB,
     HORIZON,
     TOP_K,
-) = range(1, 10)
+    BLUNDER,
+) = range(1, 11)
 
 FUTURE_GROWTH = 2.0  # expected rise of a company's value before the end when not in the last turn
 
@@ -170,7 +172,7 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
 def policy_choice(state, rules, knobs, rng, policy, kind, seat, company, n):
     """Index into the ``n`` options of the state's OPTIONS block that scripted ``policy`` takes
     for decision ``kind`` of ``seat``."""
-    if behaviour(knobs, policy) == RANDOM:
+    if behaviour(knobs, policy) == RANDOM or blunders(knobs, policy, BLUNDER, rng):
         return pick_random(n, rng)
     best, count, choice = -np.inf, 0, 0
     for i in range(n):

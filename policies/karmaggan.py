@@ -18,7 +18,7 @@ The `search` player (simulator/games/karmaggan/search.py) weighs the best-scored
 its plunderer's steps by simulation; its other decisions are its ``rollout_policy``'s.
 """
 
-from policies.common import RANDOM, behaviour, pick_best, pick_random
+from policies.common import HANDICAP_KNOBS, RANDOM, behaviour, blunders, pick_best, pick_random
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.core.kernel import rule
@@ -122,6 +122,7 @@ KNOBS = (
     "combat_power",
     "sacrifice",
     *SEARCH_KNOBS,
+    *HANDICAP_KNOBS,
 )
 (
     ESCORT,
@@ -140,7 +141,8 @@ KNOBS = (
     ROLLOUT_POLICY_KNOB,
     HORIZON,
     TOP_K,
-) = range(1, 17)  # knobs table columns (column 0: the behaviour)
+    BLUNDER,
+) = range(1, 18)  # knobs table columns (column 0: the behaviour)
 
 NEVER = -1000.0
 DETOUR = 0.6  # cost of a step that does not bring the figure nearer its target
@@ -411,7 +413,7 @@ def policy_choice(state, rules, knobs, rng, policy_id, kind, seat, n):
     decision of ``kind``, by the code of policy ``policy_id``."""
     if n <= 1:
         return 0
-    if behaviour(knobs, policy_id) == RANDOM:
+    if behaviour(knobs, policy_id) == RANDOM or blunders(knobs, policy_id, BLUNDER, rng):
         return pick_random(n, rng)
     k = knobs[policy_id]
     if kind == COMBAT_CARD:

@@ -15,7 +15,7 @@ The `search` player (simulator/games/karnaxis/search.py) weighs the best-scored 
 
 import numpy as np
 
-from policies.common import RANDOM, behaviour, keep_best, pick_random
+from policies.common import HANDICAP_KNOBS, RANDOM, behaviour, blunders, keep_best, pick_random
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.core.kernel import rule, scorer
@@ -157,23 +157,27 @@ POLICIES = (
     ),
 )
 KNOBS = (
-    "college_target",
-    "university_value",
-    "job_weight",
-    "business_weight",
-    "stock_weight",
-    "buy_below",
-    "sell_at",
-    "borrow_share",
-    "borrow_penalty",
-    "retirement_weight",
-    "insurance_value",
-    "accountant_income",
-    "card_weight",
-    "study_value",
-    "tax_free_at",
-    "ambition_weight",
-) + SEARCH_KNOBS
+    (
+        "college_target",
+        "university_value",
+        "job_weight",
+        "business_weight",
+        "stock_weight",
+        "buy_below",
+        "sell_at",
+        "borrow_share",
+        "borrow_penalty",
+        "retirement_weight",
+        "insurance_value",
+        "accountant_income",
+        "card_weight",
+        "study_value",
+        "tax_free_at",
+        "ambition_weight",
+    )
+    + SEARCH_KNOBS
+    + HANDICAP_KNOBS
+)
 (
     COLLEGE_TARGET,
     UNIVERSITY_VALUE,
@@ -195,7 +199,8 @@ KNOBS = (
     ROLLOUT_POLICY_KNOB,
     HORIZON,
     TOP_K,
-) = range(1, 21)  # knobs columns (0: the behaviour)
+    BLUNDER,
+) = range(1, 22)  # knobs columns (0: the behaviour)
 
 NO = -1.0e12  # an option the policy refuses (still legal; chosen only if all are refused)
 MUST = 1.0e9  # Go To Work / a better job as the first action of a job holder
@@ -568,7 +573,7 @@ def policy_choice(state, rules, knobs, rng, pid, kind, seat, n):
     """Index into the ``n`` options of the state's OPTIONS block chosen by policy ``pid`` for a
     decision of ``kind`` by ``seat``: uniformly at random, or the best-scored (ties broken
     uniformly from the policy stream)."""
-    if behaviour(knobs, pid) == RANDOM or n == 1:
+    if behaviour(knobs, pid) == RANDOM or n == 1 or blunders(knobs, pid, BLUNDER, rng):
         return pick_random(n, rng)
     best, count, choice = -np.inf, 0, 0
     for i in range(n):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -31,7 +32,7 @@ def parse_budgets(text: str) -> tuple[int, ...]:
     try:
         budgets = tuple(int(b) for b in text.split(","))
     except ValueError:
-        raise UserError(f"--budgets needs rollout counts like 1,4,16, got '{text}'") from None
+        raise UserError(f"--budgets needs rollout counts like 4,8,16, got '{text}'") from None
     if len(budgets) < 2 or any(b < 1 for b in budgets) or list(budgets) != sorted(set(budgets)):
         raise UserError(f"--budgets needs at least two rising counts of 1 or more, got '{text}'")
     return budgets
@@ -43,34 +44,49 @@ def parse_budgets(text: str) -> tuple[int, ...]:
     "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
 )
 @click.option(
+    "--rungs",
+    metavar="R1,R2,..",
+    help="What is rated: rungs of the ladder (random, scripted, tuned, adapted; search: the "
+    "search player at each of --budgets) or policies by name, one agent each [default: "
+    "random,scripted,tuned,adapted,search].",
+)
+@click.option(
     "--budgets",
-    default="1,4,16,64,256",
-    show_default=True,
     metavar="B1,B2,..",
-    help="Rollouts per decision of the search player, rising.",
+    help="Rollouts per decision of the search rungs, rising [default: half, once and twice "
+    "the search's own].",
 )
 @click.option(
     "-n",
     "--games",
     "n_games",
     type=click.IntRange(min=1),
-    default=400,
+    default=2_000,
     show_default=True,
-    help="Most games per budget (every budget plays the same games, in looks until the "
-    "verdict on the skill gap is decided).",
+    help="Most games per variant, over every line-up (in looks until the depth and the "
+    "plateau are decided), rounded up to whole rounds of seat orders.",
 )
-@margin_option("a skill gap within ±POINTS by the equivalence test counts as none")
-@field_options(
-    "tuned",
-    "The fixed opponents, cycled over the other seats (a rung: its copy of each scripted "
-    "policy; search: the adapted ones); one curve per field",
+@margin_option("a doubling of the search gains nothing when shown within ±POINTS")
+@click.option(
+    "--vary",
+    "varies",
+    multiple=True,
+    metavar="KEY=V1,V2,..",
+    help="Rate the ladder under each value too (same games) and give the change in skill "
+    "depth against the base rules. Several --vary make a grid.",
+)
+@click.option(
+    "--adapt-budget",
+    type=click.IntRange(min=1),
+    metavar="GAMES",
+    help="Games each variant's adaptation may play (the adapted and search rungs; cached) "
+    "[default: per game, docs/ladder.md].",
 )
 @click.option(
     "-o",
     "--out",
     type=folder_path(),
-    help="Folder for skill.svg and skill.png (the curve) and balsim.json (the numbers); "
-    "OUT/FIELD for each of several fields.",
+    help="Folder for skill.svg and skill.png (the ratings) and balsim.json (the numbers).",
 )
 @tool_options
 @rules_options
@@ -78,10 +94,11 @@ def parse_budgets(text: str) -> tuple[int, ...]:
 def skill(
     game,
     players,
+    rungs,
     budgets,
     n_games,
     margin,
-    fields,
+    varies,
     adapt_budget,
     out,
     seed,
@@ -93,59 +110,66 @@ def skill(
     sets,
     charts,
 ):
-    """Win rate of the search player by rollout budget: how much skill the game rewards.
+    """Rate the ladder's rungs on one scale: skill depth, plateau and luck.
 
-    The search player takes one seat (Karmaggän team mode: its team) against a fixed field,
-    at each budget on the same games.  The skill gap is the win rate at the top budget minus
-    at the lowest, with its paired interval and a verdict: an effect, no gap beyond the
-    margin (a flat curve: luck dominates), or inconclusive with the gap the games could
-    have seen.  Games are played in looks until the verdict is decided or -n runs out.
+    Every rung (random, scripted, tuned, adapted, the search player at several budgets)
+    plays the others in balanced seatings; each game's ranking feeds one Plackett–Luce
+    model, in Elo points with random at 0 and 95% intervals.  Prints each rung's rating,
+    the skill depth (steps of 60% from random to the strongest rung), the plateau (the
+    budget from which a doubling of the search is shown to gain less than the margin) and
+    the luck (how often the weakest rung finishes above the strongest).  With --vary, every
+    variant is rated on the same games and its change in depth is given.
 
     \b
     Examples:
       balsim skill ekonos -p 4
-      balsim skill karnaxis -p 4 --budgets 1,16,256 -n 200 --out runs/skill-karnaxis
+      balsim skill karnaxis --budgets 2,4,8 -n 4000 --out runs/skill-karnaxis
+      balsim skill ekonos --vary scoring.per_presidency=0,-24 --rungs random,scripted,tuned
     """
-    from simulator.experiments.field import ADAPTED, SEARCH, Field, parse_fields
-    from simulator.experiments.strength import SKILL_TOOL, require_search, write_curve
-    from simulator.experiments.strength import skill as skill_curve
+    from simulator.experiments.skill import (
+        RATED,
+        SKILL_TOOL,
+        default_budgets,
+        has_search,
+        ladder_rules,
+        rate_ladder,
+        resolve_rungs,
+        write_skill,
+    )
     from simulator.report.tool_charts import skill_files
     from simulator.run.outputs import check_out_dir
+    from simulator.run.sweep import grid_variants
 
     g, rules = load(game, rules_files, sets)
-    require_search(g)
-    values = parse_budgets(budgets)
     n_players = player_count(g, players, rules)
-    chosen = parse_fields(fields, default=("tuned",))
-    outs = (
-        {f: Path(out) / f.folder if len(chosen) > 1 else Path(out) for f in chosen} if out else {}
-    )
-    for path in outs.values():
-        check_out_dir(path, force, SKILL_TOOL)
+    names = [r.strip() for r in rungs.split(",") if r.strip()] if rungs else list(RATED)
+    values = parse_budgets(budgets) if budgets else ()
+    if has_search(g) and "search" in names and not values:
+        values = default_budgets(g, rules)
+    variants = grid_variants(g, rules, varies, ())
+    if out:
+        check_out_dir(Path(out), force, SKILL_TOOL)
     ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet, scheduler)
-    for field in chosen:
-        opponents = Field(ADAPTED) if field.rung == SEARCH else field
-        field_rules = ladder.players(rules, opponents).rules
-        names = ladder.opponents(field_rules, opponents)
-        with lab_for(g, jobs, quiet, n_games * len(values), scheduler) as lab:
-            curve = skill_curve(
-                lab, field_rules, n_players, n_games, values, names, seed, margin / 100
-            )
-        click.echo(
-            f"{g.name}, {n_players} players, field {field.name}: search against "
-            f"{', '.join(curve.lineup[1:])}"
-        )
-        click.echo("\n".join(curve.lines()))
-        if out:
-            write_curve(curve, outs[field], command_line(), field.name, skill_files)
-            click.echo(f"wrote {outs[field]}/skill.svg and .png, {outs[field]}/balsim.json")
-        if charts:
-            from simulator.report.charts import save, slug
-            from simulator.report.skill import curve_chart
+    variants = [replace(v, rules=ladder_rules(ladder, v.rules, values)) for v in variants]
+    rated = resolve_rungs(ladder, variants[0].rules, names, values)
+    with lab_for(g, jobs, quiet, n_games * len(variants), scheduler) as lab:
+        result = rate_ladder(lab, variants, rated, n_players, n_games, seed, margin / 100)
+    click.echo(
+        f"{g.name}, {n_players} players: {len(rated)} rungs rated on one Plackett–Luce scale "
+        f"(Elo points, {rated[result.base.reference].name} = 0; 95% intervals by game)"
+    )
+    click.echo("\n".join(result.lines()))
+    if out:
+        write_skill(result, Path(out), command_line(), charts=skill_files)
+        click.echo(f"wrote {out}/skill.svg and .png, {out}/balsim.json")
+    if charts:
+        from simulator.report.charts import save, slug
+        from simulator.report.skill import ratings_chart
 
-            name = slug(f"skill {g.name} {n_players}p {field.name}")
-            for path in save(curve_chart(curve.record()), Path(charts), name):
-                click.echo(f"wrote {path}")
+        record = {"tool": SKILL_TOOL, **result.record()}
+        name = slug(f"skill {g.name} {n_players}p")
+        for path in save(ratings_chart(record), Path(charts), name):
+            click.echo(f"wrote {path}")
 
 
 @cli.command()

@@ -150,6 +150,7 @@ def get_game(name: str) -> Game:
     return importlib.import_module(f"simulator.games.{name}.game").GAME
 
 
+BLUNDER_KNOB = "blunder"  # every game's handicap knob (policies.common.HANDICAP_KNOBS)
 KNOB_BEHAVIOUR = 0  # column 0 of the knobs table: the built-in behaviour a policy runs
 
 
@@ -219,6 +220,13 @@ def check_knob_sets(game: Game, rules: dict) -> None:
             )
             if isinstance(value, str):
                 rules_mod.require(rules, key, value in names, f"no policy named '{value}'")
+            if knob == BLUNDER_KNOB:
+                rules_mod.require(
+                    rules,
+                    key,
+                    not isinstance(value, str) and 0 <= value <= 1,
+                    "a probability between 0 and 1",
+                )
 
 
 def check_search_knobs(game: Game, rules: dict) -> None:

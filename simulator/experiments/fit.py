@@ -53,6 +53,7 @@ from simulator.core.verdicts import (
     judge,
     looks,
 )
+from simulator.experiments.crossing import Crossing, crossing, near_target
 from simulator.experiments.keys import (
     accepts,
     checked_range,
@@ -73,6 +74,7 @@ HOLD_OUT_SHARE = 0.2  # of the budget for the chosen value's held-out games
 GENERATIONS = 8  # aimed for in the CMA-ES stage
 FIRST_LOOK = 8  # the race's first look: 1 / FIRST_LOOK of an even share of its games
 MIN_BATCH = 100
+PLAY_ON = 2  # the crossing's candidates play on to twice the games the busiest of them raced
 RACE_OFFSET = 1 << 41  # game ids of the race, apart from the CMA-ES stage's and held-out ones
 LATE_GENERATIONS = 3  # the best candidate of each of these last generations is raced
 DEFAULT_MARGIN = WIN_RATE_MARGIN  # a rate or an edge within 2 points of the target
@@ -165,6 +167,7 @@ class FitResult:
     decided: bool = False  # True when the race left no candidate inconclusive
     margin: float = DEFAULT_MARGIN
     verdict: Verdict | None = None  # the held-out verdict on metric - target
+    crossing: Crossing | None = None  # one key: where the metric crosses the target
 
     @property
     def raced(self) -> list[Evaluation]:
@@ -206,6 +209,7 @@ class FitResult:
             f"{found}; the 95% confidence set of {', '.join(k.key for k in self.keys)} (every "
             f"value raced whose interval holds the target): {listed(self.confidence_set)}; "
             f"{race} ({self.games:,} games in all)."
+            + (f" {self.crossing.text()}." if self.crossing else "")
         )
 
 
@@ -274,11 +278,16 @@ def fit(
         )
     race_budget = max(budget - lab.played - held_out, block * len(finalists))
     aim = (target, margin)
-    best, decided = race(
+    best, decided, games, spare = race(
         lab, design, candidate, finalists, metric, aim, race_budget, evaluations, block
     )
     chosen = held_out_check(lab, design, candidate(best), best, metric, target, margin, held_out)
     evaluations.append(chosen)
+    located = None
+    if len(keys) == 1:
+        located = locate(
+            lab, design, candidate, keys[0].key, finalists, games, metric, target, spare
+        )
     return FitResult(
         metric_name,
         target,
@@ -290,6 +299,7 @@ def fit(
         decided,
         margin,
         chosen.verdict,
+        located,
     )
 
 
@@ -395,7 +405,48 @@ def race(lab, design, candidate, finalists, metric: Metric, aim, budget, evaluat
         evaluations.append(Evaluation(finalists[i], "race", e, abs(e.value - target), v, holds))
     hits = [i for i, (_, v) in last.items() if v.kind == NO_EFFECT]
     best = min(hits or list(last), key=lambda i: finite(abs(last[i][0].value - target)))
-    return finalists[best], not racing
+    return finalists[best], not racing, games, budget - spent
+
+
+def locate(lab, design, candidate, key, finalists, games, metric, target, spare):
+    """Where the metric crosses the target along ``key`` (:mod:`simulator.experiments.crossing`).
+
+    The candidates the line is fitted to are first played on to :data:`PLAY_ON` times as many
+    games as the one of them that played most, as far as ``spare`` games (what the race left
+    of its budget) allow: a candidate stops racing once its verdict is reached, so its
+    estimate at that look leans away from the target (or towards it, for one shown within
+    the margin); games played on by every candidate whatever its verdict weigh that lean
+    down, and give each point of the line the same games."""
+
+    def points(indices):
+        out = []
+        for i in indices:
+            e = metric.estimate(Outcomes.concat(games[i]))
+            out.append((finalists[i][key], e, spread(e)))
+        return out
+
+    order = sorted(games, key=lambda i: finalists[i][key])
+    window = near_target(points(order), target)
+    if window is not None:
+        chosen = [order[w] for w in window]
+        played = {i: sum(o.n_games for o in games[i]) for i in chosen}
+        most = level_within(list(played.values()), PLAY_ON * max(played.values()), spare)
+        for i in chosen:
+            if played[i] < most:
+                ids = np.arange(RACE_OFFSET + played[i], RACE_OFFSET + most, dtype=np.int64)
+                games[i] += lab.play(design, [candidate(finalists[i])], ids)
+    return crossing(key, points(order), target)
+
+
+def level_within(played: list[int], aim: int, spare: int) -> int:
+    """The games every candidate is brought up to: ``aim``, or the highest level that
+    bringing them up to costs at most ``spare`` games."""
+    cost = lambda level: sum(max(0, level - n) for n in played)  # noqa: E731
+    low, high = min(played), max(aim, *played)
+    while low < high:  # the highest level whose cost fits
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if cost(mid) <= spare else (low, mid - 1)
+    return low
 
 
 EXACT_SE = 1e-12  # the standard error of a metric that does not vary from game to game
@@ -471,6 +522,7 @@ def write(
             "verdict": result.verdict.record(),
             "readapted": readapted_record(result.readapted),
             "confidence_set": result.confidence_set,
+            "crossing": result.crossing.record() if result.crossing else None,
             "hits": result.hits,
             "summary": result.summary(),
         }

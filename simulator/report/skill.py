@@ -1,17 +1,13 @@
-"""Skill and luck: each game's skill gap, from ``balsim skill`` folders (the study writes one
-per game with a search player, ``runs/skill-GAME``).
+"""Skill and luck: each game's rated ladder, from ``balsim skill`` folders (the study writes
+one per game, ``runs/skill-GAME``).
 
-The skill gap is the search player's win rate at its top rollout budget minus at its lowest,
-on the same games against the same fixed field (:mod:`simulator.experiments.strength`), and
-its verdict says what it shows: an effect above zero, the game rewards thinking ahead; below
-zero, the extra playouts mislead; no effect beyond the margin, the curve is flat (luck
-dominates, or this search adds nothing): an equivalence claim, made only when the
-equivalence test passes; else inconclusive, with the gap the games could have seen.  A gap
-whose interval merely holds zero says nothing about luck.  At one rollout a search that picks
-among its candidates on single playouts (Karnaxis's) can play worse than its rollout policy
-alone, so part of its gap is that noise; the Ekonos and Karmaggän searches keep their rollout
-policy's choice unless paired playouts show a clear gain, so at one rollout they play that
-policy.
+Every rung of the ladder (random, the scripted, tuned and adapted fields, the search player
+at several budgets) rated on one Plackett–Luce scale in Elo points, random at 0
+(:mod:`simulator.experiments.skill`).  The section states each game's skill depth (the steps of
+60% from random to the strongest rung) with its interval, the plateau of the search (the
+budget from which a doubling is shown to gain less than the margin, an equivalence verdict;
+"not reached" or undecided otherwise) and the luck (how often the weakest rung finishes above
+the strongest), then each rules variant's change in depth, and the ratings as a chart.
 """
 
 from __future__ import annotations
@@ -19,109 +15,108 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from simulator.core.verdicts import EFFECT, NO_EFFECT, WIN_RATE_MARGIN, judge
-from simulator.experiments.strength import read_curve
-from simulator.report.charts import BAR, exporting, figure, inline_svg, share, styled
-from simulator.report.page import interval, pct
+from simulator.experiments.skill import read_skill
+from simulator.report.charts import BAR, exporting, figure, inline_svg, styled
 
 
 def split_skill(dirs: list[Path]) -> tuple[list[Path], list[Path]]:
     """(other folders, skill folders) of the folders given to the report."""
-    skill = [Path(d) for d in dirs if read_curve(Path(d)) is not None]
+    skill = [Path(d) for d in dirs if read_skill(Path(d)) is not None]
     return [Path(d) for d in dirs if Path(d) not in skill], skill
 
 
-def points(value: float) -> str:
-    return f"{100 * value:+.1f}".replace("-", "−")
+def steps(x: float) -> str:
+    return f"{x:.1f}".replace("-", "−")
 
 
-def verdict(record: dict) -> str:
-    """One sentence: the game's skill gap with its interval, and what it says."""
-    gap, first, last = record["gap"], record["points"][0], record["points"][-1]
-    knob = record["knob"]
-    rates = (
-        f"{record['policy']} wins {pct(last['value'])} ({interval(last['low'], last['high'])}) "
-        f"with {last[knob]:g} {knob} per decision and {pct(first['value'])} "
-        f"({interval(first['low'], first['high'])}) with {first[knob]:g}"
+def signed_steps(x: float) -> str:
+    return f"{x:+.2f}".replace("-", "−")
+
+
+def verdict(record: dict, variant: dict | None = None) -> str:
+    """One sentence: the skill depth with its interval, the plateau and the luck."""
+    v = variant or record["variants"][0]
+    d, luck = v["depth"], v["luck"]
+    depth = (
+        f"skill depth {steps(d['value'])} steps of {record['step']:.0%} from "
+        f"{v['reference']} to {v['strongest']} (95% CI {steps(d['low'])} to {steps(d['high'])})"
     )
-    size = (
-        f"skill gap {points(gap['value'])} points (95% CI {points(gap['low'])} to "
-        f"{points(gap['high'])}) on the same {gap['games']:,} games"
+    if not d["decided"]:
+        depth += f", not yet known within ±{d['precision']:g} step"
+    luck_text = (
+        f"{luck['weaker']} finishes above {luck['stronger']} in {100 * luck['value']:.1f}% of "
+        f"their meetings (95% CI {100 * max(luck['low'], 0):.1f}% to "
+        f"{100 * min(luck['high'], 1):.1f}%)"
     )
-    v = record.get("verdict") or judge(gap["value"], gap["se"], WIN_RATE_MARGIN).record()
-    margin = f"±{100 * v['margin']:g} points"
-    if v["verdict"] == EFFECT and gap["value"] > 0:
-        reading = (
-            "the game rewards skill: thinking further ahead wins measurably more (where "
-            "the search picks on single playouts at the lowest budget, part of the gap is "
-            "that noise)"
+    plateau = v["plateau"]
+    plateau_text = "" if plateau["state"] == "none" else f"; plateau: {plateau['text']}"
+    return f"{depth}{plateau_text}; luck: {luck_text}."
+
+
+def changes(record: dict) -> list[str]:
+    """Each variant's change in depth against the base rules, in words."""
+    out = []
+    for c in record["depth_changes"]:
+        kind = c["verdict"]["verdict"]
+        reading = {
+            "effect": "changes the depth",
+            "no effect": f"leaves it within ±{c['verdict']['margin']:g} step",
+            "inconclusive": "inconclusive",
+        }[kind]
+        out.append(
+            f"{c['variant']}: {signed_steps(c['value'])} steps of skill (95% CI "
+            f"{signed_steps(c['low'])} to {signed_steps(c['high'])}): {reading}"
         )
-    elif v["verdict"] == EFFECT:
-        reading = "more rollouts did worse: the search's extra playouts mislead it in this game"
-    elif v["verdict"] == NO_EFFECT:
-        reading = (
-            f"no skill gap beyond {margin} (equivalence test at level {v['alpha']:.2g}): the "
-            f"curve is flat, luck dominates or more playouts of this search add nothing"
-        )
-    else:
-        reading = (
-            f"inconclusive: these games could detect a gap of about "
-            f"±{100 * v['detectable']:.1f} points (level {v['alpha']:.2g}), so they say "
-            f"nothing about luck within {margin}"
-        )
-    return f"{rates}: {size}; {reading}."
+    return out
 
 
 @styled
-def curve_chart(record: dict):
-    """The skill curve: the search player's win rate (%) at each rollout budget, with its 95%
-    intervals and the fair share, titled by what it shows."""
-    knob, rows = record["knob"], record["points"]
-    budgets = [r[knob] for r in rows]
-    rates = [100 * r["value"] for r in rows]
-    errors = [
-        [100 * (r["value"] - r["low"]) for r in rows],
-        [100 * (r["high"] - r["value"]) for r in rows],
-    ]
-    fig, ax = figure(6.0, 3.4)
-    ax.errorbar(budgets, rates, yerr=errors, marker="o", color=BAR, capsize=3, label="search")
-    ax.axhline(100 * record["fair_share"], color="black", linestyle="--", linewidth=1)
-    ax.plot(
-        [], [], color="black", linestyle="--", label=f"fair share {share(record['fair_share'])}"
-    )
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(budgets, [f"{b:g}" for b in budgets])
-    ax.set_xlabel(f"{knob} per decision (log scale)")
-    ax.set_ylabel("search player's win rate (%)")
+def ratings_chart(record: dict, variant: int = 0):
+    """Each rung's rating (Elo points, random 0) with its 95% interval, weakest at the
+    bottom, titled by the skill depth."""
+    v = record["variants"][variant]
+    rows = v["ratings"]
+    names = [r["rung"] for r in rows]
+    values = [r["value"] for r in rows]
+    errors = [[r["value"] - r["low"] for r in rows], [r["high"] - r["value"] for r in rows]]
+    fig, ax = figure(6.0, 0.45 * len(rows) + 1.4)
+    ax.errorbar(values, range(len(rows)), xerr=errors, fmt="o", color=BAR, capsize=3)
+    ax.axvline(0, color="black", linestyle="--", linewidth=1)
+    ax.set_yticks(range(len(rows)), names)
+    ax.set_xlabel(f"rating (Elo points, {v['reference']} = 0)")
+    d = v["depth"]
     ax.set_title(
-        f"Search wins {share(rows[-1]['value'])} with {rows[-1][knob]:g} {knob}, "
-        f"{share(rows[0]['value'])} with {rows[0][knob]:g}"
+        f"{steps(d['value'])} steps of {record['step']:.0%} from {v['reference']} "
+        f"to {v['strongest']}"
     )
-    ax.legend(loc="best")
     ax.grid(color="#d9d9d9")
     return fig
 
 
 def skill_section(folders: list[Path]) -> str:
-    """The report's "Skill and luck" section: per game, its curve and its skill gap."""
+    """The report's "Skill and luck" section: per game, its depth, plateau and luck."""
     if not folders:
         return ""
     parts = []
     for folder in folders:
-        record = read_curve(folder)
-        field = ", ".join(record["lineup"][1:])
-        with exporting(None, f"skill-{record['game']}-{len(record['lineup'])}p"):
-            chart = inline_svg(curve_chart(record), "skill curve")
+        record = read_skill(folder)
+        title = f"{record['game']}, {record['n_players']} players"
+        with exporting(None, f"skill-{record['game']}-{record['n_players']}p"):
+            chart = inline_svg(ratings_chart(record), "ratings")
+        variants = "".join(f"<li>{escape(line)}</li>" for line in changes(record))
         parts.append(
-            f"<h3>{escape(record['game'])}, {len(record['lineup'])} players</h3>"
-            f"<p><b>{escape(verdict(record))}</b></p>"
-            f"<p>The search player takes one seat (its team in team mode) against {escape(field)}; "
-            f"fair share {pct(record['fair_share'])}. Reproduce: <code>{escape(record['command'])}"
-            f"</code></p><figure class='fig'>{chart}</figure>"
+            f"<h3>{escape(title)}</h3><p><b>{escape(verdict(record))}</b></p>"
+            + (f"<p>Rules variants, on the same games:</p><ul>{variants}</ul>" if variants else "")
+            + f"<p>{record['games']:,} games over {len(record['lineups'])} line-ups of rungs in "
+            f"balanced seatings. Reproduce: <code>{escape(record['command'])}</code></p>"
+            f"<figure class='fig'>{chart}</figure>"
         )
     return (
-        "<section class='skill' id='skill'><h2>Skill and luck</h2><p>The win rate of the "
-        "search player (<code>balsim skill</code>) at growing rollout budgets against a fixed "
-        "field of tuned policies, every budget on the same games. The skill gap is the rate "
-        "at the top budget minus at the lowest.</p>" + "".join(parts) + "</section>"
+        "<section class='skill' id='skill'><h2>Skill and luck</h2><p>Every rung of the ladder "
+        "(random, the scripted, tuned and adapted fields, the search player at several "
+        "budgets) plays the others in balanced seatings and is rated on one Plackett–Luce "
+        "scale (<code>balsim skill</code>), in Elo points with random at 0 and 95% "
+        "intervals. The skill depth counts the steps of 60% (one rung finishing above the "
+        "next in 60% of their meetings) from random to the strongest rung: 0 for a game of "
+        "pure luck.</p>" + "".join(parts) + "</section>"
     )

@@ -305,7 +305,7 @@ def matrix_files(folder: Path) -> None:
 
 def skill_files(folder: Path) -> None:
     """What ``skill``'s write calls with its folder: ``skill.svg`` and ``skill.png``."""
-    from simulator.experiments.strength import read_curve
-    from simulator.report.skill import curve_chart
+    from simulator.experiments.skill import read_skill
+    from simulator.report.skill import ratings_chart
 
-    save(curve_chart(read_curve(Path(folder))), Path(folder), "skill")
+    save(ratings_chart(read_skill(Path(folder))), Path(folder), "skill")

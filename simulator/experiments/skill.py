@@ -1,0 +1,533 @@
+"""``balsim skill``: the ladder's rungs rated on one scale, the skill depth, the plateau of
+the search and how much luck decides.
+
+**Rungs.**  Each rung of the ladder (:mod:`simulator.experiments.field`) is one agent: the
+``random`` player, the ``scripted``, ``tuned`` and ``adapted`` fields (each seat of a rung
+plays its policies in turn), and the search player at several rollout budgets (knob sets
+``search_B`` over ``[policies.search]``, its rollouts finished by the adapted copy of its
+rollout policy, as on the ladder's search rung).  :data:`RATED` lists the rungs a ladder has
+by default: a new rung the :class:`~simulator.experiments.field.Ladder` resolves (a learned
+player) joins by adding its name there.
+
+**Games between rungs, in balanced seatings.**  Free-for-all: line-ups of ``p`` rungs, a
+cyclic design (line-up j holds rungs j, j + 1, ..., j + p - 1 around the ladder, so every
+rung plays in ``p`` line-ups, once at each position, and every pair of rungs meets when the
+rungs are at most ``2p - 1``); team games: every pair of rungs, one team each.  Each line-up
+plays whole rounds of its seat orders (:meth:`~simulator.experiments.lab.Design.block`), on
+game ids of its own, so a round of all line-ups seats every rung equally often in every seat.
+Every rules variant plays the same games (common random numbers).
+
+**The scale.**  Each game's ranking of the rungs at its table (a rung's place is its best
+seat's; a team's, its team's) feeds a Plackett–Luce model (:mod:`simulator.experiments.ratings`):
+ratings in Elo points, ``random`` at 0, 95% intervals from the model's information with a
+sandwich by game.
+
+* **Skill depth**: the gap from ``random`` to the strongest rung in steps of 60% (a rung one
+  step above another finishes above it in 60% of their meetings; 70.4 Elo points), with its
+  interval (delta method on the ratings).  A game of pure luck has depth 0.
+* **Plateau**: the lowest rollout budget from which every next budget tried (a doubling or
+  more) is shown to gain less than the margin: the stronger budget's head-to-head win rate
+  against the weaker minus 50% gets an equivalence verdict (:func:`simulator.core.verdicts
+  .judge`, TOST); a budget that does significantly worse counts as no gain too.  "Not
+  reached" when the top step still gains.
+* **Luck**: how often the weakest rung finishes above the strongest when they meet.
+
+**Sized to decide.**  The rounds are played in looks (an eighth of the budget, doubling);
+after each look, at level 5% / looks, the depth is decided when its interval is at most
+:data:`DEPTH_PRECISION` steps either side, and the plateau when the steps' verdicts settle
+it; the games stop at the first look that decides both, for every variant, or at the budget.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from simulator.core.errors import UserError
+from simulator.core.game import SEARCH_POLICY, Game, knob_values
+from simulator.core.rng import game_seeds
+from simulator.core.verdicts import (
+    ALPHA,
+    EFFECT,
+    NO_EFFECT,
+    WIN_RATE_MARGIN,
+    Verdict,
+    alpha_per_look,
+    judge,
+    looks,
+    z,
+)
+from simulator.experiments.lab import Design, Lab, is_team_game, seated_plan
+from simulator.experiments.metrics import Estimate, Outcomes
+from simulator.experiments.ratings import ELO, STEP, STEP_THETA, Ratings, choices, fit
+from simulator.run.runner import Variant, plan_seating
+
+RANDOM = "random"
+SEARCH_RUNGS = "search"  # in a list of rungs: the search player at each budget
+RATED = (RANDOM, "scripted", "tuned", "adapted", SEARCH_RUNGS)  # what `skill` rates by default
+DEPTH_PRECISION = 0.5  # the depth is decided when known within ± half a step
+SKILL_TOOL = "skill"
+SCHEMA = 2
+GROUP_IDS = 1 << 32  # line-up j plays game ids from j * GROUP_IDS
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One rated agent: its name and the policies its seats play in turn."""
+
+    name: str
+    policies: tuple[str, ...]
+    rollouts: int = 0  # a search rung's budget
+
+
+def search_name(budget: int) -> str:
+    return f"{SEARCH_POLICY}_{budget}"
+
+
+def default_budgets(game: Game, rules: dict) -> tuple[int, ...]:
+    """Half, once and twice the search's own rollouts (``[policies.search]``)."""
+    policies = game.policy_set(rules)
+    rollouts = int(knob_values(rules, policies, game.policy(SEARCH_POLICY, rules))["rollouts"])
+    return tuple(sorted({max(1, rollouts // 2), rollouts, 2 * rollouts}))
+
+
+def has_search(game: Game) -> bool:
+    return any(p.name == SEARCH_POLICY for p in game.policies)
+
+
+def ladder_rules(ladder, rules: dict, budgets: tuple[int, ...]) -> dict:
+    """``rules`` carrying every knob set the rungs play: the adapted sets (and the search's
+    rollout policy adapted), and one ``search_B`` set per budget."""
+    from simulator.experiments.field import ADAPTED, SEARCH, Field
+
+    searching = has_search(ladder.game) and budgets
+    out = ladder.players(rules, Field(SEARCH if searching else ADAPTED)).rules
+    if searching:
+        sets = {
+            search_name(b): {
+                "base": SEARCH_POLICY,
+                "description": f"the search player at {b} rollouts a decision",
+                "rollouts": b,
+            }
+            for b in budgets
+        }
+        out = {**out, "policies": {**out["policies"], **sets}}
+    return out
+
+
+def resolve_rungs(ladder, rules: dict, names, budgets: tuple[int, ...]) -> list[Rung]:
+    """The rungs ``names`` under ``rules`` (from :func:`ladder_rules`), in the order listed:
+    ``search`` is one rung per budget, any other name that is not a rung a policy (one agent
+    playing it)."""
+    from simulator.experiments.field import RUNGS, Field
+
+    out = []
+    for name in names:
+        if name == SEARCH_RUNGS:
+            if has_search(ladder.game):
+                out += [Rung(search_name(b), (search_name(b),), b) for b in budgets]
+        elif name in RUNGS:
+            out.append(Rung(name, tuple(ladder.field_names(rules, Field(name)))))
+        else:
+            ladder.game.policy(name, rules)  # UserError naming the policies
+            out.append(Rung(name, (name,)))
+    if len(out) < 2 or len({r.name for r in out}) < len(out):
+        raise UserError("--rungs needs at least two different rungs or policies")
+    return out
+
+
+def lineups(rungs: list[Rung], n_players: int, teams: bool) -> list[tuple[int, ...]]:
+    """Which rungs sit at each line-up's table, by index (see the module docstring)."""
+    k = len(rungs)
+    if teams:
+        return [(i, j) for i in range(k) for j in range(i + 1, k)]
+    if n_players > k:
+        raise UserError(
+            f"skill seats one rung per seat in a free-for-all: {n_players} players need at "
+            f"least {n_players} rungs, not {k}"
+        )
+    windows = [tuple(sorted((j + s) % k for s in range(n_players))) for j in range(k)]
+    return list(dict.fromkeys(windows))
+
+
+def seat_policies(
+    rungs: list[Rung], table: tuple[int, ...], n_players: int, teams: bool, turn: int
+):
+    """(the line-up's policies, the rung of each line-up position): one seat per rung in a
+    free-for-all; in team games the first rung's team holds positions 0, 2, ... (the seating
+    keeps teams by position parity).  A rung's seats play its policies in turn from ``turn``."""
+    owner = [table[pos % 2] for pos in range(n_players)] if teams else list(table)
+    count: dict[int, int] = {}
+    lineup = []
+    for r in owner:
+        policies = rungs[r].policies
+        lineup.append(policies[(turn + count.get(r, 0)) % len(policies)])
+        count[r] = count.get(r, 0) + 1
+    return tuple(lineup), owner
+
+
+def places(outcomes: Outcomes, owner_by_seat: np.ndarray, n_rungs: int) -> np.ndarray:
+    """float[n, n_rungs]: each rung's place in each game (its best seat's rank; NaN absent)."""
+    n, p = outcomes.score.shape
+    score = outcomes.score
+    rank = 1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)  # 1 + seats strictly above
+    out = np.full((n, n_rungs), np.nan)
+    rows = np.arange(n)
+    for seat in range(p):
+        r = owner_by_seat[:, seat]
+        current = out[rows, r]
+        out[rows, r] = np.fmin(current, rank[:, seat])
+    return out
+
+
+@dataclass
+class Table:
+    """One line-up: its design, the rung of each line-up position, its game ids' base."""
+
+    design: Design
+    owner: list[int]
+    base: int
+
+    def owners(self, rules: dict, game_ids: np.ndarray) -> np.ndarray:
+        """int[n, p]: the rung at each seat of each game (the seating the lab plays)."""
+        seating = plan_seating(seated_plan(self.design, rules))
+        positions = seating.positions(game_seeds(self.design.seed, game_ids), game_ids)
+        return np.asarray(self.owner)[positions]
+
+
+@dataclass
+class Rated:
+    """One variant's ladder rated: the ratings and what they say."""
+
+    variant: str
+    rungs: list[Rung]
+    ratings: Ratings
+    margin: float
+    alpha: float
+
+    @property
+    def reference(self) -> int:
+        return self.ratings.reference
+
+    @property
+    def top(self) -> int:
+        return int(np.argmax(self.ratings.theta))
+
+    @property
+    def bottom(self) -> int:
+        return int(np.argmin(self.ratings.theta))
+
+    def depth(self) -> Estimate:
+        """Steps of 60% from the reference (random) to the strongest rung."""
+        gap = self.ratings.gap(self.top, self.reference)
+        return Estimate(gap.value / STEP_THETA, gap.psi / STEP_THETA)
+
+    def depth_decided(self) -> bool:
+        d = self.depth()
+        return bool(np.isfinite(d.se) and z(1 - self.alpha / 2) * d.se <= DEPTH_PRECISION)
+
+    def luck(self) -> Estimate:
+        """How often the weakest rung finishes above the strongest when they meet."""
+        return self.ratings.beats(self.bottom, self.top)
+
+    def steps(self) -> list[tuple[Rung, Rung, Estimate, Verdict]]:
+        """Each next search budget's gain: its head-to-head win rate over the one before
+        minus 50%, with its verdict within the margin."""
+        search = sorted(
+            (i for i, r in enumerate(self.rungs) if r.rollouts),
+            key=lambda i: self.rungs[i].rollouts,
+        )
+        out = []
+        for low, high in zip(search, search[1:]):
+            won = self.ratings.beats(high, low)
+            gain = Estimate(won.value - 0.5, won.psi)
+            verdict = judge(gain.value, gain.se, self.margin, alpha=self.alpha)
+            out.append((self.rungs[low], self.rungs[high], gain, verdict))
+        return out
+
+    def plateau(self) -> tuple[str, int | None, bool]:
+        """(``"reached"``, the budget) / (``"not reached"``, None) / (``"undecided"``, the
+        budget from which the gains shown so far are within the margin, or None), and whether
+        decided; ``("none", None, True)`` without two search budgets."""
+        steps = self.steps()
+        if not steps:
+            return "none", None, True
+        flat = [no_gain(v) for *_, v in steps]
+        if not flat[-1]:
+            decided = steps[-1][3].kind == EFFECT
+            return ("not reached" if decided else "undecided"), None, decided
+        first = len(flat) - 1
+        while first > 0 and flat[first - 1]:
+            first -= 1
+        budget = steps[first][0].rollouts
+        decided = first == 0 or steps[first - 1][3].kind == EFFECT
+        return ("reached" if decided else "undecided"), budget, decided
+
+    def decided(self) -> bool:
+        return self.depth_decided() and self.plateau()[2]
+
+    def rating(self, i: int) -> Estimate:
+        e = self.ratings.of(i)
+        return Estimate(ELO * e.value, ELO * e.psi)
+
+
+def no_gain(v: Verdict) -> bool:
+    """A step shown to gain less than the margin: within it, or significantly worse."""
+    return v.kind == NO_EFFECT or (v.kind == EFFECT and v.estimate < v.reference)
+
+
+@dataclass
+class Skill:
+    game: str
+    n_players: int
+    rungs: list[Rung]
+    rated: list[Rated]  # one per variant, the first the base
+    games: int  # per variant
+    budget: int
+    looks: int
+    looks_planned: int
+    lineups: list[list[str]]
+    margin: float
+    variants: list[dict] = field(default_factory=list)  # name and overrides
+
+    @property
+    def base(self) -> Rated:
+        return self.rated[0]
+
+    def depth_changes(self) -> list[tuple[str, Estimate, Verdict]]:
+        """Each variant's depth minus the base's, paired on the same games, with its
+        verdict within ± :data:`DEPTH_PRECISION` steps."""
+        out = []
+        for r in self.rated[1:]:
+            change = r.depth() - self.base.depth()
+            verdict = judge(change.value, change.se, DEPTH_PRECISION, alpha=self.base.alpha)
+            out.append((r.variant, change, verdict))
+        return out
+
+    def lines(self) -> list[str]:
+        out = []
+        for r in self.rated:
+            if len(self.rated) > 1:
+                out.append(f"variant {r.variant}:")
+            out += rated_lines(r)
+        for name, change, verdict in self.depth_changes():
+            low, high = change.interval
+            out.append(
+                f"{name} changes the skill depth by {change.value:+.2f} steps (95% CI "
+                f"{low:+.2f} to {high:+.2f}) against {self.base.variant}: "
+                f"{verdict.describe(lambda x: f'{x:+.2f} steps', 'change')}"
+            )
+        state = (
+            "decided"
+            if all(r.decided() for r in self.rated)
+            else "undecided when the budget ran out"
+        )
+        out.append(
+            f"{state} after {self.looks} of {self.looks_planned} looks: {self.games:,} games "
+            f"(at most {self.budget:,}) over {len(self.lineups)} line-ups per variant"
+        )
+        return out
+
+    def record(self) -> dict:
+        return {
+            "game": self.game,
+            "n_players": self.n_players,
+            "scale": "Plackett–Luce (Bradley–Terry head to head), Elo points, random = 0",
+            "intervals": "95%, the model's information with a sandwich by game (delta method)",
+            "step": STEP,
+            "margin": self.margin,
+            "games": self.games,
+            "budget": self.budget,
+            "looks": self.looks,
+            "looks_planned": self.looks_planned,
+            "lineups": self.lineups,
+            "rungs": [
+                {"name": r.name, "policies": list(r.policies), "rollouts": r.rollouts}
+                for r in self.rungs
+            ],
+            "variants": [{**meta, **rated_record(r)} for meta, r in zip(self.variants, self.rated)],
+            "depth_changes": [
+                {"variant": name, **change.record(), "verdict": verdict.record()}
+                for name, change, verdict in self.depth_changes()
+            ],
+            "decided": all(r.decided() for r in self.rated),
+        }
+
+
+def elo(x: float) -> str:
+    return f"{x:+.0f}".replace("-", "−")
+
+
+def rated_lines(r: Rated) -> list[str]:
+    out = [f"  {'rung':<14} {'Elo':>6}  95% CI"]
+    for i, rung in enumerate(r.rungs):
+        e = r.rating(i)
+        low, high = e.interval
+        shown = (
+            "0 (reference)" if i == r.reference else f"{elo(e.value):>6}  {elo(low)} to {elo(high)}"
+        )
+        out.append(f"  {rung.name:<14} {shown}")
+    d = r.depth()
+    low, high = d.interval
+    out.append(
+        f"  skill depth: {d.value:.1f} steps of {STEP:.0%} from {r.rungs[r.reference].name} to "
+        f"{r.rungs[r.top].name} (95% CI {low:.1f} to {high:.1f})"
+    )
+    out.append(f"  plateau: {plateau_text(r)}")
+    luck = r.luck()
+    low, high = luck.interval
+    out.append(
+        f"  luck: {r.rungs[r.bottom].name} finishes above {r.rungs[r.top].name} in "
+        f"{luck.value:.1%} of their meetings (95% CI {max(low, 0):.1%} to {min(high, 1):.1%})"
+    )
+    return out
+
+
+def plateau_text(r: Rated) -> str:
+    state, budget, _ = r.plateau()
+    steps = r.steps()
+    if state == "none":
+        return "not measured (fewer than two search budgets)"
+    shown = "; ".join(
+        f"{a.rollouts} → {b.rollouts}: {v.describe(signed_points, 'gain')}" for a, b, _, v in steps
+    )
+    margin = f"{100 * r.margin:g} points"
+    if state == "reached":
+        return f"from {budget} rollouts a doubling gains less than {margin} ({shown})"
+    if state == "not reached":
+        return f"not reached: the top budget still gains ({shown})"
+    return f"undecided ({shown})"
+
+
+def signed_points(x: float) -> str:
+    return f"{100 * x:+.1f} points".replace("-", "−")
+
+
+def rated_record(r: Rated) -> dict:
+    state, budget, decided = r.plateau()
+    d = r.depth()
+    return {
+        "ratings": [{"rung": rung.name, **r.rating(i).record()} for i, rung in enumerate(r.rungs)],
+        "reference": r.rungs[r.reference].name,
+        "strongest": r.rungs[r.top].name,
+        "depth": {**d.record(), "decided": r.depth_decided(), "precision": DEPTH_PRECISION},
+        "plateau": {
+            "state": state,
+            "rollouts": budget,
+            "decided": decided,
+            "steps": [
+                {"from": a.rollouts, "to": b.rollouts, **gain.record(), "verdict": v.record()}
+                for a, b, gain, v in r.steps()
+            ],
+            "text": plateau_text(r),
+        },
+        "luck": {
+            "weaker": r.rungs[r.bottom].name,
+            "stronger": r.rungs[r.top].name,
+            **r.luck().record(),
+        },
+        "alpha": r.alpha,
+    }
+
+
+def rate_ladder(
+    lab: Lab,
+    variants: list[Variant],
+    rungs: list[Rung],
+    n_players: int,
+    n_games: int,
+    seed: int = 1,
+    margin: float = WIN_RATE_MARGIN,
+) -> Skill:
+    """Rate ``rungs`` under every variant (its rules carrying every rung's knob sets) on the
+    same games, in looks of up to ``n_games`` games per variant (see the module docstring)."""
+    rules = variants[0].rules
+    teams = is_team_game(rules)
+    tables = []
+    for j, table in enumerate(lineups(rungs, n_players, teams)):
+        lineup, owner = seat_policies(rungs, table, n_players, teams, j)
+        tables.append(Table(Design(lab.game.name, lineup, seed), owner, j * GROUP_IDS))
+    blocks = [t.design.block(rules) for t in tables]
+    per_round = sum(blocks)
+    rounds = max(1, -(-n_games // per_round))
+    sizes = looks(max(1, rounds // 8), rounds)
+    alpha = alpha_per_look(len(sizes), ALPHA)
+    reference = next((i for i, r in enumerate(rungs) if r.name == RANDOM), 0)
+    played = [[[] for _ in tables] for _ in variants]  # [variant][table] -> place arrays
+    done, rated = 0, []
+    for size in sizes:
+        groups = [
+            (t.design, [v.rules for v in variants], t.base + np.arange(done * b, size * b))
+            for t, b in zip(tables, blocks)
+        ]
+        for j, ((_, _, ids), outcomes) in enumerate(zip(groups, lab.play_groups(groups))):
+            owners = tables[j].owners(rules, ids)
+            for v, o in enumerate(outcomes):
+                played[v][j].append(places(o, owners, len(rungs)))
+        done = size
+        rated = [
+            Rated(
+                v.name,
+                rungs,
+                fit(choices(np.concatenate([p for per in played[i] for p in per])), reference),
+                margin,
+                alpha,
+            )
+            for i, v in enumerate(variants)
+        ]
+        if all(r.decided() for r in rated):
+            break
+    return Skill(
+        lab.game.name,
+        n_players,
+        rungs,
+        rated,
+        done * per_round,
+        rounds * per_round,
+        sizes.index(done) + 1,
+        len(sizes),
+        [list(t.design.lineup) for t in tables],
+        margin,
+        [{"variant": v.name, "values": v.values} for v in variants],
+    )
+
+
+def write_skill(
+    result: Skill,
+    out: Path,
+    command: str,
+    extra: dict | None = None,
+    charts: Callable | None = None,
+) -> dict:
+    """OUT/balsim.json (every number) and what ``charts(folder)`` draws from it (the report
+    layer's ``skill.svg`` and ``skill.png``), written in a fresh folder moved into place."""
+    from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+
+    record = {
+        "tool": SKILL_TOOL,
+        "schema": SCHEMA,
+        "command": command,
+        **(extra or {}),
+        **result.record(),
+    }
+    tmp = new_out_dir(out)
+    (tmp / OUT_MARK).write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
+    if charts is not None:
+        charts(tmp)
+    finish_out_dir(tmp, out)
+    return record
+
+
+def read_skill(out: Path) -> dict | None:
+    """The record of a skill folder written by :func:`write_skill`, or None for any other."""
+    from simulator.run.outputs import OUT_MARK
+
+    try:
+        record = json.loads((Path(out) / OUT_MARK).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if record.get("tool") == SKILL_TOOL and record.get("schema") == SCHEMA else None
