@@ -17,16 +17,13 @@ from test_report import contract_tables, flags_text, winners_with_first_seat_sha
 
 from simulator.cli import cli
 from simulator.core.game import Policy, get_game
-from simulator.core.rng import game_seeds
-from simulator.core.verdicts import EFFECT, INCONCLUSIVE, NO_EFFECT
 from simulator.experiments.lab import Lab, scripted_field
-from simulator.experiments.metrics import Estimate, Outcomes
+from simulator.experiments.metrics import Estimate
 from simulator.experiments.strength import (
     Challenge,
     Challenger,
     challenge,
     has_search,
-    knob_curve,
     strong_seats,
     tuned_field,
 )
@@ -231,125 +228,22 @@ def test_skill_refuses_a_game_without_a_search_player(monkeypatch):
     ]
 
 
-def test_a_knob_curve_finds_a_knob_that_matters():
-    # the hoarder's buy margin of 4 M.U. keeps it from ever winning; at 0 it competes
-    with Lab(EKONOS, jobs=1) as lab:
-        curve = knob_curve(
-            lab,
-            EKONOS.rules(),
-            "cash_hoarder",
-            "buy_margin",
-            (4.0, 0.0),
-            4,
-            400,
-            ["president_seeker", "value_investor", "market_builder"],
-            seed=3,
-        )
-    assert curve.lineup[0] == "cash_hoarder" and curve.rates[0].n == curve.rates[1].n
-    assert curve.gap.interval[0] > 0 and curve.verdict.kind == EFFECT
-    assert curve.rates[0].value < curve.fair_share
-
-
-class KnobLab:
-    """A stand-in for Lab: policy p (seat 0) beats q with probability win(k), k its knob;
-    each candidate's games are drawn on their own (a hash of the knob and the game)."""
-
-    def __init__(self, win):
-        self.win, self.played = win, 0
-        self.game = SimpleNamespace(name="coin", policy=lambda name, rules: None)
-
-    def probe(self, design, rules):
-        return self._outcomes(rules, np.arange(4))
-
-    def play(self, design, candidates, game_ids):
-        self.played += len(game_ids) * len(candidates)
-        return [self._outcomes(rules, game_ids) for rules in candidates]
-
-    def _outcomes(self, rules, game_ids):
-        k = rules["policies"]["p"]["k"]
-        u = game_seeds(1000 + k, np.asarray(game_ids, np.int64)) / 2.0**64
-        won0 = u < self.win(k)
-        won = np.stack([won0, ~won0], axis=1)
-        n = len(game_ids)
-        groups = {
-            "seat": (np.broadcast_to(np.arange(2), (n, 2)), ("0", "1")),
-            "policy": (np.broadcast_to(np.arange(2, dtype=np.int16), (n, 2)), ("p", "q")),
-        }
-        return Outcomes(won, won.astype(float), np.ones(n), np.zeros(n, np.int16), ("end",), groups)
-
-
-def curve_of(win, budget):
-    rules = {"policies": {"p": {"k": 1}}}
-    return knob_curve(KnobLab(win), rules, "p", "k", (1, 2), 2, budget, ["q"])
-
-
-def test_a_flat_curve_is_luck_only_when_the_equivalence_test_passes():
-    """The issue's case: a skill gap whose interval holds zero was read as "luck dominates",
-    though 120 games could only see gaps above about 12 points.  A knob that does nothing is
-    inconclusive at 120 games, with what it could have seen, and no effect beyond 2 points
-    with enough games; a knob worth 10 points is an effect."""
-    small = curve_of(lambda k: 0.5, 120)
-    assert small.verdict.kind == INCONCLUSIVE and small.verdict.detectable > 0.12
-    flat = curve_of(lambda k: 0.5, 40_000)
-    assert flat.verdict.kind == NO_EFFECT and "luck dominates" not in small.lines()[-1]
-    steep = curve_of(lambda k: 0.5 + 0.1 * (k - 1), 4_000)
-    assert steep.verdict.kind == EFFECT and steep.gap.value == pytest.approx(0.1, abs=0.04)
-    # decided early: the looks stop once the verdict is reached
-    assert steep.rates[0].n < 4_000
-
-
-def skill_record(kind: str, value: float, low: float, high: float) -> dict:
-    point = {"rollouts": 1, "value": 0.2, "low": 0.1, "high": 0.3, "se": 0.05, "games": 96}
-    verdict = {"verdict": kind, "margin": 0.02, "alpha": 0.0125, "detectable": 0.14}
-    return {
-        "tool": "skill",
-        "game": "ekonos",
-        "policy": "search",
-        "knob": "rollouts",
-        "lineup": ["search", "a", "b", "c"],
-        "fair_share": 0.25,
-        "command": "balsim skill",
-        "points": [point, {**point, "rollouts": 64}],
-        "gap": {"value": value, "low": low, "high": high, "se": 0.05, "games": 96},
-        "verdict": verdict,
-    }
-
-
-@pytest.mark.parametrize(
-    "kind, value, low, high, reading",
-    [
-        (EFFECT, 0.12, 0.05, 0.2, "rewards skill"),
-        (INCONCLUSIVE, 0.02, -0.05, 0.1, "inconclusive: these games could detect a gap of about"),
-        (NO_EFFECT, 0.001, -0.005, 0.007, "no skill gap beyond ±2 points"),
-        (EFFECT, -0.12, -0.2, -0.05, "did worse"),
-    ],
-)
-def test_the_skill_gap_is_read_from_its_verdict(kind, value, low, high, reading):
-    from simulator.report.skill import verdict
-
-    text = verdict(skill_record(kind, value, low, high))
-    assert reading in text
-    assert f"(95% CI {100 * low:+.1f} to {100 * high:+.1f})".replace("-", "−") in text
-    assert ("luck dominates" in text) == (kind == NO_EFFECT)
-
-
-def test_the_study_reports_each_games_skill_gap(small_study):
-    """Every game with a search player gets a skill folder, and the report states its gap."""
-    from simulator.experiments.strength import read_curve
+def test_the_study_reports_each_games_skill_depth(small_study):
+    """Every game gets a rated ladder, and the report states its depth with its interval."""
+    from simulator.experiments.skill import read_skill
     from simulator.report.skill import verdict
     from simulator.studies.study import SKILL, skill_folder
 
     page = small_study["report"].read_text()
     assert "Skill and luck" in page
     runs = small_study["dirs"][0].parent
-    searching = [name for name in SKILL if has_search(get_game(name))]
-    assert searching
-    for name in searching:
-        record = read_curve(runs / skill_folder(name))
-        assert [p["rollouts"] for p in record["points"]] == list(SKILL[name]["budgets"])
-        assert record["gap"]["value"] == pytest.approx(
-            record["points"][-1]["value"] - record["points"][0]["value"]
-        )
+    for name in SKILL:
+        record = read_skill(runs / skill_folder(name))
+        rungs = [r["name"] for r in record["rungs"]]
+        assert rungs[:4] == ["random", "scripted", "tuned", "adapted"]
+        assert len([r for r in rungs if r.startswith("search_")]) == 3 * has_search(get_game(name))
+        depth = record["variants"][0]["depth"]
+        assert depth["low"] <= depth["value"] <= depth["high"]
         assert escape(verdict(record)) in page
 
 
@@ -364,8 +258,7 @@ def test_report_takes_a_skill_folder(small_study, tmp_path):
 
 
 @pytest.mark.parametrize("budgets", ["1,1", "4,1", "0,4", "a,b", "16"])
-def test_skill_budgets_must_rise(budgets, monkeypatch):
-    monkeypatch.setattr("simulator.experiments.strength.has_search", lambda game: True)
+def test_skill_budgets_must_rise(budgets):
     result = invoke("skill", "ekonos", "--budgets", budgets)
     assert result.exit_code == 2 and "--budgets" in result.output
 
@@ -427,3 +320,37 @@ def test_challenge_command_writes_the_challengers_and_the_verdict(tmp_path):
     }
     bad = invoke("challenge", "ekonos", "--incumbent", "gambler")
     assert bad.exit_code == 2 and "unknown ekonos policy 'gambler'" in bad.output
+
+
+# ---- exploitability -------------------------------------------------------------------------
+
+
+def test_the_exploitability_bound_holds_for_every_challenger_at_once():
+    from simulator.core.verdicts import z
+    from simulator.experiments.strength import Exploitability
+
+    def rate(value, se, n=400):
+        psi = np.resize([se * np.sqrt(n - 1), -se * np.sqrt(n - 1)], n)  # standard error se
+        return Estimate(value, psi)
+
+    challengers = [Challenger("a", rate(0.27, 0.01), None), Challenger("b", rate(0.24, 0.03), None)]
+    e = Exploitability("ekonos", ["x"], 4, 0.25, challengers)
+    assert e.best.name == "a" and e.gain(e.best) == pytest.approx(0.02)
+    # Bonferroni over two challengers, one-sided: b's wider interval sets the bound
+    q = z(1 - 0.05 / 2)
+    assert e.upper == pytest.approx(max(0.02 + q * 0.01, -0.01 + q * 0.03), rel=1e-3)
+    assert e.within(0.05) and not e.within(0.045)  # +4.9 points
+    assert "no strategy tried gains more than +4.9 points" in e.text()
+    assert e.record()["upper"] == pytest.approx(e.upper)
+
+
+def test_a_random_field_is_exploited_by_every_challenger():
+    from simulator.experiments.strength import exploitability
+
+    with Lab(EKONOS, jobs=1) as lab:
+        e = exploitability(lab, EKONOS.rules(), ["random"], 3, budget=1_500, search_games=6)
+    searching = ["search"] if has_search(EKONOS) else []
+    assert [c.name for c in e.challengers] == [
+        f"{p}_challenger" for p in scripted_field(EKONOS)
+    ] + searching
+    assert e.gain(e.best) > 0.3 and e.upper >= e.gain(e.best) and not e.within(0.02)

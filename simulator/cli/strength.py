@@ -130,12 +130,12 @@ def skill(
         RATED,
         SKILL_TOOL,
         default_budgets,
-        has_search,
         ladder_rules,
         rate_ladder,
         resolve_rungs,
         write_skill,
     )
+    from simulator.experiments.strength import has_search
     from simulator.report.tool_charts import skill_files
     from simulator.run.outputs import check_out_dir
     from simulator.run.sweep import grid_variants
@@ -150,7 +150,7 @@ def skill(
     if out:
         check_out_dir(Path(out), force, SKILL_TOOL)
     ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet, scheduler)
-    variants = [replace(v, rules=ladder_rules(ladder, v.rules, values)) for v in variants]
+    variants = [replace(v, rules=ladder_rules(ladder, v.rules, names, values)) for v in variants]
     rated = resolve_rungs(ladder, variants[0].rules, names, values)
     with lab_for(g, jobs, quiet, n_games * len(variants), scheduler) as lab:
         result = rate_ladder(lab, variants, rated, n_players, n_games, seed, margin / 100)

@@ -64,6 +64,7 @@ from simulator.core.verdicts import (
 from simulator.experiments.lab import Design, Lab, is_team_game, seated_plan
 from simulator.experiments.metrics import Estimate, Outcomes
 from simulator.experiments.ratings import ELO, STEP, STEP_THETA, Ratings, choices, fit
+from simulator.experiments.strength import has_search
 from simulator.run.runner import Variant, plan_seating
 
 RANDOM = "random"
@@ -95,17 +96,16 @@ def default_budgets(game: Game, rules: dict) -> tuple[int, ...]:
     return tuple(sorted({max(1, rollouts // 2), rollouts, 2 * rollouts}))
 
 
-def has_search(game: Game) -> bool:
-    return any(p.name == SEARCH_POLICY for p in game.policies)
-
-
-def ladder_rules(ladder, rules: dict, budgets: tuple[int, ...]) -> dict:
-    """``rules`` carrying every knob set the rungs play: the adapted sets (and the search's
-    rollout policy adapted), and one ``search_B`` set per budget."""
+def ladder_rules(ladder, rules: dict, names, budgets: tuple[int, ...]) -> dict:
+    """``rules`` carrying every knob set the rungs ``names`` play: the adapted sets (and the
+    search's rollout policy adapted) when an adapted or search rung is rated, and one
+    ``search_B`` set per budget."""
     from simulator.experiments.field import ADAPTED, SEARCH, Field
 
-    searching = has_search(ladder.game) and budgets
-    out = ladder.players(rules, Field(SEARCH if searching else ADAPTED)).rules
+    searching = has_search(ladder.game) and budgets and SEARCH_RUNGS in names
+    if searching or ADAPTED in names:
+        rules = ladder.players(rules, Field(SEARCH if searching else ADAPTED)).rules
+    out = rules
     if searching:
         sets = {
             search_name(b): {

@@ -22,7 +22,8 @@ from simulator.core.game import GAME_NAMES, get_game
 from simulator.core.rules import RulesError
 from simulator.experiments.adapt import Budget
 from simulator.experiments.field import RUNGS, SCRIPTED, TUNED, Field, Ladder
-from simulator.experiments.strength import SEARCH, SKILL_TOOL, strong_seats
+from simulator.experiments.skill import SKILL_TOOL
+from simulator.experiments.strength import SEARCH, strong_seats
 from simulator.report import write_report
 from simulator.report.strong import CHALLENGE_TOOL, dominant_policies, field_of, is_strong
 from simulator.report.tool_charts import screen_files, skill_files
@@ -121,22 +122,21 @@ CHALLENGE = {
 CHALLENGE_MIN_GAMES = 2_000
 
 
-# The skill curve of each game with a search player (simulator.experiments.strength.skill):
-# its search seat (Karmaggän: its team) against the tuned field at STRONG_PLAYERS, at 1, 4, 16
-# and 64 rollouts a decision, on the same games, in looks until the verdict on the gap (top
-# budget against 1) is decided; the report's "Skill and luck" section.  "n_games" is the most
-# games a budget plays: enough for a 10-point gap at 80% power when the looks run out (a paired
-# win difference varies by about 0.4 a game: 0.4 x (1.96 + 0.84)^2 / 0.1^2 = 314, rounded up to
-# whole rounds of seat orders, more for the looks' Bonferroni level); a gap as large as most
-# searches show is decided at the first or second look, an eighth or a quarter of that.  Costs,
-# one game at all four budgets, per core: about 85/64 of a default-budget search game in Ekonos,
-# 85/16 in Karnaxis and 85/32 in Karmaggän, so Karmaggän gets a quarter of the games (a
-# 20-point gap).
-SKILL_BUDGETS = (1, 4, 16, 64)
+# The rated ladder of each game (simulator.experiments.skill): random, the scripted, tuned and
+# adapted fields and the search player at half, once and twice its own rollouts, in balanced
+# line-ups at STRONG_PLAYERS, in looks until the depth and the plateau are decided;
+# the report's "Skill and luck" section.  "n_games" is the most games a game plays, in whole
+# rounds of its line-ups' seat orders (free-for-all: 7 line-ups of 24 orders, 168 games a
+# round; Karmaggän's teams: 21 pairs of rungs, 168 games).  Sized by the search's cost: a game
+# seats on average 4/7 of each search rung (Karmaggän: 2/7 of a search team), so Ekonos
+# (rollouts 8, 16, 32) spends about 32 rollouts a game, Karnaxis (2, 4, 8) 8, Karmaggän
+# (12, 24, 48) 48, each about the cost of the skill curve it replaces; a depth of a dozen
+# steps is known within half a step after 2 to 4 rounds, a plateau within 2 points needs far
+# more games than the study plays, and the report says so.
 SKILL = {
-    "ekonos": {"budgets": SKILL_BUDGETS, "n_games": 384},
-    "karnaxis": {"budgets": SKILL_BUDGETS, "n_games": 384},
-    "karmaggan": {"budgets": SKILL_BUDGETS, "n_games": 96},
+    "ekonos": {"n_games": 1_008},
+    "karnaxis": {"n_games": 2_016},
+    "karmaggan": {"n_games": 336},
 }
 
 
@@ -548,37 +548,45 @@ def run_skill(
     resume: bool = False,
     scheduler: str | None = None,
 ) -> list[Path]:
-    """The skill curve of each game with a search player (see SKILL), one folder each, on
-    ``jobs`` workers or the dask cluster at ``scheduler``; with ``resume`` a curve done is
-    kept."""
+    """The rated ladder of each game (see SKILL), one folder each, on ``jobs`` workers or the
+    dask cluster at ``scheduler``; with ``resume`` a ladder done is kept."""
+    from simulator.experiments.field import Ladder
     from simulator.experiments.lab import Lab
-    from simulator.experiments.strength import has_search, skill, write_curve
+    from simulator.experiments.skill import (
+        RATED,
+        default_budgets,
+        ladder_rules,
+        rate_ladder,
+        resolve_rungs,
+        write_skill,
+    )
+    from simulator.experiments.strength import has_search
 
     out = []
     for name, spec in SKILL.items():
         game = get_game(name)
-        if not has_search(game) or STRONG_PLAYERS not in game.player_counts:
+        if STRONG_PLAYERS not in game.player_counts:
             continue
-        n_games = max(12, int(spec["n_games"] * scale))
+        n_games = max(24, int(spec["n_games"] * scale))
         path = runs_dir / skill_folder(name)
-        budgets = ",".join(str(b) for b in spec["budgets"])
-        command = (
-            f"balsim skill {name} -p {STRONG_PLAYERS} --budgets {budgets} "
-            f"-n {n_games} --seed {STUDY_SEED}"
-        )
+        rules = game.rules()
+        budgets = default_budgets(game, rules) if has_search(game) else ()
+        command = f"balsim skill {name} -p {STRONG_PLAYERS} -n {n_games} --seed {STUDY_SEED}"
         if kept_result(path, SKILL_TOOL, command, resume):
             print(f"{path.name}: finished earlier, kept -> {path}", flush=True)
             out.append(path)
             continue
         t = time.perf_counter()
-        total = n_games * len(spec["budgets"])
-        with Lab(game, jobs, progress, total, scheduler) as lab:
-            curve = skill(
-                lab, game.rules(), STRONG_PLAYERS, n_games, spec["budgets"], seed=STUDY_SEED
+        ladder = Ladder(game, STRONG_PLAYERS, jobs=jobs, progress=progress, scheduler=scheduler)
+        rules = ladder_rules(ladder, rules, RATED, budgets)
+        rungs = resolve_rungs(ladder, rules, RATED, budgets)
+        with Lab(game, jobs, progress, n_games, scheduler) as lab:
+            result = rate_ladder(
+                lab, [Variant("base", rules)], rungs, STRONG_PLAYERS, n_games, STUDY_SEED
             )
-        write_curve(curve, path, command, charts=skill_files)
+        write_skill(result, path, command, charts=skill_files)
         print(
-            f"{path.name}: search at {budgets} rollouts, {curve.gap.n:,} games each in "
+            f"{path.name}: {len(rungs)} rungs rated on {result.games:,} games in "
             f"{time.perf_counter() - t:.1f} s -> {path}",
             flush=True,
         )
