@@ -19,7 +19,8 @@ this list, never from one below:
 * ``experiments``: candidates played on common seeds (``lab``), rules keys and their ranges
   (``keys``), balance metrics with intervals (``metrics``, ``flag_values``), and what is
   built on them: ``tune``, ``fit``, ``sensitivity`` (what it varies: ``screening``; how its
-  effects read: ``screen_views``), ``strength`` (skill, challenge).
+  effects read: ``screen_views``), ``strength`` (challenge, exploitability), ``skill`` (the
+  rated ladder, on ``ratings``), ``crossing`` (where a fit crosses its target).
 * ``report``: the HTML playtest report.
 * ``studies``: the default study (``study``) and the designer's questions (``recipes``,
   ``balsim ask``).

@@ -223,6 +223,11 @@ def test_fit_command_writes_an_overlay_that_rules_accepts(tmp_path):
     assert KARNAXIS.rules((str(out / "fit.toml"),))["setup"]["years"] == 16
     summary = json.loads((out / "balsim.json").read_text())
     assert summary["tool"] == "fit" and summary["best"] == {"setup.years": 16}
+    # a length is exact: the crossing is 16, its interval no wider than rounding
+    crossing = summary["crossing"]
+    assert crossing["kind"] == "bounded" and crossing["value"] == pytest.approx(16)
+    assert crossing["low"] <= 16 <= crossing["high"] and crossing["used"] == [15, 16, 17]
+    assert "It crosses the target between setup.years = 16 and 16" in result.output
     assert (out / "fit.png").read_bytes()[:4] == b"\x89PNG" and (out / "fit.svg").exists()
     assert (out / "evaluations.parquet").exists()
     # --charts DIR: the chart again, named after its section, its axes in plain words

@@ -279,7 +279,7 @@ def test_a_resumed_study_keeps_what_it_finished(small_study, tmp_path, monkeypat
     real_execute_all = study.execute_all
     monkeypatch.setattr(study, "execute_all", execute_all)
     monkeypatch.setattr("simulator.experiments.sensitivity.screen", fail_if_called)
-    monkeypatch.setattr("simulator.experiments.strength.skill", fail_if_called)
+    monkeypatch.setattr("simulator.experiments.skill.rate_ladder", fail_if_called)
     report = tmp_path / "study.html"
     study.run_study(runs, report, jobs=1, progress=False, scale=0.01, resume=True)
     assert played == [(cut.name, True)]  # only the cut dataset, finished from where it was

@@ -175,7 +175,7 @@ def test_resume_refuses_another_field(tmp_path):
         ["sweep", "ekonos", "--vary", "scoring.per_mu=2", "--field", "tuned,tunde"],
         ["tune", "ekonos", "--policy", "cash_hoarder", "--field", "tunde", "--out", "x.toml"],
         ["matrix", "ekonos", "--field", "tunde"],
-        ["skill", "ekonos", "--field", "tunde"],
+        ["skill", "ekonos", "--rungs", "random,tunde"],
     ],
 )
 def test_a_bad_rung_name_is_one_line_with_exit_status_2(args, tmp_path, monkeypatch):

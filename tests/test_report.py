@@ -634,22 +634,26 @@ def test_report_command_writes_the_charts_beside_the_page(planted, tmp_path):
     assert all((charts / f"{n}.svg").exists() and (charts / f"{n}.png").exists() for n in names)
 
 
-def test_a_skill_curve_is_titled_by_its_rates_in_percent(tmp_path):
+def test_the_ratings_chart_is_titled_by_the_skill_depth(tmp_path):
     from simulator.report.charts import save
-    from simulator.report.skill import curve_chart
+    from simulator.report.skill import ratings_chart
 
+    rung = lambda name, v: {"rung": name, "value": v, "low": v - 20, "high": v + 20}  # noqa: E731
     record = {
-        "knob": "rollouts",
-        "fair_share": 0.25,
-        "points": [
-            {"rollouts": 1, "value": 0.22, "low": 0.18, "high": 0.26},
-            {"rollouts": 64, "value": 0.41, "low": 0.37, "high": 0.45},
+        "step": 0.6,
+        "variants": [
+            {
+                "ratings": [rung("random", 0.0), rung("tuned", 700.0), rung("search_16", 900.0)],
+                "reference": "random",
+                "strongest": "search_16",
+                "depth": {"value": 12.8, "low": 12.2, "high": 13.4},
+            }
         ],
     }
-    fig = curve_chart(record)
+    fig = ratings_chart(record)
     ax = fig.axes[0]
-    assert ax.get_title() == "Search wins 41% with 64 rollouts, 22% with 1"
-    assert ax.get_ylabel() == "search player's win rate (%)"
-    assert list(ax.lines[0].get_ydata()) == pytest.approx([22.0, 41.0])
+    assert ax.get_title() == "12.8 steps of 60% from random to search_16"
+    assert ax.get_xlabel() == "rating (Elo points, random = 0)"
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["random", "tuned", "search_16"]
     svg, png = save(fig, tmp_path, "skill-karnaxis-4p")
-    assert "Search wins 41%" in svg.read_text() and png.read_bytes()[:4] == b"\x89PNG"
+    assert "12.8 steps" in svg.read_text() and png.read_bytes()[:4] == b"\x89PNG"

@@ -209,7 +209,7 @@ def test_skill_command_rates_the_rungs_asked_for(tmp_path):
     "args, message",
     [
         (["--rungs", "random"], "--rungs needs at least two different rungs or policies"),
-        (["--rungs", "random,nobody"], "unknown ekonos policy 'nobody'"),
+        (["--rungs", "random,nobody"], "unknown ekonos policy 'nobody', nor a rung"),
         (["--budgets", "4,2"], "--budgets needs at least two rising counts"),
     ],
 )

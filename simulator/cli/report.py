@@ -38,9 +38,10 @@ def report(datasets, out, jobs, charts):
     An interrupted dataset is reported as it stands, marked incomplete.  A `balsim
     sensitivity` folder among them adds its section and tells each flag of its game and player
     count which assumed values it depends on, or whether it is robust to them; a `balsim
-    skill` folder adds the game's skill gap to the "Skill and luck" section; a `balsim matrix`
-    folder adds its heat map to the "Metagame" section.  `--charts DIR` also writes every
-    chart as SVG and as PNG at twice its size, named after its section, for a slide deck.
+    skill` folder adds the game's rated ladder (skill depth, plateau, luck) to the "Skill
+    and luck" section; a `balsim matrix` folder adds its heat map to the "Metagame" section.
+    `--charts DIR` also writes every chart as SVG and as PNG at twice its size, named after
+    its section, for a slide deck.
     """
     from simulator.cli.options import jobs_count
     from simulator.report import REPORT_MARKER, write_report
@@ -117,7 +118,7 @@ def verify(datasets):
     default=1.0,
     show_default=True,
     metavar="K",
-    help="Multiply every budget (datasets, strong fields, screens, skill curves) by K: a "
+    help="Multiply every budget (datasets, strong fields, screens, rated ladders) by K: a "
     "cluster's study (intervals narrow by sqrt(K)).",
 )
 @click.option(

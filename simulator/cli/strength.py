@@ -129,6 +129,7 @@ def skill(
     from simulator.experiments.skill import (
         RATED,
         SKILL_TOOL,
+        check_rungs,
         default_budgets,
         ladder_rules,
         rate_ladder,
@@ -143,6 +144,7 @@ def skill(
     g, rules = load(game, rules_files, sets)
     n_players = player_count(g, players, rules)
     names = [r.strip() for r in rungs.split(",") if r.strip()] if rungs else list(RATED)
+    check_rungs(g, rules, names)
     values = parse_budgets(budgets) if budgets else ()
     if has_search(g) and "search" in names and not values:
         values = default_budgets(g, rules)

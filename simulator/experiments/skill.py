@@ -119,6 +119,18 @@ def ladder_rules(ladder, rules: dict, names, budgets: tuple[int, ...]) -> dict:
     return out
 
 
+def check_rungs(game: Game, rules: dict, names) -> None:
+    """Every name is a rung or a policy of ``rules`` (a one-line error naming both), before
+    any adaptation or game."""
+    from simulator.experiments.field import RUNGS, Field, check_policies
+
+    for name in names:
+        if name not in (RANDOM, SEARCH_RUNGS, *RUNGS):
+            check_policies(game, rules, Field(None, (name,)))
+    if len(names) < 2 or len(set(names)) < len(names):
+        raise UserError("--rungs needs at least two different rungs or policies")
+
+
 def resolve_rungs(ladder, rules: dict, names, budgets: tuple[int, ...]) -> list[Rung]:
     """The rungs ``names`` under ``rules`` (from :func:`ladder_rules`), in the order listed:
     ``search`` is one rung per budget, any other name that is not a rung a policy (one agent
@@ -133,10 +145,7 @@ def resolve_rungs(ladder, rules: dict, names, budgets: tuple[int, ...]) -> list[
         elif name in RUNGS:
             out.append(Rung(name, tuple(ladder.field_names(rules, Field(name)))))
         else:
-            ladder.game.policy(name, rules)  # UserError naming the policies
             out.append(Rung(name, (name,)))
-    if len(out) < 2 or len({r.name for r in out}) < len(out):
-        raise UserError("--rungs needs at least two different rungs or policies")
     return out
 
 

@@ -69,7 +69,9 @@ def dataset_flags(game: Game, folders: list[Path]) -> list:
     datasets, screens = split_screens(folders)
     datasets, skill = split_skill(datasets)
     if skill:
-        raise UserError(f"{skill[0]} is a skill curve: give datasets and sensitivity screens")
+        raise UserError(
+            f"{skill[0]} is a rated ladder (balsim skill): give datasets and sensitivity screens"
+        )
     opened = [Dataset(d) for d in datasets]
     for ds in opened:
         if ds.game != game.name:

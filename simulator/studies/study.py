@@ -43,7 +43,7 @@ STUDY_SEED = 20_261_129
 # about 4,000 games for a seat's share of 1/4 at 80% power (0.19 x (1.645 + 1.28)^2 / 0.02^2),
 # so every dataset plays a few times that; Ekonos's 50,000 of before (intervals of ±0.4
 # points) went to the search seats below.  `balsim study --scale K` multiplies every budget of
-# this file (datasets, strong fields, screens, skill curves) for a cluster.
+# this file (datasets, strong fields, screens, rated ladders) for a cluster.
 STUDY = {
     "ekonos": {
         "n_games": 12_000,
@@ -130,9 +130,9 @@ CHALLENGE_MIN_GAMES = 2_000
 # round; Karmaggän's teams: 21 pairs of rungs, 168 games).  Sized by the search's cost: a game
 # seats on average 4/7 of each search rung (Karmaggän: 2/7 of a search team), so Ekonos
 # (rollouts 8, 16, 32) spends about 32 rollouts a game, Karnaxis (2, 4, 8) 8, Karmaggän
-# (12, 24, 48) 48, each about the cost of the skill curve it replaces; a depth of a dozen
-# steps is known within half a step after 2 to 4 rounds, a plateau within 2 points needs far
-# more games than the study plays, and the report says so.
+# (12, 24, 48) 48, each about the cost of the 1-to-64-rollout curves played before; a depth of
+# a dozen steps is known within a step or two after a round, a plateau within 2 points needs
+# far more games than the study plays, and the report says so.
 SKILL = {
     "ekonos": {"n_games": 1_008},
     "karnaxis": {"n_games": 2_016},
@@ -279,7 +279,7 @@ def run_study(
         challenges = run_challenges(runs_dir, dirs, jobs, progress, scale, resume, scheduler)
         phase = "in the sensitivity screens"
         screens = run_screens(runs_dir, jobs, progress, scale, screen_scale, resume, scheduler)
-        phase = "in the skill curves"
+        phase = "in the rated ladders"
         skill = run_skill(runs_dir, jobs, progress, scale, resume, scheduler)
         phase = "while writing the report"
         t = time.perf_counter()
