@@ -85,8 +85,10 @@ def test_ratings_recover_known_strengths_within_their_intervals():
     assert [RUNGS[i].name for i in np.argsort(base.ratings.theta)] == ["random", "a", "b", "c", "d"]
     depth = base.depth()
     assert abs(depth.value - 2.4 / STEP_THETA) <= 3 * depth.se
-    luck = base.luck()
+    luck = base.luck()  # counted in the games where random and d met
     assert abs(luck.value - 1 / (1 + np.exp(2.4))) <= 3 * luck.se
+    meet = sum("random" in t and "d" in t for t in skill.lineups)
+    assert luck.n == meet * skill.games // len(skill.lineups)
     assert skill.games <= 4_000 + sum(24 for _ in skill.lineups)
 
 
@@ -174,8 +176,17 @@ def test_skill_writes_its_record_and_the_report_reads_it(tmp_path):
     assert v["depth"]["low"] <= v["depth"]["value"] <= v["depth"]["high"]
     assert v["plateau"]["state"] == "none" and v["luck"]["weaker"] == "random"
     text = verdict(record)
-    assert "skill depth" in text and "luck: random finishes above d" in text
+    assert "skill depth" in text and "luck: random finished above d in" in text
     assert "Skill and luck" in skill_section([tmp_path / "s"])
+
+
+def test_a_knob_a_set_leaves_at_zero_can_be_set():
+    rules = EKONOS.rules(sets=("policies.value_investor.blunder=0.25",))
+    assert rules["policies"]["value_investor"]["blunder"] == 0.25
+    with pytest.raises(Exception, match="a probability between 0 and 1"):
+        EKONOS.rules(sets=("policies.value_investor.blunder=2",))
+    with pytest.raises(Exception, match="unknown knob"):
+        EKONOS.rules(sets=("policies.value_investor.blundr=0.5",))
 
 
 def test_skill_command_rates_the_rungs_asked_for(tmp_path):

@@ -234,6 +234,9 @@ def merge(defaults: dict, override: dict, prefix: str = "") -> dict:
                 raise RulesError(path, f"expected a table, got {type_name(value)}")
             out[key] = clone(value)  # a new named knob set; the game checks its keys
             continue
+        if key not in defaults and path.startswith(KNOB_SETS) and path.count(".") == 2:
+            out[key] = clone(value)  # a knob its table left at 0 (the game checks the name)
+            continue
         if key not in defaults:
             raise RulesError(path, "unknown key")
         default = defaults[key]

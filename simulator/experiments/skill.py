@@ -217,6 +217,7 @@ class Rated:
     ratings: Ratings
     margin: float
     alpha: float
+    places: np.ndarray  # float[n_games, n_rungs]: each rung's place in each game (NaN: absent)
 
     @property
     def reference(self) -> int:
@@ -240,8 +241,23 @@ class Rated:
         return bool(np.isfinite(d.se) and z(1 - self.alpha / 2) * d.se <= DEPTH_PRECISION)
 
     def luck(self) -> Estimate:
-        """How often the weakest rung finishes above the strongest when they meet."""
-        return self.ratings.beats(self.bottom, self.top)
+        """How often the weakest rung finished above the strongest in the games where both
+        played (a tie counts half; Wilson interval), counted, not read from the model, which
+        extrapolates from the other rungs; the model's head-to-head rate when they never met."""
+        both = np.isfinite(self.places[:, self.bottom]) & np.isfinite(self.places[:, self.top])
+        weak, strong = self.places[both, self.bottom], self.places[both, self.top]
+        if not len(weak):
+            return self.ratings.beats(self.bottom, self.top)
+        x = (weak < strong) + 0.5 * (weak == strong)
+        return Estimate(float(x.mean()), x - x.mean(), float(len(x)))
+
+    def above_reference(self) -> int:
+        """Games in which the reference rung (random) finished above another rung: what its
+        gap to the others, and so the depth, rests on."""
+        ref = self.places[:, self.reference]
+        present = np.isfinite(ref)
+        others = np.delete(self.places[present], self.reference, axis=1)
+        return int(np.sum(np.any(others > ref[present, None], axis=1)))
 
     def steps(self) -> list[tuple[Rung, Rung, Estimate, Verdict]]:
         """Each next search budget's gain: its head-to-head win rate over the one before
@@ -384,16 +400,32 @@ def rated_lines(r: Rated) -> list[str]:
     low, high = d.interval
     out.append(
         f"  skill depth: {d.value:.1f} steps of {STEP:.0%} from {r.rungs[r.reference].name} to "
-        f"{r.rungs[r.top].name} (95% CI {low:.1f} to {high:.1f})"
+        f"{r.rungs[r.top].name} (95% CI {low:.1f} to {high:.1f})" + rare_text(r)
     )
     out.append(f"  plateau: {plateau_text(r)}")
     luck = r.luck()
     low, high = luck.interval
     out.append(
-        f"  luck: {r.rungs[r.bottom].name} finishes above {r.rungs[r.top].name} in "
-        f"{luck.value:.1%} of their meetings (95% CI {max(low, 0):.1%} to {min(high, 1):.1%})"
+        f"  luck: {r.rungs[r.bottom].name} finished above {r.rungs[r.top].name} in "
+        f"{luck.value:.1%} of the {luck.n:,} games where they met (95% CI {max(low, 0):.1%} "
+        f"to {min(high, 1):.1%})"
     )
     return out
+
+
+RARE = 20  # fewer games than this in which the reference beat anyone: say the depth is rough
+
+
+def rare_text(r: Rated) -> str:
+    """A caution when the reference rung finished above another rung in few games: its gap
+    to the rest, so the depth's interval, rests on those few."""
+    k = r.above_reference()
+    if k >= RARE:
+        return ""
+    return (
+        f"; {r.rungs[r.reference].name} finished above another rung in only {k} games, so "
+        f"this interval is rough (more games sharpen it)"
+    )
 
 
 def plateau_text(r: Rated) -> str:
@@ -423,7 +455,12 @@ def rated_record(r: Rated) -> dict:
         "ratings": [{"rung": rung.name, **r.rating(i).record()} for i, rung in enumerate(r.rungs)],
         "reference": r.rungs[r.reference].name,
         "strongest": r.rungs[r.top].name,
-        "depth": {**d.record(), "decided": r.depth_decided(), "precision": DEPTH_PRECISION},
+        "depth": {
+            **d.record(),
+            "decided": r.depth_decided(),
+            "precision": DEPTH_PRECISION,
+            "reference_above_games": r.above_reference(),
+        },
         "plateau": {
             "state": state,
             "rollouts": budget,
@@ -482,11 +519,12 @@ def rate_ladder(
             Rated(
                 v.name,
                 rungs,
-                fit(choices(np.concatenate([p for per in played[i] for p in per])), reference),
+                fit(choices(table), reference),
                 margin,
                 alpha,
+                table,
             )
-            for i, v in enumerate(variants)
+            for v, table in zip(variants, placed(played))
         ]
         if all(r.decided() for r in rated):
             break
@@ -503,6 +541,11 @@ def rate_ladder(
         margin,
         [{"variant": v.name, "values": v.values} for v in variants],
     )
+
+
+def placed(played: list[list[list[np.ndarray]]]) -> list[np.ndarray]:
+    """Each variant's places of every game, in one order for all (line-up, then look)."""
+    return [np.concatenate([p for per in tables for p in per]) for tables in played]
 
 
 def write_skill(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from simulator.experiments.skill import read_skill
+from simulator.experiments.skill import RARE, read_skill
 from simulator.report.charts import BAR, exporting, figure, inline_svg, styled
 
 
@@ -41,12 +41,17 @@ def verdict(record: dict, variant: dict | None = None) -> str:
         f"skill depth {steps(d['value'])} steps of {record['step']:.0%} from "
         f"{v['reference']} to {v['strongest']} (95% CI {steps(d['low'])} to {steps(d['high'])})"
     )
-    if not d["decided"]:
+    if d["reference_above_games"] < RARE:
+        depth += (
+            f"; {v['reference']} finished above another rung in only "
+            f"{d['reference_above_games']} games, so this interval is rough"
+        )
+    elif not d["decided"]:
         depth += f", not yet known within ±{d['precision']:g} step"
     luck_text = (
-        f"{luck['weaker']} finishes above {luck['stronger']} in {100 * luck['value']:.1f}% of "
-        f"their meetings (95% CI {100 * max(luck['low'], 0):.1f}% to "
-        f"{100 * min(luck['high'], 1):.1f}%)"
+        f"{luck['weaker']} finished above {luck['stronger']} in {100 * luck['value']:.1f}% of "
+        f"the {luck['games']:,} games where they met (95% CI {100 * max(luck['low'], 0):.1f}% "
+        f"to {100 * min(luck['high'], 1):.1f}%)"
     )
     plateau = v["plateau"]
     plateau_text = "" if plateau["state"] == "none" else f"; plateau: {plateau['text']}"
