@@ -14,7 +14,7 @@ from simulator.core.game import get_game
 from simulator.core.rng import game_seeds
 from simulator.experiments.lab import Lab
 from simulator.experiments.metrics import Outcomes
-from simulator.experiments.ratings import ELO, STEP_THETA, choices, fit
+from simulator.experiments.ratings import ELO, STEP_THETA, choices, fit, gap_interval
 from simulator.experiments.skill import (
     RANDOM,
     Rung,
@@ -106,6 +106,52 @@ def test_the_sandwich_intervals_cover_the_truth():
         r = fit(choices(places))
         covered += [abs(r.of(a).value - theta[a]) <= 1.96 * r.of(a).se for a in range(1, 5)]
     assert np.mean(covered) >= 0.92  # 240 intervals at 95%
+
+
+def ranked(theta: np.ndarray, games: int, per_table: int, seed: int) -> np.ndarray:
+    """Places of Plackett–Luce rankings with strengths ``theta``, ``per_table`` agents a game
+    in a cyclic design."""
+    rng = np.random.default_rng(seed)
+    k = len(theta)
+    places = np.full((games, k), np.nan)
+    for g in range(games):
+        table = (g + np.arange(per_table)) % k
+        order = table[np.argsort(-(theta[table] + rng.gumbel(size=per_table)))]
+        places[g, order] = np.arange(1, per_table + 1)
+    return places
+
+
+def test_the_estimate_is_choix_maximum_likelihood():
+    import choix
+
+    c = choices(ranked(np.array([0.0, 0.3, 0.9, 1.4]), 800, 3, seed=2))
+    data = [
+        (int(w), [int(a) for a in np.flatnonzero(row) if a != w])
+        for w, row in zip(c.winner, c.present)
+    ]
+    theirs = choix.ilsr_top1(4, data, alpha=0.0)
+    ours = fit(c).theta
+    assert ours == pytest.approx(theirs - theirs[0], abs=2e-3)  # our weak prior: 1e-3
+
+
+def test_a_gap_that_few_games_tell_gets_a_profile_interval_that_covers_it():
+    """A rung 5.4 units (13 steps) below every other finishes above one in a handful of 300
+    games: the normal interval of its gap covers far less than 95% there; the profile
+    likelihood's covers it, and has no upper end when it never finished above anyone."""
+    theta = np.array([0.0, 5.4, 5.8, 6.3, 6.6])
+    profile_covers, normal_covers = [], []
+    for seed in range(40):
+        c = choices(ranked(theta, 300, 4, seed))
+        r = fit(c)
+        gap = r.gap(4, 0)
+        low, high = gap_interval(c, 4, 0, gap.value)
+        profile_covers.append(low <= 6.6 <= high)
+        normal_covers.append(abs(gap.value - 6.6) <= 1.96 * gap.se)
+    assert np.mean(profile_covers) >= 0.9 > np.mean(normal_covers)
+    orders = np.random.default_rng(1).permuted(np.tile([1.0, 2, 3], (50, 1)), axis=1)
+    never = choices(np.column_stack([np.full(50, 4.0), orders]))  # agent 0 always last
+    low, high = gap_interval(never, 1, 0, fit(never).gap(1, 0).value)
+    assert high == np.inf and 0 < low < 10
 
 
 def test_a_ranking_is_used_down_to_its_first_tie():

@@ -59,11 +59,19 @@ from simulator.core.verdicts import (
     alpha_per_look,
     judge,
     looks,
-    z,
 )
+from simulator.experiments.crossing import finite_or_none
 from simulator.experiments.lab import Design, Lab, is_team_game, seated_plan
 from simulator.experiments.metrics import Estimate, Outcomes
-from simulator.experiments.ratings import ELO, STEP, STEP_THETA, Ratings, choices, fit
+from simulator.experiments.ratings import (
+    ELO,
+    STEP,
+    STEP_THETA,
+    Ratings,
+    choices,
+    fit,
+    gap_interval,
+)
 from simulator.experiments.strength import has_search
 from simulator.run.runner import Variant, plan_seating
 
@@ -218,6 +226,7 @@ class Rated:
     margin: float
     alpha: float
     places: np.ndarray  # float[n_games, n_rungs]: each rung's place in each game (NaN: absent)
+    _intervals: dict = field(default_factory=dict, repr=False)  # the depth's, by level
 
     @property
     def reference(self) -> int:
@@ -225,20 +234,35 @@ class Rated:
 
     @property
     def top(self) -> int:
-        return int(np.argmax(self.ratings.theta))
+        """The strongest rung but the reference."""
+        theta = self.ratings.theta.copy()
+        theta[self.reference] = -np.inf
+        return int(np.argmax(theta))
 
     @property
     def bottom(self) -> int:
         return int(np.argmin(self.ratings.theta))
 
     def depth(self) -> Estimate:
-        """Steps of 60% from the reference (random) to the strongest rung."""
+        """Steps of 60% from the reference (random) to the strongest rung, with each game's
+        influence (what a paired change between variants reads)."""
         gap = self.ratings.gap(self.top, self.reference)
         return Estimate(gap.value / STEP_THETA, gap.psi / STEP_THETA)
 
+    def depth_interval(self, level: float = 1 - ALPHA) -> tuple[float, float]:
+        """The depth's profile-likelihood interval (:func:`~simulator.experiments.ratings
+        .gap_interval`): right even when random finished above another rung in few games."""
+        if level not in self._intervals:
+            c = choices(self.places)
+            low, high = gap_interval(
+                c, self.top, self.reference, self.depth().value * STEP_THETA, level
+            )
+            self._intervals[level] = (low / STEP_THETA, high / STEP_THETA)
+        return self._intervals[level]
+
     def depth_decided(self) -> bool:
-        d = self.depth()
-        return bool(np.isfinite(d.se) and z(1 - self.alpha / 2) * d.se <= DEPTH_PRECISION)
+        low, high = self.depth_interval(1 - self.alpha)
+        return bool(np.isfinite(high - low) and (high - low) / 2 <= DEPTH_PRECISION)
 
     def luck(self) -> Estimate:
         """How often the weakest rung finished above the strongest in the games where both
@@ -396,12 +420,7 @@ def rated_lines(r: Rated) -> list[str]:
             "0 (reference)" if i == r.reference else f"{elo(e.value):>6}  {elo(low)} to {elo(high)}"
         )
         out.append(f"  {rung.name:<14} {shown}")
-    d = r.depth()
-    low, high = d.interval
-    out.append(
-        f"  skill depth: {d.value:.1f} steps of {STEP:.0%} from {r.rungs[r.reference].name} to "
-        f"{r.rungs[r.top].name} (95% CI {low:.1f} to {high:.1f})" + rare_text(r)
-    )
+    out.append(f"  skill depth: {depth_text(r)}")
     out.append(f"  plateau: {plateau_text(r)}")
     luck = r.luck()
     low, high = luck.interval
@@ -413,18 +432,19 @@ def rated_lines(r: Rated) -> list[str]:
     return out
 
 
-RARE = 20  # fewer games than this in which the reference beat anyone: say the depth is rough
-
-
-def rare_text(r: Rated) -> str:
-    """A caution when the reference rung finished above another rung in few games: its gap
-    to the rest, so the depth's interval, rests on those few."""
-    k = r.above_reference()
-    if k >= RARE:
-        return ""
+def depth_text(r: Rated) -> str:
+    """'14.2 steps of 60% from random to search_32 (95% CI 12.9 to 15.8)', or 'at least'
+    when the games set no upper end."""
+    low, high = r.depth_interval(0.95)
+    name = f"steps of {STEP:.0%} from {r.rungs[r.reference].name} to {r.rungs[r.top].name}"
+    seen = f"{r.rungs[r.reference].name} finished above another rung in {r.above_reference()} games"
+    if not np.isfinite(high):
+        return (
+            f"at least {low:.1f} {name} (95% profile-likelihood bound; {seen}, too few to "
+            f"bound it above; fitted {r.depth().value:.1f})"
+        )
     return (
-        f"; {r.rungs[r.reference].name} finished above another rung in only {k} games, so "
-        f"this interval is rough (more games sharpen it)"
+        f"{r.depth().value:.1f} {name} (95% CI {low:.1f} to {high:.1f}, profile likelihood; {seen})"
     )
 
 
@@ -457,6 +477,10 @@ def rated_record(r: Rated) -> dict:
         "strongest": r.rungs[r.top].name,
         "depth": {
             **d.record(),
+            "low": finite_or_none(r.depth_interval(0.95)[0]),
+            "high": finite_or_none(r.depth_interval(0.95)[1]),
+            "interval": "profile likelihood",
+            "text": depth_text(r),
             "decided": r.depth_decided(),
             "precision": DEPTH_PRECISION,
             "reference_above_games": r.above_reference(),

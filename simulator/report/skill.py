@@ -15,7 +15,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from simulator.experiments.skill import RARE, read_skill
+from simulator.experiments.skill import read_skill
 from simulator.report.charts import BAR, exporting, figure, inline_svg, styled
 
 
@@ -37,16 +37,8 @@ def verdict(record: dict, variant: dict | None = None) -> str:
     """One sentence: the skill depth with its interval, the plateau and the luck."""
     v = variant or record["variants"][0]
     d, luck = v["depth"], v["luck"]
-    depth = (
-        f"skill depth {steps(d['value'])} steps of {record['step']:.0%} from "
-        f"{v['reference']} to {v['strongest']} (95% CI {steps(d['low'])} to {steps(d['high'])})"
-    )
-    if d["reference_above_games"] < RARE:
-        depth += (
-            f"; {v['reference']} finished above another rung in only "
-            f"{d['reference_above_games']} games, so this interval is rough"
-        )
-    elif not d["decided"]:
+    depth = f"skill depth {d['text']}"
+    if not d["decided"]:
         depth += f", not yet known within ±{d['precision']:g} step"
     luck_text = (
         f"{luck['weaker']} finished above {luck['stronger']} in {100 * luck['value']:.1f}% of "
