@@ -249,16 +249,21 @@ class Rated:
         gap = self.ratings.gap(self.top, self.reference)
         return Estimate(gap.value / STEP_THETA, gap.psi / STEP_THETA)
 
-    def depth_interval(self, level: float = 1 - ALPHA) -> tuple[float, float]:
-        """The depth's profile-likelihood interval (:func:`~simulator.experiments.ratings
-        .gap_interval`): right even when random finished above another rung in few games."""
-        if level not in self._intervals:
+    def theta_interval(self, i: int, level: float = 1 - ALPHA) -> tuple[float, float]:
+        """Rung i's theta's profile-likelihood interval, the reference at 0
+        (:func:`~simulator.experiments.ratings.gap_interval`): right even when the reference
+        (random) finished above another rung in few games, where every rating, measured from
+        it, rests on those few."""
+        if (i, level) not in self._intervals:
             c = choices(self.places)
-            low, high = gap_interval(
-                c, self.top, self.reference, self.depth().value * STEP_THETA, level
-            )
-            self._intervals[level] = (low / STEP_THETA, high / STEP_THETA)
-        return self._intervals[level]
+            theta = float(self.ratings.theta[i])
+            self._intervals[(i, level)] = gap_interval(c, i, self.reference, theta, level)
+        return self._intervals[(i, level)]
+
+    def depth_interval(self, level: float = 1 - ALPHA) -> tuple[float, float]:
+        """The depth's profile-likelihood interval, in steps."""
+        low, high = self.theta_interval(self.top, level)
+        return low / STEP_THETA, high / STEP_THETA
 
     def depth_decided(self) -> bool:
         low, high = self.depth_interval(1 - self.alpha)
@@ -322,6 +327,17 @@ class Rated:
     def rating(self, i: int) -> Estimate:
         e = self.ratings.of(i)
         return Estimate(ELO * e.value, ELO * e.psi)
+
+    def rating_record(self, i: int) -> dict:
+        """Rung i's rating in Elo points with its 95% profile-likelihood interval."""
+        if i == self.reference:
+            return {"value": 0.0, "low": 0.0, "high": 0.0, "se": 0.0, "games": self.places.shape[0]}
+        low, high = self.theta_interval(i, 0.95)
+        return {
+            **self.rating(i).record(),
+            "low": finite_or_none(ELO * low),
+            "high": finite_or_none(ELO * high),
+        }
 
 
 def no_gain(v: Verdict) -> bool:
@@ -407,17 +423,18 @@ class Skill:
         }
 
 
-def elo(x: float) -> str:
-    return f"{x:+.0f}".replace("-", "−")
+def elo(x: float | None) -> str:
+    return "unbounded" if x is None else f"{x:+.0f}".replace("-", "−")
 
 
 def rated_lines(r: Rated) -> list[str]:
-    out = [f"  {'rung':<14} {'Elo':>6}  95% CI"]
+    out = [f"  {'rung':<14} {'Elo':>6}  95% CI (profile likelihood)"]
     for i, rung in enumerate(r.rungs):
-        e = r.rating(i)
-        low, high = e.interval
+        e = r.rating_record(i)
         shown = (
-            "0 (reference)" if i == r.reference else f"{elo(e.value):>6}  {elo(low)} to {elo(high)}"
+            "0 (reference)"
+            if i == r.reference
+            else f"{elo(e['value']):>6}  {elo(e['low'])} to {elo(e['high'])}"
         )
         out.append(f"  {rung.name:<14} {shown}")
     out.append(f"  skill depth: {depth_text(r)}")
@@ -472,7 +489,7 @@ def rated_record(r: Rated) -> dict:
     state, budget, decided = r.plateau()
     d = r.depth()
     return {
-        "ratings": [{"rung": rung.name, **r.rating(i).record()} for i, rung in enumerate(r.rungs)],
+        "ratings": [{"rung": rung.name, **r.rating_record(i)} for i, rung in enumerate(r.rungs)],
         "reference": r.rungs[r.reference].name,
         "strongest": r.rungs[r.top].name,
         "depth": {

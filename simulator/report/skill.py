@@ -75,7 +75,12 @@ def ratings_chart(record: dict, variant: int = 0):
     rows = v["ratings"]
     names = [r["rung"] for r in rows]
     values = [r["value"] for r in rows]
-    errors = [[r["value"] - r["low"] for r in rows], [r["high"] - r["value"] for r in rows]]
+    reach = max(abs(x) for r in rows for x in (r["low"], r["high"]) if x is not None) or 1.0
+    end = lambda x, side: side * 2 * reach if x is None else x  # noqa: E731  unbounded: off the chart
+    errors = [
+        [r["value"] - end(r["low"], -1) for r in rows],
+        [end(r["high"], 1) - r["value"] for r in rows],
+    ]
     fig, ax = figure(6.0, 0.45 * len(rows) + 1.4)
     ax.errorbar(values, range(len(rows)), xerr=errors, fmt="o", color=BAR, capsize=3)
     ax.axvline(0, color="black", linestyle="--", linewidth=1)
