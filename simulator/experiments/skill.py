@@ -53,6 +53,7 @@ from simulator.core.rng import game_seeds
 from simulator.core.verdicts import (
     ALPHA,
     EFFECT,
+    INCONCLUSIVE,
     NO_EFFECT,
     WIN_RATE_MARGIN,
     Verdict,
@@ -346,6 +347,54 @@ def no_gain(v: Verdict) -> bool:
 
 
 @dataclass
+class DepthChange:
+    """A variant's skill depth minus the base's.  Its 95% interval joins the two depths'
+    97.5% profile-likelihood intervals (Bonferroni: ``low_v - high_b`` to ``high_v - low_b``),
+    so it holds where a depth rests on the few games random won; a pairing over the common
+    games would be tighter, but the delta method it needs is what fails there.  The verdict:
+    an effect when the interval excludes 0, no effect when it lies within ±
+    :data:`DEPTH_PRECISION` steps, else inconclusive."""
+
+    variant: str
+    value: float
+    low: float
+    high: float
+
+    @property
+    def kind(self) -> str:
+        if self.low > 0 or self.high < 0:
+            return EFFECT
+        if -DEPTH_PRECISION <= self.low and self.high <= DEPTH_PRECISION:
+            return NO_EFFECT
+        return INCONCLUSIVE
+
+    def text(self) -> str:
+        ends = " to ".join(
+            "unbounded" if not np.isfinite(x) else f"{x:+.1f}" for x in (self.low, self.high)
+        )
+        reading = {
+            EFFECT: "it changes the depth",
+            NO_EFFECT: f"no change beyond ±{DEPTH_PRECISION:g} step",
+            INCONCLUSIVE: "inconclusive",
+        }[self.kind]
+        return (
+            f"{self.variant} changes the skill depth by {self.value:+.1f} steps (95% CI "
+            f"{ends}): {reading}"
+        )
+
+    def record(self) -> dict:
+        return {
+            "variant": self.variant,
+            "value": self.value,
+            "low": finite_or_none(self.low),
+            "high": finite_or_none(self.high),
+            "verdict": self.kind,
+            "margin": DEPTH_PRECISION,
+            "text": self.text(),
+        }
+
+
+@dataclass
 class Skill:
     game: str
     n_players: int
@@ -363,14 +412,14 @@ class Skill:
     def base(self) -> Rated:
         return self.rated[0]
 
-    def depth_changes(self) -> list[tuple[str, Estimate, Verdict]]:
-        """Each variant's depth minus the base's, paired on the same games, with its
-        verdict within ± :data:`DEPTH_PRECISION` steps."""
+    def depth_changes(self) -> list[DepthChange]:
+        """Each variant's depth minus the base's (see :class:`DepthChange`)."""
         out = []
+        base_low, base_high = self.base.depth_interval(1 - ALPHA / 2)
         for r in self.rated[1:]:
-            change = r.depth() - self.base.depth()
-            verdict = judge(change.value, change.se, DEPTH_PRECISION, alpha=self.base.alpha)
-            out.append((r.variant, change, verdict))
+            low, high = r.depth_interval(1 - ALPHA / 2)
+            value = r.depth().value - self.base.depth().value
+            out.append(DepthChange(r.variant, value, low - base_high, high - base_low))
         return out
 
     def lines(self) -> list[str]:
@@ -379,13 +428,7 @@ class Skill:
             if len(self.rated) > 1:
                 out.append(f"variant {r.variant}:")
             out += rated_lines(r)
-        for name, change, verdict in self.depth_changes():
-            low, high = change.interval
-            out.append(
-                f"{name} changes the skill depth by {change.value:+.2f} steps (95% CI "
-                f"{low:+.2f} to {high:+.2f}) against {self.base.variant}: "
-                f"{verdict.describe(lambda x: f'{x:+.2f} steps', 'change')}"
-            )
+        out += [f"{c.text()} against {self.base.variant}" for c in self.depth_changes()]
         state = (
             "decided"
             if all(r.decided() for r in self.rated)
@@ -415,10 +458,7 @@ class Skill:
                 for r in self.rungs
             ],
             "variants": [{**meta, **rated_record(r)} for meta, r in zip(self.variants, self.rated)],
-            "depth_changes": [
-                {"variant": name, **change.record(), "verdict": verdict.record()}
-                for name, change, verdict in self.depth_changes()
-            ],
+            "depth_changes": [c.record() for c in self.depth_changes()],
             "decided": all(r.decided() for r in self.rated),
         }
 

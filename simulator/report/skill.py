@@ -29,10 +29,6 @@ def steps(x: float) -> str:
     return f"{x:.1f}".replace("-", "−")
 
 
-def signed_steps(x: float) -> str:
-    return f"{x:+.2f}".replace("-", "−")
-
-
 def verdict(record: dict, variant: dict | None = None) -> str:
     """One sentence: the skill depth with its interval, the plateau and the luck."""
     v = variant or record["variants"][0]
@@ -52,19 +48,7 @@ def verdict(record: dict, variant: dict | None = None) -> str:
 
 def changes(record: dict) -> list[str]:
     """Each variant's change in depth against the base rules, in words."""
-    out = []
-    for c in record["depth_changes"]:
-        kind = c["verdict"]["verdict"]
-        reading = {
-            "effect": "changes the depth",
-            "no effect": f"leaves it within ±{c['verdict']['margin']:g} step",
-            "inconclusive": "inconclusive",
-        }[kind]
-        out.append(
-            f"{c['variant']}: {signed_steps(c['value'])} steps of skill (95% CI "
-            f"{signed_steps(c['low'])} to {signed_steps(c['high'])}): {reading}"
-        )
-    return out
+    return [c["text"] for c in record["depth_changes"]]
 
 
 @styled
