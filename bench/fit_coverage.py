@@ -24,16 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from simulator.core.rng import game_seeds
 from simulator.core.stats import wilson
+from simulator.experiments.coins import DESIGN, CoinLab
 from simulator.experiments.crossing import BOUNDED
 from simulator.experiments.fit import KeyRange, fit
-from simulator.experiments.lab import Design
-from simulator.experiments.metrics import Outcomes
 
 TARGET = 0.5
 KEY = KeyRange("x", 0, 24, 12, integer=True)
-DESIGN = Design("coin", ("p", "p"))
 CASES = {  # name: (slope per unit of x, crossing or None for uniform in RANDOM_SPAN, budget)
     "steep, between candidates": (0.1, 12.5, 30_000),
     "steep, at a candidate": (0.1, 12.0, 30_000),
@@ -45,34 +42,6 @@ CASES = {  # name: (slope per unit of x, crossing or None for uniform in RANDOM_
 }
 RANDOM_SPAN = (8.0, 16.0)
 TARGET_COVERAGE = 0.93  # of the nominal 95% (issue 40)
-
-
-class CoinLab:
-    """A stand-in for :class:`~simulator.experiments.lab.Lab`: seat 0 wins with probability
-    ``truth(x)``; game g's uniform draw is the hash of (race, g), the same for every candidate."""
-
-    game = None
-
-    def __init__(self, race: int, truth):
-        self.race, self.truth, self.played = race, truth, 0
-
-    def probe(self, design, rules):
-        return self._outcomes(rules, np.arange(4))
-
-    def play(self, design, candidates, game_ids):
-        self.played += len(game_ids) * len(candidates)
-        return [self._outcomes(rules, game_ids) for rules in candidates]
-
-    def _outcomes(self, rules, game_ids):
-        u = game_seeds(self.race, np.asarray(game_ids, np.int64)) / 2.0**64
-        won0 = u < self.truth(rules["x"])
-        won = np.stack([won0, ~won0], axis=1)
-        n = len(game_ids)
-        groups = {
-            "seat": (np.broadcast_to(np.arange(2), (n, 2)), ("0", "1")),
-            "policy": (np.zeros((n, 2), np.int16), ("p",)),
-        }
-        return Outcomes(won, won.astype(float), np.ones(n), np.zeros(n, np.int16), ("end",), groups)
 
 
 def line(slope: float, crossing: float):

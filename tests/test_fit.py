@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from simulator.cli import cli
 from simulator.core.errors import UserError
 from simulator.core.game import get_game
-from simulator.core.rng import game_seeds
 from simulator.core.verdicts import NO_EFFECT
+from simulator.experiments.coins import CoinLab as HashedCoinLab
 from simulator.experiments.fit import KeyRange, fit, key_range, parse_target
 from simulator.experiments.keys import checked_range, key_step
 from simulator.experiments.lab import Design, Lab
@@ -71,33 +71,11 @@ def test_race_finds_the_value_that_hits_the_target_and_gives_close_values_more_g
     assert lab.games_by_x[4] >= lab.games_by_x[0]
 
 
-class SlopeLab:
-    """A stand-in for Lab whose seat 0 wins with probability 0.5 + 0.005 (x - 12): balanced
-    at x = 12, and within 2 points of balance from 9 to 15.  Game g's uniform draw is the hash
-    of (replication, g), the same for every candidate."""
-
-    game = None
-
-    def __init__(self, replication: int):
-        self.replication, self.played = replication, 0
-
-    def probe(self, design, rules):
-        return self._outcomes(rules, np.arange(4))
-
-    def play(self, design, candidates, game_ids):
-        self.played += len(game_ids) * len(candidates)
-        return [self._outcomes(rules, game_ids) for rules in candidates]
-
-    def _outcomes(self, rules, game_ids):
-        u = game_seeds(self.replication, np.asarray(game_ids, np.int64)) / 2.0**64
-        won0 = u < truth(rules["x"])
-        won = np.stack([won0, ~won0], axis=1)
-        n = len(game_ids)
-        groups = {
-            "seat": (np.broadcast_to(np.arange(2), (n, 2)), ("0", "1")),
-            "policy": (np.zeros((n, 2), np.int16), ("p",)),
-        }
-        return Outcomes(won, won.astype(float), np.ones(n), np.zeros(n, np.int16), ("end",), groups)
+def slope_lab(replication: int) -> HashedCoinLab:
+    """Coins whose seat 0 wins with probability :func:`truth` (0.5 + 0.005 (x - 12): balanced
+    at x = 12, and within 2 points of balance from 9 to 15); game g's draw the hash of
+    (replication, g), the same for every candidate."""
+    return HashedCoinLab(replication, lambda x: truth(x))
 
 
 def truth(x: float) -> float:
@@ -108,7 +86,7 @@ def slope_fits(budget: int, replications: int = 40):
     key = KeyRange("x", 0, 24, 12, integer=True)
     design = Design("coin", ("p", "p"))
     return [
-        fit(SlopeLab(r), {"x": 12}, design, [key], "win_rate:seat=0", 0.5, budget=budget)
+        fit(slope_lab(r), {"x": 12}, design, [key], "win_rate:seat=0", 0.5, budget=budget)
         for r in range(replications)
     ]
 

@@ -15,15 +15,8 @@ from simulator.core.rng import game_seeds
 from simulator.experiments.lab import Lab
 from simulator.experiments.metrics import Outcomes
 from simulator.experiments.ratings import ELO, STEP_THETA, choices, fit, gap_interval
-from simulator.experiments.skill import (
-    RANDOM,
-    Rung,
-    Table,
-    lineups,
-    rate_ladder,
-    read_skill,
-    write_skill,
-)
+from simulator.experiments.skill import rate_ladder, read_skill, write_skill
+from simulator.experiments.tournament import RANDOM, Rung, Table, lineups
 from simulator.run.runner import Variant
 
 EKONOS = get_game("ekonos")

@@ -126,17 +126,15 @@ def skill(
       balsim skill karnaxis --budgets 2,4,8 -n 4000 --out runs/skill-karnaxis
       balsim skill ekonos --vary scoring.per_presidency=0,-24 --rungs random,scripted,tuned
     """
-    from simulator.experiments.skill import (
+    from simulator.experiments.skill import SKILL_TOOL, rate_ladder, write_skill
+    from simulator.experiments.strength import has_search
+    from simulator.experiments.tournament import (
         RATED,
-        SKILL_TOOL,
         check_rungs,
         default_budgets,
         ladder_rules,
-        rate_ladder,
         resolve_rungs,
-        write_skill,
     )
-    from simulator.experiments.strength import has_search
     from simulator.report.tool_charts import skill_files
     from simulator.run.outputs import check_out_dir
     from simulator.run.sweep import grid_variants

@@ -78,6 +78,21 @@ class Challenger:
     win: Estimate  # its held-out win rate against the incumbent's field
     tuned: TuneResult | None  # the tuning that produced it (None for search)
 
+    def record(self, fair: float) -> dict:
+        """Its held-out win rate (Wilson 95% interval), its gain over ``fair`` and whether it
+        beats it."""
+        low, high = self.win.interval
+        return {
+            "name": self.name,
+            "win": self.win.value,
+            "low": low,
+            "high": high,
+            "se": self.win.se,
+            "games": self.win.n,
+            "gain": self.win.value - fair,
+            "beats": self.beats(fair),
+        }
+
     def beats(self, fair: float) -> bool:
         """Significantly more than its fair share (Wilson 95% lower bound above it)."""
         return self.win.interval[0] > fair
@@ -121,17 +136,7 @@ class Challenge:
             "fair_share": self.fair_share,
             "dominant": self.dominant,
             "verdict": self.verdict(),
-            "challengers": [
-                {
-                    "name": c.name,
-                    "win": c.win.value,
-                    "low": c.win.interval[0],
-                    "high": c.win.interval[1],
-                    "games": c.win.n,
-                    "beats": c.beats(self.fair_share),
-                }
-                for c in self.challengers
-            ],
+            "challengers": [c.record(self.fair_share) for c in self.challengers],
         }
 
     def lines(self) -> list[str]:
@@ -255,10 +260,7 @@ class Exploitability:
             "gain": self.gain(self.best),
             "upper": self.upper,
             "level": self.level,
-            "challengers": [
-                {"name": c.name, "gain": self.gain(c), "se": c.win.se, **c.win.record("win_")}
-                for c in self.challengers
-            ],
+            "challengers": [c.record(self.fair_share) for c in self.challengers],
             "text": self.text(),
         }
 

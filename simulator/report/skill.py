@@ -59,11 +59,11 @@ def ratings_chart(record: dict, variant: int = 0):
     rows = v["ratings"]
     names = [r["rung"] for r in rows]
     values = [r["value"] for r in rows]
-    reach = max(abs(x) for r in rows for x in (r["low"], r["high"]) if x is not None) or 1.0
-    end = lambda x, side: side * 2 * reach if x is None else x  # noqa: E731  unbounded: off the chart
+    known = [x for r in rows for x in (r["value"], r["low"], r["high"]) if x is not None]
+    reach = 1.5 * max(max(abs(x) for x in known), 1.0)  # an unbounded end runs off the chart
     errors = [
-        [r["value"] - end(r["low"], -1) for r in rows],
-        [end(r["high"], 1) - r["value"] for r in rows],
+        [max(0.0, r["value"] - (-reach if r["low"] is None else r["low"])) for r in rows],
+        [max(0.0, (reach if r["high"] is None else r["high"]) - r["value"]) for r in rows],
     ]
     fig, ax = figure(6.0, 0.45 * len(rows) + 1.4)
     ax.errorbar(values, range(len(rows)), xerr=errors, fmt="o", color=BAR, capsize=3)

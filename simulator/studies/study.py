@@ -552,15 +552,14 @@ def run_skill(
     dask cluster at ``scheduler``; with ``resume`` a ladder done is kept."""
     from simulator.experiments.field import Ladder
     from simulator.experiments.lab import Lab
-    from simulator.experiments.skill import (
+    from simulator.experiments.skill import rate_ladder, write_skill
+    from simulator.experiments.strength import has_search
+    from simulator.experiments.tournament import (
         RATED,
         default_budgets,
         ladder_rules,
-        rate_ladder,
         resolve_rungs,
-        write_skill,
     )
-    from simulator.experiments.strength import has_search
 
     out = []
     for name, spec in SKILL.items():
