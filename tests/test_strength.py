@@ -218,16 +218,6 @@ def test_a_level_finding_holds_while_the_strong_field_reaches_its_threshold():
 # ---- skill ----------------------------------------------------------------------------------
 
 
-def test_skill_refuses_a_game_without_a_search_player(monkeypatch):
-    monkeypatch.setattr("simulator.experiments.strength.has_search", lambda game: False)
-    result = invoke("skill", "karmaggan", "-p", 4)
-    assert result.exit_code == 2
-    assert result.output.strip().splitlines() == [
-        "Error: karmaggan has no 'search' policy yet: skill measures a search player's win rate by "
-        "rollout budget"
-    ]
-
-
 def test_the_study_reports_each_games_skill_depth(small_study):
     """Every game gets a rated ladder, and the report states its depth with its interval."""
     from simulator.experiments.skill import read_skill
@@ -243,7 +233,8 @@ def test_the_study_reports_each_games_skill_depth(small_study):
         assert rungs[:4] == ["random", "scripted", "tuned", "adapted"]
         assert len([r for r in rungs if r.startswith("search_")]) == 3 * has_search(get_game(name))
         depth = record["variants"][0]["depth"]
-        assert depth["low"] <= depth["value"] <= depth["high"]
+        high = np.inf if depth["high"] is None else depth["high"]  # None: random never won
+        assert depth["low"] <= high and depth["low"] > 0
         assert escape(verdict(record)) in page
 
 
