@@ -61,10 +61,13 @@ bench: $(STAMP)
 	PY=$(BIN)/python bash bench/ekonos_refs.sh | tee bench/results/ekonos-refs.txt
 	$(BIN)/python bench/render.py
 
-# the error rates of ask's decisions on known truths (bench/results/decisions.csv and the table
-# in docs/analysis.md "Decisions"); minutes on 2 cores
+# the error rates of the decisions on known truths: ask's (bench/results/decisions.csv and the
+# table in docs/analysis.md "Decisions"), the search's override of equal candidates and fit's
+# crossing coverage (bench/results/search-override.csv, fit-coverage.csv); minutes on 2 cores
 decisions: $(STAMP)
 	$(BIN)/python bench/decisions.py
+	$(BIN)/python bench/search_override.py
+	$(BIN)/python bench/fit_coverage.py
 
 # the four questions at their defaults, one after the other: each field's decision and the
 # wall and CPU seconds (bench/results/asks.csv and the table in docs/ladder.md)

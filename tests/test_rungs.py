@@ -290,25 +290,29 @@ def test_sweep_over_two_fields_prints_each_and_the_agreement(tmp_path):
     assert (out / "scripted" / "manifest.json").exists() and (out / "tuned").exists()
 
 
-def test_a_fit_holds_at_every_strength_only_when_the_confidence_sets_overlap():
+def test_a_fit_depends_on_strength_only_when_the_crossings_are_shown_apart():
     from simulator.core.verdicts import judge
-    from simulator.experiments.fit import FitResult
+    from simulator.experiments.crossing import BOUNDED, Crossing
+    from simulator.experiments.fit import Evaluation, FitResult
     from simulator.experiments.metrics import Estimate
     from simulator.experiments.rungs import fit_line
 
-    def result(chosen: int, in_set: list[int]) -> FitResult:
-        from simulator.experiments.fit import Evaluation
-
+    def result(chosen: int, in_set: list[int], low: float, high: float) -> FitResult:
         e = Estimate(0.0, np.zeros(10))
         raced = [Evaluation({"k": v}, "race", e, 0.0, None, True) for v in in_set]
-        return FitResult("m", 0.0, [], {"k": chosen}, e, raced, 100, True, 0.02, judge(0, 1, 1))
+        found = FitResult("m", 0.0, [], {"k": chosen}, e, raced, 100, True, 0.02, judge(0, 1, 1))
+        found.crossing = Crossing("k", BOUNDED, (low + high) / 2, low, high, [low, high])
+        return found
 
-    assert "holds at every strength: the confidence sets overlap at 4" in fit_line(
-        {"scripted": result(3, [3, 4]), "tuned": result(5, [4, 5])}
+    # confidence sets that overlap are no test of sameness: not decided
+    near = fit_line({"scripted": result(3, [3, 4], 3.1, 4.2), "tuned": result(5, [4, 5], 3.9, 5.0)})
+    assert "whether it depends on player strength is not decided" in near
+    assert "holds at every strength" not in near
+    apart = fit_line(
+        {"scripted": result(3, [2, 3], 2.2, 3.1), "tuned": result(6, [5, 6], 5.2, 6.0)}
     )
-    apart = fit_line({"scripted": result(3, [2, 3]), "tuned": result(6, [5, 6])})
-    assert "depends on player strength" in apart
-    assert "scripted: chosen k = 3" in apart and "confidence set 5; 6" in apart
+    assert "depends on player strength: the metric crosses its target at different values" in apart
+    assert "scripted: chosen k = 3" in apart and "crossing 2.2 to 3.1" in apart
 
 
 def test_a_finding_measured_in_the_other_field_holds_flips_or_is_not_shown():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from simulator.experiments.adapt import ADAPTED_SUFFIX
+from simulator.experiments.crossing import BOUNDED
 from simulator.experiments.fit import FitResult, listed
 from simulator.experiments.strength import TUNED_SUFFIX
 
@@ -63,32 +64,42 @@ def change_text(r: dict | None) -> str:
 
 
 def fit_line(results: dict[str, FitResult]) -> str:
-    """Whether a fit holds at every strength: some value lies in the confidence set at every
-    rung (the sets overlap), else it depends on player strength; each rung's chosen value,
-    held-out verdict and confidence set."""
-
-    def key(values: dict) -> tuple:
-        return tuple(sorted(values.items()))
-
-    sets = [{key(v) for v in r.confidence_set} for r in results.values()]
-    common = set.intersection(*sets) if sets else set()
+    """Whether a fit depends on player strength, from where each field's metric crosses its
+    target (:mod:`simulator.experiments.crossing`): it depends when two fields' crossing
+    intervals do not overlap (the crossings differ); otherwise it is not decided (an overlap
+    is no test of sameness).  Then each field's chosen value, held-out verdict, crossing and
+    confidence set."""
     each = "; ".join(
         f"{field}: chosen {', '.join(f'{k} = {v:g}' for k, v in r.best.items())} "
         f"({r.verdict.kind} on held-out games"
         + (f"; {r.readapted.verdict.kind} with the field re-adapted to it" if r.readapted else "")
-        + f"), confidence set {listed(r.confidence_set)}"
+        + f"), crossing {crossing_text(r)}, confidence set {listed(r.confidence_set)}"
         for field, r in results.items()
     )
     names = ", ".join(results)
-    if not any(sets):
-        return f"Over the fields ({names}): no value raced holds the target at any rung; {each}."
-    if common:
-        shared = listed([dict(v) for v in sorted(common)])
+    bounded = {
+        f: r.crossing for f, r in results.items() if r.crossing and r.crossing.kind == BOUNDED
+    }
+    apart = [
+        (a, b)
+        for a in bounded
+        for b in bounded
+        if a < b and (bounded[a].high < bounded[b].low or bounded[b].high < bounded[a].low)
+    ]
+    if apart:
+        pairs = ", ".join(f"{a} and {b}" for a, b in apart)
         return (
-            f"Over the fields ({names}): holds at every strength: the confidence sets overlap "
-            f"at {shared}; {each}."
+            f"Over the fields ({names}): depends on player strength: the metric crosses its "
+            f"target at different values for {pairs} (their intervals do not overlap); {each}."
         )
     return (
-        f"Over the fields ({names}): depends on player strength, no value lies in every "
-        f"rung's confidence set; {each}."
+        f"Over the fields ({names}): whether it depends on player strength is not decided "
+        f"(no two fields' crossings are shown apart); {each}."
     )
+
+
+def crossing_text(r: FitResult) -> str:
+    c = r.crossing
+    if c is None or c.kind != BOUNDED:
+        return "not placed"
+    return f"{c.low:.4g} to {c.high:.4g}"
