@@ -41,7 +41,7 @@ def test_the_first_screen_holds_the_answer_and_its_chart(name, tmp_path, monkeyp
     monkeypatch.setenv("BALSIM_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / name
     fields = [Field(SCRIPTED), Field(TUNED)]
-    ask(RECIPES[name], out, 48, 3, jobs=1, progress=False, fields=fields)
+    ask(RECIPES[name], out, 48, 3, jobs=1, progress=False, exploit=False, fields=fields)
     import test_report_browser
 
     monkeypatch.setattr(test_report_browser, "MEASURE", MEASURE_ASK)

@@ -5,6 +5,7 @@ from them, and the answer the same in the terminal, the page and balsim.json."""
 import html
 import json
 import re
+from dataclasses import replace
 
 import numpy as np
 import polars as pl
@@ -33,7 +34,14 @@ def own_cache(tmp_path, monkeypatch):
 def run(name, tmp_path, games=GAMES, seed=3, fields=(SCRIPTED,)):
     out = tmp_path / name
     asked = ask(
-        RECIPES[name], out, games, seed, jobs=1, progress=False, fields=[Field(f) for f in fields]
+        RECIPES[name],
+        out,
+        games,
+        seed,
+        jobs=1,
+        progress=False,
+        exploit=False,
+        fields=[Field(f) for f in fields],
     )
     return out, asked, json.loads((out / "balsim.json").read_text())
 
@@ -276,6 +284,7 @@ def test_scoring_variants_are_named_by_their_setting():
 def test_quick_answers_with_the_tuned_field_and_says_what_the_full_run_adds(tmp_path):
     out = tmp_path / "quick"
     args = ["ask", "blood-coins", "-n", str(GAMES), "-j", "1", "-q", "--out", str(out)]
+    args.append("--no-exploit")
     result = CliRunner().invoke(cli, [*args, "--quick"])
     assert result.exit_code == 0, result.output
     assert json.loads((out / "balsim.json").read_text())["fields"] == [TUNED]
@@ -292,3 +301,26 @@ def test_make_run_compiles_the_engines_where_every_later_command_reads_them():
 
     makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
     assert not re.search(r"^\s*(export\s+)?NUMBA_CACHE_DIR\s*[:?+]?=", makefile, re.M)
+
+
+def test_a_decided_value_carries_what_better_strategies_gain_against_it(tmp_path, monkeypatch):
+    """With a margin of 10 points the tuned field keeps the printed blood coins; every
+    scripted policy re-tuned against that field, and the search team, are its challengers:
+    balsim.json holds their best gain with its simultaneous upper bound, and the answer is
+    called balanced against better strategies only when that bound is within the margin."""
+    monkeypatch.setenv("BALSIM_CACHE_DIR", str(tmp_path / "cache"))
+    question = replace(RECIPES["blood-coins"], challenge_games=1_500, search_games=8)
+    asked = ask(
+        question, tmp_path / "x", 480, 3, jobs=1, progress=False, margin=0.1, fields=[Field(TUNED)]
+    )
+    assert asked.leading().decision.kind in (Choice.KEEP, Choice.CHANGE)
+    summary = json.loads((tmp_path / "x" / "balsim.json").read_text())
+    record = summary["exploitability"]
+    assert record and {c["name"] for c in record["challengers"]} >= {"search"}
+    best = max(record["challengers"], key=lambda c: c["win"])
+    assert record["best"] == best["name"] and record["upper"] >= record["gain"]
+    first = summary["answer"][0]
+    if record["upper"] > 0.1:
+        assert "balanced only for these players" in first and asked.exploited()
+    else:
+        assert "no strategy tried gains more than" in first and not asked.exploited()

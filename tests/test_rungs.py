@@ -159,7 +159,17 @@ def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
     question = replace(RECIPES["scoring"], variants=two_scorings)
     out = tmp_path / "scoring"
     fields = [Field(TUNED), Field(ADAPTED)]
-    asked = ask(question, out, 240, 3, jobs=1, progress=False, fields=fields, adapt_budget=SMALL)
+    asked = ask(
+        question,
+        out,
+        240,
+        3,
+        jobs=1,
+        progress=False,
+        exploit=False,
+        fields=fields,
+        adapt_budget=SMALL,
+    )
     tuned, adapted = asked.rung(TUNED), asked.rung(ADAPTED)
     # the tuned field: the same knob sets under both scorings, nobody re-tunes
     tuned_manifest = json.loads((out / "dataset-tuned" / "manifest.json").read_text())

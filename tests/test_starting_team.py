@@ -114,7 +114,16 @@ def swap_labels(src, dst):
 
 def test_swapping_the_team_labels_changes_no_answer(tmp_path):
     out = tmp_path / "ask"
-    ask(RECIPES["blood-coins"], out, 48, 3, jobs=1, progress=False, fields=[Field(SCRIPTED)])
+    ask(
+        RECIPES["blood-coins"],
+        out,
+        48,
+        3,
+        jobs=1,
+        progress=False,
+        exploit=False,
+        fields=[Field(SCRIPTED)],
+    )
     dataset, question = out / "dataset-scripted", RECIPES["blood-coins"]
     answer = measure(question, Dataset(dataset), Sizing())
     swap_labels(dataset, tmp_path / "swapped")

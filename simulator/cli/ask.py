@@ -40,6 +40,14 @@ from simulator.studies.recipes import RECIPES
     "-v", "--verbose", is_flag=True, help="Also print each field's values, facts and adaptations."
 )
 @click.option(
+    "--exploit/--no-exploit",
+    default=True,
+    show_default=True,
+    help="Re-tune every scripted policy against the leading field under the value it keeps "
+    "or changes to, and play the search player there: a value is balanced against better "
+    "strategies only when none gains more than the margin.",
+)
+@click.option(
     "--quick",
     is_flag=True,
     help="The tuned field alone: a first decision in about a minute (the full run adds the "
@@ -54,6 +62,7 @@ def ask(
     fields,
     adapt_budget,
     verbose,
+    exploit,
     quick,
     out,
     seed,
@@ -117,6 +126,7 @@ def ask(
             chosen,
             ladder.budget,
             scheduler,
+            exploit,
         )
     click.echo("\n".join(headline(asked)))
     click.echo(rests_on(asked))

@@ -22,11 +22,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from simulator.analysis import Dataset
-from simulator.core.decisions import Decision, in_looks
+from simulator.core.decisions import Choice, Decision, in_looks
 from simulator.core.game import get_game
 from simulator.core.verdicts import WIN_RATE_MARGIN, looks
 from simulator.experiments.adapt import Budget
 from simulator.experiments.field import DEFAULT_RUNGS, SCRIPTED, Field, Ladder, Players
+from simulator.experiments.lab import Lab
+from simulator.experiments.strength import Exploitability, exploitability
 from simulator.run import store
 from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
 from simulator.run.runner import Plan, execute, manifest_for
@@ -76,6 +78,7 @@ def ask(
     fields: list[Field] | None = None,
     adapt_budget: Budget | None = None,
     scheduler: str | None = None,
+    exploit: bool = True,
 ) -> Asked:
     """Answer ``question`` once per field of ``fields`` (default the rungs of
     :data:`DEFAULT_RUNGS`), each in looks until its decision is settled or ``games`` per
@@ -83,7 +86,8 @@ def ask(
     all) and return the answers.  ``margin``: the equivalence margin (a fraction; default 2
     points); ``adapt_budget``: the games of each variant's adaptation (fields that adapt);
     ``scheduler``: a dask cluster's address, to play there instead of on ``jobs`` local
-    processes."""
+    processes; ``exploit``: also measure what better strategies gain against the value the
+    leading field keeps or changes to (:func:`exploited`)."""
     game = get_game(question.game)
     rules = game.rules()
     budget = games or question.games
@@ -114,6 +118,8 @@ def ask(
         ]
         assumed, others = question.assumed(game, rules)
         asked = Asked(question, rungs, strength_of(rungs, margin), margin, assumed, others)
+        if exploit:
+            asked.exploit = exploited(asked, jobs, progress, scheduler, seed)
         (tmp / "report.html").write_text(report_page(asked, budget, command), encoding="utf-8")
         summary = {
             "tool": "ask",
@@ -139,6 +145,29 @@ def ask(
         raise
     finish_out_dir(tmp, out)
     return asked
+
+
+def exploited(
+    asked: Asked, jobs: int, progress: bool, scheduler: str | None, seed: int
+) -> Exploitability | None:
+    """The best gain a challenger finds over its fair share against the leading field under
+    the value it keeps or changes to (every scripted policy re-tuned against that field, and
+    the search player: :func:`simulator.experiments.strength.exploitability`); None when no
+    value is decided on."""
+    lead, q = asked.leading(), asked.question
+    if lead.decision.kind not in (Choice.KEEP, Choice.CHANGE):
+        return None
+    game = get_game(q.game)
+    with Lab(game, jobs, progress, scheduler=scheduler) as lab:
+        return exploitability(
+            lab,
+            lead.rules[lead.decision.chosen],
+            lead.seats,
+            q.players,
+            q.challenge_games,
+            q.search_games,
+            seed,
+        )
 
 
 def dataset_folder(field: Field) -> str:
@@ -193,6 +222,8 @@ def answer_field(
         field_text(ds),
         settings(ds),
         adaptations,
+        {v.name: v.rules for v in plan.variants},
+        list(plan.seats),
     )
 
 

@@ -109,4 +109,6 @@ QUESTION = Question(
     "the starting team",
     "the starting blood coins",
     ("setup", "game"),
+    challenge_games=3_000,
+    search_games=24,
 )

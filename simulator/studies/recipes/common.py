@@ -71,6 +71,10 @@ class Question:
     what: str  # the rule asked about, e.g. "the loan cap"
     subjects: tuple[str, ...] = ()  # the rules it asks about: key prefixes ("loans")
     broken: Callable[[Dataset], dict[str, str]] = lambda ds: {}
+    # what a better strategy could gain against the value decided on: each challenger's games
+    # (re-tuned against the leading field) and the search player's held-out games
+    challenge_games: int = 6_000
+    search_games: int = 60
 
     def assumed(self, game: Game, rules: dict) -> tuple[list[tuple[AssumedKey, object]], int]:
         """The ASSUMED keys under the question's subjects with their values in ``rules``, and

@@ -25,6 +25,7 @@ from simulator.core.decisions import (
 )
 from simulator.experiments.adapt import Adaptation
 from simulator.experiments.rungs import scripted_name
+from simulator.experiments.strength import Exploitability
 from simulator.studies.recipes.common import Fact, Question, label
 
 # the fields from the weakest to the strongest: the answer leads with the strongest decided
@@ -49,6 +50,8 @@ class RungAnswer:
     lineup: str = ""  # who played, e.g. "tuned field: scholar_tuned, ..."
     settings: dict[str, str] = field(default_factory=dict)  # variant -> its setting as typed
     adaptations: dict[str, list[Adaptation]] = field(default_factory=dict)
+    rules: dict[str, dict] = field(default_factory=dict)  # variant -> the rules its players use
+    seats: list[str] = field(default_factory=list)  # the line-up
 
     def label(self, name: str | None) -> str:
         return label(name or "", self.settings)
@@ -96,6 +99,7 @@ class Asked:
     margin: float
     assumed: list = field(default_factory=list)  # (AssumedKey, value) of the rules asked about
     other_assumed: int = 0  # the game's other ASSUMED keys
+    exploit: Exploitability | None = None  # what better strategies gain against the decision
 
     def leading(self) -> RungAnswer:
         """The strongest field that decided (else the strongest field)."""
@@ -128,10 +132,17 @@ class Asked:
                 return f"it changes sign between {lead.label(a.value)} and {lead.label(b.value)}"
         return ""
 
+    def exploited(self) -> bool:
+        """Whether a strategy tried may gain more than the margin against the value decided
+        on (its simultaneous upper bound beyond it): then that value is balanced only for the
+        players measured."""
+        return self.exploit is not None and not self.exploit.within(self.margin)
+
     def record(self) -> dict:
         return {
             "decision": self.leading().decision.kind.value,
             "field": self.leading().field,
+            "exploitability": self.exploit.record() if self.exploit else None,
             **self.strength.record(),
             "rungs": {r.field: r.record() for r in self.rungs},
         }

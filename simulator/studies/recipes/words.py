@@ -132,7 +132,22 @@ def headline(asked: Asked) -> list[str]:
         b = lead.decision.balance(lead.decision.chosen)
         second += f"; at {lead.label(b.value)} ({lead.field}): {edge_text(b.worst, b.alpha)}"
     second += f" ({level} intervals, margin ±{100 * asked.margin:g} points)."
+    if asked.exploit is not None:
+        first = first[:-1] + f"; {exploit_text(asked)}."
     return [first, second, "Next: " + next_step(asked)]
+
+
+def exploit_text(asked: Asked) -> str:
+    """Whether a better strategy breaks the value decided on, in a clause."""
+    x = asked.exploit
+    best = x.best
+    if asked.exploited():
+        return (
+            f"but it is balanced only for these players: {best.name} gains "
+            f"{points(x.gain(best))} against them (no strategy tried gains more than "
+            f"{points(x.upper)})"
+        )
+    return f"no strategy tried gains more than {points(x.upper)} against it"
 
 
 def rests_on(asked: Asked) -> str:
@@ -170,6 +185,11 @@ def next_step(asked: Asked) -> str:
         return (
             "the fields disagree: decide with the field that plays like your players "
             "(`--verbose` for each)."
+        )
+    if asked.exploited():
+        return (
+            f"playtest against {asked.exploit.best.name}'s strategy (`balsim challenge "
+            f"{asked.question.game}`); `--verbose` for every value's edges."
         )
     if lead.decision.kind == Choice.CHANGE:
         return f"playtest {lead.label(lead.decision.chosen)}; `--verbose` for every value's edges."
