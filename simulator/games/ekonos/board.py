@@ -5,7 +5,7 @@ marker is on space s", the masks (state.py) answer "which spaces": free, next to
 protected.  Option lists enumerate a mask's spaces in ascending order.
 """
 
-from simulator.core.kernel import accessor, rule
+from simulator.core.kernel import accessor, inlined
 from simulator.games.ekonos import state as S
 from simulator.games.ekonos.bits import bit, count, lowest
 
@@ -45,7 +45,7 @@ def free_spaces(state, rules):
     return rules[S.CFG_ALL_SPACES] & ~state[S.OCCUPIED]
 
 
-@rule
+@inlined
 def next_to(state, rules, c):
     """Mask of the spaces orthogonally next to a marker of company c."""
     near = 0
@@ -56,7 +56,7 @@ def next_to(state, rules, c):
     return near
 
 
-@rule
+@inlined
 def list_spaces(state, spaces):
     """The spaces of a mask as options (space, its owner or EMPTY), ascending; how many."""
     n = 0
@@ -68,7 +68,7 @@ def list_spaces(state, spaces):
     return n
 
 
-@rule
+@inlined
 def place_targets(state, rules, c):
     """Playing a Card, function 1: a free space (if c has an indicator left in supply) or an
     unprotected indicator of c, to turn protected."""
@@ -78,14 +78,14 @@ def place_targets(state, rules, c):
     return targets
 
 
-@rule
+@inlined
 def expand_targets(state, rules, c):
     """Playing a Card (growth): spaces adjacent to an indicator of c that are free or hold an
     unprotected indicator of another company."""
     return next_to(state, rules, c) & ~state[S.MINE + c] & ~state[S.PROTECTED]
 
 
-@rule
+@inlined
 def place_marker(state, rules, space, c):
     """Put a market indicator of company c on a space (Playing a Card).  An unprotected
     indicator of another company that growth replaces goes back to its company's supply
@@ -107,7 +107,7 @@ def place_marker(state, rules, space, c):
     return replaced
 
 
-@rule
+@inlined
 def protect_marker(state, space):
     """Playing a Card, function 1: turn a placed indicator over, making it protected."""
     state[S.PROTECTED] |= bit(space)
@@ -124,7 +124,7 @@ def company_value(state, c):
     return state[S.ON_BOARD + c]
 
 
-@rule
+@inlined
 def score_parts(state, rules, p):
     """Scoring: (cash, holdings, presidencies) points of seat p: the M.U. held, the Σ shares x
     company value, and the presidencies held, each times its [scoring] points (1, 1, 0 as
@@ -141,7 +141,7 @@ def score_parts(state, rules, p):
     )
 
 
-@rule
+@inlined
 def neighbours_of(state, rules, space, c):
     """(markers of c, markers of other companies) next to a space."""
     near = rules[S.NEIGHBOURS + space]

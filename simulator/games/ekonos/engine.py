@@ -12,7 +12,7 @@ deal at the start of a turn, or one of the three parts of a seat's round (play a
 buy) with every decision it leads to (an expansion by another seat's company, a successor).
 """
 
-from simulator.core.kernel import accessor, rule
+from simulator.core.kernel import accessor, inlined, rule
 from simulator.core.rng import SETUP, shuffle
 from simulator.games.ekonos import board, decide
 from simulator.games.ekonos import state as S
@@ -48,7 +48,7 @@ def card_company(rules, card, function):
     return rules[S.DECK + 3 * card + function]
 
 
-@rule
+@inlined
 def list_card_options(state, rules, seat):
     """Playing a Card: every (card, function) of the hand that can take effect.
 
@@ -75,7 +75,7 @@ def list_card_options(state, rules, seat):
     return n
 
 
-@rule
+@inlined
 def raise_growth(state, rules, knobs, rng, trace, seat, c):
     """Playing a Card, functions 2 and 3: raise c's growth indicator one level.  At level 4 the
     president may expand by 2 now or wait (ASSUMED: only offered when an indicator can be
@@ -104,7 +104,7 @@ def raise_growth(state, rules, knobs, rng, trace, seat, c):
         expand(state, rules, knobs, rng, trace, c, rules[S.CFG_EXPAND_LARGE])
 
 
-@rule
+@inlined
 def expand(state, rules, knobs, rng, trace, c, count):
     """Playing a Card (growth): the president places ``count`` indicators of c, each adjacent
     to an indicator of c, replacing unprotected indicators of other companies; the growth
@@ -133,7 +133,7 @@ def expand(state, rules, knobs, rng, trace, c, count):
     state[S.GROWTH + c] = 0
 
 
-@rule
+@inlined
 def expand_on_taking_office(state, rules, knobs, rng, trace, c):
     """Playing a Card: "the President may wait for the Growth Indicator to reach level six" and
     then places three.  ASSUMED: a company whose indicator reached level 6 while it had no
@@ -143,7 +143,7 @@ def expand_on_taking_office(state, rules, knobs, rng, trace, c):
     expand(state, rules, knobs, rng, trace, c, rules[S.CFG_EXPAND_LARGE])
 
 
-@rule
+@inlined
 def set_president(state, rules, c, seat):
     """Presidency "is shown on the board with a Share Indicator": ASSUMED
     (``shares.presidency_uses_indicator``) one of the president's own share indicators, given
@@ -157,13 +157,13 @@ def set_president(state, rules, c, seat):
     state[S.PRESIDENT + c] = seat
 
 
-@rule
+@inlined
 def can_show_presidency(state, rules, seat):
     """Presidency: a player can take a presidency only with a share indicator to show it."""
     return rules[S.CFG_PRESIDENCY_INDICATOR] == 0 or state[S.INDICATORS_LEFT + seat] > 0
 
 
-@rule
+@inlined
 def buy_makes_president(state, seat, c):
     """Presidency: the first buyer becomes president, and a buyer who then holds more shares
     than the current president takes over (a company without a president counts as held by
@@ -174,7 +174,7 @@ def buy_makes_president(state, seat, c):
     )
 
 
-@rule
+@inlined
 def indicators_to_buy(state, rules, seat, c):
     """Share indicators a purchase puts on the board: one for the share, plus the presidency's
     when the purchase makes the buyer president (a takeover is immediate, so a buyer without
@@ -184,7 +184,7 @@ def indicators_to_buy(state, rules, seat, c):
     return 1
 
 
-@rule
+@inlined
 def buy_share(state, rules, seat, c):
     """The Buying and Selling of Shares + Presidency: pay the price, take a share (placing a
     share indicator); the first buyer becomes president, and anyone holding more than the
@@ -202,7 +202,7 @@ def buy_share(state, rules, seat, c):
     return price
 
 
-@rule
+@inlined
 def sell_share(state, seat, c):
     """The Buying and Selling of Shares: collect the price from the bank, remove a share."""
     price = sell_price(state, c)
@@ -215,7 +215,7 @@ def sell_share(state, seat, c):
     return price
 
 
-@rule
+@inlined
 def presidency_after_sale(state, rules, knobs, rng, trace, seat, c):
     """Presidency: after the president sells, whoever now holds more takes over; when several
     players tie for the most, the selling president chooses among them.  ASSUMED: a company
@@ -246,14 +246,16 @@ def presidency_after_sale(state, rules, knobs, rng, trace, seat, c):
     return state[S.PRESIDENT + c]
 
 
-@rule
+@inlined
 def claim_presidencies(state, rules, knobs, rng, trace):
     """Presidency: "should another player acquire more shares than the current president, he /
     she immediately takes over".  A holder of more shares passed over for want of a free share
     indicator (ASSUMED, shares.presidency_uses_indicator) takes over as soon as one is free:
-    checked after every sale and purchase, company by company (ASSUMED: in company order, the
-    first in seat order among equal claimants) until no holder who can show a presidency holds
-    more shares than a president, or any share of a company without one."""
+    checked company by company (ASSUMED: in company order, the first in seat order among equal
+    claimants) until no holder who can show a presidency holds more shares than a president,
+    or any share of a company without one.  Only a seat that had no indicator left can have
+    been passed over, so the rules check this when such a seat gets one back (its sale, a
+    presidency passing on from it): :func:`indicator_regained`."""
     changed = True
     while changed:
         changed = False
@@ -271,7 +273,13 @@ def claim_presidencies(state, rules, knobs, rng, trace):
                 changed = True
 
 
-@rule
+@accessor
+def indicator_regained(state, seat):
+    """Whether ``seat`` has just got back its only free share indicator, having had none."""
+    return seat != S.NONE and state[S.INDICATORS_LEFT + seat] == 1
+
+
+@inlined
 def play_card(state, rules, knobs, rng, trace, seat):
     """Round, step 1 — Playing a Card: choose a card and one of its three functions."""
     n = list_card_options(state, rules, seat)
@@ -309,7 +317,7 @@ def play_card(state, rules, knobs, rng, trace, seat):
     board.record(state, trace, S.EV_PLACE, seat, c, space, 0, 0)
 
 
-@rule
+@inlined
 def sell_step(state, rules, knobs, rng, trace, seat):
     """Round, step 2 — Selling a company share, if chosen: any company the seat holds."""
     board.set_option(state, 0, S.NONE, 0, 0)
@@ -325,24 +333,27 @@ def sell_step(state, rules, knobs, rng, trace, seat):
         return
     before = state[S.CASH + seat]
     price = sell_share(state, seat, c)
+    regained = indicator_regained(state, seat)
     board.record(state, trace, S.EV_SELL, seat, c, price, before, state[S.CASH + seat])
     old = state[S.PRESIDENT + c]
     new = presidency_after_sale(state, rules, knobs, rng, trace, seat, c)
     if new != old:
         board.record(state, trace, S.EV_PRESIDENT, new, c, old, state[S.SHARES_OUT + c], 0)
-    claim_presidencies(state, rules, knobs, rng, trace)  # the seller freed an indicator
+    if regained:  # the seller had no indicator left: a presidency it was passed over for
+        claim_presidencies(state, rules, knobs, rng, trace)
 
 
-@rule
+@inlined
 def buy_step(state, rules, knobs, rng, trace, seat):
     """Round, step 3 — Buying a company share, if chosen: the buyer needs the price in cash and
     the share indicators the purchase puts on the board."""
     board.set_option(state, 0, S.NONE, 0, 0)
     n = 1
+    free = state[S.INDICATORS_LEFT + seat]  # two are enough for any purchase
     for c in range(rules[S.CFG_COMPANIES]):
-        if state[S.CASH + seat] >= buy_price(state, c) and state[
-            S.INDICATORS_LEFT + seat
-        ] >= indicators_to_buy(state, rules, seat, c):
+        if state[S.CASH + seat] >= buy_price(state, c) and (
+            free >= 2 or free >= indicators_to_buy(state, rules, seat, c)
+        ):
             board.set_option(state, n, c, 0, 0)
             n += 1
     c = board.option(
@@ -358,10 +369,11 @@ def buy_step(state, rules, knobs, rng, trace, seat):
         return
     board.record(state, trace, S.EV_PRESIDENT, seat, c, old, 0, 0)
     expand_on_taking_office(state, rules, knobs, rng, trace, c)
-    claim_presidencies(state, rules, knobs, rng, trace)  # the old president freed an indicator
+    if indicator_regained(state, old):  # the old president, if it was out, can show one again
+        claim_presidencies(state, rules, knobs, rng, trace)
 
 
-@rule
+@inlined
 def deal(state, rules, rng, trace):
     """Preparation: at the start of each turn every player gets the turn's cards and M.U.
     ASSUMED: the whole deck is reshuffled for every turn (6 players use all 36 cards), and the
@@ -395,7 +407,7 @@ def round_seat(state, rules):
     return (state[S.STARTER] + state[S.ROUND]) % rules[S.CFG_PLAYERS]
 
 
-@rule
+@inlined
 def end_round(state, rules):
     """Preparation: every player plays one round per card dealt; when no player has cards
     left the next turn begins, its starter the player to the left of this turn's starter."""
@@ -410,7 +422,7 @@ def end_round(state, rules):
     state[S.PHASE] = S.AT_DEAL if state[S.TURN] < rules[S.CFG_TURNS] else S.AT_END
 
 
-@rule
+@inlined
 def play_step(state, rules, knobs, rng, trace):
     """Play one step from the loop position (Preparation; Round: card, sell, buy)."""
     phase = state[S.PHASE]
