@@ -14,7 +14,7 @@ import numpy as np
 from policies.common import HANDICAP_KNOBS, RANDOM, behaviour, blunders, keep_best, pick_random
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
-from simulator.core.kernel import accessor, rule, scorer
+from simulator.core.kernel import accessor, inlined, rule, scorer
 from simulator.games.ekonos.board import neighbours_of, option
 from simulator.games.ekonos.state import (
     BUY,
@@ -168,12 +168,19 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
     return -float(state[CASH + option(state, i, OPT_A)])
 
 
-@rule
+@inlined
 def policy_choice(state, rules, knobs, rng, policy, kind, seat, company, n):
     """Index into the ``n`` options of the state's OPTIONS block that scripted ``policy`` takes
-    for decision ``kind`` of ``seat``."""
+    for decision ``kind`` of ``seat``.  Inlined where the rules decide, so a random draw is
+    not a call of some forty arguments."""
     if behaviour(knobs, policy) == RANDOM or blunders(knobs, policy, BLUNDER, rng):
         return pick_random(n, rng)
+    return best_choice(state, rules, knobs, rng, policy, kind, seat, company, n)
+
+
+@rule
+def best_choice(state, rules, knobs, rng, policy, kind, seat, company, n):
+    """The best-scored option (ties broken uniformly from the policy stream)."""
     best, count, choice = -np.inf, 0, 0
     for i in range(n):
         score = option_score(state, rules, knobs, policy, kind, seat, company, i)

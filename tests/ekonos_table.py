@@ -13,8 +13,7 @@ from policies.ekonos import (
 )
 from simulator.core.game import get_game
 from simulator.core.rng import N_STREAMS
-from simulator.games.ekonos import engine, games
-from simulator.games.ekonos.board import expand_targets
+from simulator.games.ekonos import board, engine, games
 from simulator.games.ekonos.game import board_adjacency, neighbour_masks, trace_game
 from simulator.games.ekonos.state import (
     AT_CARD,
@@ -127,7 +126,7 @@ class Table:
         cells = [c for r in rows for c in r]
         for s, cell in enumerate(cells):
             if cell != ".":
-                engine.place_marker(self.state, self.cfg, s, ord(cell.upper()) - ord("A"))
+                board.place_marker(self.state, self.cfg, s, ord(cell.upper()) - ord("A"))
                 if cell.islower():
                     self.state[PROTECTED] |= 1 << s
 
@@ -201,10 +200,10 @@ class Table:
         return {tuple(row) for row in self.options[:n, :3].tolist()}
 
     def expand_targets(self, c) -> list[int]:
-        return bits(expand_targets(self.state, self.cfg, c))
+        return bits(board.expand_targets(self.state, self.cfg, c))
 
     def place_targets(self, c) -> list[int]:
-        return bits(engine.place_targets(self.state, self.cfg, c))
+        return bits(board.place_targets(self.state, self.cfg, c))
 
     def card(self, place, grow_a, grow_b) -> int:
         """The index of the deck's card [place, grow_a, grow_b]."""

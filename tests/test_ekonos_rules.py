@@ -23,7 +23,7 @@ from ekonos_table import (
 )
 
 from policies.ekonos import EXPAND_EARLY, MARKET_BUILDER
-from simulator.games.ekonos import engine
+from simulator.games.ekonos import board
 from simulator.games.ekonos.state import (
     AT_DEAL,
     AT_END,
@@ -266,7 +266,7 @@ def test_replaced_markers_return_to_their_supply():
     for back, supply in ((True, 1), (False, 0)):
         t = Table("A B", sets=(f"companies.replaced_markers_return={str(back).lower()}",))
         t.companies[BETA, SUPPLY] = 0
-        assert engine.place_marker(t.state, t.cfg, 1, ALPHA) == BETA
+        assert board.place_marker(t.state, t.cfg, 1, ALPHA) == BETA
         assert t.drawing() == "A A"
         assert t.companies[BETA, [ON_BOARD, SUPPLY]].tolist() == [0, supply]
         assert t.companies[ALPHA, ON_BOARD] == 2

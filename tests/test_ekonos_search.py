@@ -9,8 +9,7 @@ import pytest
 from policies.ekonos import SEARCH, VALUE_INVESTOR
 from simulator.core.game import get_game
 from simulator.core.rng import DICE, N_STREAMS, POLICY, SETUP, game_seeds
-from simulator.games.ekonos import games
-from simulator.games.ekonos.search import search_step
+from simulator.games.ekonos import games, search
 from simulator.games.ekonos.state import (
     AT_CARD,
     CFG_CARDS,
@@ -46,16 +45,16 @@ def first_search_decision(change=None, seed: int = 7):
     cfg, knobs = GAME.prepare(GAME.rules(sets=TINY), 4)
     state = np.zeros(cfg[CFG_STATE_SIZE], np.int64)
     rng = np.zeros(N_STREAMS, np.uint64)
-    work, work_rng, values = games.search_buffers(cfg)
+    work, work_rng, values = search.search_buffers(cfg)
     seats = np.array([SEARCH] + [VALUE_INVESTOR] * 3, np.int8)
     games.new_game(state, cfg, knobs, rng, np.uint64(seed), seats)
     trace = np.zeros((200, TRACE_WIDTH), np.int64)
-    search_step(state, cfg, knobs, rng, trace, work, work_rng, values)  # the deal
+    search.search_step(state, cfg, knobs, rng, trace, work, work_rng, values)  # the deal
     assert state[PHASE] == AT_CARD and (state[STARTER] + state[ROUND]) % 4 == 0
     if change:
         change(state, rng, cfg)
     start = state[EVENTS]
-    search_step(state, cfg, knobs, rng, trace, work, work_rng, values)  # seat 0 plays a card
+    search.search_step(state, cfg, knobs, rng, trace, work, work_rng, values)  # seat 0 plays a card
     rows = [tuple(r) for r in trace[start : state[EVENTS]].tolist()]
     assert rows[0][0] == EV_SEARCH and state[SEARCH_DECISIONS] >= 1
     return rows

@@ -1,5 +1,10 @@
 """The Arrow tables of one task: the engine's columns plus the contract's common columns
-(docs/datasets.md), with string columns decoded from codes and integer columns narrowed."""
+(docs/datasets.md), with string columns decoded from codes and integer columns narrowed.
+
+Columns become Arrow arrays over the numpy arrays' own buffers (:func:`arrow`), not through
+``pa.array``: its first call in a process imports pandas to check for pandas types, about a
+second of CPU in every worker process of every command, for a table of plain numbers.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +16,33 @@ from simulator.core.game import Game
 from simulator.core.seating import neighbour
 
 
+def arrow(values) -> pa.Array:
+    """A 1-d numpy column of numbers or booleans as an Arrow array (numbers share its buffer)."""
+    values = np.ascontiguousarray(values)
+    if values.dtype.kind not in "biuf":
+        return pa.array(values)
+    if values.dtype == np.bool_:
+        bits = np.packbits(values, bitorder="little")  # Arrow keeps booleans as bits
+        return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
+    kind = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+
+
 def strings(labels, codes) -> pa.Array:
     """Decode int codes into a string column without one Python object per row."""
-    return pa.array(list(labels), type=pa.string()).take(pa.array(np.asarray(codes, np.int32)))
+    encoded = [str(label).encode() for label in labels]
+    offsets = np.zeros(len(encoded) + 1, np.int32)
+    offsets[1:] = np.cumsum([len(e) for e in encoded])
+    dictionary = pa.Array.from_buffers(
+        pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    )
+    return dictionary.take(arrow(np.asarray(codes, np.int32)))
 
 
 def constant(value, n: int) -> pa.Array:
     if isinstance(value, str):
         return strings([value], np.zeros(n, np.int32))
-    return pa.array(np.full(n, value))
+    return arrow(np.full(n, value))
 
 
 def narrow(values, dtype, name: str) -> np.ndarray:
@@ -53,16 +76,16 @@ def build_tables(game: Game, variant, game_ids, seeds, seat_ids, raw) -> dict:
         values = np.asarray(values).reshape(-1)
         if name in game.categories:
             return strings(game.categories[name], values)
-        return pa.array(values)
+        return arrow(values)
 
     g = raw["games"]
     games = {
-        "game_id": pa.array(game_ids.astype(np.int64)),
+        "game_id": arrow(game_ids.astype(np.int64)),
         "variant": constant(variant.name, n),
-        "seed": pa.array(seeds),
+        "seed": arrow(seeds),
         "n_players": constant(np.int8(p), n),
-        "winner_seat": pa.array(g["winner_seat"].astype(np.int8)),
-        "length": pa.array(narrow(g["length"], np.int16, "length")),
+        "winner_seat": arrow(g["winner_seat"].astype(np.int8)),
+        "length": arrow(narrow(g["length"], np.int16, "length")),
     }
     games.update({k: column(k, v) for k, v in g.items() if k not in games})
     games.update({k: constant(v, n) for k, v in variant.values.items()})
@@ -71,13 +94,13 @@ def build_tables(game: Game, variant, game_ids, seeds, seat_ids, raw) -> dict:
     pl = raw["players"]
     score = pl["score"].astype(np.float64)
     players = {
-        "game_id": pa.array(np.repeat(game_ids.astype(np.int64), p)),
+        "game_id": arrow(np.repeat(game_ids.astype(np.int64), p)),
         "variant": constant(variant.name, n * p),
-        "seat": pa.array(np.tile(np.arange(p, dtype=np.int8), n)),
+        "seat": arrow(np.tile(np.arange(p, dtype=np.int8), n)),
         "policy": strings(policy_names, seat_ids.reshape(-1)),
-        "score": pa.array(score.reshape(-1)),
-        "rank": pa.array(ranks(score).reshape(-1)),
-        "won": pa.array(pl["won"].astype(bool).reshape(-1)),
+        "score": arrow(score.reshape(-1)),
+        "rank": arrow(ranks(score).reshape(-1)),
+        "won": arrow(pl["won"].astype(bool).reshape(-1)),
     }
     if p > 1:  # the seat that plays just before: neighbour effects (simulator.analysis.neighbours)
         players["left_policy"] = strings(policy_names, neighbour(seat_ids).reshape(-1))
@@ -88,7 +111,7 @@ def build_tables(game: Game, variant, game_ids, seeds, seat_ids, raw) -> dict:
         t = raw[name]
         index = np.asarray(t["game_index"])
         cols = {
-            "game_id": pa.array(game_ids.astype(np.int64)[index]),
+            "game_id": arrow(game_ids.astype(np.int64)[index]),
             "variant": constant(variant.name, len(index)),
         }
         cols.update({k: column(k, v) for k, v in t.items() if k != "game_index"})

@@ -1,39 +1,13 @@
 """Ekonos board: market indicators on spaces (Playing a Card), and the trace.
 
-The board is kept twice, each for what it does best: ``state[OWNER + s]`` answers "whose
+The board is kept twice, each for what it does best: ``state[S.OWNER + s]`` answers "whose
 marker is on space s", the masks (state.py) answer "which spaces": free, next to a company,
 protected.  Option lists enumerate a mask's spaces in ascending order.
 """
 
-from simulator.core.kernel import accessor, rule
+from simulator.core.kernel import accessor, inlined
+from simulator.games.ekonos import state as S
 from simulator.games.ekonos.bits import bit, count, lowest
-from simulator.games.ekonos.state import (
-    CASH,
-    CFG_ALL_SPACES,
-    CFG_COMPANIES,
-    CFG_REPLACED_RETURN,
-    CFG_SCORE_INDICATOR,
-    CFG_SCORE_MU,
-    CFG_SCORE_PRESIDENCY,
-    EMPTY,
-    EVENTS,
-    MAX_COMPANIES,
-    MINE,
-    NEIGHBOURS,
-    OCCUPIED,
-    ON_BOARD,
-    OPT_A,
-    OPT_B,
-    OPT_C,
-    OPT_WIDTH,
-    OPTIONS,
-    OWNER,
-    PRESIDENT,
-    PROTECTED,
-    SHARES,
-    SUPPLY,
-    TURN,
-)
 
 
 @accessor
@@ -47,129 +21,129 @@ def put_row(trace, at, event, turn, seat, a, b, c, d):
 @accessor
 def record(state, trace, event, seat, a, b, c, d):
     """Append one trace row of this turn (counted in EVENTS) when tracing."""
-    n = state[EVENTS]
+    n = state[S.EVENTS]
     if n < trace.shape[0]:
-        put_row(trace, n, event, state[TURN], seat, a, b, c, d)
-        state[EVENTS] = n + 1
+        put_row(trace, n, event, state[S.TURN], seat, a, b, c, d)
+        state[S.EVENTS] = n + 1
 
 
 @accessor
 def set_option(state, i, a, b, c):
     """Row i of the current decision's options."""
-    at = OPTIONS + i * OPT_WIDTH
-    state[at + OPT_A], state[at + OPT_B], state[at + OPT_C] = a, b, c
+    at = S.OPTIONS + i * S.OPT_WIDTH
+    state[at + S.OPT_A], state[at + S.OPT_B], state[at + S.OPT_C] = a, b, c
 
 
 @accessor
 def option(state, i, column):
-    return state[OPTIONS + i * OPT_WIDTH + column]
+    return state[S.OPTIONS + i * S.OPT_WIDTH + column]
 
 
 @accessor
 def free_spaces(state, rules):
     """Mask of the spaces without a marker."""
-    return rules[CFG_ALL_SPACES] & ~state[OCCUPIED]
+    return rules[S.CFG_ALL_SPACES] & ~state[S.OCCUPIED]
 
 
-@rule
+@inlined
 def next_to(state, rules, c):
     """Mask of the spaces orthogonally next to a marker of company c."""
     near = 0
-    mine = state[MINE + c]
+    mine = state[S.MINE + c]
     while mine:
-        near |= rules[NEIGHBOURS + lowest(mine)]
+        near |= rules[S.NEIGHBOURS + lowest(mine)]
         mine &= mine - 1
     return near
 
 
-@rule
+@inlined
 def list_spaces(state, spaces):
     """The spaces of a mask as options (space, its owner or EMPTY), ascending; how many."""
     n = 0
     while spaces:
         s = lowest(spaces)
-        set_option(state, n, s, state[OWNER + s], 0)
+        set_option(state, n, s, state[S.OWNER + s], 0)
         n += 1
         spaces &= spaces - 1
     return n
 
 
-@rule
+@inlined
 def place_targets(state, rules, c):
     """Playing a Card, function 1: a free space (if c has an indicator left in supply) or an
     unprotected indicator of c, to turn protected."""
-    targets = state[MINE + c] & ~state[PROTECTED]
-    if state[SUPPLY + c] > 0:
+    targets = state[S.MINE + c] & ~state[S.PROTECTED]
+    if state[S.SUPPLY + c] > 0:
         targets |= free_spaces(state, rules)
     return targets
 
 
-@rule
+@inlined
 def expand_targets(state, rules, c):
     """Playing a Card (growth): spaces adjacent to an indicator of c that are free or hold an
     unprotected indicator of another company."""
-    return next_to(state, rules, c) & ~state[MINE + c] & ~state[PROTECTED]
+    return next_to(state, rules, c) & ~state[S.MINE + c] & ~state[S.PROTECTED]
 
 
-@rule
+@inlined
 def place_marker(state, rules, space, c):
     """Put a market indicator of company c on a space (Playing a Card).  An unprotected
     indicator of another company that growth replaces goes back to its company's supply
     (ASSUMED, ``companies.replaced_markers_return``: the rulebook does not say where it goes),
     or out of the game when that switch is off.  Returns the replaced company or EMPTY."""
     here = bit(space)
-    replaced = state[OWNER + space]
-    if replaced != EMPTY:
-        state[ON_BOARD + replaced] -= 1
-        state[MINE + replaced] &= ~here
-        if rules[CFG_REPLACED_RETURN]:
-            state[SUPPLY + replaced] += 1
-    state[OWNER + space] = c
-    state[MINE + c] |= here
-    state[OCCUPIED] |= here
-    state[PROTECTED] &= ~here
-    state[ON_BOARD + c] += 1
-    state[SUPPLY + c] -= 1
+    replaced = state[S.OWNER + space]
+    if replaced != S.EMPTY:
+        state[S.ON_BOARD + replaced] -= 1
+        state[S.MINE + replaced] &= ~here
+        if rules[S.CFG_REPLACED_RETURN]:
+            state[S.SUPPLY + replaced] += 1
+    state[S.OWNER + space] = c
+    state[S.MINE + c] |= here
+    state[S.OCCUPIED] |= here
+    state[S.PROTECTED] &= ~here
+    state[S.ON_BOARD + c] += 1
+    state[S.SUPPLY + c] -= 1
     return replaced
 
 
-@rule
+@inlined
 def protect_marker(state, space):
     """Playing a Card, function 1: turn a placed indicator over, making it protected."""
-    state[PROTECTED] |= bit(space)
+    state[S.PROTECTED] |= bit(space)
 
 
 @accessor
 def is_protected(state, space):
-    return state[PROTECTED] & bit(space) != 0
+    return state[S.PROTECTED] & bit(space) != 0
 
 
 @accessor
 def company_value(state, c):
     """Scoring: a company is worth the number of its market indicators on the board."""
-    return state[ON_BOARD + c]
+    return state[S.ON_BOARD + c]
 
 
-@rule
+@inlined
 def score_parts(state, rules, p):
     """Scoring: (cash, holdings, presidencies) points of seat p: the M.U. held, the Σ shares x
     company value, and the presidencies held, each times its [scoring] points (1, 1, 0 as
     printed)."""
     holdings = 0
     presidencies = 0
-    for c in range(rules[CFG_COMPANIES]):
-        holdings += state[SHARES + p * MAX_COMPANIES + c] * company_value(state, c)
-        presidencies += state[PRESIDENT + c] == p
+    for c in range(rules[S.CFG_COMPANIES]):
+        holdings += state[S.SHARES + p * S.MAX_COMPANIES + c] * company_value(state, c)
+        presidencies += state[S.PRESIDENT + c] == p
     return (
-        state[CASH + p] * rules[CFG_SCORE_MU],
-        holdings * rules[CFG_SCORE_INDICATOR],
-        presidencies * rules[CFG_SCORE_PRESIDENCY],
+        state[S.CASH + p] * rules[S.CFG_SCORE_MU],
+        holdings * rules[S.CFG_SCORE_INDICATOR],
+        presidencies * rules[S.CFG_SCORE_PRESIDENCY],
     )
 
 
-@rule
+@inlined
 def neighbours_of(state, rules, space, c):
     """(markers of c, markers of other companies) next to a space."""
-    near = rules[NEIGHBOURS + space]
-    mine = state[MINE + c]
-    return count(near & mine), count(near & state[OCCUPIED] & ~mine)
+    near = rules[S.NEIGHBOURS + space]
+    mine = state[S.MINE + c]
+    return count(near & mine), count(near & state[S.OCCUPIED] & ~mine)

@@ -11,72 +11,7 @@ from policies.search import MAX_ROLLOUTS
 from simulator.core.game import Game, policy_knobs
 from simulator.core.rules import RulesError, require
 from simulator.games.ekonos import games
-from simulator.games.ekonos.state import (
-    BUY,
-    CFG_ALL_SPACES,
-    CFG_CARDS,
-    CFG_CARDS_PER_TURN,
-    CFG_COMPANIES,
-    CFG_EXPAND_LARGE,
-    CFG_EXPAND_SMALL,
-    CFG_GROWTH_LARGE,
-    CFG_GROWTH_SMALL,
-    CFG_MARKERS,
-    CFG_MONEY_PER_TURN,
-    CFG_PLAYERS,
-    CFG_PRESIDENCY_INDICATOR,
-    CFG_REPLACED_RETURN,
-    CFG_SCORE_INDICATOR,
-    CFG_SCORE_MU,
-    CFG_SCORE_PRESIDENCY,
-    CFG_SHARE_INDICATORS,
-    CFG_SPACES,
-    CFG_START_MONEY,
-    CFG_STATE_SIZE,
-    CFG_TURNS,
-    CFG_UNSEEN,
-    CHOOSE_CARD,
-    CHOOSE_SPACE,
-    DECK,
-    DECK_ORDER,
-    EMPTY,
-    EV_BUY,
-    EV_DEAL,
-    EV_DISCARD,
-    EV_EXPAND,
-    EV_EXPAND_EMPTY,
-    EV_EXPAND_WAIT,
-    EV_GROW,
-    EV_PLACE,
-    EV_PRESIDENT,
-    EV_PROTECT,
-    EV_SEARCH,
-    EV_SEARCH_OPTION,
-    EV_SELL,
-    EV_TURN,
-    EXPAND_NOW,
-    G_END_REASON,
-    G_LENGTH,
-    G_ROUNDS,
-    G_SEARCH_DECISIONS,
-    G_WINNER,
-    MAX_CARDS,
-    MAX_COMPANIES,
-    MAX_HAND,
-    MAX_OPTIONS,
-    MAX_PLAYERS,
-    MAX_SHARE_INDICATORS,
-    MAX_SPACES,
-    MAX_TURNS,
-    N_GAME_OUT,
-    N_PLAYER_OUT,
-    NEIGHBOURS,
-    NO_SUPPLY,
-    NONE,
-    PLACE_FUNCTION,
-    SELL,
-    TRACE_WIDTH,
-)
+from simulator.games.ekonos import state as S
 
 ENGINE_VERSION = "ekonos-6"
 MAX_POINTS = 1000  # largest points per unit a [scoring] key may give
@@ -120,27 +55,27 @@ def check(rules: dict) -> None:
     require(
         rules,
         "setup.player_counts",
-        all(3 <= n <= MAX_PLAYERS for n in counts) and counts,
-        f"player counts must be 3..{MAX_PLAYERS}",
+        all(3 <= n <= S.MAX_PLAYERS for n in counts) and counts,
+        f"player counts must be 3..{S.MAX_PLAYERS}",
     )
     require(
         rules,
         "setup.turns",
-        all(v <= MAX_TURNS for v in setup["turns"]),
-        f"at most {MAX_TURNS} turns (the games' rounds are counted in 16 bits)",
+        all(v <= S.MAX_TURNS for v in setup["turns"]),
+        f"at most {S.MAX_TURNS} turns (the games' rounds are counted in 16 bits)",
     )
     require(
         rules,
         "setup.cards_per_turn",
-        all(v <= MAX_HAND for v in setup["cards_per_turn"]),
-        f"at most {MAX_HAND} cards per turn (three options a card must fit {MAX_OPTIONS})",
+        all(v <= S.MAX_HAND for v in setup["cards_per_turn"]),
+        f"at most {S.MAX_HAND} cards per turn (three options a card must fit {S.MAX_OPTIONS})",
     )
     require(rules, "setup.start_money", setup["start_money"] >= 0, "must be >= 0")
     require(
         rules,
         "companies.names",
-        3 <= n_companies <= MAX_COMPANIES,
-        f"needs 3..{MAX_COMPANIES} companies",
+        3 <= n_companies <= S.MAX_COMPANIES,
+        f"needs 3..{S.MAX_COMPANIES} companies",
     )
     require(
         rules, "companies.market_indicators", companies["market_indicators"] >= 1, "must be >= 1"
@@ -154,8 +89,8 @@ def check(rules: dict) -> None:
     require(
         rules,
         "shares.indicators_per_player",
-        1 <= indicators <= MAX_SHARE_INDICATORS,
-        f"must be 1..{MAX_SHARE_INDICATORS} (shares held are counted in 16 bits)",
+        1 <= indicators <= S.MAX_SHARE_INDICATORS,
+        f"must be 1..{S.MAX_SHARE_INDICATORS} (shares held are counted in 16 bits)",
     )
     for key, low in (("per_indicator", 0), ("per_mu", 0), ("per_presidency", -MAX_POINTS)):
         require(
@@ -170,12 +105,12 @@ def check(rules: dict) -> None:
     require(
         rules,
         "board.layout",
-        n_spaces <= MAX_SPACES,
-        f"at most {MAX_SPACES} '.' spaces (the engine keeps the board as 64-bit masks); "
+        n_spaces <= S.MAX_SPACES,
+        f"at most {S.MAX_SPACES} '.' spaces (the engine keeps the board as 64-bit masks); "
         f"this layout has {n_spaces}",
     )
     cards = rules["deck"]["cards"]
-    require(rules, "deck.cards", len(cards) <= MAX_CARDS, f"at most {MAX_CARDS} cards")
+    require(rules, "deck.cards", len(cards) <= S.MAX_CARDS, f"at most {S.MAX_CARDS} cards")
     require(
         rules,
         "deck.cards",
@@ -207,44 +142,44 @@ def prepare(rules: dict, n_players: int) -> tuple:
     cards = rules["deck"]["cards"]
     adjacency = board_adjacency(rules["board"]["layout"])
     n_spaces = len(adjacency)
-    cfg = np.zeros(DECK + 3 * len(cards), dtype=np.int64)
-    cfg[CFG_PLAYERS] = n_players
-    cfg[CFG_TURNS] = setup["turns"][row]
-    cfg[CFG_CARDS_PER_TURN] = setup["cards_per_turn"][row]
-    cfg[CFG_MONEY_PER_TURN] = setup["money_per_turn"][row]
-    cfg[CFG_START_MONEY] = setup["start_money"]
-    cfg[CFG_MARKERS] = companies["market_indicators"]
-    cfg[CFG_SHARE_INDICATORS] = rules["shares"]["indicators_per_player"]
-    cfg[CFG_GROWTH_SMALL], cfg[CFG_GROWTH_LARGE] = (
+    cfg = np.zeros(S.DECK + 3 * len(cards), dtype=np.int64)
+    cfg[S.CFG_PLAYERS] = n_players
+    cfg[S.CFG_TURNS] = setup["turns"][row]
+    cfg[S.CFG_CARDS_PER_TURN] = setup["cards_per_turn"][row]
+    cfg[S.CFG_MONEY_PER_TURN] = setup["money_per_turn"][row]
+    cfg[S.CFG_START_MONEY] = setup["start_money"]
+    cfg[S.CFG_MARKERS] = companies["market_indicators"]
+    cfg[S.CFG_SHARE_INDICATORS] = rules["shares"]["indicators_per_player"]
+    cfg[S.CFG_GROWTH_SMALL], cfg[S.CFG_GROWTH_LARGE] = (
         companies["growth_small"],
         companies["growth_large"],
     )
-    cfg[CFG_EXPAND_SMALL], cfg[CFG_EXPAND_LARGE] = (
+    cfg[S.CFG_EXPAND_SMALL], cfg[S.CFG_EXPAND_LARGE] = (
         companies["expand_small"],
         companies["expand_large"],
     )
-    cfg[CFG_COMPANIES] = len(companies["names"])
-    cfg[CFG_REPLACED_RETURN] = companies["replaced_markers_return"]
-    cfg[CFG_PRESIDENCY_INDICATOR] = rules["shares"]["presidency_uses_indicator"]
+    cfg[S.CFG_COMPANIES] = len(companies["names"])
+    cfg[S.CFG_REPLACED_RETURN] = companies["replaced_markers_return"]
+    cfg[S.CFG_PRESIDENCY_INDICATOR] = rules["shares"]["presidency_uses_indicator"]
     scoring = rules["scoring"]
-    cfg[CFG_SCORE_INDICATOR], cfg[CFG_SCORE_MU] = scoring["per_indicator"], scoring["per_mu"]
-    cfg[CFG_SCORE_PRESIDENCY] = scoring["per_presidency"]
-    cfg[CFG_SPACES] = n_spaces
-    cfg[CFG_ALL_SPACES] = (1 << n_spaces) - 1
-    cfg[CFG_CARDS] = len(cards)
-    cfg[CFG_UNSEEN] = DECK_ORDER + len(cards)
-    cfg[CFG_STATE_SIZE] = DECK_ORDER + 2 * len(cards)
-    cfg[NEIGHBOURS : NEIGHBOURS + n_spaces] = neighbour_masks(adjacency)
-    cfg[DECK:] = np.array(cards, dtype=np.int64).reshape(-1)
+    cfg[S.CFG_SCORE_INDICATOR], cfg[S.CFG_SCORE_MU] = scoring["per_indicator"], scoring["per_mu"]
+    cfg[S.CFG_SCORE_PRESIDENCY] = scoring["per_presidency"]
+    cfg[S.CFG_SPACES] = n_spaces
+    cfg[S.CFG_ALL_SPACES] = (1 << n_spaces) - 1
+    cfg[S.CFG_CARDS] = len(cards)
+    cfg[S.CFG_UNSEEN] = S.DECK_ORDER + len(cards)
+    cfg[S.CFG_STATE_SIZE] = S.DECK_ORDER + 2 * len(cards)
+    cfg[S.NEIGHBOURS : S.NEIGHBOURS + n_spaces] = neighbour_masks(adjacency)
+    cfg[S.DECK :] = np.array(cards, dtype=np.int64).reshape(-1)
     knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
     return cfg, knobs
 
 
 def allocate(cfg: np.ndarray, n: int):
-    p, c = cfg[CFG_PLAYERS], cfg[CFG_COMPANIES]
+    p, c = cfg[S.CFG_PLAYERS], cfg[S.CFG_COMPANIES]
     return (
-        np.zeros((n, N_GAME_OUT), np.int64),
-        np.zeros((n, p, N_PLAYER_OUT), np.int64),
+        np.zeros((n, S.N_GAME_OUT), np.int64),
+        np.zeros((n, p, S.N_PLAYER_OUT), np.int64),
         np.zeros((n, 2 * c), np.int64),
         np.zeros((n, p, 3 * c), np.int64),
     )
@@ -262,15 +197,15 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
         out_players,
         company_games,
         company_players,
-        np.zeros((0, TRACE_WIDTH), np.int64),
+        np.zeros((0, S.TRACE_WIDTH), np.int64),
     )
-    n_companies = cfg[CFG_COMPANIES]
+    n_companies = cfg[S.CFG_COMPANIES]
     columns = {
-        "winner_seat": out_games[:, G_WINNER],
-        "length": out_games[:, G_LENGTH],
-        "end_reason": out_games[:, G_END_REASON],
-        "rounds": out_games[:, G_ROUNDS].astype(np.int16),
-        "search_decisions": out_games[:, G_SEARCH_DECISIONS].astype(np.int32),
+        "winner_seat": out_games[:, S.G_WINNER],
+        "length": out_games[:, S.G_LENGTH],
+        "end_reason": out_games[:, S.G_END_REASON],
+        "rounds": out_games[:, S.G_ROUNDS].astype(np.int16),
+        "search_decisions": out_games[:, S.G_SEARCH_DECISIONS].astype(np.int32),
     }
     for c in range(n_companies):
         columns[f"company{c}_value"] = company_games[:, c].astype(np.int16)
@@ -313,7 +248,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
 def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: int = 10_000):
     """The trace rows (int64[k, TRACE_WIDTH]) of one game."""
     cfg, knobs = params
-    trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
+    trace = np.zeros((max_events, S.TRACE_WIDTH), dtype=np.int64)
     n = games.play_games(
         cfg,
         knobs,
@@ -343,21 +278,21 @@ DECISION_NAMES = (
 def describe_option(kind: int, code: int, rules: dict) -> str:
     """A search candidate from its trace code (state.py: EV_SEARCH_OPTION)."""
     names = rules["companies"]["names"]
-    if kind == CHOOSE_CARD:
+    if kind == S.CHOOSE_CARD:
         card, function = divmod(code, 3)
         company = names[rules["deck"]["cards"][card][function]]
         return (
             f"card {card}, place {company}"
-            if function == PLACE_FUNCTION
+            if function == S.PLACE_FUNCTION
             else f"card {card}, raise {company} growth"
         )
-    if kind == CHOOSE_SPACE:
+    if kind == S.CHOOSE_SPACE:
         return f"space {code}"
-    if kind == EXPAND_NOW:
+    if kind == S.EXPAND_NOW:
         return "expand now" if code == 1 else "wait"
-    if kind in (SELL, BUY):
-        verb = "sell" if kind == SELL else "buy"
-        return f"{verb} {names[code]}" if code != NONE else f"no {verb}ing"
+    if kind in (S.SELL, S.BUY):
+        verb = "sell" if kind == S.SELL else "buy"
+        return f"{verb} {names[code]}" if code != S.NONE else f"no {verb}ing"
     return f"seat {code} presides"
 
 
@@ -366,51 +301,51 @@ def describe(row, rules: dict) -> str:
     event, turn, seat, a, b, c, d = row
     names = rules["companies"]["names"]
     at = f"turn {turn + 1} seat {seat}:"
-    if event == EV_TURN:
+    if event == S.EV_TURN:
         return f"== turn {turn + 1}, seat {seat} starts"
-    if event == EV_DEAL:
+    if event == S.EV_DEAL:
         return f"{at} dealt {b} cards and {a} M.U. (cash {c - a}→{c})"
-    if event == EV_PLACE:
+    if event == S.EV_PLACE:
         return f"{at} places a marker of {names[a]} on space {b}"
-    if event == EV_PROTECT:
+    if event == S.EV_PROTECT:
         return f"{at} protects the marker of {names[a]} on space {b}"
-    if event == EV_GROW:
+    if event == S.EV_GROW:
         return f"{at} raises {names[a]} growth to {b}"
-    if event == EV_EXPAND_WAIT:
+    if event == S.EV_EXPAND_WAIT:
         why = " (nothing can be placed)" if c else ""
         return f"{at} president of {names[a]} waits at growth {b}{why}"
-    if event == EV_EXPAND and c == EMPTY:
+    if event == S.EV_EXPAND and c == S.EMPTY:
         return f"{at} expands {names[a]} to space {b}"
-    if event == EV_EXPAND:
+    if event == S.EV_EXPAND:
         gone_to = (
             "its supply" if rules["companies"]["replaced_markers_return"] else "out of the game"
         )
         return f"{at} expands {names[a]} to space {b}, replacing {names[c]} (back to {gone_to})"
-    if event == EV_EXPAND_EMPTY:
+    if event == S.EV_EXPAND_EMPTY:
         why = (
             f"no {names[a]} marker left in supply"
-            if b == NO_SUPPLY
+            if b == S.NO_SUPPLY
             else f"no free or unprotected space next to {names[a]}"
         )
         return f"{at} president of {names[a]} expands but places nothing ({why}); growth back to 0"
-    if event in (EV_SELL, EV_BUY):
-        verb = "sells" if event == EV_SELL else "buys"
+    if event in (S.EV_SELL, S.EV_BUY):
+        verb = "sells" if event == S.EV_SELL else "buys"
         return f"{at} {verb} a share of {names[a]} for {b} (cash {c}→{d})"
-    if event == EV_PRESIDENT and seat == NONE:
+    if event == S.EV_PRESIDENT and seat == S.NONE:
         why = "its last share was sold" if c == 0 else "no holder has an indicator to show it"
         return f"turn {turn + 1}: {names[a]} has no president ({why})"
-    if event == EV_PRESIDENT and d:
+    if event == S.EV_PRESIDENT and d:
         return (
             f"turn {turn + 1}: seat {seat} becomes president of {names[a]} "
             "(more shares, and now a share indicator free to show it)"
         )
-    if event == EV_PRESIDENT:
+    if event == S.EV_PRESIDENT:
         return f"turn {turn + 1}: seat {seat} becomes president of {names[a]}"
-    if event == EV_DISCARD:
+    if event == S.EV_DISCARD:
         return f"{at} discards card {a} (no function can act)"
-    if event == EV_SEARCH:
+    if event == S.EV_SEARCH:
         return f"{at} search weighs {c} of {b} options ({DECISION_NAMES[a]}) over {d} rollouts:"
-    if event == EV_SEARCH_OPTION:
+    if event == S.EV_SEARCH_OPTION:
         return f"{at}   {describe_option(a, b, rules)}: mean value {c / 1e6:.3f} over {d} rollouts"
     presidencies = f" + presidencies {d}" if d else ""  # EV_SCORE: points of each part
     return f"final seat {seat}: cash {a} + holdings {b}{presidencies} = score {c}"
@@ -432,8 +367,8 @@ GAME = Game(
     categories={"end_reason": ("final_turn",)},
     search_limits=(
         ("rollouts", 0, MAX_ROLLOUTS),
-        ("horizon", 0, MAX_TURNS),
-        ("top_k", 0, MAX_OPTIONS),
+        ("horizon", 0, S.MAX_TURNS),
+        ("top_k", 0, S.MAX_OPTIONS),
     ),
     exercised=(
         ("action", "place a market indicator", "markers_placed"),

@@ -5,7 +5,9 @@ The rules of one player count are one read-only int64 array ``rules`` (below) an
 knobs one float64[n_policies, 1 + n_knobs] table.  Copying a game is ``work[:] = state``.
 
 Every block of ``state`` is field-major: a field holds one slot per seat, company or space,
-so rule code reads ``state[CASH + seat]``, ``state[GROWTH + c]``, ``state[OWNER + space]``.
+so rule code reads ``state[S.CASH + seat]``, ``state[S.GROWTH + c]``, ``state[S.OWNER + space]``
+(the engine's modules name this one ``S``: numba reads a module's names as compile-time
+constants, so a qualified name costs nothing and no module lists the names it uses).
 All offsets are compile-time constants except UNSEEN, whose offset (after the deck order)
 depends on the deck's length and is stored in ``rules[CFG_UNSEEN]``::
 
