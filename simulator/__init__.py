@@ -7,7 +7,8 @@ this list, never from one below:
   ASSUMED values (``assumed``), random streams and seeds (``rng``), how kernels compile
   (``kernel``), balanced seating (``seating``), the statistics every layer uses (``stats``:
   Wilson intervals, chi-square, Holm), the three verdicts a test can reach (``verdicts``:
-  an effect, no effect of practical size, inconclusive) and user errors (``errors``).
+  an effect, no effect of practical size, inconclusive), user errors (``errors``) and the
+  range of every number a user gives (``limits``).
 * ``games/<game>`` and ``policies``: the engines, their rules data, scripted and search
   players.  They use ``core`` only.
 * ``run``: playing plans of games into Parquet datasets (``runner``, ``store``, ``sweep``),
@@ -51,6 +52,10 @@ IMPORT = re.compile(rb"^(?:from|import) [^\n(]*(?:\([^)]*\))?[^\n]*", re.MULTILI
 SHARED = "shared"  # the cache group of the kernels outside the games (RNG, shared policies)
 # cache group -> the folder of its compiled kernels (filled at import, below)
 KERNEL_CACHE: dict[str, str] = {}
+# whether this process is a worker of a command, whose parent has said what there is to say
+# about the compiled-kernel folders (set at import, below)
+IN_WORKER = False
+_warned_uncached = False
 
 
 def plain_numba(numba_version: str, switch: str | None) -> bool:
@@ -152,8 +157,9 @@ def _use_numba_cache_dirs() -> None:
     """One compiled-kernel folder per cache group and version of its sources, in
     NUMBA_CACHE_DIR (or ``~/.cache/balsim/numba``); numba's own folder (kernels compiled
     without the kinds of simulator/core/kernel.py) is SHARED's."""
+    global IN_WORKER
     chosen = os.environ.get("BALSIM_NUMBA_CACHE_DIR")
-    worker = bool(chosen) and os.environ.get("NUMBA_CACHE_DIR") == chosen
+    worker = IN_WORKER = bool(chosen) and os.environ.get("NUMBA_CACHE_DIR") == chosen
     if worker:  # the parent chose the folders (and warned): the same parent folder
         parent = os.path.dirname(chosen)
     else:
@@ -169,12 +175,13 @@ def _use_numba_cache_dirs() -> None:
     numba = sys.modules.get("numba")
     if numba is not None:  # imported before us: numba has already read its configuration
         numba.config.CACHE_DIR = folder
-    if not worker:
-        _warn_if_unwritable(folder)
+    problem = None if worker else unwritable(folder)
+    if problem:
+        warn_uncached(folder, problem)
 
 
-def _warn_if_unwritable(folder: str) -> None:
-    """numba silently compiles every run when it cannot save its cache: say so, once."""
+def unwritable(folder: str) -> str | None:
+    """Why compiled kernels cannot be kept in ``folder`` (created when missing), or None."""
     try:
         os.makedirs(folder, exist_ok=True)
         probe = os.path.join(folder, f".write-test-{os.getpid()}")
@@ -182,12 +189,23 @@ def _warn_if_unwritable(folder: str) -> None:
             pass
         os.remove(probe)
     except OSError as e:
-        print(
-            f"balsim: warning: cannot write compiled engines to {folder} ({e.strerror}); "
-            "every run will compile them again (minutes). Set NUMBA_CACHE_DIR to a writable "
-            "folder.",
-            file=sys.stderr,
-        )
+        return e.strerror or str(e)
+    return None
+
+
+def warn_uncached(folder: str, problem: str) -> None:
+    """Say, once per command, that compiled kernels cannot be kept in ``folder`` (numba would
+    otherwise compile every run without a word, or keep them among the package's files)."""
+    global _warned_uncached
+    if _warned_uncached or IN_WORKER:
+        return
+    _warned_uncached = True
+    print(
+        f"balsim: warning: cannot write compiled engines to {folder} ({problem}); every run "
+        "will compile them again (minutes). Set NUMBA_CACHE_DIR to a writable folder.",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 _use_opt_level()

@@ -75,27 +75,92 @@ Each mode caches its kernels in folders of its own (simulator/__init__.py).
 
 Each kernel is cached in the folder of its game (its engine and its policies) or, outside the
 games, in the shared one (``simulator.KERNEL_CACHE``): numba takes a kernel's cache folder
-from its configuration when the kernel is decorated, so the kinds set it then.
+from its configuration when the kernel is decorated, so the kinds set it then.  The cache is
+data like any input: a damaged file (cut short, overwritten) is found as it loads, and the
+group's folder is cleared, once, with a notice, and compiled again (:class:`CheckedCache`).
+Where the folder cannot be written, numba would silently keep the kernel among the package's
+own files instead: that kernel is not cached, which the warning of
+:func:`simulator.warn_uncached` says, once.
 """
+
+import inspect
+import os
+import shutil
+import sys
 
 import numba
 from numba import njit
+from numba.core.caching import FunctionCache, NullCache, _CacheLocator
 
-from simulator import KERNEL_CACHE, PLAIN_NUMBA, cache_group
+from simulator import KERNEL_CACHE, PLAIN_NUMBA, cache_group, unwritable, warn_uncached
 
 
 def cached_in_its_group(compile_kernel):
     """``compile_kernel`` (a decorator) caching each kernel in its cache group's folder."""
 
     def decorate(py_func):
+        folder = KERNEL_CACHE[cache_group(py_func.__module__)]
         numba_folder = numba.config.CACHE_DIR
-        numba.config.CACHE_DIR = KERNEL_CACHE[cache_group(py_func.__module__)]
+        numba.config.CACHE_DIR = folder
         try:
-            return compile_kernel(py_func)
+            kernel = compile_kernel(py_func)
         finally:
             numba.config.CACHE_DIR = numba_folder
+        check_cache(kernel, folder)
+        return kernel
 
     return decorate
+
+
+def check_cache(kernel, folder: str) -> None:
+    """Load ``kernel`` from ``folder`` through :class:`CheckedCache`; when numba placed its
+    cache elsewhere (``folder`` could not be written), do not cache it at all."""
+    cache = getattr(kernel, "_cache", None)
+    if not isinstance(cache, FunctionCache):  # NUMBA_DISABLE_JIT: a plain Python function
+        return
+    folder = os.path.abspath(folder)
+    if os.path.commonpath([os.path.abspath(cache.cache_path), folder]) != folder:
+        wanted = os.path.join(
+            folder, _CacheLocator.get_suitable_cache_subpath(inspect.getfile(kernel.py_func))
+        )
+        warn_uncached(wanted, unwritable(wanted) or "not a folder balsim can write")
+        kernel._cache = NullCache()
+        return
+    cache.__class__ = CheckedCache
+    cache.group_folder = folder
+
+
+class CheckedCache(FunctionCache):
+    """numba's cache of one kernel, whose files are checked as they load: a file that cannot
+    be read back (damaged, cut short) clears the kernel's whole group folder, and the kernel
+    is compiled and cached again."""
+
+    group_folder: str
+
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception as e:  # any failure to read a kernel back is damage
+            clear_damaged(self.group_folder, e)
+            return None
+
+
+def clear_damaged(folder: str, error: Exception) -> None:
+    """Move ``folder`` aside and delete it, saying so; a process that finds it already gone
+    (another worker cleared it first) says nothing."""
+    aside = f"{folder}.damaged-{os.getpid()}"
+    try:
+        os.rename(folder, aside)
+    except OSError:
+        return
+    shutil.rmtree(aside, ignore_errors=True)
+    why = " ".join(f"{type(error).__name__}: {error}".split())[:120]
+    print(
+        f"balsim: the compiled engines in {folder} were damaged ({why}); cleared, compiling "
+        "them again (a minute or two)…",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 if PLAIN_NUMBA:
