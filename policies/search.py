@@ -23,12 +23,17 @@ policies/search_driver.py for the driver Ekonos and Karnaxis share.
 import numpy as np
 
 from simulator.core.kernel import allocating, rule
-from simulator.core.rng import DICE, POLICY, SEARCH, SETUP, mix64, rng_next, shuffle
+from simulator.core.rng import DICE, N_STREAMS, POLICY, SEARCH, SETUP, mix64, rng_next, shuffle
 
 # knobs of [policies.search], appended to each game's KNOBS
 SEARCH_KNOBS = ("rollouts", "rollout_policy", "horizon", "top_k")
 MARGIN_WEIGHT = 0.1  # a win always outweighs any margin: values lie in [-0.1, 1.1]
-RESEED_SALT = np.uint64(0x6A09E667F3BCC909)
+RESEED_SALT = 0x6A09E667F3BCC909
+# each stream's salt, (stream + 1) * RESEED_SALT mod 2**64, computed here in Python integers:
+# the same product in numpy's uint64 wraps too, but warns of overflow when kernels run as Python
+RESEED_SALTS = np.array(
+    [(stream + 1) * RESEED_SALT % 2**64 for stream in range(N_STREAMS)], dtype=np.uint64
+)
 # The decision rule (paired_choice): on candidates of equal value, a rival replaces the rollout
 # policy's choice in at most LEVEL of the decisions.  Candidates beyond MAX_CANDIDATES are not
 # weighed (top_k); a decision plays at most MAX_ROUNDS rounds (so at most MAX_ROLLOUTS
@@ -220,7 +225,7 @@ def reseed_chance(work_rng, seed):
     """Re-seed a copied game's setup, dice and policy streams from ``seed``, so a rollout's
     future never comes from the real game's streams."""
     for stream in (SETUP, DICE, POLICY, SEARCH):
-        work_rng[stream] = mix64(seed ^ (np.uint64(stream + 1) * RESEED_SALT))
+        work_rng[stream] = mix64(seed ^ RESEED_SALTS[stream])
 
 
 @allocating

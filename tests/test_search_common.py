@@ -15,6 +15,8 @@ from policies.search import (
     MAX_CANDIDATES,
     PAIRED_ROWS,
     PAIRED_WIDTH,
+    RESEED_SALT,
+    RESEED_SALTS,
     flip_tail,
     margin_to_best_other,
     outcome_value,
@@ -200,3 +202,19 @@ def test_reseeding_replaces_every_chance_stream_and_draws_only_from_search():
     work = before.copy()
     reseed_chance(work, seed)
     assert all(work[s] != before[s] for s in (SETUP, DICE, POLICY, SEARCH))
+
+
+def test_reseeding_wraps_the_seed_arithmetic_without_a_warning():
+    """The streams' salts, (stream + 1) x RESEED_SALT modulo 2^64, are a table computed in
+    Python integers: the kernel run as plain Python (NUMBA_DISABLE_JIT) multiplies nothing in
+    numpy's uint64, which would warn of the overflow it means."""
+    import warnings
+
+    assert [int(s) for s in RESEED_SALTS] == [(k + 1) * RESEED_SALT % 2**64 for k in range(4)]
+    compiled, plain = np.zeros(N_STREAMS, np.uint64), np.zeros(N_STREAMS, np.uint64)
+    reseed_chance(compiled, np.uint64(2**64 - 5))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(reseed_chance, "py_func", reseed_chance)(plain, np.uint64(2**64 - 5))
+    assert [str(w.message) for w in caught if w.filename.endswith("search.py")] == []
+    assert plain.tolist() == compiled.tolist() and len(set(plain.tolist())) == N_STREAMS
