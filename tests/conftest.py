@@ -1,5 +1,6 @@
 """Shared fixtures: each game's kernels compile once per session, small datasets are reused."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,22 @@ def small_datasets(tmp_path_factory) -> dict[str, Path]:
         execute(small_plan(name), path, jobs=1, progress=False)
         out[name] = path
     return out
+
+
+@pytest.fixture(scope="session")
+def ekonos_run(tmp_path_factory) -> Path:
+    """A small finished Ekonos dataset a user made with `balsim run` (3 parts of 100 games)."""
+    from hostile import SMALL, invoke
+
+    out = tmp_path_factory.mktemp("made") / "ek"
+    assert invoke("run", "ekonos", *SMALL, "--out", out).exit_code == 0
+    return out
+
+
+@pytest.fixture
+def dataset(ekonos_run, tmp_path) -> Path:
+    """A fresh copy of :func:`ekonos_run`, to change at will."""
+    return Path(shutil.copytree(ekonos_run, tmp_path / "ds"))
 
 
 def is_worker(config) -> bool:

@@ -3,6 +3,7 @@ in-process (CliRunner), then check the exit status, the one line on stderr, and 
 was deleted, overwritten or half-written."""
 
 import hashlib
+import json
 from pathlib import Path
 
 import polars as pl
@@ -40,3 +41,25 @@ def games(out: Path) -> pl.DataFrame:
 
 def fail_if_called(*args, **kwargs):
     raise AssertionError("the check should have come first")
+
+
+def write_result(out: Path, files: dict[str, str], tool: str = "fit") -> None:
+    """A tool's result written as the tools write theirs (simulator.run.outputs)."""
+    from simulator.run.outputs import OUT_MARK, writing_result
+
+    with writing_result(out) as tmp:
+        for name, text in files.items():
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / name).write_text(text)
+        (tmp / OUT_MARK).write_text(json.dumps({"tool": tool}))
+
+
+def stop_on_task(task: int, error):
+    from simulator.run.runner import play_task
+
+    def play(plan, params, t, *args):
+        if t == task:
+            raise error
+        return play_task(plan, params, t, *args)
+
+    return play

@@ -235,7 +235,7 @@ def test_a_filled_template_replaces_the_invented_card(tmp_path):
     assert "1 replaced by the rules given" in listed.output
     again = invoke("assumed", "karnaxis", "--template", path)
     assert again.exit_code == 2 and again.output == (
-        f"Error: --template {path} exists; use --force to overwrite it\n"
+        f"Error: --template {path} exists; use --force to replace it\n"
     )
 
 

@@ -57,7 +57,7 @@ def test_every_command_has_help_text():
         ),
         (["run", "ekonos", "--rules", "missing.toml"], "rules key 'missing.toml': file not found"),
         (["run", "ekonos", "--resume"], "has no manifest.json: not a balsim dataset"),
-        (["run", "ekonos", "--jobs", "0"], "--jobs must be a positive number or -1"),
+        (["run", "ekonos", "--jobs", "0"], "0 is not -1 (every core) or in the range 1<=x<=4,096"),
         (["run", "ekonos", "--backend", "dask"], "--backend dask needs --scheduler"),
         (["replay", "--game", "3"], "name a GAME or give --from DATASET"),
         (["sweep", "ekonos"], "sweep needs at least one --vary"),

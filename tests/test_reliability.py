@@ -6,25 +6,19 @@ stderr, and that no file was deleted, overwritten or half-written.
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
-from hostile import SMALL, fail_if_called, games, invoke, one_error, snapshot
-
-
-@pytest.fixture(scope="module")
-def ekonos_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("made") / "ek"
-    assert invoke("run", "ekonos", *SMALL, "--out", out).exit_code == 0
-    return out
-
-
-@pytest.fixture
-def dataset(ekonos_run, tmp_path) -> Path:
-    """A fresh copy of a small finished Ekonos dataset (3 parts of 100 games)."""
-    return Path(shutil.copytree(ekonos_run, tmp_path / "ds"))
-
+from hostile import (
+    SMALL,
+    fail_if_called,
+    games,
+    invoke,
+    one_error,
+    snapshot,
+    stop_on_task,
+    write_result,
+)
 
 # ----------------------------------------------------------------------------- data loss
 
@@ -103,6 +97,7 @@ def test_no_command_writes_a_file_into_a_dataset(dataset, target):
         one_error(invoke(*tune, *force), inside)
         challenge = ["challenge", "ekonos", "--incumbent", "cash_hoarder"]
         one_error(invoke(*challenge, "--out", dataset / target, *force), inside)
+        one_error(invoke("assumed", "ekonos", "--template", dataset / target, *force), inside)
     assert snapshot(dataset) == before
 
 
@@ -181,21 +176,9 @@ def test_a_file_output_is_replaced_only_when_its_command_wrote_it(tmp_path):
             check_out_file(mine, force, "--out", mark)
 
 
-def write_result(out: Path, files: dict[str, str], tool: str = "fit") -> None:
-    """A tool's result written as the tools write theirs (simulator.run.outputs)."""
-    from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
-
-    tmp = new_out_dir(out)
-    for name, text in files.items():
-        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / name).write_text(text)
-    (tmp / OUT_MARK).write_text(json.dumps({"tool": tool}))
-    finish_out_dir(tmp, out)
-
-
 @pytest.mark.parametrize("where", ["sub/res", "."])
 def test_a_result_written_again_keeps_what_a_user_added(tmp_path, monkeypatch, where):
-    from simulator.run.outputs import check_out_dir
+    from simulator.run.outputs import claim
 
     monkeypatch.chdir(tmp_path)
     out = Path(where)
@@ -204,7 +187,7 @@ def test_a_result_written_again_keeps_what_a_user_added(tmp_path, monkeypatch, w
     (out / "NOTES.md").write_text("my notes")
     (out / "plots").mkdir()
     (out / "plots" / "mine.png").write_text("my chart")
-    check_out_dir(out, True, "fit")
+    claim(out, "fit", "fit", True)
     write_result(out, {"fit.toml": "two", "fit.png": "chart"})
     assert (out / "NOTES.md").read_text() == "my notes"
     assert (out / "plots" / "mine.png").read_text() == "my chart"
@@ -212,23 +195,24 @@ def test_a_result_written_again_keeps_what_a_user_added(tmp_path, monkeypatch, w
     assert (out / "fit.toml").read_text() == "two" and (out / "fit.png").read_text() == "chart"
     assert not (out / "old").exists()  # the earlier result's own file and folder are gone
     record = json.loads((out / "balsim.json").read_text())
-    assert record == {"tool": "fit", "files": ["fit.png", "fit.toml"]}
+    assert record == {"tool": "fit", "written_by": "fit", "files": ["fit.png", "fit.toml"]}
     assert not [p for p in tmp_path.rglob("*new-*")]
 
 
 def test_a_tool_refuses_a_folder_it_did_not_write(tmp_path):
     from simulator.core.errors import UserError
-    from simulator.run.outputs import check_out_dir
+    from simulator.run.outputs import claim
 
     write_result(tmp_path / "sens", {"effects.json": "{}"}, tool="sensitivity")
-    with pytest.raises(UserError, match="not empty; use --force to replace fit's result"):
-        check_out_dir(tmp_path / "sens", False, "fit")
-    with pytest.raises(UserError, match="holds a balsim sensitivity result, not fit's"):
-        check_out_dir(tmp_path / "sens", True, "fit")
+    for force in (False, True):  # --force would not help: another tool's result
+        with pytest.raises(UserError, match="holds a balsim sensitivity result, not fit's"):
+            claim(tmp_path / "sens", "fit", "fit", force)
+    with pytest.raises(UserError, match="not empty; use --force to replace sensitivity's result"):
+        claim(tmp_path / "sens", "sensitivity", "sensitivity", False)
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "thesis.md").write_text("mine")
     with pytest.raises(UserError, match="was not written by balsim .no balsim.json.; refusing"):
-        check_out_dir(tmp_path / "notes", True, "fit")
+        claim(tmp_path / "notes", "fit", "fit", True)
 
 
 def test_sensitivity_forced_in_a_folder_of_notes_keeps_them(tmp_path, monkeypatch):
@@ -424,17 +408,6 @@ def test_an_interrupted_run_says_how_to_resume_and_report_marks_it(
     assert invoke("run", "ekonos", "--out", out, "--resume", "-q").exit_code == 0
     assert games(out).equals(games(ekonos_run))
     assert "INCOMPLETE" not in invoke("report", out, "--out", tmp_path / "r.html").stderr
-
-
-def stop_on_task(task: int, error):
-    from simulator.run.runner import play_task
-
-    def play(plan, params, t, *args):
-        if t == task:
-            raise error
-        return play_task(plan, params, t, *args)
-
-    return play
 
 
 @pytest.mark.parametrize(

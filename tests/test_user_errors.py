@@ -15,6 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
+import polars as pl
 import pytest
 from hostile import fail_if_called, invoke, one_error
 
@@ -95,13 +96,19 @@ def test_out_under_a_file_or_with_a_too_long_name(dataset, tmp_path, monkeypatch
             "rules key 'policies.value_investor.buy_margin': 1e+300 is beyond",
         ),
         (["sweep", "ekonos", "--vary", "setup.start_money=1,10000000000"], "is beyond"),
-        (["run", "ekonos", "-n", "99999999999999999999999"], "parts; at most 100,000"),
-        (["run", "ekonos", "-n", "1000000000000"], "raise --chunk-size or lower -n"),
-        (["run", "ekonos", "--chunk-size", "10000000000"], "is not in the range 1<=x<=100000"),
+        (
+            ["run", "ekonos", "-n", "99999999999999999999999"],
+            "99999999999999999999999 is not in the range 1<=x<=10,000,000,000",
+        ),
+        (
+            ["run", "ekonos", "-n", "10000000000", "--chunk-size", "1000"],
+            "parts; at most 100,000 (raise --chunk-size or lower -n)",
+        ),
+        (["run", "ekonos", "--chunk-size", "10000000000"], "is not in the range 1<=x<=100,000"),
         (["run", "ekonos", "--seed", "99999999999999999999999"], "is not in the range"),
         (["run", "ekonos", "-p", "0"], "ekonos is played by 3-6 players, not 0"),
         (["run", "ekonos", "-p", "-4"], "ekonos is played by 3-6 players, not -4"),
-        (["run", "ekonos", "--until-ci", "nan"], "'nan' is not a width in (0, 1]"),
+        (["run", "ekonos", "--until-ci", "nan"], "nan is not in the range 0<x<=1"),
         (
             ["run", "ekonos", "--backend", "dask", "--scheduler", "nonsense"],
             "--scheduler 'nonsense' is not a scheduler address like tcp://HOST:8786",
@@ -277,6 +284,37 @@ def test_a_full_disk_is_said_as_it_is(dataset, tmp_path, monkeypatch):
         code=1,
     )
     assert not out.exists()
+
+
+def test_the_file_size_limit_ends_like_a_full_disk(small_datasets, tmp_path):
+    """ulimit -f: a part larger than the limit cannot be written (EFBIG; Python ignores
+    SIGXFSZ).  The games part of the first task fits, its players part does not: the line says
+    how --resume finishes the dataset, which then equals an uninterrupted run."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (40_000, 40_000))
+
+    run = ["run", "ekonos", "-n", 4000, "--chunk-size", 1000, "-j", 1, "-q", "--seed", 3]
+    out = tmp_path / "big"
+    done = subprocess.run(
+        BALSIM + [str(a) for a in run] + ["--out", str(out)],
+        preexec_fn=limit,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    one_line(
+        done,
+        f"File too large; 0 of 4,000 games are saved, `balsim run ekonos --out {out} --resume` "
+        "finishes the run",
+        code=1,
+    )
+    assert (out / "games" / "part-00000.parquet").exists()
+    assert invoke("run", "ekonos", "--out", out, "--resume", "-q").exit_code == 0
+    assert invoke(*run, "--out", tmp_path / "whole").exit_code == 0
+    read = lambda d: pl.read_parquet(d / "players").sort("game_id", "seat")  # noqa: E731
+    assert read(out).equals(read(tmp_path / "whole"))
 
 
 def server(answer: bytes | None) -> int:

@@ -305,6 +305,20 @@ def test_verify_reads_the_rows_too(dataset):
     )
 
 
+def test_verify_checks_and_reports_every_dataset_it_is_given(made, tmp_path):
+    """A bad dataset among several: each is checked and reported, the bad one on stderr."""
+    first, bad, last = (Path(shutil.copytree(made[n], tmp_path / n)) for n in ("ek", "kx", "ek4"))
+    part = bad / "games" / part_name(1)
+    part.write_bytes(part.read_bytes()[:100])
+    result = invoke("verify", first, bad, last, tmp_path / "missing")
+    assert result.exit_code == 2
+    assert [line.split(":")[0] for line in result.stdout.splitlines()] == [str(first), str(last)]
+    errors = result.stderr.splitlines()
+    assert len(errors) == 2 and all(e.startswith("Error: ") for e in errors), result.stderr
+    assert str(part) in errors[0] and f"{tmp_path / 'missing'} has no manifest.json" in errors[1]
+    assert invoke("verify", first, last).exit_code == 0
+
+
 def test_parts_of_an_older_balsim_are_checked_on_their_game(dataset, tmp_path):
     """Parts written before the stamps carried only the game and engine version."""
     for table in ("games", "players"):

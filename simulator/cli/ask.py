@@ -9,7 +9,14 @@ import click
 
 from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
-from simulator.cli.options import charts_option, folder_path, jobs_count, margin_option
+from simulator.cli.options import (
+    charts_option,
+    claim_result,
+    folder_path,
+    games_option,
+    jobs_count,
+    margin_option,
+)
 from simulator.cli.tools import command_line, tool_options
 from simulator.core.game import get_game
 from simulator.studies.recipes import RECIPES
@@ -17,12 +24,8 @@ from simulator.studies.recipes import RECIPES
 
 @cli.command()
 @click.argument("question", type=click.Choice(list(RECIPES)), metavar="QUESTION")
-@click.option(
-    "-n",
-    "--games",
-    type=click.IntRange(min=24),
-    metavar="N",
-    help="Most games per rules variant (the budget) [default: the question's own].",
+@games_option(
+    "Most games per rules variant (the budget) [default: the question's own].", 24, dest="games"
 )
 @click.option(
     "-o",
@@ -100,15 +103,14 @@ def ask(
     """
     from simulator.experiments.field import DEFAULT_RUNGS, TUNED, parse_fields
     from simulator.report.charts import exporting
-    from simulator.run.outputs import check_out_dir
     from simulator.studies.recipes import ask as run_recipe
     from simulator.studies.recipes.words import details, headline, rests_on
 
     recipe = RECIPES[question]
     out = Path(out or f"runs/ask-{question}")
-    check_out_dir(out, force, "ask")
     if quick and fields:
         raise click.UsageError("give --quick or --field, not both")
+    claim_result(out, force, "ask")
     chosen = parse_fields(fields or ((TUNED,) if quick else ()), default=(",".join(DEFAULT_RUNGS),))
     game = get_game(recipe.game)
     ladder = ladder_for(game, recipe.players, adapt_budget, jobs_count(jobs), quiet, scheduler)

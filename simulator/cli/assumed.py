@@ -8,8 +8,11 @@ import click
 
 from simulator.cli.group import cli
 from simulator.cli.options import game_argument, load, rules_options
-from simulator.core.errors import UserError
 from simulator.core.rules import toml_value
+
+# how a template balsim wrote begins (simulator.core.assumed.TEMPLATE_HEAD): --force replaces
+# one, never another file
+TEMPLATE_MARK = b"rules that the rulebook does not print (marked ASSUMED"
 
 
 @cli.command()
@@ -35,7 +38,11 @@ from simulator.core.rules import toml_value
     help="Write every ASSUMED value as TOML, each with its reason, to fill with the real "
     "cards and pass to --rules.",
 )
-@click.option("--force", is_flag=True, help="Overwrite an existing --template file.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace a --template file that balsim wrote (never another file).",
+)
 @rules_options
 def assumed(game, folders, prefixes, template, force, rules_files, sets):
     """Every value of GAME's rules that the rulebook does not print (marked ASSUMED in its
@@ -53,12 +60,12 @@ def assumed(game, folders, prefixes, template, force, rules_files, sets):
     """
     from simulator.core.assumed import template as template_text
     from simulator.report.assumed import assumed_values
+    from simulator.run.outputs import check_out_file
     from simulator.run.store import write_atomic
 
     g, rules = load(game, rules_files, sets)
     if template:
-        if Path(template).exists() and not force:
-            raise UserError(f"--template {template} exists; use --force to overwrite it")
+        check_out_file(Path(template), force, "--template", TEMPLATE_MARK)
         text = template_text(g.rules_path, rules, g.name)
         write_atomic(Path(template), text)
         count = sum(1 for line in text.splitlines() if line and line[0] not in "#[")

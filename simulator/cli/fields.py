@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from simulator.cli.options import count
 from simulator.core.game import Game
 
 RUNG_LIST = "scripted, tuned, adapted, search"
@@ -14,13 +15,7 @@ def field_options(default: str, what: str):
     ``default``, and ``--adapt-budget``."""
 
     def decorate(f):
-        f = click.option(
-            "--adapt-budget",
-            type=click.IntRange(min=1),
-            metavar="GAMES",
-            help="Games each rules variant's adaptation may play (fields adapted and search; "
-            "cached) [default: per game, docs/ladder.md].",
-        )(f)
+        f = adapt_budget_option(f)
         f = click.option(
             "--field",
             "fields",
@@ -32,6 +27,15 @@ def field_options(default: str, what: str):
         return f
 
     return decorate
+
+
+adapt_budget_option = click.option(
+    "--adapt-budget",
+    type=count(),
+    metavar="GAMES",
+    help="Games each rules variant's adaptation may play (fields adapted and search; cached) "
+    "[default: per game, docs/ladder.md].",
+)
 
 
 def ladder_for(

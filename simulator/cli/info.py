@@ -13,9 +13,11 @@ from simulator.cli.options import (
     game_argument,
     given,
     load,
+    number,
     rules_options,
     seat_list,
     seat_options,
+    seed_option,
 )
 from simulator.core.errors import UserError
 from simulator.core.game import get_game, knob_values
@@ -59,17 +61,11 @@ def policies(game, rules_files, sets):
     "--game-id",
     "--game",
     "game_id",
-    type=click.IntRange(min=0, max=2**62),
+    type=number(0, 2**62, integer=True),
     required=True,
     help="Which game of the run (its game_id).",
 )
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0, max=2**64 - 1),
-    default=1,
-    show_default=True,
-    help="Master seed of the run.",
-)
+@seed_option
 @click.option(
     "--from",
     "dataset",

@@ -6,14 +6,19 @@ from pathlib import Path
 
 import click
 
-from simulator.cli.fields import field_options, ladder_for
+from simulator.cli.fields import adapt_budget_option, field_options, ladder_for
 from simulator.cli.group import cli
 from simulator.cli.options import (
+    claim_result,
     cluster_options,
     folder_path,
     game_argument,
+    games_option,
     jobs_count,
+    jobs_option,
     load,
+    players_option,
+    quiet_option,
     rules_options,
     seat_list,
 )
@@ -22,23 +27,16 @@ from simulator.cli.tools import command_line, lab_for, tool_options
 
 @cli.command()
 @game_argument
-@click.option(
-    "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
-)
-@click.option(
-    "--adapt-budget",
-    type=click.IntRange(min=1),
-    metavar="GAMES",
-    help="Games the adaptation may play [default: per game, docs/ladder.md].",
-)
+@players_option
+@adapt_budget_option
 @click.option(
     "--ship",
     is_flag=True,
     help="Write the adaptation of the printed rules at 4 players into the package "
     "(simulator/games/GAME/adapted-4p.json), for maintainers.",
 )
-@click.option("-j", "--jobs", type=int, default=-1, show_default=True, help="Worker processes.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@jobs_option
+@quiet_option
 @cluster_options
 @rules_options
 def adapt(game, players, adapt_budget, ship, jobs, quiet, scheduler, rules_files, sets):
@@ -78,18 +76,8 @@ def adapt(game, players, adapt_budget, ship, jobs, quiet, scheduler, rules_files
 
 @cli.command()
 @game_argument
-@click.option(
-    "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
-)
-@click.option(
-    "-n",
-    "--games",
-    "n_games",
-    type=click.IntRange(min=1),
-    default=1_000,
-    show_default=True,
-    help="Games per cell (every cell plays the same games).",
-)
+@players_option
+@games_option("Games per cell (every cell plays the same games).", default=1_000)
 @field_options("scripted,tuned,adapted", "Whose agents enter the matrix")
 @click.option(
     "-o",
@@ -131,13 +119,12 @@ def matrix(
     from simulator.experiments.field import DEFAULT_RUNGS, parse_fields
     from simulator.experiments.matrix import MATRIX_TOOL, play_matrix, summary_lines, write_matrix
     from simulator.report.tool_charts import matrix_files
-    from simulator.run.outputs import check_out_dir
 
     g, rules = load(game, rules_files, sets)
     n_players = len(seat_list(g, players, None, None, rules))
     chosen = parse_fields(fields, default=DEFAULT_RUNGS)
     out = Path(out or f"runs/matrix-{g.name}")
-    check_out_dir(out, force, MATRIX_TOOL)
+    claim_result(out, force, MATRIX_TOOL)
     ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     agents = len(ladder_agents(g, ladder, rules, chosen))
     with lab_for(g, jobs, quiet, agents * agents * n_games, scheduler) as lab:

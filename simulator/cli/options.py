@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import functools
 import os
+from pathlib import Path
 
 import click
 from click.core import ParameterSource
 
 from simulator.core.errors import UserError
-from simulator.core.game import Game, get_game
-from simulator.run.runner import MAX_CHUNK
+from simulator.core.game import GAME_NAMES, Game, get_game
+from simulator.core.limits import MAX_GAMES, MAX_JOBS, MAX_MARGIN_POINTS, Range
+from simulator.run.runner import MAX_CHUNK, MAX_PARTS
 
 
 class GameName(click.ParamType):
@@ -46,17 +48,70 @@ def folder_path(**kwargs):
     return PathName(file_okay=False, **kwargs)
 
 
-class Width(click.FloatRange):
-    """An interval width in (0, 1]; unlike FloatRange it also refuses nan."""
+class Bounded:
+    """A numeric option's type: every value checked against its :class:`Range` (finite, in
+    range: :meth:`Range.check`, the check every number a user gives passes), which ``--help``
+    shows beside the option."""
 
-    def __init__(self):
-        super().__init__(min=0, min_open=True, max=1)
+    bounds: Range
 
     def convert(self, value, param, ctx):
-        width = super().convert(value, param, ctx)
-        if width != width:
-            self.fail(f"{value!r} is not a width in (0, 1]", param, ctx)
-        return width
+        try:
+            return self.bounds.check(value)
+        except UserError as e:
+            self.fail(str(e), param, ctx)
+
+    def _describe_range(self) -> str:
+        return str(self.bounds)
+
+
+class BoundedInt(Bounded, click.IntRange):
+    pass
+
+
+class BoundedFloat(Bounded, click.FloatRange):
+    pass
+
+
+def number(low, high, *, integer=False, low_open=False, high_open=False) -> click.ParamType:
+    """The type of a numeric option: ``integer`` or real, from ``low`` to ``high`` (each
+    included unless open), never nan or infinite."""
+    kind = BoundedInt if integer else BoundedFloat
+    checked = kind(min=low, max=high, min_open=low_open, max_open=high_open)
+    checked.bounds = Range(low, high, integer, low_open, high_open)
+    return checked
+
+
+def count(least: int = 1, most: int = MAX_GAMES) -> click.ParamType:
+    """A whole number of games (or of anything else) from ``least`` to ``most``."""
+    return number(least, most, integer=True)
+
+
+class Jobs(click.IntRange):
+    """``--jobs``: -1 (every core) or a number of worker processes."""
+
+    def __init__(self):
+        super().__init__(min=-1, max=MAX_JOBS)
+
+    def convert(self, value, param, ctx):
+        jobs = click.INT.convert(value, param, ctx)
+        if jobs != -1 and not 1 <= jobs <= MAX_JOBS:
+            self.fail(f"{value} is not {self._describe_range()}", param, ctx)
+        return jobs
+
+    def _describe_range(self) -> str:
+        return f"-1 (every core) or in the range 1<=x<={MAX_JOBS:,}"
+
+
+class PlayerCount(click.IntRange):
+    """``--players``: each game's own range, checked with the game (:func:`seat_list`) and
+    listed in ``--help`` (read from the games only when help is shown)."""
+
+    def _describe_range(self) -> str:
+        counts = (get_game(name).player_counts for name in GAME_NAMES)
+        return "by game: " + ", ".join(
+            f"{name} {c.start}-{c.stop - 1}" for name, c in zip(GAME_NAMES, counts)
+        )
 
 
 def game_argument(f):
@@ -68,7 +123,7 @@ def margin_option(what: str):
     rate; ``what`` ends the help ("... only when ... within ±POINTS")."""
     return click.option(
         "--margin",
-        type=click.FloatRange(min=0, min_open=True),
+        type=number(0, MAX_MARGIN_POINTS, low_open=True),
         default=2.0,
         show_default=True,
         metavar="POINTS",
@@ -76,16 +131,79 @@ def margin_option(what: str):
     )
 
 
+# The options many commands share, each defined once: the same name, type, range and help
+# wherever it appears.
+players_option = click.option(
+    "-p",
+    "--players",
+    type=PlayerCount(),
+    help="Number of players [default: the game's usual count].",
+)
+jobs_option = click.option(
+    "-j",
+    "--jobs",
+    type=Jobs(),
+    default=-1,
+    show_default=True,
+    help="Worker processes; -1 uses every core.",
+)
+seed_option = click.option(
+    "--seed",
+    type=number(0, 2**64 - 1, integer=True),
+    default=1,
+    show_default=True,
+    help="Master seed; game k's seed is hash(seed, k).",
+)
+quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+
+
+def games_option(
+    help: str, least: int = 1, default: int | None = None, dest="n_games", most=MAX_GAMES
+):
+    """``-n/--games``: how many games, in the sense ``help`` gives (per variant, per cell, a
+    budget), from ``least`` to ``most``."""
+    return click.option(
+        "-n",
+        "--games",
+        dest,
+        type=count(least, most),
+        metavar="N",
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
 def charts_option(f):
     """``--charts DIR``: every chart the command draws also written there, as SVG and as PNG
-    at twice its size, named after its section (for a slide deck)."""
+    at twice its size, named after its section (for a slide deck); checked as it is parsed,
+    before any work (never into a dataset, never where nothing can be written)."""
     return click.option(
         "--charts",
         type=folder_path(),
         default=None,
         metavar="DIR",
+        callback=checked_charts,
         help="Also write every chart as SVG and as 2x PNG into DIR, named after its section.",
     )(f)
+
+
+def checked_charts(ctx, param, value):
+    from simulator.run.outputs import check_charts_dir
+
+    if value is not None:
+        check_charts_dir(Path(value))
+    return value
+
+
+def claim_result(out, force: bool, tool: str, own_name: bool = False) -> Path:
+    """The folder ``out`` checked for ``tool``'s result by the output rule
+    (:mod:`simulator.run.outputs`: ``own_name`` when the command chose the name) and locked
+    until the command ends, so a second writer is refused; returns the absolute path."""
+    from simulator.run.outputs import Claim
+
+    claimed = Claim(Path(out), tool, force, own_name)
+    return click.get_current_context().with_resource(claimed)
 
 
 def rules_options(f):
@@ -117,61 +235,41 @@ def seat_options(f):
         "permutation per game (every seat and neighbour equally often).",
     )(f)
     f = click.option(
-        "--seats", metavar="P1,P2,..", help="Policy of each seat, starting player first."
+        "--seats",
+        metavar="P1,P2,..",
+        help="Policy of each seat, starting player first (as many players as it names).",
     )(f)
     f = click.option(
         "--policy",
         metavar="NAME",
         help="One policy for every seat (default: the scripted policies in turn).",
     )(f)
-    f = click.option(
-        "-p",
-        "--players",
-        type=int,
-        help="Number of players (default: the game's usual count, or the length of --seats).",
-    )(f)
-    return f
+    return players_option(f)
 
 
 def run_options(f):
-    f = click.option("-q", "--quiet", is_flag=True, help="No progress bar.")(f)
+    f = quiet_option(f)
     f = click.option(
         "--chunk-size",
-        type=click.IntRange(min=1, max=MAX_CHUNK),
+        type=count(1, MAX_CHUNK),
         help="Games per worker task and per Parquet part (default per game).",
     )(f)
-    f = click.option(
-        "-j",
-        "--jobs",
-        type=int,
-        default=-1,
-        show_default=True,
-        help="Worker processes; -1 uses every core.",
-    )(f)
-    f = click.option(
-        "--seed",
-        type=click.IntRange(min=0, max=2**64 - 1),
-        default=1,
-        show_default=True,
-        help="Master seed; game k's seed is hash(seed, k).",
-    )(f)
+    f = jobs_option(f)
+    f = seed_option(f)
     f = click.option(
         "--until-ci",
-        type=Width(),
+        type=number(0, 1, low_open=True),
         metavar="WIDTH",
-        help="Keep playing until every win-rate 95%% interval (by seat and by "
+        help="Keep playing until every win-rate 95% interval (by seat and by "
         "policy, in every variant) is narrower than WIDTH; -n is then the "
         "budget.",
     )(f)
-    f = click.option(
-        "-n",
-        "--games",
-        "n_games",
-        type=click.IntRange(min=1),
-        help=f"Games to play per variant [default: {DEFAULT_GAMES:,}; with "
-        f"--until-ci, a budget of {DEFAULT_BUDGET:,}].",
+    # a dataset streams its games to disk: as many as its parts can hold
+    return games_option(
+        f"Games to play per variant [default: {DEFAULT_GAMES:,}; with --until-ci, a budget of "
+        f"{DEFAULT_BUDGET:,}].",
+        most=MAX_PARTS * MAX_CHUNK,
     )(f)
-    return f
 
 
 def store_options(f):
@@ -263,10 +361,8 @@ def seat_list(
 
 
 def jobs_count(jobs: int, scheduler: str | None = None) -> int:
-    """Worker processes for --jobs: -1 is every core; more than the cores is capped, saying so
-    (a cluster has its own workers: ``scheduler``)."""
-    if jobs == 0 or jobs < -1:
-        raise UserError("--jobs must be a positive number or -1 (every core)")
+    """Worker processes for --jobs (checked by its type, :class:`Jobs`): -1 is every core; more
+    than the cores is capped, saying so (a cluster has its own workers: ``scheduler``)."""
     cores = os.cpu_count() or 1
     if jobs > cores and not scheduler:
         click.echo(

@@ -12,6 +12,7 @@ from simulator.cli.options import (
     cluster_options,
     file_path,
     game_argument,
+    games_option,
     games_to_play,
     given,
     jobs_count,
@@ -25,7 +26,7 @@ from simulator.cli.options import (
 from simulator.core.errors import UserError
 from simulator.core.game import get_game
 from simulator.run import bench as bench_mod
-from simulator.run.outputs import check_out_file
+from simulator.run.outputs import DATASET, check_out_file, claim
 from simulator.run.runner import Plan, execute, resumable_plan
 from simulator.run.sweep import grid_variants
 
@@ -46,6 +47,7 @@ def _execute(ctx, game, plan, out, jobs, scheduler, resume, force, quiet):
         resume=resume,
         force=force,
         progress=not quiet,
+        writer=ctx.command.name,
     )
     done = manifest["played_this_run"]
     rate = done["games"] / done["seconds"] if done["seconds"] else 0.0
@@ -176,6 +178,7 @@ def run(
         until_ci=until_ci,
     )
     chosen = field_plans(plan, fields, adapt_budget, out, policy or seats, (jobs, scheduler), quiet)
+    claim_fields(chosen, force, resume, ctx.command.name)
     for field_plan, field_out in chosen:
         _execute(ctx, g, field_plan, field_out, jobs, scheduler, resume, force, quiet)
 
@@ -197,6 +200,14 @@ def field_plans(plan: Plan, fields, adapt_budget, out, named_seats, workers, qui
         return [(plans[0], out)]
     root = Path(out or f"runs/{plan.game}")
     return [(p, str(root / f.folder)) for p, f in zip(plans, chosen)]
+
+
+def claim_fields(chosen: list, force: bool, resume: bool, writer: str) -> None:
+    """Several fields' datasets (OUT/FIELD, names balsim chose: never a link) are all checked
+    before the first is played; one dataset is checked as it starts."""
+    if len(chosen) > 1 and not resume:
+        for _, out in chosen:
+            claim(Path(out), DATASET, writer, force, own_name=True)
 
 
 @cli.command()
@@ -277,6 +288,7 @@ def sweep(
 
     out = out or (None if resume else f"runs/{game}-sweep")
     chosen = field_plans(plan, fields, adapt_budget, out, policy or seats, (jobs, scheduler), quiet)
+    claim_fields(chosen, force, resume, ctx.command.name)
     tables = {}
     for field_plan, field_out in chosen:
         field_out = _execute(ctx, g, field_plan, field_out, jobs, scheduler, resume, force, quiet)
@@ -301,13 +313,7 @@ def default_chunk(game, until_ci):
 
 @cli.command()
 @game_argument
-@click.option(
-    "-n",
-    "--games",
-    "n_games",
-    type=click.IntRange(min=1, max=bench_mod.MAX_GAMES),
-    help="Games to time (default: about five seconds' worth).",
-)
+@games_option("Games to time [default: about five seconds' worth].", most=bench_mod.MAX_GAMES)
 @seat_options
 @rules_options
 @click.option(

@@ -8,8 +8,17 @@ import click
 
 from simulator.cli.fields import field_options
 from simulator.cli.group import cli
-from simulator.cli.options import charts_option, cluster_options, file_path, folder_path
+from simulator.cli.options import (
+    charts_option,
+    cluster_options,
+    file_path,
+    folder_path,
+    jobs_option,
+    number,
+    quiet_option,
+)
 from simulator.core.errors import UserError
+from simulator.core.limits import MAX_SCALE
 from simulator.run.outputs import check_out_file
 
 
@@ -23,14 +32,7 @@ from simulator.run.outputs import check_out_file
     type=file_path(),
     help="HTML file to write; an existing balsim report is replaced, any other file refused.",
 )
-@click.option(
-    "-j",
-    "--jobs",
-    type=int,
-    default=-1,
-    show_default=True,
-    help="Worker processes drawing the datasets' sections.",
-)
+@jobs_option
 @charts_option
 def report(datasets, out, jobs, charts):
     """Write one self-contained HTML playtest report of DATASETS, balance flags first.
@@ -67,24 +69,34 @@ def report(datasets, out, jobs, charts):
 
 @cli.command()
 @click.argument("datasets", nargs=-1, required=True, type=folder_path())
-def verify(datasets):
+@click.pass_context
+def verify(ctx, datasets):
     """Check that each dataset is whole before reading its parts yourself.
 
     Every part must be one of the dataset's own (its game, engine version, seed, variant,
     task and game ids, in its Parquet metadata and in its rows, as the manifest plans them),
     whole (a complete Parquet file of the right row count) and with every table of its
-    task; a complete dataset must hold all of them.  Prints one line per dataset; the first
-    problem found is an error naming the fix.
+    task; a complete dataset must hold all of them.  Checks every dataset given and prints
+    one line for each: a whole one on stdout, one that is not as `Error: ...` on stderr,
+    naming its first problem and the fix; the exit status is 2 when any is not whole.
 
     \b
     Examples:
       balsim verify runs/ek
       balsim verify runs/*/
     """
+    from simulator.cli.group import one_line
     from simulator.run.checks import verify_dataset
 
+    failed = 0
     for d in datasets:
-        click.echo(verify_dataset(Path(d)))
+        try:
+            click.echo(verify_dataset(Path(d)))
+        except UserError as e:
+            failed += 1
+            click.echo(f"Error: {one_line(e)}", err=True)
+    if failed:
+        ctx.exit(2)
 
 
 @cli.command()
@@ -109,12 +121,19 @@ def verify(datasets):
     is_flag=True,
     help="Finish an interrupted study in --out: keep what it finished, play the rest.",
 )
-@click.option("-j", "--jobs", type=int, default=-1, show_default=True, help="Worker processes.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace what another command wrote where the study writes in --out (a dataset in "
+    "ekonos-4p, a screen in sens-ekonos; balsim's own files only). Without it the study "
+    "replaces only what it wrote itself.",
+)
+@jobs_option
+@quiet_option
 @field_options("scripted", "The rung that plays the study's datasets (one field)")
 @click.option(
     "--scale",
-    type=click.FloatRange(min=0, min_open=True),
+    type=number(0, MAX_SCALE, low_open=True),
     default=1.0,
     show_default=True,
     metavar="K",
@@ -123,7 +142,7 @@ def verify(datasets):
 )
 @click.option(
     "--screen-scale",
-    type=click.FloatRange(min=0, min_open=True),
+    type=number(0, MAX_SCALE, low_open=True),
     default=1.0,
     show_default=True,
     help="Multiply the games of the sensitivity screens of the assumed values once more (1 "
@@ -131,7 +150,17 @@ def verify(datasets):
 )
 @cluster_options
 def study(
-    out, report_path, resume, jobs, quiet, fields, adapt_budget, scale, screen_scale, scheduler
+    out,
+    report_path,
+    resume,
+    force,
+    jobs,
+    quiet,
+    fields,
+    adapt_budget,
+    scale,
+    screen_scale,
+    scheduler,
 ):
     """Run the default balance study of every game and write its report."""
 
@@ -157,4 +186,5 @@ def study(
         scale=scale,
         screen_scale=screen_scale,
         scheduler=scheduler,
+        force=force,
     )

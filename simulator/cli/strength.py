@@ -7,25 +7,34 @@ from pathlib import Path
 
 import click
 
-from simulator.cli.fields import field_options, ladder_for
+from simulator.cli.fields import adapt_budget_option, field_options, ladder_for
 from simulator.cli.group import cli
 from simulator.cli.options import (
     charts_option,
+    claim_result,
+    count,
     file_path,
     folder_path,
     game_argument,
+    games_option,
     jobs_count,
     load,
     margin_option,
+    players_option,
     rules_options,
     seat_list,
 )
 from simulator.cli.tools import OVERLAY_MARK, command_line, lab_for, tool_options
 from simulator.core.errors import UserError
+from simulator.core.limits import Range
 
 
 def player_count(g, players, rules) -> int:
     return len(seat_list(g, players, None, None, rules))
+
+
+# rollouts a decision: what every game's search player can play (its Game.search_limits)
+ROLLOUTS = Range(1, 100_000, integer=True)
 
 
 def parse_budgets(text: str) -> tuple[int, ...]:
@@ -33,16 +42,14 @@ def parse_budgets(text: str) -> tuple[int, ...]:
         budgets = tuple(int(b) for b in text.split(","))
     except ValueError:
         raise UserError(f"--budgets needs rollout counts like 4,8,16, got '{text}'") from None
-    if len(budgets) < 2 or any(b < 1 for b in budgets) or list(budgets) != sorted(set(budgets)):
+    if len(budgets) < 2 or list(budgets) != sorted(set(budgets)):
         raise UserError(f"--budgets needs at least two rising counts of 1 or more, got '{text}'")
-    return budgets
+    return tuple(ROLLOUTS.check(b, "--budgets") for b in budgets)
 
 
 @cli.command()
 @game_argument
-@click.option(
-    "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
-)
+@players_option
 @click.option(
     "--rungs",
     metavar="R1,R2,..",
@@ -53,18 +60,13 @@ def parse_budgets(text: str) -> tuple[int, ...]:
 @click.option(
     "--budgets",
     metavar="B1,B2,..",
-    help="Rollouts per decision of the search rungs, rising [default: half, once and twice "
-    "the search's own].",
+    help=f"Rollouts per decision of the search rungs, rising, each {ROLLOUTS} [default: half, "
+    "once and twice the search's own].",
 )
-@click.option(
-    "-n",
-    "--games",
-    "n_games",
-    type=click.IntRange(min=1),
+@games_option(
+    "Most games per variant, over every line-up (in looks until the depth and the plateau are "
+    "decided), rounded up to whole rounds of seat orders.",
     default=2_000,
-    show_default=True,
-    help="Most games per variant, over every line-up (in looks until the depth and the "
-    "plateau are decided), rounded up to whole rounds of seat orders.",
 )
 @margin_option("a doubling of the search gains nothing when shown within ±POINTS")
 @click.option(
@@ -75,13 +77,7 @@ def parse_budgets(text: str) -> tuple[int, ...]:
     help="Rate the ladder under each value too (same games) and give the change in skill "
     "depth against the base rules. Several --vary make a grid.",
 )
-@click.option(
-    "--adapt-budget",
-    type=click.IntRange(min=1),
-    metavar="GAMES",
-    help="Games each variant's adaptation may play (the adapted and search rungs; cached) "
-    "[default: per game, docs/ladder.md].",
-)
+@adapt_budget_option
 @click.option(
     "-o",
     "--out",
@@ -136,7 +132,6 @@ def skill(
         resolve_rungs,
     )
     from simulator.report.tool_charts import skill_files
-    from simulator.run.outputs import check_out_dir
     from simulator.run.sweep import grid_variants
 
     g, rules = load(game, rules_files, sets)
@@ -148,7 +143,7 @@ def skill(
         values = default_budgets(g, rules)
     variants = grid_variants(g, rules, varies, ())
     if out:
-        check_out_dir(Path(out), force, SKILL_TOOL)
+        claim_result(out, force, SKILL_TOOL)
     ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     variants = [replace(v, rules=ladder_rules(ladder, v.rules, names, values)) for v in variants]
     rated = resolve_rungs(ladder, variants[0].rules, names, values)
@@ -180,19 +175,17 @@ def skill(
     metavar="NAME",
     help="The policy whose field the challengers face (e.g. the one a flag calls dominant).",
 )
-@click.option(
-    "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
-)
+@players_option
 @click.option(
     "--budget",
-    type=click.IntRange(min=1),
+    type=count(),
     default=20_000,
     show_default=True,
     help="Games to tune each challenger, its held-out check included.",
 )
 @click.option(
     "--search-games",
-    type=click.IntRange(min=1),
+    type=count(),
     default=200,
     show_default=True,
     help="Games the search player plays against the field (games with search).",

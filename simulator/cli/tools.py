@@ -13,18 +13,31 @@ from simulator.cli.fields import field_options, ladder_for
 from simulator.cli.group import cli
 from simulator.cli.options import (
     charts_option,
+    claim_result,
     cluster_options,
+    count,
     file_path,
     folder_path,
     game_argument,
+    games_option,
     jobs_count,
+    jobs_option,
     load,
+    number,
+    players_option,
+    quiet_option,
     rules_options,
     seat_list,
+    seed_option,
 )
 from simulator.core.errors import UserError
+from simulator.core.limits import VALUE, Range
+from simulator.core.rules import MAX_MAGNITUDE
 from simulator.experiments.metrics import metric_help_text
 from simulator.run.outputs import add_to_record
+
+MAX_TRAJECTORIES = 1_000  # Morris trajectories of a screen (4 find a 5-point effect)
+FACTORS = Range(0, 1_000)  # a screened number's range, as factors on its value
 
 # how every rules overlay balsim writes begins (tune, challenge): the one --force replaces
 OVERLAY_MARK = b"# Written by: balsim"
@@ -39,23 +52,9 @@ def tool_options(f):
         is_flag=True,
         help="Replace the result of the same command in --out (never a file it did not write).",
     )(f)
-    f = click.option("-q", "--quiet", is_flag=True, help="No progress bar.")(f)
-    f = click.option(
-        "-j",
-        "--jobs",
-        type=int,
-        default=-1,
-        show_default=True,
-        help="Worker processes; -1 uses every core.",
-    )(f)
-    f = click.option(
-        "--seed",
-        type=click.IntRange(min=0, max=2**64 - 1),
-        default=1,
-        show_default=True,
-        help="Master seed of the games played.",
-    )(f)
-    return f
+    f = quiet_option(f)
+    f = jobs_option(f)
+    return seed_option(f)
 
 
 def line_up_options(f):
@@ -65,13 +64,7 @@ def line_up_options(f):
         help="Policy of each seat (default: the scripted policies in turn).",
     )(f)
     f = click.option("--policy", "policy", metavar="NAME", help="One policy for every seat.")(f)
-    f = click.option(
-        "-p",
-        "--players",
-        type=int,
-        help="Number of players (default: the game's usual count, or the length of --seats).",
-    )(f)
-    return f
+    return players_option(f)
 
 
 def command_line() -> str:
@@ -119,12 +112,10 @@ def lab_for(game, jobs, quiet, total, scheduler):
     "scripted, the other scripted policies",
     "The opponents, cycled over the other seats (a rung: its copies of the other policies)",
 )
-@click.option(
-    "-p", "--players", type=int, help="Number of players [default: the game's usual count]."
-)
+@players_option
 @click.option(
     "--budget",
-    type=click.IntRange(min=1),
+    type=count(),
     default=50_000,
     show_default=True,
     help="Games per policy tuned, the held-out check included (a tenth each for the "
@@ -132,7 +123,7 @@ def lab_for(game, jobs, quiet, total, scheduler):
 )
 @click.option(
     "--games-per-candidate",
-    type=click.IntRange(min=1),
+    type=count(),
     help="Games each candidate plays per generation [default: from the budget, "
     "about 12 generations].",
 )
@@ -241,14 +232,12 @@ def tune(
     "--target",
     required=True,
     metavar="METRIC=VALUE",
-    help="The metric and the value to bring it to (metrics below).",
+    help=f"The metric and the value to bring it to (metrics below), VALUE {VALUE}.",
 )
-@click.option(
-    "--budget", type=click.IntRange(min=1), default=20_000, show_default=True, help="Games in all."
-)
+@click.option("--budget", type=count(), default=20_000, show_default=True, help="Games in all.")
 @click.option(
     "--margin",
-    type=click.FloatRange(min=0, min_open=True),
+    type=number(0, MAX_MAGNITUDE, low_open=True),
     metavar="X",
     help="A value hits the target when the equivalence test places its metric within ±X of "
     "it, in the metric's units [default: 0.02 for rates and edges, 0.5 for length, 0.1 for "
@@ -329,7 +318,6 @@ def fit(
     from simulator.experiments.lab import Design
     from simulator.report.charts import save
     from simulator.report.tool_charts import fit_chart, fit_chart_name, fit_files
-    from simulator.run.outputs import check_out_dir
 
     g, rules = load(game, rules_files, sets)
     metric, value = parse_target(target)
@@ -338,7 +326,7 @@ def fit(
     chosen = parse_fields(fields)
     outs = {f: Path(out) / f.folder if len(chosen) > 1 else Path(out) for f in chosen}
     for path in outs.values():
-        check_out_dir(path, force, "fit")
+        claim_result(path, force, "fit", own_name=len(chosen) > 1)
     lineups = {  # every field ready (adapted) before any game is played
         f: field_lineup(
             g, rules, "fit", (f.name,), adapt_budget, players, policy, seats, jobs, quiet, scheduler
@@ -404,39 +392,33 @@ fit.help = fit.help.replace("{metrics}", metric_help_text(indent="    "))
     default="0.5,1.5",
     show_default=True,
     metavar="LOW,HIGH",
-    help="Each number's range as factors on its value.",
+    help=f"Each number's range as factors on its value, LOW < HIGH, each {FACTORS}.",
 )
 @click.option(
     "--trajectories",
-    type=click.IntRange(min=2),
+    type=count(2, MAX_TRAJECTORIES),
     default=4,
     show_default=True,
     help="Morris trajectories (runs = trajectories x (factors + 1)).",
 )
-@click.option(
-    "-n",
-    "--games",
-    "games_per_run",
-    type=click.IntRange(min=10),
-    help="Games per Morris run (default: what --detect needs).",
-)
+@games_option("Games per Morris run [default: what --detect needs].", 10, dest="games_per_run")
 @click.option(
     "--choice-games",
-    type=click.IntRange(min=10),
+    type=count(10),
     help="Games per switch or choice, shared among its alternatives (default: what "
     "--detect needs).",
 )
 @click.option(
     "--detect",
-    type=click.FloatRange(min=0.005, max=1),
+    type=number(0.005, 1),
     default=0.05,
     show_default=True,
     help="Size the screen so a key moving a win rate by this much (0.05 = 5 points) over "
-    "its range is found with 80%% power.",
+    "its range is found with 80% power.",
 )
 @click.option(
     "--margin",
-    type=click.FloatRange(min=0, min_open=True, max=1),
+    type=number(0, 1, low_open=True),
     default=0.05,
     show_default=True,
     help="'No effect' means within this much of a win rate (TOST).",
@@ -502,17 +484,16 @@ def sensitivity(
     from simulator.experiments.screening import plan_screen
     from simulator.report.charts import save
     from simulator.report.tool_charts import screen_chart, screen_chart_name, screen_files
-    from simulator.run.outputs import check_out_dir
 
     g, rules = load(game, rules_files, sets)
-    try:
-        low, high = (float(v) for v in scale.split(","))
-    except ValueError:
-        raise UserError(f"--range needs LOW,HIGH factors, e.g. 0.5,1.5, got '{scale}'") from None
-    if not 0 <= low < high:
+    factors = scale.split(",")
+    if len(factors) != 2:
+        raise UserError(f"--range needs LOW,HIGH factors, e.g. 0.5,1.5, got '{scale}'")
+    low, high = (FACTORS.check(v, "--range") for v in factors)
+    if not low < high:
         raise UserError(f"--range needs 0 <= LOW < HIGH, got {scale}")
     named = [k.strip() for k in keys.split(",")] if keys else []
-    check_out_dir(Path(out), force, "sensitivity")
+    claim_result(out, force, "sensitivity")
     command = "sensitivity"
     field, lineup, rules = field_lineup(
         g, rules, command, fields, adapt_budget, players, policy, seats, jobs, quiet, scheduler

@@ -303,6 +303,8 @@ def check_type(path: str, value: Any, default: Any) -> None:
         return
     else:
         ok = type(value) is type(default)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise RulesError(path, f"{value!r} is not a finite number")
     if not ok:
         raise RulesError(path, f"expected {type_name(default)}, got {type_name(value)} {value!r}")
 

@@ -33,7 +33,6 @@ cap).
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from simulator.core.errors import UserError
+from simulator.core.limits import VALUE
 from simulator.core.rules import RulesError, nest_all, to_toml
 from simulator.core.verdicts import (
     ALPHA,
@@ -66,7 +66,7 @@ from simulator.experiments.keys import (
 from simulator.experiments.lab import HELD_OUT, Design, Lab, batch_ids, round_to
 from simulator.experiments.metrics import Estimate, Metric, Outcomes, parse_metric
 from simulator.experiments.optimise import Dimension, cma_search, population_size
-from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+from simulator.run.outputs import OUT_MARK, writing_result
 
 GRID_MAX = 25  # an integer key with at most this many values is raced value by value
 SEARCH_SHARE = 0.5  # of the budget for CMA-ES before the race
@@ -123,14 +123,11 @@ def key_range(game, rules: dict, text: str) -> KeyRange:
 
 
 def parse_target(text: str) -> tuple[str, float]:
-    """``METRIC=VALUE`` (the metric name may itself hold '=')."""
+    """``METRIC=VALUE`` (the metric name may itself hold '='), VALUE a finite number."""
     name, sep, value = text.rpartition("=")
-    try:
-        if sep and name.strip():
-            return name.strip(), float(value)
-    except ValueError:
-        pass
-    raise UserError(f"--target needs METRIC=VALUE, e.g. first_player_edge=0, got '{text}'")
+    if not (sep and name.strip()):
+        raise UserError(f"--target needs METRIC=VALUE, e.g. first_player_edge=0, got '{text}'")
+    return name.strip(), VALUE.check(value, f"--target {name.strip()}")
 
 
 def default_margin(metric: str) -> float:
@@ -497,8 +494,7 @@ def write(
     OUT is whole or untouched."""
     import polars as pl
 
-    tmp = new_out_dir(out)
-    try:
+    with writing_result(out) as tmp:
         rows = evaluation_rows(result)
         pl.DataFrame(rows).write_parquet(tmp / "evaluations.parquet")
         (tmp / "fit.toml").write_text(overlay(result, command), encoding="utf-8")
@@ -527,7 +523,3 @@ def write(
             "summary": result.summary(),
         }
         (tmp / OUT_MARK).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    finish_out_dir(tmp, out)

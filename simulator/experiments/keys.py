@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.core.game import Game
+from simulator.core.limits import VALUE
 from simulator.core.rules import RulesError, lookup, merge, nest_all
 
 
@@ -21,6 +22,9 @@ def parse_span(key: str, span: str) -> tuple[float, float]:
         low, high = (float(v) for v in span.split(":"))
     except ValueError:
         raise RulesError(key, f"expected {key}=LOW:HIGH, got '{span}'") from None
+    for end in (low, high):
+        if not VALUE.holds(end):
+            raise RulesError(key, f"{end:g} is not in the range {VALUE}")
     return low, high
 
 

@@ -236,15 +236,14 @@ def write_matrix(
     ``matrix.png``), written in a fresh folder moved into place."""
     import polars as pl
 
-    from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+    from simulator.run.outputs import OUT_MARK, writing_result
 
     record = {"tool": MATRIX_TOOL, "command": command, **extra, **matrix.record()}
-    tmp = new_out_dir(out)
-    pl.DataFrame(record["cells"]).write_parquet(tmp / "matrix.parquet")
-    (tmp / OUT_MARK).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    if charts is not None:
-        charts(tmp)
-    finish_out_dir(tmp, out)
+    with writing_result(out) as tmp:
+        pl.DataFrame(record["cells"]).write_parquet(tmp / "matrix.parquet")
+        (tmp / OUT_MARK).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        if charts is not None:
+            charts(tmp)
     return record
 
 

@@ -53,7 +53,6 @@ from __future__ import annotations
 import gc
 import json
 import math
-import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -80,7 +79,7 @@ from simulator.experiments.keys import with_values
 from simulator.experiments.lab import Design, Lab, round_to
 from simulator.experiments.metrics import Estimate, Outcomes, balance_metrics
 from simulator.experiments.screening import DELTA, LEVELS, Factor, ScreenPlan, same_key
-from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+from simulator.run.outputs import OUT_MARK, writing_result
 
 SCHEMA = 2
 SCREEN_MARGIN = 0.05  # "no effect" within 5 points of a win rate: what the design can see
@@ -505,8 +504,7 @@ def write(
     draws the folder's charts from its files (the report layer's)."""
     import polars as pl
 
-    tmp = new_out_dir(out)
-    try:
+    with writing_result(out) as tmp:
         effects = pl.DataFrame(result.effects, infer_schema_length=None)
         effects.write_parquet(tmp / "effects.parquet")
         (tmp / "effects.json").write_text(json.dumps(result.effects, indent=1) + "\n")
@@ -518,10 +516,6 @@ def write(
         (tmp / OUT_MARK).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         if charts is not None:
             charts(tmp)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    finish_out_dir(tmp, out)
 
 
 ALTERNATIVE_SCHEMA = {

@@ -508,7 +508,7 @@ def write_skill(
 ) -> dict:
     """OUT/balsim.json (every number) and what ``charts(folder)`` draws from it (the report
     layer's ``skill.svg`` and ``skill.png``), written in a fresh folder moved into place."""
-    from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+    from simulator.run.outputs import OUT_MARK, writing_result
 
     record = {
         "tool": SKILL_TOOL,
@@ -517,11 +517,12 @@ def write_skill(
         **(extra or {}),
         **result.record(),
     }
-    tmp = new_out_dir(out)
-    (tmp / OUT_MARK).write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
-    if charts is not None:
-        charts(tmp)
-    finish_out_dir(tmp, out)
+    with writing_result(out) as tmp:
+        (tmp / OUT_MARK).write_text(
+            json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8"
+        )
+        if charts is not None:
+            charts(tmp)
     return record
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 import re
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
+
+from simulator.run.store import write_atomic
 
 if TYPE_CHECKING:  # matplotlib is imported by the first chart drawn: commands that draw none
     from matplotlib.figure import Figure  # start half a second sooner
@@ -134,13 +137,20 @@ def exporting(folder: Path | None, section: str | None = None):
         EXPORT.reset(token)
 
 
-def save(fig: Figure, folder: Path, name: str) -> list[Path]:
-    """``folder/name.svg`` and ``folder/name.png`` (2x) of the chart, cropped to what is drawn."""
+def save(fig: Figure, folder: Path, name: str, svg: str | None = None) -> list[Path]:
+    """``folder/name.svg`` and ``folder/name.png`` (2x) of the chart, cropped to what is drawn
+    (``svg``: its SVG file, when already drawn).  Each is written whole under a temporary name
+    and renamed into place: a link of that name is replaced, never written through."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"{name}.svg", folder / f"{name}.png"]
-    paths[0].write_text(svg_file(fig), encoding="utf-8")
-    with style():
-        fig.savefig(paths[1], format="png", dpi=PNG_DPI, bbox_inches="tight")
+    write_atomic(paths[0], svg_file(fig) if svg is None else svg)
+    png = folder / f".{name}.png.{os.getpid()}.tmp"
+    try:
+        with style():
+            fig.savefig(png, format="png", dpi=PNG_DPI, bbox_inches="tight")
+        os.replace(png, paths[1])
+    finally:
+        png.unlink(missing_ok=True)
     return paths
 
 
@@ -150,12 +160,7 @@ def inline_svg(fig: Figure, title: str) -> str:
     svg = svg_file(fig)
     target = EXPORT.get()
     if target is not None:
-        name = target.name(title)
-        (target.folder / f"{name}.svg").write_text(svg, encoding="utf-8")
-        with style():
-            fig.savefig(
-                target.folder / f"{name}.png", format="png", dpi=PNG_DPI, bbox_inches="tight"
-            )
+        save(fig, target.folder, target.name(title), svg)
     return for_page(svg)
 
 

@@ -29,7 +29,7 @@ from simulator.core.errors import Fault, Interrupted, UserError
 from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
 from simulator.core.seating import Seating, team_mode
-from simulator.run import store, whole
+from simulator.run import outputs, store, whole
 from simulator.run.tables import build_tables
 from simulator.run.warm import warm_up
 from simulator.run.workers import Progress, Workers
@@ -245,8 +245,10 @@ def execute(
     force: bool = False,
     progress: bool = True,
     label: str = "",
+    writer: str | None = None,
 ) -> dict:
-    """Run ``plan`` into ``out`` and return the finished manifest.
+    """Run ``plan`` into ``out`` and return the finished manifest (``writer``: the command,
+    recorded in it).
 
     With ``resume`` the plan is the one recorded in ``out``'s manifest, every finished part is
     verified (its Parquet footer and row count) and only the tasks whose parts are missing or
@@ -261,7 +263,8 @@ def execute(
     them); a worker killed or a full disk raises :class:`Fault`.  A run that fails before its
     first part removes the manifest it wrote.
     """
-    return execute_all([Target(plan, out, resume, force)], jobs, scheduler, progress, label)[0]
+    target = Target(plan, out, resume, force, writer)
+    return execute_all([target], jobs, scheduler, progress, label)[0]
 
 
 @dataclass
@@ -272,6 +275,7 @@ class Target:
     out: Path
     resume: bool = False
     force: bool = False
+    writer: str | None = None  # the command writing it, recorded (a resumed run keeps its own)
 
 
 def execute_all(
@@ -287,21 +291,27 @@ def execute_all(
     parts depend only on its plan and game ids), and so is what a stop leaves in each."""
     runs = []
     for target in targets:  # every plan checked before any folder is touched
-        shown, out = Path(target.out), store.checked_path(target.out, "--out")
-        store.check_outside_datasets(out, "--out", shown)
+        shown, out = Path(target.out), outputs.place(Path(target.out), outputs.DATASET)
         plan = resumable_plan(out) if target.resume else target.plan
         check_size(plan)
-        runs.append(Run(plan, out, shown, target.resume))
+        runs.append(Run(plan, out, shown, target.resume, target.writer))
     with ExitStack() as locks:
         for run in runs:
             locks.enter_context(store.Writing(run.out, run.shown))
         for run, target in zip(runs, targets):
             if run.resume:
                 run.done = resumable_tasks(run.out, run.plan, run.game)
+                run.writer = store.read_manifest(run.out).get(store.WRITER, run.writer)
             else:
-                store.check_new_out(run.out, target.force)
+                outputs.owned(
+                    run.out, outputs.DATASET, run.writer, target.force, named=f"--out {run.shown}"
+                )
         play_runs(runs, Workers(jobs, scheduler), progress, label)
-    return [run.finish() for run in runs]
+        try:
+            return [run.finish() for run in runs]
+        except OSError as e:  # the manifest of a finished run (a full disk): its parts are kept
+            fault = run_fault(e, folder_of(e, runs))
+            raise Fault(f"{fault}; {saved_text(runs, named=True)}") from None
 
 
 def resumable_tasks(out: Path, plan: Plan, game: Game) -> set[int]:
@@ -341,8 +351,9 @@ def play_runs(runs: list[Run], workers: Workers, progress: bool, label: str) -> 
         fault = run_fault(e, folder_of(e, runs))
         if fault is None:
             raise
-        saved = sum(run.saved(run.out) for run in runs if run.wrote or run.resume)
-        raise Fault(f"{fault}; {saved_text(runs, named=True)}" if saved else fault) from None
+        # a part written (even a task's first table alone) keeps its dataset: --resume ends it
+        kept = any(run.holds_parts() for run in runs if run.wrote or run.resume)
+        raise Fault(f"{fault}; {saved_text(runs, named=True)}" if kept else fault) from None
 
 
 def play_waves(runs: list[Run], workers: Workers, progress: bool, label: str) -> None:
@@ -409,8 +420,9 @@ class Run:
     """The bookkeeping of one dataset's execution: tasks done before, played now, where it
     stopped, and what it wrote."""
 
-    def __init__(self, plan: Plan, out: Path, shown: Path, resume: bool):
+    def __init__(self, plan: Plan, out: Path, shown: Path, resume: bool, writer: str | None):
         self.plan, self.out, self.shown, self.resume = plan, out, shown, resume
+        self.writer = writer
         self.game = get_game(plan.game)
         self.params = [self.game.prepare(v.rules, plan.n_players) for v in plan.variants]
         self.tasks = list(plan.tasks())
@@ -425,7 +437,7 @@ class Run:
             manifest = store.own_manifest(self.out)
             if manifest is not None:
                 store.clear_dataset(self.out, manifest)
-            store.write_manifest(self.out, manifest_for(self.plan, self.game, "running"))
+            store.write_manifest(self.out, self.manifest("running"))
             self.wrote = True
 
     def next_wave(self) -> list[tuple]:
@@ -461,13 +473,21 @@ class Run:
         the manifest of a new dataset that has no part yet."""
         if self.wrote or self.resume:
             store.remove_temporary_parts(self.out, table_names(self.game))
-        if discard_empty and self.wrote and not any(self.out.glob("*/part-*.parquet")):
+        if discard_empty and self.wrote and not self.holds_parts():
             store.remove_dataset(self.out)
+
+    def holds_parts(self) -> bool:
+        return any(self.out.glob("*/part-*.parquet"))
+
+    def manifest(self, status: str) -> dict:
+        """The plan's manifest, with the command that wrote the dataset when it is known."""
+        manifest = manifest_for(self.plan, self.game, status)
+        return {**manifest, store.WRITER: self.writer} if self.writer else manifest
 
     def finish(self) -> dict:
         """Write and return the finished manifest."""
         plan, game, out = self.plan, self.game, self.out
-        manifest = manifest_for(plan, game, "complete")
+        manifest = self.manifest("complete")
         manifest["parts"] = {
             name: [
                 {"file": f"{name}/{store.part_name(t)}", "rows": store.part_rows(out, name, t)}

@@ -5,9 +5,10 @@ Layout (DESIGN.md): ``OUT/manifest.json``, ``OUT/games/part-NNNNN.parquet``,
 temporary name and renamed when complete, so an interrupted run leaves only whole parts.
 
 balsim only ever deletes what it wrote: a folder is a balsim dataset when its manifest carries
-the :data:`FORMAT` marker, and ``--force`` removes that manifest and the part files of the
-tables it lists, never the folder itself nor a file a user put there.  A dataset being written
-is locked (:class:`Writing`), so a second writer is refused instead of clearing it.
+the :data:`FORMAT` marker, and replacing it removes that manifest and the part files of the
+tables it lists, never the folder itself nor a file a user put there.  A folder being written
+is locked (:class:`Writing`), so a second writer is refused instead of clearing it.  When a
+command may write an output folder at all is the rule of :mod:`simulator.run.outputs`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from simulator.core.errors import UserError
 MANIFEST = "manifest.json"
 LOCK = ".balsim.lock"  # held (flock) by the process writing the dataset; names it for others
 FORMAT = "balsim-dataset"  # manifest["format"]: this folder was written by balsim
+WRITER = "written_by"  # the command that wrote a dataset (its manifest) or a tool's folder
 ROW_GROUP_ROWS = 1 << 20
 PART_FILE = re.compile(r"part-\d{5,}\.parquet")
 TEMP_FILE = re.compile(r"\.part-\d{5,}\.parquet\.\d+\.tmp")
@@ -125,40 +127,6 @@ def holds_files(out: Path) -> bool:
     return out.is_dir() and any(p.name != LOCK for p in out.iterdir())
 
 
-def check_new_out(out: Path, force: bool) -> None:
-    """Refuse ``out`` for a new dataset: a non-empty folder unless ``force``, and with
-    ``force`` anything but a balsim dataset (of which only balsim's files are replaced)."""
-    if out.exists() and not out.is_dir():
-        raise StoreError(f"--out {out} exists and is not a folder")
-    if holds_files(out):
-        if not force:
-            raise StoreError(
-                f"--out {out} is not empty; use --force to overwrite it "
-                "or --resume to finish an interrupted run"
-            )
-        check_replaceable(out)
-
-
-def check_outside_datasets(path: Path, option: str, shown: Path | str) -> None:
-    """Refuse an output ``path`` (absolute) inside a balsim dataset other than ``path``
-    itself: a dataset's folder holds only what its run wrote."""
-    dataset = inside_dataset(path.parent)
-    if dataset is not None:
-        raise StoreError(f"{option} {shown} is inside the dataset {dataset}; write it elsewhere")
-
-
-def check_replaceable(out: Path) -> None:
-    """Raise unless ``out`` is absent, an empty folder or a balsim dataset: what a run may
-    replace (only balsim's own files in it) when forced."""
-    if out.exists() and not out.is_dir():
-        raise StoreError(f"--out {out} exists and is not a folder")
-    if holds_files(out) and own_manifest(out) is None:
-        raise StoreError(
-            f"--out {out} is not a balsim dataset (no {MANIFEST} written by "
-            "balsim); refusing to delete anything in it"
-        )
-
-
 def clear_dataset(out: Path, manifest: dict) -> None:
     """Delete the manifest and every part (and leftover temporary part) of the tables the
     manifest lists; table folders left empty go too.  Other files stay, and so does ``out``."""
@@ -217,8 +185,9 @@ class Writing:
     are empty again (a run that wrote nothing leaves nothing).
     """
 
-    def __init__(self, out: Path, shown: Path | str | None = None):
+    def __init__(self, out: Path, shown: Path | str | None = None, option: str = "--out"):
         self.out, self.shown = out, shown if shown is not None else out
+        self.option = option
         self.created: Path | None = None
         self.fd: int | None = None
 
@@ -239,7 +208,7 @@ class Writing:
             try:
                 fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as e:
-                raise StoreError(f"--out {self.shown}: cannot lock it ({e.strerror})") from None
+                raise self.unlockable(e) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as e:
@@ -247,10 +216,10 @@ class Writing:
                 os.close(fd)
                 if e.errno in (errno.EAGAIN, errno.EACCES):
                     raise StoreError(
-                        f"--out {self.shown} is being written by another balsim ({holder}); "
-                        "wait for it to finish or choose another --out"
+                        f"{self.option} {self.shown} is being written by another balsim "
+                        f"({holder}); wait for it to finish or choose another {self.option}"
                     ) from None
-                raise StoreError(f"--out {self.shown}: cannot lock it ({e.strerror})") from None
+                raise self.unlockable(e) from None
             try:  # the file may have been removed by the writer before us, just now
                 same = os.fstat(fd).st_ino == os.stat(path).st_ino
             except FileNotFoundError:
@@ -261,6 +230,9 @@ class Writing:
                 os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {since}".encode())
                 return fd
             os.close(fd)
+
+    def unlockable(self, error: OSError) -> StoreError:
+        return StoreError(f"{self.option} {self.shown}: cannot lock it ({error.strerror})")
 
     def __exit__(self, *exc) -> bool:
         if self.fd is not None:

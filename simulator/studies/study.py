@@ -28,12 +28,13 @@ from simulator.report import write_report
 from simulator.report.strong import CHALLENGE_TOOL, dominant_policies, field_of, is_strong
 from simulator.report.tool_charts import screen_files, skill_files
 from simulator.run.checks import whole_tasks
-from simulator.run.outputs import check_out_dir, out_record
+from simulator.run.outputs import DATASET, add_to_record, claim, out_record
 from simulator.run.runner import Plan, Target, Variant, execute_all, plan_from_manifest
-from simulator.run.store import check_replaceable, checked_path, inside_dataset, own_manifest
+from simulator.run.store import WRITER, Writing, checked_path, inside_dataset, own_manifest
 from simulator.run.warm import warm_engines
 
 STUDY_SEED = 20_261_129
+STUDY_WRITER = "study"  # recorded in the study's datasets and folders: it replaces them
 
 # Games per dataset and the player counts studied, per game.  A game missing here is studied
 # with DEFAULT_STUDY at its default player count.  "variants" maps a variant name to rule
@@ -242,11 +243,14 @@ def run_study(
     resume: bool = False,
     screen_scale: float = SCREEN_SCALE,
     scheduler: str | None = None,
+    force: bool = False,
 ) -> list[Path]:
     """Run the default study into ``runs_dir`` and write the report to ``report_path``.
 
-    Earlier study datasets in ``runs_dir`` are replaced; with ``resume`` those the same study
-    finished are kept, those it started are finished, and so are its screens.  Prints one
+    Earlier study datasets and folders in ``runs_dir`` are replaced (another command's output
+    where the study writes, only with ``force``: simulator.run.outputs); with ``resume`` those
+    the same study finished are kept, those it started are finished, and so are its screens.
+    ``runs_dir`` is locked while the study writes it: a second study there is refused.  Prints one
     line per dataset and where the report is; returns the dataset folders.  ``scale`` shrinks
     or grows every game count (tests use a small one; ``balsim study --scale K``);
     ``field`` is the rung that plays the scripted datasets (adapted with ``budget`` games per
@@ -264,12 +268,16 @@ def run_study(
         + (f" --scale {scale:g}" if scale != 1 else "")
         + (f" --scheduler {shlex.quote(scheduler)}" if scheduler else "")
         + (f" --screen-scale {screen_scale:g}" if screen_scale != SCREEN_SCALE else "")
+        + (" --force" if force else "")
         + " --resume"
     )
     # the folders are the same whoever plays: checked before any field is adapted
-    check_study_outputs(runs_dir, report_path, [folder for folder, _ in study_plans(scale)])
+    folders = [folder for folder, _ in study_plans(scale)]
+    runs = check_study_outputs(runs_dir, report_path, folders, force)
+    lock = Writing(runs, runs_dir).__enter__()
     phase = "while adapting the players to the rules"
     try:
+        check_study_outputs(runs_dir, report_path, folders, force)  # again, now that it is ours
         plans = study_plans(scale, field, jobs, progress, budget, scheduler)
         phase = "while compiling the engines"
         warm_engines({plan.game: plan.n_players for _, plan in plans}, jobs)
@@ -294,6 +302,8 @@ def run_study(
         raise Fault(
             f"{str(e).split('; ')[0]} {phase}; once that is fixed, `{finish}` finishes the study"
         ) from None
+    finally:
+        lock.__exit__()
     print(
         f"report: {report_path} ({time.perf_counter() - t:.1f} s); study took "
         f"{time.perf_counter() - started:.0f} s",
@@ -312,7 +322,8 @@ def play_datasets(runs_dir: Path, plans, jobs, progress, resume, scheduler) -> l
             print(f"{folder}: finished earlier, kept -> {out}", flush=True)
         else:
             again = resume and same_plan(out, plan)
-            batch.append((folder, Target(None if again else plan, out, again, not again)))
+            target = Target(None if again else plan, out, again, not again, STUDY_WRITER)
+            batch.append((folder, target))
     if not batch:
         return dirs
     started = time.perf_counter()
@@ -331,35 +342,36 @@ def play_datasets(runs_dir: Path, plans, jobs, progress, resume, scheduler) -> l
     return dirs
 
 
-def check_study_outputs(runs_dir: Path, report_path: Path, folders: list[str]) -> None:
-    """Refuse, before any game runs, a study folder inside a dataset, a dataset folder of the
-    study that is not a dataset (or an empty folder), a screen or skill folder balsim did not
-    write, and a report path inside any of them."""
+def check_study_outputs(
+    runs_dir: Path, report_path: Path, folders: list[str], force: bool = False
+) -> Path:
+    """Refuse, before any game runs, a study folder inside a dataset, a folder the study
+    writes (its datasets, screens, skill curves, challenges) that the output rule refuses to
+    it (another command's output there only with ``force``), and a report path inside any of
+    them.  Returns the study's folder, absolute."""
     runs = checked_path(runs_dir, "--out")
     dataset = inside_dataset(runs)
     if dataset is not None:
         raise UserError(
             f"--out {runs_dir} is inside the dataset {dataset}; name a folder for datasets"
         )
-    for folder in folders:
-        check_replaceable(runs / folder)
-    for name in GAME_NAMES:
-        check_out_dir(runs / screen_folder(name), True, "sensitivity")
-        check_out_dir(runs / skill_folder(name), True, SKILL_TOOL)
-        check_out_dir(runs / challenge_folder(name), True, CHALLENGE_TOOL)
+    tools = {
+        screen_folder: "sensitivity",
+        skill_folder: SKILL_TOOL,
+        challenge_folder: CHALLENGE_TOOL,
+    }
+    written = {folder: DATASET for folder in folders}
+    written.update({name(game): tool for name, tool in tools.items() for game in GAME_NAMES})
+    for folder, kind in written.items():
+        claim(runs_dir / folder, kind, STUDY_WRITER, force, own_name=True, replaces_own=True)
     report = report_path.resolve()
-    written = [
-        *folders,
-        *map(screen_folder, GAME_NAMES),
-        *map(skill_folder, GAME_NAMES),
-        *map(challenge_folder, GAME_NAMES),
-    ]
     for folder in written:
         if (runs / folder) in report.parents:
             raise UserError(
                 f"--report {report_path} is inside the study's folder {runs_dir / folder}; "
                 "write it elsewhere"
             )
+    return runs
 
 
 def same_plan(out: Path, plan: Plan) -> bool:
@@ -447,6 +459,7 @@ def run_screens(
             continue
         seconds = time.perf_counter() - t
         sensitivity.write(result, path, command, seconds, screen_files)
+        add_to_record(path, **{WRITER: STUDY_WRITER})
         sees = sensitivity.detectable_by(per_run * SCREEN_TRAJECTORIES, sensitivity.DELTA)
         print(
             f"{path.name}: {len(plan.factors)} factors by Morris and {len(plan.choices)} "
@@ -477,7 +490,7 @@ def run_challenges(
     CHALLENGE): one folder per game with such datasets, its record holding every challenge
     (none when nothing is dominant); with ``resume`` a folder done is kept."""
     from simulator.analysis import Dataset
-    from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+    from simulator.run.outputs import OUT_MARK, writing_result
 
     out = []
     opened = [Dataset(d) for d in dirs]
@@ -506,10 +519,14 @@ def run_challenges(
             }
             for ds, i in asked
         ]
-        tmp = new_out_dir(path)
-        record = {"tool": CHALLENGE_TOOL, "command": command, "challenges": results}
-        (tmp / OUT_MARK).write_text(json.dumps(record, indent=1), encoding="utf-8")
-        finish_out_dir(tmp, path)
+        record = {
+            "tool": CHALLENGE_TOOL,
+            WRITER: STUDY_WRITER,
+            "command": command,
+            "challenges": results,
+        }
+        with writing_result(path) as tmp:
+            (tmp / OUT_MARK).write_text(json.dumps(record, indent=1), encoding="utf-8")
         found = "; ".join(r["verdict"].split(":")[0] for r in results) or "no dominant policy"
         print(f"{path.name}: {found} in {time.perf_counter() - t:.1f} s -> {path}", flush=True)
         out.append(path)
@@ -584,6 +601,7 @@ def run_skill(
                 lab, [Variant("base", rules)], rungs, STRONG_PLAYERS, n_games, STUDY_SEED
             )
         write_skill(result, path, command, charts=skill_files)
+        add_to_record(path, **{WRITER: STUDY_WRITER})
         print(
             f"{path.name}: {len(rungs)} rungs rated on {result.games:,} games in "
             f"{time.perf_counter() - t:.1f} s -> {path}",

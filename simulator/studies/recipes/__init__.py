@@ -17,7 +17,6 @@ first, then the others) ends the field's games once nothing more can change it.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from simulator.experiments.field import DEFAULT_RUNGS, SCRIPTED, Field, Ladder, 
 from simulator.experiments.lab import Lab
 from simulator.experiments.strength import Exploitability, exploitability
 from simulator.run import store
-from simulator.run.outputs import OUT_MARK, finish_out_dir, new_out_dir
+from simulator.run.outputs import OUT_MARK, writing_result
 from simulator.run.runner import Plan, execute, manifest_for
 from simulator.studies.recipes import blood_coins, loans, scoring, taxes
 from simulator.studies.recipes.common import (
@@ -110,8 +109,7 @@ def ask(
     )
     # every field's players ready (adapted) before any game is played
     players = [(field, ladder.variants(base.variants, field)) for field in fields]
-    tmp = new_out_dir(out)
-    try:
+    with writing_result(out) as tmp:
         rungs = [
             answer_field(question, ladder, base, field, p, tmp, sizes, margin, jobs, progress)
             for field, p in players
@@ -140,10 +138,6 @@ def ask(
         (tmp / OUT_MARK).write_text(
             json.dumps(summary, indent=2, default=float) + "\n", encoding="utf-8"
         )
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    finish_out_dir(tmp, out)
     return asked
 
 
