@@ -110,19 +110,22 @@ def test_the_runner_on_a_cluster_writes_the_local_dataset(scheduler, tmp_path):
 
 
 def test_run_and_sweep_on_the_cluster_equal_local_runs(scheduler, tmp_path):
-    run = ("run", "karnaxis", "-n", 240, "--chunk-size", 40, "-q", "--seed", 5)
+    run = ("run", "karnaxis", "-n", 240, "--chunk-size", 40, "--seed", 5)
     sweep = ("sweep", "ekonos", "--vary", "setup.start_money=8,12", "-n", 200, "--chunk-size", 50)
     for name, args in (("run", run), ("sweep", (*sweep, "-q"))):
         invoke(*args, "-j", 1, "--out", tmp_path / f"{name}-local")
         remote = invoke(*args, "--scheduler", scheduler, "--out", tmp_path / f"{name}-dask")
-        assert f"dask cluster at {scheduler}: 2 worker(s), 2 thread(s)" in remote.output
+        notice = f"dask cluster at {scheduler}: 2 worker(s), 2 thread(s)\n"
+        assert remote.stderr.count(notice) == (0 if "-q" in args else 1)  # quiet means quiet
         assert_same_dataset(tmp_path / f"{name}-dask", tmp_path / f"{name}-local")
 
 
 def test_ask_and_tune_on_the_cluster_give_the_local_answers(scheduler, tmp_path):
-    ask = ("ask", "scoring", "-n", 48, "-q", "--field", "scripted,tuned")
-    invoke(*ask, "-j", 1, "--out", tmp_path / "ask-local")
-    invoke(*ask, "--scheduler", scheduler, "--out", tmp_path / "ask-dask")
+    ask = ("ask", "scoring", "-n", 48, "--field", "scripted,tuned")
+    invoke(*ask, "-q", "-j", 1, "--out", tmp_path / "ask-local")
+    asked = invoke(*ask, "--scheduler", scheduler, "--out", tmp_path / "ask-dask")
+    # one client for the whole command (every look of both fields): said once
+    assert asked.stderr.count(f"dask cluster at {scheduler}: 2 worker(s)") == 1
     local, remote = (
         json.loads((tmp_path / f"ask-{where}" / "balsim.json").read_text())
         for where in ("local", "dask")
@@ -144,7 +147,7 @@ def test_ask_and_tune_on_the_cluster_give_the_local_answers(scheduler, tmp_path)
     local = invoke(*tune, "-j", 1, "--out", tmp_path / "local.toml")
     # the scheduler from the environment, as a cluster's users set it once
     remote = invoke(*tune, "--out", tmp_path / "dask.toml", env={SCHEDULER_VARIABLE: scheduler})
-    assert "2 worker(s)" in remote.output
+    assert "dask cluster" not in remote.output  # quiet
     assert remote.stdout.replace("dask", "local") == local.stdout
     overlays = [(tmp_path / f"{w}.toml").read_text().splitlines() for w in ("local", "dask")]
     assert [x for x in overlays[1] if "balsim tune" not in x] == [
@@ -156,6 +159,41 @@ def test_ask_and_tune_on_the_cluster_give_the_local_answers(scheduler, tmp_path)
 def test_every_command_that_plays_takes_the_cluster_options(command):
     help_text = invoke(command, "--help").output
     assert "--scheduler" in help_text and "--backend" in help_text, command
+    assert "--worker-timeout" in help_text, command
+
+
+@pytest.fixture
+def lonely_scheduler(tmp_path):
+    """The address of a scheduler no worker ever joins."""
+    file, log = tmp_path / "lonely.json", open(tmp_path / "lonely.log", "w")  # noqa: SIM115
+    args = ["scheduler", "--no-dashboard", "--scheduler-file", str(file), "--host", "127.0.0.1"]
+    process = subprocess.Popen([str(DASK), *args, "--port", "0"], stdout=log, stderr=log)
+    try:
+        wait_until(file.exists, "the scheduler's file")
+        yield json.loads(file.read_text())["address"]
+    finally:
+        process.terminate()
+        process.wait(STOP_SECONDS)
+        log.close()
+
+
+def test_a_cluster_with_no_worker_is_waited_for_then_ends_in_one_line(lonely_scheduler, tmp_path):
+    out = tmp_path / "run"
+    for quiet in ((), ("-q",)):
+        args = ["run", "ekonos", "-n", "10", *quiet, "--scheduler", lonely_scheduler]
+        result = CliRunner().invoke(cli, [*args, "--worker-timeout", "1", "--out", str(out)])
+        assert result.exit_code == 1
+        waiting = (
+            f"dask cluster at {lonely_scheduler}: no worker yet; waiting up to 1 s for one "
+            "(--worker-timeout)"
+        )
+        said = [waiting] if not quiet else []
+        assert result.stderr.splitlines() == [
+            *said,
+            f"Error: no dask worker joined the cluster at {lonely_scheduler} within 1 s "
+            "(--worker-timeout)",
+        ]
+        assert not any(out.glob("*/*.parquet")) and not (out / "manifest.json").exists()
 
 
 def test_the_environment_names_the_scheduler_of_every_command(tmp_path):

@@ -13,6 +13,7 @@ from simulator.core.errors import UserError
 from simulator.core.game import GAME_NAMES, Game, get_game
 from simulator.core.limits import MAX_GAMES, MAX_JOBS, MAX_MARGIN_POINTS, Range
 from simulator.run.runner import MAX_CHUNK, MAX_PARTS
+from simulator.run.workers import WORKER_TIMEOUT_SECONDS
 
 
 class GameName(click.ParamType):
@@ -289,14 +290,27 @@ SCHEDULER_VARIABLE = "BALSIM_SCHEDULER"
 
 
 def cluster_options(f):
-    """``--backend joblib|dask`` and ``--scheduler tcp://HOST:PORT`` (default: the environment's
-    BALSIM_SCHEDULER): where a command's games run.  The command gets one argument for both,
-    ``scheduler``: the dask scheduler's address, or None for local worker processes."""
+    """``--backend joblib|dask``, ``--scheduler tcp://HOST:PORT`` (default: the environment's
+    BALSIM_SCHEDULER) and ``--worker-timeout``: where a command's games run.  The command gets
+    one argument for both, ``scheduler``: the dask scheduler's address, or None for local
+    worker processes; it runs with one pool of workers (:func:`simulator.run.workers
+    .command_pool`), quiet when the command is (``--quiet``)."""
 
     @functools.wraps(f)
-    def command(*args, backend, scheduler, **kwargs):
-        return f(*args, scheduler=chosen_scheduler(backend, scheduler), **kwargs)
+    def command(*args, backend, scheduler, worker_timeout, **kwargs):
+        from simulator.run.workers import command_pool
 
+        with command_pool(bool(kwargs.get("quiet")), worker_timeout):
+            return f(*args, scheduler=chosen_scheduler(backend, scheduler), **kwargs)
+
+    command = click.option(
+        "--worker-timeout",
+        type=count(1, 86_400),
+        default=WORKER_TIMEOUT_SECONDS,
+        show_default=True,
+        metavar="SECONDS",
+        help="With --scheduler: how long to wait for the cluster's first worker before giving up.",
+    )(command)
     command = click.option(
         "--scheduler",
         envvar=SCHEDULER_VARIABLE,

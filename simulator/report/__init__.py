@@ -126,7 +126,7 @@ def in_processes(function, calls: list[tuple], jobs: int) -> list:
         return [function(*args) for args in calls]
     from simulator.run.workers import Workers
 
-    with Workers(min(jobs, len(calls))) as workers:
+    with Workers(jobs) as workers:  # the command's pool at its size: another would restart it
         done = dict(workers.map(numbered, [(i, function, args) for i, args in enumerate(calls)]))
     return [done[i] for i in range(len(calls))]
 

@@ -93,8 +93,8 @@ def warm_engines(players: dict[str, int], jobs: int) -> None:
     ]
     workers = min(effective_n_jobs(jobs), len(missing))
     if workers >= 2:
-        # the runner's worker processes: the same ones then play the first datasets
-        with Workers(workers) as pool:
+        # the command's pool at its size: the same processes then play the first datasets
+        with Workers(jobs) as pool:
             list(pool.map(warm_engine, [(name, players[name]) for name in missing]))
 
 

@@ -1,5 +1,13 @@
 """Where tasks run: local worker processes (joblib) or a dask.distributed cluster, and the
-progress bar that counts the games they play."""
+progress bar that counts the games they play.
+
+A command has one pool of workers from its first task to its end: the local processes stay
+up between its phases (the looks of an ``ask``, its fields, the rounds of an adaptation, the
+report), so each starts once and loads the compiled kernels once; a cluster is reached by
+one client, and said once.  :func:`command_pool` scopes that pool to one command (the CLI
+wraps every command that plays in it): how long to wait for a cluster's first worker, and
+whether the notices are said (``--quiet``).
+"""
 
 from __future__ import annotations
 
@@ -8,16 +16,54 @@ import sys
 import threading
 import time
 import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass
 
-from simulator.core.errors import UserError
+from simulator.core.errors import Fault, UserError
 
-IDLE_WORKER_SECONDS = 10
+# Local workers stay this long without a task: longer than any pause between a command's
+# phases (an adaptation's rounds, an ask's looks and fields, the report), so none restarts
+# within a command; they end with the command, or within a second of its death (watch).
+IDLE_WORKER_SECONDS = 600
 ORPHAN_CHECK_SECONDS = 1.0
+WORKER_TIMEOUT_SECONDS = 180  # how long a command waits for a cluster's first worker
+
+
+@dataclass
+class PoolSettings:
+    """What the command says about its pool and how long it waits for a cluster's workers."""
+
+    quiet: bool = False
+    worker_timeout: float = WORKER_TIMEOUT_SECONDS
+
+
+SETTINGS = PoolSettings()
+CLIENTS: dict = {}  # scheduler address -> the command's client of that cluster
+
+
+@contextmanager
+def command_pool(quiet: bool = False, worker_timeout: float = WORKER_TIMEOUT_SECONDS):
+    """One command's pool: its settings, and at its end the cluster clients it opened closed
+    (local workers are reused by the next command of this process, or end with it)."""
+    global SETTINGS
+    before, SETTINGS = SETTINGS, PoolSettings(quiet, worker_timeout)
+    try:
+        yield
+    finally:
+        SETTINGS = before
+        close_clients()
+
+
+def close_clients() -> None:
+    while CLIENTS:
+        _, client = CLIENTS.popitem()
+        client.close()
 
 
 class Workers:
     """Runs task functions on ``jobs`` local processes (joblib) or, given the address of a
-    dask.distributed ``scheduler``, on that cluster's workers.
+    dask.distributed ``scheduler``, on that cluster's workers: the command's pool, kept warm
+    between uses (see the module's docstring).
 
     ``parent`` is this process's pid for local workers (they stop when it dies), None for dask.
     ``slots`` (once entered) is how many tasks run at once: ``jobs``, or the cluster's threads.
@@ -30,18 +76,18 @@ class Workers:
 
     def __enter__(self):
         if self.scheduler:
-            self.client = dask_client(self.scheduler)
-            self.slots = cluster_slots(self.client, self.scheduler)
+            self.client, self.slots = cluster(self.scheduler)
         elif self.jobs != 1:
             from joblib import Parallel, parallel_config
 
-            # loky restarts idle workers between runs and says so; nothing is lost
+            # loky restarts a worker that died and says so; nothing is lost
             warnings.filterwarnings(
                 "ignore", message="A worker stopped while some jobs", category=UserWarning
             )
             # every worker watches this process from its start (even one still importing when
             # this process is killed), so it ends within ORPHAN_CHECK_SECONDS of this one
-            # (one whose task holds the interpreter stops at the task's end: stop_if_orphaned)
+            # (one whose task holds the interpreter stops at the task's end: stop_if_orphaned).
+            # The same arguments every time: loky then reuses its workers instead of new ones.
             with parallel_config(
                 backend="loky",
                 idle_worker_timeout=IDLE_WORKER_SECONDS,
@@ -76,10 +122,8 @@ class Workers:
             )
 
     def __exit__(self, *exc):
-        if self.scheduler:
-            self.client.close()
-        elif self.jobs != 1:
-            self.parallel.__exit__(*exc)
+        if self.jobs != 1 and not self.scheduler:
+            self.parallel.__exit__(*exc)  # the workers stay for the command's next phase
         return False
 
 
@@ -134,18 +178,44 @@ def dask_client(address: str | None):
         ) from None
 
 
-def cluster_slots(client, address: str) -> int:
-    """The threads of the cluster's workers (tasks that run at once), said on stderr: a
-    cluster with no worker yet runs the tasks when the first joins."""
-    workers = client.scheduler_info()["workers"].values()
-    threads = sum(w.get("nthreads", 1) for w in workers)
-    waiting = "" if workers else "; the tasks wait for the first worker to join"
-    print(
-        f"dask cluster at {address}: {len(workers)} worker(s), {threads} thread(s){waiting}",
-        file=sys.stderr,
-        flush=True,
-    )
-    return max(threads, 1)
+def cluster(address: str):
+    """(client, threads) of the cluster at ``address``: the command's one client, said once
+    on stderr (unless quiet).  A cluster with no worker yet is waited for, at most
+    ``SETTINGS.worker_timeout`` seconds, then the command ends with one line."""
+    client = CLIENTS.get(address)
+    if client is None:
+        client = CLIENTS[address] = dask_client(address)
+        workers = client.scheduler_info()["workers"]
+        if not workers:
+            notice(
+                f"dask cluster at {address}: no worker yet; waiting up to "
+                f"{SETTINGS.worker_timeout:g} s for one (--worker-timeout)"
+            )
+            try:
+                client.wait_for_workers(1, timeout=SETTINGS.worker_timeout)
+            except (TimeoutError, OSError):
+                CLIENTS.pop(address).close()
+                raise Fault(
+                    f"no dask worker joined the cluster at {address} within "
+                    f"{SETTINGS.worker_timeout:g} s (--worker-timeout)"
+                ) from None
+        threads = cluster_threads(client)
+        notice(
+            f"dask cluster at {address}: {len(client.scheduler_info()['workers'])} worker(s), "
+            f"{threads} thread(s)"
+        )
+    return client, max(cluster_threads(client), 1)
+
+
+def cluster_threads(client) -> int:
+    """The threads of the cluster's workers: the tasks that run at once."""
+    return sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+
+
+def notice(line: str) -> None:
+    """A notice of the command on stderr (its pool, its caches), unless it is quiet."""
+    if not SETTINGS.quiet:
+        print(line, file=sys.stderr, flush=True)
 
 
 def answers_as_a_scheduler(address: str) -> None:
