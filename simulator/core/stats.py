@@ -8,12 +8,16 @@ is ours: neither library has one.
 from __future__ import annotations
 
 import gc
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
-# scipy and statsmodels are imported where they are used: scipy.stats alone takes about a
-# second to import, which every command and every worker process would pay at start
+if TYPE_CHECKING:
+    import polars as pl
+
+# scipy, statsmodels and polars are imported where they are used: scipy.stats alone takes
+# about a second to import, which every command and every worker process would pay at start
+# (a worker that plays a tune's games reads win rates with numpy alone)
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile: scipy.stats.norm.ppf(0.975)
 
@@ -39,6 +43,8 @@ def wilson_exprs(
     k: str | pl.Expr, n: str | pl.Expr, names: tuple[str, str] = ("lo", "hi")
 ) -> list[pl.Expr]:
     """The Wilson bounds as two polars expressions (for use inside ``with_columns``)."""
+    import polars as pl
+
     k = pl.col(k) if isinstance(k, str) else k
     n = pl.col(n) if isinstance(n, str) else n
     both = pl.struct(k.cast(pl.Float64).alias("k"), n.cast(pl.Float64).alias("n"))

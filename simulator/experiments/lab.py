@@ -20,7 +20,6 @@ import numpy as np
 from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
 from simulator.core.seating import Seating, team_mode
-from simulator.experiments.flag_values import flag_values
 from simulator.experiments.metrics import GROUP_COLUMNS, Outcomes
 from simulator.run.runner import Plan, Variant, seat_policy_ids
 from simulator.run.warm import warm_up
@@ -64,21 +63,33 @@ def seated_plan(design: Design, rules: dict) -> Plan:
     )
 
 
-def play_chunk(design: Design, rules: dict, params: tuple, game_ids: np.ndarray) -> Outcomes:
-    """Play one candidate's games ``game_ids`` (runs in a worker process)."""
+def play_chunk(
+    design: Design, rules: dict, params: tuple, game_ids: np.ndarray, extras: bool = True
+) -> Outcomes:
+    """Play one candidate's games ``game_ids`` (runs in a worker process); ``extras``: with
+    the per-game values the flags' metrics read (:func:`flag_values`), which cost about half
+    as much again as the games and which win rates and scores do not need."""
     game = get_game(design.game)
     seats = seat_policy_ids(game, seated_plan(design, rules), game_ids)
     raw = game.play(params, game_seeds(design.seed, game_ids), seats)
-    return outcomes_from_raw(game, rules, raw, seats)
+    return outcomes_from_raw(game, rules, raw, seats, extras)
 
 
-def _play_task(key, design, rules, params, game_ids, measure=None):
-    outcomes = play_chunk(design, rules, params, game_ids)
+def _play_task(key, design, rules, game_ids, measure=None, extras=True):
+    """One task of a batch, in a worker: the candidate's engine arrays are built here, beside
+    its games, so the command's process does not build them one by one while workers wait."""
+    params = get_game(design.game).prepare(rules, design.n_players)
+    outcomes = play_chunk(design, rules, params, game_ids, extras)
     return key, outcomes.n_games, outcomes if measure is None else measure(outcomes)
 
 
-def outcomes_from_raw(game: Game, rules: dict, raw: dict, seats: np.ndarray) -> Outcomes:
-    """The columns the metrics read, from an engine's ``play`` output."""
+def outcomes_from_raw(
+    game: Game, rules: dict, raw: dict, seats: np.ndarray, extras: bool = True
+) -> Outcomes:
+    """The columns the metrics read, from an engine's ``play`` output (``extras``: and the
+    flags' values, read with the analysis's polars queries, imported only then)."""
+    from simulator.experiments.flag_values import flag_values
+
     players, games = raw["players"], raw["games"]
     n, p = seats.shape
     groups = {
@@ -105,7 +116,7 @@ def outcomes_from_raw(game: Game, rules: dict, raw: dict, seats: np.ndarray) -> 
         end_reason=np.asarray(codes, np.int16),
         end_reasons=tuple(labels),
         groups=groups,
-        extra=flag_values(rules, raw, won),
+        extra=flag_values(rules, raw, won) if extras else {},
     )
 
 
@@ -138,17 +149,25 @@ class Lab:
 
     def prepare(self, design: Design, rules: dict) -> tuple:
         """Validate a candidate's rules and build its engine arrays (RulesError on bad values)."""
+        self.check(design, rules)
+        return self.game.prepare(rules, design.n_players)
+
+    def check(self, design: Design, rules: dict) -> None:
+        """Refuse a candidate's rules (RulesError) or line-up before any game is played."""
         self.game.validate(rules)
         for name in design.lineup:
             self.game.policy(name, rules)
-        return self.game.prepare(rules, design.n_players)
 
     def play(self, design: Design, candidates: list[dict], game_ids: np.ndarray) -> list[Outcomes]:
         """Every candidate's outcomes on the same games ``game_ids`` (int64[n])."""
         return self.play_groups([(design, candidates, game_ids)])[0]
 
     def play_groups(
-        self, groups: list[tuple[Design, list[dict], np.ndarray]], measures: list | None = None
+        self,
+        groups: list[tuple[Design, list[dict], np.ndarray]],
+        measures: list | None = None,
+        checked: bool = False,
+        extras: bool = True,
     ) -> list[list]:
         """Several experiments' batches at once, one task list for the workers (so a
         cluster stays busy): for each ``(design, candidates, game_ids)``, every candidate's
@@ -157,11 +176,19 @@ class Lab:
         With ``measures`` (per group, None or a picklable function of one candidate's
         Outcomes), each candidate of a measured group plays in one task and the worker returns
         what the function makes of its outcomes instead: the costly part of reading them runs
-        on the workers (a sensitivity screen's metrics)."""
+        on the workers (a sensitivity screen's metrics).  ``checked``: the candidates are
+        known valid (knob sets searched within their ranges under rules checked before), so
+        they are not checked again here; ``extras``: whether the outcomes carry the flags'
+        values (win rates and scores do not need them)."""
         measures = measures or [None] * len(groups)
-        prepared = [[self.prepare(design, rules) for rules in cands] for design, cands, _ in groups]
-        if groups and groups[0][1]:  # compiled here once, not by each worker (docs/cluster.md)
-            warm_up(self.game, prepared[0][0], groups[0][0].n_players)
+        if not checked:
+            for design, candidates, _ in groups:
+                for rules in candidates:
+                    self.check(design, rules)
+        first = next(((design, cands[0]) for design, cands, _ in groups if cands), None)
+        if first is not None:  # compiled here once, not by each worker (docs/cluster.md)
+            design, rules = first
+            warm_up(self.game, self.game.prepare(rules, design.n_players), design.n_players)
         n_candidates = sum(len(cands) for _, cands, _ in groups)
         tasks, starts, slots = [], [], self.workers.slots
         for g, (design, candidates, game_ids) in enumerate(groups):
@@ -173,14 +200,7 @@ class Lab:
             )
             starts.append(range(0, len(game_ids), size))
             tasks += [
-                (
-                    (g, c, start),
-                    design,
-                    rules,
-                    prepared[g][c],
-                    game_ids[start : start + size],
-                    measures[g],
-                )
+                ((g, c, start), design, rules, game_ids[start : start + size], measures[g], extras)
                 for c, rules in enumerate(candidates)
                 for start in starts[g]
             ]

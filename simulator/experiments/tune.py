@@ -275,14 +275,17 @@ def tune_job(
     return job
 
 
-def run_jobs(lab: Lab, jobs: list[TuneJob]) -> list[TuneResult]:
+def run_jobs(lab: Lab, jobs: list[TuneJob], checked: bool = False) -> list[TuneResult]:
     """Run the jobs in lockstep: each generation of every job, then every held-out check,
-    as one batch of games."""
+    as one batch of games.  ``checked``: every candidate is valid by construction (knob sets
+    searched within their ``[knob_ranges]`` under rules checked once), so none is checked
+    again."""
     for g in range(max((j.generations for j in jobs), default=0)):
         active = [j for j in jobs if g < j.generations]
-        for job, outcomes in zip(active, lab.play_groups([j.generation(g) for j in active])):
+        batch = lab.play_groups([j.generation(g) for j in active], checked=checked, extras=False)
+        for job, outcomes in zip(active, batch):
             job.tell(outcomes)
-    held_out = lab.play_groups([j.held_out_group() for j in jobs])
+    held_out = lab.play_groups([j.held_out_group() for j in jobs], checked=checked, extras=False)
     return [job.result(outcomes) for job, outcomes in zip(jobs, held_out)]
 
 
