@@ -11,7 +11,8 @@ from simulator.cli import cli
 from simulator.core.errors import UserError
 from simulator.core.game import get_game
 from simulator.experiments import adapt as adapt_mod
-from simulator.experiments.adapt import Budget, adapted, cache_key, lookup, shipped_path
+from simulator.experiments.adapt import Budget, Request, adapted, starting_sets
+from simulator.experiments.adapt_cache import cache_key, lookup, shipped_path
 from simulator.experiments.field import Field, Ladder, parse_fields
 from simulator.experiments.keys import with_values
 from simulator.experiments.lab import Lab
@@ -85,7 +86,7 @@ def test_the_search_rung_is_a_search_seat_in_the_adapted_field_rolling_out_adapt
 def test_a_variant_that_matters_to_players_who_adapt_moves_the_adapted_knobs():
     rules = with_values(EKONOS.rules(), CASH_X3)
     with Lab(EKONOS, jobs=1) as lab:
-        (a,) = adapt_mod.adapt(lab, [rules], 4, SMALL)
+        (a,) = adapt_mod.adapt(lab, [Request(rules)], 4, SMALL)
     assert a.moved, a.lines()
     taken = [t for t in a.rounds[0] if t["accepted"]]
     assert taken and all(t["gain"]["low"] > 0 for t in taken)
@@ -100,39 +101,66 @@ def test_a_variant_that_matters_to_players_who_adapt_moves_the_adapted_knobs():
 def test_adapted_knobs_are_cached_and_the_same_whatever_the_jobs(tmp_path, monkeypatch):
     rules = with_values(EKONOS.rules(), CASH_X3)
     first = adapted(EKONOS, [rules], 4, SMALL, jobs=2)[0]
-    assert first.source == "played"
+    assert [a.source for a in first] == ["played"] * adapt_mod.REPLICATES
+    assert [a.replicate for a in first] == list(range(adapt_mod.REPLICATES))
 
     def no_games(*args, **kwargs):
         raise AssertionError("played games although the result is cached")
 
     monkeypatch.setattr(adapt_mod, "adapt", no_games)
     again = adapted(EKONOS, [rules], 4, SMALL)[0]
-    assert again.source == "cache" and again.knob_sets == first.knob_sets
+    assert [a.source for a in again] == ["cache"] * adapt_mod.REPLICATES
+    assert [a.knob_sets for a in again] == [a.knob_sets for a in first]
     monkeypatch.undo()
     monkeypatch.setenv("BALSIM_CACHE_DIR", str(tmp_path / "other-cache"))
     one_job = adapted(EKONOS, [rules], 4, SMALL, jobs=1)[0]
-    assert one_job.source == "played" and one_job.knob_sets == first.knob_sets
+    assert [a.knob_sets for a in one_job] == [a.knob_sets for a in first]
 
 
-def test_the_cache_key_holds_the_engine_version_the_rules_and_the_player_count():
+def test_each_replicate_is_an_independent_adaptation():
+    """The replicates of one variant tune on other games with other CMA-ES streams: their
+    rounds' held-out gains differ (one adaptation's luck is not repeated R times)."""
+    rules = with_values(EKONOS.rules(), CASH_X3)
+    with Lab(EKONOS, jobs=1) as lab:
+        found = adapt_mod.adapt(lab, [Request(rules, r) for r in range(3)], 4, SMALL)
+    gains = [[t["gain"]["value"] for t in a.rounds[0]] for a in found]
+    assert gains[0] != gains[1] and gains[1] != gains[2] and gains[0] != gains[2]
+    assert [a.key["replicate"] for a in found] == [0, 1, 2]
+    keys = [cache_key(EKONOS, rules, 4, SMALL, 1, r) for r in range(3)]
+    assert [a.key for a in found] == keys and len({str(k) for k in keys}) == 3
+
+
+def test_the_cache_key_holds_the_engine_version_the_rules_the_player_count_and_replicate():
     rules = EKONOS.rules()
     key = cache_key(EKONOS, rules, 4, SMALL, 1)
-    assert key["engine_version"] == EKONOS.engine_version
+    assert key["engine_version"] == EKONOS.engine_version and key["replicate"] == 0
     assert cache_key(EKONOS, with_values(rules, CASH_X3), 4, SMALL, 1) != key
     assert cache_key(EKONOS, rules, 3, SMALL, 1) != key
     assert cache_key(EKONOS, rules, 4, Budget(24_000, 1), 1) != key
+    assert cache_key(EKONOS, rules, 4, SMALL, 1, replicate=1) != key
 
 
 @pytest.mark.parametrize("name", ["ekonos", "karnaxis", "karmaggan"])
-def test_the_package_ships_the_adaptation_of_the_printed_rules_at_four_players(name):
+def test_the_package_ships_the_adaptation_of_every_variant_the_questions_and_study_play(name):
+    from simulator.studies.shipped import shipped_rules
+
     game = get_game(name)
-    key = cache_key(game, game.rules(), 4, adapt_mod.default_budget(name), adapt_mod.ADAPT_SEED)
-    found = lookup(game, key)
-    assert found is not None and found.source == "shipped", (
-        f"{shipped_path(game)} is missing or stale (engine or printed rules changed): "
-        f"run `balsim adapt {name} --ship`"
+    budget = adapt_mod.default_budget(name)
+    stale = []
+    for n_players, rules_list in shipped_rules(game).items():
+        for rules in rules_list:
+            sets, _ = starting_sets(game, rules)
+            for r in range(adapt_mod.REPLICATES):
+                key = cache_key(game, rules, n_players, budget, adapt_mod.ADAPT_SEED, r)
+                found = lookup(game, key, sets, rules, ("shipped",))
+                if found is None:
+                    stale.append(f"{n_players}p {key['rules_digest']} replicate {r}")
+                else:
+                    game.validate(adapt_mod.with_knob_sets(rules, found.knob_sets))
+    assert not stale, (
+        f"{shipped_path(game)} lacks or has stale (engine or rules changed) adaptations of "
+        f"{', '.join(stale)}: run `balsim adapt {name} --ship`"
     )
-    game.validate(adapt_mod.with_knob_sets(game.rules(), found.knob_sets))
 
 
 def test_run_records_the_field_and_plays_each_rung_into_its_own_dataset(tmp_path):

@@ -112,7 +112,7 @@ def test_a_copy_that_plays_as_an_agent_before_it_is_that_agent():
     ladder = Ladder(game, 4)  # the printed rules' adaptation is shipped: nothing is played
     fields = parse_fields(("tuned,adapted",))
     rules = matrix_rules(ladder, game.rules(), fields)
-    (adaptation,) = ladder.adaptations([game.rules()], fields[1])
+    ((adaptation,),) = ladder.adaptations([game.rules()], fields[1], replicates=1)
     names = [a.name for a in agents_of(game, ladder, rules, fields)]
     tuned = [f"{p}_tuned" for p in game.scripted_policies]
     moved = [f"{p}_adapted" for p in game.scripted_policies if f"{p}_adapted" in adaptation.moved]

@@ -12,7 +12,7 @@ from test_analysis import write_dataset
 
 from simulator.analysis import Dataset
 from simulator.core.decisions import Choice, Strength
-from simulator.experiments.adapt import Budget
+from simulator.experiments.adapt import REPLICATES, Budget
 from simulator.experiments.field import ADAPTED, TUNED, Field
 from simulator.studies.recipes import RECIPES, ask, blood_coins, scoring
 from simulator.studies.recipes.common import Sizing, field_text, measure, settings
@@ -195,7 +195,7 @@ def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
     )
     text = "\n".join(details(asked))
     policy, knobs = next(iter(moved.items()))
-    note = text.split(f"adapted to {CASH_X3}: {policy} ")[1]
+    note = text.split(f"adapted to {CASH_X3} replicate 1: {policy} ")[1]  # replicate 0's
     assert any(note.startswith(f"{k} ") for k in knobs)
     # a different answer than the field that does not adapt: the president's edge under cash x3
     assert (
@@ -204,7 +204,8 @@ def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
     )
     summary = json.loads((out / "balsim.json").read_text())
     assert summary["fields"] == [TUNED, ADAPTED] and summary["answer"] == headline(asked)
-    assert summary["rungs"][ADAPTED]["adaptations"][CASH_X3][0]["moved"]
+    records = summary["rungs"][ADAPTED]["adaptations"][CASH_X3]
+    assert [r["replicate"] for r in records] == list(range(REPLICATES)) and records[0]["moved"]
 
 
 # ---- the study's strong fields: flags of their own, with challenge evidence ------------------

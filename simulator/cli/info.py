@@ -127,7 +127,8 @@ def replay(
                 )
                 + ")"
             )
-        g, effective = get_game(plan.game), plan.variants[names.index(variant)].rules
+        chosen = plan.variants[names.index(variant)].replicate_rules()
+        g, effective = get_game(plan.game), chosen[game_id % len(chosen)]  # its replicate's
     else:
         if game is None:
             raise UserError("name a GAME or give --from DATASET")

@@ -32,8 +32,9 @@ from simulator.cli.tools import command_line, lab_for, tool_options
 @click.option(
     "--ship",
     is_flag=True,
-    help="Write the adaptation of the printed rules at 4 players into the package "
-    "(simulator/games/GAME/adapted-4p.json), for maintainers.",
+    help="Write the adaptations of every rules variant the four ask questions and the default "
+    "study play, every replicate, into the package (simulator/games/GAME/adapted.json), for "
+    "maintainers.",
 )
 @jobs_option
 @quiet_option
@@ -43,8 +44,10 @@ def adapt(game, players, adapt_budget, ship, jobs, quiet, scheduler, rules_files
     """Adapt the field to the rules: the tuned knob sets re-tuned under them (cached).
 
     A few rounds of iterated best response with CMA-ES, every policy's knobs against the
-    others', starting from the tuned sets; prints how each knob moved and each round's gains.
-    The result is what `--field adapted` plays under these rules; asking again is free.
+    others', starting from the tuned sets (or from the knobs of the nearest variant adapted
+    before); prints how each knob moved and each round's gains, for each of the replicates
+    (independent adaptations) a dataset of the adapted field plays.  The result is what
+    `--field adapted` plays under these rules; asking again is free.
 
     \b
     Examples:
@@ -52,26 +55,37 @@ def adapt(game, players, adapt_budget, ship, jobs, quiet, scheduler, rules_files
       balsim adapt karnaxis -p 3 --adapt-budget 200000
     """
     from simulator.core.errors import UserError
-    from simulator.experiments.adapt import ship as ship_printed
+    from simulator.experiments.adapt import ship as ship_all
     from simulator.experiments.field import ADAPTED, Field
+    from simulator.studies.shipped import shipped_rules
 
     g, rules = load(game, rules_files, sets)
     n_players = len(seat_list(g, players, None, None, rules))
     ladder = ladder_for(g, n_players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     if ship:
-        if rules_files or sets or players not in (None, 4):
+        if rules_files or sets or players is not None:
             raise UserError(
-                "--ship adapts the printed rules at 4 players: leave out -p, --rules, --set"
+                "--ship adapts the rules the questions and the study play: leave out -p, "
+                "--rules, --set"
             )
-        a = ship_printed(g, ladder.budget, ladder.jobs, ladder.progress, scheduler)
-    else:
-        (a,) = ladder.adaptations([rules], Field(ADAPTED))
+        shipped = shipped_rules(g)
+        found = ship_all(g, shipped, ladder.budget, ladder.jobs, ladder.progress, scheduler)
+        played = sum(a.source == "played" for a in found)
+        click.echo(
+            f"{g.name}: shipped {len(found)} adaptations ({played} played now) of "
+            f"{sum(len(r) for r in shipped.values())} rules variants at "
+            f"{', '.join(str(n) for n in shipped)} players"
+        )
+        return
+    (found,) = ladder.adaptations([rules], Field(ADAPTED))
     where = {"played": "played", "cache": "from the cache", "shipped": "shipped with balsim"}
-    click.echo(
-        f"{g.name}, {n_players} players: adapted field {where[a.source]} "
-        f"({a.games:,} games, {len(a.rounds)} round(s), {a.seconds:.0f} s when played)"
-    )
-    click.echo("\n".join(a.lines()))
+    for a in found:
+        click.echo(
+            f"{g.name}, {n_players} players, replicate {a.replicate}: adapted field "
+            f"{where[a.source]} ({a.games:,} games, {len(a.rounds)} round(s), "
+            f"{a.seconds:.0f} s when played)"
+        )
+        click.echo("\n".join(a.lines()))
 
 
 @cli.command()

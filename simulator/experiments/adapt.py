@@ -8,32 +8,47 @@ by CMA-ES (:mod:`simulator.experiments.tune`'s jobs, a step of :data:`SIGMA` of 
 around the current knobs) against the others' knobs as they were at the round's start, every
 candidate on the same games.  A policy takes its re-tuned knobs only when they win
 significantly more than its current ones in the same seat on the same held-out games (the
-paired 95% interval above zero): a gain within its noise is no gain.  A variant is done when a
-round moves no policy, or after ``Budget.rounds`` rounds.
+paired 95% interval above zero): a gain within its noise is no gain.  A variant is done as
+soon as a round moves no policy, or after ``Budget.rounds`` rounds.
 
-Every policy of every variant tunes at once, one batch of games per CMA-ES generation
-(:func:`simulator.experiments.tune.run_jobs`), so two cores or a cluster stay busy; which
-games a step plays depends only on the seed, the round and the policy, never on ``--jobs``.
+An adaptation is one random draw, so each variant is adapted :data:`REPLICATES` times with
+independent seeds (replicate r: :func:`replicate_seed`), and a dataset of an adapted field
+plays game g with replicate g mod R (:mod:`simulator.run.replicates`): the spread between
+replicates is there for an answer to count.
 
-Results are cached by game, engine version, a digest of the rules, player count, budget and
-seed (:func:`cache_key`), in ``$BALSIM_CACHE_DIR/adapted`` (default ``~/.cache/balsim``, beside
-the compiled engines), written atomically; asking again costs nothing.  The package ships the
-adaptation of each game's printed rules at 4 players (``simulator/games/GAME/adapted-4p.json``,
-written by ``balsim adapt GAME --ship``), used while its key matches.
+Every policy of every variant and replicate tunes at once, one batch of games per CMA-ES
+generation (:func:`simulator.experiments.tune.run_jobs`), so two cores or a cluster stay busy;
+which games a step plays depends only on the seed, the replicate, the round and the policy,
+never on ``--jobs``.
+
+Results are kept as data (:mod:`simulator.experiments.adapt_cache`): shipped in the package
+for every variant the four questions and the default study play, else cached; asking again
+costs nothing.  A variant adapted for the first time starts from the knobs of the nearest
+adapted variant already kept (:func:`simulator.experiments.adapt_cache.nearest`), where one
+rarely moves far: its first round then often moves nobody, which ends it.
 """
 
 from __future__ import annotations
 
-import copy
-import hashlib
-import json
-import os
 import time
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 
 from simulator.core.errors import UserError
 from simulator.core.game import Game, knob_values
+from simulator.experiments.adapt_cache import (
+    Adaptation,
+    cache_key,
+    cache_path,
+    changed_values,
+    flat,
+    key_digest,
+    lookup,
+    nearest,
+    shipped_records,
+    usable_cache,
+    write_entry,
+    write_shipped,
+)
 from simulator.experiments.lab import Design, Lab, round_to, scripted_field
 from simulator.experiments.optimise import population_size
 from simulator.experiments.strength import strongest_copy
@@ -44,14 +59,17 @@ from simulator.experiments.tune import (
     run_jobs,
     tune_job,
 )
+from simulator.run.runner import with_knob_sets
 
 ADAPTED_SUFFIX = "_adapted"
-ALGORITHM = 1  # bump when the adaptation changes: cached knob sets are then played again
-FORMAT = 1
 ADAPT_SEED = 1  # the adapted field is a property of the rules, not of a dataset's --seed
+# Adaptations per variant: the fewest whose spread can be estimated at all with a spare
+# (2 degrees of freedom), at three times one adaptation's cost; the variants an answer plays
+# are shipped adapted, so a designer pays it only for rules of their own (docs/ladder.md)
+REPLICATES = 3
+REPLICATE_SEEDS = 1 << 20  # replicate r adapts with seed + r * this: no tuning shares games
 SIGMA = 0.1  # CMA-ES's first step, in units of each knob's range: a tuned set is near a good one
 ROUND_IDS = 1 << 32  # game ids of round r start at r * ROUND_IDS (held-out ones past HELD_OUT)
-SHIPPED_PLAYERS = 4
 
 
 @dataclass(frozen=True)
@@ -85,124 +103,6 @@ def adapted_name(policy: str) -> str:
     return policy + ADAPTED_SUFFIX
 
 
-@dataclass
-class Adaptation:
-    """The adapted knob sets of one rules variant, how they were reached and what it cost."""
-
-    key: dict  # what the result depends on (cache_key)
-    knob_sets: dict  # P_adapted -> its [policies.P_adapted] table
-    start: dict  # P_adapted -> the knobs it started from (the tuned set's)
-    rounds: list = field(default_factory=list)  # per round: one record per policy tuned
-    games: int = 0  # played by the adaptation
-    seconds: float = 0.0  # its share of the wall-clock seconds of the run that played it
-    source: str = "played"  # "played", "cache" or "shipped"
-
-    @property
-    def moved(self) -> dict:
-        """P_adapted -> {knob: (start, adapted)} for the knobs that changed."""
-        out = {}
-        for name, table in self.knob_sets.items():
-            changed = {
-                k: (self.start[name][k], v)
-                for k, v in table.items()
-                if k not in ("base", "description") and v != self.start[name].get(k)
-            }
-            if changed:
-                out[name] = changed
-        return out
-
-    def record(self) -> dict:
-        out = asdict(self)
-        out.pop("source")
-        return {"format": FORMAT, **out}
-
-    @classmethod
-    def from_record(cls, record: dict, source: str) -> Adaptation:
-        fields = {k: record[k] for k in ("key", "knob_sets", "start", "rounds", "games", "seconds")}
-        return cls(**fields, source=source)
-
-    def lines(self) -> list[str]:
-        """How the knobs moved, one line per knob, and each round's gains."""
-        out = []
-        for r, round_ in enumerate(self.rounds, 1):
-            gains = ", ".join(
-                f"{t['policy']} {100 * t['gain']['value']:+.1f} "
-                f"({100 * t['gain']['low']:+.1f} to {100 * t['gain']['high']:+.1f})"
-                + (" taken" if t["accepted"] else "")
-                for t in round_
-            )
-            out.append(f"  round {r}: win-rate gain in points (95% CI): {gains}")
-        for name, knobs in self.moved.items():
-            out += [f"  {name:<28} {k:<20} {a:>12g} -> {b:>12g}" for k, (a, b) in knobs.items()]
-        if not self.moved:
-            out.append("  no knob moved: no re-tuned set won significantly more than the tuned one")
-        return out
-
-
-def rules_digest(rules: dict) -> str:
-    """A digest of the rules as data (every key, knob sets included)."""
-    text = json.dumps(rules, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
-
-
-def cache_key(game: Game, rules: dict, n_players: int, budget: Budget, seed: int) -> dict:
-    return {
-        "game": game.name,
-        "engine_version": game.engine_version,
-        "rules_digest": rules_digest(rules),
-        "n_players": n_players,
-        "budget_games": budget.games,
-        "rounds": budget.rounds,
-        "seed": seed,
-        "algorithm": ALGORITHM,
-    }
-
-
-def cache_dir() -> Path:
-    """``$BALSIM_CACHE_DIR/adapted``, else ``adapted`` in the user's balsim cache folder."""
-    root = os.environ.get("BALSIM_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "balsim"
-    )
-    return Path(root) / "adapted"
-
-
-def cache_path(key: dict) -> Path:
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
-    return cache_dir() / key["game"] / f"{key['n_players']}p-{digest}.json"
-
-
-def shipped_path(game: Game, n_players: int = SHIPPED_PLAYERS) -> Path:
-    return game.rules_path.parent / f"adapted-{n_players}p.json"
-
-
-def read_entry(path: Path, key: dict, source: str) -> Adaptation | None:
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if record.get("format") != FORMAT or record.get("key") != key:
-        return None
-    return Adaptation.from_record(record, source)
-
-
-def write_entry(path: Path, adaptation: Adaptation) -> None:
-    """Write an adaptation's record through a temporary file (never half-written, and two
-    processes writing the same entry leave one whole)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-    try:
-        tmp.write_text(json.dumps(adaptation.record(), indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def lookup(game: Game, key: dict) -> Adaptation | None:
-    """The shipped or cached adaptation for ``key``, if any."""
-    shipped = read_entry(shipped_path(game, key["n_players"]), key, "shipped")
-    return shipped or read_entry(cache_path(key), key, "cache")
-
-
 # ---- computing ----------------------------------------------------------------------------
 
 
@@ -230,11 +130,9 @@ def starting_sets(game: Game, rules: dict) -> tuple[dict, dict]:
     return sets, starts
 
 
-def with_knob_sets(rules: dict, sets: dict) -> dict:
-    """``rules`` carrying the knob sets ``sets`` (NAME -> table), replacing any of their names."""
-    out = copy.copy(rules)
-    out["policies"] = {**rules.get("policies", {}), **copy.deepcopy(sets)}
-    return out
+def replicate_seed(seed: int, replicate: int) -> int:
+    """The seed of one replicate's adaptation: replicate 0 adapts with ``seed`` itself."""
+    return seed + replicate * REPLICATE_SEEDS
 
 
 def round_seed(seed: int, round_: int, policy: int) -> int:
@@ -261,20 +159,40 @@ def check_budget(game: Game, rules: dict, n_players: int, budget: Budget) -> Non
         )
 
 
-@dataclass
-class Adapting:
-    """One variant's adaptation under way: its current knob sets and the rounds so far."""
+@dataclass(frozen=True)
+class Request:
+    """One adaptation to compute: the rules, the replicate, and the adaptation (of other
+    rules) whose knobs it starts from, if any, with its distance."""
 
     rules: dict
+    replicate: int = 0
+    warm: tuple[Adaptation, float] | None = None
+
+
+@dataclass
+class Adapting:
+    """One adaptation under way: its current knob sets and the rounds so far."""
+
+    request: Request
     sets: dict
     start: dict
     rounds: list = field(default_factory=list)
     done: bool = False
 
+    @classmethod
+    def of(cls, game: Game, request: Request) -> Adapting:
+        """From the tuned sets, or with the knobs of the adaptation it starts from."""
+        sets, start = starting_sets(game, request.rules)
+        if request.warm:
+            began = request.warm[0].knob_sets
+            sets = {name: {**table, **began[name]} for name, table in sets.items()}
+        return cls(request, sets, start)
+
     def jobs(self, lab: Lab, n_players: int, budget: Budget, seed: int) -> list:
         """This round's tunings: every policy against the others' current knobs."""
-        current = with_knob_sets(self.rules, self.sets)
+        current = with_knob_sets(self.request.rules, self.sets)
         names, r = list(self.sets), len(self.rounds)
+        seed = replicate_seed(seed, self.request.replicate)
         return [
             tune_job(
                 lab,
@@ -315,32 +233,49 @@ class Adapting:
         self.rounds.append(round_)
         self.done = not moved
 
+    def result(self, key: dict, seconds: float, printed: dict) -> Adaptation:
+        warm = self.request.warm
+        return Adaptation(
+            key,
+            self.sets,
+            self.start,
+            self.rounds,
+            sum(t["games"] for round_ in self.rounds for t in round_),
+            round(seconds, 3),
+            changed_values(printed, self.request.rules),
+            {"rules_digest": warm[0].key["rules_digest"], "distance": round(warm[1], 6)}
+            if warm
+            else None,
+        )
+
 
 def adapt(
-    lab: Lab, rules_list: list[dict], n_players: int, budget: Budget, seed: int = ADAPT_SEED
+    lab: Lab,
+    requests: list[Request],
+    n_players: int,
+    budget: Budget,
+    seed: int = ADAPT_SEED,
 ) -> list[Adaptation]:
-    """Adapt the field to each of ``rules_list`` (no cache), every variant's rounds in lockstep:
-    each round's tunings of every variant still moving play as one set of jobs."""
+    """Compute each requested adaptation (no cache), all in lockstep: each round's tunings of
+    every adaptation still moving play as one set of jobs."""
     game = lab.game
     started = time.perf_counter()
-    states = [Adapting(rules, *starting_sets(game, rules)) for rules in rules_list]
+    states = [Adapting.of(game, request) for request in requests]
     for _ in range(budget.rounds):
         active = [s for s in states if not s.done]
         if not active:
             break
         jobs = [s.jobs(lab, n_players, budget, seed) for s in active]
-        results = iter(run_jobs(lab, [job for group in jobs for job in group]))
+        results = iter(run_jobs(lab, [job for group in jobs for job in group], checked=True))
         for s, group in zip(active, jobs):
             s.take([next(results) for _ in group])
     seconds = (time.perf_counter() - started) / max(len(states), 1)
+    printed = game.default_rules()
     return [
-        Adaptation(
-            cache_key(game, s.rules, n_players, budget, seed),
-            s.sets,
-            s.start,
-            s.rounds,
-            sum(t["games"] for round_ in s.rounds for t in round_),
-            round(seconds, 3),
+        s.result(
+            cache_key(game, s.request.rules, n_players, budget, seed, s.request.replicate),
+            seconds,
+            printed,
         )
         for s in states
     ]
@@ -355,36 +290,71 @@ def adapted(
     jobs: int = 1,
     progress: bool = False,
     scheduler: str | None = None,
-) -> list[Adaptation]:
-    """The adaptation of each of ``rules_list``: shipped or cached where there is one, the
-    others played (all at once, on ``jobs`` workers or the dask cluster at ``scheduler``)
-    and cached."""
+    replicates: int = REPLICATES,
+    shipping: bool = False,
+) -> list[list[Adaptation]]:
+    """The ``replicates`` adaptations of each of ``rules_list``: shipped or cached where
+    there is a right one, the others played (all at once, on ``jobs`` workers or the dask
+    cluster at ``scheduler``), each from the nearest adaptation kept, and cached.
+    ``shipping``: only shipped ones are reused and the others start from the tuned sets
+    (what ``--ship`` writes depends on nothing but the rules), and nothing is cached."""
     budget = budget or default_budget(game.name)
-    keys = [cache_key(game, rules, n_players, budget, seed) for rules in rules_list]
-    found = [lookup(game, key) for key in keys]
-    todo = {}  # distinct rules still to adapt, by digest
-    for rules, key, hit in zip(rules_list, keys, found):
-        if hit is None:
-            todo.setdefault(key["rules_digest"], rules)
+    sources = ("shipped",) if shipping else ("shipped", "cache")
+    printed_rules = game.default_rules()
+    printed = flat(printed_rules)
+    found, todo = [], {}  # todo: (rules digest, replicate) -> Request
+    for rules in rules_list:
+        sets, _ = starting_sets(game, rules)
+        row = []
+        for r in range(replicates):
+            key = cache_key(game, rules, n_players, budget, seed, r)
+            hit = lookup(game, key, sets, rules, sources)
+            index = (key["rules_digest"], r)
+            if hit is None and index not in todo:
+                changed = changed_values(printed_rules, rules)
+                warm = None if shipping else nearest(game, key, changed, printed, sets, rules)
+                todo[index] = Request(rules, r, warm)
+            row.append(hit or index)
+        found.append(row)
     if todo:
-        check_budget(game, next(iter(todo.values())), n_players, budget)
+        check_budget(game, next(iter(todo.values())).rules, n_players, budget)
+        if not shipping:
+            usable_cache(game)
         with Lab(game, jobs, progress, budget.games * len(todo), scheduler) as lab:
             for a in adapt(lab, list(todo.values()), n_players, budget, seed):
-                write_entry(cache_path(a.key), a)
-                todo[a.key["rules_digest"]] = a
-    return [hit or todo[key["rules_digest"]] for hit, key in zip(found, keys)]
+                if not shipping:
+                    write_entry(cache_path(a.key), a)
+                todo[(a.key["rules_digest"], a.replicate)] = a
+    return [[todo[x] if isinstance(x, tuple) else x for x in row] for row in found]
 
 
 def ship(
     game: Game,
+    rules_by_players: dict[int, list[dict]],
     budget: Budget | None = None,
     jobs: int = 1,
     progress: bool = False,
     scheduler: str | None = None,
-):
-    """Adapt the printed rules at :data:`SHIPPED_PLAYERS` players and write the package's file."""
-    (a,) = adapted(
-        game, [game.rules()], SHIPPED_PLAYERS, budget, ADAPT_SEED, jobs, progress, scheduler
-    )
-    write_entry(shipped_path(game), a)
-    return a
+) -> list[Adaptation]:
+    """Adapt every rules variant of ``rules_by_players`` (player count -> rules), each
+    replicate, from the tuned sets, and write them as the package's shipped adaptations
+    (those already shipped under the same key are kept, not played again; the file is
+    written after each player count, so a stopped run keeps what it finished)."""
+    out: dict[str, Adaptation] = {}
+    for n_players, rules_list in sorted(rules_by_players.items()):
+        found = adapted(
+            game,
+            rules_list,
+            n_players,
+            budget,
+            ADAPT_SEED,
+            jobs,
+            progress,
+            scheduler,
+            shipping=True,
+        )
+        out.update({key_digest(a.key): a for row in found for a in row})
+        kept = [r for digest, r in shipped_records(game).items() if digest not in out]
+        write_shipped(game, [a.record() for a in out.values()] + kept)
+    write_shipped(game, [a.record() for a in out.values()])  # only what is played
+    return list(out.values())

@@ -26,18 +26,12 @@ from dataclasses import dataclass, replace
 
 from simulator.core.errors import UserError
 from simulator.core.game import SEARCH_POLICY, Game, knob_values
-from simulator.experiments.adapt import (
-    ADAPT_SEED,
-    Adaptation,
-    Budget,
-    adapted,
-    adapted_name,
-    with_knob_sets,
-)
+from simulator.experiments.adapt import ADAPT_SEED, REPLICATES, Budget, adapted, adapted_name
+from simulator.experiments.adapt_cache import Adaptation
 from simulator.experiments.lab import scripted_field
 from simulator.experiments.strength import strongest_copy
 from simulator.experiments.tune import line_up
-from simulator.run.runner import Plan, Variant
+from simulator.run.runner import Plan, Variant, with_knob_sets
 
 RUNGS = ("scripted", "tuned", "adapted", "search")
 SCRIPTED, TUNED, ADAPTED, SEARCH = RUNGS
@@ -108,12 +102,13 @@ def check_policies(game: Game, rules: dict, field: Field) -> None:
 
 @dataclass
 class Players:
-    """Who plays: the field, the line-up and each variant's rules carrying its knob sets."""
+    """Who plays: the field, the line-up and each variant's rules carrying its knob sets (and,
+    for a field that adapts, each replicate's: ``Variant.replicates``)."""
 
     field: Field
     lineup: tuple[str, ...]
     variants: list[Variant]
-    adaptations: list[Adaptation | None]
+    adaptations: list[list[Adaptation] | None]  # per variant: each replicate's, or None
 
     @property
     def rules(self) -> dict:
@@ -181,23 +176,28 @@ class Ladder:
         if field.rung == SEARCH and SEARCH_POLICY not in {p.name for p in self.game.policies}:
             raise UserError(f"{self.game.name} has no search player: the search rung needs one")
 
-    def with_field(self, rules: dict, field: Field, adaptation: Adaptation | None) -> dict:
-        """``rules`` carrying the knob sets the field plays with."""
-        if adaptation is None:
-            return rules
-        out = with_knob_sets(rules, adaptation.knob_sets)
+    def with_field(self, variant: Variant, field: Field, found: list[Adaptation] | None):
+        """``variant`` played by the field: its rules carrying replicate 0's knob sets and
+        the variant each replicate's (:class:`~simulator.run.runner.Variant`), for a field
+        that adapts."""
+        if found is None:
+            return variant
+        rules = with_knob_sets(variant.rules, found[0].knob_sets)
         if field.rung == SEARCH:
-            policies = self.game.policy_set(out)
-            search = self.game.policy(SEARCH_POLICY, out)
-            rollout = knob_values(out, policies, search).get("rollout_policy")
+            policies = self.game.policy_set(rules)
+            search = self.game.policy(SEARCH_POLICY, rules)
+            rollout = knob_values(rules, policies, search).get("rollout_policy")
             if isinstance(rollout, str):
-                base = policies[self.game.policy(rollout, out).behaviour].name
-                table = {**out["policies"].get(SEARCH_POLICY, {})}
-                table["rollout_policy"] = self.copy_name(out, ADAPTED, base)
-                out["policies"] = {**out["policies"], SEARCH_POLICY: table}
-        return out
+                base = policies[self.game.policy(rollout, rules).behaviour].name
+                table = {**rules["policies"].get(SEARCH_POLICY, {})}
+                table["rollout_policy"] = self.copy_name(rules, ADAPTED, base)
+                rules["policies"] = {**rules["policies"], SEARCH_POLICY: table}
+        return replace(variant, rules=rules, replicates=[a.knob_sets for a in found])
 
-    def adaptations(self, rules_list: list[dict], field: Field) -> list[Adaptation | None]:
+    def adaptations(
+        self, rules_list: list[dict], field: Field, replicates: int = REPLICATES
+    ) -> list[list[Adaptation] | None]:
+        """Each rules' ``replicates`` adaptations for a field that adapts, else None each."""
         if not field.adapts:
             return [None] * len(rules_list)
         return adapted(
@@ -209,23 +209,26 @@ class Ladder:
             self.jobs,
             self.progress,
             self.scheduler,
+            replicates,
         )
 
     # ---- what commands call ---------------------------------------------------------------
 
     def variants(
-        self, variants: list[Variant], field: Field, seats: list[str] | None = None
+        self,
+        variants: list[Variant],
+        field: Field,
+        seats: list[str] | None = None,
+        replicates: int = REPLICATES,
     ) -> Players:
         """The field's players for a sweep: the line-up (``seats`` mapped onto the rung, or the
         rung's own line-up) and every variant's rules with its own knob sets (each variant
-        adapted on its own)."""
+        adapted on its own, ``replicates`` times)."""
         self.require_search(field)
         if field.rung is None and seats:
             raise UserError("give --field POLICIES or --seats/--policy, not both")
-        found = self.adaptations([v.rules for v in variants], field)
-        out = [
-            replace(v, rules=self.with_field(v.rules, field, a)) for v, a in zip(variants, found)
-        ]
+        found = self.adaptations([v.rules for v in variants], field, replicates)
+        out = [self.with_field(v, field, a) for v, a in zip(variants, found)]
         rules = out[0].rules
         if seats:
             lineup = tuple(self.copy_name(rules, field.rung, s) for s in seats)
@@ -236,8 +239,10 @@ class Ladder:
         return Players(field, lineup, out, found)
 
     def players(self, rules: dict, field: Field, seats: list[str] | None = None) -> Players:
-        """The field's players under one set of rules."""
-        return self.variants([Variant("base", rules)], field, seats)
+        """The field's players under one set of rules, for the tools that play one set of
+        knob sets (tune, skill, challenge, matrix, fit, sensitivity): one adaptation, replicate
+        0, the first of those a dataset of the field plays."""
+        return self.variants([Variant("base", rules)], field, seats, replicates=1)
 
     def plan(self, plan: Plan, field: Field, seats: list[str] | None = None) -> Plan:
         """``plan`` played by ``field``: its line-up, each variant's knob sets, the field

@@ -13,6 +13,7 @@ path every worker can reach, e.g. a shared filesystem: docs/cluster.md).
 
 from __future__ import annotations
 
+import copy
 import os
 import platform
 import shlex
@@ -30,7 +31,7 @@ from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
 from simulator.core.seating import Seating, team_mode
 from simulator.run import outputs, store, whole
-from simulator.run.tables import build_tables
+from simulator.run.replicates import play_tables
 from simulator.run.warm import warm_up
 from simulator.run.workers import Progress, Workers
 
@@ -43,6 +44,27 @@ class Variant:
     name: str
     rules: dict
     values: dict = field(default_factory=dict)  # varied key -> value, written as columns
+    # a field that adapts (docs/ladder.md): each replicate's adapted knob sets (NAME -> table);
+    # game g plays those of replicate g mod their number, in place of the same names in rules
+    replicates: list[dict] = field(default_factory=list)
+
+    def replicate_rules(self) -> list[dict]:
+        """The rules each replicate plays by (``rules`` alone for a variant without)."""
+        return [with_knob_sets(self.rules, sets) for sets in self.replicates] or [self.rules]
+
+    def record(self) -> dict:
+        """As the manifest holds it (``replicates`` only where there are some)."""
+        out = asdict(self)
+        if not self.replicates:
+            del out["replicates"]
+        return out
+
+
+def with_knob_sets(rules: dict, sets: dict) -> dict:
+    """``rules`` carrying the knob sets ``sets`` (NAME -> table), replacing any of their names."""
+    out = copy.copy(rules)
+    out["policies"] = {**rules.get("policies", {}), **copy.deepcopy(sets)}
+    return out
 
 
 @dataclass
@@ -97,7 +119,7 @@ def seat_policy_ids(game: Game, plan: Plan, game_ids: np.ndarray) -> np.ndarray:
 
 def play_task(
     plan: Plan,
-    params: tuple,
+    params: list[tuple],
     task: int,
     variant_index: int,
     first: int,
@@ -106,6 +128,7 @@ def play_task(
     parent: int | None = None,
 ) -> int:
     """Play and write one task; returns (task, its number of games).  Runs in a worker process.
+    ``params``: the engine arrays of each replicate of the variant (one without replicates).
 
     ``parent`` is the pid of the process running the plan: a local worker whose parent has
     died (killed, even by SIGKILL) stops before playing or writing instead of playing on.
@@ -115,8 +138,7 @@ def play_task(
     game_ids = np.arange(first, first + n, dtype=np.int64)
     seeds = game_seeds(plan.seed, game_ids)
     seat_ids = seat_policy_ids(game, plan, game_ids)
-    raw = game.play(params, seeds, seat_ids)
-    tables = build_tables(game, plan.variants[variant_index], game_ids, seeds, seat_ids, raw)
+    tables = play_tables(game, plan.variants[variant_index], params, game_ids, seeds, seat_ids)
     stamp = whole.part_stamp(plan, game.engine_version, task, variant_index, first, n)
     metadata = {**whole.metadata(stamp), b"balsim.version": simulator.__version__.encode()}
     stop_if_orphaned(parent)
@@ -152,7 +174,7 @@ def manifest_for(plan: Plan, game: Game, status: str) -> dict:
         "chunk_size": plan.chunk_size,
         "until_ci": plan.until_ci,
         "length_unit": game.length_unit,
-        "variants": [asdict(v) for v in plan.variants],
+        "variants": [v.record() for v in plan.variants],
         "tables": list(table_names(game)),
         "status": status,
         "versions": {
@@ -337,7 +359,7 @@ def play_runs(runs: list[Run], workers: Workers, progress: bool, label: str) -> 
             for run in runs:
                 run.start()
             for run in runs:
-                warm_up(run.game, run.params[0], run.plan.n_players)
+                warm_up(run.game, run.params[0][0], run.plan.n_players)
             play_waves(runs, workers, progress, label)
     except KeyboardInterrupt:
         for run in runs:
@@ -424,7 +446,10 @@ class Run:
         self.plan, self.out, self.shown, self.resume = plan, out, shown, resume
         self.writer = writer
         self.game = get_game(plan.game)
-        self.params = [self.game.prepare(v.rules, plan.n_players) for v in plan.variants]
+        self.params = [  # per variant, per replicate
+            [self.game.prepare(rules, plan.n_players) for rules in v.replicate_rules()]
+            for v in plan.variants
+        ]
         self.tasks = list(plan.tasks())
         self.total = plan.n_games * len(plan.variants)
         self.done: set[int] = set()

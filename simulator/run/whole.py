@@ -32,12 +32,13 @@ STAMP_FIELDS = ("game", "engine_version", "seed", "variant", "task", "game_ids",
 
 def plan_digest(plan, variant) -> str:
     """A digest of what decides a part's games beyond its seed and game ids: the seats, how
-    they are seated, and the variant's rules."""
+    they are seated, and the variant's rules (and its replicates' knob sets, where it has)."""
+    replicates = [variant.replicates] if variant.replicates else []
     record = {
         "game": plan.game,
         "seats": list(plan.seats),
         "fixed_seats": bool(plan.fixed_seats),
-        "variant": [variant.name, variant.rules, variant.values],
+        "variant": [variant.name, variant.rules, variant.values, *replicates],
     }
     text = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
@@ -181,15 +182,19 @@ def survey(out: Path, tables, expected: dict[int, Expected], required=()) -> Sur
 
 def rows_problem(out: Path, plan, tables, tasks: set[int]) -> str | None:
     """The first part of ``tasks`` whose rows contradict what its task holds, or None: every
-    table's game ids within the task's, each game once in ``games`` (with the variant's name
-    and the seed the plan derives for it) and ``n_players`` times in ``players``."""
+    table's game ids within the task's, each game once in ``games`` (with the variant's name,
+    the seed the plan derives for it and, for a variant of R replicates, replicate game id
+    mod R) and ``n_players`` times in ``players``."""
     for task, v, first, n in plan.tasks():
         if task not in tasks:
             continue
         ids = np.arange(first, first + n, dtype=np.int64)
+        replicates = len(plan.variants[v].replicates)
         for table in tables:
             path = out / table / part_name(task)
             columns = ["game_id", "seed", "variant"] if table == "games" else ["game_id"]
+            if replicates and table == "games":
+                columns.append("replicate")
             try:
                 rows = pq.read_table(path, columns=columns)
             except (OSError, pa.ArrowException) as e:
@@ -205,6 +210,10 @@ def rows_problem(out: Path, plan, tables, tasks: set[int]) -> str | None:
                     return f"{path} holds games of other seeds than this dataset's"
                 if set(by_id["variant"].to_pylist()) != {plan.variants[v].name}:
                     return f"{path} holds games of another variant than its own"
+                if replicates and not np.array_equal(
+                    by_id["replicate"].to_numpy(), ids % replicates
+                ):
+                    return f"{path} holds games of other replicates than game id mod {replicates}"
             if table == "players":
                 counts = np.bincount(found - first, minlength=n)
                 if counts.size != n or np.any(counts != plan.n_players):

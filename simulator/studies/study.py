@@ -160,6 +160,17 @@ def study_variants(game, spec: dict) -> list[Variant]:
     return variants
 
 
+def game_datasets(game, swept: list[Variant]) -> list[tuple[int, list[Variant]]]:
+    """(player count, variants) of each of the game's datasets in the study: every count it
+    studies, the variants ``swept`` at the counts of "variant_players", the base elsewhere."""
+    spec = STUDY.get(game.name, DEFAULT_STUDY)
+    counts = [n for n in spec["player_counts"] if n in game.player_counts]
+    return [
+        (n, swept if n in spec.get("variant_players", ()) else swept[:1])
+        for n in counts or [game.default_players]
+    ]
+
+
 def study_plans(
     scale: float = 1.0,
     field: str = SCRIPTED,
@@ -176,14 +187,10 @@ def study_plans(
     for name in GAME_NAMES:
         game = get_game(name)
         spec = STUDY.get(name, DEFAULT_STUDY)
-        counts = [n for n in spec["player_counts"] if n in game.player_counts] or [
-            game.default_players
-        ]
         n_games = max(100, int(spec["n_games"] * scale))
         chunk = max(1_000, min(game.chunk_size, -(-n_games // 4)))
         swept = study_variants(game, spec)
-        for n in counts:
-            variants = swept if n in spec.get("variant_players", ()) else swept[:1]
+        for n, variants in game_datasets(game, swept):
             plan = Plan(
                 game=name,
                 n_games=n_games,

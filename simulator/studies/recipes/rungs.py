@@ -166,6 +166,7 @@ def strength_of(rungs: list[RungAnswer], margin: float) -> Agreement:
 
 def adaptation_record(a: Adaptation) -> dict:
     return {
+        "replicate": a.replicate,
         "source": a.source,
         "games": a.games,
         "rounds": len(a.rounds),
