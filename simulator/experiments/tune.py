@@ -34,7 +34,7 @@ from simulator.experiments.lab import (
     round_to,
     scripted_field,
 )
-from simulator.experiments.metrics import Estimate, Metric, Outcomes
+from simulator.experiments.metrics import Estimate, Metric, Outcomes, parse_metric
 from simulator.experiments.optimise import CmaSearch, Dimension, Generation, population_size
 
 RANGES = "knob_ranges"
@@ -269,9 +269,12 @@ def tune_job(
         held_out,
         offset,
     )
-    probe = lab.probe(design, job.candidate(job.before))
-    job.objective = probe.metric(f"win_rate:policy={name}")
-    job.tie_break = probe.metric(f"outscore:policy={name}")
+    starting = job.candidate(job.before)
+    lab.check(design, starting)  # a bad knob or line-up is refused before any game
+    # the metrics name one policy: the labels they need are the policy names, not games
+    labels = {"policy": tuple(p.name for p in game.policy_set(starting))}
+    job.objective = parse_metric(f"win_rate:policy={name}", labels, ())
+    job.tie_break = parse_metric(f"outscore:policy={name}", labels, ())
     return job
 
 
