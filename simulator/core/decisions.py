@@ -419,7 +419,8 @@ def agreement(fields: list[list[Edge]], margin: float, alpha: float = ALPHA) -> 
             holds = False
             continue
         est = np.array([e.estimate for e in edges])
-        w = 1 / np.array([wide_se(e, 1 - alpha / 2) for e in edges]) ** 2
+        # widened at the first Holm step's level, where a finite df's tail matters most
+        w = 1 / np.array([wide_se(e, 1 - alpha / (2 * len(subjects))) for e in edges]) ** 2
         q = float((w * (est - (w * est).sum() / w.sum()) ** 2).sum())
         raw.append(float(chi2.sf(q, len(edges) - 1)))
         for i in range(len(edges)):
