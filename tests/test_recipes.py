@@ -324,3 +324,30 @@ def test_a_decided_value_carries_what_better_strategies_gain_against_it(tmp_path
         assert "balanced only for these players" in first and asked.exploited()
     else:
         assert "no strategy tried gains more than" in first and not asked.exploited()
+
+
+def test_a_change_that_makes_the_game_pure_luck_is_said_to_remove_skill(monkeypatch):
+    """The known answer of a handicap (docs/skill.md): a value under which every scripted
+    policy (and so its tuned copy) blunders every move leaves random, scripted and tuned
+    players equal, so changing to it moves the skill depth down, an effect; the answer's
+    second line says so."""
+    from types import SimpleNamespace
+
+    import simulator.studies.recipes as recipes
+    from simulator.core.game import get_game
+    from simulator.core.verdicts import EFFECT
+
+    game = get_game("ekonos")
+    luck = game.rules(sets=tuple(f"policies.{p}.blunder=1" for p in game.scripted_policies))
+    decision = SimpleNamespace(
+        kind=Choice.CHANGE, printed=SimpleNamespace(value="printed"), chosen="luck"
+    )
+    lead = SimpleNamespace(decision=decision, rules={"printed": game.rules(), "luck": luck})
+    asked = SimpleNamespace(
+        leading=lambda: lead, question=SimpleNamespace(game="ekonos", players=3)
+    )
+    monkeypatch.setattr(recipes, "DEPTH_GAMES", 672)
+    change = recipes.depth_moved(asked, 1, False, None, 1)
+    assert change.kind == EFFECT and change.high < 0, change.text()
+    lead.decision = SimpleNamespace(kind=Choice.KEEP)
+    assert recipes.depth_moved(asked, 1, False, None, 1) is None

@@ -340,3 +340,16 @@ def test_a_finding_measured_in_the_other_field_holds_flips_or_is_not_shown():
     weak = excess(-0.15, -0.2, -0.1)  # a finding below no effect flips upwards
     assert excess(0.1, 0.05, 0.15).compared_with(weak) == FLIPS
     assert excess(-0.1, -0.15, -0.05).compared_with(weak) == HOLDS
+
+
+def test_a_change_of_skill_depth_is_said_only_when_it_is_an_effect(tmp_path):
+    from simulator.experiments.skill import DepthChange
+
+    asked = asked_of([coins_rung(tmp_path / "tuned", 0.0, 40_000)])
+    asked.depth = DepthChange("setup.blood_coins_4_6=2", -3.0, -5.0, -1.0)
+    assert "Skill: setup.blood_coins_4_6=2 changes the skill depth by −3.0" in (
+        headline(asked)[1].replace("-3.0", "−3.0")
+    )
+    asked.depth = DepthChange("setup.blood_coins_4_6=2", -0.2, -0.9, 0.5)  # within ±1 step
+    assert "Skill" not in headline(asked)[1]
+    assert "no change beyond" in details(asked)[-1]

@@ -48,7 +48,8 @@ from simulator.studies.recipes import RECIPES
     show_default=True,
     help="Re-tune every scripted policy against the leading field under the value it keeps "
     "or changes to, and play the search player there: a value is balanced against better "
-    "strategies only when none gains more than the margin.",
+    "strategies only when none gains more than the margin; and for a change, rate random, "
+    "scripted and tuned players under both values (a line when the skill depth moves).",
 )
 @click.option(
     "--quick",

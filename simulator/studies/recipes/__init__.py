@@ -25,12 +25,14 @@ from simulator.core.decisions import Choice, Decision, in_looks
 from simulator.core.game import get_game
 from simulator.core.verdicts import WIN_RATE_MARGIN, looks
 from simulator.experiments.adapt import Budget
-from simulator.experiments.field import DEFAULT_RUNGS, SCRIPTED, Field, Ladder, Players
+from simulator.experiments.field import DEFAULT_RUNGS, SCRIPTED, TUNED, Field, Ladder, Players
 from simulator.experiments.lab import Lab
+from simulator.experiments.skill import DepthChange, rate_ladder
 from simulator.experiments.strength import Exploitability, exploitability
+from simulator.experiments.tournament import RANDOM, ladder_rules, resolve_rungs
 from simulator.run import store
 from simulator.run.outputs import OUT_MARK, writing_result
-from simulator.run.runner import Plan, execute, manifest_for
+from simulator.run.runner import Plan, Variant, execute, manifest_for
 from simulator.studies.recipes import blood_coins, loans, scoring, taxes
 from simulator.studies.recipes.common import (
     Question,
@@ -43,7 +45,7 @@ from simulator.studies.recipes.common import (
 from simulator.studies.recipes.page import report_page
 from simulator.studies.recipes.rungs import Asked, RungAnswer, strength_of
 from simulator.studies.recipes.words import headline
-from simulator.studies.study import study_seats
+from simulator.studies.seats import study_seats
 
 SCHEMA = 4
 FIRST_SHARE = 8  # the first look plays this fraction of the budget, the next ones double it
@@ -86,7 +88,8 @@ def ask(
     points); ``adapt_budget``: the games of each variant's adaptation (fields that adapt);
     ``scheduler``: a dask cluster's address, to play there instead of on ``jobs`` local
     processes; ``exploit``: also measure what better strategies gain against the value the
-    leading field keeps or changes to (:func:`exploited`)."""
+    leading field keeps or changes to (:func:`exploited`) and how a change moves the skill
+    depth (:func:`depth_moved`)."""
     game = get_game(question.game)
     rules = game.rules()
     budget = games or question.games
@@ -118,6 +121,7 @@ def ask(
         asked = Asked(question, rungs, strength_of(rungs, margin), margin, assumed, others)
         if exploit:
             asked.exploit = exploited(asked, jobs, progress, scheduler, seed)
+            asked.depth = depth_moved(asked, jobs, progress, scheduler, seed)
         (tmp / "report.html").write_text(report_page(asked, budget, command), encoding="utf-8")
         summary = {
             "tool": "ask",
@@ -162,6 +166,31 @@ def exploited(
             q.search_games,
             seed,
         )
+
+
+DEPTH_RUNGS = (RANDOM, SCRIPTED, TUNED)  # the rungs rated for a change's skill depth
+DEPTH_GAMES = 2_400  # games per value of that rating, at most (it stops once decided)
+
+
+def depth_moved(
+    asked: Asked, jobs: int, progress: bool, scheduler: str | None, seed: int
+) -> DepthChange | None:
+    """How the value the leading field changes to moves the game's skill depth against the
+    printed value: the rungs of :data:`DEPTH_RUNGS` rated under both on the same games
+    (:func:`simulator.experiments.skill.rate_ladder`); None unless the decision is a change."""
+    lead, q = asked.leading(), asked.question
+    if lead.decision.kind != Choice.CHANGE:
+        return None
+    game = get_game(q.game)
+    ladder = Ladder(game, q.players, jobs=jobs, progress=progress, scheduler=scheduler)
+    variants = [
+        Variant(name, ladder_rules(ladder, lead.rules[name], DEPTH_RUNGS, ()))
+        for name in (lead.decision.printed.value, lead.decision.chosen)
+    ]
+    rungs = resolve_rungs(ladder, variants[0].rules, DEPTH_RUNGS, ())
+    with Lab(game, jobs, progress, DEPTH_GAMES, scheduler) as lab:
+        skill = rate_ladder(lab, variants, rungs, q.players, DEPTH_GAMES, seed)
+    return skill.depth_changes()[0]
 
 
 def dataset_folder(field: Field) -> str:

@@ -25,6 +25,7 @@ from simulator.core.decisions import (
 )
 from simulator.experiments.adapt import Adaptation
 from simulator.experiments.rungs import scripted_name
+from simulator.experiments.skill import DepthChange
 from simulator.experiments.strength import Exploitability
 from simulator.studies.recipes.common import Fact, Question, label
 
@@ -100,6 +101,7 @@ class Asked:
     assumed: list = field(default_factory=list)  # (AssumedKey, value) of the rules asked about
     other_assumed: int = 0  # the game's other ASSUMED keys
     exploit: Exploitability | None = None  # what better strategies gain against the decision
+    depth: DepthChange | None = None  # how a change moves the skill depth
 
     def leading(self) -> RungAnswer:
         """The strongest field that decided (else the strongest field)."""
@@ -143,6 +145,7 @@ class Asked:
             "decision": self.leading().decision.kind.value,
             "field": self.leading().field,
             "exploitability": self.exploit.record() if self.exploit else None,
+            "skill_depth_change": self.depth.record() if self.depth else None,
             **self.strength.record(),
             "rungs": {r.field: r.record() for r in self.rungs},
         }

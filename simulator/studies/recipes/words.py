@@ -15,6 +15,7 @@ import math
 from typing import TYPE_CHECKING, Callable
 
 from simulator.core.decisions import Balance, Choice, Edge, Strength
+from simulator.core.verdicts import EFFECT
 from simulator.experiments.rungs import scripted_name
 from simulator.report.page import number
 
@@ -132,6 +133,8 @@ def headline(asked: Asked) -> list[str]:
         b = lead.decision.balance(lead.decision.chosen)
         second += f"; at {lead.label(b.value)} ({lead.field}): {edge_text(b.worst, b.alpha)}"
     second += f" ({level} intervals, margin ±{100 * asked.margin:g} points)."
+    if asked.depth is not None and asked.depth.kind == EFFECT:
+        second += f" Skill: {asked.depth.text()} (random, scripted and tuned players rated)."
     if asked.exploit is not None:
         first = first[:-1] + f"; {exploit_text(asked)}."
     return [first, second, "Next: " + next_step(asked)]
@@ -230,6 +233,8 @@ def details(asked: Asked) -> list[str]:
         + (f"; Cochran's Q, Holm-adjusted: {ps}" if ps else "")
         + "."
     )
+    if asked.depth is not None:
+        out.append(f"Skill (random, scripted and tuned players rated): {asked.depth.text()}.")
     return out
 
 
