@@ -18,7 +18,7 @@ from simulator.analysis.karnaxis import dealt_characters
 from simulator.core.game import get_game
 from simulator.core.stats import wilson
 from simulator.run.runner import Plan, Variant, execute
-from simulator.studies.study import study_seats
+from simulator.studies.seats import study_seats
 
 POOL = 6_000  # games in each population
 SAMPLE = 400  # games in each sample, about a study's smallest dataset per cell

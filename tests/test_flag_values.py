@@ -11,7 +11,7 @@ from simulator.analysis.karnaxis import loan_cap, loan_summary
 from simulator.core.game import get_game
 from simulator.experiments.lab import Design, Lab, batch_ids
 from simulator.run.runner import Plan, Variant, execute
-from simulator.studies.study import study_seats
+from simulator.studies.seats import study_seats
 
 GAMES = 240
 

@@ -139,13 +139,3 @@ def test_the_footer_says_how_flags_are_ranked_and_thresholded():
         and "a rule variant moving a win rate by 2 points" in text
     )
     assert "_" not in text  # thresholds in words, not their names
-
-
-def test_a_change_that_is_not_significant_is_no_change_only_by_the_equivalence_test():
-    from simulator.report.answers import change_verdict
-
-    tight = {"significant": False, "mean_diff": 0.001, "se": 0.002}
-    wide = {"significant": False, "mean_diff": 0.01, "se": 0.02}
-    assert "no change beyond ±2 points" in change_verdict(tight)
-    assert "could detect a change of about ±5.6 points" in change_verdict(wide)
-    assert change_verdict({**wide, "significant": True}) == ", significant after Holm's correction"

@@ -93,10 +93,8 @@ def test_until_ci_budget_and_jobs_independence(tmp_path):
 
 
 def test_paired_differences_against_base(tmp_path):
-    from simulator.analysis import Dataset
     from simulator.analysis.paired import paired_differences
     from simulator.core.stats import holm
-    from simulator.report.answers import largest_change
 
     same = tmp_path / "same.toml"
     same.write_text("[setup]\nstart_money = 0\n")  # identical to the base rules
@@ -125,9 +123,6 @@ def test_paired_differences_against_base(tmp_path):
     # the same rules on the same seeds: every difference is exactly zero
     assert (same_rows["mean_diff"] == 0).all() and (same_rows["diff_lo"] == 0).all()
     assert not same_rows["significant"].any()
-    # the report says a change that is not significant is none at all, not what it could see
-    moved = largest_change(Dataset(out), {"paired_change": table}, ["same"])
-    assert moved.endswith("the same in each of the 2,000 paired games)"), moved
     rich_score = table.filter((pl.col("variant") == "rich") & (pl.col("metric") == "mean_score"))
     # 40 more M.U. each: scores rise, clearly
     assert (rich_score["mean_diff"] > 20).all() and rich_score["significant"].all()

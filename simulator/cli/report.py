@@ -41,12 +41,14 @@ def report(datasets, out, jobs, charts):
     sensitivity` folder among them adds its section and tells each flag of its game and player
     count which assumed values it depends on, or whether it is robust to them; a `balsim
     skill` folder adds the game's rated ladder (skill depth, plateau, luck) to the "Skill
-    and luck" section; a `balsim matrix` folder adds its heat map to the "Metagame" section.
+    and luck" section; a `balsim matrix` folder adds its heat map to the "Metagame" section;
+    a `balsim ask` folder puts its answer on the first screen.
     `--charts DIR` also writes every chart as SVG and as PNG at twice its size, named after
     its section, for a slide deck.
     """
     from simulator.cli.options import jobs_count
     from simulator.report import REPORT_MARKER, write_report
+    from simulator.report.asks import split_asks
     from simulator.report.matrix import split_matrix
     from simulator.report.screens import split_screens
     from simulator.report.skill import split_skill
@@ -54,7 +56,8 @@ def report(datasets, out, jobs, charts):
 
     check_out_file(Path(out), False, "--out", REPORT_MARKER, replace=True)
     jobs = jobs_count(jobs)
-    only_datasets = split_matrix(split_skill(split_screens([Path(d) for d in datasets])[0])[0])[0]
+    given = split_asks(split_screens([Path(d) for d in datasets])[0])[0]
+    only_datasets = split_matrix(split_skill(given)[0])[0]
     if not only_datasets:
         raise UserError("give at least one dataset to report on")
     for d in only_datasets:

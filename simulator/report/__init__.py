@@ -3,8 +3,8 @@
 ``write_report(dataset_dirs, out)`` analyses each dataset with :mod:`simulator.analysis` and
 writes a single HTML page (charts are matplotlib SVGs inline, CSS inline, no external
 asset; ``charts=DIR`` also writes each chart as SVG and 2x PNG for slides).  Its first
-screen answers the designer's questions (:mod:`.answers`), one sentence each with its
-number and interval; then come the **balance flags**
+screen answers the designer's questions as ``balsim ask`` decided them (:mod:`.asks`: the
+ask folders given, the study's ``runs/answer-QUESTION``); then come the **balance flags**
 (:mod:`.flags`): at most five findings about the printed rules, ranked by effect and
 certainty and merged across player counts, the rest folded, then the what-ifs on assumed data
 (:mod:`.whatifs`: findings about invented cards and rules, never among the top flags).  Then
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from simulator.analysis import Dataset, summarise
-from simulator.report.answers import answers_html
+from simulator.report.asks import asks_html, split_asks
 from simulator.report.charts import exporting
 from simulator.report.exercise import exercise_section
 from simulator.report.flag_list import flags_html
@@ -54,7 +54,8 @@ def write_report(
     timeline parts), a ``balsim sensitivity`` folder (each screen gets a section, and tells
     each flag of its game which assumed values it depends on, or whether it is robust to
     them: :mod:`.screens`), a ``balsim skill`` folder (the "Skill and luck" section:
-    :mod:`.skill`), a ``balsim matrix`` folder (the "Metagame" section: :mod:`.matrix`) or a
+    :mod:`.skill`), a ``balsim ask`` folder (its answer on the first screen: :mod:`.asks`), a
+    ``balsim matrix`` folder (the "Metagame" section: :mod:`.matrix`) or a
     challenge folder the study wrote (evidence for a strong field's dominant-policy flag:
     :mod:`.strong`).
     The datasets' summaries and sections, most of the time (their analyses and charts), are
@@ -64,6 +65,7 @@ def write_report(
     """
     started = time.perf_counter()
     out = Path(out)
+    dataset_dirs, asks = split_asks(dataset_dirs)
     dataset_dirs, screens = split_screens(dataset_dirs)
     dataset_dirs, skill = split_skill(dataset_dirs)
     dataset_dirs, matrices = split_matrix(dataset_dirs)
@@ -104,7 +106,7 @@ def write_report(
         f"{len(datasets)} dataset(s), {total:,} simulated games of "
         f"{html.escape(', '.join(games))}; analysed in {time.perf_counter() - started:.1f} s."
     )
-    page = render_page(games, meta, answers_html(scripted), flags_html(flags), toc, body)
+    page = render_page(games, meta, asks_html(asks, out), flags_html(flags), toc, body)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, page)
     return out

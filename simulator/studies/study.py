@@ -5,8 +5,11 @@
 orders (so seat, neighbour and policy effects separate), writes one dataset per game and player
 count under ``runs_dir`` and the playtest report to ``report_path``.  Each game with tuned knob sets
 or a search player also gets a strong-field dataset (:data:`STRONG`), which tells each balance
-flag whether it holds with strong players.  Sizes are set so the whole study
-takes a few minutes on 2 cores; tune them in :data:`STUDY`, the one place they live.
+flag whether it holds with strong players.  Each of the designer's questions whose game it
+plays is asked as ``balsim ask`` asks it, at the study's scale (``runs/answer-QUESTION``:
+:mod:`simulator.studies.recipes.in_study`), and the report's first screen is those answers.
+Sizes are set so the whole study takes a few minutes on 2 cores; tune them in :data:`STUDY`,
+the one place they live.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from simulator.experiments.field import RUNGS, SCRIPTED, TUNED, Field, Ladder
 from simulator.experiments.skill import SKILL_TOOL
 from simulator.experiments.strength import SEARCH, strong_seats
 from simulator.report import write_report
+from simulator.report.asks import ASK_TOOL
 from simulator.report.strong import CHALLENGE_TOOL, dominant_policies, field_of, is_strong
 from simulator.report.tool_charts import screen_files, skill_files
 from simulator.run.checks import whole_tasks
@@ -32,6 +36,8 @@ from simulator.run.outputs import DATASET, add_to_record, claim, out_record
 from simulator.run.runner import Plan, Target, Variant, execute_all, plan_from_manifest
 from simulator.run.store import WRITER, Writing, checked_path, inside_dataset, own_manifest
 from simulator.run.warm import warm_engines
+from simulator.studies.recipes.in_study import answer_folders, study_answers
+from simulator.studies.seats import study_seats
 
 STUDY_SEED = 20_261_129
 STUDY_WRITER = "study"  # recorded in the study's datasets and folders: it replaces them
@@ -139,12 +145,6 @@ SKILL = {
     "karnaxis": {"n_games": 2_016},
     "karmaggan": {"n_games": 336},
 }
-
-
-def study_seats(game, n_players: int) -> list[str]:
-    """Seat policies: the scripted policies in turn (random only when a game has no other)."""
-    names = game.scripted_policies or ["random"]
-    return [names[i % len(names)] for i in range(n_players)]
 
 
 def study_variants(game, spec: dict) -> list[Variant]:
@@ -290,6 +290,18 @@ def run_study(
         warm_engines({plan.game: plan.n_players for _, plan in plans}, jobs)
         phase = "while playing the datasets"
         dirs = play_datasets(runs_dir, plans, jobs, progress, resume, scheduler)
+        phase = "in the answers to the designer's questions"
+        answers = study_answers(
+            runs_dir,
+            {plan.game for _, plan in plans},
+            jobs,
+            progress,
+            scale,
+            STUDY_WRITER,
+            lambda path, tool, command: kept_result(path, tool, command, resume),
+            scheduler,
+            budget,
+        )
         phase = "in the challenges of the strong fields' dominant policies"
         challenges = run_challenges(runs_dir, dirs, jobs, progress, scale, resume, scheduler)
         phase = "in the sensitivity screens"
@@ -298,7 +310,7 @@ def run_study(
         skill = run_skill(runs_dir, jobs, progress, scale, resume, scheduler)
         phase = "while writing the report"
         t = time.perf_counter()
-        write_report(dirs + challenges + screens + skill, report_path, jobs)
+        write_report(answers + dirs + challenges + screens + skill, report_path, jobs)
     except KeyboardInterrupt as e:  # the dataset's own line says what it kept, not how to go on
         detail = str(e).removeprefix("Aborted.").strip().split(";")[0]
         kept = f" ({detail})" if detail else ""
@@ -369,6 +381,7 @@ def check_study_outputs(
     }
     written = {folder: DATASET for folder in folders}
     written.update({name(game): tool for name, tool in tools.items() for game in GAME_NAMES})
+    written.update({folder: ASK_TOOL for folder in answer_folders(GAME_NAMES)})
     for folder, kind in written.items():
         claim(runs_dir / folder, kind, STUDY_WRITER, force, own_name=True, replaces_own=True)
     report = report_path.resolve()
