@@ -302,7 +302,18 @@ def test_a_finding_about_an_invented_card_is_a_what_if_never_a_top_flag():
 
     def flag(kind, subject, effect, subjects=()):
         f = Flag(
-            "karnaxis", 4, kind, subject, effect, effect, f"{kind} {subject}", "", "w", "a", "c"
+            "karnaxis",
+            4,
+            kind,
+            subject,
+            effect,
+            effect,
+            f"{kind} {subject}",
+            "",
+            "w",
+            "a",
+            "c",
+            games=4_000,
         )
         f.assumed = tuple(assumed_under(keys, subjects))
         return f

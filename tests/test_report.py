@@ -19,7 +19,7 @@ from test_analysis import real_ekonos, write_dataset
 
 from simulator.report import THRESHOLDS, Flag, merge_flags, write_report
 from simulator.report.flag_list import flag_item, flags_html
-from simulator.report.flags import FLIPS, HOLDS, NOT_SHOWN, FieldCheck, Sensitivity
+from simulator.report.flags import FLIPS, HOLDS, MIN_BASIS_GAMES, NOT_SHOWN, FieldCheck, Sensitivity
 from simulator.report.page import cell, p_text
 from simulator.studies.study import STRONG, STUDY, study_plans
 
@@ -373,7 +373,7 @@ def test_report_compares_variants_against_the_base(tmp_path):
     assert "(fraction)" not in page
 
 
-def flag(n_players, kind, subject, effect, effect_low, text="", where=""):
+def flag(n_players, kind, subject, effect, effect_low, text="", where="", games=4_000):
     return Flag(
         "g",
         n_players,
@@ -386,6 +386,7 @@ def flag(n_players, kind, subject, effect, effect_low, text="", where=""):
         where or f"{n_players} players",
         "a",
         "c",
+        games=games,
     )
 
 
@@ -414,6 +415,21 @@ def test_at_most_five_flags_first_and_the_rest_folded():
     assert first.count("<li>") == 5 and fold.count("<li>") == 3
     assert first.index("p7") < first.index("p6")  # the strongest first
     assert "3 more flag(s)" in fold
+    assert "(scripted field, 4,000 games)" in first
+
+
+def test_a_flag_on_too_few_games_is_never_on_the_first_screen():
+    """The strongest finding rests on 300 games per arm: it goes under the fold, saying so,
+    and the five with a decision basis are the first screen's."""
+    few = flag(4, "dominant policy", "lucky", 9.0, 8.0, games=300)
+    few.field_name = "search"
+    page = flags_html(
+        [few] + [flag(4, "dominant policy", f"p{k}", 1.0 + k, 0.5 + k) for k in range(5)]
+    )
+    first, fold = page.split("<details>")
+    assert "lucky" not in first and first.count("<li>") == 5
+    assert "(search field, 300 games)" in fold
+    assert f"Rests on 300 games per arm, fewer than the {MIN_BASIS_GAMES:,}" in fold
 
 
 def test_flag_annotations_render_only_when_set():
@@ -661,3 +677,39 @@ def test_the_ratings_chart_is_titled_by_the_skill_depth(tmp_path):
     for row in record["variants"][0]["ratings"][1:]:
         row["high"] = None
     assert ratings_chart(record).axes[0].get_title().startswith("12.8 steps")
+
+
+def test_the_seat_section_shows_every_field_and_says_when_line_ups_differ():
+    from types import SimpleNamespace
+
+    from simulator.report.sections import game_section
+
+    def member(i, n, seats, field):
+        frame = pl.DataFrame(
+            {
+                "n_players": [n],
+                "n_games": [1000],
+                "first_win_rate": [0.3],
+                "first_win_rate_lo": [0.27],
+                "first_win_rate_hi": [0.33],
+                "fair_share": [1 / n],
+            }
+        )
+        ds = SimpleNamespace(n_players=n, manifest={"seats": seats}, field=field)
+        return (i, ds, {"seat_advantage": frame})
+
+    members = [
+        member(0, 2, ["scholar", "tycoon"], "scripted"),
+        member(1, 4, ["scholar", "tycoon", "gambler", "speculator"], "scripted"),
+        member(2, 4, ["scholar_tuned"] * 4, "tuned"),
+    ]
+    page = game_section("g", members, lambda ds: ds.field)
+    assert "The scripted line-ups differ between player counts (2 players: scholar, tycoon; " in (
+        page
+    )
+    assert "tuned line-ups differ" not in page  # one count only
+    assert "4p tuned" in page and "4p scripted" in page and "2p scripted" in page
+    same = game_section(
+        "g", members[1:2] + [member(3, 6, members[1][1].manifest["seats"], "scripted")]
+    )
+    assert "line-ups differ" not in same

@@ -34,6 +34,7 @@ from simulator.report.skill import skill_section, split_skill
 from simulator.report.strong import (
     annotate,
     attach_challenges,
+    field_of,
     is_strong,
     split_challenges,
     strong_flags,
@@ -85,9 +86,13 @@ def write_report(
     annotate(flags, scripted, strong)
     attach_challenges(flags, challenges)
     mark_flags(flags, screens)
+
+    def field_name(ds: Dataset) -> str:
+        return field_of(ds) if any(m[1] is ds for m in strong) else "scripted"
+
     with exporting(charts):
         body = [
-            game_section(game, [m for m in scripted if m[1].game == game])
+            game_section(game, [m for m in members if m[1].game == game], field_name)
             + exercise_section(game, [ds for ds in datasets if ds.game == game])
             for game in dict.fromkeys(ds.game for ds in datasets)
         ]

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import html
 
-from simulator.report.flags import MAX_ALSO, MAX_HEADLINES, THRESHOLDS, Flag, merge_flags
+from simulator.report.flags import (
+    MAX_ALSO,
+    MAX_HEADLINES,
+    MIN_BASIS_GAMES,
+    THRESHOLDS,
+    Flag,
+    merge_flags,
+)
 from simulator.report.whatifs import is_what_if, what_if_text
 
 
@@ -25,9 +32,16 @@ def flag_item(f: Flag) -> str:
         if note is not None:
             text = note.text()
             marks.append(text[0].upper() + text[1:] + ".")
+    if f.games < MIN_BASIS_GAMES:
+        marks.append(
+            f"Rests on {f.games:,} games per arm, fewer than the {MIN_BASIS_GAMES:,} a flag "
+            "of the first screen needs."
+        )
     notes = "".join(f"<span class='marks'>{html.escape(m)}</span>" for m in marks)
+    field = f.field_name or "scripted"
     return (
-        f"<li><b>{html.escape(f.text)}</b> <a href='#{f.anchor}'>→ chart: "
+        f"<li><b>{html.escape(f.text)}</b> ({html.escape(field)} field, {f.games:,} games) "
+        f"<a href='#{f.anchor}'>→ chart: "
         f"{html.escape(f.chart)}</a>{notes}</li>"
     )
 
@@ -39,7 +53,9 @@ def flags_html(flags: list[Flag]) -> str:
     what_ifs = [f for f in merged if is_what_if(f)]
     merged = [f for f in merged if not is_what_if(f)]
     if merged:
-        heads, rest = merged[:MAX_HEADLINES], merged[MAX_HEADLINES:]
+        based = [f for f in merged if f.games >= MIN_BASIS_GAMES]
+        heads = based[:MAX_HEADLINES]
+        rest = [f for f in merged if not any(f is h for h in heads)]
         body = "<ol>" + "".join(flag_item(f) for f in heads) + "</ol>"
         if rest:
             body += (
@@ -104,5 +120,7 @@ def footer() -> str:
         "cap, loans) follow, flagged when their interval's lower end reaches their level and "
         "ranked by how far past it. One flag per finding, the player counts where it holds "
         "listed. Intervals take the game as the unit (teammates count once). A fair share is "
-        f"the win rate of an average player at that player count. Thresholds: {shown}."
+        "the win rate of an average player at that player count. The first screen's flags "
+        f"each rest on at least {MIN_BASIS_GAMES:,} games per arm; each names the field of "
+        f"players it was measured with. Thresholds: {shown}."
     )

@@ -55,6 +55,11 @@ THRESHOLDS = {
     "delinquency_rate": 0.25,  # players of a policy with a delinquent payment notice
 }
 MAX_HEADLINES = 5  # flags on the first screen; the others fold under "more flags"
+# a flag among the first screen's rests on at least this many games per arm (per variant of
+# its dataset): at 1,000 games a seat's share of 1/4 is known within about ±2.7 points, so a
+# flag's verdict (its interval's end past its threshold at the study's 95%) is not a few
+# games' luck; a flag on fewer is listed under the fold, saying so
+MIN_BASIS_GAMES = 1_000
 MAX_ALSO = 3  # other datasets quoted under a merged flag
 
 
@@ -119,6 +124,7 @@ class Flag:
     sensitivity: Sensitivity | None = None
     challenge: ChallengeCheck | None = None
     field_name: str = ""  # the field of a strong dataset's own finding ("" for scripted ones)
+    games: int = 0  # games per arm (per variant) of the dataset it comes from
     metric: str = ""  # the screen metric that measures the finding, when its kind does not say
     also: list["Flag"] = field(default_factory=list)  # the same finding elsewhere
     on_win_rate: bool = True  # False: a finding about how games run (round cap, loans)
@@ -208,6 +214,7 @@ class Rules:
                 anchor(self.i, name),
                 chart,
                 tuple(self.assumed(subjects)),
+                games=self.ds.n_games,
                 **flag,
             )
         )

@@ -47,9 +47,15 @@ NEIGHBOUR_NOTE = (
 )
 
 
-def game_section(game: str, members: list) -> str:
-    """Seat advantage across the player counts of one game's datasets."""
-    frames = [r["seat_advantage"] for _, _, r in members if "seat_advantage" in r]
+def game_section(game: str, members: list, field_of=lambda ds: "scripted") -> str:
+    """Seat advantage across the player counts of one game's datasets, every field played
+    side by side (``field_of(dataset)`` names a dataset's), and whether the line-ups the
+    counts compare differ."""
+    frames = [
+        r["seat_advantage"].with_columns(pl.lit(field_of(ds)).alias("field"))
+        for _, ds, r in members
+        if "seat_advantage" in r
+    ]
     if not frames:
         return ""
     seat = pl.concat(
@@ -58,12 +64,17 @@ def game_section(game: str, members: list) -> str:
             for f in frames
         ],
         how="diagonal_relaxed",
-    ).sort("n_players")
+    ).sort("n_players", "field")
     anchor = f"game-{game}-seats"
+    several = seat["field"].n_unique() > 1
     labels = [
-        f"{n}p" + (f" {v}" if seat["variant"].n_unique() > 1 else "")
-        for n, v in zip(
-            seat["n_players"], seat["variant"] if "variant" in seat.columns else [""] * seat.height
+        f"{n}p"
+        + (f" {f}" if several else "")
+        + (f" {v}" if "variant" in seat.columns and seat["variant"].n_unique() > 1 else "")
+        for n, f, v in zip(
+            seat["n_players"],
+            seat["field"],
+            seat["variant"] if "variant" in seat.columns else [""] * seat.height,
         )
     ]
     chart = seat.with_columns(pl.Series("players", labels))
@@ -79,6 +90,7 @@ def game_section(game: str, members: list) -> str:
     )
     keep = [
         "n_players",
+        "field",
         "variant",
         "n_games",
         "chi2",
@@ -101,13 +113,33 @@ def game_section(game: str, members: list) -> str:
             fig,
             seat,
             "Chi-square of wins over seats against equal shares, and the first player's "
-            "win rate against the fair share (average win rate at that player count).",
+            "win rate against the fair share (average win rate at that player count)."
+            + (" Each field played is a row of its own." if several else ""),
             keep,
         )
     return (
         f"<section><h2 id='game-{game}'>{html.escape(game.capitalize())}: seat advantage by "
-        f"player count</h2>{chart_block}</section>"
+        f"player count</h2>{lineups_note(members, field_of)}{chart_block}</section>"
     )
+
+
+def lineups_note(members: list, field_of) -> str:
+    """Which policies sit at each player count of a field, when they differ between counts:
+    a comparison across counts then compares tables of other players too."""
+    notes = []
+    for field in dict.fromkeys(field_of(ds) for _, ds, _ in members):
+        mix = {
+            ds.n_players: ", ".join(sorted(set(ds.manifest.get("seats") or [])))
+            for _, ds, _ in sorted(members, key=lambda m: m[1].n_players)
+            if field_of(ds) == field
+        }
+        if len(set(mix.values())) > 1:
+            each = "; ".join(f"{n} players: {policies}" for n, policies in mix.items())
+            notes.append(
+                f"The {field} line-ups differ between player counts ({each}), so a change "
+                "across counts is the count's and the policy mix's together."
+            )
+    return "".join(f"<p class='note'>{html.escape(n)}</p>" for n in notes)
 
 
 def first_player_title(seat: pl.DataFrame) -> str:
