@@ -115,7 +115,8 @@ def test_the_first_screen_answers_the_four_questions_as_ask_does(measured, small
         for line in record["answer"]:
             assert " ".join(line.split()) in " ".join(a["text"].split()), line
         assert a["bottom"] <= measured["vh"], f"below the first screen: {a['text'][:60]}"
-    assert 1 <= measured["flags"] <= 5
+    # at 1% of its size no dataset of the study has the games a first-screen flag needs
+    assert measured["flags"] == 0
 
 
 def test_no_table_is_cut_off_at_1400_pixels(measured):
