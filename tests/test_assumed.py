@@ -344,7 +344,7 @@ def test_the_extra_player_of_an_odd_count_is_named_in_the_team_finding():
     from simulator.report.flags import Rules
 
     class Data:
-        game, path, variants = "karmaggan", __import__("pathlib").Path("k"), []
+        game, path, variants, n_games = "karmaggan", __import__("pathlib").Path("k"), [], 9_000
         rules = get_game("karmaggan").default_rules()
 
         def __init__(self, n):

@@ -16,6 +16,7 @@ def dataset(variants=("base",)):
     return SimpleNamespace(
         game="test",  # not a balsim game: no ASSUMED keys to look up
         n_players=4,
+        n_games=4_000,
         path=Path("runs/test-4p"),
         label="test, 4 players",
         variants=[{"name": v, "rules": {}} for v in variants],

@@ -350,6 +350,6 @@ def test_a_change_of_skill_depth_is_said_only_when_it_is_an_effect(tmp_path):
     assert "Skill: setup.blood_coins_4_6=2 changes the skill depth by −3.0" in (
         headline(asked)[1].replace("-3.0", "−3.0")
     )
-    asked.depth = DepthChange("setup.blood_coins_4_6=2", -0.2, -0.9, 0.5)  # within ±1 step
+    asked.depth = DepthChange("setup.blood_coins_4_6=2", -0.1, -0.4, 0.3)  # within ±0.5 step
     assert "Skill" not in headline(asked)[1]
     assert "no change beyond" in details(asked)[-1]
