@@ -100,9 +100,9 @@ def test_the_plain_mode_compiles_with_numbas_public_options_only(tmp_path):
 def test_each_games_kernels_are_cached_in_its_own_folder():
     from policies import ekonos as ekonos_policies
     from simulator.core import rng
-    from simulator.games.ekonos import games as ekonos
-    from simulator.games.karmaggan import engine as karmaggan
-    from simulator.games.karnaxis import games as karnaxis
+    from simulator.games.ekonos import chunk as ekonos
+    from simulator.games.karmaggan import chunk as karmaggan
+    from simulator.games.karnaxis import chunk as karnaxis
 
     where = {
         "ekonos": ekonos.play_games,

@@ -10,7 +10,7 @@ from policies import ekonos as policies
 from policies.search import MAX_ROLLOUTS
 from simulator.core.game import Game, policy_knobs
 from simulator.core.rules import RulesError, require
-from simulator.games.ekonos import games
+from simulator.games.ekonos import chunk
 from simulator.games.ekonos import state as S
 
 ENGINE_VERSION = "ekonos-6"
@@ -188,7 +188,7 @@ def allocate(cfg: np.ndarray, n: int):
 def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     cfg, knobs = params
     out_games, out_players, company_games, company_players = allocate(cfg, len(seeds))
-    games.play_games(
+    chunk.play_games(
         cfg,
         knobs,
         seeds,
@@ -209,7 +209,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     }
     for c in range(n_companies):
         columns[f"company{c}_value"] = company_games[:, c].astype(np.int16)
-    for c in range(n_companies):  # at mid-game (games.mid_turn): before the outcome
+    for c in range(n_companies):  # at mid-game (chunk.mid_turn): before the outcome
         columns[f"company{c}_value_mid"] = company_games[:, n_companies + c].astype(np.int16)
     names = (
         "score",
@@ -249,7 +249,7 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     """The trace rows (int64[k, TRACE_WIDTH]) of one game."""
     cfg, knobs = params
     trace = np.zeros((max_events, S.TRACE_WIDTH), dtype=np.int64)
-    n = games.play_games(
+    n = chunk.play_games(
         cfg,
         knobs,
         np.array([seed], np.uint64),

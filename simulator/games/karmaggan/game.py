@@ -14,7 +14,7 @@ from policies.search import MAX_ROLLOUTS
 from simulator.core.errors import UserError
 from simulator.core.game import KNOB_BEHAVIOUR, Game, policy_knobs
 from simulator.core.rng import N_STREAMS
-from simulator.games.karmaggan import core, engine, layouts, search
+from simulator.games.karmaggan import chunk, core, engine, layouts
 from simulator.games.karmaggan.board import build_cells, distance_slot, draw_rows
 from simulator.games.karmaggan.checks import BLOOD_COIN_KEYS, MAX_ROUNDS, check
 from simulator.games.karmaggan.replay import play_by_play
@@ -217,7 +217,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     out_games = np.zeros((n, N_GAME_OUT), np.int64)
     out_players = np.zeros((n, p, N_PLAYER_OUT), np.int64)
     timelines = np.zeros((n, int(timeline_rounds), p), np.int16)
-    kernel = search.play_search_games if searching(knobs, seat_policies) else engine.play_games
+    kernel = chunk.play_search_games if searching(knobs, seat_policies) else chunk.play_games
     kernel(
         cfg,
         knobs,
@@ -323,7 +323,7 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     out_players = np.zeros((p, N_PLAYER_OUT), np.int64)
     timeline = np.zeros((int(cfg[CFG_ROUND_CAP]), p), np.int16)
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    kernel = search.play_search_games if searching(knobs, seat_policies) else engine.play_games
+    kernel = chunk.play_search_games if searching(knobs, seat_policies) else chunk.play_games
     n = kernel(
         cfg,
         knobs,
