@@ -20,12 +20,9 @@ from simulator.analysis import (
     chi2_sf,
     chi_square_uniform,
     describe,
-    ekonos,
     end_reasons,
     gini,
     gini_by_game,
-    karmaggan,
-    karnaxis,
     margins,
     paired_difference,
     round_cap_rate,
@@ -37,6 +34,9 @@ from simulator.analysis import (
     wilson_exprs,
     win_rates,
 )
+from simulator.games.ekonos import analysis as ekonos
+from simulator.games.karmaggan import analysis as karmaggan
+from simulator.games.karnaxis import analysis as karnaxis
 
 REAL_GAMES = 2_000  # small real Ekonos dataset shared by the analysis and report tests
 

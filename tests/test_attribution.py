@@ -6,8 +6,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from simulator.analysis import attribution, karnaxis, neighbour_effects, stratified_rates
+from simulator.analysis import attribution, neighbour_effects, stratified_rates
 from simulator.analysis.neighbours import neighbour_summary
+from simulator.games.karnaxis import analysis as karnaxis
 
 RNG_SEED = 11  # any fixed seed: the planted effects are many standard errors wide
 

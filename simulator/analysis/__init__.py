@@ -12,15 +12,14 @@ Open a dataset and ask questions; every answer is a tidy ``polars.DataFrame`` (c
 
 Scans are lazy (``pl.scan_parquet``) and every analysis is a ``group_by``, so 10^7 player rows
 take seconds.  Wherever several players of a game are counted, the game is the unit
-(:mod:`.clustered`; docs/analysis.md).  Game-specific analyses live in :mod:`.karnaxis`,
-:mod:`.karmaggan` and :mod:`.ekonos`; each returns None when the dataset lacks its columns.
+(:mod:`.clustered`; docs/analysis.md).  Each game's own analyses live in its package
+(``simulator.games.GAME.analysis``); each returns None when the dataset lacks its columns.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from simulator.analysis import ekonos, karmaggan, karnaxis
 from simulator.analysis.attribution import attribution, stratified_rates
 from simulator.analysis.core import (
     describe,
@@ -43,6 +42,9 @@ from simulator.analysis.dataset import Dataset
 from simulator.analysis.neighbours import neighbour_effects, neighbour_summary
 from simulator.analysis.paired import paired_differences
 from simulator.core.stats import chi2_sf, chi_square_uniform, gini, holm, wilson, wilson_exprs
+from simulator.games.ekonos import analysis as ekonos
+from simulator.games.karmaggan import analysis as karmaggan
+from simulator.games.karnaxis import analysis as karnaxis
 
 __all__ = [
     "Dataset",

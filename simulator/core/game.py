@@ -19,15 +19,21 @@ runner only talks to this object:
 
 The runner adds ``game_id``, ``variant``, ``seed``, ``n_players``, ``seat``, ``policy`` and
 ``rank``, so engines never deal with them.
+
+What a later layer needs from a game (its analyses, its report sections) is in the game's
+module named after that layer (:data:`simulator.GAME_HOOKS`), which that layer imports on use
+(:meth:`Game.hook`): no shared module names a game.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from simulator import GAME_HOOKS
 from simulator.core import rules as rules_mod
 from simulator.core.errors import UserError
 
@@ -95,6 +101,16 @@ class Game:
     @property
     def rules_path(self) -> Path:
         return Path(__file__).parent.parent / "games" / self.name / "rules.toml"
+
+    def hook(self, layer: str):
+        """The game's module for ``layer`` (``simulator.games.<name>.<layer>``: one of
+        :data:`simulator.GAME_HOOKS`), or None when the game has none."""
+        if layer not in GAME_HOOKS:
+            raise ValueError(f"no game hook for the layer {layer!r}")
+        module = f"simulator.games.{self.name}.{layer}"
+        if importlib.util.find_spec(module) is None:
+            return None
+        return importlib.import_module(module)
 
     def default_rules(self) -> dict:
         return rules_mod.load_toml(self.rules_path)

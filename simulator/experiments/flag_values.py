@@ -9,9 +9,9 @@ and the metrics ``presidency_edge``, ``loan_cap_binding:policy=P``,
 ``delinquency_rate:policy=P`` and ``runaway_rate`` read them (:mod:`simulator.experiments.metrics`):
 
 * ``top_president`` bool[n, p]: the seat presides the single most valuable company, at
-  mid-game where the engine records it (:func:`simulator.analysis.ekonos.with_presidency`);
+  mid-game where the engine records it (:func:`simulator.games.ekonos.analysis.with_presidency`);
 * ``cap_binding`` / ``delinquent`` bool[n, p]: the seat's peak loans reached the cap; it got a
-  delinquent payment notice (:func:`simulator.analysis.karnaxis.loan_summary`);
+  delinquent payment notice (:func:`simulator.games.karnaxis.analysis.loan_summary`);
 * ``leader_won`` / ``has_leader`` bool[n]: the leader two thirds into the game won it; the
   game has a checkpoint (:func:`simulator.analysis.core.runaway_games`).
 """
@@ -22,8 +22,8 @@ import numpy as np
 import polars as pl
 
 from simulator.analysis.core import runaway_games
-from simulator.analysis.ekonos import PRESIDENCY_KINDS, with_presidency
-from simulator.analysis.karnaxis import PEAK_LOANS, loan_cap
+from simulator.games.ekonos.analysis import PRESIDENCY_KINDS, with_presidency
+from simulator.games.karnaxis.analysis import PEAK_LOANS, loan_cap
 
 RUNAWAY_TIMELINES = {"years": ("year", "cash_usd"), "rounds": ("round", "blood_coins")}
 

@@ -8,6 +8,9 @@ import html
 import polars as pl
 
 from simulator.analysis import Dataset
+from simulator.games.ekonos.report import ekonos_parts
+from simulator.games.karmaggan.report import karmaggan_parts
+from simulator.games.karnaxis.report import karnaxis_parts
 from simulator.report.charts import (
     adjusted_bars,
     box_chart,
@@ -19,7 +22,6 @@ from simulator.report.charts import (
     rate_bars,
     share,
 )
-from simulator.report.games import ekonos_parts, karmaggan_parts, karnaxis_parts
 from simulator.report.page import VALUE_WORDS, block, column_name
 
 ATTRIBUTION_NOTE = (
