@@ -32,7 +32,7 @@ from simulator.games.ekonos.state import (
     P_SCORE,
     TRACE_WIDTH,
 )
-from simulator.run.runner import Plan, Variant, seat_policy_ids
+from simulator.run.plan import Plan, Variant, seat_policy_ids
 
 MASK = (1 << 64) - 1
 

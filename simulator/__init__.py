@@ -11,10 +11,10 @@ this list, never from one below:
   range of every number a user gives (``limits``).
 * ``games/<game>`` and ``policies``: the engines, their rules data, scripted and search
   players.  They use ``core`` only.
-* ``run``: playing plans of games into Parquet datasets (``runner``, ``store``, ``sweep``),
-  what identifies each part and the checks that a dataset is whole (``whole``, ``checks``),
-  worker processes and clusters (``workers``), compiling ahead of use (``warm``), ``bench``,
-  and the other commands' output files and folders (``outputs``).
+* ``run``: playing plans of games (``plan``) into Parquet datasets (``runner``, ``store``,
+  ``sweep``), what identifies each part and the checks that a dataset is whole (``whole``,
+  ``checks``), worker processes and clusters (``workers``), compiling ahead of use
+  (``warm``), ``bench``, and the other commands' output files and folders (``outputs``).
 * ``analysis``: reading datasets with polars: win rates, seat balance, attribution, each
   game's own analyses.
 * ``experiments``: candidates played on common seeds (``lab``), rules keys and their ranges

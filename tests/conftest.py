@@ -7,7 +7,8 @@ import pytest
 
 from simulator.cli.options import seat_list
 from simulator.core.game import GAME_NAMES, get_game
-from simulator.run.runner import Plan, Variant, execute
+from simulator.run.plan import Plan, Variant
+from simulator.run.runner import execute
 
 
 def small_plan(name: str, n_games: int = 600, chunk_size: int = 150, seed: int = 7) -> Plan:

@@ -59,7 +59,7 @@ def write_dataset(
     (every table's rows of that variant in one part, stamped as the runner stamps it; a
     column a variant leaves empty is not in its part, as a variant's own value columns).
     ``variant_rules`` gives a variant its own rules instead of ``rules``."""
-    from simulator.run.runner import Plan, Variant
+    from simulator.run.plan import Plan, Variant
     from simulator.run.store import part_name
     from simulator.run.whole import metadata, part_stamp
 
@@ -107,7 +107,8 @@ def write_dataset(
 def real_ekonos(base: Path) -> Path:
     """A small real Ekonos dataset under ``base`` (built once, reused when already there)."""
     from simulator.core.game import get_game
-    from simulator.run.runner import Plan, Variant, execute
+    from simulator.run.plan import Plan, Variant
+    from simulator.run.runner import execute
 
     out = base / "ekonos-real"
     if (

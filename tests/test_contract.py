@@ -117,7 +117,7 @@ def test_a_batch_of_datasets_writes_each_as_it_is_alone(small_datasets, tmp_path
 
 def three_games(name: str) -> dict:
     """Every column of three games of ``small_plan(name)``, as arrays by ``table.column``."""
-    from simulator.run.runner import seat_policy_ids
+    from simulator.run.plan import seat_policy_ids
 
     plan = small_plan(name)
     game = get_game(plan.game)

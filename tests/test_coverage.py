@@ -17,7 +17,8 @@ from simulator.analysis import seat_advantage, stratified_rates, win_rates
 from simulator.core.game import get_game
 from simulator.core.stats import wilson
 from simulator.games.karnaxis.analysis import dealt_characters
-from simulator.run.runner import Plan, Variant, execute
+from simulator.run.plan import Plan, Variant
+from simulator.run.runner import execute
 from simulator.studies.seats import study_seats
 
 POOL = 6_000  # games in each population

@@ -10,7 +10,8 @@ from simulator.core.game import get_game
 from simulator.experiments.lab import Design, Lab, batch_ids
 from simulator.games.ekonos.analysis import with_presidency
 from simulator.games.karnaxis.analysis import loan_cap, loan_summary
-from simulator.run.runner import Plan, Variant, execute
+from simulator.run.plan import Plan, Variant
+from simulator.run.runner import execute
 from simulator.studies.seats import study_seats
 
 GAMES = 240

@@ -22,7 +22,7 @@ from simulator import KERNEL_CACHE
 from simulator.cli import cli
 from simulator.run import store
 from simulator.run.checks import dataset_survey
-from simulator.run.runner import plan_from_manifest
+from simulator.run.plan import plan_from_manifest
 from simulator.run.workers import Progress
 
 BALSIM = [sys.executable, "-c", "from simulator.cli import main; main()"]

@@ -11,7 +11,8 @@ from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.karnaxis import decide, engine, search
 from simulator.games.karnaxis import state as S
-from simulator.run.runner import Plan, Variant, execute
+from simulator.run.plan import Plan, Variant
+from simulator.run.runner import execute
 
 SEARCH = POLICY["search"]
 TYCOON = POLICY["tycoon"]

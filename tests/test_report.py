@@ -332,7 +332,8 @@ def test_report_on_real_ekonos_data(tmp_path_factory, tmp_path):
 def test_report_compares_variants_against_the_base(tmp_path):
     from simulator.analysis import Dataset, summarise
     from simulator.core.game import get_game
-    from simulator.run.runner import Plan, Variant, execute
+    from simulator.run.plan import Plan, Variant
+    from simulator.run.runner import execute
 
     game = get_game("ekonos")
     variants = [

@@ -59,7 +59,7 @@ from simulator.experiments.tune import (
     run_jobs,
     tune_job,
 )
-from simulator.run.runner import with_knob_sets
+from simulator.run.plan import with_knob_sets
 
 ADAPTED_SUFFIX = "_adapted"
 ADAPT_SEED = 1  # the adapted field is a property of the rules, not of a dataset's --seed

@@ -33,7 +33,8 @@ from simulator.report.strong import CHALLENGE_TOOL, dominant_policies, field_of,
 from simulator.report.tool_charts import screen_files, skill_files
 from simulator.run.checks import whole_tasks
 from simulator.run.outputs import DATASET, add_to_record, claim, out_record
-from simulator.run.runner import Plan, Target, Variant, execute_all, plan_from_manifest
+from simulator.run.plan import Plan, Variant, plan_from_manifest
+from simulator.run.runner import Target, execute_all
 from simulator.run.store import WRITER, Writing, checked_path, inside_dataset, own_manifest
 from simulator.run.warm import warm_engines
 from simulator.studies.recipes.in_study import answer_folders, study_answers

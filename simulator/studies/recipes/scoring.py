@@ -20,7 +20,7 @@ from simulator.core.game import Game
 from simulator.experiments.keys import with_values
 from simulator.games.ekonos.analysis import MID, companies, presidency_time
 from simulator.report.page import pct
-from simulator.run.runner import Variant
+from simulator.run.plan import Variant
 from simulator.studies.recipes.common import (
     PRINTED,
     Fact,
