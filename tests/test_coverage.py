@@ -14,9 +14,9 @@ import polars as pl
 import pytest
 
 from simulator.analysis import seat_advantage, stratified_rates, win_rates
+from simulator.analysis.dealt import dealt_characters
 from simulator.core.game import get_game
 from simulator.core.stats import wilson
-from simulator.games.karnaxis.analysis import dealt_characters
 from simulator.run.plan import Plan, Variant
 from simulator.run.runner import execute
 from simulator.studies.seats import study_seats

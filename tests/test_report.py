@@ -21,7 +21,7 @@ from simulator.report import THRESHOLDS, Flag, merge_flags, write_report
 from simulator.report.flag_list import flag_item, flags_html
 from simulator.report.flags import FLIPS, HOLDS, MIN_BASIS_GAMES, NOT_SHOWN, FieldCheck, Sensitivity
 from simulator.report.page import cell, p_text
-from simulator.studies.study import STRONG, STUDY, study_plans
+from simulator.studies.study import study_plans
 
 N = 4_000  # synthetic games per dataset
 RNG_SEED = 5  # any fixed seed; the planted effects are far larger than the noise
@@ -469,10 +469,11 @@ def test_study_plans_cover_every_game_and_run_small(small_study):
         game = get_game(plan.game)
         assert plan.n_players in game.player_counts and not plan.fixed_seats
         assert len(plan.seats) == plan.n_players and "random" not in plan.seats
+        spec = game.study
         if folder.endswith("-strong"):  # a strong field plays fewer games, fewer with search
-            size = STRONG[plan.game]["search_games" if "search" in plan.seats else "n_games"]
+            size = spec.strong_search_games if "search" in plan.seats else spec.strong_games
         else:
-            size = STUDY.get(plan.game, {"n_games": plan.n_games})["n_games"]
+            size = spec.n_games
         assert plan.n_games == size
     dirs = small_study["dirs"]
     assert [d.name for d in dirs] == [folder for folder, _ in plans]

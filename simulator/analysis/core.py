@@ -551,3 +551,16 @@ def pair_stats(joined: pl.LazyFrame, value: str, by: list[str]) -> pl.LazyFrame:
         .sort(keys)
         .select(*keys, *PAIR_COLUMNS)
     )
+
+
+def seat_frame(won: np.ndarray, columns: dict) -> pl.DataFrame:
+    """One row per (game, seat) of a chunk: game_id (the game's index), seat, won, columns."""
+    n, p = won.shape
+    return pl.DataFrame(
+        {
+            "game_id": np.repeat(np.arange(n), p),
+            "seat": np.tile(np.arange(p), n),
+            "won": won.reshape(-1),
+            **{k: np.asarray(v).reshape(-1) for k, v in columns.items()},
+        }
+    )

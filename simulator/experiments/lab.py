@@ -116,7 +116,7 @@ def outcomes_from_raw(
         end_reason=np.asarray(codes, np.int16),
         end_reasons=tuple(labels),
         groups=groups,
-        extra=flag_values(rules, raw, won) if extras else {},
+        extra=flag_values(game, rules, raw, won) if extras else {},
     )
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from policies import ekonos as policies
 from policies.search import MAX_ROLLOUTS
-from simulator.core.game import Game, policy_knobs
+from simulator.core.game import Game, StudyPlan, policy_knobs
 from simulator.core.rules import RulesError, require
 from simulator.games.ekonos import chunk
 from simulator.games.ekonos import state as S
@@ -383,4 +383,23 @@ GAME = Game(
         ("event", "expand with nothing to place", "expansions_empty"),
         ("event", "discard a card no function can play", "cards_discarded"),
     ),
+    score_unit="final score (M.U.)",
+    # a search seat at its default budget plays about 21 games a second per core (`balsim
+    # bench`, 89c92a7)
+    study=StudyPlan(
+        n_games=12_000,
+        player_counts=(3, 4, 5, 6),
+        variants={"start_12": ("setup.start_money=12",)},
+        variant_players=(4,),
+        screen_spans={"setup.start_money": "0:12"},
+        strong_games=8_000,
+        strong_search_games=120,
+        challenge_games=6_000,
+        challenge_search_games=60,
+        skill_games=1_008,  # rungs of 8, 16 and 32 rollouts: about 32 rollouts a game
+    ),
+    # one variant's adaptation: 195,000 games of a scoring variant in 14.4 s of one core
+    # (docs/ladder.md "Cost", 2026-12-01)
+    adapt_games=200_000,
+    compile_seconds=15,  # cold, engine and search player, one core (2026-12-01)
 )

@@ -12,10 +12,13 @@ from simulator.report.charts import (
     rate_bars,
     stacked_bars,
 )
-from simulator.report.page import block
+from simulator.report.flags import Rules, away, evidence, signed
+from simulator.report.page import block, pct
 
 
-def ekonos_parts(pid: str, ds: Dataset, res: dict) -> str:
+def sections(pid: str, ds: Dataset, res: dict) -> str:
+    """The Ekonos sections of dataset ``pid`` (:func:`simulator.report.sections.dataset_section`)
+    from its ``ekonos_*`` analyses."""
     parts = ["<h3>Ekonos: score components, companies, presidencies</h3>"]
     df = res.get("ekonos_score_split")
     if df is not None:
@@ -106,3 +109,39 @@ def ekonos_parts(pid: str, ds: Dataset, res: dict) -> str:
         )
         parts.append(block(f"{pid}-held", "Win rate by presidencies held at the end", fig, df))
     return "".join(parts)
+
+
+def flag_rules(rules: Rules) -> None:
+    """The Ekonos flag (:meth:`simulator.report.flags.Rules.flags`): the president of the single
+    most valuable company at mid-game (before the outcome) wins far more than players of the
+    same policies who do not preside it (strong policies become presidents more often)."""
+    df, strat = (
+        rules.res.get("ekonos_presidency"),
+        rules.res.get("ekonos_presidency_within_policy"),
+    )
+    if df is None or strat is None:
+        return
+    raw = df.filter(pl.col("player") == "top_president")
+    top = strat.filter(pl.col("level") == "top_president")
+    if raw.is_empty() or top.is_empty():
+        return
+    r, a = raw.row(0, named=True), top.row(0, named=True)
+    effect = away(a["excess"], a["excess_lo"], a["excess_hi"], 0.0)
+    if not (a["excess"] > 0 and rules.beyond(effect, "presidency")):
+        return
+    ev = signed(a["excess"], a["excess_lo"], a["excess_hi"])
+    when = r.get("measured_at", "end")
+    rules.add(
+        "presidency",
+        "",
+        effect,
+        f"the president of the single most valuable company at {when} wins {evidence(r)} "
+        f"of games against {pct(a['expected_rate'])} for players of the same policies "
+        f"who do not preside it: {ev} ({pct(r['tied_games_share'])} of games have several "
+        f"companies tied for most valuable and are counted apart).",
+        ev,
+        "presidency",
+        "Presidency advantage",
+        ["deck", "board", "companies"],
+        within=("ekonos_presidency_within_policy", "top_president"),
+    )

@@ -217,3 +217,23 @@ def starting_team_edge(players) -> pl.DataFrame | None:
         .sort(by)
         .collect()
     )
+
+
+def summarise(ds, players, games, base_players, base_games) -> dict:
+    """The Karmaggän analyses of a dataset for :func:`simulator.analysis.summarise` (the
+    per-group ones of its base rules, ``base_players``): keys ``karmaggan_*``."""
+    timelines = {name: ds.timeline(name) for name in ds.timelines}
+    blood = blood_timeline_name(timelines)
+    by = "side" if has(players, "side") else "policy"
+    return {
+        "karmaggan_blood_coins": blood_coins(base_players, by),
+        "karmaggan_blood_by_round": blood_by_round(timelines[blood], players, by)
+        if blood
+        else None,
+        "karmaggan_deaths": deaths(base_players, by),
+        "karmaggan_death_rounds": death_rounds(base_players),
+        "karmaggan_damage": damage_by_source(base_players),
+        "karmaggan_spawn_turns": spawn_turns(base_players, by),
+        "karmaggan_length_by_start_coins": length_by_start_coins(games, players),
+        "karmaggan_starting_team_edge": starting_team_edge(players),
+    }

@@ -12,7 +12,7 @@ import numpy as np
 from policies import karmaggan as policies
 from policies.search import MAX_ROLLOUTS
 from simulator.core.errors import UserError
-from simulator.core.game import KNOB_BEHAVIOUR, Game, policy_knobs
+from simulator.core.game import KNOB_BEHAVIOUR, Game, Leader, StudyPlan, policy_knobs
 from simulator.core.rng import N_STREAMS
 from simulator.games.karmaggan import chunk, core, engine, layouts
 from simulator.games.karmaggan.board import build_cells, distance_slot, draw_rows
@@ -460,6 +460,25 @@ GAME = Game(
         ("event", "die", "died"),
         ("event", "be eliminated", "eliminated"),
     ),
+    display_name="Karmaggän",
+    score_unit=None,  # 1.0 for the winning side, else 0.0
+    leader=Leader("rounds", "round", "blood_coins", "blood coins"),
+    # a search team at its default budget plays about 13 games a second per core (`balsim
+    # bench`, 89c92a7), so the strong field, the challenge and the rated ladder get fewer games
+    # than the other games'
+    study=StudyPlan(
+        n_games=8_000,
+        player_counts=(2, 4, 6),
+        variants={f"blood_coins_{k}": (f"setup.blood_coins_4_6={k}",) for k in (2, 3, 5, 6)},
+        variant_players=(4,),
+        strong_games=1_000,
+        strong_search_games=48,
+        challenge_games=3_000,
+        challenge_search_games=24,
+        skill_games=336,  # search teams of 12, 24 and 48 rollouts: about 48 a game
+    ),
+    adapt_games=90_000,  # one variant's adaptation: about 2,300 games/s (docs/ladder.md "Cost")
+    compile_seconds=34,  # cold, engine and search player, one core (2026-12-01)
 )
 
 __all__ = ["GAME", "check", "prepare", "play", "replay", "trace_game", "world", "draw_rows"]

@@ -18,7 +18,9 @@ from simulator.report.charts import (
 from simulator.report.page import block
 
 
-def karmaggan_parts(pid: str, ds: Dataset, res: dict) -> str:
+def sections(pid: str, ds: Dataset, res: dict) -> str:
+    """The Karmaggän sections of dataset ``pid`` (:func:`simulator.report.sections.dataset_section`)
+    from its ``karmaggan_*`` analyses."""
     parts = ["<h3>Karmaggän: blood coins, deaths, spawns</h3>"]
     df = res.get("karmaggan_blood_coins")
     if df is not None:

@@ -15,7 +15,8 @@ from simulator.report.charts import (
     share,
     stacked_bars,
 )
-from simulator.report.page import block
+from simulator.report.flags import THRESHOLDS, Rules, evidence, past
+from simulator.report.page import block, interval, pct
 
 
 def bracket_axis(df: pl.DataFrame) -> list[str]:
@@ -38,7 +39,9 @@ def final_title(df: pl.DataFrame, group: str | None, value: str, time: str, text
     return (f"{r[group]} " if group else "") + text.format(r[value])
 
 
-def karnaxis_parts(pid: str, ds: Dataset, res: dict) -> str:
+def sections(pid: str, ds: Dataset, res: dict) -> str:
+    """The Karnaxis sections of dataset ``pid`` (:func:`simulator.report.sections.dataset_section`)
+    from its ``karnaxis_*`` analyses."""
     parts = ["<h3>Karnaxis: taxes, loans, ranks</h3>"]
     df = res.get("karnaxis_tax_by_bracket")
     if df is not None:
@@ -167,24 +170,45 @@ def karnaxis_parts(pid: str, ds: Dataset, res: dict) -> str:
             title=final_title(chart, group, "median", "year", "ends with the most cash: ${:,.0f}"),
         )
         parts.append(block(f"{pid}-cash", "Cash trajectories by year and policy", fig, df))
-    df = res.get("karnaxis_dealt")
-    if df is not None:
-        fig = rate_bars(
-            df,
-            "character",
-            "win_rate_dealt",
-            "win rate when dealt (% of players)",
-            title=most_title(df, "character", "win_rate_dealt", "wins", None) + " when dealt",
-        )
-        parts.append(
-            block(
-                f"{pid}-dealt",
-                "Characters dealt and kept",
-                fig,
-                df,
-                "Being dealt a character is chance alone, so the win rate when dealt is free "
-                "of the policy's choice; kept when dealt: how often a player dealt the card "
-                "keeps it.",
-            )
-        )
     return "".join(parts)
+
+
+def flag_rules(rules: Rules) -> None:
+    """The Karnaxis flags (:meth:`simulator.report.flags.Rules.flags`): a policy whose players
+    reach the loan cap, or get delinquent notices, at least at the levels of
+    :data:`~simulator.report.flags.THRESHOLDS`."""
+    df = rules.res.get("karnaxis_loans")
+    if df is None or "policy" not in df.columns:
+        return
+    for rate, kind, what in (
+        ("cap_binding", "loan_cap_binding", "the loan cap binds for"),
+        ("delinquent", "delinquency_rate", "delinquent payment notices hit"),
+    ):
+        limit = THRESHOLDS[kind]
+        hit = sorted(
+            (
+                r
+                for r in df.iter_rows(named=True)
+                if r.get(rate) is not None and r[rate + "_lo"] >= limit
+            ),
+            key=lambda r: -r[rate + "_lo"],
+        )
+        if hit:
+            names = "; ".join(
+                f"{pct(r[rate])} of {r['policy']} players "
+                f"({interval(r[rate + '_lo'], r[rate + '_hi'])}, n = {r['n']:,})"
+                for r in hit
+            )
+            top = hit[0]
+            rules.add(
+                kind,
+                "",
+                past(top[rate], top[rate + "_lo"], limit),
+                f"{what} {names}.",
+                evidence(top, rate),
+                "loans",
+                "Loans",
+                ["loans"],
+                metric=f"{kind}:policy={top['policy']}",
+                on_win_rate=False,
+            )  # kinds named as the metrics
