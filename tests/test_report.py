@@ -85,12 +85,20 @@ def planted(tmp_path_factory) -> dict[str, Path]:
     peak = np.where(rng.random(rows) < 0.7, 200_000, rng.integers(0, 150_000, rows))
     players = players.with_columns(
         pl.Series("character", np.array(["Zack", "Julie", "Wes"])[rng.integers(0, 3, rows)]),
-        pl.Series("peak_loans_usd", peak),
+        pl.Series("peak_loans_outstanding_usd", peak),
         pl.Series("loans_taken_usd", peak + 10_000),
         pl.Series("interest_paid_usd", peak // 10),
         pl.Series("taxes_paid_usd", rng.integers(0, 500_000, rows)),
         pl.Series("delinquent_notices", rng.integers(0, 2, rows)),
         (pl.col("score") * 10_000).alias("score"),
+    )
+    players = players.with_columns(  # the engine's Game End rank chart
+        pl.when(pl.col("score") >= 1_000_000)
+        .then(pl.lit("Novice"))
+        .when(pl.col("score") >= 500_000)
+        .then(pl.lit("Amateur"))
+        .otherwise(pl.lit("Unranked"))
+        .alias("rank_title")
     )
     years = pl.DataFrame(
         {

@@ -24,7 +24,6 @@ from simulator.analysis.attribution import attribution, stratified_rates
 from simulator.analysis.core import (
     describe,
     end_reasons,
-    find_rule,
     gini_by_game,
     gini_summary,
     histogram,
@@ -59,7 +58,6 @@ __all__ = [
     "gini_by_game",
     "gini_summary",
     "runaway_leader",
-    "find_rule",
     "wilson",
     "wilson_exprs",
     "chi2_sf",

@@ -15,94 +15,35 @@ from simulator.analysis.clustered import with_rates
 from simulator.analysis.core import (
     as_list,
     describe,
-    find_rule,
     has,
     lazy,
     trajectory,
     value_counts,
     with_player_columns,
 )
+from simulator.core.rules import lookup
 from simulator.core.stats import Z95
 
-# Rulebook "Tax Brackets" (Know Your Player Board), in dollars; used when a dataset's rules
-# do not carry the tables under recognisable keys.
-STANDARD_TAX_USD = (5_000, 15_000, 30_000, 60_000, 90_000, 120_000, 150_000, 180_000)
-SMART_TAX_USD = (0, 5_000, 10_000, 30_000, 50_000, 70_000, 90_000, 110_000)
-ACCOUNTANT_USD = 10_000  # Hire Accountant: $10,000 per year
-LOAN_CAP_USD = 200_000  # Loan Odds 'n Ends: never more than $200,000 in loans
-BRACKET_MAX_USD = (25_000, 50_000, 100_000, 150_000, 200_000, 250_000, 300_000)  # Tax Brackets
-PEAK_LOANS = ("peak_loans_usd", "peak_loans_outstanding_usd")  # accepted names of that column
-RANK_TITLES = (
-    (2_000_000, "Elite"),
-    (1_500_000, "Expert"),
-    (1_000_000, "Novice"),
-    (500_000, "Amateur"),
-)  # Game End rank chart; below $500,000: "Unranked"
-
-
-def _usd(values) -> list[float]:
-    """Tables printed in thousands (all entries < 1,000) become dollars."""
-    values = [float(v) for v in values]
-    return [v * 1000 for v in values] if values and max(values) < 1000 else values
-
-
-def tax_table_keys(rules: dict) -> tuple[str, str] | None:
-    """Dotted keys of the (standard, smart) tax tables in ``rules``, or None when not found.
-
-    The smart table is the list under a key containing "smart"; the standard one is a list of
-    the same length in the same section (a key with "standard", else "tax").
-    """
-    smart = find_rule(rules, "smart", kind=list)
-    if smart is None or not all(isinstance(v, (int, float)) for v in smart[1]):
-        return None
-    section = smart[0].rsplit(".", 1)[0]
-    for words in (("standard",), ("tax",), ()):
-        for key, value in _lists(rules):
-            low = key.lower()
-            if (
-                key != smart[0]
-                and key.startswith(section + ".")
-                and all(w in low for w in words)
-                and len(value) == len(smart[1])
-                and all(isinstance(v, (int, float)) for v in value)
-                and "bracket" not in low.rsplit(".", 1)[-1]
-                and "income" not in low
-            ):
-                return key, smart[0]
-    return None
-
-
-def _lists(rules: dict, path: str = ""):
-    for k, v in rules.items():
-        key = f"{path}.{k}" if path else str(k)
-        if isinstance(v, dict):
-            yield from _lists(v, key)
-        elif isinstance(v, list):
-            yield key, v
-
-
-def rule_value(rules: dict, key: str):
-    node = rules
-    for part in key.split("."):
-        node = node[part]
-    return node
+# The rules keys the analyses read, from the dataset's effective rules (every manifest holds
+# them): each variant's own values, whatever a designer set
+STANDARD_TAX = "taxes.standard_usd"  # tax per bracket, in dollars
+SMART_TAX = "taxes.smart_usd"  # the same with an accountant
+BRACKET_MAX = "taxes.bracket_max_usd"  # each bracket's highest yearly income
+LOAN_CAP = "loans.cap_usd"
+ACCOUNTANT = "actions.accountant_usd"  # Hire Accountant, per year
+PEAK_LOANS = "peak_loans_outstanding_usd"  # the players column of a player's largest loans
 
 
 def tax_tables(rules: dict) -> tuple[list[float], list[float]]:
-    """(standard, smart) tax per bracket in dollars: from the rules when :func:`tax_table_keys`
-    finds them (tables printed in thousands are converted), else the rulebook's."""
-    keys = tax_table_keys(rules)
-    if keys is None:
-        return list(map(float, STANDARD_TAX_USD)), list(map(float, SMART_TAX_USD))
-    return _usd(rule_value(rules, keys[0])), _usd(rule_value(rules, keys[1]))
+    """(standard, smart) tax per bracket in dollars."""
+    return [float(v) for v in lookup(rules, STANDARD_TAX)], [
+        float(v) for v in lookup(rules, SMART_TAX)
+    ]
 
 
 def bracket_labels(rules: dict) -> list[str]:
-    """Income range of each tax bracket, e.g. ["$0–25k", "$25–50k", ..., "over $300k"], from
-    the rules' ``bracket_max`` list (else the rulebook's)."""
-    found = find_rule(rules, "bracket", "max", kind=list)
-    bounds = _usd(found[1]) if found else [float(b) for b in BRACKET_MAX_USD]
-
+    """Income range of each tax bracket, e.g. ["$0–25k", "$25–50k", ..., "over $300k"]."""
+    bounds = [float(b) for b in lookup(rules, BRACKET_MAX)]
     lows = [0.0, *bounds]
     return [f"${lo / 1000:g}–{hi / 1000:g}k" for lo, hi in zip(lows, bounds)] + [
         f"over ${bounds[-1] / 1000:g}k"
@@ -127,12 +68,13 @@ def label_brackets(df: pl.DataFrame | None, rules: dict) -> pl.DataFrame | None:
 
 
 def loan_cap(rules: dict) -> float:
-    """The loan cap in dollars from the rules (a key with "loan" and "cap"/"max"), else $200,000."""
-    for words in (("loan", "cap"), ("loan", "max")):
-        found = find_rule(rules, *words, kind=(int, float))
-        if found:
-            return float(found[1]) * (1000 if found[1] < 1000 else 1)
-    return float(LOAN_CAP_USD)
+    """The loan cap in dollars."""
+    return float(lookup(rules, LOAN_CAP))
+
+
+def accountant_usd(rules: dict) -> float:
+    """What an accountant costs a year, in dollars."""
+    return float(lookup(rules, ACCOUNTANT))
 
 
 def with_policy(years, players, by) -> pl.LazyFrame:
@@ -239,15 +181,16 @@ def bracket_shares(years, players=None, by="policy") -> pl.DataFrame | None:
     return value_counts(lf, "tax_bracket", keys)
 
 
-def smart_tax_savings(
-    years, standard=STANDARD_TAX_USD, smart=SMART_TAX_USD, accountant_usd: float = ACCOUNTANT_USD
-) -> pl.DataFrame | None:
-    """What the smart table saves, per variant and bracket.
+def smart_tax_savings(years, rules: dict) -> pl.DataFrame | None:
+    """What the smart table saves, per variant and bracket, under ``rules``' tax tables and
+    accountant's price.
 
     saving_usd = standard - smart tax of the bracket (before job discounts); smart_years are
     the player-years taxed on the smart table; realised_usd = smart_years x saving_usd;
     net_of_accountant_usd = saving_usd - the accountant's yearly cost.
     """
+    standard, smart = tax_tables(rules)
+    accountant = accountant_usd(rules)
     if not has(years, "tax_bracket", "smart_tax"):
         return None
     lf = lazy(years)
@@ -269,20 +212,20 @@ def smart_tax_savings(
         .with_columns((pl.col("standard_usd") - pl.col("smart_usd")).alias("saving_usd"))
         .with_columns(
             (pl.col("smart_years") * pl.col("saving_usd")).alias("realised_usd"),
-            (pl.col("saving_usd") - accountant_usd).alias("net_of_accountant_usd"),
+            (pl.col("saving_usd") - accountant).alias("net_of_accountant_usd"),
         )
         .sort([*by, "tax_bracket"])
         .collect()
     )
 
 
-def loan_summary(players, by="policy", cap_usd: float = LOAN_CAP_USD) -> pl.DataFrame | None:
+def loan_summary(players, by, cap_usd: float) -> pl.DataFrame | None:
     """Loans per group: who borrows, how much, how often the cap binds, delinquency, interest.
 
     Rates carry game-clustered 95% intervals (:mod:`simulator.analysis.clustered`): borrowed
-    (loans_taken_usd > 0), cap_binding (peak_loans_usd or peak_loans_outstanding_usd >=
-    cap_usd), delinquent (delinquent_notices > 0).  Pieces whose column is missing are left
-    out; None when none is present.
+    (loans_taken_usd > 0), cap_binding (peak_loans_outstanding_usd >= ``cap_usd``, the rules'
+    :func:`loan_cap`), delinquent (delinquent_notices > 0).  Pieces whose column is missing
+    are left out; None when none is present.
     """
     by = [b for b in as_list(by) if has(players, b)]
     lf = lazy(players)
@@ -293,13 +236,13 @@ def loan_summary(players, by="policy", cap_usd: float = LOAN_CAP_USD) -> pl.Data
             pl.col("loans_taken_usd").mean().alias("mean_loans_taken_usd"),
         ]
         successes["borrowed"] = pl.col("loans_taken_usd") > 0
-    peak = next((c for c in PEAK_LOANS if has(lf, c)), None)
-    if peak:
+    if has(lf, PEAK_LOANS):
+        peak = pl.col(PEAK_LOANS)
         aggs += [
-            (pl.col(peak) >= cap_usd).cast(pl.Int64).sum().alias("at_cap"),
-            pl.col(peak).mean().alias("mean_peak_loans_usd"),
+            (peak >= cap_usd).cast(pl.Int64).sum().alias("at_cap"),
+            peak.mean().alias("mean_peak_loans_usd"),
         ]
-        successes["cap_binding"] = pl.col(peak) >= cap_usd
+        successes["cap_binding"] = peak >= cap_usd
     if has(lf, "delinquent_notices"):
         aggs += [
             (pl.col("delinquent_notices") > 0).cast(pl.Int64).sum().alias("delinquents"),
@@ -315,17 +258,11 @@ def loan_summary(players, by="policy", cap_usd: float = LOAN_CAP_USD) -> pl.Data
 
 
 def rank_titles(players, by="policy") -> pl.DataFrame | None:
-    """Count and share of each rank title per group (Game End chart).  Uses ``rank_title``,
-    else derives it from the final cash in ``score``."""
-    lf = lazy(players)
-    if not has(lf, "rank_title"):
-        if not has(lf, "score"):
-            return None
-        title = pl.lit("Unranked")
-        for threshold, name in reversed(RANK_TITLES):
-            title = pl.when(pl.col("score") >= threshold).then(pl.lit(name)).otherwise(title)
-        lf = lf.with_columns(title.alias("rank_title"))
-    return value_counts(lf, "rank_title", [b for b in as_list(by) if has(lf, b)])
+    """Count and share of each rank title per group (Game End chart: the engine's
+    ``rank_title``)."""
+    if not has(players, "rank_title"):
+        return None
+    return value_counts(players, "rank_title", [b for b in as_list(by) if has(players, b)])
 
 
 def cash_trajectories(
@@ -344,9 +281,9 @@ def taxes_by_policy(players, by="policy") -> pl.DataFrame | None:
 
 def summarise(ds, players, games, base_players, base_games) -> dict:
     """The Karnaxis analyses of a dataset for :func:`simulator.analysis.summarise` (the per-policy
-    ones of its base rules, ``base_players``): keys ``karnaxis_*``."""
+    ones of its base rules, ``base_players``): keys ``karnaxis_*``.  The tables by tax bracket
+    read each variant's own rules (brackets, tax tables, the accountant's price)."""
     years = ds.timeline("years")
-    standard, smart = tax_tables(ds.rules)
     out = {
         "karnaxis_taxes": taxes_by_policy(base_players),
         "karnaxis_loans": loan_summary(base_players, "policy", loan_cap(ds.rules)),
@@ -354,15 +291,26 @@ def summarise(ds, players, games, base_players, base_games) -> dict:
     }
     if years is not None:
 
-        def brackets(df):
-            return label_brackets(df, ds.rules)
+        def by_variant(analyse) -> pl.DataFrame | None:
+            """``analyse(years, rules)`` of each variant's years under its rules, its tax
+            brackets labelled, stacked."""
+            parts = [
+                label_brackets(
+                    analyse(years.filter(pl.col("variant") == v["name"]), v["rules"]), v["rules"]
+                )
+                for v in ds.variants
+            ]
+            parts = [p for p in parts if p is not None and p.height]
+            return pl.concat(parts, how="diagonal_relaxed") if parts else None
 
         out.update(
             {
-                "karnaxis_tax_by_bracket": brackets(tax_by_bracket(years)),
+                "karnaxis_tax_by_bracket": by_variant(lambda rows, _: tax_by_bracket(rows)),
                 "karnaxis_tax_by_year": tax_by_year(years),
-                "karnaxis_bracket_shares": brackets(bracket_shares(years, players, "policy")),
-                "karnaxis_smart_savings": brackets(smart_tax_savings(years, standard, smart)),
+                "karnaxis_bracket_shares": by_variant(
+                    lambda rows, _: bracket_shares(rows, players, "policy")
+                ),
+                "karnaxis_smart_savings": by_variant(smart_tax_savings),
                 "karnaxis_cash_by_year": cash_trajectories(years, players, "policy"),
             }
         )
@@ -373,9 +321,8 @@ def flag_values(rules: dict, raw: dict, won: np.ndarray) -> dict[str, np.ndarray
     """The loan flags' values of a chunk of games (:mod:`simulator.experiments.flag_values`):
     ``cap_binding`` and ``delinquent``, bool[n, p]."""
     players, out = raw["players"], {}
-    peak = next((c for c in PEAK_LOANS if c in players), None)
-    if peak:
-        out["cap_binding"] = np.asarray(players[peak]) >= loan_cap(rules)
+    if PEAK_LOANS in players:
+        out["cap_binding"] = np.asarray(players[PEAK_LOANS]) >= loan_cap(rules)
     if "delinquent_notices" in players:
         out["delinquent"] = np.asarray(players["delinquent_notices"]) > 0
     return out
