@@ -21,6 +21,9 @@ from simulator.run.plan import Plan, Variant
 from simulator.run.runner import execute
 from simulator.studies.seats import study_seats
 
+# end to end: `make test` runs these, `make test-fast` does not (pyproject.toml)
+pytestmark = pytest.mark.slow
+
 POOL = 6_000  # games in each population
 SAMPLE = 400  # games in each sample, about a study's smallest dataset per cell
 REPLICATIONS = 200

@@ -167,6 +167,7 @@ def test_links_resolve(page):
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if commands(p)])
+@pytest.mark.slow
 def test_documented_commands_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for args in commands(page):

@@ -217,6 +217,7 @@ def test_report_flags_a_planted_first_player_advantage(planted, tmp_path):
     assert f"{rate:.1f}%" in seat_block and "<svg" in seat_block and "<table" in seat_block
 
 
+@pytest.mark.slow
 def test_the_sections_of_two_jobs_are_the_ones_of_one(planted):
     """Summaries and sections computed in worker processes print the same page (their floats
     may differ in the last bits: the workers' BLAS runs on one thread)."""
@@ -468,6 +469,7 @@ def test_p_values_below_the_floor_are_not_zero():
     assert p_text(0.012) == "p = 0.012" and cell("p_value", 2.5e-7) == "2.5e-07"
 
 
+@pytest.mark.slow
 def test_study_plans_cover_every_game_and_run_small(small_study):
     from simulator.core.game import GAME_NAMES, get_game
 
@@ -561,6 +563,7 @@ def dataset_columns(dirs: list[Path]) -> set[str]:
     return {n for n in names if "_" in n}
 
 
+@pytest.mark.slow
 def test_the_study_report_speaks_plainly(small_study):
     """No column name of the datasets as a table header or a chart's text; intervals as one
     column; every glossary term linked from its first use."""

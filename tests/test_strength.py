@@ -118,6 +118,7 @@ def seat_dataset(path, first_share: float, seats: list[str], seed: int):
     return write_dataset(path, "ekonos", 4, {"games": games, "players": players}, seats=seats)
 
 
+@pytest.mark.slow
 def test_a_seat_flag_says_whether_it_holds_with_strong_players(tmp_path):
     scripted = ["value_investor", "president_seeker", "market_builder", "cash_hoarder"]
     tuned = [f"{p}_tuned" for p in scripted]
@@ -225,6 +226,7 @@ def test_a_level_finding_holds_while_the_strong_field_reaches_its_threshold():
 # ---- skill ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_study_reports_each_games_skill_depth(small_study):
     """Every game gets a rated ladder, and the report states its depth with its interval."""
     from simulator.experiments.skill import read_skill
@@ -247,6 +249,7 @@ def test_the_study_reports_each_games_skill_depth(small_study):
         assert escape(verdict(record)) in page
 
 
+@pytest.mark.slow
 def test_report_takes_a_skill_folder(small_study, tmp_path):
     from simulator.studies.study import skill_folder
 
