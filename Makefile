@@ -11,7 +11,7 @@ TEST_STAMP := $(VENV)/.installed-test
 # the report's browser test renders it in headless Chromium (Debian's package)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test bench decisions asks mutants tuned adapted clean browser
+.PHONY: run test test-fast bench decisions asks mutants tuned adapted clean browser
 
 # --no-compile: no byte-compiling of every installed module (half the install's CPU); Python
 # compiles what it imports, on first import, and keeps it: where the environment says not to
@@ -37,6 +37,13 @@ test: $(TEST_STAMP) browser
 	$(BIN)/ruff format --check
 	$(BIN)/python -m simulator.run.warm
 	$(BIN)/python -m pytest
+
+# the inner loop: lint, then every test but the slow end-to-end ones (pytest -m slow), which
+# `make test` (and CI) still runs; README "Start" gives both figures
+test-fast: $(TEST_STAMP)
+	$(BIN)/ruff check
+	$(BIN)/python -m simulator.run.warm
+	$(BIN)/python -m pytest -m "not slow"
 
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \

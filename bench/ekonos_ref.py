@@ -6,7 +6,7 @@ The references (``EKONOS_REF``, ``bench/ekonos_refs.sh``) replay the engine's ra
 exactly: with every seat ``random`` all engines play the very same games, so their statistics
 and checksum over all final scores must be identical.  Prints one ``engine=...`` line in the
 references' format (their ``table.py`` summarises a log of them).  The timed call is
-``GAME.play`` as ``balsim bench`` times it, or with ``--kernel`` ``games.play_games`` alone on
+``GAME.play`` as ``balsim bench`` times it, or with ``--kernel`` ``chunk.play_games`` alone on
 preallocated outputs; the compile or cache load (8 games) is not timed.  CPU time of this
 process: games per second per core.
 """
@@ -19,7 +19,7 @@ import numpy as np
 from simulator.cli.options import seat_list
 from simulator.core.game import get_game
 from simulator.core.rng import game_seeds
-from simulator.games.ekonos import games
+from simulator.games.ekonos import chunk
 from simulator.games.ekonos.game import allocate
 from simulator.games.ekonos.state import (
     CFG_COMPANIES,
@@ -32,7 +32,7 @@ from simulator.games.ekonos.state import (
     P_SCORE,
     TRACE_WIDTH,
 )
-from simulator.run.runner import Plan, Variant, seat_policy_ids
+from simulator.run.plan import Plan, Variant, seat_policy_ids
 
 MASK = (1 << 64) - 1
 
@@ -51,7 +51,7 @@ def main() -> None:
     ap.add_argument("seed", type=int)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--seats", choices=("random", "default"), default="random")
-    ap.add_argument("--kernel", action="store_true", help="time games.play_games only")
+    ap.add_argument("--kernel", action="store_true", help="time chunk.play_games only")
     a = ap.parse_args()
 
     game = get_game("ekonos")
@@ -78,7 +78,7 @@ def main() -> None:
     if a.kernel:
         out = allocate(cfg, a.n)
         start = time.process_time()
-        games.play_games(cfg, knobs, seeds, seat_ids, *out, np.zeros((0, TRACE_WIDTH), np.int64))
+        chunk.play_games(cfg, knobs, seeds, seat_ids, *out, np.zeros((0, TRACE_WIDTH), np.int64))
         cpu = time.process_time() - start
         out_games, out_players = out[0], out[1]
         score = out_players[:, :, P_SCORE]

@@ -11,10 +11,10 @@ this list, never from one below:
   range of every number a user gives (``limits``).
 * ``games/<game>`` and ``policies``: the engines, their rules data, scripted and search
   players.  They use ``core`` only.
-* ``run``: playing plans of games into Parquet datasets (``runner``, ``store``, ``sweep``),
-  what identifies each part and the checks that a dataset is whole (``whole``, ``checks``),
-  worker processes and clusters (``workers``), compiling ahead of use (``warm``), ``bench``,
-  and the other commands' output files and folders (``outputs``).
+* ``run``: playing plans of games (``plan``) into Parquet datasets (``runner``, ``store``,
+  ``sweep``), what identifies each part and the checks that a dataset is whole (``whole``,
+  ``checks``), worker processes and clusters (``workers``), compiling ahead of use
+  (``warm``), ``bench``, and the other commands' output files and folders (``outputs``).
 * ``analysis``: reading datasets with polars: win rates, seat balance, attribution, each
   game's own analyses.
 * ``experiments``: candidates played on common seeds (``lab``), rules keys and their ranges
@@ -50,6 +50,10 @@ KERNEL = re.compile(rb"^(@(numba\.)?njit|from numba |from simulator\.core\.kerne
 # an import statement at a module's top level: where a kernel's globals come from
 IMPORT = re.compile(rb"^(?:from|import) [^\n(]*(?:\([^)]*\))?[^\n]*", re.MULTILINE)
 SHARED = "shared"  # the cache group of the kernels outside the games (RNG, shared policies)
+# A game's modules named after a later layer (``simulator/games/<game>/analysis.py``...): what
+# that layer needs from the game, imported by it on use (simulator.core.game.Game.hook).  Each
+# sits in the layer it is named after, and holds no kernels.
+GAME_HOOKS = ("analysis", "report")
 # cache group -> the folder of its compiled kernels (filled at import, below)
 KERNEL_CACHE: dict[str, str] = {}
 # whether this process is a worker of a command, whose parent has said what there is to say
@@ -77,7 +81,7 @@ def cache_group(module: str) -> str:
     """The game whose cache folder holds the kernels of ``module`` (a module of its engine, or
     its policies), else SHARED."""
     parts = module.split(".")
-    if parts[:2] == ["simulator", "games"] and len(parts) > 2:
+    if parts[:2] == ["simulator", "games"] and len(parts) > 2 and parts[-1] not in GAME_HOOKS:
         return parts[2]
     if (
         parts[0] == "policies"

@@ -1,5 +1,6 @@
 """Shared fixtures: each game's kernels compile once per session, small datasets are reused."""
 
+import os
 import shutil
 from pathlib import Path
 
@@ -7,7 +8,8 @@ import pytest
 
 from simulator.cli.options import seat_list
 from simulator.core.game import GAME_NAMES, get_game
-from simulator.run.runner import Plan, Variant, execute
+from simulator.run.plan import Plan, Variant
+from simulator.run.runner import execute
 
 
 def small_plan(name: str, n_games: int = 600, chunk_size: int = 150, seed: int = 7) -> Plan:
@@ -93,3 +95,39 @@ def small_study(tmp_path_factory, request) -> dict:
         "report": base / "reports" / "study.html",
         "output": done["output"],
     }
+
+
+# `BALSIM_TEST_CPU=FILE pytest ...` appends each test's CPU seconds to FILE ("nodeid<TAB>s"):
+# its process's, and the processes it runs (worker pools, subprocesses).  The machine the
+# suite runs on is shared, so its cost is measured in CPU time, not by the clock.
+CPU_LOG = os.environ.get("BALSIM_TEST_CPU")
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process, of its children it has waited for, and of the children
+    still running (a pool's workers live from test to test)."""
+    import psutil
+
+    me = psutil.Process()
+    own = me.cpu_times()
+    total = own.user + own.system + own.children_user + own.children_system
+    for child in me.children(recursive=True):
+        try:
+            times = child.cpu_times()
+        except psutil.Error:  # ended meanwhile: counted with its parent once waited for
+            continue
+        total += times.user + times.system
+    return total
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if not CPU_LOG:
+        yield
+        return
+    start, pid = cpu_seconds(), os.getpid()
+    yield
+    if os.getpid() != pid:  # a child a test forked, unwinding through pytest: not the test
+        return
+    with open(CPU_LOG, "a", encoding="utf-8") as log:
+        log.write(f"{item.nodeid}\t{cpu_seconds() - start:.2f}\n")

@@ -13,7 +13,7 @@ from policies.ekonos import (
 )
 from simulator.core.game import get_game
 from simulator.core.rng import N_STREAMS
-from simulator.games.ekonos import board, engine, games
+from simulator.games.ekonos import board, chunk, engine
 from simulator.games.ekonos.game import board_adjacency, neighbour_masks, trace_game
 from simulator.games.ekonos.state import (
     AT_CARD,
@@ -106,7 +106,7 @@ class Table:
         self.cfg[NEIGHBOURS : NEIGHBOURS + n_spaces] = neighbour_masks(self.adjacency)
         self.state = np.zeros(self.cfg[CFG_STATE_SIZE], np.int64)
         self.rng = np.zeros(N_STREAMS, np.uint64)
-        games.new_game(
+        chunk.new_game(
             self.state,
             self.cfg,
             self.knobs,
@@ -213,7 +213,7 @@ class Table:
     def score(self, out_game, out_players):
         """Score the position (Scoring) into a game row and the players' rows."""
         n, c = len(self.policy_ids), self.cfg[CFG_COMPANIES]
-        games.score_game(
+        chunk.score_game(
             self.state,
             self.cfg,
             self.trace,

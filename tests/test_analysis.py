@@ -20,12 +20,9 @@ from simulator.analysis import (
     chi2_sf,
     chi_square_uniform,
     describe,
-    ekonos,
     end_reasons,
     gini,
     gini_by_game,
-    karmaggan,
-    karnaxis,
     margins,
     paired_difference,
     round_cap_rate,
@@ -37,6 +34,11 @@ from simulator.analysis import (
     wilson_exprs,
     win_rates,
 )
+from simulator.core.game import get_game
+from simulator.core.rules import RulesError
+from simulator.games.ekonos import analysis as ekonos
+from simulator.games.karmaggan import analysis as karmaggan
+from simulator.games.karnaxis import analysis as karnaxis
 
 REAL_GAMES = 2_000  # small real Ekonos dataset shared by the analysis and report tests
 
@@ -58,13 +60,17 @@ def write_dataset(
     """A dataset folder with the runner's layout: a manifest planning one task per variant
     (every table's rows of that variant in one part, stamped as the runner stamps it; a
     column a variant leaves empty is not in its part, as a variant's own value columns).
-    ``variant_rules`` gives a variant its own rules instead of ``rules``."""
-    from simulator.run.runner import Plan, Variant
+    ``variant_rules`` gives a variant its own rules instead of ``rules`` (default: the game's
+    printed rules, as every real manifest holds its rules)."""
+    from simulator.core.game import GAME_NAMES, get_game
+    from simulator.run.plan import Plan, Variant
     from simulator.run.store import part_name
     from simulator.run.whole import metadata, part_stamp
 
     n_games = int(tables["games"].height // len(variants))
-    own = {v: (variant_rules or {}).get(v, rules or {}) for v in variants}
+    if rules is None:
+        rules = get_game(game).default_rules() if game in GAME_NAMES else {}
+    own = {v: (variant_rules or {}).get(v, rules) for v in variants}
     plan = Plan(
         game=game,
         n_games=n_games,
@@ -107,7 +113,8 @@ def write_dataset(
 def real_ekonos(base: Path) -> Path:
     """A small real Ekonos dataset under ``base`` (built once, reused when already there)."""
     from simulator.core.game import get_game
-    from simulator.run.runner import Plan, Variant, execute
+    from simulator.run.plan import Plan, Variant
+    from simulator.run.runner import execute
 
     out = base / "ekonos-real"
     if (
@@ -325,6 +332,9 @@ def test_describe_quantiles_and_value_counts():
 
 # ----------------------------------------------------------------------------- Karnaxis
 
+KARNAXIS_RULES = get_game("karnaxis").default_rules()  # the printed rules: read by exact key
+STANDARD_USD, SMART_USD = karnaxis.tax_tables(KARNAXIS_RULES)
+
 
 def karnaxis_years() -> pl.DataFrame:
     """2 games x 2 seats x 3 years; seat 0 uses the smart table in year 3."""
@@ -343,11 +353,7 @@ def karnaxis_years() -> pl.DataFrame:
                         "cash_usd": 10_000 * year * (seat + 1) + g,
                         "income_usd": 20_000 * (bracket + 1),
                         "tax_bracket": bracket,
-                        "tax_paid_usd": float(
-                            (karnaxis.SMART_TAX_USD if smart else karnaxis.STANDARD_TAX_USD)[
-                                bracket
-                            ]
-                        ),
+                        "tax_paid_usd": (SMART_USD if smart else STANDARD_USD)[bracket],
                         "smart_tax": smart,
                         "loans_outstanding_usd": 50_000 * seat,
                         "delinquent_notices": 0,
@@ -369,7 +375,8 @@ def karnaxis_players() -> pl.DataFrame:
             "won": [True, False, True, False],
             "taxes_paid_usd": [100_000, 50_000, 90_000, 40_000],
             "loans_taken_usd": [250_000, 0, 200_000, 0],
-            "peak_loans_usd": [200_000, 0, 150_000, 0],
+            "peak_loans_outstanding_usd": [200_000, 0, 150_000, 0],
+            "rank_title": ["Elite", "Unranked", "Novice", "Amateur"],
             "interest_paid_usd": [20_000, 0, 15_000, 0],
             "delinquent_notices": [2, 0, 0, 0],
         }
@@ -405,33 +412,71 @@ def test_karnaxis_bracket_share_intervals_count_games_not_years():
     half = 1.959964 * 0.25
     assert table["share_lo"].to_list() == pytest.approx([0.75 - half, 0.0], abs=1e-6)
     assert table["share_hi"].to_list() == pytest.approx([1.0, 0.25 + half], abs=1e-6)
-    labelled = karnaxis.label_brackets(table, {})
+    labelled = karnaxis.label_brackets(table, KARNAXIS_RULES)
     assert labelled.columns[:2] == ["tax_bracket", "income"]
     assert labelled["income"].to_list() == ["$0–25k", "$25–50k"]
 
 
-def test_karnaxis_smart_table_savings_from_the_rulebook_tables():
-    savings = karnaxis.smart_tax_savings(karnaxis_years())
+def test_karnaxis_smart_table_savings_from_the_rules_tables():
+    savings = karnaxis.smart_tax_savings(karnaxis_years(), KARNAXIS_RULES)
     row = savings.filter(pl.col("tax_bracket") == 2).row(0, named=True)
-    assert row["saving_usd"] == 20_000  # 30k standard - 10k smart
+    assert row["saving_usd"] == 20_000  # the rulebook's Tax Brackets: 30k standard - 10k smart
     assert row["smart_years"] == 2 and row["realised_usd"] == 40_000
-    assert row["net_of_accountant_usd"] == 10_000
+    assert row["net_of_accountant_usd"] == 10_000  # Hire Accountant: $10,000 a year
 
 
-def test_karnaxis_tables_and_cap_come_from_rules_when_present():
+def test_karnaxis_rules_are_read_by_their_exact_keys():
     rules = {
         "taxes": {
-            "standard": [5, 15, 30, 60, 90, 120, 150, 180],
-            "smart": [0, 5, 10, 30, 50, 70, 90, 100],
+            "standard_usd": [5, 15, 30],
+            "smart_usd": [0, 5, 10],
+            "bracket_max_usd": [25, 50],
         },
-        "loans": {"cap_usd": 300_000},
+        "loans": {"cap_usd": 500},
+        "actions": {"accountant_usd": 2_500},
     }
-    standard, smart = karnaxis.tax_tables(rules)
-    assert standard[3] == 60_000 and smart[-1] == 100_000
-    assert karnaxis.tax_table_keys(rules) == ("taxes.standard", "taxes.smart")
-    assert karnaxis.loan_cap(rules) == 300_000
-    assert karnaxis.loan_cap({}) == 200_000
-    assert karnaxis.tax_tables({})[1] == list(map(float, karnaxis.SMART_TAX_USD))
+    # small values are dollars, not thousands
+    assert karnaxis.tax_tables(rules) == ([5.0, 15.0, 30.0], [0.0, 5.0, 10.0])
+    assert karnaxis.bracket_labels(rules) == ["$0–0.025k", "$0.025–0.05k", "over $0.05k"]
+    assert karnaxis.loan_cap(rules) == 500 and karnaxis.accountant_usd(rules) == 2_500
+    # no key, no guess: a key the rules lack is named
+    with pytest.raises(RulesError, match="loans.cap_usd"):
+        karnaxis.loan_cap({"loans": {"max_usd": 300_000}})
+
+
+def test_a_sweeps_small_loan_cap_and_accountant_price_are_read_as_set(tmp_path):
+    """A sweep whose base variant lends in $100 notes up to a $500 cap and prices the
+    accountant at $2,500: the loans table counts a player at the cap from $500 of loans (not
+    $500,000, nor the printed $200,000), and the smart table's saving is net of $2,500 there
+    and of the printed $10,000 in the other variant."""
+    from simulator.run.plan import Plan, Variant
+    from simulator.run.runner import execute
+    from simulator.studies.study import study_seats
+
+    game = get_game("karnaxis")
+    small = ("loans.unit_usd=100", "loans.cap_usd=500", "actions.accountant_usd=2500")
+    plan = Plan(
+        game="karnaxis",
+        n_games=400,
+        n_players=4,
+        seats=study_seats(game, 4),
+        seed=3,  # any fixed seed: a few players borrow to the $500 cap in 400 games
+        chunk_size=400,
+        variants=[Variant("small", game.rules(sets=small)), Variant("printed", game.rules())],
+    )
+    execute(plan, tmp_path / "sweep", jobs=1, progress=False)
+    ds = Dataset(tmp_path / "sweep")
+    res = summarise(ds)
+    players = ds.players.filter(pl.col("variant") == "small").collect()
+    peak = players[karnaxis.PEAK_LOANS]
+    assert 0 < (peak >= 500).mean() and (peak >= 200_000).mean() == 0  # the cap decides
+    at_cap = players.group_by("policy").agg((pl.col(karnaxis.PEAK_LOANS) >= 500).mean())
+    loans = res["karnaxis_loans"].join(at_cap, on="policy")
+    assert loans["cap_binding"].to_list() == pytest.approx(loans[karnaxis.PEAK_LOANS].to_list())
+    savings = res["karnaxis_smart_savings"]  # each variant at its own accountant's price
+    for variant, price in (("small", 2_500), ("printed", 10_000)):
+        rows = savings.filter(pl.col("variant") == variant)
+        assert rows.height and (rows["net_of_accountant_usd"] == rows["saving_usd"] - price).all()
 
 
 def test_karnaxis_loans_ranks_and_cash_trajectories():
@@ -443,7 +488,7 @@ def test_karnaxis_loans_ranks_and_cash_trajectories():
     )
     assert tycoon["mean_interest_usd"] == 17_500
     assert loans.filter(pl.col("policy") == "cautious")["borrowed"][0] == 0.0
-    ranks = karnaxis.rank_titles(players, "policy")  # derived from final cash
+    ranks = karnaxis.rank_titles(players, "policy")
     tycoon_titles = dict(
         zip(
             *ranks.filter(pl.col("policy") == "tycoon")
@@ -457,7 +502,7 @@ def test_karnaxis_loans_ranks_and_cash_trajectories():
     cautious = traj.filter(pl.col("policy") == "cautious").sort("year")
     assert cautious["median"].to_list() == pytest.approx([20_000.5, 40_000.5, 60_000.5])
     assert win_rates(players, "character")["wins"].to_list() == [1, 1]
-    assert karnaxis.loan_summary(players.select("game_id", "seat", "policy")) is None
+    assert karnaxis.loan_summary(players.select("game_id", "seat", "policy"), "policy", 1) is None
 
 
 # ----------------------------------------------------------------------------- Karmaggän
@@ -539,7 +584,6 @@ def test_karmaggan_start_coins_length_and_team_wins():
     assert edges["games"].to_list() == [1, 1]
     by_round = karmaggan.blood_by_round(timeline, players, "side")
     assert by_round.filter((pl.col("round") == 2) & (pl.col("side") == "other"))["median"][0] == 1.0
-    assert karmaggan.blood_timeline_name({"rounds": timeline, "other": games}) == "rounds"
 
 
 def test_karmaggan_analyses_skip_missing_columns():
@@ -699,7 +743,5 @@ def test_summarise_tolerates_engines_without_game_columns(tmp_path):
         ds = Dataset(write_dataset(tmp_path / game, game, 2, {"games": games, "players": players}))
         res = summarise(ds)
         assert "win_rate_seat" in res and "length" in res
-        # rank titles are derived from final cash; nothing else game-specific without columns
-        assert [k for k in res if k.startswith(game)] == (
-            ["karnaxis_rank_titles"] if game == "karnaxis" else []
-        )
+        # nothing game-specific without the game's columns
+        assert [k for k in res if k.startswith(game)] == []

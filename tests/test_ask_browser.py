@@ -9,6 +9,9 @@ from test_report_browser import HEIGHT, WIDTH, measure
 from simulator.experiments.field import SCRIPTED, TUNED, Field
 from simulator.studies.recipes import RECIPES, ask
 
+# end to end: `make test` runs these, `make test-fast` does not (pyproject.toml)
+pytestmark = pytest.mark.slow
+
 MEASURE_ASK = """<script>
 (function () {
   const rect = e => { const r = e.getBoundingClientRect();

@@ -345,7 +345,8 @@ def test_the_extra_player_of_an_odd_count_is_named_in_the_team_finding():
 
     class Data:
         game, path, variants, n_games = "karmaggan", __import__("pathlib").Path("k"), [], 9_000
-        rules = get_game("karmaggan").default_rules()
+        engine = get_game("karmaggan")
+        rules = engine.default_rules()
 
         def __init__(self, n):
             self.n_players, self.label = n, f"karmaggan {n}"

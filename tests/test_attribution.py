@@ -6,7 +6,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from simulator.analysis import attribution, karnaxis, neighbour_effects, stratified_rates
+from simulator.analysis import attribution, neighbour_effects, stratified_rates
+from simulator.analysis.dealt import dealt_characters
 from simulator.analysis.neighbours import neighbour_summary
 
 RNG_SEED = 11  # any fixed seed: the planted effects are many standard errors wide
@@ -232,15 +233,15 @@ def test_dealt_characters_count_keeps_and_wins_when_dealt():
             "dealt_character_3": ["C", "C", "B", "C"],
         }
     )
-    table = {r["character"]: r for r in karnaxis.dealt_characters(players).iter_rows(named=True)}
+    table = {r["character"]: r for r in dealt_characters(players).iter_rows(named=True)}
     assert (table["A"]["n_dealt"], table["A"]["kept"], table["A"]["wins_dealt"]) == (4, 2, 2)
     assert table["A"]["keep_rate"] == 0.5 and table["A"]["win_rate_kept"] == 0.5
     assert (table["C"]["n_dealt"], table["C"]["kept"], table["C"]["wins_kept"]) == (4, 1, 1)
     # fewer cards dealt: the columns there are ("none" where a player got fewer)
-    two = karnaxis.dealt_characters(players.drop("dealt_character_3"))
+    two = dealt_characters(players.drop("dealt_character_3"))
     assert dict(zip(two["character"], two["n_dealt"])) == {"A": 4, "B": 3, "C": 1}
     assert (
-        karnaxis.dealt_characters(
+        dealt_characters(
             players.drop("dealt_character_1", "dealt_character_2", "dealt_character_3")
         )
         is None
@@ -271,6 +272,6 @@ def test_the_dealt_card_win_rate_is_a_randomised_estimate():
             "dealt_character_2": hands[:, 1],
         }
     )
-    x = karnaxis.dealt_characters(players).filter(pl.col("character") == "X").row(0, named=True)
+    x = dealt_characters(players).filter(pl.col("character") == "X").row(0, named=True)
     assert x["win_rate_kept"] > 0.45  # the strong policy's 3/6
     assert x["dealt_effect_lo"] < 0 < x["dealt_effect_hi"] and abs(x["dealt_effect"]) < 0.02

@@ -18,6 +18,9 @@ from simulator.cli import cli
 from simulator.cli.options import SCHEDULER_VARIABLE
 from simulator.run.runner import execute
 
+# end to end: `make test` runs these, `make test-fast` does not (pyproject.toml)
+pytestmark = pytest.mark.slow
+
 DASK = Path(sys.executable).with_name("dask")
 START_SECONDS = 60  # the scheduler's file and both workers, on a busy machine
 STOP_SECONDS = 10

@@ -74,6 +74,7 @@ def test_every_game_ends_with_a_consistent_result(small_datasets, name):
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
+@pytest.mark.slow
 def test_jobs_do_not_change_the_dataset(small_datasets, name, tmp_path):
     execute(small_plan(name), tmp_path / "two", jobs=2, progress=False)
     for table in ["games", "players", *get_game(name).timelines]:
@@ -116,16 +117,17 @@ def test_a_batch_of_datasets_writes_each_as_it_is_alone(small_datasets, tmp_path
 
 
 def three_games(name: str) -> dict:
-    """Every column of three games of ``small_plan(name)``, as arrays by ``table.column``."""
-    from simulator.run.runner import seat_policy_ids
+    """Every column of three games of ``small_plan(name)`` with a `random` seat beside its
+    scripted ones, as arrays by ``table.column``."""
+    from simulator.run.plan import seat_policy_ids
 
     plan = small_plan(name)
     game = get_game(plan.game)
     ids = np.arange(3)
+    seats = seat_policy_ids(game, plan, ids)
+    seats[:, -1] = 0  # `random`: every built-in behaviour plays
     raw = game.play(
-        game.prepare(plan.variants[0].rules, plan.n_players),
-        game_seeds(11, ids),
-        seat_policy_ids(game, plan, ids),
+        game.prepare(plan.variants[0].rules, plan.n_players), game_seeds(11, ids), seats
     )
     return {
         f"{t}.{c}": np.asarray(v[0] if isinstance(v, tuple) else v)
@@ -135,9 +137,11 @@ def three_games(name: str) -> dict:
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
+@pytest.mark.slow
 def test_jit_equals_pure_python(name, tmp_path):
-    """The same kernels run as plain Python (NUMBA_DISABLE_JIT=1, in a process of its own)
-    give identical games."""
+    """Two implementations, one seed: the same kernels run as plain Python
+    (NUMBA_DISABLE_JIT=1, in a process of its own) play identical games, every column of
+    every table (the one such test of every engine)."""
     script = f"""
 import numpy as np, sys
 sys.path.insert(0, {os.path.dirname(__file__)!r})

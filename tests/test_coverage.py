@@ -14,11 +14,15 @@ import polars as pl
 import pytest
 
 from simulator.analysis import seat_advantage, stratified_rates, win_rates
-from simulator.analysis.karnaxis import dealt_characters
+from simulator.analysis.dealt import dealt_characters
 from simulator.core.game import get_game
 from simulator.core.stats import wilson
-from simulator.run.runner import Plan, Variant, execute
+from simulator.run.plan import Plan, Variant
+from simulator.run.runner import execute
 from simulator.studies.seats import study_seats
+
+# end to end: `make test` runs these, `make test-fast` does not (pyproject.toml)
+pytestmark = pytest.mark.slow
 
 POOL = 6_000  # games in each population
 SAMPLE = 400  # games in each sample, about a study's smallest dataset per cell

@@ -167,6 +167,7 @@ def test_links_resolve(page):
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if commands(p)])
+@pytest.mark.slow
 def test_documented_commands_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for args in commands(page):
@@ -256,7 +257,7 @@ def test_the_assumed_page_counts_what_the_screens_vary():
     from simulator.core.assumed import assumed_keys
     from simulator.core.game import get_game
     from simulator.experiments.screening import plan_screen
-    from simulator.studies.study import SCREEN_PLAYERS, SCREEN_SPANS
+    from simulator.studies.study import SCREEN_PLAYERS
 
     rows = re.findall(r"^\| (\w+) \| (\d+) \| (\d+) \|", text("docs/assumed.md"), re.M)
     shown = {}
@@ -264,6 +265,6 @@ def test_the_assumed_page_counts_what_the_screens_vary():
         shown.setdefault(title, (int(values), int(screened)))
     for name, title in (("ekonos", "Ekonos"), ("karnaxis", "Karnaxis"), ("karmaggan", "Karmaggän")):
         game = get_game(name)
-        spans = SCREEN_SPANS.get(name, {})
+        spans = game.study.screen_spans
         plan = plan_screen(game, game.default_rules(), [], True, (0.5, 1.5), SCREEN_PLAYERS, spans)
         assert shown[title] == (len(assumed_keys(game.rules_path)), len(set(plan.keys))), title

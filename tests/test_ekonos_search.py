@@ -9,7 +9,7 @@ import pytest
 from policies.ekonos import SEARCH, VALUE_INVESTOR
 from simulator.core.game import get_game
 from simulator.core.rng import DICE, N_STREAMS, POLICY, SETUP, game_seeds
-from simulator.games.ekonos import games, search
+from simulator.games.ekonos import chunk, search
 from simulator.games.ekonos.state import (
     AT_CARD,
     CFG_CARDS,
@@ -47,7 +47,7 @@ def first_search_decision(change=None, seed: int = 7):
     rng = np.zeros(N_STREAMS, np.uint64)
     work, work_rng, values = search.search_buffers(cfg)
     seats = np.array([SEARCH] + [VALUE_INVESTOR] * 3, np.int8)
-    games.new_game(state, cfg, knobs, rng, np.uint64(seed), seats)
+    chunk.new_game(state, cfg, knobs, rng, np.uint64(seed), seats)
     trace = np.zeros((200, TRACE_WIDTH), np.int64)
     search.search_step(state, cfg, knobs, rng, trace, work, work_rng, values)  # the deal
     assert state[PHASE] == AT_CARD and (state[STARTER] + state[ROUND]) % 4 == 0

@@ -12,6 +12,7 @@ EKONOS = get_game("ekonos")
 LINEUP = ("president_seeker", "value_investor", "market_builder", "cash_hoarder")
 
 
+@pytest.mark.slow
 def test_outcomes_do_not_depend_on_the_number_of_workers():
     rules = EKONOS.rules()
     other = with_values(rules, {"companies.market_indicators": 12})

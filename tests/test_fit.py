@@ -95,6 +95,7 @@ def covers(interval, value) -> bool:
     return interval[0] <= value <= interval[1]
 
 
+@pytest.mark.slow
 def test_the_confidence_set_and_the_held_out_check_cover_the_truth():
     """The issue's case: a metric balanced at 12 and flat around it.  The race picks the
     candidate whose games came out nearest the target, so its own estimate of it is too

@@ -6,11 +6,12 @@ import polars as pl
 import pytest
 
 from simulator.analysis import Dataset, neighbour_summary, runaway_leader, stratified_rates
-from simulator.analysis.ekonos import with_presidency
-from simulator.analysis.karnaxis import loan_cap, loan_summary
 from simulator.core.game import get_game
 from simulator.experiments.lab import Design, Lab, batch_ids
-from simulator.run.runner import Plan, Variant, execute
+from simulator.games.ekonos.analysis import with_presidency
+from simulator.games.karnaxis.analysis import loan_cap, loan_summary
+from simulator.run.plan import Plan, Variant
+from simulator.run.runner import execute
 from simulator.studies.seats import study_seats
 
 GAMES = 240

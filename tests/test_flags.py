@@ -8,24 +8,30 @@ from types import SimpleNamespace
 
 import polars as pl
 
+from simulator.core.game import get_game
 from simulator.report.flag_list import footer
 from simulator.report.flags import THRESHOLDS, Rules, merge_flags
 
 
-def dataset(variants=("base",)):
+def dataset(variants=("base",), game: str | None = None):
+    """A dataset's face for the flag rules: of no balsim game (no ASSUMED keys to look up, no
+    flags of its own), or of ``game`` at its printed rules (its own flags too)."""
+    engine = get_game(game) if game else None
+    rules = engine.default_rules() if engine else {}
     return SimpleNamespace(
-        game="test",  # not a balsim game: no ASSUMED keys to look up
+        game=game or "test",
+        engine=engine,
         n_players=4,
         n_games=4_000,
         path=Path("runs/test-4p"),
         label="test, 4 players",
-        variants=[{"name": v, "rules": {}} for v in variants],
-        rules={},
+        variants=[{"name": v, "rules": rules} for v in variants],
+        rules=rules,
     )
 
 
-def flags(res: dict, variants=("base",)):
-    return merge_flags(Rules(0, dataset(variants), res).flags())
+def flags(res: dict, variants=("base",), game: str | None = None):
+    return merge_flags(Rules(0, dataset(variants, game), res).flags())
 
 
 def variant_change(diff: float, lo: float, hi: float) -> pl.DataFrame:
@@ -61,6 +67,7 @@ def test_a_large_change_of_a_win_rate_outranks_a_rate_past_its_level():
             "paired_change": variant_change(-0.289, -0.31, -0.268),
         },
         variants=("base", "flat"),
+        game="karnaxis",  # its loan flags
     )
     assert [f.kind for f in found] == ["variant", "delinquency_rate"]
     variant, late = found
@@ -96,7 +103,7 @@ def test_every_threshold_applies_to_the_interval_end_nearest_no_effect():
             }
         ),
     }
-    assert flags(res) == []
+    assert flags(res, game="karnaxis") == []
     # the same findings with their near ends past the thresholds are flagged
     res["round_cap"] = res["round_cap"].with_columns(rate_lo=pl.lit(0.011))
     res["runaway_leader"] = res["runaway_leader"].with_columns(rate_lo=pl.lit(0.80))
@@ -104,7 +111,7 @@ def test_every_threshold_applies_to_the_interval_end_nearest_no_effect():
     res["win_rate_policy"] = res["win_rate_policy"].with_columns(
         win_rate_lo=pl.Series([0.355, 0.12]), win_rate_hi=pl.Series([0.38, 0.149])
     )
-    kinds = [f.kind for f in flags(res)]
+    kinds = [f.kind for f in flags(res, game="karnaxis")]
     assert kinds == ["runaway", "dominant policy", "weak policy", "loan_cap_binding", "round_cap"]
 
 

@@ -22,7 +22,7 @@ from simulator import KERNEL_CACHE
 from simulator.cli import cli
 from simulator.run import store
 from simulator.run.checks import dataset_survey
-from simulator.run.runner import plan_from_manifest
+from simulator.run.plan import plan_from_manifest
 from simulator.run.workers import Progress
 
 BALSIM = [sys.executable, "-c", "from simulator.cli import main; main()"]
@@ -90,6 +90,7 @@ def compiled(small_datasets):
     return small_datasets
 
 
+@pytest.mark.slow
 def test_sigterm_stops_the_workers_and_names_resume(compiled, tmp_path):
     out = tmp_path / "cut"
     process = start(out)
@@ -116,6 +117,7 @@ def test_sigterm_stops_the_workers_and_names_resume(compiled, tmp_path):
     assert ids.n_unique() == ids.len() == 20_000
 
 
+@pytest.mark.slow
 def test_sigkill_of_the_parent_stops_its_workers(compiled, tmp_path):
     out = tmp_path / "killed"
     process = start(out)
@@ -128,6 +130,7 @@ def test_sigkill_of_the_parent_stops_its_workers(compiled, tmp_path):
     assert 1 <= parts < 100  # the workers stopped long before the run's 100 parts
 
 
+@pytest.mark.slow
 def test_an_unwritable_compiled_cache_is_said_once(tmp_path):
     afile = tmp_path / "afile"
     afile.write_text("x")
@@ -168,6 +171,7 @@ def test_progress_shows_the_label_and_games_per_second(monkeypatch):
     assert re.search(r" [\d,]+ games/s ", last)
 
 
+@pytest.mark.slow
 def test_a_second_writer_of_a_running_dataset_is_refused(compiled, tmp_path):
     out = tmp_path / "busy"
     process = start(out)
@@ -186,6 +190,7 @@ def test_a_second_writer_of_a_running_dataset_is_refused(compiled, tmp_path):
     assert result.exit_code == 0, result.output  # the lock went with its process
 
 
+@pytest.mark.slow
 def test_sigkill_of_report_stops_its_workers(compiled, tmp_path):
     datasets = [str(compiled[name]) for name in ("ekonos", "karnaxis", "karmaggan")]
     process = subprocess.Popen(
@@ -259,6 +264,7 @@ def test_a_study_interrupted_after_its_datasets_says_how_to_finish_it(
     )
 
 
+@pytest.mark.slow
 def test_a_resumed_study_keeps_what_it_finished(small_study, tmp_path, monkeypatch):
     import json
 

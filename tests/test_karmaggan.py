@@ -4,10 +4,6 @@ Rulebook: shared/rules/karmaggan.md.  The jitted kernels compile once (module fi
 later runs load them from NUMBA_CACHE_DIR.
 """
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 from karmaggan_scenes import rules_with
@@ -231,33 +227,6 @@ def test_replay_is_a_readable_play_by_play(game, params, rules):
     assert lines[-1].startswith("game over after")
     out = game.play(params, np.array([3], np.uint64), MIXED[None, :])
     assert lines[-1].startswith(f"game over after {out['games']['length'][0]} rounds")
-
-
-def test_jitted_and_python_engines_agree(game, params):
-    """Two implementations, one seed: the kernel under NUMBA_DISABLE_JIT=1 plays the same games."""
-    seeds = np.arange(11, 15, dtype=np.uint64)
-    seats = np.tile(MIXED, (4, 1))
-    jitted = game.play(params, seeds, seats)
-    code = (
-        "import numpy as np, sys; from simulator.core.game import get_game; "
-        "g = get_game('karmaggan');"
-        "p = g.prepare(g.rules(), 4); o = g.play(p, np.arange(11, 15, dtype=np.uint64),"
-        " np.tile(np.array([1, 2, 3, 0], np.int8), (4, 1)));"
-        "print(o['games']['length'].tolist(), o['players']['final_blood_coins'].tolist())"
-    )
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    res = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    expected = (
-        f"{jitted['games']['length'].tolist()} {jitted['players']['final_blood_coins'].tolist()}"
-    )
-    assert res.stdout.strip() == expected
 
 
 def test_trace_rows_are_compact(params):

@@ -76,6 +76,7 @@ def hidden_cards_reordered(W):
     values[blood] = values[blood[::-1]]
 
 
+@pytest.mark.slow
 def test_unseen_information_does_not_change_the_search():
     """Ring Traps, Objects, Blood Tiles: the Temple deck, the other players' Object cards, the
     Object deck and the face-down Blood tiles are hidden from seat 0; reordering them leaves

@@ -3,10 +3,6 @@ years tables, replay, and the rules checks (rulebook: shared/rules/karnaxis.md).
 per rule lives in test_karnaxis_rules.py and test_karnaxis_rules_money.py.
 """
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 from karnaxis_world import GAME, POLICY
@@ -152,26 +148,6 @@ def test_karnaxis_fulfilment_is_recorded(played):
     assert done.mean() > 0.1
     assert ((pl["karnaxis_year"] > 0) == done).all()
     assert (pl["karnaxis_reward_usd"][done] == 100_000).all()
-
-
-def test_jit_and_pure_python_agree():
-    """The kernel under NUMBA_DISABLE_JIT=1 plays the same games, bit for bit."""
-    code = (
-        "import numpy as np; from simulator.core.game import get_game; "
-        "from simulator.core.rng import game_seeds; G = get_game('karnaxis'); "
-        "p = G.prepare(G.default_rules(), 3); "
-        "t = G.play(p, game_seeds(5, np.arange(4)), "
-        "np.array([[0, 1, 2], [2, 3, 4], [4, 0, 1], [3, 3, 3]], np.int8)); "
-        "print(t['players']['final_cash_usd'].tolist(), int(t['years']['tax_paid_usd'].sum()))"
-    )
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    pure = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    ).stdout
-    jit = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert pure == jit and pure.strip()
 
 
 def test_replay_reads_as_a_play_by_play():

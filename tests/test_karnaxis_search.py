@@ -11,7 +11,8 @@ from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.karnaxis import decide, engine, search
 from simulator.games.karnaxis import state as S
-from simulator.run.runner import Plan, Variant, execute
+from simulator.run.plan import Plan, Variant
+from simulator.run.runner import execute
 
 SEARCH = POLICY["search"]
 TYCOON = POLICY["tycoon"]
@@ -146,6 +147,7 @@ def test_replay_shows_the_values_the_search_weighed():
     assert "final seat 2" in "\n".join(lines)
 
 
+@pytest.mark.slow
 def test_a_dataset_with_search_seats_is_the_same_on_one_or_two_jobs(tmp_path):
     rules = tiny(policies__search__rollouts=2, policies__search__top_k=2)
     seats = ["search", "tycoon", "scholar", "cautious"]

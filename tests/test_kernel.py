@@ -100,9 +100,9 @@ def test_the_plain_mode_compiles_with_numbas_public_options_only(tmp_path):
 def test_each_games_kernels_are_cached_in_its_own_folder():
     from policies import ekonos as ekonos_policies
     from simulator.core import rng
-    from simulator.games.ekonos import games as ekonos
-    from simulator.games.karmaggan import engine as karmaggan
-    from simulator.games.karnaxis import games as karnaxis
+    from simulator.games.ekonos import chunk as ekonos
+    from simulator.games.karmaggan import chunk as karmaggan
+    from simulator.games.karnaxis import chunk as karnaxis
 
     where = {
         "ekonos": ekonos.play_games,
@@ -179,6 +179,7 @@ def max_scaled(values, k):
 
 
 @pytest.mark.parametrize("switch", [None, "1"])
+@pytest.mark.slow
 def test_a_cached_kernel_only_function_links_into_a_new_caller(switch, tmp_path):
     """A second process loads the kernel-only function (the fast mode's ``rule``; in the plain
     mode an ordinary kernel) from the cache and compiles a caller the first never compiled
@@ -218,6 +219,7 @@ execute(small_plan({name!r}), sys.argv[1], jobs=1, progress=False)
 
 @fast_beside_plain
 @pytest.mark.parametrize("name", GAME_NAMES)
+@pytest.mark.slow
 def test_the_plain_mode_plays_the_games_of_the_fast_mode(small_datasets, name, tmp_path):
     """Every table and column of the same small run, its kernels compiled in each mode (the
     plain mode in a process of its own)."""
@@ -231,6 +233,7 @@ def test_the_plain_mode_plays_the_games_of_the_fast_mode(small_datasets, name, t
 
 
 @fast_beside_plain
+@pytest.mark.slow
 def test_the_contract_holds_in_the_plain_mode():
     """The contract tests, every engine's kernels compiled in the plain mode."""
     out = run(

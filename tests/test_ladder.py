@@ -98,6 +98,7 @@ def test_a_variant_that_matters_to_players_who_adapt_moves_the_adapted_knobs():
         assert any(a.knob_sets[name][k] != v for k, v in tuned.items() if k in a.knob_sets[name])
 
 
+@pytest.mark.slow
 def test_adapted_knobs_are_cached_and_the_same_whatever_the_jobs(tmp_path, monkeypatch):
     rules = with_values(EKONOS.rules(), CASH_X3)
     first = adapted(EKONOS, [rules], 4, SMALL, jobs=2)[0]

@@ -4,6 +4,8 @@ and no import cycle, counting imports inside functions too."""
 import ast
 from pathlib import Path
 
+from simulator import GAME_HOOKS
+
 ROOT = Path(__file__).resolve().parent.parent
 # each layer may import from those before it
 ORDER = ("core", "games", "run", "analysis", "experiments", "report", "studies", "cli")
@@ -31,11 +33,22 @@ def imports(path: Path, known) -> set[str]:
 
 
 def layer(module: str) -> str | None:
-    """The layer of a module; the policies are the engines' players, a part of ``games``."""
+    """The layer of a module; the policies are the engines' players, a part of ``games``; a
+    game's hook module (``simulator.games.GAME.analysis``) sits in the layer it is named
+    after."""
     parts = module.split(".")
     if parts[0] == "policies":
         return "games"
+    if parts[:2] == ["simulator", "games"] and len(parts) == 4 and parts[3] in GAME_HOOKS:
+        return parts[3]
     return parts[1] if len(parts) > 1 and parts[1] in ORDER else None
+
+
+def test_a_games_hook_sits_in_the_layer_it_is_named_after():
+    assert layer("simulator.games.any_game.analysis") == "analysis"
+    assert layer("simulator.games.any_game.report") == "report"
+    assert layer("simulator.games.any_game.engine") == "games"
+    assert set(GAME_HOOKS) <= set(ORDER)
 
 
 GRAPH = {m: imports(p, modules()) - {m} for m, p in modules().items()}

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+# end to end: `make test` runs these, `make test-fast` does not (pyproject.toml)
+pytestmark = pytest.mark.slow
+
 MUTANTS = Path(__file__).parent / "mutants"
 
 

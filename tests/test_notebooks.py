@@ -14,6 +14,9 @@ from nbclient import NotebookClient
 
 from simulator.core.game import GAME_NAMES
 
+# end to end: `make test` runs these, `make test-fast` does not (pyproject.toml)
+pytestmark = pytest.mark.slow
+
 FOLDER = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = {
     "ekonos_scoring.ipynb": "ekonos",

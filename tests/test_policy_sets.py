@@ -6,7 +6,8 @@ from click.testing import CliRunner
 
 from simulator.cli import cli
 from simulator.core.game import GAME_NAMES, KNOB_BEHAVIOUR, get_game, policy_knobs
-from simulator.run.runner import Plan, Variant, execute
+from simulator.run.plan import Plan, Variant
+from simulator.run.runner import execute
 
 
 def invoke(*args):

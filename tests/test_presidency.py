@@ -7,9 +7,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from simulator.analysis import ekonos
 from simulator.core.game import get_game
 from simulator.core.rng import game_seeds
+from simulator.games.ekonos import analysis as ekonos
 
 EKONOS = get_game("ekonos")
 RNG_SEED = 6  # any seed: the planted edges are many standard errors wide

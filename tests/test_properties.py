@@ -10,6 +10,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,6 +18,9 @@ from hypothesis import strategies as st
 from simulator.cli import cli
 from simulator.core.game import GAME_NAMES, get_game
 from simulator.core.rules import MAX_MAGNITUDE, toml_value
+
+# end to end: `make test` runs these, `make test-fast` does not (pyproject.toml)
+pytestmark = pytest.mark.slow
 
 EDGES = [-1, 0, 1, 2, 3, 7, MAX_MAGNITUDE, MAX_MAGNITUDE + 1, -MAX_MAGNITUDE - 1, 2**63, 2**70]
 

@@ -143,6 +143,7 @@ def test_study_refuses_a_report_inside_a_folder_it_writes(tmp_path, monkeypatch)
     assert not runs.exists()
 
 
+@pytest.mark.slow
 def test_report_replaces_a_report_but_no_other_file(dataset, tmp_path):
     other = tmp_path / "notes.html"
     other.write_text("<html>my notes</html>")
@@ -387,6 +388,7 @@ def test_resume_refuses_a_dataset_of_another_engine_version(dataset):
 # ----------------------------------------------------------------------------- failures
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_says_how_to_resume_and_report_marks_it(
     ekonos_run, tmp_path, monkeypatch
 ):

@@ -17,7 +17,8 @@ from simulator.core.game import get_game
 from simulator.experiments.adapt import REPLICATES
 from simulator.experiments.keys import with_values
 from simulator.run import store
-from simulator.run.runner import Plan, Variant, execute, manifest_for
+from simulator.run.plan import Plan, Variant, manifest_for
+from simulator.run.runner import execute
 
 EKONOS = get_game("ekonos")
 # a knob set seated in every game, given other knobs by each replicate: a hoarder that pays

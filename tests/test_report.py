@@ -21,7 +21,7 @@ from simulator.report import THRESHOLDS, Flag, merge_flags, write_report
 from simulator.report.flag_list import flag_item, flags_html
 from simulator.report.flags import FLIPS, HOLDS, MIN_BASIS_GAMES, NOT_SHOWN, FieldCheck, Sensitivity
 from simulator.report.page import cell, p_text
-from simulator.studies.study import STRONG, STUDY, study_plans
+from simulator.studies.study import study_plans
 
 N = 4_000  # synthetic games per dataset
 RNG_SEED = 5  # any fixed seed; the planted effects are far larger than the noise
@@ -85,12 +85,20 @@ def planted(tmp_path_factory) -> dict[str, Path]:
     peak = np.where(rng.random(rows) < 0.7, 200_000, rng.integers(0, 150_000, rows))
     players = players.with_columns(
         pl.Series("character", np.array(["Zack", "Julie", "Wes"])[rng.integers(0, 3, rows)]),
-        pl.Series("peak_loans_usd", peak),
+        pl.Series("peak_loans_outstanding_usd", peak),
         pl.Series("loans_taken_usd", peak + 10_000),
         pl.Series("interest_paid_usd", peak // 10),
         pl.Series("taxes_paid_usd", rng.integers(0, 500_000, rows)),
         pl.Series("delinquent_notices", rng.integers(0, 2, rows)),
         (pl.col("score") * 10_000).alias("score"),
+    )
+    players = players.with_columns(  # the engine's Game End rank chart
+        pl.when(pl.col("score") >= 1_000_000)
+        .then(pl.lit("Novice"))
+        .when(pl.col("score") >= 500_000)
+        .then(pl.lit("Amateur"))
+        .otherwise(pl.lit("Unranked"))
+        .alias("rank_title")
     )
     years = pl.DataFrame(
         {
@@ -209,6 +217,7 @@ def test_report_flags_a_planted_first_player_advantage(planted, tmp_path):
     assert f"{rate:.1f}%" in seat_block and "<svg" in seat_block and "<table" in seat_block
 
 
+@pytest.mark.slow
 def test_the_sections_of_two_jobs_are_the_ones_of_one(planted):
     """Summaries and sections computed in worker processes print the same page (their floats
     may differ in the last bits: the workers' BLAS runs on one thread)."""
@@ -332,7 +341,8 @@ def test_report_on_real_ekonos_data(tmp_path_factory, tmp_path):
 def test_report_compares_variants_against_the_base(tmp_path):
     from simulator.analysis import Dataset, summarise
     from simulator.core.game import get_game
-    from simulator.run.runner import Plan, Variant, execute
+    from simulator.run.plan import Plan, Variant
+    from simulator.run.runner import execute
 
     game = get_game("ekonos")
     variants = [
@@ -459,6 +469,7 @@ def test_p_values_below_the_floor_are_not_zero():
     assert p_text(0.012) == "p = 0.012" and cell("p_value", 2.5e-7) == "2.5e-07"
 
 
+@pytest.mark.slow
 def test_study_plans_cover_every_game_and_run_small(small_study):
     from simulator.core.game import GAME_NAMES, get_game
 
@@ -468,10 +479,11 @@ def test_study_plans_cover_every_game_and_run_small(small_study):
         game = get_game(plan.game)
         assert plan.n_players in game.player_counts and not plan.fixed_seats
         assert len(plan.seats) == plan.n_players and "random" not in plan.seats
+        spec = game.study
         if folder.endswith("-strong"):  # a strong field plays fewer games, fewer with search
-            size = STRONG[plan.game]["search_games" if "search" in plan.seats else "n_games"]
+            size = spec.strong_search_games if "search" in plan.seats else spec.strong_games
         else:
-            size = STUDY.get(plan.game, {"n_games": plan.n_games})["n_games"]
+            size = spec.n_games
         assert plan.n_games == size
     dirs = small_study["dirs"]
     assert [d.name for d in dirs] == [folder for folder, _ in plans]
@@ -551,6 +563,7 @@ def dataset_columns(dirs: list[Path]) -> set[str]:
     return {n for n in names if "_" in n}
 
 
+@pytest.mark.slow
 def test_the_study_report_speaks_plainly(small_study):
     """No column name of the datasets as a table header or a chart's text; intervals as one
     column; every glossary term linked from its first use."""

@@ -15,6 +15,9 @@ import subprocess
 
 import pytest
 
+# end to end: `make test` runs these, `make test-fast` does not (pyproject.toml)
+pytestmark = pytest.mark.slow
+
 WIDTH, HEIGHT = 1400, 900
 CHROMIUM_FLAGS = [
     "--headless",

@@ -211,6 +211,7 @@ def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
 # ---- the study's strong fields: flags of their own, with challenge evidence ------------------
 
 
+@pytest.mark.slow
 def test_the_studys_tuned_field_flags_its_dominant_policy_with_its_challenge(small_study):
     """A tuned policy whose win rate clears the dominance threshold in Karnaxis' tuned field at
     4 players (recomputed here from the dataset) is a flag of that field, followed by the

@@ -131,7 +131,8 @@ def test_datasets_record_the_seating_and_the_left_neighbour(small_datasets, name
 
 def test_every_sweep_variant_seats_game_k_alike(tmp_path):
     from simulator.core.game import get_game
-    from simulator.run.runner import Plan, Variant, execute
+    from simulator.run.plan import Plan, Variant
+    from simulator.run.runner import execute
 
     game = get_game("ekonos")
     variants = [

@@ -513,6 +513,7 @@ def test_the_report_has_a_section_per_screen(screen_out, small_datasets, tmp_pat
     assert result.exit_code == 2 and "at least one dataset" in result.output
 
 
+@pytest.mark.slow
 def test_the_study_screens_every_assumed_key_of_each_game(small_study):
     runs = small_study["dirs"][0].parent
     page = small_study["report"].read_text()

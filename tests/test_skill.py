@@ -17,7 +17,7 @@ from simulator.experiments.metrics import Outcomes
 from simulator.experiments.ratings import ELO, STEP_THETA, choices, fit, gap_interval
 from simulator.experiments.skill import rate_ladder, read_skill, write_skill
 from simulator.experiments.tournament import RANDOM, Rung, Table, lineups
-from simulator.run.runner import Variant
+from simulator.run.plan import Variant
 
 EKONOS = get_game("ekonos")
 

@@ -18,7 +18,8 @@ from simulator.analysis import Dataset, summarise
 from simulator.core.game import get_game
 from simulator.experiments.field import SCRIPTED, Field
 from simulator.experiments.lab import Design, Lab
-from simulator.run.runner import Plan, Variant, execute
+from simulator.run.plan import Plan, Variant
+from simulator.run.runner import execute
 from simulator.studies.recipes import RECIPES, ask
 from simulator.studies.recipes.common import Sizing, measure
 

@@ -16,7 +16,7 @@ from test_analysis import write_dataset
 from test_report import contract_tables, flags_text, winners_with_first_seat_share
 
 from simulator.cli import cli
-from simulator.core.game import Policy, get_game
+from simulator.core.game import GAME_NAMES, Policy, get_game
 from simulator.experiments.lab import Lab, scripted_field
 from simulator.experiments.metrics import Estimate
 from simulator.experiments.strength import (
@@ -30,7 +30,7 @@ from simulator.experiments.strength import (
 from simulator.report import write_report
 from simulator.report.flags import FLIPS, HOLDS, NOT_SHOWN, Flag
 from simulator.report.strong import annotate, is_strong
-from simulator.studies.study import STRONG, STRONG_PLAYERS, study_plans
+from simulator.studies.study import STRONG_PLAYERS, study_plans
 
 EKONOS = get_game("ekonos")
 N = 4_000
@@ -81,7 +81,7 @@ def test_the_study_adds_a_strong_dataset_with_the_same_variants():
             get_game(game),
             get_game(game).rules(),
             STRONG_PLAYERS,
-            search=STRONG[game]["search_games"] > 0,
+            search=get_game(game).study.strong_search_games > 0,
         )
         assert "search" in strong.seats
         assert all(s.endswith("_tuned") for s in strong.seats if s != "search")
@@ -93,11 +93,18 @@ def test_the_study_seats_search_in_its_strong_field_once_the_game_has_it(monkeyp
     monkeypatch.setattr(
         "simulator.experiments.strength.has_search", lambda game: game.name == "karmaggan"
     )
-    monkeypatch.setitem(STRONG, "karmaggan", {**STRONG["karmaggan"], "search_games": 40})
+    plain = get_game("karmaggan")
+    searching = dataclasses.replace(
+        plain, study=dataclasses.replace(plain.study, strong_search_games=40)
+    )
+    monkeypatch.setattr(
+        "simulator.studies.study.get_game",
+        lambda name: searching if name == "karmaggan" else get_game(name),
+    )
     plans = dict(study_plans())
     strong = plans[f"karmaggan-{STRONG_PLAYERS}p-strong"]
     assert strong.seats[::2] == ["search", "search"]  # one team of search players
-    assert strong.n_games == STRONG["karmaggan"]["search_games"]
+    assert strong.n_games == 40
     assert "search" not in plans[f"ekonos-{STRONG_PLAYERS}p-strong"].seats
 
 
@@ -111,6 +118,7 @@ def seat_dataset(path, first_share: float, seats: list[str], seed: int):
     return write_dataset(path, "ekonos", 4, {"games": games, "players": players}, seats=seats)
 
 
+@pytest.mark.slow
 def test_a_seat_flag_says_whether_it_holds_with_strong_players(tmp_path):
     scripted = ["value_investor", "president_seeker", "market_builder", "cash_hoarder"]
     tuned = [f"{p}_tuned" for p in scripted]
@@ -218,16 +226,19 @@ def test_a_level_finding_holds_while_the_strong_field_reaches_its_threshold():
 # ---- skill ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_study_reports_each_games_skill_depth(small_study):
     """Every game gets a rated ladder, and the report states its depth with its interval."""
     from simulator.experiments.skill import read_skill
     from simulator.report.skill import verdict
-    from simulator.studies.study import SKILL, skill_folder
+    from simulator.studies.study import skill_folder
 
     page = small_study["report"].read_text()
     assert "Skill and luck" in page
     runs = small_study["dirs"][0].parent
-    for name in SKILL:
+    studied = [name for name in GAME_NAMES if get_game(name).study.skill_games]
+    assert studied
+    for name in studied:
         record = read_skill(runs / skill_folder(name))
         rungs = [r["name"] for r in record["rungs"]]
         assert rungs[:4] == ["random", "scripted", "tuned", "adapted"]
@@ -238,6 +249,7 @@ def test_the_study_reports_each_games_skill_depth(small_study):
         assert escape(verdict(record)) in page
 
 
+@pytest.mark.slow
 def test_report_takes_a_skill_folder(small_study, tmp_path):
     from simulator.studies.study import skill_folder
 

@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import polars as pl
+import pytest
 from click.testing import CliRunner
 from conftest import small_plan
 
@@ -74,6 +75,7 @@ def test_until_ci_stops_by_itself_and_says_why(tmp_path):
     assert pl.read_parquet(out / "games").height == manifest["n_games"]
 
 
+@pytest.mark.slow
 def test_until_ci_budget_and_jobs_independence(tmp_path):
     plan = small_plan("ekonos", n_games=1000, chunk_size=100)
     plan.until_ci = 0.001

@@ -201,6 +201,7 @@ def test_an_empty_path_is_refused_not_taken_for_the_default(dataset, command, mo
     assert sorted(os.listdir(".")) == before
 
 
+@pytest.mark.slow
 def test_bench_records_only_into_a_bench_csv(tmp_path):
     notes = tmp_path / "notes.md"
     notes.write_text("# my notes\n")
@@ -252,6 +253,7 @@ def test_deeply_nested_rules_are_refused(tmp_path):
     one_error(invoke("sweep", "ekonos", "--variant", f"v={rules}"), "nested more than 24 deep")
 
 
+@pytest.mark.slow
 def test_a_rules_file_that_is_not_a_regular_file_is_refused_not_read(tmp_path):
     fifo = tmp_path / "rules.toml"
     os.mkfifo(fifo)  # opening it to read would wait for a writer
@@ -263,6 +265,7 @@ def test_a_rules_file_that_is_not_a_regular_file_is_refused_not_read(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_report_to_a_fifo_is_refused_not_waited_on(dataset, tmp_path):
     fifo = tmp_path / "r.html"
     os.mkfifo(fifo)
@@ -272,6 +275,7 @@ def test_report_to_a_fifo_is_refused_not_waited_on(dataset, tmp_path):
 # ----------------------------------------------------------------------------- the machine
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_said_as_it_is(dataset, tmp_path, monkeypatch):
     def full(path, text):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))

@@ -22,7 +22,7 @@ them (DESIGN.md "Analysis and reports"; STYLE.md "Experiments"):
   outside the adjusted interval and vice versa.
 * where cards are dealt at random (Karnaxis characters), the win rate of the players *dealt*
   a card against those not dealt it is a randomised estimate
-  (:func:`simulator.analysis.karnaxis.dealt_characters`).
+  (:func:`simulator.analysis.dealt.dealt_characters`).
 
 A level that never wins (or always wins) has no finite odds ratio: its rows are left out of
 the fit (as the maximum-likelihood limit would) and the table says so.  A factor that the

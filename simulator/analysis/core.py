@@ -439,32 +439,6 @@ def checkpoint_step(steps: int, fraction: float = 2 / 3) -> int:
     return int(math.ceil(steps * fraction))
 
 
-def find_rule(rules: dict, *words: str, kind=None):
-    """``(dotted_key, value)`` of the first rule whose key path contains every word, or None.
-
-    Lets analyses read numbers (loan cap, tax tables) from a dataset's effective rules without
-    hard-coding an engine's key names: ``find_rule(rules, "loan", "cap", kind=(int, float))``.
-    """
-
-    def walk(node, path):
-        if isinstance(node, dict):
-            for k, v in node.items():
-                yield from walk(v, [*path, str(k)])
-        else:
-            yield ".".join(path), node
-
-    words = [w.lower() for w in words]
-    for key, value in walk(rules, []):
-        low = key.lower()
-        if (
-            all(w in low for w in words)
-            and (kind is None or isinstance(value, kind))
-            and not isinstance(value, bool)
-        ):
-            return key, value
-    return None
-
-
 def paired_difference(
     frame, value: str, baseline: str, variant: str, by=None
 ) -> pl.DataFrame | None:
@@ -550,4 +524,17 @@ def pair_stats(joined: pl.LazyFrame, value: str, by: list[str]) -> pl.LazyFrame:
         )
         .sort(keys)
         .select(*keys, *PAIR_COLUMNS)
+    )
+
+
+def seat_frame(won: np.ndarray, columns: dict) -> pl.DataFrame:
+    """One row per (game, seat) of a chunk: game_id (the game's index), seat, won, columns."""
+    n, p = won.shape
+    return pl.DataFrame(
+        {
+            "game_id": np.repeat(np.arange(n), p),
+            "seat": np.tile(np.arange(p), n),
+            "won": won.reshape(-1),
+            **{k: np.asarray(v).reshape(-1) for k, v in columns.items()},
+        }
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from simulator.core.errors import UserError
+from simulator.core.game import GAME_NAMES, Game, get_game
 from simulator.run import store
 from simulator.run.checks import stored_tables, whole_tasks
 
@@ -37,6 +38,12 @@ class Dataset:
     @property
     def game(self) -> str:
         return self.manifest["game"]
+
+    @property
+    def engine(self) -> Game | None:
+        """The game that played this dataset, as this install has it (its analyses, report
+        sections and words), or None when it has no such game."""
+        return get_game(self.game) if self.game in GAME_NAMES else None
 
     @property
     def n_players(self) -> int:

@@ -24,7 +24,7 @@ from simulator.core.game import get_game, knob_values
 from simulator.core.rng import game_seeds
 from simulator.core.rules import to_toml
 from simulator.run.checks import holds_game
-from simulator.run.runner import Plan, Variant, plan_from_manifest, seat_policy_ids
+from simulator.run.plan import Plan, Variant, plan_from_manifest, seat_policy_ids
 from simulator.run.store import read_manifest
 
 

@@ -12,7 +12,7 @@ from click.core import ParameterSource
 from simulator.core.errors import UserError
 from simulator.core.game import GAME_NAMES, Game, get_game
 from simulator.core.limits import MAX_GAMES, MAX_JOBS, MAX_MARGIN_POINTS, Range
-from simulator.run.runner import MAX_CHUNK, MAX_PARTS
+from simulator.run.plan import MAX_CHUNK, MAX_PARTS
 from simulator.run.workers import WORKER_TIMEOUT_SECONDS
 
 

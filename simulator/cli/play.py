@@ -27,7 +27,8 @@ from simulator.core.errors import UserError
 from simulator.core.game import get_game
 from simulator.run import bench as bench_mod
 from simulator.run.outputs import DATASET, check_out_file, claim
-from simulator.run.runner import Plan, execute, resumable_plan
+from simulator.run.plan import Plan, resumable_plan
+from simulator.run.runner import execute
 from simulator.run.sweep import grid_variants
 
 

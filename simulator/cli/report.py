@@ -128,7 +128,7 @@ def verify(ctx, datasets):
     "--force",
     is_flag=True,
     help="Replace what another command wrote where the study writes in --out (a dataset in "
-    "ekonos-4p, a screen in sens-ekonos; balsim's own files only). Without it the study "
+    "GAME-4p, a screen in sens-GAME; balsim's own files only). Without it the study "
     "replaces only what it wrote itself.",
 )
 @jobs_option

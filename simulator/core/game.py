@@ -19,15 +19,21 @@ runner only talks to this object:
 
 The runner adds ``game_id``, ``variant``, ``seed``, ``n_players``, ``seat``, ``policy`` and
 ``rank``, so engines never deal with them.
+
+What a later layer needs from a game (its analyses, its report sections) is in the game's
+module named after that layer (:data:`simulator.GAME_HOOKS`), which that layer imports on use
+(:meth:`Game.hook`): no shared module names a game.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from simulator import GAME_HOOKS
 from simulator.core import rules as rules_mod
 from simulator.core.errors import UserError
 
@@ -57,6 +63,42 @@ class Policy:
 
 
 @dataclass(frozen=True)
+class Leader:
+    """What makes a player the leader as a game goes, for the runaway-leader analysis: the
+    largest ``value`` column of the ``timeline`` table at each ``time`` (e.g. cash by year);
+    ``words`` names the value in the report ("cash")."""
+
+    timeline: str
+    time: str
+    value: str
+    words: str
+
+
+@dataclass(frozen=True)
+class StudyPlan:
+    """What the default study plays of a game (``simulator/studies/study.py``, which explains
+    how the sizes are chosen; ``balsim study --scale K`` multiplies every number of games).
+    A 0 leaves that part of the study out for this game."""
+
+    n_games: int = 20_000  # games per dataset and variant
+    player_counts: tuple[int, ...] = ()  # () or none the game allows: its default count
+    # rule variants played beside the printed rules at ``variant_players`` (a sweep on the
+    # same seeds): name -> rules overrides in ``--set`` syntax
+    variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    variant_players: tuple[int, ...] = ()
+    # the sensitivity screen's range ("LOW:HIGH") of an ASSUMED key whose printed value is 0
+    screen_spans: dict[str, str] = field(default_factory=dict)
+    # the strong field: its games per variant without a search seat, and with one
+    strong_games: int = 0
+    strong_search_games: int = 0
+    # the challenge of a strong field's dominant policy: games that tune each challenger, and
+    # the search seat's games
+    challenge_games: int = 0
+    challenge_search_games: int = 0
+    skill_games: int = 0  # the rated ladder: the most games it plays
+
+
+@dataclass(frozen=True)
 class Game:
     name: str
     engine_version: str  # bump on any behaviour change; written into every dataset
@@ -81,6 +123,18 @@ class Game:
     # column that counts it per player-game, above 0 when it happened); the report's table of
     # the rules a field never exercises (simulator/report/exercise.py)
     exercised: tuple[tuple[str, str, str], ...] = ()
+    display_name: str = ""  # the game's name as printed ("" : the name capitalised)
+    # what players.score holds, with its unit, for charts ("final cash (USD)"); None when it is
+    # only 1 for a win and 0 otherwise, so there is no score to describe
+    score_unit: str | None = "score"
+    leader: Leader | None = None  # the runaway-leader analysis, where the game records one
+    study: StudyPlan = field(default_factory=StudyPlan)
+    adapt_games: int = 40_000  # games one variant's adaptation may play (docs/ladder.md)
+    compile_seconds: int = 0  # a cold compile of the engine, CPU s: slowest compiled first
+
+    def __post_init__(self):
+        if not self.display_name:
+            object.__setattr__(self, "display_name", self.name.capitalize())
 
     @property
     def scripted_policies(self) -> list[str]:
@@ -95,6 +149,16 @@ class Game:
     @property
     def rules_path(self) -> Path:
         return Path(__file__).parent.parent / "games" / self.name / "rules.toml"
+
+    def hook(self, layer: str):
+        """The game's module for ``layer`` (``simulator.games.<name>.<layer>``: one of
+        :data:`simulator.GAME_HOOKS`), or None when the game has none."""
+        if layer not in GAME_HOOKS:
+            raise ValueError(f"no game hook for the layer {layer!r}")
+        module = f"simulator.games.{self.name}.{layer}"
+        if importlib.util.find_spec(module) is None:
+            return None
+        return importlib.import_module(module)
 
     def default_rules(self) -> dict:
         return rules_mod.load_toml(self.rules_path)

@@ -18,7 +18,7 @@ from simulator.core.rules import MAX_MAGNITUDE
 # Games a tool plays in one budget (a tune, a fit, a screen's run, a matrix cell, an
 # adaptation): they are held in memory as they are measured, so 10^8 games (a few GB of
 # outcomes, hours on a cluster) is as far as one budget goes.  A dataset streams its games to
-# disk and has its own bound (simulator.run.runner.MAX_PARTS x MAX_CHUNK).
+# disk and has its own bound (simulator.run.plan.MAX_PARTS x MAX_CHUNK).
 MAX_GAMES = 100_000_000
 MAX_SCALE = 1_000  # `study --scale`: 1,000 times the study is 20 million games a dataset
 MAX_JOBS = 4_096  # worker processes (more than any machine's cores; capped to them locally)

@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 
 from simulator.core.errors import UserError
-from simulator.core.game import Game, knob_values
+from simulator.core.game import Game, get_game, knob_values
 from simulator.experiments.adapt_cache import (
     Adaptation,
     cache_key,
@@ -59,7 +59,7 @@ from simulator.experiments.tune import (
     run_jobs,
     tune_job,
 )
-from simulator.run.runner import with_knob_sets
+from simulator.run.plan import with_knob_sets
 
 ADAPTED_SUFFIX = "_adapted"
 ADAPT_SEED = 1  # the adapted field is a property of the rules, not of a dataset's --seed
@@ -84,19 +84,11 @@ class Budget:
         return self.games // (self.rounds * n_policies)
 
 
-# Sized so that `balsim ask` adapts its 2-10 variants and plays every rung within about three
-# minutes on two cores: one variant costs at most about 15 s of CPU (Ekonos: 195,000 games of a
-# scoring variant in 14.4 s, one process), 17 s (Karnaxis: 117,000 games of a loan cap) and 25 s
-# (Karmaggän, about 2,300 games/s); docs/ladder.md "Cost", measured 2026-12-01.
-DEFAULT_BUDGET = {
-    "ekonos": Budget(200_000),
-    "karnaxis": Budget(120_000),
-    "karmaggan": Budget(90_000),
-}
-
-
 def default_budget(game: str) -> Budget:
-    return DEFAULT_BUDGET.get(game, Budget(40_000))
+    """A variant's adaptation by default: the game's ``Game.adapt_games``, sized so that `balsim
+    ask` adapts its 2-10 variants and plays every rung within about three minutes on two
+    cores (at most about 25 s of CPU a variant; docs/ladder.md "Cost")."""
+    return Budget(get_game(game).adapt_games)
 
 
 def adapted_name(policy: str) -> str:

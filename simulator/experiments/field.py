@@ -14,7 +14,7 @@ A balance finding is only as good as its players, so every command that plays ga
 
 :class:`Ladder` turns (game, rules or a sweep's variants, field, player count) into the line-up
 (each seat's policy before seating) and the rules carrying the knob sets that line-up needs;
-``Ladder.plan`` does it to a whole :class:`~simulator.run.runner.Plan` and records the field
+``Ladder.plan`` does it to a whole :class:`~simulator.run.plan.Plan` and records the field
 in it.  A line-up given by name (``--seats``, ``--policy``) names scripted policies, each
 played by its copy on the rung.
 """
@@ -31,7 +31,7 @@ from simulator.experiments.adapt_cache import Adaptation
 from simulator.experiments.lab import scripted_field
 from simulator.experiments.strength import strongest_copy
 from simulator.experiments.tune import line_up
-from simulator.run.runner import Plan, Variant, with_knob_sets
+from simulator.run.plan import Plan, Variant, with_knob_sets
 
 RUNGS = ("scripted", "tuned", "adapted", "search")
 SCRIPTED, TUNED, ADAPTED, SEARCH = RUNGS
@@ -178,7 +178,7 @@ class Ladder:
 
     def with_field(self, variant: Variant, field: Field, found: list[Adaptation] | None):
         """``variant`` played by the field: its rules carrying replicate 0's knob sets and
-        the variant each replicate's (:class:`~simulator.run.runner.Variant`), for a field
+        the variant each replicate's (:class:`~simulator.run.plan.Variant`), for a field
         that adapts."""
         if found is None:
             return variant

@@ -1,19 +1,21 @@
 """Per-seat and per-game values, beyond wins and scores, that the report's flags measure.
 
 ``balsim sensitivity`` (and ``tune`` and ``fit``) see a batch of games as
-:class:`~simulator.experiments.metrics.Outcomes`: wins, scores, length and groups.  The presidency,
-loan and runaway-leader flags measure other things, so a screen could not say which assumed keys
-they depend on.  :func:`flag_values` computes those things from an engine's raw output with
-the analysis's own definitions (a chunk of games made into the frames the analysis reads),
-and the metrics ``presidency_edge``, ``loan_cap_binding:policy=P``,
-``delinquency_rate:policy=P`` and ``runaway_rate`` read them (:mod:`simulator.experiments.metrics`):
+:class:`~simulator.experiments.metrics.Outcomes`: wins, scores, length and groups.  Some flags
+measure other things (a game's own: who presides the most valuable company, whose loans reach
+the cap; and the runaway leader), so a screen could not say which assumed keys they depend
+on.  :func:`flag_values` computes those things from an engine's raw output with the analysis's
+own definitions (a chunk of games made into the frames the analysis reads), and the metrics
+``presidency_edge``, ``loan_cap_binding:policy=P``, ``delinquency_rate:policy=P`` and
+``runaway_rate`` read them (:mod:`simulator.experiments.metrics`):
 
-* ``top_president`` bool[n, p]: the seat presides the single most valuable company, at
-  mid-game where the engine records it (:func:`simulator.analysis.ekonos.with_presidency`);
-* ``cap_binding`` / ``delinquent`` bool[n, p]: the seat's peak loans reached the cap; it got a
-  delinquent payment notice (:func:`simulator.analysis.karnaxis.loan_summary`);
-* ``leader_won`` / ``has_leader`` bool[n]: the leader two thirds into the game won it; the
-  game has a checkpoint (:func:`simulator.analysis.core.runaway_games`).
+* what the game's own analyses give (``flag_values`` of ``simulator.games.GAME.analysis``):
+  ``top_president`` bool[n, p], the seat presides the single most valuable company;
+  ``cap_binding`` / ``delinquent`` bool[n, p], the seat's peak loans reached the cap, it got a
+  delinquent payment notice;
+* ``leader_won`` / ``has_leader`` bool[n]: the leader two thirds into the game (by the
+  game's ``Game.leader``) won it; the game has a checkpoint
+  (:func:`simulator.analysis.core.runaway_games`).
 """
 
 from __future__ import annotations
@@ -21,54 +23,20 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from simulator.analysis.core import runaway_games
-from simulator.analysis.ekonos import PRESIDENCY_KINDS, with_presidency
-from simulator.analysis.karnaxis import PEAK_LOANS, loan_cap
-
-RUNAWAY_TIMELINES = {"years": ("year", "cash_usd"), "rounds": ("round", "blood_coins")}
+from simulator.analysis.core import runaway_games, seat_frame
+from simulator.core.game import Game
 
 
-def flag_values(rules: dict, raw: dict, won: np.ndarray) -> dict[str, np.ndarray]:
-    """The values above that the engine's output ``raw`` allows (``won`` bool[n, p])."""
-    players, games = raw["players"], raw["games"]
-    out = {}
-    if any(name.endswith(("_president", "_president_mid")) for name in players):
-        out["top_president"] = top_presidents(players, games, won.shape)
-    peak = next((c for c in PEAK_LOANS if c in players), None)
-    if peak:
-        out["cap_binding"] = np.asarray(players[peak]) >= loan_cap(rules)
-    if "delinquent_notices" in players:
-        out["delinquent"] = np.asarray(players["delinquent_notices"]) > 0
-    for name, (time, value) in RUNAWAY_TIMELINES.items():
-        if name in raw and value in raw[name]:
-            out["leader_won"], out["has_leader"] = runaway(raw[name], time, value, won)
+def flag_values(game: Game, rules: dict, raw: dict, won: np.ndarray) -> dict[str, np.ndarray]:
+    """The values above that ``game``'s output ``raw`` allows (``won`` bool[n, p])."""
+    own = game.hook("analysis")
+    out = dict(own.flag_values(rules, raw, won)) if hasattr(own, "flag_values") else {}
+    leader = game.leader
+    if leader is not None and leader.value in raw.get(leader.timeline, {}):
+        out["leader_won"], out["has_leader"] = runaway(
+            raw[leader.timeline], leader.time, leader.value, won
+        )
     return out
-
-
-def seat_frame(won: np.ndarray, columns: dict) -> pl.DataFrame:
-    """One row per (game, seat) of a chunk: game_id (the game's index), seat, won, columns."""
-    n, p = won.shape
-    return pl.DataFrame(
-        {
-            "game_id": np.repeat(np.arange(n), p),
-            "seat": np.tile(np.arange(p), n),
-            "won": won.reshape(-1),
-            **{k: np.asarray(v).reshape(-1) for k, v in columns.items()},
-        }
-    )
-
-
-def top_presidents(players: dict, games: dict, shape: tuple) -> np.ndarray:
-    presidents = {k: v for k, v in players.items() if k.endswith(("_president", "_president_mid"))}
-    values = {
-        k: np.asarray(v)
-        for k, v in games.items()
-        if k.startswith("company") and k.endswith(("_value", "_value_mid"))
-    }
-    seats = seat_frame(np.zeros(shape, bool), presidents)
-    frame = with_presidency(pl.DataFrame({"game_id": np.arange(shape[0]), **values}), seats)
-    kinds = frame.sort("game_id", "seat").collect()["presidency"].to_numpy()
-    return (kinds == PRESIDENCY_KINDS[0]).reshape(shape)
 
 
 def runaway(

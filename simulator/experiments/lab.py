@@ -21,7 +21,7 @@ from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
 from simulator.core.seating import Seating, team_mode
 from simulator.experiments.metrics import GROUP_COLUMNS, Outcomes
-from simulator.run.runner import Plan, Variant, seat_policy_ids
+from simulator.run.plan import Plan, Variant, seat_policy_ids
 from simulator.run.warm import warm_up
 from simulator.run.workers import Progress, Workers
 
@@ -51,7 +51,7 @@ class Design:
 
 def seated_plan(design: Design, rules: dict) -> Plan:
     """A plan seating ``design.lineup`` the way ``balsim run`` does by default, so that
-    :func:`simulator.run.runner.seat_policy_ids` gives every game's seat order."""
+    :func:`simulator.run.plan.seat_policy_ids` gives every game's seat order."""
     return Plan(
         game=design.game,
         n_games=0,
@@ -116,7 +116,7 @@ def outcomes_from_raw(
         end_reason=np.asarray(codes, np.int16),
         end_reasons=tuple(labels),
         groups=groups,
-        extra=flag_values(rules, raw, won) if extras else {},
+        extra=flag_values(game, rules, raw, won) if extras else {},
     )
 
 

@@ -33,9 +33,9 @@ GROUP_COLUMNS = ("character", "side")  # engine player columns that hold a group
 
 METRIC_HELP = {
     "win_rate:GROUP=VALUE": "share of games won by the seats of a group, GROUP one of seat "
-    "(0 = starting player), policy, character (Karnaxis) or side "
-    "(Karmaggän: starting = seat 0's team, or other); e.g. "
-    "win_rate:seat=0, win_rate:policy=tycoon, win_rate:side=starting",
+    "(0 = starting player), policy, and where the game records them character or side (in "
+    "team games: starting = seat 0's team, or other); e.g. "
+    "win_rate:seat=0, win_rate:policy=NAME, win_rate:side=starting",
     "score:GROUP=VALUE": "mean final score of the seats of a group",
     "outscore:GROUP=VALUE": "share of the other seats that the group's seats outscore (ties "
     "count half)",
@@ -43,20 +43,21 @@ METRIC_HELP = {
     "e.g. max_policy_share, max_seat_share, max_character_share)",
     "first_player_edge": "seat 0's win rate minus the mean seat's",
     "starting_team_edge": "win rate of the starting team (seat 0's) minus the other team's "
-    "(Karmaggän)",
+    "(team games)",
     "length": "mean game length (years, rounds or turns)",
-    "round_cap_rate": "share of games ended by the round cap (Karmaggän)",
+    "round_cap_rate": "share of games ended by the round cap (games with one)",
     "neighbour_excess:policy=NAME": "win rate of the players seated just after NAME minus what "
     "their own policies win after any neighbour",
     "presidency_edge": "win rate of the president of the single most valuable company at "
     "mid-game minus what "
-    "players of the same policies win without presiding it (Ekonos; 0 when "
+    "players of the same policies win without presiding it (games with presidents; 0 when "
     "no game has a single most valuable company)",
-    "loan_cap_binding:policy=NAME": "share of NAME's players whose loans reach the cap (Karnaxis)",
+    "loan_cap_binding:policy=NAME": "share of NAME's players whose loans reach the cap (games "
+    "with loans)",
     "delinquency_rate:policy=NAME": "share of NAME's players with a delinquent payment notice "
-    "(Karnaxis)",
-    "runaway_rate": "share of games the leader two thirds into the game wins (Karnaxis: cash, "
-    "Karmaggän: blood coins)",
+    "(games with loans)",
+    "runaway_rate": "share of games the leader two thirds into the game wins (the leader by "
+    "the game's own measure, e.g. cash)",
 }
 # metrics that read Outcomes.extra (simulator.experiments.flag_values): name or kind -> the values
 # needed

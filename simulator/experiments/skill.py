@@ -80,7 +80,7 @@ from simulator.experiments.tournament import (
     places,
     seat_policies,
 )
-from simulator.run.runner import Variant
+from simulator.run.plan import Variant
 
 DEPTH_PRECISION = 0.5  # the depth is decided when known within ± half a step
 SKILL_TOOL = "skill"

@@ -21,7 +21,7 @@ from simulator.core.rng import game_seeds
 from simulator.experiments.lab import Design, seated_plan
 from simulator.experiments.metrics import Outcomes
 from simulator.experiments.strength import has_search
-from simulator.run.runner import plan_seating
+from simulator.run.plan import plan_seating
 
 RANDOM = "random"
 SEARCH_RUNGS = "search"  # in a list of rungs: the search player at each budget

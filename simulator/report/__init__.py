@@ -8,10 +8,11 @@ ask folders given, the study's ``runs/answer-QUESTION``); then come the **balanc
 (:mod:`.flags`): at most five findings about the printed rules, ranked by effect and
 certainty and merged across player counts, the rest folded, then the what-ifs on assumed data
 (:mod:`.whatifs`: findings about invented cards and rules, never among the top flags).  Then
-one section per game (seat advantage across player
-counts) and one per dataset (:mod:`.sections`, :mod:`.games`).  Every chart has labelled axes
-with units and a title that states its finding, in one colour-blind-safe palette, and sits
-beside a table of the numbers it draws, its columns in plain words (a glossary at the end).
+one section per game (seat advantage across player counts) and one per dataset
+(:mod:`.sections`, each game's own parts from its package: ``simulator.games.GAME.report``).
+Every chart has labelled axes with units and a title that states its finding, in one
+colour-blind-safe palette, and sits beside a table of the numbers it draws, its columns in
+plain words (a glossary at the end).
 """
 
 from __future__ import annotations

@@ -479,3 +479,9 @@ def most_title(df: pl.DataFrame, label: str, rate: str, verb: str, fair: float |
     if df.height > 1:
         text += f"; {low[label]} least, {share(low[rate])}"
     return text + (f" (fair share {share(fair)})" if fair is not None else "")
+
+
+def peak_title(df: pl.DataFrame, label: str, value: str, text: str) -> str:
+    """``text`` formatted with the label and the value of the row where ``value`` is largest."""
+    r = df.sort(value, descending=True).row(0, named=True)
+    return text.format(r[label], r[value])

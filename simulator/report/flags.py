@@ -28,7 +28,7 @@ import polars as pl
 
 from simulator.analysis import Dataset
 from simulator.core.assumed import AssumedKey, assumed_keys, assumed_under, changed_keys
-from simulator.core.game import GAME_NAMES, SEARCH_POLICY, get_game
+from simulator.core.game import SEARCH_POLICY
 from simulator.report.page import group_text, interval, p_text, pct
 from simulator.report.whatifs import Sensitivity
 
@@ -128,6 +128,9 @@ class Flag:
     metric: str = ""  # the screen metric that measures the finding, when its kind does not say
     also: list["Flag"] = field(default_factory=list)  # the same finding elsewhere
     on_win_rate: bool = True  # False: a finding about how games run (round cap, loans)
+    # a level's win rate over the same policies' other players: its table among a dataset's
+    # analyses and its level there, where another field's dataset measures it again
+    within: tuple[str, str] = ()
 
     @property
     def finding(self) -> tuple[str, str, str, str]:
@@ -182,6 +185,8 @@ class Rules:
         self.out: list[Flag] = []
 
     def flags(self) -> list[Flag]:
+        """Every rule of this module, then the game's own (``flag_rules`` of
+        ``simulator.games.GAME.report``, which add their flags with :meth:`add`)."""
         for rule in (
             self.seats,
             self.policies,
@@ -191,10 +196,11 @@ class Rules:
             self.variants,
             self.round_cap,
             self.runaway,
-            self.loans,
-            self.presidency,
         ):
             rule()
+        own = self.ds.engine.hook("report") if self.ds.engine else None
+        if hasattr(own, "flag_rules"):
+            own.flag_rules(self)
         return self.out
 
     def add(self, kind, subject, effect, text, ev, name, chart, subjects=(), row=None, **flag):
@@ -220,9 +226,9 @@ class Rules:
         )
 
     def assumed(self, subjects) -> list[AssumedKey]:
-        if not subjects or self.ds.game not in GAME_NAMES:
+        game = self.ds.engine
+        if not subjects or game is None:
             return []
-        game = get_game(self.ds.game)
         return assumed_under(
             assumed_keys(game.rules_path), subjects, self.ds.rules, game.default_rules()
         )
@@ -321,7 +327,7 @@ class Rules:
         if strat is None:
             return
         effects = self._effects("character")
-        dealt = self.res.get("karnaxis_dealt")
+        dealt = self.res.get("dealt_character")
         dealt = (
             {r["character"]: r for r in dealt.iter_rows(named=True)} if dealt is not None else {}
         )
@@ -362,6 +368,7 @@ class Rules:
                 "attribution-character",
                 "Character win rates within policy",
                 [f"characters[{name}]"],
+                within=("stratified_character", name),
             )
 
     def _effects(self, component: str) -> dict[str, str]:
@@ -499,77 +506,6 @@ class Rules:
                     "Runaway leader",
                     row=r,
                 )
-
-    def loans(self):
-        df = self.res.get("karnaxis_loans")
-        if df is None or "policy" not in df.columns:
-            return
-        for rate, kind, what in (
-            ("cap_binding", "loan_cap_binding", "the loan cap binds for"),
-            ("delinquent", "delinquency_rate", "delinquent payment notices hit"),
-        ):
-            limit = THRESHOLDS[kind]
-            hit = sorted(
-                (
-                    r
-                    for r in df.iter_rows(named=True)
-                    if r.get(rate) is not None and r[rate + "_lo"] >= limit
-                ),
-                key=lambda r: -r[rate + "_lo"],
-            )
-            if hit:
-                names = "; ".join(
-                    f"{pct(r[rate])} of {r['policy']} players "
-                    f"({interval(r[rate + '_lo'], r[rate + '_hi'])}, n = {r['n']:,})"
-                    for r in hit
-                )
-                top = hit[0]
-                self.add(
-                    kind,
-                    "",
-                    past(top[rate], top[rate + "_lo"], limit),
-                    f"{what} {names}.",
-                    evidence(top, rate),
-                    "loans",
-                    "Loans",
-                    ["loans"],
-                    metric=f"{kind}:policy={top['policy']}",
-                    on_win_rate=False,
-                )  # kinds named as the metrics
-
-    def presidency(self):
-        """The president of the single most valuable company at mid-game (before the outcome)
-        wins far more than players of the same policies who do not preside it (strong
-        policies become presidents more often)."""
-        df, strat = (
-            self.res.get("ekonos_presidency"),
-            self.res.get("ekonos_presidency_within_policy"),
-        )
-        if df is None or strat is None:
-            return
-        raw = df.filter(pl.col("player") == "top_president")
-        top = strat.filter(pl.col("level") == "top_president")
-        if raw.is_empty() or top.is_empty():
-            return
-        r, a = raw.row(0, named=True), top.row(0, named=True)
-        effect = away(a["excess"], a["excess_lo"], a["excess_hi"], 0.0)
-        if not (a["excess"] > 0 and self.beyond(effect, "presidency")):
-            return
-        ev = signed(a["excess"], a["excess_lo"], a["excess_hi"])
-        when = r.get("measured_at", "end")
-        self.add(
-            "presidency",
-            "",
-            effect,
-            f"the president of the single most valuable company at {when} wins {evidence(r)} "
-            f"of games against {pct(a['expected_rate'])} for players of the same policies "
-            f"who do not preside it: {ev} ({pct(r['tied_games_share'])} of games have several "
-            f"companies tied for most valuable and are counted apart).",
-            ev,
-            "presidency",
-            "Presidency advantage",
-            ["deck", "board", "companies"],
-        )
 
 
 def signed(value: float, lo: float, hi: float) -> str:

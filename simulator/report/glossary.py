@@ -52,8 +52,9 @@ TERMS = (
         "g-scripted",
         "scripted players",
         r"\bscripted\b",
-        "Hand-written policies (a tycoon, a cash hoarder...) playing their rules of thumb with "
-        "the knobs as written. The weakest field of players, and the fastest.",
+        "Hand-written policies (one that borrows to build, one that hoards cash...) playing "
+        "their rules of thumb with the knobs as written. The weakest field of players, and the "
+        "fastest.",
     ),
     Term(
         "g-tuned",

@@ -19,7 +19,6 @@ from simulator.report.charts import (
     rate_bars,
     share,
 )
-from simulator.report.games import ekonos_parts, karmaggan_parts, karnaxis_parts
 from simulator.report.page import VALUE_WORDS, block, column_name
 
 ATTRIBUTION_NOTE = (
@@ -27,8 +26,8 @@ ATTRIBUTION_NOTE = (
     "components (statsmodels Logit, standard errors clustered by game). A factor's odds ratio "
     "compares a level with the average level of that factor, others held fixed; a count's is "
     "per unit. Holm-corrected: over the table. A level that never wins has no finite "
-    "odds ratio; a factor the others determine (e.g. Karmaggän's side, on the starting team "
-    "or not, is the seat parity) is 'aliased'."
+    "odds ratio; a factor the others determine (e.g. a team, on the starting team or not, "
+    "where the teams are the seats' parity) is 'aliased'."
 )
 STRATIFIED_NOTE = (
     "Bars: the win rate within policy with its interval; diamonds: the win rate as played; "
@@ -324,7 +323,8 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
             f"The leader two thirds in wins {share(chart['rate'][0])} of games "
             f"(fair share {share(df['fair_share'][0])})",
         )
-        measure = {"karnaxis": "cash", "karmaggan": "blood coins"}.get(ds.game, "score")
+        leader = ds.engine.leader if ds.engine else None
+        measure = leader.words if leader else "score"
         parts.append(
             block(
                 anchor,
@@ -335,12 +335,9 @@ def dataset_section(i: int, ds: Dataset, res: dict) -> str:
                 f"through the game (e.g. year 8 of 12); dashed: fair share.",
             )
         )
-    if ds.game == "karnaxis":
-        parts.append(karnaxis_parts(pid, ds, res))
-    elif ds.game == "karmaggan":
-        parts.append(karmaggan_parts(pid, ds, res))
-    elif ds.game == "ekonos":
-        parts.append(ekonos_parts(pid, ds, res))
+    own = ds.engine.hook("report") if ds.engine else None
+    if own is not None:
+        parts.append(own.sections(pid, ds, res))
     parts.append("</section>")
     return "".join(parts)
 
@@ -393,7 +390,7 @@ def top_median_title(df: pl.DataFrame, label: str, verb: str) -> str:
 
 
 def score_unit(ds: Dataset) -> str:
-    return {"karnaxis": "final cash (USD)", "ekonos": "final score (M.U.)"}.get(ds.game, "score")
+    return (ds.engine.score_unit if ds.engine else None) or "score"
 
 
 def incomplete(ds: Dataset) -> str:
@@ -483,6 +480,26 @@ def attribution_parts(pid: str, ds: Dataset, res: dict) -> str:
                     STRATIFIED_NOTE,
                 )
             )
+    df = res.get("dealt_character")
+    if df is not None:
+        fig = rate_bars(
+            df,
+            "character",
+            "win_rate_dealt",
+            "win rate when dealt (% of players)",
+            title=most_title(df, "character", "win_rate_dealt", "wins", None) + " when dealt",
+        )
+        parts.append(
+            block(
+                f"{pid}-dealt",
+                "Characters dealt and kept",
+                fig,
+                df,
+                "Being dealt a character is chance alone, so the win rate when dealt is free "
+                "of the policy's choice; kept when dealt: how often a player dealt the card "
+                "keeps it.",
+            )
+        )
     df = res.get("neighbour_summary")
     if df is not None:
         chart = df.select(

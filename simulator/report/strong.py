@@ -146,12 +146,8 @@ def measure(flag: Flag, res: dict, variant: str, like: Measure | None = None) ->
             False,
             rate_text(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], f"{name} "),
         )
-    if kind in ("dominant character", "presidency"):
-        table, level = (
-            ("stratified_character", subject)
-            if kind == "dominant character"
-            else ("ekonos_presidency_within_policy", "top_president")
-        )
+    if flag.within:  # a level's win rate over the same policies' other players
+        table, level = flag.within
         r = row(res, table, "level", level)
         return r and Measure(
             r["excess"],

@@ -23,7 +23,8 @@ import numpy as np
 from simulator.core.errors import UserError
 from simulator.core.game import Game
 from simulator.core.rng import game_seeds
-from simulator.run.runner import MAX_CHUNK, Plan, Variant, execute, seat_policy_ids
+from simulator.run.plan import MAX_CHUNK, Plan, Variant, seat_policy_ids
+from simulator.run.runner import execute
 from simulator.run.warm import compiling
 
 TARGET_SECONDS = 5.0

@@ -13,7 +13,7 @@ from pathlib import Path
 from simulator.core.errors import UserError
 from simulator.core.game import get_game
 from simulator.run import store, whole
-from simulator.run.runner import Plan, plan_from_manifest, resume_command
+from simulator.run.plan import Plan, plan_from_manifest, resume_command
 
 
 def holds_game(out: Path, manifest: dict, game_id: int, variant_index: int) -> bool:

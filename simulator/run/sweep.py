@@ -6,7 +6,7 @@ import itertools
 
 from simulator.core.game import Game
 from simulator.core.rules import RulesError, load_toml, lookup, merge, nest, parse_set, toml_value
-from simulator.run.runner import Variant
+from simulator.run.plan import Variant
 
 BASE = "base"
 

@@ -18,8 +18,6 @@ from simulator import KERNEL_CACHE
 from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
 
-DISPLAY_NAMES = {"karmaggan": "Karmaggän"}
-
 
 def compiled_marker(game: Game) -> Path | None:
     """A file in ``game``'s compiled-kernel folder (one per version of the sources its kernels
@@ -38,8 +36,11 @@ def compiling(game: Game):
     version of the sources), that it is compiling; remember it once the call succeeds."""
     marker = compiled_marker(game)
     if marker is not None and not marker.exists():
-        name = DISPLAY_NAMES.get(game.name, game.name.capitalize())
-        print(f"compiling the {name} engine, first run only…", file=sys.stderr, flush=True)
+        print(
+            f"compiling the {game.display_name} engine, first run only…",
+            file=sys.stderr,
+            flush=True,
+        )
     yield
     if marker is not None and not marker.exists():
         try:
@@ -59,11 +60,6 @@ def warm_up(game: Game, params: tuple, n_players: int) -> None:
         game.play(params, game_seeds(0, np.zeros(1, np.int64)), np.zeros((1, n_players), np.int8))
 
 
-# Cold compile of each engine and its search player's kernels on one core (measured 2026-12-01,
-# CPU seconds): the order in which warm_engines starts them, slowest first.
-COMPILE_SECONDS = {"karmaggan": 34, "karnaxis": 28, "ekonos": 15}
-
-
 def warm_engine(name: str, n_players: int) -> None:
     """Compile ``name``'s engine, and its search player's kernels when it has one (a game
     with a search seat may run its own kernel, compiled at that game's first call)."""
@@ -80,7 +76,8 @@ def warm_engine(name: str, n_players: int) -> None:
 def warm_engines(players: dict[str, int], jobs: int) -> None:
     """Compile the engines of ``players`` (game name -> a player count) that the kernel cache
     lacks side by side, one process each, slowest first: a fresh checkout then waits for the
-    slowest engine's compile rather than for all of them in turn.  With one job, or one engine
+    slowest engine's compile rather than for all of them in turn (``Game.compile_seconds``:
+    each engine's cold compile, measured).  With one job, or one engine
     missing, nothing is done here: each engine compiles at its first run."""
     from joblib import effective_n_jobs
 
@@ -88,7 +85,7 @@ def warm_engines(players: dict[str, int], jobs: int) -> None:
 
     missing = [
         name
-        for name in sorted(players, key=lambda g: -COMPILE_SECONDS.get(g, 0))
+        for name in sorted(players, key=lambda g: -get_game(g).compile_seconds)
         if (marker := compiled_marker(get_game(name))) is not None and not marker.exists()
     ]
     workers = min(effective_n_jobs(jobs), len(missing))

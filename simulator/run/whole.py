@@ -48,7 +48,7 @@ def part_stamp(
     plan, engine_version: str, task: int, variant_index: int, first: int, n: int, digest=None
 ) -> dict[str, str]:
     """The ``balsim.*`` metadata of the part of ``task`` (``plan`` as in
-    :class:`simulator.run.runner.Plan`; ``digest``: its variant's :func:`plan_digest`)."""
+    :class:`simulator.run.plan.Plan`; ``digest``: its variant's :func:`plan_digest`)."""
     variant = plan.variants[variant_index]
     return {
         "game": plan.game,

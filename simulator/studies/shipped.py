@@ -11,14 +11,14 @@ from simulator.experiments.adapt_cache import rules_digest
 def shipped_rules(game: Game) -> dict[int, list[dict]]:
     """Player count -> the distinct rules the questions and the study play ``game`` under."""
     from simulator.studies.recipes import RECIPES
-    from simulator.studies.study import DEFAULT_STUDY, STUDY, game_datasets, study_variants
+    from simulator.studies.study import game_datasets, study_variants
 
     out: dict[int, dict[str, dict]] = {}
     for recipe in RECIPES.values():
         if recipe.game == game.name:
             for v in recipe.variants(game, game.rules()):
                 out.setdefault(recipe.players, {})[rules_digest(v.rules)] = v.rules
-    swept = study_variants(game, STUDY.get(game.name, DEFAULT_STUDY))
+    swept = study_variants(game, game.study)
     for n, variants in game_datasets(game, swept):
         for v in variants:
             out.setdefault(n, {})[rules_digest(v.rules)] = v.rules

@@ -1,15 +1,16 @@
 """The default balance study: every implemented game at several player counts, then the report.
 
 ``run_study`` plays each game of :data:`simulator.core.game.GAME_NAMES` at the player counts of
-:data:`STUDY`, with the game's scripted policies filling the seats in turn and balanced seat
-orders (so seat, neighbour and policy effects separate), writes one dataset per game and player
-count under ``runs_dir`` and the playtest report to ``report_path``.  Each game with tuned knob sets
-or a search player also gets a strong-field dataset (:data:`STRONG`), which tells each balance
-flag whether it holds with strong players.  Each of the designer's questions whose game it
-plays is asked as ``balsim ask`` asks it, at the study's scale (``runs/answer-QUESTION``:
+its study plan (``Game.study``, a :class:`simulator.core.game.StudyPlan` each game's package
+sets), with the game's scripted policies filling the seats in turn and balanced seat orders (so
+seat, neighbour and policy effects separate), writes one dataset per game and player count
+under ``runs_dir`` and the playtest report to ``report_path``.  Each game with tuned knob sets
+or a search player also gets a strong-field dataset, which tells each balance flag whether it
+holds with strong players.  Each of the designer's questions whose game it plays is asked as
+``balsim ask`` asks it, at the study's scale (``runs/answer-QUESTION``:
 :mod:`simulator.studies.recipes.in_study`), and the report's first screen is those answers.
-Sizes are set so the whole study takes a few minutes on 2 cores; tune them in :data:`STUDY`,
-the one place they live.
+Sizes are set so the whole study takes a few minutes on 2 cores; how each is chosen is told
+below, next to what every game shares.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 from pathlib import Path
 
 from simulator.core.errors import Fault, Interrupted, UserError
-from simulator.core.game import GAME_NAMES, get_game
+from simulator.core.game import GAME_NAMES, StudyPlan, get_game
 from simulator.core.rules import RulesError
 from simulator.experiments.adapt import Budget
 from simulator.experiments.field import RUNGS, SCRIPTED, TUNED, Field, Ladder
@@ -33,7 +34,8 @@ from simulator.report.strong import CHALLENGE_TOOL, dominant_policies, field_of,
 from simulator.report.tool_charts import screen_files, skill_files
 from simulator.run.checks import whole_tasks
 from simulator.run.outputs import DATASET, add_to_record, claim, out_record
-from simulator.run.runner import Plan, Target, Variant, execute_all, plan_from_manifest
+from simulator.run.plan import Plan, Variant, plan_from_manifest
+from simulator.run.runner import Target, execute_all
 from simulator.run.store import WRITER, Writing, checked_path, inside_dataset, own_manifest
 from simulator.run.warm import warm_engines
 from simulator.studies.recipes.in_study import answer_folders, study_answers
@@ -42,41 +44,12 @@ from simulator.studies.seats import study_seats
 STUDY_SEED = 20_261_129
 STUDY_WRITER = "study"  # recorded in the study's datasets and folders: it replaces them
 
-# Games per dataset and the player counts studied, per game.  A game missing here is studied
-# with DEFAULT_STUDY at its default player count.  "variants" maps a variant name to rule
-# overrides (``--set`` syntax), played beside the base rules at the "variant_players" counts
-# (a sweep on the same seeds); a variant whose keys the game rejects is skipped with a note.
+# Each game's datasets (StudyPlan.n_games, .player_counts, .variants at .variant_players: a
+# sweep on the same seeds; a variant whose keys the game rejects is skipped with a note).
 # What decides a flag is the verdict within the 2-point margin of a win rate (TOST at 5%):
 # about 4,000 games for a seat's share of 1/4 at 80% power (0.19 x (1.645 + 1.28)^2 / 0.02^2),
-# so every dataset plays a few times that; Ekonos's 50,000 of before (intervals of ±0.4
-# points) went to the search seats below.  `balsim study --scale K` multiplies every budget of
-# this file (datasets, strong fields, screens, rated ladders) for a cluster.
-STUDY = {
-    "ekonos": {
-        "n_games": 12_000,
-        "player_counts": (3, 4, 5, 6),
-        "variants": {"start_12": ["setup.start_money=12"]},
-        "variant_players": (4,),
-    },
-    "karnaxis": {
-        "n_games": 20_000,
-        "player_counts": (2, 4, 6),
-        "variants": {
-            "loan_cap_100k": ["loans.cap_usd=100000"],
-            "flat_tax": [
-                "taxes.standard_usd=[10000, 15000, 25000, 45000, 65000, 85000, 105000, 125000]"
-            ],
-        },
-        "variant_players": (4,),
-    },
-    "karmaggan": {
-        "n_games": 8_000,
-        "player_counts": (2, 4, 6),
-        "variants": {f"blood_coins_{k}": [f"setup.blood_coins_4_6={k}"] for k in (2, 3, 5, 6)},
-        "variant_players": (4,),
-    },
-}
-DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
+# so every dataset plays a few times that.  `balsim study --scale K` multiplies every budget
+# (datasets, strong fields, screens, rated ladders) for a cluster.
 
 # The sensitivity screen of every ASSUMED key of each game at SCREEN_PLAYERS
 # (simulator.experiments.sensitivity): numbers by Morris (a card's numbers move together),
@@ -89,68 +62,49 @@ DEFAULT_STUDY = {"n_games": 20_000, "player_counts": (), "variants": {}}
 # m alternatives sees 5 sqrt(m) points each), and a number 4 trajectories of 884 games a run
 # (a Morris step spans 2/3 of the range: 1,570 / (4 x 4/9)).  SCREEN_SCALE multiplies every
 # screen's games (``balsim study --screen-scale``); the default can see 5 points.  An assumed 0
-# cannot be scaled, so SCREEN_SPANS gives it a range.
+# cannot be scaled, so the game's StudyPlan.screen_spans gives it a range.
 SCREEN_PLAYERS = 4
 SCREEN_TRAJECTORIES = 4
 SCREEN_DETECT = 0.05
 SCREEN_SCALE = 1.0
 SCREEN_MIN_GAMES = 48  # games per run or per choice at the smallest scales (the tests')
-SCREEN_SPANS = {
-    "ekonos": {"setup.start_money": "0:12"},
-    "karnaxis": {"unemployment.start_usd": "0:20000"},
-}
 
 # The strong field (simulator.experiments.strength: tuned knob sets, one search seat where the
-# game has a search player and "search_games" is not 0), played at STRONG_PLAYERS with the same
-# variants, so every balance flag can say whether it holds with strong players.  A search seat
-# at its default budget costs, per core, about 1/21 s a game in Ekonos, 1/55 s in Karnaxis and
-# 1/13 s in Karmaggän (a search team; `balsim bench`, 89c92a7), so each variant gets what the
-# study's minutes afford: 50 to 250 games, intervals of ±5 to ±10 points on the search seat's
-# win rate, enough to see a large flag vanish with strong players, not to call one balanced.
-# "n_games" is the tuned field's, played where a game has no search player.
-STRONG = {
-    "ekonos": {"n_games": 8_000, "search_games": 120},
-    "karnaxis": {"n_games": 4_000, "search_games": 240},
-    "karmaggan": {"n_games": 1_000, "search_games": 48},
-}
+# game has a search player and StudyPlan.strong_search_games is not 0), played at
+# STRONG_PLAYERS with the same variants, so every balance flag can say whether it holds with
+# strong players.  A search seat costs tens of milliseconds a game (each game's plan says how
+# many), so each variant gets what the study's minutes afford: 50 to 250 games, intervals of
+# ±5 to ±10 points on the search seat's win rate, enough to see a large flag vanish with strong
+# players, not to call one balanced.  StudyPlan.strong_games is the tuned field's, played
+# where a game has no search player.
 STRONG_PLAYERS = 4
 
 # The challenge of every dominant policy a strong field's dataset flags (simulator.experiments
 # .strength.challenge): each other scripted policy, from its copy on the field's rung, re-tuned
 # against a field of the incumbent, and a search seat against the same field, on held-out
-# games; the flag shows whether anyone beats it.  "budget" games tune each challenger (the
-# fewest with which CMA-ES still makes a generation of 15 knobs at the smallest scales), and
-# "search_games" are the search seat's (as many as SKILL affords per game).
-CHALLENGE = {
-    "ekonos": {"budget": 6_000, "search_games": 60},
-    "karnaxis": {"budget": 6_000, "search_games": 60},
-    "karmaggan": {"budget": 3_000, "search_games": 24},
-}
+# games; the flag shows whether anyone beats it.  StudyPlan.challenge_games tune each
+# challenger (at least CHALLENGE_MIN_GAMES: the fewest with which CMA-ES still makes a
+# generation of 15 knobs at the smallest scales), and .challenge_search_games are the search
+# seat's (as many as the rated ladder affords per game).
 CHALLENGE_MIN_GAMES = 2_000
 
 
 # The rated ladder of each game (simulator.experiments.skill): random, the scripted, tuned and
 # adapted fields and the search player at half, once and twice its own rollouts, in balanced
-# line-ups at STRONG_PLAYERS, in looks until the depth and the plateau are decided;
-# the report's "Skill and luck" section.  "n_games" is the most games a game plays, in whole
-# rounds of its line-ups' seat orders (free-for-all: 7 line-ups of 24 orders, 168 games a
-# round; Karmaggän's teams: 21 pairs of rungs, 168 games).  Sized by the search's cost: a game
-# seats on average 4/7 of each search rung (Karmaggän: 2/7 of a search team), so Ekonos
-# (rollouts 8, 16, 32) spends about 32 rollouts a game, Karnaxis (2, 4, 8) 8, Karmaggän
-# (12, 24, 48) 48, each about the cost of the 1-to-64-rollout curves played before; a depth of
-# a dozen steps is known within a step or two after a round, a plateau within 2 points needs
-# far more games than the study plays, and the report says so.
-SKILL = {
-    "ekonos": {"n_games": 1_008},
-    "karnaxis": {"n_games": 2_016},
-    "karmaggan": {"n_games": 336},
-}
+# line-ups at STRONG_PLAYERS, in looks until the depth and the plateau are decided; the
+# report's "Skill and luck" section.  StudyPlan.skill_games is the most games a game plays, in
+# whole rounds of its line-ups' seat orders (free-for-all: 7 line-ups of 24 orders, 168 games a
+# round; teams: 21 pairs of rungs, 168 games).  Sized by the search's cost: a game seats on
+# average 4/7 of each search rung (2/7 of a search team), so each game's plan spends about the
+# cost of the 1-to-64-rollout curves played before (its plan says how many rollouts a game);
+# a depth of a dozen steps is known within a step or two after a round, a plateau within 2
+# points needs far more games than the study plays, and the report says so.
 
 
-def study_variants(game, spec: dict) -> list[Variant]:
+def study_variants(game, spec: StudyPlan) -> list[Variant]:
     # every variant records the same value columns, so the dataset's parts line up
     variants = [Variant("base", game.rules(), {"overrides": ""})]
-    for name, sets in spec.get("variants", {}).items():
+    for name, sets in spec.variants.items():
         try:
             variants.append(
                 Variant(name, game.rules(sets=tuple(sets)), {"overrides": "; ".join(sets)})
@@ -162,11 +116,12 @@ def study_variants(game, spec: dict) -> list[Variant]:
 
 def game_datasets(game, swept: list[Variant]) -> list[tuple[int, list[Variant]]]:
     """(player count, variants) of each of the game's datasets in the study: every count it
-    studies, the variants ``swept`` at the counts of "variant_players", the base elsewhere."""
-    spec = STUDY.get(game.name, DEFAULT_STUDY)
-    counts = [n for n in spec["player_counts"] if n in game.player_counts]
+    studies, the variants ``swept`` at the counts of its plan's ``variant_players``, the base
+    elsewhere."""
+    spec = game.study
+    counts = [n for n in spec.player_counts if n in game.player_counts]
     return [
-        (n, swept if n in spec.get("variant_players", ()) else swept[:1])
+        (n, swept if n in spec.variant_players else swept[:1])
         for n in counts or [game.default_players]
     ]
 
@@ -186,8 +141,8 @@ def study_plans(
     plans = []
     for name in GAME_NAMES:
         game = get_game(name)
-        spec = STUDY.get(name, DEFAULT_STUDY)
-        n_games = max(100, int(spec["n_games"] * scale))
+        spec = game.study
+        n_games = max(100, int(spec.n_games * scale))
         chunk = max(1_000, min(game.chunk_size, -(-n_games // 4)))
         swept = study_variants(game, spec)
         for n, variants in game_datasets(game, swept):
@@ -213,15 +168,18 @@ def study_plans(
 
 def strong_plan(game, variants: list[Variant], scale: float) -> tuple[str, Plan] | None:
     """(folder, plan) of the game's strong-field dataset, or None when it has no strong field."""
-    spec = STRONG.get(game.name)
+    spec = game.study
     seats = (
-        strong_seats(game, game.rules(), STRONG_PLAYERS, spec["search_games"] > 0) if spec else None
+        strong_seats(game, game.rules(), STRONG_PLAYERS, spec.strong_search_games > 0)
+        if spec.strong_games or spec.strong_search_games
+        else None
     )
     if seats is None or STRONG_PLAYERS not in game.player_counts:
         return None
     searching = SEARCH in seats
     n_games = max(
-        10 if searching else 100, int(spec["search_games" if searching else "n_games"] * scale)
+        10 if searching else 100,
+        int((spec.strong_search_games if searching else spec.strong_games) * scale),
     )
     chunk = max(10, min(game.chunk_size, -(-n_games // 4)))
     return (
@@ -466,7 +424,7 @@ def run_screens(
             continue
         t = time.perf_counter()
         try:
-            plan = plan_screen(game, rules, [], True, (0.5, 1.5), n, SCREEN_SPANS.get(name))
+            plan = plan_screen(game, rules, [], True, (0.5, 1.5), n, game.study.screen_spans)
             total = SCREEN_TRAJECTORIES * (len(plan.factors) + 1) * per_run + 2 * per_choice * len(
                 plan.choices
             )
@@ -507,19 +465,20 @@ def run_challenges(
     scheduler: str | None = None,
 ) -> list[Path]:
     """Challenge every dominant policy of each strong-field dataset among ``dirs`` (see
-    CHALLENGE): one folder per game with such datasets, its record holding every challenge
+    CHALLENGE_MIN_GAMES): one folder per game with such datasets, its record holding every challenge
     (none when nothing is dominant); with ``resume`` a folder done is kept."""
     from simulator.analysis import Dataset
     from simulator.run.outputs import OUT_MARK, writing_result
 
     out = []
     opened = [Dataset(d) for d in dirs]
-    for name, spec in CHALLENGE.items():
+    for name in GAME_NAMES:
+        spec = get_game(name).study
         strong = [ds for ds in opened if ds.game == name and is_strong(ds)]
-        if not strong:
+        if not strong or not spec.challenge_games:
             continue
-        budget = max(CHALLENGE_MIN_GAMES, int(spec["budget"] * scale))
-        search_games = max(12, int(spec["search_games"] * scale))
+        budget = max(CHALLENGE_MIN_GAMES, int(spec.challenge_games * scale))
+        search_games = max(12, int(spec.challenge_search_games * scale))
         asked = [(ds, incumbent) for ds in strong for incumbent in dominant_policies(ds)]
         path = runs_dir / challenge_folder(name)
         command = (
@@ -585,8 +544,8 @@ def run_skill(
     resume: bool = False,
     scheduler: str | None = None,
 ) -> list[Path]:
-    """The rated ladder of each game (see SKILL), one folder each, on ``jobs`` workers or the
-    dask cluster at ``scheduler``; with ``resume`` a ladder done is kept."""
+    """The rated ladder of each game (see StudyPlan.skill_games), one folder each, on ``jobs``
+    workers or the dask cluster at ``scheduler``; with ``resume`` a ladder done is kept."""
     from simulator.experiments.field import Ladder
     from simulator.experiments.lab import Lab
     from simulator.experiments.skill import rate_ladder, write_skill
@@ -599,11 +558,12 @@ def run_skill(
     )
 
     out = []
-    for name, spec in SKILL.items():
+    for name in GAME_NAMES:
         game = get_game(name)
-        if STRONG_PLAYERS not in game.player_counts:
+        spec = game.study
+        if not spec.skill_games or STRONG_PLAYERS not in game.player_counts:
             continue
-        n_games = max(24, int(spec["n_games"] * scale))
+        n_games = max(24, int(spec.skill_games * scale))
         path = runs_dir / skill_folder(name)
         rules = game.rules()
         budgets = default_budgets(game, rules) if has_search(game) else ()

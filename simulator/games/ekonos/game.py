@@ -8,9 +8,9 @@ import numpy as np
 
 from policies import ekonos as policies
 from policies.search import MAX_ROLLOUTS
-from simulator.core.game import Game, policy_knobs
+from simulator.core.game import Game, StudyPlan, policy_knobs
 from simulator.core.rules import RulesError, require
-from simulator.games.ekonos import games
+from simulator.games.ekonos import chunk
 from simulator.games.ekonos import state as S
 
 ENGINE_VERSION = "ekonos-6"
@@ -188,7 +188,7 @@ def allocate(cfg: np.ndarray, n: int):
 def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     cfg, knobs = params
     out_games, out_players, company_games, company_players = allocate(cfg, len(seeds))
-    games.play_games(
+    chunk.play_games(
         cfg,
         knobs,
         seeds,
@@ -209,7 +209,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     }
     for c in range(n_companies):
         columns[f"company{c}_value"] = company_games[:, c].astype(np.int16)
-    for c in range(n_companies):  # at mid-game (games.mid_turn): before the outcome
+    for c in range(n_companies):  # at mid-game (chunk.mid_turn): before the outcome
         columns[f"company{c}_value_mid"] = company_games[:, n_companies + c].astype(np.int16)
     names = (
         "score",
@@ -249,7 +249,7 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     """The trace rows (int64[k, TRACE_WIDTH]) of one game."""
     cfg, knobs = params
     trace = np.zeros((max_events, S.TRACE_WIDTH), dtype=np.int64)
-    n = games.play_games(
+    n = chunk.play_games(
         cfg,
         knobs,
         np.array([seed], np.uint64),
@@ -383,4 +383,23 @@ GAME = Game(
         ("event", "expand with nothing to place", "expansions_empty"),
         ("event", "discard a card no function can play", "cards_discarded"),
     ),
+    score_unit="final score (M.U.)",
+    # a search seat at its default budget plays about 21 games a second per core (`balsim
+    # bench`, 89c92a7)
+    study=StudyPlan(
+        n_games=12_000,
+        player_counts=(3, 4, 5, 6),
+        variants={"start_12": ("setup.start_money=12",)},
+        variant_players=(4,),
+        screen_spans={"setup.start_money": "0:12"},
+        strong_games=8_000,
+        strong_search_games=120,
+        challenge_games=6_000,
+        challenge_search_games=60,
+        skill_games=1_008,  # rungs of 8, 16 and 32 rollouts: about 32 rollouts a game
+    ),
+    # one variant's adaptation: 195,000 games of a scoring variant in 14.4 s of one core
+    # (docs/ladder.md "Cost", 2026-12-01)
+    adapt_games=200_000,
+    compile_seconds=15,  # cold, engine and search player, one core (2026-12-01)
 )

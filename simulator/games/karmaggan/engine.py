@@ -1,7 +1,8 @@
 """Karmaggän engine: numba kernels over plain int64 arrays (rulebook: shared/rules/karmaggan.md).
 
-This module sets a game up, plays its rounds to the end and writes the outputs; the rules live
-in one module per rulebook section, each importing only the ones above it:
+This module sets a game up and plays its rounds to the end (:mod:`chunk` plays whole games and
+writes their outputs); the rules live in one module per rulebook section, each importing only
+the ones above it:
 
 * :mod:`core`      a new game, the trace, figures on the board, coins and cards
 * :mod:`death`     Dead or Alive, A New Life: losing coins, dying, Invocation tiles
@@ -43,10 +44,10 @@ the bank, combat between plunderers moves them between players.
 
 import numpy as np
 
-from simulator.core.kernel import allocating, entry, layer, rule
-from simulator.core.rng import N_STREAMS, SETUP, rng_below, shuffle
+from simulator.core.kernel import allocating, layer, rule
+from simulator.core.rng import SETUP, rng_below, shuffle
 from simulator.games.karmaggan.board import is_jungle
-from simulator.games.karmaggan.core import draw_object, gain_coins, new_game, place_figure, record
+from simulator.games.karmaggan.core import draw_object, gain_coins, place_figure, record
 from simulator.games.karmaggan.movement import plunderer_turn
 from simulator.games.karmaggan.spawns import swarm_turn
 from simulator.games.karmaggan.state import (
@@ -77,14 +78,12 @@ from simulator.games.karmaggan.state import (
     CFG_START_MEDALLIONS,
     CFG_START_OBJECTS,
     CFG_STARTS,
-    CFG_STATE_SIZE,
     CFG_TCARDS,
     CFG_TEAM_MODE,
     D_OBJECTS,
     D_TEMPLE,
     DCACHE_SLOTS,
     DEAD,
-    ELIMINATED,
     END_ALL_DEAD,
     END_EGG,
     END_ROUND_CAP,
@@ -95,73 +94,22 @@ from simulator.games.karmaggan.state import (
     F_OWNER,
     F_POS,
     G_BANK,
-    G_DEATHS,
     G_DKEY,
     G_EGG_CARRIER,
     G_EGG_LEFT_ROUND,
     G_EGG_POS,
     G_END,
     G_MEDALLION_BANK,
-    G_NEV,
     G_ODECK_N,
-    G_OUT_BANK,
-    G_OUT_DEATHS,
-    G_OUT_EGG_LEFT,
-    G_OUT_END,
-    G_OUT_LENGTH,
-    G_OUT_SEARCH,
-    G_OUT_WIN_TEAM,
-    G_OUT_WINNER,
     G_ROUND,
-    G_SEARCH_DECISIONS,
     G_SEAT,
     G_WIN_TEAM,
     G_WINNER,
-    MAX_PLAYERS,
-    N_SOURCES,
     NOBODY,
     OFF,
     P_COINS,
-    P_COMBATS_LOST,
-    P_COMBATS_WON,
     P_DEATH_ROUND,
-    P_EGG_PASSES,
-    P_EGG_TAKES,
-    P_EGG_THROWS,
-    P_EGG_TURNS,
-    P_GAIN_BLOOD,
-    P_GAIN_COMBAT,
-    P_GAIN_OTHER,
-    P_LOST_ARROWS,
-    P_MEDALLION_INVOKES,
     P_MEDALLIONS,
-    P_OBJECTS_PLAYED,
-    P_OUT_ARROWS,
-    P_OUT_BLOOD_GAIN,
-    P_OUT_COMBAT_GAIN,
-    P_OUT_DEATH_ROUND,
-    P_OUT_DIED,
-    P_OUT_EGG_TURNS,
-    P_OUT_ELIMINATED,
-    P_OUT_FINAL,
-    P_OUT_INVOKED,
-    P_OUT_LOST_COMBATS,
-    P_OUT_MEDALLION_INVOKES,
-    P_OUT_OBJECTS,
-    P_OUT_OTHER_GAIN,
-    P_OUT_PASSES,
-    P_OUT_SACRIFICES,
-    P_OUT_SCORE,
-    P_OUT_SPAWN_TURNS,
-    P_OUT_START,
-    P_OUT_TAKES,
-    P_OUT_TEAM,
-    P_OUT_THROWS,
-    P_OUT_WON,
-    P_OUT_WON_COMBATS,
-    P_SACRIFICES,
-    P_SPAWN_TURNS,
-    P_SPAWNS_INVOKED,
     P_START_COINS,
     P_STATUS,
     P_SWARM,
@@ -350,89 +298,3 @@ def play_rounds(state, rules, knobs, rng, trace, timeline):
     cap = rules[CFG_ROUND_CAP]
     status = play_from(state, rules, knobs, rng, trace, timeline, 0, 0, cap, NO_SEATS, NOT_RESUMED)
     close_game(state, rules, trace, status)
-
-
-@rule
-def write_outputs(state, rules, out_game, out_players):
-    """Copy one finished game's results into its output rows."""
-    out_game[G_OUT_WINNER] = state[G_WINNER]
-    out_game[G_OUT_LENGTH] = state[G_ROUND]
-    out_game[G_OUT_END] = state[G_END]
-    out_game[G_OUT_WIN_TEAM] = state[G_WIN_TEAM]
-    out_game[G_OUT_EGG_LEFT] = state[G_EGG_LEFT_ROUND]
-    out_game[G_OUT_DEATHS] = state[G_DEATHS]
-    out_game[G_OUT_BANK] = state[G_BANK]
-    out_game[G_OUT_SEARCH] = state[G_SEARCH_DECISIONS]
-    for s in range(rules[CFG_PLAYERS]):
-        row = out_players[s]
-        won = state[G_WINNER] >= 0 and (
-            s == state[G_WINNER]
-            or (rules[CFG_TEAM_MODE] == 1 and state[P_TEAM + s] == state[G_WIN_TEAM])
-        )
-        row[P_OUT_SCORE] = 1 if won else 0
-        row[P_OUT_WON] = 1 if won else 0
-        row[P_OUT_TEAM] = state[P_TEAM + s]
-        row[P_OUT_START] = state[P_START_COINS + s]
-        row[P_OUT_FINAL] = state[P_COINS + s]
-        row[P_OUT_DIED] = 1 if state[P_DEATH_ROUND + s] >= 0 else 0
-        row[P_OUT_DEATH_ROUND] = state[P_DEATH_ROUND + s]
-        for k in range(N_SOURCES):
-            row[P_OUT_ARROWS + k] = state[P_LOST_ARROWS + k * MAX_PLAYERS + s]
-        row[P_OUT_BLOOD_GAIN] = state[P_GAIN_BLOOD + s]
-        row[P_OUT_COMBAT_GAIN] = state[P_GAIN_COMBAT + s]
-        row[P_OUT_OTHER_GAIN] = state[P_GAIN_OTHER + s]
-        row[P_OUT_WON_COMBATS] = state[P_COMBATS_WON + s]
-        row[P_OUT_LOST_COMBATS] = state[P_COMBATS_LOST + s]
-        row[P_OUT_SPAWN_TURNS] = state[P_SPAWN_TURNS + s]
-        row[P_OUT_EGG_TURNS] = state[P_EGG_TURNS + s]
-        row[P_OUT_OBJECTS] = state[P_OBJECTS_PLAYED + s]
-        row[P_OUT_INVOKED] = state[P_SPAWNS_INVOKED + s]
-        row[P_OUT_ELIMINATED] = 1 if state[P_STATUS + s] == ELIMINATED else 0
-        row[P_OUT_PASSES], row[P_OUT_TAKES] = state[P_EGG_PASSES + s], state[P_EGG_TAKES + s]
-        row[P_OUT_THROWS] = state[P_EGG_THROWS + s]
-        row[P_OUT_SACRIFICES] = state[P_SACRIFICES + s]
-        row[P_OUT_MEDALLION_INVOKES] = state[P_MEDALLION_INVOKES + s]
-
-
-@layer
-def play_game(
-    state, rules, knobs, rng, trace, timeline, seed, seat_policies, out_game, out_players
-):
-    """One whole game in ``state`` and ``rng`` (any contents: it starts afresh): out_game
-    int64[N_GAME_OUT], out_players int64[n_players, N_PLAYER_OUT], timeline
-    int16[round_cap or 0, n_players] (coins after each round), trace
-    int64[max_events, TRACE_WIDTH].  Returns the number of trace rows written."""
-    new_game(state, rules, rng, seed, seat_policies)
-    setup_game(state, rules, rng)
-    play_rounds(state, rules, knobs, rng, trace, timeline)
-    write_outputs(state, rules, out_game, out_players)
-    return state[G_NEV]
-
-
-@entry
-def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, timelines, trace):
-    """Play ``len(seeds)`` games; returns the number of trace rows of the last one.
-
-    rules int64[rules[CFG_RULES_SIZE]] (state.py); knobs float64[n_policies, 1 + n_knobs];
-    seeds uint64[n]; seat_policies int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT],
-    out_players int64[n, n_players, N_PLAYER_OUT], timelines int16[n, round_cap or 0,
-    n_players], trace int64[max_events, TRACE_WIDTH] (0 rows in bulk runs; a replay plays one
-    game: one kernel for both, as each kernel compiles the whole engine).
-    """
-    state = np.zeros(rules[CFG_STATE_SIZE], np.int64)
-    rng = np.zeros(N_STREAMS, np.uint64)
-    n_events = 0
-    for g in range(seeds.shape[0]):
-        n_events = play_game(
-            state,
-            rules,
-            knobs,
-            rng,
-            trace,
-            timelines[g],
-            seeds[g],
-            seat_policies[g],
-            out_games[g],
-            out_players[g],
-        )
-    return n_events

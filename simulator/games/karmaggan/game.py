@@ -12,9 +12,9 @@ import numpy as np
 from policies import karmaggan as policies
 from policies.search import MAX_ROLLOUTS
 from simulator.core.errors import UserError
-from simulator.core.game import KNOB_BEHAVIOUR, Game, policy_knobs
+from simulator.core.game import KNOB_BEHAVIOUR, Game, Leader, StudyPlan, policy_knobs
 from simulator.core.rng import N_STREAMS
-from simulator.games.karmaggan import core, engine, layouts, search
+from simulator.games.karmaggan import chunk, core, engine, layouts
 from simulator.games.karmaggan.board import build_cells, distance_slot, draw_rows
 from simulator.games.karmaggan.checks import BLOOD_COIN_KEYS, MAX_ROUNDS, check
 from simulator.games.karmaggan.replay import play_by_play
@@ -217,7 +217,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     out_games = np.zeros((n, N_GAME_OUT), np.int64)
     out_players = np.zeros((n, p, N_PLAYER_OUT), np.int64)
     timelines = np.zeros((n, int(timeline_rounds), p), np.int16)
-    kernel = search.play_search_games if searching(knobs, seat_policies) else engine.play_games
+    kernel = chunk.play_search_games if searching(knobs, seat_policies) else chunk.play_games
     kernel(
         cfg,
         knobs,
@@ -323,7 +323,7 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     out_players = np.zeros((p, N_PLAYER_OUT), np.int64)
     timeline = np.zeros((int(cfg[CFG_ROUND_CAP]), p), np.int16)
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
-    kernel = search.play_search_games if searching(knobs, seat_policies) else engine.play_games
+    kernel = chunk.play_search_games if searching(knobs, seat_policies) else chunk.play_games
     n = kernel(
         cfg,
         knobs,
@@ -460,6 +460,25 @@ GAME = Game(
         ("event", "die", "died"),
         ("event", "be eliminated", "eliminated"),
     ),
+    display_name="Karmaggän",
+    score_unit=None,  # 1.0 for the winning side, else 0.0
+    leader=Leader("rounds", "round", "blood_coins", "blood coins"),
+    # a search team at its default budget plays about 13 games a second per core (`balsim
+    # bench`, 89c92a7), so the strong field, the challenge and the rated ladder get fewer games
+    # than the other games'
+    study=StudyPlan(
+        n_games=8_000,
+        player_counts=(2, 4, 6),
+        variants={f"blood_coins_{k}": (f"setup.blood_coins_4_6={k}",) for k in (2, 3, 5, 6)},
+        variant_players=(4,),
+        strong_games=1_000,
+        strong_search_games=48,
+        challenge_games=3_000,
+        challenge_search_games=24,
+        skill_games=336,  # search teams of 12, 24 and 48 rollouts: about 48 a game
+    ),
+    adapt_games=90_000,  # one variant's adaptation: about 2,300 games/s (docs/ladder.md "Cost")
+    compile_seconds=34,  # cold, engine and search player, one core (2026-12-01)
 )
 
 __all__ = ["GAME", "check", "prepare", "play", "replay", "trace_game", "world", "draw_rows"]

@@ -60,10 +60,10 @@ from policies.search import (
     tally,
     top_k,
 )
-from simulator.core.kernel import allocating, entry, layer, rule
+from simulator.core.kernel import allocating, layer, rule
 from simulator.core.rng import N_STREAMS, SEARCH, SETUP, rng_float, shuffle
 from simulator.games.karmaggan.board import EXITS, HATCH_CELLS, distance_map
-from simulator.games.karmaggan.core import new_game, record
+from simulator.games.karmaggan.core import record
 from simulator.games.karmaggan.decide import choose, weighs
 from simulator.games.karmaggan.engine import (
     ENDED,
@@ -73,8 +73,6 @@ from simulator.games.karmaggan.engine import (
     RESUMED,
     close_game,
     play_from,
-    setup_game,
-    write_outputs,
 )
 from simulator.games.karmaggan.movement import (
     MAX_STEPS_PER_TURN,
@@ -116,7 +114,6 @@ from simulator.games.karmaggan.state import (
     G_DCACHE_WRITTEN,
     G_EGG_CARRIER,
     G_EGG_POS,
-    G_NEV,
     G_ODECK_N,
     G_OPEN_HATCHES,
     G_ROUND,
@@ -489,21 +486,3 @@ def search_buffers(state, rng, rules):
     unseen = rules[CFG_DECK_LEN] + p * rules[CFG_HAND_MAX] + rules[CFG_NODES]
     cards = np.zeros((2, unseen), np.int64)
     return work, work_rng, values, picks, cards
-
-
-@entry
-def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players, timelines, trace):
-    """engine.play_games for games with search seats."""
-    state = np.zeros(rules[CFG_STATE_SIZE], np.int64)
-    rng = np.zeros(N_STREAMS, np.uint64)
-    work, work_rng, values, picks, cards = search_buffers(state, rng, rules)
-    n_events = 0
-    for g in range(seeds.shape[0]):
-        new_game(state, rules, rng, seeds[g], seat_policies[g])
-        setup_game(state, rules, rng)
-        play_search_rounds(
-            state, rules, knobs, rng, trace, timelines[g], work, work_rng, values, picks, cards
-        )
-        write_outputs(state, rules, out_games[g], out_players[g])
-        n_events = state[G_NEV]
-    return n_events

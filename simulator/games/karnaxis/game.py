@@ -10,7 +10,7 @@ import numpy as np
 from policies import karnaxis as policies
 from policies.search import MAX_ROLLOUTS
 from simulator.core.errors import UserError
-from simulator.core.game import Game, policy_knobs
+from simulator.core.game import Game, Leader, StudyPlan, policy_knobs
 from simulator.games.karnaxis.checks import card_names, check
 from simulator.games.karnaxis.outputs import play
 from simulator.games.karnaxis.replay import replay
@@ -337,4 +337,29 @@ GAME = Game(
         ("event", "lose the Karnaxis (Zack's loan)", "karnaxis_revoked"),
         ("event", "receive a delinquent notice", "delinquent_notices"),
     ),
+    score_unit="final cash (USD)",
+    leader=Leader("years", "year", "cash_usd", "cash"),
+    # a search seat at its default budget plays about 55 games a second per core (`balsim
+    # bench`, 89c92a7)
+    study=StudyPlan(
+        n_games=20_000,
+        player_counts=(2, 4, 6),
+        variants={
+            "loan_cap_100k": ("loans.cap_usd=100000",),
+            "flat_tax": (
+                "taxes.standard_usd=[10000, 15000, 25000, 45000, 65000, 85000, 105000, 125000]",
+            ),
+        },
+        variant_players=(4,),
+        screen_spans={"unemployment.start_usd": "0:20000"},
+        strong_games=4_000,
+        strong_search_games=240,
+        challenge_games=6_000,
+        challenge_search_games=60,
+        skill_games=2_016,  # rungs of 2, 4 and 8 rollouts: about 8 rollouts a game
+    ),
+    # one variant's adaptation: 117,000 games of a loan cap in about 17 s of one core
+    # (docs/ladder.md "Cost", 2026-12-01)
+    adapt_games=120_000,
+    compile_seconds=28,  # cold, engine and search player, one core (2026-12-01)
 )

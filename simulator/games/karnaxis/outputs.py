@@ -5,7 +5,7 @@ import numpy as np
 
 from policies import karnaxis as policies
 from simulator.core.game import KNOB_BEHAVIOUR
-from simulator.games.karnaxis import games
+from simulator.games.karnaxis import chunk
 from simulator.games.karnaxis.state import (
     CFG_PLAYERS,
     CFG_YEARS,
@@ -115,7 +115,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     rules, knobs = params[0], params[1]
     out_games, out_players, out_years = allocate(rules, len(seeds))
     seat_policies = np.asarray(seat_policies, np.int8)
-    kernel = games.play_search_games if searching(knobs, seat_policies) else games.play_games
+    kernel = chunk.play_search_games if searching(knobs, seat_policies) else chunk.play_games
     kernel(
         rules,
         knobs,
@@ -202,7 +202,7 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     out_game, out_players, out_years = allocate(params[0], 1)
     trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
     seat_policies = np.array([seat_policies], np.int8)
-    kernel = games.play_search_games if searching(params[1], seat_policies) else games.play_games
+    kernel = chunk.play_search_games if searching(params[1], seat_policies) else chunk.play_games
     n = kernel(
         params[0],
         params[1],

@@ -32,7 +32,8 @@ from simulator.experiments.strength import Exploitability, exploitability
 from simulator.experiments.tournament import RANDOM, ladder_rules, resolve_rungs
 from simulator.run import store
 from simulator.run.outputs import OUT_MARK, writing_result
-from simulator.run.runner import Plan, Variant, execute, manifest_for
+from simulator.run.plan import Plan, Variant, manifest_for
+from simulator.run.runner import execute
 from simulator.studies.recipes import blood_coins, loans, scoring, taxes
 from simulator.studies.recipes.common import (
     Question,

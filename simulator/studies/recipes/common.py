@@ -28,7 +28,7 @@ from simulator.core.game import Game
 from simulator.core.rules import lookup
 from simulator.core.verdicts import WIN_RATE_MARGIN, z
 from simulator.experiments.keys import with_values
-from simulator.run.runner import Variant
+from simulator.run.plan import Variant
 
 PRINTED = "printed"  # the variant of the rules as printed: every question's first
 REPLICATE = "replicate"  # the column of an adapted field's replicate (games and players)

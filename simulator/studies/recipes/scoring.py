@@ -3,7 +3,7 @@
 The subject is the president of the most valuable company, read before the outcome: in a
 game with a single most valuable company at mid-game, its president's win minus the average
 player's.  Read at the end it would mix the title's edge with the value of the shares that
-make a president of the company that scores most (:mod:`simulator.analysis.ekonos`).  The
+make a president of the company that scores most (:mod:`simulator.games.ekonos.analysis`).  The
 players read the scoring they are given (docs/policies.md); in the adapted field each scoring
 is played by knob sets re-tuned under it.  A scoring under which nobody holds shares any more
 breaks the game: that is said first, not "not measurable".  The fact: how much of the
@@ -15,12 +15,12 @@ from __future__ import annotations
 import polars as pl
 
 from simulator.analysis import Dataset
-from simulator.analysis.ekonos import MID, companies, presidency_time
 from simulator.core.decisions import Decision
 from simulator.core.game import Game
 from simulator.experiments.keys import with_values
+from simulator.games.ekonos.analysis import MID, companies, presidency_time
 from simulator.report.page import pct
-from simulator.run.runner import Variant
+from simulator.run.plan import Variant
 from simulator.studies.recipes.common import (
     PRINTED,
     Fact,

@@ -18,7 +18,7 @@ from simulator.core.rules import lookup
 from simulator.core.verdicts import z
 from simulator.experiments.keys import with_values
 from simulator.report.page import money, pct
-from simulator.run.runner import Variant
+from simulator.run.plan import Variant
 from simulator.studies.recipes.common import (
     PRINTED,
     Fact,

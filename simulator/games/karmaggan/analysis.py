@@ -3,9 +3,9 @@
 Players columns used when present: side (on the starting team, seat 0's, or the other:
 the team label itself is drawn each game), start_blood_coins, final_blood_coins, died,
 death_round, blood_lost_<source> (arrows, acid, fire, piston, rollers, combat),
-turns_as_spawn, turns_holding_egg.  Games: length, end_reason, winning_team.  A per-round
-timeline (columns ``round``, ``seat`` and one whose name contains ``blood``) is used for
-blood coins per round when the dataset has one.  Missing columns skip their piece.
+turns_as_spawn, turns_holding_egg.  Games: length, end_reason, winning_team.  The ``rounds``
+timeline (``round``, ``seat``, ``blood_coins``) gives blood coins per round.  Missing columns
+skip their piece.
 """
 
 from __future__ import annotations
@@ -56,23 +56,12 @@ def blood_coins(players, by="side") -> pl.DataFrame | None:
     return with_rates(out, lf, by, {"broke_share": v <= 0})
 
 
-def blood_timeline_name(timelines: dict) -> str | None:
-    """Name of the timeline holding blood coins per round and seat, among ``{name: frame}``."""
-    for name, frame in timelines.items():
-        cols = columns(frame)
-        if "round" in cols and "seat" in cols and any("blood" in c for c in cols):
-            return name
-    return None
-
-
 def blood_by_round(timeline, players=None, by="side") -> pl.DataFrame | None:
-    """Median and quartiles of blood coins held per round and group (side, seat or policy)."""
-    if timeline is None or not has(timeline, "round", "seat"):
+    """Median and quartiles of blood coins held per round and group (side, seat or policy),
+    from the ``rounds`` timeline."""
+    if timeline is None or not has(timeline, "round", "seat", "blood_coins"):
         return None
-    value = next((c for c in columns(timeline) if "blood" in c), None)
-    if value is None:
-        return None
-    return trajectory(timeline, players, by, "round", value)
+    return trajectory(timeline, players, by, "round", "blood_coins")
 
 
 def deaths(players, by="side") -> pl.DataFrame | None:
@@ -217,3 +206,19 @@ def starting_team_edge(players) -> pl.DataFrame | None:
         .sort(by)
         .collect()
     )
+
+
+def summarise(ds, players, games, base_players, base_games) -> dict:
+    """The Karmaggän analyses of a dataset for :func:`simulator.analysis.summarise` (the
+    per-group ones of its base rules, ``base_players``): keys ``karmaggan_*``."""
+    by = "side" if has(players, "side") else "policy"
+    return {
+        "karmaggan_blood_coins": blood_coins(base_players, by),
+        "karmaggan_blood_by_round": blood_by_round(ds.timeline("rounds"), players, by),
+        "karmaggan_deaths": deaths(base_players, by),
+        "karmaggan_death_rounds": death_rounds(base_players),
+        "karmaggan_damage": damage_by_source(base_players),
+        "karmaggan_spawn_turns": spawn_turns(base_players, by),
+        "karmaggan_length_by_start_coins": length_by_start_coins(games, players),
+        "karmaggan_starting_team_edge": starting_team_edge(players),
+    }

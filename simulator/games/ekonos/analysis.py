@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import polars as pl
 
+from simulator.analysis.attribution import stratified_rates
 from simulator.analysis.clustered import rates
-from simulator.analysis.core import as_list, columns, game_keys, has, lazy
+from simulator.analysis.core import as_list, columns, game_keys, has, lazy, seat_frame
 from simulator.core.stats import Z95
 
 
@@ -213,3 +215,40 @@ def presidencies_held(players) -> pl.DataFrame | None:
         .select("presidencies", "n", "wins", "win_rate", "win_rate_lo", "win_rate_hi")
         .with_columns(pl.lit(MEASURED_AT[at]).alias("measured_at"))
     )
+
+
+def summarise(ds, players, games, base_players, base_games) -> dict:
+    """The Ekonos analyses of a dataset's base rules for :func:`simulator.analysis.summarise`:
+    keys ``ekonos_*``."""
+    names = ds.rules.get("companies", {}).get("names")
+    frame = with_presidency(base_games, base_players)
+    return {
+        "ekonos_score_split": score_split(base_players, "policy"),
+        "ekonos_score_split_winners": score_split(base_players, "won"),
+        "ekonos_holdings_share": holdings_share(base_players),
+        "ekonos_company_values": company_values(base_games, names),
+        "ekonos_presidency": presidency_advantage(base_games, base_players),
+        "ekonos_presidency_within_policy": stratified_rates(frame, "presidency")
+        if frame is not None
+        else None,
+        "ekonos_presidencies_held": presidencies_held(base_players),
+    }
+
+
+def flag_values(rules: dict, raw: dict, won: np.ndarray) -> dict[str, np.ndarray]:
+    """The presidency flag's value of a chunk of games (:mod:`simulator.experiments.flag_values`):
+    ``top_president`` bool[n, p], the seat presides the single most valuable company (at
+    mid-game where the engine records it)."""
+    players, games = raw["players"], raw["games"]
+    presidents = {k: v for k, v in players.items() if k.endswith(("_president", "_president_mid"))}
+    if not presidents:
+        return {}
+    values = {
+        k: np.asarray(v)
+        for k, v in games.items()
+        if k.startswith("company") and k.endswith(("_value", "_value_mid"))
+    }
+    seats = seat_frame(np.zeros(won.shape, bool), presidents)
+    frame = with_presidency(pl.DataFrame({"game_id": np.arange(won.shape[0]), **values}), seats)
+    kinds = frame.sort("game_id", "seat").collect()["presidency"].to_numpy()
+    return {"top_president": (kinds == PRESIDENCY_KINDS[0]).reshape(won.shape)}
