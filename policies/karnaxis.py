@@ -569,10 +569,10 @@ def option_score(state, rules, knobs, pid, kind, seat, i):
 
 
 @rule
-def policy_choice(state, rules, knobs, rng, pid, kind, seat, n):
+def policy_choice(state, rules, knobs, rng, pid, kind, seat, about, n):
     """Index into the ``n`` options of the state's OPTIONS block chosen by policy ``pid`` for a
     decision of ``kind`` by ``seat``: uniformly at random, or the best-scored (ties broken
-    uniformly from the policy stream)."""
+    uniformly from the policy stream).  ``about`` is NONE: a Karnaxis option says all."""
     if behaviour(knobs, pid) == RANDOM or n == 1 or blunders(knobs, pid, BLUNDER, rng):
         return pick_random(n, rng)
     best, count, choice = -np.inf, 0, 0
@@ -584,7 +584,7 @@ def policy_choice(state, rules, knobs, rng, pid, kind, seat, n):
 
 
 @rule
-def option_scores(state, rules, knobs, pid, kind, seat, n, out):
+def option_scores(state, rules, knobs, pid, kind, seat, about, n, out):
     """Every option's score by policy ``pid`` into ``out[:n]`` (random: all equal)."""
     for i in range(n):
         out[i] = (

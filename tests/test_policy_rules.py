@@ -75,7 +75,7 @@ def karnaxis_choice(sets: tuple, options: list[tuple[int, int]], cash: int = 0) 
     rng = np.zeros_like(w.rng)
     pid = POLICY["scholar"]
     i = KARNAXIS_POLICIES["policy_choice"](
-        w.state, w.rules_array, w.knobs, rng, pid, S.D_ACTION, 0, len(options)
+        w.state, w.rules_array, w.knobs, rng, pid, S.D_ACTION, 0, S.NONE, len(options)
     )
     return options[i][0]
 

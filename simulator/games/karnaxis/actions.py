@@ -315,7 +315,7 @@ def raise_attributes(state, rules, knobs, rng, trace, p, count):
                 n = add_option(state, n, a, state[r + ATTR + a], 0, 0)
         if n == 0:
             return
-        i = choose(state, rules, knobs, rng, trace, D_ATTRIBUTE, p, n)
+        i = choose(state, rules, knobs, rng, trace, D_ATTRIBUTE, p, NONE, n)
         state[r + ATTR + opt(state, i, OPT_ACTION)] += 1
 
 
@@ -406,7 +406,7 @@ def buy_karnaxis_card(state, rules, knobs, rng, trace, p):
     effect, value = kcard(rules, card, KC_EFFECT), kcard(rules, card, KC_VALUE)
     n = add_option(state, 0, CU_USE, card, effect, value)
     n = add_option(state, n, CU_SAVE, card, effect, value)
-    i = choose(state, rules, knobs, rng, trace, D_CARD, p, n)
+    i = choose(state, rules, knobs, rng, trace, D_CARD, p, NONE, n)
     if opt(state, i, OPT_ACTION) == CU_USE:
         use_card(state, rules, knobs, rng, trace, p, card)
     else:
@@ -434,7 +434,7 @@ def use_saved_cards(state, rules, knobs, rng, trace, p):
                     kcard(rules, card, KC_EFFECT),
                     kcard(rules, card, KC_VALUE),
                 )
-        i = choose(state, rules, knobs, rng, trace, D_CARD, p, n)
+        i = choose(state, rules, knobs, rng, trace, D_CARD, p, NONE, n)
         if opt(state, i, OPT_ACTION) == CU_SAVE:
             return
         card = opt(state, i, OPT_A)
@@ -562,7 +562,7 @@ def action_square(state, rules, knobs, rng, trace):
     if state[row(p) + CARDS_HELD] > 0:
         use_saved_cards(state, rules, knobs, rng, trace, p)
     m = list_actions(state, rules, p, turn == 0)
-    choice = choose(state, rules, knobs, rng, trace, D_ACTION, p, m)
+    choice = choose(state, rules, knobs, rng, trace, D_ACTION, p, NONE, m)
     do_action(
         state,
         rules,

@@ -257,7 +257,7 @@ def market(state, rules, knobs, rng, trace, p):
         state[row(p) + ACCOUNTANT] = 1
     for _ in range(rules[CFG_MAX_TRADES]):
         n = list_trades(state, rules, p)
-        i = choose(state, rules, knobs, rng, trace, D_MARKET, p, n)
+        i = choose(state, rules, knobs, rng, trace, D_MARKET, p, NONE, n)
         if opt(state, i, OPT_ACTION) == MK_DONE:
             return
         trade(

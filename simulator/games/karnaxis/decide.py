@@ -1,31 +1,14 @@
-"""Karnaxis decisions: every decision of a game goes through :func:`choose`.
-
-In a game without `search` seats (MODE PLAIN) it asks the seat's policy.  Around a search
-decision the driver (search.py) plays a step several times from a snapshot, and ``choose``
-keeps the step's *decision log* in the state (every decision of the step, any seat, in order):
-
-* PROBE — the real game: decisions already logged are answered from the log; a new decision
-  of a scripted seat is asked of its policy and logged; the first new decision of a `search`
-  seat with options to weigh becomes *pending* (its candidates are stored for the driver) and
-  is answered with the best-scored candidate, the rest of that probe being thrown away.
-* REPLAY — a rollout: logged decisions are answered from the log; at the pending decision
-  everything the deciding seat cannot know is re-drawn (:func:`determinize`), the candidate
-  under test is forced, and the game goes on in ROLLOUT.
-* ROLLOUT — every seat plays the deciding search policy's ``rollout_policy``.
-"""
-
-import numpy as np
+"""Karnaxis decisions: every decision of a game goes through :func:`choose`, the decision layer
+written once for the games of the search driver (policies/search_driver.py: the seat's policy
+answers; around a search decision, the step's decision log), bound here to Karnaxis's state,
+policies and hooks: what the trace keeps of a pending decision and what a seat cannot know."""
 
 import policies.karnaxis
-from policies.karnaxis import (
-    TOP_K,
-    option_scores,
-    policy_choice,
-)
-from policies.search import redeal, reseed_chance, top_k
-from policies.search_driver import QUESTIONS, for_game
-from simulator.core.kernel import allocating, layer, rule
+from policies.search import redeal, reseed_chance
+from policies.search_driver import DECIDE, for_game
+from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.games.karnaxis import state as layout
 from simulator.games.karnaxis.money import put_row
 from simulator.games.karnaxis.state import (
     AT_CHARACTER,
@@ -39,37 +22,19 @@ from simulator.games.karnaxis.state import (
     CFG_UNSEEN,
     CHARACTER,
     D_MARKET,
-    DECISIONS,
     DECK_CARDS,
     DECK_CHARS,
     DECK_EVENTS,
     EV_SEARCH,
     EV_SEARCH_OPTION,
-    FORCED,
     KC_HOLDER,
-    LOG,
-    LOG_LEN,
-    MAX_LOG,
-    MAX_OPTIONS,
-    MODE,
     NEXT_CARD,
     NONE,
-    NOTES,
     OPT_A,
     OPT_ACTION,
     OPT_B,
-    PENDING,
-    PENDING_CANDIDATES,
     PENDING_EVENT,
-    PENDING_KIND,
-    PENDING_OPTIONS,
-    PENDING_SEAT,
     PHASE,
-    PLAIN,
-    REPLAY,
-    ROLLOUT,
-    ROLLOUT_POLICY,
-    SEAT_POLICY,
     TRACE_N,
     YEAR,
     opt,
@@ -78,59 +43,11 @@ from simulator.games.karnaxis.state import (
 )
 
 
-@layer
-def choose(state, rules, knobs, rng, trace, kind, seat, n):
-    """Index of the option ``seat`` takes among the ``n`` in the state's OPTIONS block, for a
-    decision of ``kind`` (D_*)."""
-    mode = state[MODE]
-    if mode == PLAIN:
-        return policy_choice(state, rules, knobs, rng, state[SEAT_POLICY + seat], kind, seat, n)
-    if mode == ROLLOUT:
-        return policy_choice(state, rules, knobs, rng, state[ROLLOUT_POLICY], kind, seat, n)
-    return choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, n)
-
-
-is_search, played_policy, weighs = for_game(QUESTIONS, globals(), policies.karnaxis)
-
-
 @rule
-def choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, n):
-    i = state[DECISIONS]
-    state[DECISIONS] = i + 1
-    if i < state[LOG_LEN]:
-        state[TRACE_N] += state[NOTES + i]  # the trace rows of its weighed values
-        return state[LOG + i]
-    if state[MODE] == REPLAY:  # the pending decision, i == LOG_LEN
-        determinize(state, rules, rng, seat)
-        state[MODE] = ROLLOUT
-        return state[FORCED]
-    policy = state[SEAT_POLICY + seat]
-    if state[PENDING] == 0 and i < MAX_LOG and weighs(knobs, policy, n):
-        mark_pending(state, rules, knobs, trace, kind, seat, n)
-        return state[CANDIDATES]
-    choice = policy_choice(state, rules, knobs, rng, played_policy(knobs, policy), kind, seat, n)
-    if state[PENDING] == 0 and i < MAX_LOG:  # beyond MAX_LOG a step plays without a log
-        state[LOG + i] = choice
-        state[NOTES + i] = 0
-        state[LOG_LEN] = i + 1
-    return choice
-
-
-@allocating
-def mark_pending(state, rules, knobs, trace, kind, seat, n):
-    """Store the search decision a probe met: its candidates are the ``top_k`` options by the
-    scores of the seat's rollout policy (best first).  When tracing, its trace rows are
-    written here (EV_SEARCH, then each candidate's option) for the driver to fill in the values
-    weighed; later probes step over them."""
-    policy = state[SEAT_POLICY + seat]
-    scores = np.empty(n)
-    option_scores(state, rules, knobs, played_policy(knobs, policy), kind, seat, n, scores)
-    m = top_k(
-        scores, n, np.int64(knobs[policy, TOP_K]), state[CANDIDATES : CANDIDATES + MAX_OPTIONS]
-    )
-    state[PENDING] = 1
-    state[PENDING_SEAT], state[PENDING_KIND] = seat, kind
-    state[PENDING_OPTIONS], state[PENDING_CANDIDATES] = n, m
+def trace_pending(state, trace, kind, seat, n, m):
+    """What the trace keeps of a pending decision: its rows, written now when they fit
+    (EV_SEARCH, then each candidate's option), for the driver to fill in the values weighed
+    (search.note_values); later probes step over them."""
     at = state[TRACE_N]
     state[PENDING_EVENT] = NONE
     if at + m + 1 <= trace.shape[0]:
@@ -232,3 +149,8 @@ def hidden_character(state, rules, seat, k, dealt):
     if owner < seat:
         return state[owners(rules, DECK_CHARS) + k] != state[row(owner) + CHARACTER]
     return True
+
+
+choose, is_search, played_policy, weighs, choose_in_search_step, mark_pending = for_game(
+    DECIDE, globals(), layout, policies.karnaxis
+)

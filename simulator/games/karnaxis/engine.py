@@ -183,7 +183,7 @@ def choose_character(state, rules, knobs, rng, trace, p):
     for k in range(dealt):
         c = state[deck + p * dealt + k]
         add_option(state, k, c, 0, 0, 0)
-    i = choose(state, rules, knobs, rng, trace, D_CHARACTER, p, dealt)
+    i = choose(state, rules, knobs, rng, trace, D_CHARACTER, p, NONE, dealt)
     c = opt(state, i, OPT_ACTION)
     state[row(p) + CHARACTER] = c
     for a in range(N_ATTR):

@@ -168,7 +168,7 @@ def update_stocks(state, rules, knobs, rng, trace):
             ):
                 m = add_option(state, 0, 0, d, s, 0)
                 m = add_option(state, m, 1, d, s, 0)
-                if choose(state, rules, knobs, rng, trace, D_REROLL, j, m) == 1:
+                if choose(state, rules, knobs, rng, trace, D_REROLL, j, NONE, m) == 1:
                     first = d
                     d = roll_stock_die(rules, rng)
                     state[row(j) + COUNTS + CT_REROLL] += 1
