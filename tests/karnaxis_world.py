@@ -17,6 +17,7 @@ from numba.core.dispatcher import Dispatcher
 
 from simulator.core.game import get_game
 from simulator.core.rng import N_STREAMS
+from simulator.core.trace import new_trace
 from simulator.games.karnaxis import actions, business, engine, money, new_year, year_end
 from simulator.games.karnaxis import state as S
 
@@ -88,7 +89,7 @@ class World:
         self.pol = np.array(policies or [POLICY["random"]] * n_players, dtype=np.int8)
         self.state = np.zeros(r[S.CFG_STATE_SIZE], dtype=np.int64)
         self.rng = np.zeros(N_STREAMS, dtype=np.uint64)
-        self.trace = np.zeros((trace_rows, S.TRACE_WIDTH), dtype=np.int64)
+        self.trace = new_trace(trace_rows)
         RULES["new_game"](self.state, r, self.knobs, self.rng, np.uint64(seed), self.pol)
         while self.state[S.PHASE] == S.AT_CHARACTER:  # Game Setup: the character choices
             RULES["play_step"](self.state, r, self.knobs, self.rng, self.trace)

@@ -4,6 +4,7 @@ Rulebook: shared/rules/karmaggan.md (Components, Objects: drawing and the hand l
 state layout is described in :mod:`engine`.
 """
 
+from simulator.core import trace as traces
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SETUP, rng_new, shuffle
 from simulator.games.karmaggan.state import (
@@ -65,22 +66,8 @@ def new_game(state, rules, rng, seed, seat_policies):
 
 @rule
 def record(state, trace, event, seat, a, b, c, d):
-    """Append one trace row when tracing."""
-    if trace.shape[0] == 0:
-        return
-    n = state[G_NEV]
-    if n < trace.shape[0]:
-        row = trace[n]
-        row[0], row[1], row[2], row[3], row[4], row[5], row[6] = (
-            event,
-            state[G_ROUND],
-            seat,
-            a,
-            b,
-            c,
-            d,
-        )
-        state[G_NEV] = n + 1
+    """Append one trace row of this round when tracing (simulator.core.trace)."""
+    traces.record(state, G_NEV, trace, event, state[G_ROUND], seat, a, b, c, d)
 
 
 @rule

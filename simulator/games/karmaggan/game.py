@@ -14,6 +14,7 @@ from policies.search import MAX_ROLLOUTS
 from simulator.core.errors import UserError
 from simulator.core.game import KNOB_BEHAVIOUR, Game, policy_knobs
 from simulator.core.rng import N_STREAMS
+from simulator.core.trace import new_trace
 from simulator.games.karmaggan import core, engine, layouts, search
 from simulator.games.karmaggan.board import build_cells, distance_slot, draw_rows
 from simulator.games.karmaggan.checks import BLOOD_COIN_KEYS, MAX_ROUNDS, check
@@ -119,7 +120,6 @@ from simulator.games.karmaggan.state import (
     P_OUT_WON,
     P_OUT_WON_COMBATS,
     TEMPLE_NAMES,
-    TRACE_WIDTH,
     adj_row,
     dcache_row,
     deck,
@@ -226,7 +226,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
         out_games,
         out_players,
         timelines,
-        np.zeros((0, TRACE_WIDTH), np.int64),
+        new_trace(0),
     )
     games = {
         "winner_seat": out_games[:, G_OUT_WINNER],
@@ -322,7 +322,7 @@ def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: 
     out_game = np.zeros(N_GAME_OUT, np.int64)
     out_players = np.zeros((p, N_PLAYER_OUT), np.int64)
     timeline = np.zeros((int(cfg[CFG_ROUND_CAP]), p), np.int16)
-    trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
+    trace = new_trace(max_events)
     kernel = search.play_search_games if searching(knobs, seat_policies) else engine.play_games
     n = kernel(
         cfg,
@@ -349,7 +349,7 @@ class World:
         self.n_figs, self.n_nodes = int(self.rules[CFG_N_FIGS]), int(self.rules[CFG_NODES])
         self.state = np.zeros(self.rules[CFG_STATE_SIZE], np.int64)
         self.rng = np.zeros(N_STREAMS, np.uint64)
-        self.trace = np.zeros((max_events, TRACE_WIDTH), np.int64)
+        self.trace = new_trace(max_events)
         self.timeline = np.zeros((0, self.n_players), np.int16)
         seats = np.asarray(seat_policies, np.int8)
         core.new_game(self.state, self.rules, self.rng, np.uint64(seed), seats)

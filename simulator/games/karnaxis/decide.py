@@ -8,8 +8,8 @@ from policies.search import redeal, reseed_chance
 from policies.search_driver import DECIDE, for_game
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.core.trace import put_row
 from simulator.games.karnaxis import state as layout
-from simulator.games.karnaxis.money import put_row
 from simulator.games.karnaxis.state import (
     AT_CHARACTER,
     CANDIDATES,

@@ -6,6 +6,7 @@ add the amount to one ledger column (L_*), so the final cash is always the start
 ledger's inflows minus its outflows, and every dollar paid to a player is received by one.
 """
 
+from simulator.core import trace as traces
 from simulator.core.kernel import rule
 from simulator.games.karnaxis.state import (
     ATTR,
@@ -94,17 +95,9 @@ from simulator.games.karnaxis.state import (
 
 @rule
 def record(state, trace, event, seat, a, b, before, after):
-    """Append one trace row [event, year, seat, a, b, before, after] when tracing."""
-    n = state[TRACE_N]
-    if n < trace.shape[0]:
-        put_row(trace, n, event, state[YEAR], seat, a, b, before, after)
-        state[TRACE_N] = n + 1
-
-
-@rule
-def put_row(trace, n, event, year, seat, a, b, before, after):
-    trace[n, 0], trace[n, 1], trace[n, 2], trace[n, 3] = event, year, seat, a
-    trace[n, 4], trace[n, 5], trace[n, 6] = b, before, after
+    """Append one trace row [event, year, seat, a, b, before, after] when tracing
+    (simulator.core.trace)."""
+    traces.record(state, TRACE_N, trace, event, state[YEAR], seat, a, b, before, after)
 
 
 @rule

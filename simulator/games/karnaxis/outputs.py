@@ -5,6 +5,7 @@ import numpy as np
 
 from policies import karnaxis as policies
 from simulator.core.game import KNOB_BEHAVIOUR
+from simulator.core.trace import new_trace
 from simulator.games.karnaxis import games
 from simulator.games.karnaxis.state import (
     CFG_PLAYERS,
@@ -49,7 +50,6 @@ from simulator.games.karnaxis.state import (
     P_UNIVERSITY,
     P_WON,
     RANK_TITLES,
-    TRACE_WIDTH,
     Y_BRACKET,
     Y_BUSINESS_INCOME,
     Y_CASH,
@@ -124,7 +124,7 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
         out_games,
         out_players,
         out_years,
-        np.zeros((0, TRACE_WIDTH), np.int64),
+        new_trace(0),
     )
     return output_tables(params, out_games, out_players, out_years)
 
@@ -200,7 +200,7 @@ def output_tables(params: tuple, out_games, out_players, out_years) -> dict:
 def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: int = 20_000):
     """The trace rows (int64[k, TRACE_WIDTH]) of one game, and its output rows."""
     out_game, out_players, out_years = allocate(params[0], 1)
-    trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
+    trace = new_trace(max_events)
     seat_policies = np.array([seat_policies], np.int8)
     kernel = games.play_search_games if searching(params[1], seat_policies) else games.play_games
     n = kernel(
