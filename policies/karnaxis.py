@@ -19,124 +19,7 @@ from policies.common import HANDICAP_KNOBS, RANDOM, behaviour, blunders, keep_be
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.core.kernel import rule, scorer
-from simulator.games.karnaxis.state import (
-    ACCOUNTANT,
-    ACT_ADVERTISE,
-    ACT_BUSINESS,
-    ACT_COLLEGE,
-    ACT_FRANCHISE,
-    ACT_JOB_SEARCH,
-    ACT_KARNAXIS,
-    ACT_MARKET,
-    ACT_RETIREMENT,
-    ACT_STUDY,
-    ACT_UNEMPLOYMENT,
-    ACT_WORK,
-    ACTIVE,
-    ATTR,
-    B_ATTR,
-    B_GROWTH,
-    B_WIDTH,
-    BUSINESS_LEVEL,
-    C_ATTR,
-    C_KARNAXIS,
-    C_KARNAXIS_VALUE,
-    CASH,
-    CFG_ACCOUNTANT_COST,
-    CFG_BIZ,
-    CFG_COLLEGE_APTITUDE,
-    CFG_INSURANCE_COST,
-    CFG_INTEREST_PCT,
-    CFG_JOBS,
-    CFG_KARNAXIS_BONUS,
-    CFG_LOAN_CAP,
-    CFG_N_BIZ,
-    CFG_N_JOBS,
-    CFG_N_KCARDS,
-    CFG_PLAYERS,
-    CFG_SHARE_PRICE,
-    CFG_STUDY_ATTRS,
-    CFG_YEARS,
-    CHARACTER,
-    COLLEGE,
-    CU_SAVE,
-    D_ACTION,
-    D_ATTRIBUTE,
-    D_CARD,
-    D_CHARACTER,
-    D_MARKET,
-    FUND,
-    GROWTH,
-    INCOME,
-    INSURED,
-    J_ATTR,
-    J_AVAILABLE,
-    J_COLLEGE,
-    J_SALARY,
-    J_WIDTH,
-    JOB,
-    JOB_B,
-    K_BUSINESSES,
-    K_CARDS,
-    K_CASH,
-    K_COLLEGE,
-    K_DIVIDENDS,
-    K_FRANCHISES,
-    K_GROWTH,
-    K_INCOME,
-    K_JOB,
-    K_JOBS,
-    K_LEVEL,
-    K_RETIREMENT,
-    K_SALARY,
-    K_SHARES,
-    KARNAXIS_DONE,
-    KC_EFFECT,
-    KC_VALUE,
-    KE_ATTRIBUTES,
-    KE_BLACK_SHARES,
-    KE_CASH,
-    KE_COLLEGE,
-    KE_DICE_CASH,
-    KE_FORGIVE,
-    KE_GROWTH,
-    KE_RETIREMENT,
-    KE_TAX_FREE,
-    LOANS,
-    MK_ACCOUNTANT,
-    MK_DONE,
-    MK_INSURANCE,
-    MK_SELL,
-    N_ATTR,
-    NONE,
-    OPT_A,
-    OPT_ACTION,
-    OPT_B,
-    OPT_COST,
-    OWN_BIZ,
-    OWN_JOB,
-    RETIRE_TOKENS,
-    T_AD_GROWTH,
-    T_BRACKET_MAX,
-    T_FRANCHISE_GROWTH,
-    T_TAX_SMART,
-    T_TAX_STANDARD,
-    USED,
-    VALUE,
-    YEAR,
-    biz,
-    character,
-    job,
-    kcard,
-    opt,
-    owners,
-    payout_for,
-    row,
-    share,
-    stock,
-    table,
-    table_len,
-)
+from simulator.games.karnaxis import state as S
 
 SCHOLAR, TYCOON, SPECULATOR, CAUTIOUS, SEARCH = range(1, 6)
 POLICIES = (
@@ -211,10 +94,10 @@ DIE_MEAN = 3.5  # a dice-cash card pays its value times one die (1-6)
 LIKES = np.array(
     [
         [-1, -1, -1, -1, -1],
-        [K_JOB, K_COLLEGE, K_SALARY, K_JOBS, -1],
-        [K_GROWTH, K_BUSINESSES, K_LEVEL, K_FRANCHISES, K_INCOME],
-        [K_SHARES, K_DIVIDENDS, K_CASH, K_CARDS, -1],
-        [K_RETIREMENT, K_CASH, K_COLLEGE, K_JOBS, -1],
+        [S.K_JOB, S.K_COLLEGE, S.K_SALARY, S.K_JOBS, -1],
+        [S.K_GROWTH, S.K_BUSINESSES, S.K_LEVEL, S.K_FRANCHISES, S.K_INCOME],
+        [S.K_SHARES, S.K_DIVIDENDS, S.K_CASH, S.K_CARDS, -1],
+        [S.K_RETIREMENT, S.K_CASH, S.K_COLLEGE, S.K_JOBS, -1],
     ],
     dtype=np.int64,
 )
@@ -223,10 +106,10 @@ LIKES = np.array(
 @rule
 def held_salary(state, rules, p):
     best = 0
-    for slot in (JOB, JOB_B):
-        j = state[row(p) + slot]
+    for slot in (S.JOB, S.JOB_B):
+        j = state[S.row(p) + slot]
         if j >= 0:
-            best = max(best, job(rules, j, J_SALARY))
+            best = max(best, S.job(rules, j, S.J_SALARY))
     return best
 
 
@@ -234,13 +117,13 @@ def held_salary(state, rules, p):
 def expected_income(state, rules, p):
     """This year's income as the player can foresee it: the best salary held plus the
     business income after this year's growth."""
-    return held_salary(state, rules, p) + state[row(p) + INCOME] + state[row(p) + GROWTH]
+    return held_salary(state, rules, p) + state[S.row(p) + S.INCOME] + state[S.row(p) + S.GROWTH]
 
 
 @rule
 def bracket_of(rules, income):
     b = 0
-    while b < table_len(rules, T_BRACKET_MAX) and income > table(rules, T_BRACKET_MAX, b):
+    while b < S.table_len(rules, S.T_BRACKET_MAX) and income > S.table(rules, S.T_BRACKET_MAX, b):
         b += 1
     return b
 
@@ -249,7 +132,7 @@ def bracket_of(rules, income):
 def smart_saving(rules, income):
     """Tax an accountant saves on ``income``."""
     b = bracket_of(rules, income)
-    return table(rules, T_TAX_STANDARD, b) - table(rules, T_TAX_SMART, b)
+    return S.table(rules, S.T_TAX_STANDARD, b) - S.table(rules, S.T_TAX_SMART, b)
 
 
 @rule
@@ -257,8 +140,8 @@ def tax_keep(rules, income):
     """Share of a further dollar of income kept after taxes: one less the standard table's rate
     at the top of the bracket of ``income`` (the last bracket: at its lower bound)."""
     b = bracket_of(rules, income)
-    top = table(rules, T_BRACKET_MAX, min(b, table_len(rules, T_BRACKET_MAX) - 1))
-    return 1.0 - table(rules, T_TAX_STANDARD, b) / max(top, 1)
+    top = S.table(rules, S.T_BRACKET_MAX, min(b, S.table_len(rules, S.T_BRACKET_MAX) - 1))
+    return 1.0 - S.table(rules, S.T_TAX_STANDARD, b) / max(top, 1)
 
 
 @rule
@@ -277,14 +160,14 @@ def growth_stream(rules, expected, growth, years_left):
 
 @rule
 def years_left(state, rules):
-    return rules[CFG_YEARS] - state[YEAR] + 1
+    return rules[S.CFG_YEARS] - state[S.YEAR] + 1
 
 
 @rule
 def short_of(state, rules, p, at):
     """Whether p lacks any of the four attribute minimums at ``rules[at:at + 4]``."""
-    for c in range(N_ATTR):
-        if rules[at + c] > state[row(p) + ATTR + c]:
+    for c in range(S.N_ATTR):
+        if rules[at + c] > state[S.row(p) + S.ATTR + c]:
             return True
     return False
 
@@ -293,24 +176,28 @@ def short_of(state, rules, p, at):
 def target_gap(state, rules, knobs, pid, p, a):
     """How far attribute ``a`` is below the best-paid job (scholar-like) or the biggest
     business (business-minded) the player does not yet qualify for."""
-    mine = state[row(p) + ATTR + a]
+    mine = state[S.row(p) + S.ATTR + a]
     if knobs[pid, JOB_WEIGHT] >= knobs[pid, BUSINESS_WEIGHT]:
         best, gap = -1, 0
-        own_job = owners(rules, OWN_JOB)
-        for j in range(rules[CFG_N_JOBS]):
-            salary = job(rules, j, J_SALARY)
-            if job(rules, j, J_AVAILABLE) == 1 and state[own_job + j] == NONE and salary > best:
-                short = short_of(state, rules, p, rules[CFG_JOBS] + j * J_WIDTH + J_ATTR)
-                if short or state[row(p) + COLLEGE] < job(rules, j, J_COLLEGE):
-                    best, gap = salary, job(rules, j, J_ATTR + a) - mine
+        own_job = S.owners(rules, S.OWN_JOB)
+        for j in range(rules[S.CFG_N_JOBS]):
+            salary = S.job(rules, j, S.J_SALARY)
+            if (
+                S.job(rules, j, S.J_AVAILABLE) == 1
+                and state[own_job + j] == S.NONE
+                and salary > best
+            ):
+                short = short_of(state, rules, p, rules[S.CFG_JOBS] + j * S.J_WIDTH + S.J_ATTR)
+                if short or state[S.row(p) + S.COLLEGE] < S.job(rules, j, S.J_COLLEGE):
+                    best, gap = salary, S.job(rules, j, S.J_ATTR + a) - mine
         return gap
     best, gap = -1, 0
-    own_biz = owners(rules, OWN_BIZ)
-    for b in range(rules[CFG_N_BIZ]):
-        growth = biz(rules, b, B_GROWTH)
-        if state[own_biz + b] == NONE and growth > best:
-            if short_of(state, rules, p, rules[CFG_BIZ] + b * B_WIDTH + B_ATTR):
-                best, gap = growth, biz(rules, b, B_ATTR + a) - mine
+    own_biz = S.owners(rules, S.OWN_BIZ)
+    for b in range(rules[S.CFG_N_BIZ]):
+        growth = S.biz(rules, b, S.B_GROWTH)
+        if state[own_biz + b] == S.NONE and growth > best:
+            if short_of(state, rules, p, rules[S.CFG_BIZ] + b * S.B_WIDTH + S.B_ATTR):
+                best, gap = growth, S.biz(rules, b, S.B_ATTR + a) - mine
     return gap
 
 
@@ -318,17 +205,17 @@ def target_gap(state, rules, knobs, pid, p, a):
 def market_value(state, rules, knobs, pid, p, left):
     """What a Buy/Sell Stock visit is worth to the policy before it sees the trades."""
     value = 0.0
-    insure = knobs[pid, INSURANCE_VALUE] - rules[CFG_INSURANCE_COST]
-    if insure > 0 and state[row(p) + INSURED] == 0 and left > 1:
+    insure = knobs[pid, INSURANCE_VALUE] - rules[S.CFG_INSURANCE_COST]
+    if insure > 0 and state[S.row(p) + S.INSURED] == 0 and left > 1:
         value += insure
     expected = expected_income(state, rules, p)
     if expected >= knobs[pid, ACCOUNTANT_INCOME] > 0:
-        value += smart_saving(rules, expected) - rules[CFG_ACCOUNTANT_COST]
-    price = float(rules[CFG_SHARE_PRICE])
-    for s in range(rules[CFG_PLAYERS] + 1):
-        if state[stock(s) + ACTIVE] == 1:
-            v = state[stock(s) + VALUE]
-            held = state[share(p, s)]
+        value += smart_saving(rules, expected) - rules[S.CFG_ACCOUNTANT_COST]
+    price = float(rules[S.CFG_SHARE_PRICE])
+    for s in range(rules[S.CFG_PLAYERS] + 1):
+        if state[S.stock(s) + S.ACTIVE] == 1:
+            v = state[S.stock(s) + S.VALUE]
+            held = state[S.share(p, s)]
             if held > 0 and (v >= knobs[pid, SELL_AT] > 0 or left == 1):
                 value += held * v * price
             if left > 1 and 0 < v <= knobs[pid, BUY_BELOW]:
@@ -340,12 +227,12 @@ def market_value(state, rules, knobs, pid, p, left):
 def loan_penalty(state, rules, knobs, pid, p, cost):
     """Dollars of penalty for the loan an option needs (its interest at the rules' rate plus
     the policy's own cost of debt); NO past its share of the rules' loan cap."""
-    need = cost - state[row(p) + CASH]
+    need = cost - state[S.row(p) + S.CASH]
     if need <= 0:
         return 0.0
-    if state[row(p) + LOANS] + need > knobs[pid, BORROW_SHARE] * rules[CFG_LOAN_CAP]:
+    if state[S.row(p) + S.LOANS] + need > knobs[pid, BORROW_SHARE] * rules[S.CFG_LOAN_CAP]:
         return NO
-    return need * (rules[CFG_INTEREST_PCT] / 100.0 + knobs[pid, BORROW_PENALTY])
+    return need * (rules[S.CFG_INTEREST_PCT] / 100.0 + knobs[pid, BORROW_PENALTY])
 
 
 @rule
@@ -353,25 +240,25 @@ def ambition_pull(state, rules, knobs, pid, p, kind):
     """Dollars one more step toward the character's ambition is worth when it is of ``kind``
     (a count: cards bought, retirement tokens held) and not yet fulfilled: the policy's
     ambition weight times the Karnaxis bonus over the steps the ambition takes."""
-    c = state[row(p) + CHARACTER]
-    if character(rules, c, C_KARNAXIS) != kind or state[row(p) + KARNAXIS_DONE] == 1:
+    c = state[S.row(p) + S.CHARACTER]
+    if S.character(rules, c, S.C_KARNAXIS) != kind or state[S.row(p) + S.KARNAXIS_DONE] == 1:
         return 0.0
-    steps = max(character(rules, c, C_KARNAXIS_VALUE), 1)
-    return knobs[pid, AMBITION_WEIGHT] * rules[CFG_KARNAXIS_BONUS] / steps
+    steps = max(S.character(rules, c, S.C_KARNAXIS_VALUE), 1)
+    return knobs[pid, AMBITION_WEIGHT] * rules[S.CFG_KARNAXIS_BONUS] / steps
 
 
 @rule
 def tokens_worth(state, rules, p, left):
     """Dollars a retirement token bought now adds at Game End: the payout the tokens the player
     can still buy (one a year, this year's included) add, shared among them."""
-    t = state[row(p) + RETIRE_TOKENS]
-    return (payout_for(rules, t + left) - payout_for(rules, t)) / max(left, 1)
+    t = state[S.row(p) + S.RETIRE_TOKENS]
+    return (S.payout_for(rules, t + left) - S.payout_for(rules, t)) / max(left, 1)
 
 
 @rule
 def per_attribute(rules, knobs, pid):
     """What one attribute is worth to the policy: its study value per attribute a Study gives."""
-    return knobs[pid, STUDY_VALUE] / max(rules[CFG_STUDY_ATTRS], 1)
+    return knobs[pid, STUDY_VALUE] / max(rules[S.CFG_STUDY_ATTRS], 1)
 
 
 @scorer
@@ -381,29 +268,29 @@ def card_worth(state, rules, knobs, pid, p, effect, value, left, expected):
     attribute at the policy's study value per attribute, growth as business income, retirement
     tokens at the payout, black shares at the black business's price, a tax-free year at this
     year's foreseen tax, forgiven loans with their interest."""
-    r = row(p)
-    if effect == KE_CASH:
+    r = S.row(p)
+    if effect == S.KE_CASH:
         return float(value)
-    if effect == KE_DICE_CASH:
+    if effect == S.KE_DICE_CASH:
         return DIE_MEAN * value
-    if effect == KE_ATTRIBUTES:
+    if effect == S.KE_ATTRIBUTES:
         return value * per_attribute(rules, knobs, pid)
-    if effect == KE_COLLEGE:
-        return (rules[CFG_COLLEGE_APTITUDE] + 1) * per_attribute(rules, knobs, pid)
-    if effect == KE_GROWTH:
+    if effect == S.KE_COLLEGE:
+        return (rules[S.CFG_COLLEGE_APTITUDE] + 1) * per_attribute(rules, knobs, pid)
+    if effect == S.KE_GROWTH:
         return knobs[pid, BUSINESS_WEIGHT] * growth_stream(rules, expected, value, left)
-    if effect == KE_RETIREMENT:
-        t = state[r + RETIRE_TOKENS]
-        gained = payout_for(rules, t + value) - payout_for(rules, t)
+    if effect == S.KE_RETIREMENT:
+        t = state[r + S.RETIRE_TOKENS]
+        gained = S.payout_for(rules, t + value) - S.payout_for(rules, t)
         return knobs[pid, RETIREMENT_WEIGHT] * gained
-    if effect == KE_BLACK_SHARES:
-        black = state[stock(rules[CFG_PLAYERS]) + VALUE]
-        return float(value * black * rules[CFG_SHARE_PRICE])
-    if effect == KE_TAX_FREE:
-        tax_table = T_TAX_SMART if state[r + ACCOUNTANT] == 1 else T_TAX_STANDARD
-        return float(table(rules, tax_table, bracket_of(rules, expected)))
-    if effect == KE_FORGIVE:
-        return min(value, state[r + LOANS]) * (1.0 + rules[CFG_INTEREST_PCT] / 100.0)
+    if effect == S.KE_BLACK_SHARES:
+        black = state[S.stock(rules[S.CFG_PLAYERS]) + S.VALUE]
+        return float(value * black * rules[S.CFG_SHARE_PRICE])
+    if effect == S.KE_TAX_FREE:
+        tax_table = S.T_TAX_SMART if state[r + S.ACCOUNTANT] == 1 else S.T_TAX_STANDARD
+        return float(S.table(rules, tax_table, bracket_of(rules, expected)))
+    if effect == S.KE_FORGIVE:
+        return min(value, state[r + S.LOANS]) * (1.0 + rules[S.CFG_INTEREST_PCT] / 100.0)
     return 0.0
 
 
@@ -413,9 +300,9 @@ def deck_worth(state, rules, knobs, pid, p, left):
     The foreseen income the cards' worths read is the same for every card: read once."""
     expected = expected_income(state, rules, p)
     total = 0.0
-    n = rules[CFG_N_KCARDS]
+    n = rules[S.CFG_N_KCARDS]
     for k in range(n):
-        effect, value = kcard(rules, k, KC_EFFECT), kcard(rules, k, KC_VALUE)
+        effect, value = S.kcard(rules, k, S.KC_EFFECT), S.kcard(rules, k, S.KC_VALUE)
         total += card_worth(state, rules, knobs, pid, p, effect, value, left, expected)
     return total / max(n, 1)
 
@@ -424,60 +311,64 @@ def deck_worth(state, rules, knobs, pid, p, left):
 def action_score(state, rules, knobs, pid, p, i):
     """Take Action!: option i's worth in dollars."""
     left = years_left(state, rules)
-    action, a, cost = opt(state, i, OPT_ACTION), opt(state, i, OPT_A), opt(state, i, OPT_COST)
+    action, a, cost = (
+        S.opt(state, i, S.OPT_ACTION),
+        S.opt(state, i, S.OPT_A),
+        S.opt(state, i, S.OPT_COST),
+    )
     penalty = loan_penalty(state, rules, knobs, pid, p, cost)
     if penalty == NO:
         return NO
-    if action == ACT_WORK:
-        return MUST + job(rules, a, J_SALARY)
-    if action == ACT_JOB_SEARCH:
+    if action == S.ACT_WORK:
+        return MUST + S.job(rules, a, S.J_SALARY)
+    if action == S.ACT_JOB_SEARCH:
         held = held_salary(state, rules, p)
-        salary = job(rules, a, J_SALARY)
+        salary = S.job(rules, a, S.J_SALARY)
         if (
-            held > 0 and state[row(p) + USED] == 0
+            held > 0 and state[S.row(p) + S.USED] == 0
         ):  # first action of a job holder: only a better job
             return MUST + salary if salary > held else NO
         return knobs[pid, JOB_WEIGHT] * (salary + max(0, salary - held) * (left - 1))
-    if action == ACT_UNEMPLOYMENT:
-        return float(state[FUND]) + 1000.0
-    if action == ACT_STUDY:
+    if action == S.ACT_UNEMPLOYMENT:
+        return float(state[S.FUND]) + 1000.0
+    if action == S.ACT_STUDY:
         return knobs[pid, STUDY_VALUE]
-    if action == ACT_COLLEGE:
+    if action == S.ACT_COLLEGE:
         if a == 1:
             return knobs[pid, UNIVERSITY_VALUE] + 2.0 * knobs[pid, STUDY_VALUE] - cost - penalty
-        if state[row(p) + COLLEGE] < knobs[pid, COLLEGE_TARGET] and left > 2:
+        if state[S.row(p) + S.COLLEGE] < knobs[pid, COLLEGE_TARGET] and left > 2:
             return 4.0 * knobs[pid, STUDY_VALUE] + 2500.0 * left - cost - penalty
         return knobs[pid, STUDY_VALUE] - cost - penalty
-    if action == ACT_RETIREMENT:
+    if action == S.ACT_RETIREMENT:
         return (
             knobs[pid, RETIREMENT_WEIGHT] * tokens_worth(state, rules, p, left)
-            + ambition_pull(state, rules, knobs, pid, p, K_RETIREMENT)
+            + ambition_pull(state, rules, knobs, pid, p, S.K_RETIREMENT)
             - cost
             - penalty
         )
-    if action == ACT_KARNAXIS:
+    if action == S.ACT_KARNAXIS:
         return (
             knobs[pid, CARD_WEIGHT] * deck_worth(state, rules, knobs, pid, p, left)
-            + ambition_pull(state, rules, knobs, pid, p, K_CARDS)
+            + ambition_pull(state, rules, knobs, pid, p, S.K_CARDS)
             - cost
             - penalty
         )
-    if action == ACT_MARKET:
+    if action == S.ACT_MARKET:
         return market_value(state, rules, knobs, pid, p, left)
-    if action == ACT_BUSINESS:
+    if action == S.ACT_BUSINESS:
         return (
             knobs[pid, BUSINESS_WEIGHT]
-            * income_stream(state, rules, p, biz(rules, a, B_GROWTH), left)
+            * income_stream(state, rules, p, S.biz(rules, a, S.B_GROWTH), left)
             - cost
             - penalty
         )
-    if action == ACT_FRANCHISE:
-        g = table(rules, T_FRANCHISE_GROWTH, state[row(a) + BUSINESS_LEVEL] - 1)
+    if action == S.ACT_FRANCHISE:
+        g = S.table(rules, S.T_FRANCHISE_GROWTH, state[S.row(a) + S.BUSINESS_LEVEL] - 1)
         return (
             knobs[pid, BUSINESS_WEIGHT] * income_stream(state, rules, p, g, left) - cost - penalty
         )
-    if action == ACT_ADVERTISE:
-        g = table(rules, T_AD_GROWTH, a)
+    if action == S.ACT_ADVERTISE:
+        g = S.table(rules, S.T_AD_GROWTH, a)
         return (
             knobs[pid, BUSINESS_WEIGHT] * income_stream(state, rules, p, g, left) - cost - penalty
         )
@@ -488,31 +379,35 @@ def action_score(state, rules, knobs, pid, p, i):
 def trade_score(state, rules, knobs, pid, p, i):
     """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: trade i's worth."""
     left = years_left(state, rules)
-    kind, s, count = opt(state, i, OPT_ACTION), opt(state, i, OPT_A), opt(state, i, OPT_B)
-    cost = opt(state, i, OPT_COST)
-    if kind == MK_DONE:
+    kind, s, count = (
+        S.opt(state, i, S.OPT_ACTION),
+        S.opt(state, i, S.OPT_A),
+        S.opt(state, i, S.OPT_B),
+    )
+    cost = S.opt(state, i, S.OPT_COST)
+    if kind == S.MK_DONE:
         return 0.0
     penalty = loan_penalty(state, rules, knobs, pid, p, cost)
     if penalty == NO:
         return NO
-    if kind == MK_INSURANCE:
+    if kind == S.MK_INSURANCE:
         if left > 1:
             return knobs[pid, INSURANCE_VALUE] - cost - penalty
-    elif kind == MK_ACCOUNTANT:
+    elif kind == S.MK_ACCOUNTANT:
         expected = expected_income(state, rules, p)
         if knobs[pid, ACCOUNTANT_INCOME] > 0 and expected >= knobs[pid, ACCOUNTANT_INCOME]:
             return smart_saving(rules, expected) - cost - penalty
-    elif kind == MK_SELL:
-        price = state[stock(s) + VALUE]
+    elif kind == S.MK_SELL:
+        price = state[S.stock(s) + S.VALUE]
         if left == 1 or (knobs[pid, SELL_AT] > 0 and price >= knobs[pid, SELL_AT]):
             return float(-cost)
     else:  # MK_BUY: a cheap share gains on average; its dividends come at the top
-        price = state[stock(s) + VALUE]
+        price = state[S.stock(s) + S.VALUE]
         if knobs[pid, STOCK_WEIGHT] > 0 and left > 1 and price <= knobs[pid, BUY_BELOW]:
             return (
                 knobs[pid, STOCK_WEIGHT]
                 * (knobs[pid, BUY_BELOW] + 1 - price)
-                * rules[CFG_SHARE_PRICE]
+                * rules[S.CFG_SHARE_PRICE]
                 * count
                 - penalty
             )
@@ -524,48 +419,50 @@ def card_score(state, rules, knobs, pid, p, i):
     """Buy Karnaxis Card: use a card now (1) or keep it (0).  A tax-free card waits for a year
     whose foreseen tax reaches the tax_free_at knob, a loan-forgiving card for loans to
     forgive; in the last year every card is used (a saved card is worth nothing at the end)."""
-    effect, value = opt(state, i, OPT_B), opt(state, i, OPT_COST)
-    if opt(state, i, OPT_ACTION) == CU_SAVE:
+    effect, value = S.opt(state, i, S.OPT_B), S.opt(state, i, S.OPT_COST)
+    if S.opt(state, i, S.OPT_ACTION) == S.CU_SAVE:
         return 0.0
-    if state[YEAR] >= rules[CFG_YEARS]:
+    if state[S.YEAR] >= rules[S.CFG_YEARS]:
         return 1.0
-    if effect == KE_TAX_FREE:
+    if effect == S.KE_TAX_FREE:
         income = expected_income(state, rules, p)
-        tax_table = T_TAX_SMART if state[row(p) + ACCOUNTANT] == 1 else T_TAX_STANDARD
+        tax_table = S.T_TAX_SMART if state[S.row(p) + S.ACCOUNTANT] == 1 else S.T_TAX_STANDARD
         return (
             1.0
-            if table(rules, tax_table, bracket_of(rules, income)) >= knobs[pid, TAX_FREE_AT]
+            if S.table(rules, tax_table, bracket_of(rules, income)) >= knobs[pid, TAX_FREE_AT]
             else -1.0
         )
-    if effect == KE_FORGIVE:
-        return 1.0 if state[row(p) + LOANS] >= value else -1.0
+    if effect == S.KE_FORGIVE:
+        return 1.0 if state[S.row(p) + S.LOANS] >= value else -1.0
     return 1.0
 
 
 @scorer
 def option_score(state, rules, knobs, pid, kind, seat, i):
     """The worth policy ``pid`` sees in option i of a decision of ``kind`` by ``seat``."""
-    if kind == D_ACTION:
+    if kind == S.D_ACTION:
         return action_score(state, rules, knobs, pid, seat, i)
-    if kind == D_MARKET:
+    if kind == S.D_MARKET:
         return trade_score(state, rules, knobs, pid, seat, i)
-    if kind == D_ATTRIBUTE:
-        a = opt(state, i, OPT_ACTION)
-        return target_gap(state, rules, knobs, pid, seat, a) - 0.01 * state[row(seat) + ATTR + a]
-    if kind == D_CARD:
+    if kind == S.D_ATTRIBUTE:
+        a = S.opt(state, i, S.OPT_ACTION)
+        return (
+            target_gap(state, rules, knobs, pid, seat, a) - 0.01 * state[S.row(seat) + S.ATTR + a]
+        )
+    if kind == S.D_CARD:
         return card_score(state, rules, knobs, pid, seat, i)
-    if kind == D_CHARACTER:
-        c = opt(state, i, OPT_ACTION)
+    if kind == S.D_CHARACTER:
+        c = S.opt(state, i, S.OPT_ACTION)
         likes = min(behaviour(knobs, pid), LIKES.shape[0] - 1)
         s = 0.0
-        for a in range(N_ATTR):
-            s += character(rules, c, C_ATTR + a)
+        for a in range(S.N_ATTR):
+            s += S.character(rules, c, S.C_ATTR + a)
         for j in range(LIKES.shape[1]):
-            if character(rules, c, C_KARNAXIS) == LIKES[likes, j]:
+            if S.character(rules, c, S.C_KARNAXIS) == LIKES[likes, j]:
                 s += 5.0
         return s
     # D_REROLL: re-roll a falling stock
-    return 1.0 if (opt(state, i, OPT_ACTION) == 1) == (opt(state, i, OPT_A) < 0) else 0.0
+    return 1.0 if (S.opt(state, i, S.OPT_ACTION) == 1) == (S.opt(state, i, S.OPT_A) < 0) else 0.0
 
 
 @rule

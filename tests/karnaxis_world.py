@@ -29,9 +29,9 @@ RULE_MODULES = (money, new_year, actions, business, year_end, engine)
 def plain_python(modules):
     """{name: function} of every kernel in ``modules`` as plain Python: each kernel's own code
     (``py_func``) run against a copy of its globals (its module's, or the namespace a shared
-    template was bound to) in which every kernel it calls is
-    plain Python too."""
-    namespaces, plain = {}, {}
+    template was bound to) in which every kernel it calls is plain Python too, whether it
+    calls it by name or through its module (``money.gain``, ``S.row``)."""
+    namespaces, plain, plain_modules = {}, {}, {}
 
     def namespace(kernel_globals):
         key = id(kernel_globals)
@@ -40,7 +40,16 @@ def plain_python(modules):
             for name, value in list(ns.items()):
                 if isinstance(value, Dispatcher):
                     ns[name] = to_plain(value)
+                elif isinstance(value, types.ModuleType) and is_ours(value):
+                    ns[name] = plain_module(value)
         return namespaces[key]
+
+    def plain_module(module):
+        if module not in plain_modules:
+            view = plain_modules[module] = types.SimpleNamespace()
+            for name, value in vars(module).items():
+                setattr(view, name, to_plain(value) if isinstance(value, Dispatcher) else value)
+        return plain_modules[module]
 
     def to_plain(kernel):
         f = kernel.py_func
@@ -58,6 +67,11 @@ def plain_python(modules):
             if isinstance(value, Dispatcher) or inspect.isfunction(value):
                 found[name] = to_plain(value) if isinstance(value, Dispatcher) else value
     return found
+
+
+def is_ours(module) -> bool:
+    """A module of the package or of the policies, whose kernels run as plain Python too."""
+    return module.__name__.split(".")[0] in ("simulator", "policies")
 
 
 RULES = plain_python(RULE_MODULES)

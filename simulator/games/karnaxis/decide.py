@@ -9,38 +9,7 @@ from policies.search_driver import DECIDE, for_game
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.trace import put_row
-from simulator.games.karnaxis import state as layout
-from simulator.games.karnaxis.state import (
-    AT_CHARACTER,
-    CANDIDATES,
-    CARDS_HELD,
-    CFG_DEALT,
-    CFG_N_CHARS,
-    CFG_N_EVENTS,
-    CFG_N_KCARDS,
-    CFG_PLAYERS,
-    CFG_UNSEEN,
-    CHARACTER,
-    D_MARKET,
-    DECK_CARDS,
-    DECK_CHARS,
-    DECK_EVENTS,
-    EV_SEARCH,
-    EV_SEARCH_OPTION,
-    KC_HOLDER,
-    NEXT_CARD,
-    NONE,
-    OPT_A,
-    OPT_ACTION,
-    OPT_B,
-    PENDING_EVENT,
-    PHASE,
-    TRACE_N,
-    YEAR,
-    opt,
-    owners,
-    row,
-)
+from simulator.games.karnaxis import state as S
 
 
 @rule
@@ -48,28 +17,28 @@ def trace_pending(state, trace, kind, seat, n, m):
     """What the trace keeps of a pending decision: its rows, written now when they fit
     (EV_SEARCH, then each candidate's option), for the driver to fill in the values weighed
     (search.note_values); later probes step over them."""
-    at = state[TRACE_N]
-    state[PENDING_EVENT] = NONE
+    at = state[S.TRACE_N]
+    state[S.PENDING_EVENT] = S.NONE
     if at + m + 1 <= trace.shape[0]:
-        state[PENDING_EVENT] = at
-        put_row(trace, at, EV_SEARCH, state[YEAR], seat, kind, n, m, 0)
+        state[S.PENDING_EVENT] = at
+        put_row(trace, at, S.EV_SEARCH, state[S.YEAR], seat, kind, n, m, 0)
         for r in range(m):
-            i = state[CANDIDATES + r]
-            b = opt(state, i, OPT_A)
-            if kind == D_MARKET:
-                b = b * 1000 + opt(state, i, OPT_B)
+            i = state[S.CANDIDATES + r]
+            b = S.opt(state, i, S.OPT_A)
+            if kind == S.D_MARKET:
+                b = b * 1000 + S.opt(state, i, S.OPT_B)
             put_row(
                 trace,
                 at + 1 + r,
-                EV_SEARCH_OPTION,
-                state[YEAR],
+                S.EV_SEARCH_OPTION,
+                state[S.YEAR],
                 seat,
-                opt(state, i, OPT_ACTION),
+                S.opt(state, i, S.OPT_ACTION),
                 b,
                 0,
                 0,
             )
-        state[TRACE_N] = at + m + 1
+        state[S.TRACE_N] = at + m + 1
 
 
 @allocating
@@ -82,41 +51,41 @@ def determinize(state, rules, rng, seat):
     kept by an earlier one.  Each set is gathered, put in a canonical order and dealt again into
     the same places, so the result depends only on what the seat knows and on the seed."""
     reseed_chance(rng, rng[SEARCH_STREAM])
-    unseen = rules[CFG_UNSEEN]
-    events = owners(rules, DECK_EVENTS)
+    unseen = rules[S.CFG_UNSEEN]
+    events = S.owners(rules, S.DECK_EVENTS)
     n = 0
-    for k in range(state[YEAR], rules[CFG_N_EVENTS]):
+    for k in range(state[S.YEAR], rules[S.CFG_N_EVENTS]):
         state[unseen + n] = state[events + k]
         n += 1
     redeal(state[unseen : unseen + n], n, rng)
-    for k in range(state[YEAR], rules[CFG_N_EVENTS]):
-        state[events + k] = state[unseen + k - state[YEAR]]
+    for k in range(state[S.YEAR], rules[S.CFG_N_EVENTS]):
+        state[events + k] = state[unseen + k - state[S.YEAR]]
     redeal_karnaxis_cards(state, rules, rng, seat)
-    if state[PHASE] == AT_CHARACTER:
+    if state[S.PHASE] == S.AT_CHARACTER:
         redeal_characters(state, rules, rng, seat)
 
 
 @rule
 def redeal_karnaxis_cards(state, rules, rng, seat):
-    unseen = rules[CFG_UNSEEN]
-    deck, holder = owners(rules, DECK_CARDS), owners(rules, KC_HOLDER)
+    unseen = rules[S.CFG_UNSEEN]
+    deck, holder = S.owners(rules, S.DECK_CARDS), S.owners(rules, S.KC_HOLDER)
     n = 0
-    for k in range(state[NEXT_CARD], rules[CFG_N_KCARDS]):
+    for k in range(state[S.NEXT_CARD], rules[S.CFG_N_KCARDS]):
         state[unseen + n] = state[deck + k]
         n += 1
-    for card in range(rules[CFG_N_KCARDS]):
+    for card in range(rules[S.CFG_N_KCARDS]):
         if state[holder + card] >= 0 and state[holder + card] != seat:
             state[unseen + n] = card
-            state[holder + card] = NONE
+            state[holder + card] = S.NONE
             n += 1
     redeal(state[unseen : unseen + n], n, rng)
     k = 0
-    for q in range(rules[CFG_PLAYERS]):
+    for q in range(rules[S.CFG_PLAYERS]):
         if q != seat:
-            for _ in range(state[row(q) + CARDS_HELD]):
+            for _ in range(state[S.row(q) + S.CARDS_HELD]):
                 state[holder + state[unseen + k]] = q
                 k += 1
-    for d in range(state[NEXT_CARD], rules[CFG_N_KCARDS]):
+    for d in range(state[S.NEXT_CARD], rules[S.CFG_N_KCARDS]):
         state[deck + d] = state[unseen + k]
         k += 1
 
@@ -124,16 +93,16 @@ def redeal_karnaxis_cards(state, rules, rng, seat):
 @rule
 def redeal_characters(state, rules, rng, seat):
     """Game Setup: the seat knows its own dealt cards and the characters kept so far."""
-    unseen = rules[CFG_UNSEEN]
-    deck, dealt = owners(rules, DECK_CHARS), rules[CFG_DEALT]
+    unseen = rules[S.CFG_UNSEEN]
+    deck, dealt = S.owners(rules, S.DECK_CHARS), rules[S.CFG_DEALT]
     n = 0
-    for k in range(rules[CFG_N_CHARS]):
+    for k in range(rules[S.CFG_N_CHARS]):
         if hidden_character(state, rules, seat, k, dealt):
             state[unseen + n] = state[deck + k]
             n += 1
     redeal(state[unseen : unseen + n], n, rng)
     n = 0
-    for k in range(rules[CFG_N_CHARS]):
+    for k in range(rules[S.CFG_N_CHARS]):
         if hidden_character(state, rules, seat, k, dealt):
             state[deck + k] = state[unseen + n]
             n += 1
@@ -147,10 +116,10 @@ def hidden_character(state, rules, seat, k, dealt):
     if owner == seat:
         return False
     if owner < seat:
-        return state[owners(rules, DECK_CHARS) + k] != state[row(owner) + CHARACTER]
+        return state[S.owners(rules, S.DECK_CHARS) + k] != state[S.row(owner) + S.CHARACTER]
     return True
 
 
 choose, is_search, played_policy, weighs, choose_in_search_step, mark_pending = for_game(
-    DECIDE, globals(), layout, policies.karnaxis
+    DECIDE, globals(), S, policies.karnaxis
 )
