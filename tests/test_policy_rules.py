@@ -120,7 +120,8 @@ def insurance_score(sets: tuple) -> float:
     n = w.call("list_trades", 0)
     i = next(i for i in range(n) if w.options[i, S.OPT_ACTION] == S.MK_INSURANCE)
     pid = POLICY["cautious"]
-    return KARNAXIS_POLICIES["trade_score"](w.state, w.rules_array, w.knobs, pid, 0, i)
+    seen = KARNAXIS_POLICIES["foresee"](w.state, w.rules_array, 0)
+    return KARNAXIS_POLICIES["trade_score"](w.state, w.rules_array, w.knobs, pid, 0, i, *seen)
 
 
 def test_karnaxis_insurance_is_bought_when_worth_more_than_its_price():

@@ -153,7 +153,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
         [[S.CARD_EFFECTS.index(e), v] for e, v in zip(cards["effect"], cards["value"])],
         dtype=np.int64,
     ).reshape(-1, 2)
-    knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
+    knobs = policies.readings(rules, policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS))
     # the kernel's rules array, its knobs, then the labels the wrapper writes
     return (
         rules_array(cfg, tables, chars, jobs, biz, events, kcards),

@@ -137,7 +137,10 @@ def take_loan(state, rules, trace, p, amount):
 
 @rule
 def can_afford(state, rules, p, cost):
-    return borrow_needed(state, rules, p, cost) >= 0
+    """Whether p can pay ``cost`` with cash and loans to the cap: :func:`borrow_needed` is not
+    -1, asked without its division (a listing asks it of every option)."""
+    short = cost - state[S.row(p) + S.CASH]
+    return short <= 0 or short <= rules[S.CFG_LOAN_CAP] - state[S.row(p) + S.LOANS]
 
 
 @rule
