@@ -19,124 +19,8 @@ from policies.common import HANDICAP_KNOBS, RANDOM, behaviour, blunders, keep_be
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.core.kernel import rule, scorer
-from simulator.games.karnaxis.state import (
-    ACCOUNTANT,
-    ACT_ADVERTISE,
-    ACT_BUSINESS,
-    ACT_COLLEGE,
-    ACT_FRANCHISE,
-    ACT_JOB_SEARCH,
-    ACT_KARNAXIS,
-    ACT_MARKET,
-    ACT_RETIREMENT,
-    ACT_STUDY,
-    ACT_UNEMPLOYMENT,
-    ACT_WORK,
-    ACTIVE,
-    ATTR,
-    B_ATTR,
-    B_GROWTH,
-    B_WIDTH,
-    BUSINESS_LEVEL,
-    C_ATTR,
-    C_KARNAXIS,
-    C_KARNAXIS_VALUE,
-    CASH,
-    CFG_ACCOUNTANT_COST,
-    CFG_BIZ,
-    CFG_COLLEGE_APTITUDE,
-    CFG_INSURANCE_COST,
-    CFG_INTEREST_PCT,
-    CFG_JOBS,
-    CFG_KARNAXIS_BONUS,
-    CFG_LOAN_CAP,
-    CFG_N_BIZ,
-    CFG_N_JOBS,
-    CFG_N_KCARDS,
-    CFG_PLAYERS,
-    CFG_SHARE_PRICE,
-    CFG_STUDY_ATTRS,
-    CFG_YEARS,
-    CHARACTER,
-    COLLEGE,
-    CU_SAVE,
-    D_ACTION,
-    D_ATTRIBUTE,
-    D_CARD,
-    D_CHARACTER,
-    D_MARKET,
-    FUND,
-    GROWTH,
-    INCOME,
-    INSURED,
-    J_ATTR,
-    J_AVAILABLE,
-    J_COLLEGE,
-    J_SALARY,
-    J_WIDTH,
-    JOB,
-    JOB_B,
-    K_BUSINESSES,
-    K_CARDS,
-    K_CASH,
-    K_COLLEGE,
-    K_DIVIDENDS,
-    K_FRANCHISES,
-    K_GROWTH,
-    K_INCOME,
-    K_JOB,
-    K_JOBS,
-    K_LEVEL,
-    K_RETIREMENT,
-    K_SALARY,
-    K_SHARES,
-    KARNAXIS_DONE,
-    KC_EFFECT,
-    KC_VALUE,
-    KE_ATTRIBUTES,
-    KE_BLACK_SHARES,
-    KE_CASH,
-    KE_COLLEGE,
-    KE_DICE_CASH,
-    KE_FORGIVE,
-    KE_GROWTH,
-    KE_RETIREMENT,
-    KE_TAX_FREE,
-    LOANS,
-    MK_ACCOUNTANT,
-    MK_DONE,
-    MK_INSURANCE,
-    MK_SELL,
-    N_ATTR,
-    NONE,
-    OPT_A,
-    OPT_ACTION,
-    OPT_B,
-    OPT_COST,
-    OWN_BIZ,
-    OWN_JOB,
-    RETIRE_TOKENS,
-    T_AD_GROWTH,
-    T_BRACKET_MAX,
-    T_FRANCHISE_GROWTH,
-    T_TAX_SMART,
-    T_TAX_STANDARD,
-    USED,
-    VALUE,
-    YEAR,
-    biz,
-    character,
-    job,
-    kcard,
-    opt,
-    owners,
-    payout_for,
-    row,
-    share,
-    stock,
-    table,
-    table_len,
-)
+from simulator.core.rng import POLICY
+from simulator.games.karnaxis import state as S
 
 SCHOLAR, TYCOON, SPECULATOR, CAUTIOUS, SEARCH = range(1, 6)
 POLICIES = (
@@ -201,6 +85,34 @@ KNOBS = (
     TOP_K,
     BLUNDER,
 ) = range(1, 22)  # knobs columns (0: the behaviour)
+# Then what each policy reads from the rules, computed once per variant (:func:`readings`),
+# not at every decision: an attribute's worth (its study value per attribute a Study gives),
+# a Karnaxis college card's, the loan rate, its borrowing limit in dollars, what a forgiven
+# dollar of loan saves; the Karnaxis deck by kind (:func:`deck_estimate`): the worth of its
+# cards whose worth is the same in every game (cash, dice, attributes, college) and its
+# absolute value, the black shares its cards give, its tax-free cards, and the columns from
+# which the values of its growth, retirement and forgiving cards are listed, in turn, up to
+# DECK_END; from KEEP on, the share of a further dollar of income kept after the standard
+# tax of each bracket (:func:`tax_keep`), then the deck's listed values.
+(
+    PER_ATTRIBUTE,
+    COLLEGE_WORTH,
+    LOAN_RATE,
+    BORROW_LIMIT,
+    FORGIVE_FACTOR,
+    DECK_FIXED,
+    DECK_FIXED_SIZE,
+    DECK_BLACK,
+    DECK_TAX_FREE,
+    DECK_GROWTH,
+    DECK_RETIREMENT,
+    DECK_FORGIVE,
+    DECK_END,
+    KEEP,
+) = range(22, 36)
+# A decision scored with the Karnaxis deck's estimated worth is taken again with its exact
+# worth when another option scores within NEAR (relative) of the card option (policy_choice)
+NEAR = 1e-9
 
 NO = -1.0e12  # an option the policy refuses (still legal; chosen only if all are refused)
 MUST = 1.0e9  # Go To Work / a better job as the first action of a job holder
@@ -211,22 +123,65 @@ DIE_MEAN = 3.5  # a dice-cash card pays its value times one die (1-6)
 LIKES = np.array(
     [
         [-1, -1, -1, -1, -1],
-        [K_JOB, K_COLLEGE, K_SALARY, K_JOBS, -1],
-        [K_GROWTH, K_BUSINESSES, K_LEVEL, K_FRANCHISES, K_INCOME],
-        [K_SHARES, K_DIVIDENDS, K_CASH, K_CARDS, -1],
-        [K_RETIREMENT, K_CASH, K_COLLEGE, K_JOBS, -1],
+        [S.K_JOB, S.K_COLLEGE, S.K_SALARY, S.K_JOBS, -1],
+        [S.K_GROWTH, S.K_BUSINESSES, S.K_LEVEL, S.K_FRANCHISES, S.K_INCOME],
+        [S.K_SHARES, S.K_DIVIDENDS, S.K_CASH, S.K_CARDS, -1],
+        [S.K_RETIREMENT, S.K_CASH, S.K_COLLEGE, S.K_JOBS, -1],
     ],
     dtype=np.int64,
 )
 
 
+def readings(rules: dict, knobs: np.ndarray) -> np.ndarray:
+    """``knobs`` (the policies' table, one row per policy) with the columns from
+    PER_ATTRIBUTE on: what each policy reads from the rules ``rules``, computed once per
+    variant the way a decision would compute it (so the very same floats)."""
+    actions, taxes, loans = rules["actions"], rules["taxes"], rules["loans"]
+    tops, standard = taxes["bracket_max_usd"], taxes["standard_usd"]
+    cards = rules["karnaxis_cards"]
+    kinds = [S.CARD_EFFECTS.index(e) for e in cards["effect"]]
+    listed = [
+        [v for k, v in zip(kinds, cards["value"]) if k == kind]
+        for kind in (S.KE_GROWTH, S.KE_RETIREMENT, S.KE_FORGIVE)
+    ]
+    values = KEEP + len(standard)
+    out = np.zeros((knobs.shape[0], values + sum(map(len, listed))))
+    out[:, :PER_ATTRIBUTE] = knobs
+    for row in out:
+        row[PER_ATTRIBUTE] = row[STUDY_VALUE] / max(actions["study_attributes"], 1)
+        row[COLLEGE_WORTH] = (actions["college_aptitude"] + 1) * row[PER_ATTRIBUTE]
+        row[LOAN_RATE] = loans["interest_pct"] / 100.0
+        row[BORROW_LIMIT] = row[BORROW_SHARE] * loans["cap_usd"]
+        row[FORGIVE_FACTOR] = 1.0 + loans["interest_pct"] / 100.0
+        for b, tax in enumerate(standard):
+            top = tops[min(b, len(tops) - 1)] if tops else 1
+            row[KEEP + b] = 1.0 - tax / max(top, 1)
+        fixed = {
+            S.KE_CASH: lambda v: float(v),
+            S.KE_DICE_CASH: lambda v: DIE_MEAN * v,
+            S.KE_ATTRIBUTES: lambda v, row=row: v * row[PER_ATTRIBUTE],
+            S.KE_COLLEGE: lambda v, row=row: row[COLLEGE_WORTH],
+        }
+        worths = [fixed[k](v) for k, v in zip(kinds, cards["value"]) if k in fixed]
+        row[DECK_FIXED], row[DECK_FIXED_SIZE] = sum(worths), sum(map(abs, worths))
+        row[DECK_BLACK] = sum(v for k, v in zip(kinds, cards["value"]) if k == S.KE_BLACK_SHARES)
+        row[DECK_TAX_FREE] = kinds.count(S.KE_TAX_FREE)
+        at = values
+        for column, these in zip((DECK_GROWTH, DECK_RETIREMENT, DECK_FORGIVE), listed):
+            row[column] = at
+            row[at : at + len(these)] = these
+            at += len(these)
+        row[DECK_END] = at
+    return out
+
+
 @rule
 def held_salary(state, rules, p):
     best = 0
-    for slot in (JOB, JOB_B):
-        j = state[row(p) + slot]
+    for slot in (S.JOB, S.JOB_B):
+        j = state[S.row(p) + slot]
         if j >= 0:
-            best = max(best, job(rules, j, J_SALARY))
+            best = max(best, S.job(rules, j, S.J_SALARY))
     return best
 
 
@@ -234,57 +189,55 @@ def held_salary(state, rules, p):
 def expected_income(state, rules, p):
     """This year's income as the player can foresee it: the best salary held plus the
     business income after this year's growth."""
-    return held_salary(state, rules, p) + state[row(p) + INCOME] + state[row(p) + GROWTH]
+    return held_salary(state, rules, p) + state[S.row(p) + S.INCOME] + state[S.row(p) + S.GROWTH]
 
 
 @rule
-def bracket_of(rules, income):
-    b = 0
-    while b < table_len(rules, T_BRACKET_MAX) and income > table(rules, T_BRACKET_MAX, b):
+def bracket_near(rules, b, income):
+    """The tax bracket of ``income`` (its index in the table), searched from bracket ``b`` (a
+    nearby income's): a step or two instead of the whole table."""
+    while b > 0 and income <= S.table(rules, S.T_BRACKET_MAX, b - 1):
+        b -= 1
+    while b < S.table_len(rules, S.T_BRACKET_MAX) and income > S.table(rules, S.T_BRACKET_MAX, b):
         b += 1
     return b
 
 
 @rule
-def smart_saving(rules, income):
-    """Tax an accountant saves on ``income``."""
-    b = bracket_of(rules, income)
-    return table(rules, T_TAX_STANDARD, b) - table(rules, T_TAX_SMART, b)
+def smart_saving(rules, bracket):
+    """Tax an accountant saves on an income in ``bracket``."""
+    return S.table(rules, S.T_TAX_STANDARD, bracket) - S.table(rules, S.T_TAX_SMART, bracket)
 
 
 @rule
-def tax_keep(rules, income):
-    """Share of a further dollar of income kept after taxes: one less the standard table's rate
-    at the top of the bracket of ``income`` (the last bracket: at its lower bound)."""
-    b = bracket_of(rules, income)
-    top = table(rules, T_BRACKET_MAX, min(b, table_len(rules, T_BRACKET_MAX) - 1))
-    return 1.0 - table(rules, T_TAX_STANDARD, b) / max(top, 1)
+def tax_keep(rules, knobs, pid, bracket, income):
+    """Share of a further dollar of ``income`` kept after taxes (KEEP, :func:`readings`): one
+    less the standard table's rate at the top of its bracket (the last bracket: at its lower
+    bound); ``bracket`` is a nearby income's."""
+    return knobs[pid, KEEP + bracket_near(rules, bracket, income)]
 
 
 @rule
-def income_stream(state, rules, p, growth, years_left):
-    """Business income a growth of ``growth`` adds over the remaining year ends, after tax at
-    the player's foreseen bracket."""
-    return growth_stream(rules, expected_income(state, rules, p), growth, years_left)
-
-
-@rule
-def growth_stream(rules, expected, growth, years_left):
-    """:func:`income_stream` for a player whose foreseen income is ``expected``."""
-    keep = tax_keep(rules, expected + growth)
+def growth_stream(rules, knobs, pid, expected, bracket, growth, years_left):
+    """Business income a growth of ``growth`` adds over the remaining year ends, after tax, to
+    a player whose foreseen income is ``expected`` (in ``bracket``)."""
+    keep = tax_keep(rules, knobs, pid, bracket, expected + growth)
     return growth * years_left * (years_left + 1) / 2.0 * keep
 
 
 @rule
-def years_left(state, rules):
-    return rules[CFG_YEARS] - state[YEAR] + 1
+def foresee(state, rules, p):
+    """What every option of a decision of seat ``p`` is scored with, read once a decision:
+    the years left, this year's foreseen income and its tax bracket."""
+    expected = expected_income(state, rules, p)
+    return rules[S.CFG_YEARS] - state[S.YEAR] + 1, expected, bracket_near(rules, 0, expected)
 
 
 @rule
 def short_of(state, rules, p, at):
     """Whether p lacks any of the four attribute minimums at ``rules[at:at + 4]``."""
-    for c in range(N_ATTR):
-        if rules[at + c] > state[row(p) + ATTR + c]:
+    for c in range(S.N_ATTR):
+        if rules[at + c] > state[S.row(p) + S.ATTR + c]:
             return True
     return False
 
@@ -293,42 +246,45 @@ def short_of(state, rules, p, at):
 def target_gap(state, rules, knobs, pid, p, a):
     """How far attribute ``a`` is below the best-paid job (scholar-like) or the biggest
     business (business-minded) the player does not yet qualify for."""
-    mine = state[row(p) + ATTR + a]
+    mine = state[S.row(p) + S.ATTR + a]
     if knobs[pid, JOB_WEIGHT] >= knobs[pid, BUSINESS_WEIGHT]:
         best, gap = -1, 0
-        own_job = owners(rules, OWN_JOB)
-        for j in range(rules[CFG_N_JOBS]):
-            salary = job(rules, j, J_SALARY)
-            if job(rules, j, J_AVAILABLE) == 1 and state[own_job + j] == NONE and salary > best:
-                short = short_of(state, rules, p, rules[CFG_JOBS] + j * J_WIDTH + J_ATTR)
-                if short or state[row(p) + COLLEGE] < job(rules, j, J_COLLEGE):
-                    best, gap = salary, job(rules, j, J_ATTR + a) - mine
+        own_job = S.owners(rules, S.OWN_JOB)
+        for j in range(rules[S.CFG_N_JOBS]):
+            salary = S.job(rules, j, S.J_SALARY)
+            if (
+                S.job(rules, j, S.J_AVAILABLE) == 1
+                and state[own_job + j] == S.NONE
+                and salary > best
+            ):
+                short = short_of(state, rules, p, rules[S.CFG_JOBS] + j * S.J_WIDTH + S.J_ATTR)
+                if short or state[S.row(p) + S.COLLEGE] < S.job(rules, j, S.J_COLLEGE):
+                    best, gap = salary, S.job(rules, j, S.J_ATTR + a) - mine
         return gap
     best, gap = -1, 0
-    own_biz = owners(rules, OWN_BIZ)
-    for b in range(rules[CFG_N_BIZ]):
-        growth = biz(rules, b, B_GROWTH)
-        if state[own_biz + b] == NONE and growth > best:
-            if short_of(state, rules, p, rules[CFG_BIZ] + b * B_WIDTH + B_ATTR):
-                best, gap = growth, biz(rules, b, B_ATTR + a) - mine
+    own_biz = S.owners(rules, S.OWN_BIZ)
+    for b in range(rules[S.CFG_N_BIZ]):
+        growth = S.biz(rules, b, S.B_GROWTH)
+        if state[own_biz + b] == S.NONE and growth > best:
+            if short_of(state, rules, p, rules[S.CFG_BIZ] + b * S.B_WIDTH + S.B_ATTR):
+                best, gap = growth, S.biz(rules, b, S.B_ATTR + a) - mine
     return gap
 
 
 @rule
-def market_value(state, rules, knobs, pid, p, left):
+def market_value(state, rules, knobs, pid, p, left, expected, bracket):
     """What a Buy/Sell Stock visit is worth to the policy before it sees the trades."""
     value = 0.0
-    insure = knobs[pid, INSURANCE_VALUE] - rules[CFG_INSURANCE_COST]
-    if insure > 0 and state[row(p) + INSURED] == 0 and left > 1:
+    insure = knobs[pid, INSURANCE_VALUE] - rules[S.CFG_INSURANCE_COST]
+    if insure > 0 and state[S.row(p) + S.INSURED] == 0 and left > 1:
         value += insure
-    expected = expected_income(state, rules, p)
     if expected >= knobs[pid, ACCOUNTANT_INCOME] > 0:
-        value += smart_saving(rules, expected) - rules[CFG_ACCOUNTANT_COST]
-    price = float(rules[CFG_SHARE_PRICE])
-    for s in range(rules[CFG_PLAYERS] + 1):
-        if state[stock(s) + ACTIVE] == 1:
-            v = state[stock(s) + VALUE]
-            held = state[share(p, s)]
+        value += smart_saving(rules, bracket) - rules[S.CFG_ACCOUNTANT_COST]
+    price = float(rules[S.CFG_SHARE_PRICE])
+    for s in range(rules[S.CFG_PLAYERS] + 1):
+        if state[S.stock(s) + S.ACTIVE] == 1:
+            v = state[S.stock(s) + S.VALUE]
+            held = state[S.share(p, s)]
             if held > 0 and (v >= knobs[pid, SELL_AT] > 0 or left == 1):
                 value += held * v * price
             if left > 1 and 0 < v <= knobs[pid, BUY_BELOW]:
@@ -340,12 +296,12 @@ def market_value(state, rules, knobs, pid, p, left):
 def loan_penalty(state, rules, knobs, pid, p, cost):
     """Dollars of penalty for the loan an option needs (its interest at the rules' rate plus
     the policy's own cost of debt); NO past its share of the rules' loan cap."""
-    need = cost - state[row(p) + CASH]
+    need = cost - state[S.row(p) + S.CASH]
     if need <= 0:
         return 0.0
-    if state[row(p) + LOANS] + need > knobs[pid, BORROW_SHARE] * rules[CFG_LOAN_CAP]:
+    if state[S.row(p) + S.LOANS] + need > knobs[pid, BORROW_LIMIT]:
         return NO
-    return need * (rules[CFG_INTEREST_PCT] / 100.0 + knobs[pid, BORROW_PENALTY])
+    return need * (knobs[pid, LOAN_RATE] + knobs[pid, BORROW_PENALTY])
 
 
 @rule
@@ -353,166 +309,191 @@ def ambition_pull(state, rules, knobs, pid, p, kind):
     """Dollars one more step toward the character's ambition is worth when it is of ``kind``
     (a count: cards bought, retirement tokens held) and not yet fulfilled: the policy's
     ambition weight times the Karnaxis bonus over the steps the ambition takes."""
-    c = state[row(p) + CHARACTER]
-    if character(rules, c, C_KARNAXIS) != kind or state[row(p) + KARNAXIS_DONE] == 1:
+    c = state[S.row(p) + S.CHARACTER]
+    if S.character(rules, c, S.C_KARNAXIS) != kind or state[S.row(p) + S.KARNAXIS_DONE] == 1:
         return 0.0
-    steps = max(character(rules, c, C_KARNAXIS_VALUE), 1)
-    return knobs[pid, AMBITION_WEIGHT] * rules[CFG_KARNAXIS_BONUS] / steps
+    steps = max(S.character(rules, c, S.C_KARNAXIS_VALUE), 1)
+    return knobs[pid, AMBITION_WEIGHT] * rules[S.CFG_KARNAXIS_BONUS] / steps
 
 
 @rule
 def tokens_worth(state, rules, p, left):
     """Dollars a retirement token bought now adds at Game End: the payout the tokens the player
     can still buy (one a year, this year's included) add, shared among them."""
-    t = state[row(p) + RETIRE_TOKENS]
-    return (payout_for(rules, t + left) - payout_for(rules, t)) / max(left, 1)
+    t = state[S.row(p) + S.RETIRE_TOKENS]
+    return (S.payout_for(rules, t + left) - S.payout_for(rules, t)) / max(left, 1)
 
 
 @rule
-def per_attribute(rules, knobs, pid):
-    """What one attribute is worth to the policy: its study value per attribute a Study gives."""
-    return knobs[pid, STUDY_VALUE] / max(rules[CFG_STUDY_ATTRS], 1)
-
-
-@scorer
-def card_worth(state, rules, knobs, pid, p, effect, value, left, expected):
-    """Dollars a Karnaxis card of ``effect`` and ``value`` is worth used now (the rules' card
-    table) to a player whose foreseen income this year is ``expected``: cash at its value, an
-    attribute at the policy's study value per attribute, growth as business income, retirement
-    tokens at the payout, black shares at the black business's price, a tax-free year at this
-    year's foreseen tax, forgiven loans with their interest."""
-    r = row(p)
-    if effect == KE_CASH:
-        return float(value)
-    if effect == KE_DICE_CASH:
-        return DIE_MEAN * value
-    if effect == KE_ATTRIBUTES:
-        return value * per_attribute(rules, knobs, pid)
-    if effect == KE_COLLEGE:
-        return (rules[CFG_COLLEGE_APTITUDE] + 1) * per_attribute(rules, knobs, pid)
-    if effect == KE_GROWTH:
-        return knobs[pid, BUSINESS_WEIGHT] * growth_stream(rules, expected, value, left)
-    if effect == KE_RETIREMENT:
-        t = state[r + RETIRE_TOKENS]
-        gained = payout_for(rules, t + value) - payout_for(rules, t)
-        return knobs[pid, RETIREMENT_WEIGHT] * gained
-    if effect == KE_BLACK_SHARES:
-        black = state[stock(rules[CFG_PLAYERS]) + VALUE]
-        return float(value * black * rules[CFG_SHARE_PRICE])
-    if effect == KE_TAX_FREE:
-        tax_table = T_TAX_SMART if state[r + ACCOUNTANT] == 1 else T_TAX_STANDARD
-        return float(table(rules, tax_table, bracket_of(rules, expected)))
-    if effect == KE_FORGIVE:
-        return min(value, state[r + LOANS]) * (1.0 + rules[CFG_INTEREST_PCT] / 100.0)
-    return 0.0
-
-
-@scorer
-def deck_worth(state, rules, knobs, pid, p, left):
-    """A Karnaxis card's expected worth: the average of the deck's cards (the draw is hidden).
-    The foreseen income the cards' worths read is the same for every card: read once."""
-    expected = expected_income(state, rules, p)
+def deck_worth(state, rules, knobs, pid, p, left, expected, bracket):
+    """A Karnaxis card's expected worth: the average of the deck's cards (the draw is hidden),
+    each used now (the rules' card table) by a player whose foreseen income this year is
+    ``expected`` (in ``bracket``): cash at its value, a die's cash at DIE_MEAN times it, an
+    attribute at the policy's study value per attribute, growth as business income,
+    retirement tokens at the payout, black shares at the black business's price, a tax-free
+    year at this year's foreseen tax, forgiven loans with their interest.  What the cards of
+    a kind share is read once, not once a card."""
+    r = S.row(p)
+    tokens = state[r + S.RETIRE_TOKENS]
+    payout = S.payout_for(rules, tokens)
+    black = state[S.stock(rules[S.CFG_PLAYERS]) + S.VALUE] * rules[S.CFG_SHARE_PRICE]
+    tax_table = S.T_TAX_SMART if state[r + S.ACCOUNTANT] == 1 else S.T_TAX_STANDARD
+    tax_free = float(S.table(rules, tax_table, bracket))
+    loans = state[r + S.LOANS]
     total = 0.0
-    n = rules[CFG_N_KCARDS]
+    n = rules[S.CFG_N_KCARDS]
     for k in range(n):
-        effect, value = kcard(rules, k, KC_EFFECT), kcard(rules, k, KC_VALUE)
-        total += card_worth(state, rules, knobs, pid, p, effect, value, left, expected)
+        effect, value = S.kcard(rules, k, S.KC_EFFECT), S.kcard(rules, k, S.KC_VALUE)
+        worth = 0.0
+        if effect == S.KE_CASH:
+            worth = float(value)
+        elif effect == S.KE_DICE_CASH:
+            worth = DIE_MEAN * value
+        elif effect == S.KE_ATTRIBUTES:
+            worth = value * knobs[pid, PER_ATTRIBUTE]
+        elif effect == S.KE_COLLEGE:
+            worth = knobs[pid, COLLEGE_WORTH]
+        elif effect == S.KE_GROWTH:
+            stream = growth_stream(rules, knobs, pid, expected, bracket, value, left)
+            worth = knobs[pid, BUSINESS_WEIGHT] * stream
+        elif effect == S.KE_RETIREMENT:
+            worth = knobs[pid, RETIREMENT_WEIGHT] * (S.payout_for(rules, tokens + value) - payout)
+        elif effect == S.KE_BLACK_SHARES:
+            worth = float(value * black)
+        elif effect == S.KE_TAX_FREE:
+            worth = tax_free
+        elif effect == S.KE_FORGIVE:
+            worth = min(value, loans) * knobs[pid, FORGIVE_FACTOR]
+        total += worth
     return total / max(n, 1)
 
 
+@rule
+def deck_estimate(state, rules, knobs, pid, p, left, expected, bracket):
+    """:func:`deck_worth` summed kind by kind from the deck as :func:`readings` lists it, the
+    cards whose worth never changes already added up, and the mean absolute worth of a card:
+    (estimate, size).  Every card's worth is computed as deck_worth computes it; only the
+    order of the sum differs, so the estimate is within 2 n u of the size from deck_worth's
+    worth (n cards, u the unit roundoff of a float64)."""
+    r = S.row(p)
+    total, size = knobs[pid, DECK_FIXED], knobs[pid, DECK_FIXED_SIZE]
+    weight = knobs[pid, BUSINESS_WEIGHT]
+    for c in range(int(knobs[pid, DECK_GROWTH]), int(knobs[pid, DECK_RETIREMENT])):
+        stream = growth_stream(rules, knobs, pid, expected, bracket, int(knobs[pid, c]), left)
+        total += weight * stream
+        size += abs(weight * stream)
+    tokens = state[r + S.RETIRE_TOKENS]
+    payout = S.payout_for(rules, tokens)
+    weight = knobs[pid, RETIREMENT_WEIGHT]
+    for c in range(int(knobs[pid, DECK_RETIREMENT]), int(knobs[pid, DECK_FORGIVE])):
+        worth = weight * (S.payout_for(rules, tokens + int(knobs[pid, c])) - payout)
+        total += worth
+        size += abs(worth)
+    loans = state[r + S.LOANS]
+    for c in range(int(knobs[pid, DECK_FORGIVE]), int(knobs[pid, DECK_END])):
+        worth = min(int(knobs[pid, c]), loans) * knobs[pid, FORGIVE_FACTOR]
+        total += worth
+        size += abs(worth)
+    black = state[S.stock(rules[S.CFG_PLAYERS]) + S.VALUE] * rules[S.CFG_SHARE_PRICE]
+    tax_table = S.T_TAX_SMART if state[r + S.ACCOUNTANT] == 1 else S.T_TAX_STANDARD
+    fixed = knobs[pid, DECK_BLACK] * black + knobs[pid, DECK_TAX_FREE] * S.table(
+        rules, tax_table, bracket
+    )
+    n = max(rules[S.CFG_N_KCARDS], 1)
+    return (total + fixed) / n, (size + abs(fixed)) / n
+
+
 @scorer
-def action_score(state, rules, knobs, pid, p, i):
-    """Take Action!: option i's worth in dollars."""
-    left = years_left(state, rules)
-    action, a, cost = opt(state, i, OPT_ACTION), opt(state, i, OPT_A), opt(state, i, OPT_COST)
+def action_score(state, rules, knobs, pid, p, i, left, expected, bracket, deck):
+    """Take Action!: option i's worth in dollars (:func:`foresee` gives ``left``, ``expected``
+    and ``bracket``; ``deck`` is a Karnaxis card's worth)."""
+    action, a, cost = (
+        S.opt(state, i, S.OPT_ACTION),
+        S.opt(state, i, S.OPT_A),
+        S.opt(state, i, S.OPT_COST),
+    )
     penalty = loan_penalty(state, rules, knobs, pid, p, cost)
     if penalty == NO:
         return NO
-    if action == ACT_WORK:
-        return MUST + job(rules, a, J_SALARY)
-    if action == ACT_JOB_SEARCH:
+    if action == S.ACT_WORK:
+        return MUST + S.job(rules, a, S.J_SALARY)
+    if action == S.ACT_JOB_SEARCH:
         held = held_salary(state, rules, p)
-        salary = job(rules, a, J_SALARY)
+        salary = S.job(rules, a, S.J_SALARY)
         if (
-            held > 0 and state[row(p) + USED] == 0
+            held > 0 and state[S.row(p) + S.USED] == 0
         ):  # first action of a job holder: only a better job
             return MUST + salary if salary > held else NO
         return knobs[pid, JOB_WEIGHT] * (salary + max(0, salary - held) * (left - 1))
-    if action == ACT_UNEMPLOYMENT:
-        return float(state[FUND]) + 1000.0
-    if action == ACT_STUDY:
+    if action == S.ACT_UNEMPLOYMENT:
+        return float(state[S.FUND]) + 1000.0
+    if action == S.ACT_STUDY:
         return knobs[pid, STUDY_VALUE]
-    if action == ACT_COLLEGE:
+    if action == S.ACT_COLLEGE:
         if a == 1:
             return knobs[pid, UNIVERSITY_VALUE] + 2.0 * knobs[pid, STUDY_VALUE] - cost - penalty
-        if state[row(p) + COLLEGE] < knobs[pid, COLLEGE_TARGET] and left > 2:
+        if state[S.row(p) + S.COLLEGE] < knobs[pid, COLLEGE_TARGET] and left > 2:
             return 4.0 * knobs[pid, STUDY_VALUE] + 2500.0 * left - cost - penalty
         return knobs[pid, STUDY_VALUE] - cost - penalty
-    if action == ACT_RETIREMENT:
+    if action == S.ACT_RETIREMENT:
         return (
             knobs[pid, RETIREMENT_WEIGHT] * tokens_worth(state, rules, p, left)
-            + ambition_pull(state, rules, knobs, pid, p, K_RETIREMENT)
+            + ambition_pull(state, rules, knobs, pid, p, S.K_RETIREMENT)
             - cost
             - penalty
         )
-    if action == ACT_KARNAXIS:
+    if action == S.ACT_KARNAXIS:
         return (
-            knobs[pid, CARD_WEIGHT] * deck_worth(state, rules, knobs, pid, p, left)
-            + ambition_pull(state, rules, knobs, pid, p, K_CARDS)
+            knobs[pid, CARD_WEIGHT] * deck
+            + ambition_pull(state, rules, knobs, pid, p, S.K_CARDS)
             - cost
             - penalty
         )
-    if action == ACT_MARKET:
-        return market_value(state, rules, knobs, pid, p, left)
-    if action == ACT_BUSINESS:
-        return (
-            knobs[pid, BUSINESS_WEIGHT]
-            * income_stream(state, rules, p, biz(rules, a, B_GROWTH), left)
-            - cost
-            - penalty
-        )
-    if action == ACT_FRANCHISE:
-        g = table(rules, T_FRANCHISE_GROWTH, state[row(a) + BUSINESS_LEVEL] - 1)
-        return (
-            knobs[pid, BUSINESS_WEIGHT] * income_stream(state, rules, p, g, left) - cost - penalty
-        )
-    if action == ACT_ADVERTISE:
-        g = table(rules, T_AD_GROWTH, a)
-        return (
-            knobs[pid, BUSINESS_WEIGHT] * income_stream(state, rules, p, g, left) - cost - penalty
-        )
+    if action == S.ACT_MARKET:
+        return market_value(state, rules, knobs, pid, p, left, expected, bracket)
+    if action == S.ACT_BUSINESS or action == S.ACT_FRANCHISE or action == S.ACT_ADVERTISE:
+        if action == S.ACT_BUSINESS:
+            g = S.biz(rules, a, S.B_GROWTH)
+        elif action == S.ACT_FRANCHISE:
+            g = S.table(rules, S.T_FRANCHISE_GROWTH, state[S.row(a) + S.BUSINESS_LEVEL] - 1)
+        else:
+            g = S.table(rules, S.T_AD_GROWTH, a)
+        stream = growth_stream(rules, knobs, pid, expected, bracket, g, left)
+        return knobs[pid, BUSINESS_WEIGHT] * stream - cost - penalty
     return 0.0
 
 
 @scorer
-def trade_score(state, rules, knobs, pid, p, i):
+def trade_score(state, rules, knobs, pid, p, i, left, expected, bracket):
     """Buy/Sell Stock and/or Hire Accountant and/or Buy Insurance: trade i's worth."""
-    left = years_left(state, rules)
-    kind, s, count = opt(state, i, OPT_ACTION), opt(state, i, OPT_A), opt(state, i, OPT_B)
-    cost = opt(state, i, OPT_COST)
-    if kind == MK_DONE:
+    kind, s, count = (
+        S.opt(state, i, S.OPT_ACTION),
+        S.opt(state, i, S.OPT_A),
+        S.opt(state, i, S.OPT_B),
+    )
+    cost = S.opt(state, i, S.OPT_COST)
+    if kind == S.MK_DONE:
         return 0.0
     penalty = loan_penalty(state, rules, knobs, pid, p, cost)
     if penalty == NO:
         return NO
-    if kind == MK_INSURANCE:
+    if kind == S.MK_INSURANCE:
         if left > 1:
             return knobs[pid, INSURANCE_VALUE] - cost - penalty
-    elif kind == MK_ACCOUNTANT:
-        expected = expected_income(state, rules, p)
+    elif kind == S.MK_ACCOUNTANT:
         if knobs[pid, ACCOUNTANT_INCOME] > 0 and expected >= knobs[pid, ACCOUNTANT_INCOME]:
-            return smart_saving(rules, expected) - cost - penalty
-    elif kind == MK_SELL:
-        price = state[stock(s) + VALUE]
+            return smart_saving(rules, bracket) - cost - penalty
+    elif kind == S.MK_SELL:
+        price = state[S.stock(s) + S.VALUE]
         if left == 1 or (knobs[pid, SELL_AT] > 0 and price >= knobs[pid, SELL_AT]):
             return float(-cost)
     else:  # MK_BUY: a cheap share gains on average; its dividends come at the top
-        price = state[stock(s) + VALUE]
+        price = state[S.stock(s) + S.VALUE]
         if knobs[pid, STOCK_WEIGHT] > 0 and left > 1 and price <= knobs[pid, BUY_BELOW]:
             return (
                 knobs[pid, STOCK_WEIGHT]
                 * (knobs[pid, BUY_BELOW] + 1 - price)
-                * rules[CFG_SHARE_PRICE]
+                * rules[S.CFG_SHARE_PRICE]
                 * count
                 - penalty
             )
@@ -520,75 +501,146 @@ def trade_score(state, rules, knobs, pid, p, i):
 
 
 @scorer
-def card_score(state, rules, knobs, pid, p, i):
+def card_score(state, rules, knobs, pid, p, i, bracket):
     """Buy Karnaxis Card: use a card now (1) or keep it (0).  A tax-free card waits for a year
     whose foreseen tax reaches the tax_free_at knob, a loan-forgiving card for loans to
     forgive; in the last year every card is used (a saved card is worth nothing at the end)."""
-    effect, value = opt(state, i, OPT_B), opt(state, i, OPT_COST)
-    if opt(state, i, OPT_ACTION) == CU_SAVE:
+    effect, value = S.opt(state, i, S.OPT_B), S.opt(state, i, S.OPT_COST)
+    if S.opt(state, i, S.OPT_ACTION) == S.CU_SAVE:
         return 0.0
-    if state[YEAR] >= rules[CFG_YEARS]:
+    if state[S.YEAR] >= rules[S.CFG_YEARS]:
         return 1.0
-    if effect == KE_TAX_FREE:
-        income = expected_income(state, rules, p)
-        tax_table = T_TAX_SMART if state[row(p) + ACCOUNTANT] == 1 else T_TAX_STANDARD
-        return (
-            1.0
-            if table(rules, tax_table, bracket_of(rules, income)) >= knobs[pid, TAX_FREE_AT]
-            else -1.0
-        )
-    if effect == KE_FORGIVE:
-        return 1.0 if state[row(p) + LOANS] >= value else -1.0
+    if effect == S.KE_TAX_FREE:  # this year's foreseen income is in ``bracket``
+        tax_table = S.T_TAX_SMART if state[S.row(p) + S.ACCOUNTANT] == 1 else S.T_TAX_STANDARD
+        return 1.0 if S.table(rules, tax_table, bracket) >= knobs[pid, TAX_FREE_AT] else -1.0
+    if effect == S.KE_FORGIVE:
+        return 1.0 if state[S.row(p) + S.LOANS] >= value else -1.0
     return 1.0
 
 
 @scorer
-def option_score(state, rules, knobs, pid, kind, seat, i):
-    """The worth policy ``pid`` sees in option i of a decision of ``kind`` by ``seat``."""
-    if kind == D_ACTION:
-        return action_score(state, rules, knobs, pid, seat, i)
-    if kind == D_MARKET:
-        return trade_score(state, rules, knobs, pid, seat, i)
-    if kind == D_ATTRIBUTE:
-        a = opt(state, i, OPT_ACTION)
-        return target_gap(state, rules, knobs, pid, seat, a) - 0.01 * state[row(seat) + ATTR + a]
-    if kind == D_CARD:
-        return card_score(state, rules, knobs, pid, seat, i)
-    if kind == D_CHARACTER:
-        c = opt(state, i, OPT_ACTION)
+def option_score(state, rules, knobs, pid, kind, seat, i, left, expected, bracket, deck):
+    """The worth policy ``pid`` sees in option i of a decision of ``kind`` by ``seat``
+    (:func:`action_score` tells the last four)."""
+    if kind == S.D_ACTION:
+        return action_score(state, rules, knobs, pid, seat, i, left, expected, bracket, deck)
+    if kind == S.D_MARKET:
+        return trade_score(state, rules, knobs, pid, seat, i, left, expected, bracket)
+    if kind == S.D_ATTRIBUTE:
+        a = S.opt(state, i, S.OPT_ACTION)
+        return (
+            target_gap(state, rules, knobs, pid, seat, a) - 0.01 * state[S.row(seat) + S.ATTR + a]
+        )
+    if kind == S.D_CARD:
+        return card_score(state, rules, knobs, pid, seat, i, bracket)
+    if kind == S.D_CHARACTER:
+        c = S.opt(state, i, S.OPT_ACTION)
         likes = min(behaviour(knobs, pid), LIKES.shape[0] - 1)
         s = 0.0
-        for a in range(N_ATTR):
-            s += character(rules, c, C_ATTR + a)
+        for a in range(S.N_ATTR):
+            s += S.character(rules, c, S.C_ATTR + a)
         for j in range(LIKES.shape[1]):
-            if character(rules, c, C_KARNAXIS) == LIKES[likes, j]:
+            if S.character(rules, c, S.C_KARNAXIS) == LIKES[likes, j]:
                 s += 5.0
         return s
     # D_REROLL: re-roll a falling stock
-    return 1.0 if (opt(state, i, OPT_ACTION) == 1) == (opt(state, i, OPT_A) < 0) else 0.0
+    return 1.0 if (S.opt(state, i, S.OPT_ACTION) == 1) == (S.opt(state, i, S.OPT_A) < 0) else 0.0
 
 
 @rule
-def policy_choice(state, rules, knobs, rng, pid, kind, seat, n):
+def card_option(state, kind, n):
+    """The Buy Karnaxis Card option of a decision, or NONE."""
+    if kind == S.D_ACTION:
+        for i in range(n):
+            if S.opt(state, i, S.OPT_ACTION) == S.ACT_KARNAXIS:
+                return i
+    return S.NONE
+
+
+@rule
+def policy_choice(state, rules, knobs, rng, pid, kind, seat, about, n):
     """Index into the ``n`` options of the state's OPTIONS block chosen by policy ``pid`` for a
     decision of ``kind`` by ``seat``: uniformly at random, or the best-scored (ties broken
-    uniformly from the policy stream)."""
+    uniformly from the policy stream).  ``about`` is NONE: a Karnaxis option says all.
+
+    A Buy Karnaxis Card option is scored with the deck's estimated worth
+    (:func:`deck_estimate`, a tenth of the cost of its exact worth): as long as no other
+    option scores within the estimate's error of it, every comparison the choice makes, and
+    so the choice and the tie-breaks it draws, come out as with the exact worth; when one
+    does, the decision is taken again with the exact worth, from the same draws."""
     if behaviour(knobs, pid) == RANDOM or n == 1 or blunders(knobs, pid, BLUNDER, rng):
         return pick_random(n, rng)
-    best, count, choice = -np.inf, 0, 0
-    for i in range(n):
-        best, count, choice = keep_best(
-            option_score(state, rules, knobs, pid, kind, seat, i), i, best, count, choice, rng
+    left, expected, bracket = foresee(state, rules, seat)
+    card = card_option(state, kind, n)
+    if card == S.NONE:
+        return best_option(
+            state, rules, knobs, rng, pid, kind, seat, n, left, expected, bracket, 0.0
+        )
+    deck, size = deck_estimate(state, rules, knobs, pid, seat, left, expected, bracket)
+    draws = rng[POLICY]
+    choice = best_option_but_near(
+        state, rules, knobs, rng, pid, seat, n, left, expected, bracket, deck, size, card
+    )
+    if choice == S.NONE:
+        rng[POLICY] = draws
+        deck = deck_worth(state, rules, knobs, pid, seat, left, expected, bracket)
+        choice = best_option(
+            state, rules, knobs, rng, pid, kind, seat, n, left, expected, bracket, deck
         )
     return choice
 
 
 @rule
-def option_scores(state, rules, knobs, pid, kind, seat, n, out):
+def best_option(state, rules, knobs, rng, pid, kind, seat, n, left, expected, bracket, deck):
+    """The best-scored of the ``n`` options, ties broken uniformly from the policy stream."""
+    best, count, choice = -np.inf, 0, 0
+    for i in range(n):
+        score = option_score(state, rules, knobs, pid, kind, seat, i, left, expected, bracket, deck)
+        best, count, choice = keep_best(score, i, best, count, choice, rng)
+    return choice
+
+
+@rule
+def best_option_but_near(
+    state, rules, knobs, rng, pid, seat, n, left, expected, bracket, deck, size, card
+):
+    """:func:`best_option` of a Take Action! decision whose option ``card`` is scored with an
+    estimate ``deck`` of the deck's worth (mean absolute worth of a card ``size``); NONE when
+    another option scores within NEAR of that score's magnitude, the bound of its error."""
+    penalty = loan_penalty(state, rules, knobs, pid, seat, S.opt(state, card, S.OPT_COST))
+    ambition = ambition_pull(state, rules, knobs, pid, seat, S.K_CARDS)
+    weight = knobs[pid, CARD_WEIGHT]
+    sure = action_score(state, rules, knobs, pid, seat, card, left, expected, bracket, deck)
+    near = NEAR * (
+        abs(weight) * size
+        + abs(sure)
+        + abs(ambition)
+        + abs(S.opt(state, card, S.OPT_COST))
+        + abs(penalty)
+    )
+    best, count, choice = -np.inf, 0, 0
+    for i in range(n):
+        score = sure
+        if i != card:
+            score = action_score(state, rules, knobs, pid, seat, i, left, expected, bracket, deck)
+            if abs(score - sure) <= near:
+                return S.NONE
+        best, count, choice = keep_best(score, i, best, count, choice, rng)
+    return choice
+
+
+@rule
+def option_scores(state, rules, knobs, pid, kind, seat, about, n, out):
     """Every option's score by policy ``pid`` into ``out[:n]`` (random: all equal)."""
+    left, expected, bracket = foresee(state, rules, seat)
+    deck = 0.0
+    if card_option(state, kind, n) != S.NONE:
+        deck = deck_worth(state, rules, knobs, pid, seat, left, expected, bracket)
     for i in range(n):
         out[i] = (
             0.0
             if behaviour(knobs, pid) == RANDOM
-            else option_score(state, rules, knobs, pid, kind, seat, i)
+            else option_score(
+                state, rules, knobs, pid, kind, seat, i, left, expected, bracket, deck
+            )
         )

@@ -1,22 +1,40 @@
-"""The search driver of the games that play a step at a time from a snapshot: Ekonos, Karnaxis.
+"""The search driver of the games that play a step at a time from a snapshot (Ekonos, Karnaxis),
+and the decision layer every game's decide module binds.
 
 At every step boundary :func:`search_step` copies the state into a snapshot and plays the step
-as *probes* on a work copy (each game's decide.py explains the modes).  A probe that meets no
-search decision is the real outcome.  One that meets a pending search decision ``j`` is thrown
-away and :func:`weigh` plays it out: in each round one seed is drawn from the real game's
-SEARCH stream and every candidate is played from it (common random numbers: the same re-drawn
-hands, decks, dice and tie-breaks), ``rollouts // candidates`` rounds (at least one; the
-last rounds are not played when they cannot change the choice: policies.search.settled).  A
-rollout copies the snapshot, replays the step's logged decisions, re-draws at ``j`` what the
-seat cannot know from that seed, forces the candidate and plays on with every seat on
-``rollout_policy`` to the horizon.  policies.search.paired_choice picks the candidate; it is
-logged and the step is probed again.  The real game draws only from its SEARCH stream.
+as *probes* on a work copy (the modes: below).  A probe that meets no search decision is the
+real outcome.  One that meets a pending search decision ``j`` is thrown away and :func:`weigh`
+plays it out: in each round one seed is drawn from the real game's SEARCH stream and every
+candidate is played from it (common random numbers: the same re-drawn hands, decks, dice and
+tie-breaks), ``rollouts // candidates`` rounds (at least one; the last rounds are not played
+when they cannot change the choice: policies.search.settled).  A rollout copies the snapshot,
+replays the step's logged decisions, re-draws at ``j`` what the seat cannot know from that
+seed, forces the candidate and plays on with every seat on ``rollout_policy`` to the horizon.
+policies.search.paired_choice picks the candidate; it is logged and the step is probed again.
+The real game draws only from its SEARCH stream.
 
-The search seats' questions (:func:`is_search`, :func:`played_policy`, :func:`weighs`) are
-shared the same way by the three games' decide modules.
+The decision layer (:data:`DECIDE`) is written here once for the games the driver plays, and
+bound by each game's decide module: :func:`choose`, the one door of every decision, asks the
+seat's policy; in a search step it keeps the step's *decision log* in the state (every
+decision of the step, any seat, in order):
 
-A template, compiled once per game (:func:`for_game`): each game's search module binds these
-functions to a namespace of its own, from which numba reads their callees and constants, and
+* PROBE — the real game: decisions already logged are answered from the log; a new decision
+  of a scripted seat is asked of its policy and logged; the first new decision of a `search`
+  seat with options to weigh becomes *pending* (its candidates are stored for the driver) and
+  is answered with the best-scored candidate, the rest of that probe being thrown away.
+* REPLAY — a rollout: logged decisions are answered from the log; at the pending decision
+  everything the deciding seat cannot know is re-drawn (the game's ``determinize``), the
+  candidate under test is forced, and the game goes on in ROLLOUT.
+* ROLLOUT — every seat plays the deciding search policy's ``rollout_policy``.
+
+A decision is ``(kind, seat, about, n)``: its kind, the seat deciding, what it is about where
+the kind needs it (an Ekonos company; NONE otherwise) and its number of options, listed in the
+state's OPTIONS block.  The search seats' questions (:func:`is_search`, :func:`played_policy`,
+:func:`weighs`, :data:`QUESTIONS`) are shared the same way by the three games' decide modules
+(Karmaggän weighs its plunderer's steps with a driver of its own, and asks them too).
+
+Templates, compiled once per game (:func:`for_game`): each game's search (decide) module binds
+these functions to a namespace of its own, from which numba reads their callees and constants, and
 which keeps the game's module name, so they are cached in the game's folder
 (simulator.cache_group).  The names not defined here are the game's (hence ruff's F821 is off
 in this file): its state offsets and modes (MODE, PROBE, REPLAY, LOG, ...), its search
@@ -27,7 +45,16 @@ MARGIN_SCALE and the hooks
 * ``rollout_end(probe, snap, rules, horizon)``: where a rollout of this decision stops;
 * ``play_out(state, rules, knobs, rng, trace, end)``: play a rollout on to ``end``;
 * ``seat_scores(state, rules, out)``: every seat's score at the rollout's end;
-* ``note_values(probe, snap, trace, values, m, total)``: the trace rows of the values weighed.
+* ``note_values(probe, snap, trace, values, m, total)``: the trace rows of the values weighed;
+
+and the decision layer reads from its decide module the hooks
+
+* ``determinize(state, rules, rng, seat)``: re-draw what ``seat`` cannot know (REPLAY);
+* ``trace_pending(state, trace, kind, seat, n, m)``: what the trace keeps of a pending decision;
+
+its policies' ``policy_choice(state, rules, knobs, rng, policy, kind, seat, about, n)`` and
+``option_scores(state, rules, knobs, policy, kind, seat, about, n, out)``, and its trace's row
+count ``TRACE_N`` (a slot of the state).
 
 Hooks passed as function arguments would say the same with less ceremony, but numba finds a
 kernel that takes a kernel as an argument in its cache in no later process (the argument's
@@ -52,9 +79,10 @@ from policies.search import (
     rollout_seed,
     settled,
     tally,
+    top_k,
     win_share,
 )
-from simulator.core.kernel import allocating, rule
+from simulator.core.kernel import allocating, layer, rule
 from simulator.core.rng import N_STREAMS, rng_float
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 
@@ -169,29 +197,91 @@ def weighs(knobs, policy, n):
     )
 
 
-# (template, kind): the driver, compiled into each game's search module, and the search
-# seats' questions, compiled into each game's decide module
+def choose(state, rules, knobs, rng, trace, kind, seat, about, n):
+    """Index of the option ``seat`` takes among the ``n`` in the state's OPTIONS block, for a
+    decision of ``kind`` about ``about`` (module docstring)."""
+    mode = state[MODE]
+    if mode == PLAIN:
+        return policy_choice(
+            state, rules, knobs, rng, state[SEAT_POLICY + seat], kind, seat, about, n
+        )
+    if mode == ROLLOUT:
+        return policy_choice(state, rules, knobs, rng, state[ROLLOUT_POLICY], kind, seat, about, n)
+    return choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, about, n)
+
+
+def choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, about, n):
+    """A decision in a PROBE or a REPLAY of a search step (module docstring)."""
+    i = state[DECISIONS]
+    state[DECISIONS] = i + 1
+    if i < state[LOG_LEN]:
+        state[TRACE_N] += state[NOTES + i]  # the trace rows of its weighed values
+        return state[LOG + i]
+    if state[MODE] == REPLAY:  # the pending decision, i == LOG_LEN
+        determinize(state, rules, rng, seat)
+        state[MODE] = ROLLOUT
+        return state[FORCED]
+    policy = state[SEAT_POLICY + seat]
+    if state[PENDING] == 0 and i < MAX_LOG and weighs(knobs, policy, n):
+        mark_pending(state, rules, knobs, trace, kind, seat, about, n)
+        return state[CANDIDATES]
+    choice = policy_choice(
+        state, rules, knobs, rng, played_policy(knobs, policy), kind, seat, about, n
+    )
+    if state[PENDING] == 0 and i < MAX_LOG:  # beyond MAX_LOG a step plays without a log
+        state[LOG + i] = choice
+        state[NOTES + i] = 0
+        state[LOG_LEN] = i + 1
+    return choice
+
+
+def mark_pending(state, rules, knobs, trace, kind, seat, about, n):
+    """Store the search decision a probe met: its candidates are the ``top_k`` options by the
+    scores of the seat's rollout policy (best first); the game's ``trace_pending`` keeps what
+    its trace needs of them."""
+    policy = state[SEAT_POLICY + seat]
+    scores = np.empty(n)
+    option_scores(state, rules, knobs, played_policy(knobs, policy), kind, seat, about, n, scores)
+    m = top_k(
+        scores, n, np.int64(knobs[policy, TOP_K]), state[CANDIDATES : CANDIDATES + MAX_OPTIONS]
+    )
+    state[PENDING] = 1
+    state[PENDING_SEAT], state[PENDING_KIND] = seat, kind
+    state[PENDING_OPTIONS], state[PENDING_CANDIDATES] = n, m
+    trace_pending(state, trace, kind, seat, n, m)
+
+
+# (template, kind): the driver, compiled into each game's search module; the search seats'
+# questions, compiled into each game's decide module; the decision layer (the questions too),
+# compiled into the decide module of each game the driver plays
 DRIVER = ((search_buffers, allocating), (search_step, allocating), (weigh, allocating))
 QUESTIONS = ((is_search, rule), (played_policy, rule), (weighs, rule))
+DECIDE = (
+    (choose, layer),
+    *QUESTIONS,
+    (choose_in_search_step, rule),
+    (mark_pending, allocating),
+)
 
 
 def for_game(templates, game_globals: dict, *modules):
-    """``templates`` (DRIVER or QUESTIONS) compiled for one game: ``game_globals`` are the
+    """``templates`` (DRIVER, DECIDE or QUESTIONS) compiled for one game: ``game_globals`` are the
     globals of the game's module that binds them (its hooks), ``modules`` its state, policy
     and engine modules (the state offsets, modes, knob columns and ``play_step`` the
     templates read).  Each template is bound to one namespace of the modules' names, the
-    game's and this module's own (which must not clash), keeping the game's module name
-    (which decides where the kernels are cached), and compiled as its kind; returns the
-    compiled functions in the order of ``templates``."""
+    game's and this module's own (those the templates read must not clash), keeping the game's
+    module name (which decides where the kernels are cached), and compiled as its kind;
+    returns the compiled functions in the order of ``templates``."""
     namespace = {}
     for module in modules:
         namespace.update(vars(module))
     namespace.update(game_globals)
-    templates_of_all = {t.__name__ for t, _ in DRIVER + QUESTIONS}  # the game's compiled ones
+    templates_of_all = {t.__name__ for t, _ in DRIVER + DECIDE}  # the game's compiled ones
     own = {
         k: v for k, v in globals().items() if not k.startswith("__") and k not in templates_of_all
     }
-    clashes = [k for k, v in own.items() if k in namespace and namespace[k] is not v]
+    read = {name for template, _ in templates for name in template.__code__.co_names}
+    clashes = [k for k, v in own.items() if k in read and k in namespace and namespace[k] is not v]
     if clashes:  # a template would read the driver's value where the game means its own
         raise RuntimeError(f"the game's names {clashes} clash with the search driver's")
     namespace.update(own)

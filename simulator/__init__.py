@@ -5,10 +5,11 @@ this list, never from one below:
 
 * ``core``: the contract every game follows (``game``), rules as data (``rules``), the
   ASSUMED values (``assumed``), random streams and seeds (``rng``), how kernels compile
-  (``kernel``), balanced seating (``seating``), the statistics every layer uses (``stats``:
-  Wilson intervals, chi-square, Holm), the three verdicts a test can reach (``verdicts``:
-  an effect, no effect of practical size, inconclusive), user errors (``errors``) and the
-  range of every number a user gives (``limits``).
+  (``kernel``), the trace every engine writes (``trace``), balanced seating (``seating``),
+  the statistics every layer uses (``stats``: Wilson intervals, chi-square, Holm), the three
+  verdicts a test can reach (``verdicts``: an effect, no effect of practical size,
+  inconclusive), user errors (``errors``) and the range of every number a user gives
+  (``limits``).
 * ``games/<game>`` and ``policies``: the engines, their rules data, scripted and search
   players.  They use ``core`` only.
 * ``run``: playing plans of games (``plan``) into Parquet datasets (``runner``, ``store``,

@@ -17,6 +17,7 @@ from numba.core.dispatcher import Dispatcher
 
 from simulator.core.game import get_game
 from simulator.core.rng import N_STREAMS
+from simulator.core.trace import new_trace
 from simulator.games.karnaxis import actions, business, engine, money, new_year, year_end
 from simulator.games.karnaxis import state as S
 
@@ -28,9 +29,9 @@ RULE_MODULES = (money, new_year, actions, business, year_end, engine)
 def plain_python(modules):
     """{name: function} of every kernel in ``modules`` as plain Python: each kernel's own code
     (``py_func``) run against a copy of its globals (its module's, or the namespace a shared
-    template was bound to) in which every kernel it calls is
-    plain Python too."""
-    namespaces, plain = {}, {}
+    template was bound to) in which every kernel it calls is plain Python too, whether it
+    calls it by name or through its module (``money.gain``, ``S.row``)."""
+    namespaces, plain, plain_modules = {}, {}, {}
 
     def namespace(kernel_globals):
         key = id(kernel_globals)
@@ -39,7 +40,16 @@ def plain_python(modules):
             for name, value in list(ns.items()):
                 if isinstance(value, Dispatcher):
                     ns[name] = to_plain(value)
+                elif isinstance(value, types.ModuleType) and is_ours(value):
+                    ns[name] = plain_module(value)
         return namespaces[key]
+
+    def plain_module(module):
+        if module not in plain_modules:
+            view = plain_modules[module] = types.SimpleNamespace()
+            for name, value in vars(module).items():
+                setattr(view, name, to_plain(value) if isinstance(value, Dispatcher) else value)
+        return plain_modules[module]
 
     def to_plain(kernel):
         f = kernel.py_func
@@ -57,6 +67,11 @@ def plain_python(modules):
             if isinstance(value, Dispatcher) or inspect.isfunction(value):
                 found[name] = to_plain(value) if isinstance(value, Dispatcher) else value
     return found
+
+
+def is_ours(module) -> bool:
+    """A module of the package or of the policies, whose kernels run as plain Python too."""
+    return module.__name__.split(".")[0] in ("simulator", "policies")
 
 
 RULES = plain_python(RULE_MODULES)
@@ -88,7 +103,7 @@ class World:
         self.pol = np.array(policies or [POLICY["random"]] * n_players, dtype=np.int8)
         self.state = np.zeros(r[S.CFG_STATE_SIZE], dtype=np.int64)
         self.rng = np.zeros(N_STREAMS, dtype=np.uint64)
-        self.trace = np.zeros((trace_rows, S.TRACE_WIDTH), dtype=np.int64)
+        self.trace = new_trace(trace_rows)
         RULES["new_game"](self.state, r, self.knobs, self.rng, np.uint64(seed), self.pol)
         while self.state[S.PHASE] == S.AT_CHARACTER:  # Game Setup: the character choices
             RULES["play_step"](self.state, r, self.knobs, self.rng, self.trace)

@@ -10,6 +10,7 @@ from karmaggan_scenes import rules_with
 
 from simulator.core.game import get_game
 from simulator.core.rules import RulesError
+from simulator.core.trace import TRACE_WIDTH
 from simulator.games.karmaggan import board as B
 from simulator.games.karmaggan import core, movement, traps
 from simulator.games.karmaggan import game as K
@@ -19,7 +20,6 @@ from simulator.games.karmaggan.state import (
     F_POS,
     MAX_NODES,
     P_COINS,
-    TRACE_WIDTH,
 )
 
 RANDOM, RUSHER, HUNTER, SUPPORTER = 0, 1, 2, 3

@@ -11,7 +11,7 @@ from simulator.core.game import get_game
 from simulator.core.rules import RulesError
 from simulator.games.karmaggan import checks
 from simulator.games.karmaggan import game as K
-from simulator.games.karmaggan.state import MAX_NODES
+from simulator.games.karmaggan import state as S
 
 
 @pytest.fixture(scope="module")
@@ -39,11 +39,11 @@ ONE_VALUE = [
     ("setup.medallion_supply", ("setup", "medallion_supply"), checks.MAX_COINS + 1),
     ("temple_deck.arrows", ("temple_deck", "arrows"), 10_000_000),  # the deck built card by card
     ("objects[3].count", ("objects", 3, "count"), 10_000_000),
-    ("turn.hand_max", ("turn", "hand_max"), checks.MAX_PIECES + 1),  # the hands array
-    ("turn.spawn_max", ("turn", "spawn_max"), checks.MAX_PIECES + 1),  # the figures array
-    ("turn.tumult_cards", ("turn", "tumult_cards"), checks.MAX_PIECES + 1),
-    ("turn.ram_cards", ("turn", "ram_cards"), checks.MAX_PIECES + 1),
-    ("combat.rounds", ("combat", "rounds"), checks.MAX_PIECES + 1),
+    ("turn.hand_max", ("turn", "hand_max"), S.MAX_PIECES + 1),  # the hands array
+    ("turn.spawn_max", ("turn", "spawn_max"), S.MAX_PIECES + 1),  # the figures array
+    ("turn.tumult_cards", ("turn", "tumult_cards"), S.MAX_PIECES + 1),
+    ("turn.ram_cards", ("turn", "ram_cards"), S.MAX_PIECES + 1),
+    ("combat.rounds", ("combat", "rounds"), S.MAX_PIECES + 1),
 ]
 
 
@@ -75,9 +75,9 @@ def test_the_object_deck_size_is_bounded(rules):
 
 
 def test_the_board_size_is_bounded(rules):
-    """The state holds MAX_NODES nodes: ring cells, the Centre and one jungle node a hatch."""
+    """The state holds S.MAX_NODES nodes: ring cells, the Centre and one jungle node a hatch."""
     cols, hatches = rules["board"]["columns"], len(rules["board"]["hatch_columns"])
-    rows = (MAX_NODES - 1 - hatches) // cols + 1  # one row more than fits
+    rows = (S.MAX_NODES - 1 - hatches) // cols + 1  # one row more than fits
 
     def edit(r):
         r["board"]["ring_rows"] = [rows - 3, 1, 1, 1]

@@ -320,9 +320,9 @@ def test_the_swarms_players_choose_who_defends():
     give(W, 5, [5, 6])
     f = spawn(W, int(W.state[P_SWARM + 1]))
     W.state[G_SEAT] = 0
-    assert W.call(combat.controller, f) == 3
+    assert W.call(core.controller, f) == 3
     W.state[G_SEAT] = 5
-    assert W.call(combat.controller, f) == 5
+    assert W.call(core.controller, f) == 5
 
 
 def test_losing_a_combat_in_the_jungle_eliminates():

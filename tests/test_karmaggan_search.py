@@ -12,7 +12,7 @@ from simulator.core.game import get_game
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.rules import RulesError
-from simulator.games.karmaggan import board, decide, engine, movement, search, traps
+from simulator.games.karmaggan import board, checks, decide, engine, movement, search, traps
 from simulator.games.karmaggan import game as K
 from simulator.games.karmaggan import state as S
 
@@ -339,7 +339,7 @@ def test_replay_shows_the_values_the_search_weighed():
         ("policies.search.top_k", "0"),
         ("policies.search.top_k", str(S.MAX_OPTIONS + 1)),  # candidates fit the options block
         ("policies.search.horizon", "-1"),
-        ("policies.search.horizon", str(K.MAX_ROUNDS + 1)),
+        ("policies.search.horizon", str(checks.MAX_ROUNDS + 1)),
         ("policies.search.rollout_policy", '"search"'),  # a rollout cannot search in turn
     ],
 )

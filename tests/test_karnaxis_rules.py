@@ -485,6 +485,26 @@ def test_a_sale_may_be_part_of_a_holding():
     assert w.board[S.SHARE_POOL] == pool + 5
 
 
+@pytest.mark.parametrize("kind,price", [(S.MK_ACCOUNTANT, 10_000), (S.MK_INSURANCE, 5_000)])
+def test_accountant_and_insurance_cost_their_printed_price(kind, price):
+    """Hire Accountant (Cost: $10,000 per year), Buy Insurance (Cost: $5,000 per year): the
+    trade is offered at that price and paid in full; a player who cannot pay it ($1,000
+    short, loans at the $200,000 cap) is not offered it."""
+    w = World()
+    no_abilities(w)
+    w.players[0, S.ACCOUNTANT] = w.players[0, S.INSURED] = 0
+    w.players[0, S.LOANS] = 200_000
+    w.players[0, S.CASH] = price
+    n = w.call("list_trades", 0)
+    assert [r[3] for r in w.options[:n].tolist() if r[0] == kind] == [price]
+    w.call("trade", 0, kind, 0, 0, price)
+    assert w.cash(0) == 0
+    w.players[0, S.ACCOUNTANT] = w.players[0, S.INSURED] = 0
+    w.players[0, S.CASH] = price - 1_000
+    n = w.call("list_trades", 0)
+    assert kind not in [r[0] for r in w.options[:n].tolist()]
+
+
 def test_hire_accountant_gives_the_smart_table_this_year():
     """Hire Accountant ($10,000 a year): the smart tax bracket is used for that year's taxes.
 

@@ -105,6 +105,28 @@ def test_franchise_costs_by_the_merged_mother_level_paid_to_its_owner():
     assert w.players[0, S.MERGED_LEVEL] == 3 and w.players[0, S.N_FRANCHISES] == 1
 
 
+@pytest.mark.parametrize(
+    "mother,cost",
+    [
+        ("Shoe Shop", 15_000),
+        ("Bakery", 40_000),
+        ("Tech Startup", 75_000),
+        ("Advertising Firm", 100_000),
+    ],
+)
+def test_franchise_costs_the_printed_price_of_its_mother_level(mother, cost):
+    """Start Franchise (table): a mother business of level 1 costs $15,000, level 2 $40,000,
+    level 3 $75,000, level 4 $100,000, paid to its owner."""
+    w = World()
+    no_abilities(w)
+    w.own(1, mother)
+    w.players[0, S.ATTR : S.ATTR + 4] = [10, 10, 10, 10]
+    w.players[0, S.CASH] = 150_000
+    before = w.cash(1)
+    w.call("start_franchise", 0, 1)
+    assert 150_000 - w.cash(0) == cost and w.cash(1) - before == cost
+
+
 def test_franchise_needs_the_mother_prerequisites_one_a_year_not_own_business():
     """Start Franchise: one a year, in another player's business, with its prerequisites
     (ASSUMED for a merged business: those of any one of its cards)."""
@@ -136,6 +158,21 @@ def test_advertise_by_merged_level_needs_a_business():
     growth, cash = int(w.players[0, S.GROWTH]), w.cash(0)
     w.call("do_action", 0, S.ACT_ADVERTISE, 0, False)
     assert w.players[0, S.GROWTH] == growth + 2_000 and cash - w.cash(0) == 10_000
+
+
+def test_advertise_at_level_two_costs_the_printed_20000_for_3000_growth():
+    """Advertise (table): the 2+ row costs $20,000 for +$3,000 business growth, offered from a
+    level 2 business on, not to the owner of a level 1 business alone."""
+    w = World()
+    no_abilities(w)
+    w.players[0, S.CASH] = 100_000
+    w.own(0, "Shoe Shop")
+    assert (S.ACT_ADVERTISE, 1) not in w.offered(0)
+    w.own(0, "Bakery")
+    assert (S.ACT_ADVERTISE, 1) in w.offered(0)
+    growth, cash = int(w.players[0, S.GROWTH]), w.cash(0)
+    w.call("do_action", 0, S.ACT_ADVERTISE, 1, False)
+    assert w.players[0, S.GROWTH] == growth + 3_000 and cash - w.cash(0) == 20_000
 
 
 def test_accounting_firm_free_smart_tax_and_the_fees():

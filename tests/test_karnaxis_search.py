@@ -9,6 +9,7 @@ from karnaxis_world import GAME, POLICY, plain_python, rules_with
 
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.core.trace import new_trace
 from simulator.games.karnaxis import decide, engine, search
 from simulator.games.karnaxis import state as S
 from simulator.run.plan import Plan, Variant
@@ -41,7 +42,7 @@ def first_search_decision(rules, edit=None, seed=3):
     if edit:
         edit(state, r)
     work, work_rng, values = RULES["search_buffers"](r)
-    trace = np.zeros((200, S.TRACE_WIDTH), np.int64)
+    trace = new_trace(200)
     RULES["search_step"](state, r, knobs, rng, trace, work, work_rng, values)
     rows = trace[: state[S.TRACE_N]]
     weighed = rows[np.isin(rows[:, 0], (S.EV_SEARCH, S.EV_SEARCH_OPTION))]

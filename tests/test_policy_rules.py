@@ -75,7 +75,7 @@ def karnaxis_choice(sets: tuple, options: list[tuple[int, int]], cash: int = 0) 
     rng = np.zeros_like(w.rng)
     pid = POLICY["scholar"]
     i = KARNAXIS_POLICIES["policy_choice"](
-        w.state, w.rules_array, w.knobs, rng, pid, S.D_ACTION, 0, len(options)
+        w.state, w.rules_array, w.knobs, rng, pid, S.D_ACTION, 0, S.NONE, len(options)
     )
     return options[i][0]
 
@@ -120,7 +120,8 @@ def insurance_score(sets: tuple) -> float:
     n = w.call("list_trades", 0)
     i = next(i for i in range(n) if w.options[i, S.OPT_ACTION] == S.MK_INSURANCE)
     pid = POLICY["cautious"]
-    return KARNAXIS_POLICIES["trade_score"](w.state, w.rules_array, w.knobs, pid, 0, i)
+    seen = KARNAXIS_POLICIES["foresee"](w.state, w.rules_array, 0)
+    return KARNAXIS_POLICIES["trade_score"](w.state, w.rules_array, w.knobs, pid, 0, i, *seen)
 
 
 def test_karnaxis_insurance_is_bought_when_worth_more_than_its_price():

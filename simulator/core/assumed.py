@@ -325,7 +325,13 @@ class _Module:
 
 
 def _variables(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    """The names ``node`` reads: its variables and what it reads through a module
+    (``S.CFG_INCOME_MAX`` reads the slot ``CFG_INCOME_MAX`` of the state module)."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+    }
 
 
 @lru_cache(maxsize=4096)

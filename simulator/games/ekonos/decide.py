@@ -1,31 +1,14 @@
-"""Ekonos decisions: every decision of a game goes through :func:`choose`.
-
-In a game without `search` seats (MODE PLAIN) it asks the seat's policy.  Around a search
-decision the driver (search.py) plays a step several times from a snapshot, and ``choose``
-keeps the step's *decision log* in the state (every decision of the step, any seat, in order):
-
-* PROBE — the real game: decisions already logged are answered from the log; a new decision
-  of a scripted seat is asked of its policy and logged; the first new decision of a `search`
-  seat with options to weigh becomes *pending* (its candidates are stored for the driver) and
-  is answered with the best-scored candidate, the rest of that probe being thrown away.
-* REPLAY — a rollout: logged decisions are answered from the log; at the pending decision
-  everything the deciding seat cannot know is re-drawn (:func:`determinize`), the candidate
-  under test is forced, and the game goes on in ROLLOUT.
-* ROLLOUT — every seat plays the deciding search policy's ``rollout_policy``.
-"""
-
-import numpy as np
+"""Ekonos decisions: every decision of a game goes through :func:`choose`, the decision layer
+written once for the games of the search driver (policies/search_driver.py: the seat's policy
+answers; around a search decision, the step's decision log), bound here to Ekonos's state, policies
+and hooks: what the trace keeps of a pending decision and what a seat cannot know."""
 
 import policies.ekonos
-from policies.ekonos import (
-    TOP_K,
-    option_scores,
-    policy_choice,
-)
-from policies.search import redeal, reseed_chance, top_k
-from policies.search_driver import QUESTIONS, for_game
-from simulator.core.kernel import allocating, layer, rule
+from policies.search import redeal, reseed_chance
+from policies.search_driver import DECIDE, for_game
+from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.games.ekonos import state as layout
 from simulator.games.ekonos.board import option
 from simulator.games.ekonos.state import (
     CANDIDATES,
@@ -35,93 +18,23 @@ from simulator.games.ekonos.state import (
     CFG_UNSEEN,
     CHOOSE_CARD,
     CODES,
-    DECISIONS,
     DECK_ORDER,
-    EVENTS,
-    FORCED,
     HANDS,
-    LOG,
-    LOG_LEN,
     MAX_HAND,
-    MAX_OPTIONS,
-    MODE,
-    NOTES,
     OPT_A,
     OPT_B,
-    PENDING,
-    PENDING_CANDIDATES,
     PENDING_EVENT,
-    PENDING_KIND,
-    PENDING_OPTIONS,
-    PENDING_SEAT,
-    PLAIN,
-    REPLAY,
-    ROLLOUT,
-    ROLLOUT_POLICY,
-    SEAT_POLICY,
 )
-
-
-@layer
-def choose(state, rules, knobs, rng, trace, kind, seat, company, n):
-    """Index of the option ``seat`` takes among the ``n`` in the state's OPTIONS block, for a
-    decision of ``kind`` about ``company`` (NONE when none)."""
-    mode = state[MODE]
-    if mode == PLAIN:
-        return policy_choice(
-            state, rules, knobs, rng, state[SEAT_POLICY + seat], kind, seat, company, n
-        )
-    if mode == ROLLOUT:
-        return policy_choice(
-            state, rules, knobs, rng, state[ROLLOUT_POLICY], kind, seat, company, n
-        )
-    return choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, company, n)
-
-
-is_search, played_policy, weighs = for_game(QUESTIONS, globals(), policies.ekonos)
+from simulator.games.ekonos.state import EVENTS as TRACE_N  # the name the layer reads
 
 
 @rule
-def choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, company, n):
-    i = state[DECISIONS]
-    state[DECISIONS] = i + 1
-    if i < state[LOG_LEN]:
-        state[EVENTS] += state[NOTES + i]  # the trace rows of its weighed values
-        return state[LOG + i]
-    if state[MODE] == REPLAY:  # the pending decision, i == LOG_LEN
-        determinize(state, rules, rng, seat)
-        state[MODE] = ROLLOUT
-        return state[FORCED]
-    policy = state[SEAT_POLICY + seat]
-    if state[PENDING] == 0 and weighs(knobs, policy, n):
-        mark_pending(state, rules, knobs, kind, seat, company, n)
-        return state[CANDIDATES]
-    choice = policy_choice(
-        state, rules, knobs, rng, played_policy(knobs, policy), kind, seat, company, n
-    )
-    if state[PENDING] == 0:
-        state[LOG + i] = choice
-        state[NOTES + i] = 0
-        state[LOG_LEN] = i + 1
-    return choice
-
-
-@allocating
-def mark_pending(state, rules, knobs, kind, seat, company, n):
-    """Store the search decision a probe met: its candidates are the ``top_k`` options by the
-    scores of the seat's rollout policy (best first), with a code naming each for the trace."""
-    policy = state[SEAT_POLICY + seat]
-    scores = np.empty(n)
-    option_scores(state, rules, knobs, played_policy(knobs, policy), kind, seat, company, n, scores)
-    m = top_k(
-        scores, n, np.int64(knobs[policy, TOP_K]), state[CANDIDATES : CANDIDATES + MAX_OPTIONS]
-    )
+def trace_pending(state, trace, kind, seat, n, m):
+    """What the trace keeps of a pending decision: a code naming each candidate, and the row
+    its values take (written by search.note_values)."""
     for r in range(m):
         state[CODES + r] = option_code(state, kind, seat, state[CANDIDATES + r])
-    state[PENDING] = 1
-    state[PENDING_SEAT], state[PENDING_KIND] = seat, kind
-    state[PENDING_OPTIONS], state[PENDING_CANDIDATES] = n, m
-    state[PENDING_EVENT] = state[EVENTS]
+    state[PENDING_EVENT] = state[TRACE_N]
 
 
 @rule
@@ -166,3 +79,8 @@ def determinize(state, rules, rng, seat):
     for k in range(dealt, n_cards):
         state[DECK_ORDER + k] = state[unseen + n]
         n += 1
+
+
+choose, is_search, played_policy, weighs, choose_in_search_step, mark_pending = for_game(
+    DECIDE, globals(), layout, policies.ekonos
+)

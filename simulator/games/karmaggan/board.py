@@ -15,54 +15,7 @@ the jungle node of a hatch at its column when that hatch is open.
 import numpy as np
 
 from simulator.core.kernel import layer, rule
-from simulator.games.karmaggan.state import (
-    ABYSS,
-    ACID_WALL,
-    ARROWS_WALL,
-    B_OPEN,
-    B_TILE,
-    BLANK,
-    BLOOD_TILE,
-    C_COL,
-    C_HATCH,
-    C_HATCH_KIND,
-    C_RING,
-    C_ROW,
-    C_START,
-    C_TILE0,
-    C_WALL_CW,
-    C_WALL_IN,
-    CELLS,
-    CELLS_END,
-    CENTRE_TILE,
-    CFG_CENTRE,
-    CFG_COLS,
-    CFG_HATCHES,
-    CFG_NODES,
-    CFG_QUEUE,
-    CFG_RINGS,
-    CFG_ROWS,
-    DCACHE_SLOTS,
-    FIRE_WALL,
-    G_ADJ_HATCHES,
-    G_ADJ_OFFSET,
-    G_ADJ_VERSION,
-    G_DCACHE_LAST,
-    G_DCACHE_NEXT,
-    G_DCACHE_WRITTEN,
-    G_DKEY,
-    G_OFFSET,
-    G_VERSION,
-    JUNGLE,
-    NO_WALL,
-    OBJECT_TILE,
-    PASSAGE_TILE,
-    PLAIN_WALL,
-    TEMPLE_TILE,
-    TILE_CHARS,
-    adj_row,
-    dcache_row,
-)
+from simulator.games.karmaggan import state as S
 
 UNREACHABLE = np.int64(1 << 20)
 EXITS = np.int64(-2)  # distance target: the jungle beyond every open hatch
@@ -73,15 +26,21 @@ TEMPLES = np.int64(-4)  # distance target: every Temple tile and the Centre (to 
 
 # Invocation tiles are not printed on the board: they appear where a plunderer dies (A New Life)
 TILE_CODES = {
-    "S": BLANK,
-    ".": BLANK,
-    "#": ABYSS,
-    "O": OBJECT_TILE,
-    "T": TEMPLE_TILE,
-    "B": BLOOD_TILE,
-    "P": PASSAGE_TILE,
+    "S": S.BLANK,
+    ".": S.BLANK,
+    "#": S.ABYSS,
+    "O": S.OBJECT_TILE,
+    "T": S.TEMPLE_TILE,
+    "B": S.BLOOD_TILE,
+    "P": S.PASSAGE_TILE,
 }
-WALL_CODES = {" ": NO_WALL, "-": PLAIN_WALL, "a": ARROWS_WALL, "c": ACID_WALL, "f": FIRE_WALL}
+WALL_CODES = {
+    " ": S.NO_WALL,
+    "-": S.PLAIN_WALL,
+    "a": S.ARROWS_WALL,
+    "c": S.ACID_WALL,
+    "f": S.FIRE_WALL,
+}
 
 
 def build_cells(board: dict, rules: np.ndarray) -> None:
@@ -91,67 +50,67 @@ def build_cells(board: dict, rules: np.ndarray) -> None:
     ring_of_row = [r for r, n in enumerate(board["ring_rows"]) for _ in range(n)]
     rows = len(ring_of_row)
     centre = rows * cols
-    rules[CELLS:CELLS_END] = -1
+    rules[S.CELLS : S.CELLS_END] = -1
     start = 0
     for row in range(rows):
         for col in range(cols):
             i = row * cols + col
             ch = board["tiles"][row][col]
-            rules[C_RING + i], rules[C_ROW + i], rules[C_COL + i] = ring_of_row[row], row, col
-            rules[C_TILE0 + i] = TILE_CODES[ch]
-            rules[C_WALL_CW + i] = int(board["walls_cw"][row][col] == "|")
-            rules[C_WALL_IN + i] = WALL_CODES[board["walls_in"][row][col]]
+            rules[S.C_RING + i], rules[S.C_ROW + i], rules[S.C_COL + i] = ring_of_row[row], row, col
+            rules[S.C_TILE0 + i] = TILE_CODES[ch]
+            rules[S.C_WALL_CW + i] = int(board["walls_cw"][row][col] == "|")
+            rules[S.C_WALL_IN + i] = WALL_CODES[board["walls_in"][row][col]]
             if ch == "S":
-                rules[C_START + i] = start
+                rules[S.C_START + i] = start
                 start += 1
-    rules[C_RING + centre], rules[C_ROW + centre] = len(board["ring_rows"]), rows
-    rules[C_TILE0 + centre] = CENTRE_TILE
-    rules[C_WALL_CW + centre] = rules[C_WALL_IN + centre] = 0
+    rules[S.C_RING + centre], rules[S.C_ROW + centre] = len(board["ring_rows"]), rows
+    rules[S.C_TILE0 + centre] = S.CENTRE_TILE
+    rules[S.C_WALL_CW + centre] = rules[S.C_WALL_IN + centre] = 0
     for h, (col, kind) in enumerate(zip(board["hatch_columns"], board["hatch_kinds"])):
         j = centre + 1 + h
-        rules[C_ROW + j], rules[C_COL + j], rules[C_TILE0 + j] = -1, col, JUNGLE
-        rules[C_HATCH + j], rules[C_HATCH_KIND + j] = h, 0 if kind == "day" else 1
-        rules[C_WALL_CW + j] = rules[C_WALL_IN + j] = 0
+        rules[S.C_ROW + j], rules[S.C_COL + j], rules[S.C_TILE0 + j] = -1, col, S.JUNGLE
+        rules[S.C_HATCH + j], rules[S.C_HATCH_KIND + j] = h, 0 if kind == "day" else 1
+        rules[S.C_WALL_CW + j] = rules[S.C_WALL_IN + j] = 0
 
 
 @rule
 def column_of(state, rules, cols, node):
     """Physical column of a ring cell (its frame column turned by its ring's offset)."""
-    return (rules[C_COL + node] + state[G_OFFSET + rules[C_RING + node]]) % cols
+    return (rules[S.C_COL + node] + state[S.G_OFFSET + rules[S.C_RING + node]]) % cols
 
 
 @rule
 def cell_of(state, rules, cols, row, col):
     """The ring cell of ``row`` now at physical column ``col``."""
-    return row * cols + (col - state[G_OFFSET + rules[C_RING + row * cols]]) % cols
+    return row * cols + (col - state[S.G_OFFSET + rules[S.C_RING + row * cols]]) % cols
 
 
 @rule
 def phys_col(state, rules, node):
-    return column_of(state, rules, rules[CFG_COLS], node)
+    return column_of(state, rules, rules[S.CFG_COLS], node)
 
 
 @rule
 def cell_at(state, rules, row, col):
-    return cell_of(state, rules, rules[CFG_COLS], row, col)
+    return cell_of(state, rules, rules[S.CFG_COLS], row, col)
 
 
 @rule
 def is_ring_cell(rules, node):
-    return 0 <= node < rules[CFG_CENTRE]
+    return 0 <= node < rules[S.CFG_CENTRE]
 
 
 @rule
 def is_jungle(rules, node):
-    return node > rules[CFG_CENTRE]
+    return node > rules[S.CFG_CENTRE]
 
 
 @rule
 def outward(state, rules, node):
     """The cell just outside ``node`` at the same physical column, ignoring walls (-1 at the
     outer edge); the wall between them is ``rules[C_WALL_IN + outer]``."""
-    row = rules[C_ROW + node]
-    if row <= 0 or node == rules[CFG_CENTRE]:
+    row = rules[S.C_ROW + node]
+    if row <= 0 or node == rules[S.CFG_CENTRE]:
         return -1
     return cell_at(state, rules, row - 1, phys_col(state, rules, node))
 
@@ -159,7 +118,7 @@ def outward(state, rules, node):
 @rule
 def hatch_cell(state, rules, h):
     """Row-0 cell now facing hatch ``h``."""
-    return cell_at(state, rules, 0, rules[C_COL + rules[CFG_CENTRE] + 1 + h])
+    return cell_at(state, rules, 0, rules[S.C_COL + rules[S.CFG_CENTRE] + 1 + h])
 
 
 @rule
@@ -170,18 +129,18 @@ def update_adjacency(state, rules):
     rows beside it, and a jungle node's or a row-0 cell's on the hatches: so only the rows a
     changed ring or hatch reaches are built again (a new Invocation tile, which also moves
     ``G_VERSION``, changes none), the whole block when the game has not built it yet."""
-    if state[G_ADJ_VERSION] == state[G_VERSION] + 1:
+    if state[S.G_ADJ_VERSION] == state[S.G_VERSION] + 1:
         return
-    cols, rows, centre = rules[CFG_COLS], rules[CFG_ROWS], rules[CFG_CENTRE]
-    whole = state[G_ADJ_VERSION] == 0
+    cols, rows, centre = rules[S.CFG_COLS], rules[S.CFG_ROWS], rules[S.CFG_CENTRE]
+    whole = state[S.G_ADJ_VERSION] == 0
     hatches = open_hatch_bits(state, rules)
-    hatches_moved = whole or hatches != state[G_ADJ_HATCHES]
+    hatches_moved = whole or hatches != state[S.G_ADJ_HATCHES]
     ring_moved = 0
-    for ring in range(rules[CFG_RINGS]):
-        if whole or state[G_OFFSET + ring] != state[G_ADJ_OFFSET + ring]:
+    for ring in range(rules[S.CFG_RINGS]):
+        if whole or state[S.G_OFFSET + ring] != state[S.G_ADJ_OFFSET + ring]:
             ring_moved |= 1 << ring
-            state[G_ADJ_OFFSET + ring] = state[G_OFFSET + ring]
-    state[G_ADJ_HATCHES] = hatches
+            state[S.G_ADJ_OFFSET + ring] = state[S.G_OFFSET + ring]
+    state[S.G_ADJ_HATCHES] = hatches
     for row in range(rows):
         near = (1 << ring_of_row(rules, row)) | (1 << ring_of_row(rules, max(row - 1, 0)))
         near |= 1 << ring_of_row(rules, min(row + 1, rows - 1))
@@ -191,37 +150,37 @@ def update_adjacency(state, rules):
     if whole:
         build_neighbours(state, rules, centre)
     if hatches_moved or ring_moved & 1 << ring_of_row(rules, 0):
-        for node in range(centre + 1, rules[CFG_NODES]):
+        for node in range(centre + 1, rules[S.CFG_NODES]):
             build_neighbours(state, rules, node)
-    state[G_ADJ_VERSION] = state[G_VERSION] + 1
+    state[S.G_ADJ_VERSION] = state[S.G_VERSION] + 1
 
 
 @rule
 def build_neighbours(state, rules, node):
-    at = adj_row(rules, node)
+    at = S.adj_row(rules, node)
     state[at] = raw_neighbours(
         state,
         rules,
         node,
         at + 1,
-        rules[CFG_COLS],
-        rules[CFG_ROWS],
-        rules[CFG_CENTRE],
-        rules[CFG_HATCHES],
+        rules[S.CFG_COLS],
+        rules[S.CFG_ROWS],
+        rules[S.CFG_CENTRE],
+        rules[S.CFG_HATCHES],
     )
 
 
 @rule
 def ring_of_row(rules, row):
-    return rules[C_RING + row * rules[CFG_COLS]]
+    return rules[S.C_RING + row * rules[S.CFG_COLS]]
 
 
 @rule
 def open_hatch_bits(state, rules):
     """The open hatches as a bit set (bit h: hatch h)."""
     bits = 0
-    for h in range(rules[CFG_HATCHES]):
-        bits |= state[B_OPEN + rules[CFG_CENTRE] + 1 + h] << h
+    for h in range(rules[S.CFG_HATCHES]):
+        bits |= state[S.B_OPEN + rules[S.CFG_CENTRE] + 1 + h] << h
     return bits
 
 
@@ -234,38 +193,38 @@ def raw_neighbours(state, rules, node, at, cols, rows, centre, n_hatches):
     if node == centre:
         last = (rows - 1) * cols
         for i in range(last, last + cols):
-            if rules[C_WALL_IN + i] == NO_WALL:
+            if rules[S.C_WALL_IN + i] == S.NO_WALL:
                 state[at + n] = i
                 n += 1
         return n
     if node > centre:
-        if state[B_OPEN + node] == 1:
-            state[at + 0] = cell_of(state, rules, cols, 0, rules[C_COL + node])
+        if state[S.B_OPEN + node] == 1:
+            state[at + 0] = cell_of(state, rules, cols, 0, rules[S.C_COL + node])
             return 1
         return 0
-    row, col = rules[C_ROW + node], rules[C_COL + node]
+    row, col = rules[S.C_ROW + node], rules[S.C_COL + node]
     base = row * cols
     cw = base + (col + 1) % cols
     ccw = base + (col - 1) % cols
-    if rules[C_WALL_CW + node] == 0:
+    if rules[S.C_WALL_CW + node] == 0:
         state[at + n] = cw
         n += 1
-    if rules[C_WALL_CW + ccw] == 0:
+    if rules[S.C_WALL_CW + ccw] == 0:
         state[at + n] = ccw
         n += 1
     p = column_of(state, rules, cols, node)
-    if rules[C_WALL_IN + node] == NO_WALL:
+    if rules[S.C_WALL_IN + node] == S.NO_WALL:
         state[at + n] = centre if row == rows - 1 else cell_of(state, rules, cols, row + 1, p)
         n += 1
     if row > 0:
         out = cell_of(state, rules, cols, row - 1, p)
-        if rules[C_WALL_IN + out] == NO_WALL:
+        if rules[S.C_WALL_IN + out] == S.NO_WALL:
             state[at + n] = out
             n += 1
     else:
         for h in range(n_hatches):
             j = centre + 1 + h
-            if rules[C_COL + j] == p and state[B_OPEN + j] == 1:
+            if rules[S.C_COL + j] == p and state[S.B_OPEN + j] == 1:
                 state[at + n] = j
                 n += 1
     return n
@@ -277,7 +236,7 @@ def bfs(state, rules, dist, n_sources):
     ``n_sources`` entries of the queue block are the sources; fills ``dist`` (UNREACHABLE where
     no path)."""
     update_adjacency(state, rules)
-    queue = rules[CFG_QUEUE]
+    queue = rules[S.CFG_QUEUE]
     dist[:] = UNREACHABLE
     for i in range(n_sources):
         dist[state[queue + i]] = 0
@@ -285,10 +244,10 @@ def bfs(state, rules, dist, n_sources):
     while head < tail:
         node = state[queue + head]
         head += 1
-        at = adj_row(rules, node)
+        at = S.adj_row(rules, node)
         for j in range(1, state[at] + 1):
             nxt = state[at + j]
-            if dist[nxt] == UNREACHABLE and state[B_TILE + nxt] != ABYSS:
+            if dist[nxt] == UNREACHABLE and state[S.B_TILE + nxt] != S.ABYSS:
                 dist[nxt] = dist[node] + 1
                 state[queue + tail] = nxt
                 tail += 1
@@ -301,41 +260,41 @@ def distance_slot(state, rules, target):
     changes and new Invocation tiles bump ``G_VERSION``).  The map stays valid until the second
     next miss; it starts at ``dcache_row(rules, slot)`` (a kernel compiled without reference
     counting cannot return an array it did not receive)."""
-    version = state[G_VERSION]
-    for s in range(DCACHE_SLOTS):
-        if state[G_DKEY + 2 * s] == version and state[G_DKEY + 2 * s + 1] == target:
-            state[G_DCACHE_LAST] = s
+    version = state[S.G_VERSION]
+    for s in range(S.DCACHE_SLOTS):
+        if state[S.G_DKEY + 2 * s] == version and state[S.G_DKEY + 2 * s + 1] == target:
+            state[S.G_DCACHE_LAST] = s
             return s
     # round-robin replacement, sparing the map returned last: a caller may hold two at once
-    s = state[G_DCACHE_NEXT]
-    if s == state[G_DCACHE_LAST]:
-        s = (s + 1) % DCACHE_SLOTS
-    state[G_DCACHE_NEXT] = (s + 1) % DCACHE_SLOTS
-    state[G_DCACHE_LAST] = s
-    state[G_DCACHE_WRITTEN] |= 1 << s
+    s = state[S.G_DCACHE_NEXT]
+    if s == state[S.G_DCACHE_LAST]:
+        s = (s + 1) % S.DCACHE_SLOTS
+    state[S.G_DCACHE_NEXT] = (s + 1) % S.DCACHE_SLOTS
+    state[S.G_DCACHE_LAST] = s
+    state[S.G_DCACHE_WRITTEN] |= 1 << s
     n = 0
     if target >= 0:
-        state[rules[CFG_QUEUE]] = target
+        state[rules[S.CFG_QUEUE]] = target
         n = 1
     elif target == TEMPLES:
-        for node in range(rules[CFG_CENTRE] + 1):
-            if state[B_TILE + node] == TEMPLE_TILE or state[B_TILE + node] == CENTRE_TILE:
-                state[rules[CFG_QUEUE] + n] = node
+        for node in range(rules[S.CFG_CENTRE] + 1):
+            if state[S.B_TILE + node] == S.TEMPLE_TILE or state[S.B_TILE + node] == S.CENTRE_TILE:
+                state[rules[S.CFG_QUEUE] + n] = node
                 n += 1
     else:
-        centre = rules[CFG_CENTRE]
-        for h in range(rules[CFG_HATCHES]):
+        centre = rules[S.CFG_CENTRE]
+        for h in range(rules[S.CFG_HATCHES]):
             j = centre + 1 + h
-            if target == EXITS and state[B_OPEN + j] == 1:
-                state[rules[CFG_QUEUE] + n] = j
+            if target == EXITS and state[S.B_OPEN + j] == 1:
+                state[rules[S.CFG_QUEUE] + n] = j
                 n += 1
             elif target == HATCH_CELLS:
-                state[rules[CFG_QUEUE] + n] = hatch_cell(state, rules, h)
+                state[rules[S.CFG_QUEUE] + n] = hatch_cell(state, rules, h)
                 n += 1
-    at = dcache_row(rules, s)
-    bfs(state, rules, state[at : at + rules[CFG_NODES]], n)
-    state[G_DKEY + 2 * s] = version
-    state[G_DKEY + 2 * s + 1] = target
+    at = S.dcache_row(rules, s)
+    bfs(state, rules, state[at : at + rules[S.CFG_NODES]], n)
+    state[S.G_DKEY + 2 * s] = version
+    state[S.G_DKEY + 2 * s + 1] = target
     return s
 
 
@@ -343,8 +302,8 @@ def distance_slot(state, rules, target):
 def distance_map(state, rules, target):
     """The distance map to ``target`` (:func:`distance_slot`) as a view int64[n_nodes] of its
     row of the DCACHE block (a layer: inlined, it may hand its caller a view)."""
-    at = dcache_row(rules, distance_slot(state, rules, target))
-    return state[at : at + rules[CFG_NODES]]
+    at = S.dcache_row(rules, distance_slot(state, rules, target))
+    return state[at : at + rules[S.CFG_NODES]]
 
 
 def draw_rows(W, figures: dict | None = None) -> list[str]:
@@ -352,16 +311,16 @@ def draw_rows(W, figures: dict | None = None) -> list[str]:
     Centre: tiles as TILE_CHARS ('@' Centre), '|' radial walls, figures from ``figures``
     (node -> char) drawn over their tile; ``W`` a Python world (game.World).  Used by tests."""
     state, rules = W.state, W.rules
-    cols, rows = int(rules[CFG_COLS]), int(rules[CFG_ROWS])
+    cols, rows = int(rules[S.CFG_COLS]), int(rules[S.CFG_ROWS])
     figures = figures or {}
     lines = []
     for row in range(rows):
         text = ""
         for col in range(cols):
             node = int(cell_at(state, rules, row, col))
-            text += figures.get(node, TILE_CHARS[state[B_TILE + node]])
-            text += "|" if rules[C_WALL_CW + node] else " "
+            text += figures.get(node, S.TILE_CHARS[state[S.B_TILE + node]])
+            text += "|" if rules[S.C_WALL_CW + node] else " "
         lines.append(text.rstrip())
-    centre = int(rules[CFG_CENTRE])
-    lines.append("centre " + figures.get(centre, TILE_CHARS[state[B_TILE + centre]]))
+    centre = int(rules[S.CFG_CENTRE])
+    lines.append("centre " + figures.get(centre, S.TILE_CHARS[state[S.B_TILE + centre]]))
     return lines

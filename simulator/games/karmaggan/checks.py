@@ -5,16 +5,8 @@ A failed check is a user error naming the rules key (``simulator.core.rules.requ
 """
 
 from simulator.core.rules import require
+from simulator.games.karmaggan import state as S
 from simulator.games.karmaggan.board import TILE_CODES, WALL_CODES
-from simulator.games.karmaggan.state import (
-    COMBAT_NAMES,
-    MAX_HATCHES,
-    MAX_NODES,
-    MAX_PIECES,
-    MAX_RINGS,
-    OBJECT_NAMES,
-    TEMPLE_NAMES,
-)
 
 MODES = ("team", "free_for_all")
 EXTRA_PLAYER = ("starting", "other")  # game.extra_player: which team a player more goes to
@@ -83,7 +75,7 @@ def check(rules: dict) -> None:
         f"values are coins (0..{MAX_COINS}; 0 is a Golden Medallion)",
     )
     for key in ("hand_max", "combat_hand", "throw_distance", "spawn_max", "invocation_tiles"):
-        require(rules, f"turn.{key}", 1 <= turn[key] <= MAX_PIECES, f"must be 1..{MAX_PIECES}")
+        require(rules, f"turn.{key}", 1 <= turn[key] <= S.MAX_PIECES, f"must be 1..{S.MAX_PIECES}")
     require(
         rules,
         "turn.combat_hand",
@@ -91,16 +83,19 @@ def check(rules: dict) -> None:
         "must be <= turn.hand_max",
     )
     for key in ("objects_per_turn", "spark_steps", "tumult_cards", "ram_cards", "greedy_victims"):
-        require(rules, f"turn.{key}", 0 <= turn[key] <= MAX_PIECES, f"must be 0..{MAX_PIECES}")
+        require(rules, f"turn.{key}", 0 <= turn[key] <= S.MAX_PIECES, f"must be 0..{S.MAX_PIECES}")
     require(
         rules,
         "combat.rounds",
-        1 <= rules["combat"]["rounds"] <= MAX_PIECES,
-        f"must be 1..{MAX_PIECES}",
+        1 <= rules["combat"]["rounds"] <= S.MAX_PIECES,
+        f"must be 1..{S.MAX_PIECES}",
     )
     values = rules["combat"]["values"]
     require(
-        rules, "combat.values", list(values) == list(COMBAT_NAMES), f"must be {list(COMBAT_NAMES)}"
+        rules,
+        "combat.values",
+        list(values) == list(S.COMBAT_NAMES),
+        f"must be {list(S.COMBAT_NAMES)}",
     )
     beats = rules["combat"]["beats"]
     for name, beaten in beats.items():
@@ -122,7 +117,7 @@ def check(rules: dict) -> None:
     for key in ("arrows", "fire", "acid_minus", "roller_minus"):
         require(rules, f"traps.{key}", 0 <= rules["traps"][key] <= 6, "must be 0..6")
     deck = rules["temple_deck"]
-    require(rules, "temple_deck", all(name in TEMPLE_NAMES for name in deck), "unknown card name")
+    require(rules, "temple_deck", all(name in S.TEMPLE_NAMES for name in deck), "unknown card name")
     for name, count in deck.items():
         require(rules, f"temple_deck.{name}", 0 <= count <= MAX_DECK, f"must be 0..{MAX_DECK}")
     require(rules, "temple_deck", 1 <= sum(deck.values()) <= MAX_DECK, f"needs 1..{MAX_DECK} cards")
@@ -131,14 +126,14 @@ def check(rules: dict) -> None:
         require(
             rules,
             f"objects[{i}].effect",
-            entry["effect"] in OBJECT_NAMES,
-            f"must be one of {', '.join(OBJECT_NAMES)}",
+            entry["effect"] in S.OBJECT_NAMES,
+            f"must be one of {', '.join(S.OBJECT_NAMES)}",
         )
         require(
             rules,
             f"objects[{i}].combat",
-            entry["combat"] in COMBAT_NAMES,
-            f"must be one of {', '.join(COMBAT_NAMES)}",
+            entry["combat"] in S.COMBAT_NAMES,
+            f"must be one of {', '.join(S.COMBAT_NAMES)}",
         )
         require(
             rules, f"objects[{i}].count", 0 <= entry["count"] <= MAX_DECK, f"must be 0..{MAX_DECK}"
@@ -164,7 +159,9 @@ def check_board(rules: dict, board: dict, setup: dict) -> None:
         sectors >= 1 and cols % sectors == 0,
         "board.columns must be a multiple of board.sectors",
     )
-    require(rules, "board.rings", 1 <= len(board["rings"]) <= MAX_RINGS, f"1..{MAX_RINGS} rings")
+    require(
+        rules, "board.rings", 1 <= len(board["rings"]) <= S.MAX_RINGS, f"1..{S.MAX_RINGS} rings"
+    )
     require(
         rules,
         "board.ring_rows",
@@ -176,9 +173,9 @@ def check_board(rules: dict, board: dict, setup: dict) -> None:
     require(
         rules,
         "board",
-        nodes <= MAX_NODES,
+        nodes <= S.MAX_NODES,
         f"{rows} rows of {cols} cells, the Centre and the jungle make {nodes} nodes: "
-        f"at most {MAX_NODES}",
+        f"at most {S.MAX_NODES}",
     )
     for key, codes in (
         ("tiles", set(TILE_CODES)),
@@ -218,8 +215,8 @@ def check_board(rules: dict, board: dict, setup: dict) -> None:
     require(
         rules,
         "board.hatch_columns",
-        1 <= len(hatches) <= MAX_HATCHES and all(0 <= c < cols for c in hatches),
-        f"1..{MAX_HATCHES} columns in 0..{cols - 1}",
+        1 <= len(hatches) <= S.MAX_HATCHES and all(0 <= c < cols for c in hatches),
+        f"1..{S.MAX_HATCHES} columns in 0..{cols - 1}",
     )
     require(
         rules,

@@ -4,48 +4,10 @@ Rulebook: shared/rules/karmaggan.md (Components, Objects: drawing and the hand l
 state layout is described in :mod:`engine`.
 """
 
+from simulator.core import trace as traces
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SETUP, rng_new, shuffle
-from simulator.games.karmaggan.state import (
-    B_OCC,
-    CFG_CENTRE,
-    CFG_DECK_LEN,
-    CFG_HAND_MAX,
-    CFG_PLAYERS,
-    D_DISCARD,
-    D_OBJECTS,
-    D_TEMPLE,
-    DEAD,
-    F_KIND,
-    F_OWNER,
-    F_POS,
-    G_BANK,
-    G_EGG_CARRIER,
-    G_EGG_LEFT_ROUND,
-    G_EGG_POS,
-    G_NEV,
-    G_ODECK_N,
-    G_ODISC_N,
-    G_ROLLERS_ON,
-    G_ROUND,
-    G_SEAT,
-    HANDS,
-    MAX_FIGS,
-    MAX_HAND,
-    MAX_PLAYERS,
-    N_FIG,
-    NOBODY,
-    OFF,
-    P_COINS,
-    P_HAND_N,
-    P_STATUS,
-    P_SWARM,
-    P_TEAM,
-    PLUNDERER,
-    SEAT_POLICY,
-    deck,
-    hand_slot,
-)
+from simulator.games.karmaggan import state as S
 
 
 @allocating
@@ -54,60 +16,46 @@ def new_game(state, rules, rng, seed, seat_policies):
     off the board, empty hands and decks), ``rng`` uint64[N_STREAMS] seeded from ``seed``,
     ``seat_policies`` int8[n_players] each seat's policy."""
     state[:] = 0
-    state[F_POS : F_POS + N_FIG * MAX_FIGS] = OFF
-    state[HANDS : HANDS + MAX_PLAYERS * MAX_HAND] = -1
-    decks = deck(rules, D_TEMPLE)
-    state[decks : decks + 3 * rules[CFG_DECK_LEN]] = -1
+    state[S.F_POS : S.F_POS + S.N_FIG * S.MAX_FIGS] = S.OFF
+    state[S.HANDS : S.HANDS + S.MAX_PLAYERS * S.MAX_HAND] = -1
+    decks = S.deck(rules, S.D_TEMPLE)
+    state[decks : decks + 3 * rules[S.CFG_DECK_LEN]] = -1
     rng[:] = rng_new(seed)
-    for seat in range(rules[CFG_PLAYERS]):
-        state[SEAT_POLICY + seat] = seat_policies[seat]
+    for seat in range(rules[S.CFG_PLAYERS]):
+        state[S.SEAT_POLICY + seat] = seat_policies[seat]
 
 
 @rule
 def record(state, trace, event, seat, a, b, c, d):
-    """Append one trace row when tracing."""
-    if trace.shape[0] == 0:
-        return
-    n = state[G_NEV]
-    if n < trace.shape[0]:
-        row = trace[n]
-        row[0], row[1], row[2], row[3], row[4], row[5], row[6] = (
-            event,
-            state[G_ROUND],
-            seat,
-            a,
-            b,
-            c,
-            d,
-        )
-        state[G_NEV] = n + 1
+    """Append one trace row of this round when tracing (simulator.core.trace)."""
+    traces.record(state, S.G_NEV, trace, event, state[S.G_ROUND], seat, a, b, c, d)
 
 
 @rule
 def egg_node(state):
-    carrier = state[G_EGG_CARRIER]
-    return state[F_POS + carrier] if carrier >= 0 else state[G_EGG_POS]
+    carrier = state[S.G_EGG_CARRIER]
+    return state[S.F_POS + carrier] if carrier >= 0 else state[S.G_EGG_POS]
 
 
 @rule
 def egg_moved(state, rules):
     """The Rollers: they are placed when the Egg leaves the Central Tile for the first time."""
-    if state[G_EGG_LEFT_ROUND] < 0 and egg_node(state) != rules[CFG_CENTRE]:
-        state[G_EGG_LEFT_ROUND] = state[G_ROUND]
-        state[G_ROLLERS_ON] = 1
+    if state[S.G_EGG_LEFT_ROUND] < 0 and egg_node(state) != rules[S.CFG_CENTRE]:
+        state[S.G_EGG_LEFT_ROUND] = state[S.G_ROUND]
+        state[S.G_ROLLERS_ON] = 1
 
 
 @rule
 def place_figure(state, rules, fig, node):
     """Move a figure to ``node`` (or OFF), keeping occupancy and the carried Egg in step.  A
     figure crossing an ally's tile (Movement) leaves that tile's occupant in place."""
-    old = state[F_POS + fig]
-    if old >= 0 and state[B_OCC + old] == fig:
-        state[B_OCC + old] = NOBODY
-    state[F_POS + fig] = node
-    if node >= 0 and state[B_OCC + node] == NOBODY:
-        state[B_OCC + node] = fig
-    if state[G_EGG_CARRIER] == fig:
+    old = state[S.F_POS + fig]
+    if old >= 0 and state[S.B_OCC + old] == fig:
+        state[S.B_OCC + old] = S.NOBODY
+    state[S.F_POS + fig] = node
+    if node >= 0 and state[S.B_OCC + node] == S.NOBODY:
+        state[S.B_OCC + node] = fig
+    if state[S.G_EGG_CARRIER] == fig:
         egg_moved(state, rules)
 
 
@@ -116,20 +64,20 @@ def controller(state, rules, fig):
     """Seat acting for a figure: a plunderer's own seat, a spawn's seat whose turn it is when
     its swarm acts, else (Controlling the Swarm: the swarm's players decide who defends) the
     dead seat of that swarm with the most cards (ASSUMED)."""
-    if state[F_KIND + fig] == PLUNDERER:
+    if state[S.F_KIND + fig] == S.PLUNDERER:
         return fig
-    swarm = state[F_OWNER + fig]
-    seat = state[G_SEAT]
-    if state[P_STATUS + seat] == DEAD and state[P_SWARM + seat] == swarm:
+    swarm = state[S.F_OWNER + fig]
+    seat = state[S.G_SEAT]
+    if state[S.P_STATUS + seat] == S.DEAD and state[S.P_SWARM + seat] == swarm:
         return seat
     best, best_cards = -1, -1
-    for s in range(rules[CFG_PLAYERS]):
+    for s in range(rules[S.CFG_PLAYERS]):
         if (
-            state[P_STATUS + s] == DEAD
-            and state[P_SWARM + s] == swarm
-            and state[P_HAND_N + s] > best_cards
+            state[S.P_STATUS + s] == S.DEAD
+            and state[S.P_SWARM + s] == swarm
+            and state[S.P_HAND_N + s] > best_cards
         ):
-            best, best_cards = s, state[P_HAND_N + s]
+            best, best_cards = s, state[S.P_HAND_N + s]
     return best
 
 
@@ -137,11 +85,11 @@ def controller(state, rules, fig):
 def side_of(state, fig, team_mode):
     """The side a figure fights for: a plunderer's team (its seat in Free-for-All), a swarm's
     team in Team mode, and -1 - swarm for the Free-for-All swarm (everyone's enemy)."""
-    if state[F_KIND + fig] == PLUNDERER:
-        return state[P_TEAM + fig]
+    if state[S.F_KIND + fig] == S.PLUNDERER:
+        return state[S.P_TEAM + fig]
     if team_mode == 1:
-        return state[F_OWNER + fig]
-    return -1 - state[F_OWNER + fig]
+        return state[S.F_OWNER + fig]
+    return -1 - state[S.F_OWNER + fig]
 
 
 @rule
@@ -154,31 +102,33 @@ def friends(state, fig_a, fig_b, team_mode):
 @rule
 def gain_coins(state, seat, amount, column):
     """Take up to ``amount`` coins from the bank (Components: 60 Blood Coins)."""
-    amount = min(amount, state[G_BANK])
-    state[G_BANK] -= amount
-    state[P_COINS + seat] += amount
+    amount = min(amount, state[S.G_BANK])
+    state[S.G_BANK] -= amount
+    state[S.P_COINS + seat] += amount
     state[column + seat] += amount
     return amount
 
 
 @rule
 def reshuffle_objects(state, rules, rng):
-    n = state[G_ODISC_N]
+    n = state[S.G_ODISC_N]
     for i in range(n):
-        state[deck(rules, D_OBJECTS) + state[G_ODECK_N] + i] = state[deck(rules, D_DISCARD) + i]
-        state[deck(rules, D_DISCARD) + i] = -1
-    state[G_ODECK_N] += n
-    state[G_ODISC_N] = 0
-    objects = deck(rules, D_OBJECTS)
-    shuffle(rng, SETUP, state[objects : objects + state[G_ODECK_N]])
+        state[S.deck(rules, S.D_OBJECTS) + state[S.G_ODECK_N] + i] = state[
+            S.deck(rules, S.D_DISCARD) + i
+        ]
+        state[S.deck(rules, S.D_DISCARD) + i] = -1
+    state[S.G_ODECK_N] += n
+    state[S.G_ODISC_N] = 0
+    objects = S.deck(rules, S.D_OBJECTS)
+    shuffle(rng, SETUP, state[objects : objects + state[S.G_ODECK_N]])
 
 
 @rule
 def add_to_hand(state, rules, seat, card):
-    for slot in range(rules[CFG_HAND_MAX]):
-        if state[hand_slot(seat, slot)] < 0:
-            state[hand_slot(seat, slot)] = card
-            state[P_HAND_N + seat] += 1
+    for slot in range(rules[S.CFG_HAND_MAX]):
+        if state[S.hand_slot(seat, slot)] < 0:
+            state[S.hand_slot(seat, slot)] = card
+            state[S.P_HAND_N + seat] += 1
             return True
     return False
 
@@ -187,35 +137,35 @@ def add_to_hand(state, rules, seat, card):
 def draw_object(state, rules, rng, seat):
     """Objects: draw the top Object card unless the hand holds the maximum (8).  ASSUMED: an
     empty Object deck is rebuilt from the shuffled discards."""
-    if state[P_HAND_N + seat] >= rules[CFG_HAND_MAX]:
+    if state[S.P_HAND_N + seat] >= rules[S.CFG_HAND_MAX]:
         return False
-    if state[G_ODECK_N] == 0:
+    if state[S.G_ODECK_N] == 0:
         reshuffle_objects(state, rules, rng)
-        if state[G_ODECK_N] == 0:
+        if state[S.G_ODECK_N] == 0:
             return False
-    state[G_ODECK_N] -= 1
-    card = state[deck(rules, D_OBJECTS) + state[G_ODECK_N]]
-    state[deck(rules, D_OBJECTS) + state[G_ODECK_N]] = -1
+    state[S.G_ODECK_N] -= 1
+    card = state[S.deck(rules, S.D_OBJECTS) + state[S.G_ODECK_N]]
+    state[S.deck(rules, S.D_OBJECTS) + state[S.G_ODECK_N]] = -1
     add_to_hand(state, rules, seat, card)
     return True
 
 
 @rule
 def take_from_hand(state, seat, slot):
-    card = state[hand_slot(seat, slot)]
-    state[hand_slot(seat, slot)] = -1
-    state[P_HAND_N + seat] -= 1
+    card = state[S.hand_slot(seat, slot)]
+    state[S.hand_slot(seat, slot)] = -1
+    state[S.P_HAND_N + seat] -= 1
     return card
 
 
 @rule
 def discard_card(state, rules, card):
-    state[deck(rules, D_DISCARD) + state[G_ODISC_N]] = card
-    state[G_ODISC_N] += 1
+    state[S.deck(rules, S.D_DISCARD) + state[S.G_ODISC_N]] = card
+    state[S.G_ODISC_N] += 1
 
 
 @rule
 def discard_hand(state, rules, seat):
-    for slot in range(rules[CFG_HAND_MAX]):
-        if state[hand_slot(seat, slot)] >= 0:
+    for slot in range(rules[S.CFG_HAND_MAX]):
+        if state[S.hand_slot(seat, slot)] >= 0:
             discard_card(state, rules, take_from_hand(state, seat, slot))

@@ -11,7 +11,7 @@ import policies.karmaggan
 from policies.karmaggan import policy_choice
 from policies.search_driver import QUESTIONS, for_game
 from simulator.core.kernel import layer
-from simulator.games.karmaggan.state import SEAT_POLICY
+from simulator.games.karmaggan import state as S
 
 
 @layer
@@ -19,7 +19,7 @@ def choose(state, rules, knobs, rng, kind, seat, n):
     """Index of the option ``seat`` takes among the ``n`` in the state's OPTIONS block, for a
     decision of ``kind``."""
     return policy_choice(
-        state, rules, knobs, rng, played_policy(knobs, state[SEAT_POLICY + seat]), kind, seat, n
+        state, rules, knobs, rng, played_policy(knobs, state[S.SEAT_POLICY + seat]), kind, seat, n
     )
 
 

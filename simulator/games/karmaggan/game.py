@@ -14,116 +14,12 @@ from policies.search import MAX_ROLLOUTS
 from simulator.core.errors import UserError
 from simulator.core.game import KNOB_BEHAVIOUR, Game, Leader, StudyPlan, policy_knobs
 from simulator.core.rng import N_STREAMS
-from simulator.games.karmaggan import chunk, core, engine, layouts
+from simulator.core.trace import new_trace
+from simulator.games.karmaggan import checks, chunk, core, engine, layouts
+from simulator.games.karmaggan import state as S
 from simulator.games.karmaggan.board import build_cells, distance_slot, draw_rows
-from simulator.games.karmaggan.checks import BLOOD_COIN_KEYS, MAX_ROUNDS, check
 from simulator.games.karmaggan.replay import play_by_play
-from simulator.games.karmaggan.state import (
-    BEATS,
-    C_START,
-    CELLS_END,
-    CFG_ACID_MINUS,
-    CFG_ADJ,
-    CFG_ADJ_WIDTH,
-    CFG_ARROWS,
-    CFG_BANK,
-    CFG_BLOOD,
-    CFG_CARDS,
-    CFG_CELLS_PER_SECTOR,
-    CFG_CENTRE,
-    CFG_COLS,
-    CFG_COMBAT_HAND,
-    CFG_COMBAT_ROUNDS,
-    CFG_DECK_LEN,
-    CFG_DECKS,
-    CFG_EXTRA_OTHER,
-    CFG_FIRE,
-    CFG_GREEDY,
-    CFG_HAND_MAX,
-    CFG_HATCHES,
-    CFG_INVOCATION_TILES,
-    CFG_MEDALLION_SUPPLY,
-    CFG_N_BLOOD,
-    CFG_N_FIGS,
-    CFG_N_OBJECTS,
-    CFG_N_ROLLERS,
-    CFG_N_STARTS,
-    CFG_N_TEMPLE,
-    CFG_NODES,
-    CFG_OBJECTS_PER_TURN,
-    CFG_PLAYERS,
-    CFG_QUEUE,
-    CFG_RAM,
-    CFG_RINGS,
-    CFG_ROLLER_MINUS,
-    CFG_ROLLERS,
-    CFG_ROUND_CAP,
-    CFG_ROWS,
-    CFG_RULES_SIZE,
-    CFG_SPARK,
-    CFG_SPAWN_MAX,
-    CFG_START_COINS,
-    CFG_START_MEDALLIONS,
-    CFG_START_OBJECTS,
-    CFG_STARTS,
-    CFG_STATE_SIZE,
-    CFG_TCARDS,
-    CFG_TEAM_MODE,
-    CFG_THROW,
-    CFG_TUMULT,
-    COMBAT_NAMES,
-    DCACHE,
-    DCACHE_SLOTS,
-    END_REASONS,
-    G_OUT_BANK,
-    G_OUT_DEATHS,
-    G_OUT_EGG_LEFT,
-    G_OUT_END,
-    G_OUT_LENGTH,
-    G_OUT_SEARCH,
-    G_OUT_WIN_TEAM,
-    G_OUT_WINNER,
-    HANDS,
-    MAX_HAND,
-    MAX_OPTIONS,
-    MAX_PLAYERS,
-    MEDALLION_VALUE,
-    N_GAME_OUT,
-    N_PLAYER_OUT,
-    N_SWARMS,
-    OBJECT_NAMES,
-    OPT_A,
-    OPT_ACT,
-    OPT_B,
-    P_OUT_ARROWS,
-    P_OUT_BLOOD_GAIN,
-    P_OUT_COMBAT_GAIN,
-    P_OUT_DEATH_ROUND,
-    P_OUT_DIED,
-    P_OUT_EGG_TURNS,
-    P_OUT_ELIMINATED,
-    P_OUT_FINAL,
-    P_OUT_INVOKED,
-    P_OUT_LOST_COMBATS,
-    P_OUT_MEDALLION_INVOKES,
-    P_OUT_OBJECTS,
-    P_OUT_OTHER_GAIN,
-    P_OUT_PASSES,
-    P_OUT_SACRIFICES,
-    P_OUT_SCORE,
-    P_OUT_SPAWN_TURNS,
-    P_OUT_START,
-    P_OUT_TAKES,
-    P_OUT_TEAM,
-    P_OUT_THROWS,
-    P_OUT_WON,
-    P_OUT_WON_COMBATS,
-    TEMPLE_NAMES,
-    TRACE_WIDTH,
-    adj_row,
-    dcache_row,
-    deck,
-)
+from simulator.games.karmaggan.state import deck
 
 ENGINE_VERSION = "karmaggan-8"
 SIDES = ("starting", "other")  # players.side: on seat 0's team, or not
@@ -136,86 +32,88 @@ def prepare(rules: dict, n_players: int) -> tuple:
     """The kernel's rules array (state.py) and knobs table for ``n_players``, and the rounds of
     the per-round timeline."""
     setup, turn, board = rules["setup"], rules["turn"], rules["board"]
-    if n_players not in BLOOD_COIN_KEYS:
+    if n_players not in checks.BLOOD_COIN_KEYS:
         raise UserError(f"Karmaggän is played by 2-8 players, not {n_players}")
-    blood = [v if v > 0 else MEDALLION_VALUE for v in setup["blood_tiles"]]
+    blood = [v if v > 0 else S.MEDALLION_VALUE for v in setup["blood_tiles"]]
     starts = board["start_points"][str(n_players)]
     rollers = board["roller_boundaries"]
     cards = [
-        [OBJECT_NAMES.index(e["effect"]), COMBAT_NAMES.index(e["combat"])]
+        [S.OBJECT_NAMES.index(e["effect"]), S.COMBAT_NAMES.index(e["combat"])]
         for e in rules["objects"]
         for _ in range(e["count"])
     ]
     tcards = [
-        TEMPLE_NAMES.index(name)
+        S.TEMPLE_NAMES.index(name)
         for name, count in rules["temple_deck"].items()
         for _ in range(count)
     ]
     # the tables after the static board, in the order of their CFG_* offsets
     tables = (blood, starts, rollers, [v for card in cards for v in card], tcards)
-    offsets = CELLS_END + np.cumsum([0] + [len(t) for t in tables])
+    offsets = S.CELLS_END + np.cumsum([0] + [len(t) for t in tables])
     cfg = np.zeros(offsets[-1], dtype=np.int64)
     for at, table in zip(offsets, tables):
         cfg[at : at + len(table)] = table
-    for key, at in zip((CFG_BLOOD, CFG_STARTS, CFG_ROLLERS, CFG_CARDS, CFG_TCARDS), offsets):
+    for key, at in zip(
+        (S.CFG_BLOOD, S.CFG_STARTS, S.CFG_ROLLERS, S.CFG_CARDS, S.CFG_TCARDS), offsets
+    ):
         cfg[key] = at
-    cfg[CFG_RULES_SIZE] = offsets[-1]
-    cfg[CFG_N_BLOOD], cfg[CFG_N_ROLLERS] = len(blood), len(rollers)
-    cfg[CFG_N_OBJECTS], cfg[CFG_N_TEMPLE] = len(cards), len(tcards)
+    cfg[S.CFG_RULES_SIZE] = offsets[-1]
+    cfg[S.CFG_N_BLOOD], cfg[S.CFG_N_ROLLERS] = len(blood), len(rollers)
+    cfg[S.CFG_N_OBJECTS], cfg[S.CFG_N_TEMPLE] = len(cards), len(tcards)
     build_cells(board, cfg)
     for name, beaten in rules["combat"]["beats"].items():
         for b in beaten:
-            cfg[BEATS + 4 * COMBAT_NAMES.index(name) + COMBAT_NAMES.index(b)] = 1
-    cfg[CFG_PLAYERS] = n_players
-    cfg[CFG_TEAM_MODE] = int(rules["game"]["mode"] == "team")
-    cfg[CFG_EXTRA_OTHER] = int(rules["game"]["extra_player"] == "other")
-    cfg[CFG_ROUND_CAP] = rules["game"]["round_cap"]
-    cfg[CFG_START_COINS] = setup[BLOOD_COIN_KEYS[n_players]]
-    cfg[CFG_START_OBJECTS] = setup["object_cards"]
-    cfg[CFG_START_MEDALLIONS] = setup["medallions"]
-    cfg[CFG_BANK] = setup["bank_coins"]
-    cfg[CFG_MEDALLION_SUPPLY] = setup["medallion_supply"]
-    cfg[CFG_HAND_MAX] = turn["hand_max"]
-    cfg[CFG_OBJECTS_PER_TURN] = turn["objects_per_turn"]
-    cfg[CFG_COMBAT_HAND] = turn["combat_hand"]
-    cfg[CFG_THROW] = turn["throw_distance"]
-    cfg[CFG_SPAWN_MAX] = turn["spawn_max"]
-    cfg[CFG_SPARK] = turn["spark_steps"]
-    cfg[CFG_TUMULT] = turn["tumult_cards"]
-    cfg[CFG_RAM] = turn["ram_cards"]
-    cfg[CFG_GREEDY] = turn["greedy_victims"]
-    cfg[CFG_INVOCATION_TILES] = turn["invocation_tiles"]
-    cfg[CFG_COMBAT_ROUNDS] = rules["combat"]["rounds"]
+            cfg[S.BEATS + 4 * S.COMBAT_NAMES.index(name) + S.COMBAT_NAMES.index(b)] = 1
+    cfg[S.CFG_PLAYERS] = n_players
+    cfg[S.CFG_TEAM_MODE] = int(rules["game"]["mode"] == "team")
+    cfg[S.CFG_EXTRA_OTHER] = int(rules["game"]["extra_player"] == "other")
+    cfg[S.CFG_ROUND_CAP] = rules["game"]["round_cap"]
+    cfg[S.CFG_START_COINS] = setup[checks.BLOOD_COIN_KEYS[n_players]]
+    cfg[S.CFG_START_OBJECTS] = setup["object_cards"]
+    cfg[S.CFG_START_MEDALLIONS] = setup["medallions"]
+    cfg[S.CFG_BANK] = setup["bank_coins"]
+    cfg[S.CFG_MEDALLION_SUPPLY] = setup["medallion_supply"]
+    cfg[S.CFG_HAND_MAX] = turn["hand_max"]
+    cfg[S.CFG_OBJECTS_PER_TURN] = turn["objects_per_turn"]
+    cfg[S.CFG_COMBAT_HAND] = turn["combat_hand"]
+    cfg[S.CFG_THROW] = turn["throw_distance"]
+    cfg[S.CFG_SPAWN_MAX] = turn["spawn_max"]
+    cfg[S.CFG_SPARK] = turn["spark_steps"]
+    cfg[S.CFG_TUMULT] = turn["tumult_cards"]
+    cfg[S.CFG_RAM] = turn["ram_cards"]
+    cfg[S.CFG_GREEDY] = turn["greedy_victims"]
+    cfg[S.CFG_INVOCATION_TILES] = turn["invocation_tiles"]
+    cfg[S.CFG_COMBAT_ROUNDS] = rules["combat"]["rounds"]
     traps = rules["traps"]
-    cfg[CFG_ARROWS], cfg[CFG_FIRE] = traps["arrows"], traps["fire"]
-    cfg[CFG_ACID_MINUS], cfg[CFG_ROLLER_MINUS] = traps["acid_minus"], traps["roller_minus"]
-    cfg[CFG_COLS] = board["columns"]
-    cfg[CFG_CELLS_PER_SECTOR] = board["columns"] // board["sectors"]
-    cfg[CFG_RINGS] = len(board["rings"])
-    cfg[CFG_ROWS] = sum(board["ring_rows"])
-    cfg[CFG_CENTRE] = cfg[CFG_ROWS] * cfg[CFG_COLS]
-    cfg[CFG_HATCHES] = len(board["hatch_columns"])
-    n_nodes = int(cfg[CFG_CENTRE]) + 1 + len(board["hatch_columns"])
-    cfg[CFG_NODES] = n_nodes
-    cfg[CFG_N_STARTS] = int((cfg[C_START : C_START + n_nodes] >= 0).sum())
-    cfg[CFG_N_FIGS] = n_players + N_SWARMS * turn["spawn_max"]
+    cfg[S.CFG_ARROWS], cfg[S.CFG_FIRE] = traps["arrows"], traps["fire"]
+    cfg[S.CFG_ACID_MINUS], cfg[S.CFG_ROLLER_MINUS] = traps["acid_minus"], traps["roller_minus"]
+    cfg[S.CFG_COLS] = board["columns"]
+    cfg[S.CFG_CELLS_PER_SECTOR] = board["columns"] // board["sectors"]
+    cfg[S.CFG_RINGS] = len(board["rings"])
+    cfg[S.CFG_ROWS] = sum(board["ring_rows"])
+    cfg[S.CFG_CENTRE] = cfg[S.CFG_ROWS] * cfg[S.CFG_COLS]
+    cfg[S.CFG_HATCHES] = len(board["hatch_columns"])
+    n_nodes = int(cfg[S.CFG_CENTRE]) + 1 + len(board["hatch_columns"])
+    cfg[S.CFG_NODES] = n_nodes
+    cfg[S.CFG_N_STARTS] = int((cfg[S.C_START : S.C_START + n_nodes] >= 0).sum())
+    cfg[S.CFG_N_FIGS] = n_players + S.N_SWARMS * turn["spawn_max"]
     # the state's blocks after its fixed ones (state.py)
-    cfg[CFG_QUEUE] = DCACHE + DCACHE_SLOTS * n_nodes
-    cfg[CFG_ADJ] = cfg[CFG_QUEUE] + n_nodes
-    cfg[CFG_ADJ_WIDTH] = board["columns"] + 5  # degree, then the Centre's whole last row
-    cfg[CFG_DECKS] = cfg[CFG_ADJ] + n_nodes * cfg[CFG_ADJ_WIDTH]
-    cfg[CFG_DECK_LEN] = max(len(cards), len(tcards))
-    cfg[CFG_STATE_SIZE] = cfg[CFG_DECKS] + 3 * cfg[CFG_DECK_LEN]
+    cfg[S.CFG_QUEUE] = S.DCACHE + S.DCACHE_SLOTS * n_nodes
+    cfg[S.CFG_ADJ] = cfg[S.CFG_QUEUE] + n_nodes
+    cfg[S.CFG_ADJ_WIDTH] = board["columns"] + 5  # degree, then the Centre's whole last row
+    cfg[S.CFG_DECKS] = cfg[S.CFG_ADJ] + n_nodes * cfg[S.CFG_ADJ_WIDTH]
+    cfg[S.CFG_DECK_LEN] = max(len(cards), len(tcards))
+    cfg[S.CFG_STATE_SIZE] = cfg[S.CFG_DECKS] + 3 * cfg[S.CFG_DECK_LEN]
     knobs = policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS)
-    timeline_rounds = cfg[CFG_ROUND_CAP] if rules["game"]["round_timeline"] else 0
+    timeline_rounds = cfg[S.CFG_ROUND_CAP] if rules["game"]["round_timeline"] else 0
     return cfg, knobs, np.int64(timeline_rounds)
 
 
 def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     cfg, knobs, timeline_rounds = params
-    n, p = len(seeds), int(cfg[CFG_PLAYERS])
-    out_games = np.zeros((n, N_GAME_OUT), np.int64)
-    out_players = np.zeros((n, p, N_PLAYER_OUT), np.int64)
+    n, p = len(seeds), int(cfg[S.CFG_PLAYERS])
+    out_games = np.zeros((n, S.N_GAME_OUT), np.int64)
+    out_players = np.zeros((n, p, S.N_PLAYER_OUT), np.int64)
     timelines = np.zeros((n, int(timeline_rounds), p), np.int16)
     kernel = chunk.play_search_games if searching(knobs, seat_policies) else chunk.play_games
     kernel(
@@ -226,60 +124,60 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
         out_games,
         out_players,
         timelines,
-        np.zeros((0, TRACE_WIDTH), np.int64),
+        new_trace(0),
     )
     games = {
-        "winner_seat": out_games[:, G_OUT_WINNER],
-        "length": out_games[:, G_OUT_LENGTH],
-        "end_reason": out_games[:, G_OUT_END],
-        "winning_team": out_games[:, G_OUT_WIN_TEAM].astype(np.int8),
-        "starting_team": out_players[:, 0, P_OUT_TEAM].astype(np.int8),
+        "winner_seat": out_games[:, S.G_OUT_WINNER],
+        "length": out_games[:, S.G_OUT_LENGTH],
+        "end_reason": out_games[:, S.G_OUT_END],
+        "winning_team": out_games[:, S.G_OUT_WIN_TEAM].astype(np.int8),
+        "starting_team": out_players[:, 0, S.P_OUT_TEAM].astype(np.int8),
         "egg_left_centre_round": int16_column(
-            out_games[:, G_OUT_EGG_LEFT], "egg_left_centre_round"
+            out_games[:, S.G_OUT_EGG_LEFT], "egg_left_centre_round"
         ),
-        "deaths": out_games[:, G_OUT_DEATHS].astype(np.int8),
-        "bank_coins": int16_column(out_games[:, G_OUT_BANK], "bank_coins"),
-        "search_decisions": out_games[:, G_OUT_SEARCH].astype(np.int32),
+        "deaths": out_games[:, S.G_OUT_DEATHS].astype(np.int8),
+        "bank_coins": int16_column(out_games[:, S.G_OUT_BANK], "bank_coins"),
+        "search_decisions": out_games[:, S.G_OUT_SEARCH].astype(np.int32),
     }
     col = lambda k: out_players[:, :, k]  # noqa: E731
     players = {
-        "score": col(P_OUT_SCORE).astype(np.float64),
-        "won": col(P_OUT_WON).astype(bool),
-        "team": col(P_OUT_TEAM).astype(np.int8),
+        "score": col(S.P_OUT_SCORE).astype(np.float64),
+        "won": col(S.P_OUT_WON).astype(bool),
+        "team": col(S.P_OUT_TEAM).astype(np.int8),
         # the team label is drawn each game; what a balance question asks is whether the
         # player's team moves first (seat 0's team: "starting") or not ("other")
-        "side": ((col(P_OUT_TEAM) != col(P_OUT_TEAM)[:, :1]).astype(np.int8), SIDES),
-        "start_blood_coins": int16_column(col(P_OUT_START), "start_blood_coins"),
-        "final_blood_coins": int16_column(col(P_OUT_FINAL), "final_blood_coins"),
-        "died": col(P_OUT_DIED).astype(bool),
-        "death_round": int16_column(col(P_OUT_DEATH_ROUND), "death_round"),
-        "eliminated": col(P_OUT_ELIMINATED).astype(bool),
+        "side": ((col(S.P_OUT_TEAM) != col(S.P_OUT_TEAM)[:, :1]).astype(np.int8), SIDES),
+        "start_blood_coins": int16_column(col(S.P_OUT_START), "start_blood_coins"),
+        "final_blood_coins": int16_column(col(S.P_OUT_FINAL), "final_blood_coins"),
+        "died": col(S.P_OUT_DIED).astype(bool),
+        "death_round": int16_column(col(S.P_OUT_DEATH_ROUND), "death_round"),
+        "eliminated": col(S.P_OUT_ELIMINATED).astype(bool),
     }
     for k, source in enumerate(LOSS_SOURCES):
         players[f"blood_lost_{source}"] = int16_column(
-            col(P_OUT_ARROWS + k), f"blood_lost_{source}"
+            col(S.P_OUT_ARROWS + k), f"blood_lost_{source}"
         )
-    players["blood_gained_tiles"] = int16_column(col(P_OUT_BLOOD_GAIN), "blood_gained_tiles")
-    players["blood_gained_combat"] = int16_column(col(P_OUT_COMBAT_GAIN), "blood_gained_combat")
-    players["blood_gained_other"] = int16_column(col(P_OUT_OTHER_GAIN), "blood_gained_other")
-    players["combats_won"] = int16_column(col(P_OUT_WON_COMBATS), "combats_won")
-    players["combats_lost"] = int16_column(col(P_OUT_LOST_COMBATS), "combats_lost")
-    players["turns_as_spawn"] = int16_column(col(P_OUT_SPAWN_TURNS), "turns_as_spawn")
-    players["turns_holding_egg"] = int16_column(col(P_OUT_EGG_TURNS), "turns_holding_egg")
-    players["objects_played"] = int16_column(col(P_OUT_OBJECTS), "objects_played")
-    players["spawns_invoked"] = int16_column(col(P_OUT_INVOKED), "spawns_invoked")
+    players["blood_gained_tiles"] = int16_column(col(S.P_OUT_BLOOD_GAIN), "blood_gained_tiles")
+    players["blood_gained_combat"] = int16_column(col(S.P_OUT_COMBAT_GAIN), "blood_gained_combat")
+    players["blood_gained_other"] = int16_column(col(S.P_OUT_OTHER_GAIN), "blood_gained_other")
+    players["combats_won"] = int16_column(col(S.P_OUT_WON_COMBATS), "combats_won")
+    players["combats_lost"] = int16_column(col(S.P_OUT_LOST_COMBATS), "combats_lost")
+    players["turns_as_spawn"] = int16_column(col(S.P_OUT_SPAWN_TURNS), "turns_as_spawn")
+    players["turns_holding_egg"] = int16_column(col(S.P_OUT_EGG_TURNS), "turns_holding_egg")
+    players["objects_played"] = int16_column(col(S.P_OUT_OBJECTS), "objects_played")
+    players["spawns_invoked"] = int16_column(col(S.P_OUT_INVOKED), "spawns_invoked")
     for name, k in (
-        ("egg_passes", P_OUT_PASSES),
-        ("egg_takes", P_OUT_TAKES),
-        ("egg_throws", P_OUT_THROWS),
-        ("spawns_sacrificed", P_OUT_SACRIFICES),
-        ("medallion_invocations", P_OUT_MEDALLION_INVOKES),
+        ("egg_passes", S.P_OUT_PASSES),
+        ("egg_takes", S.P_OUT_TAKES),
+        ("egg_throws", S.P_OUT_THROWS),
+        ("spawns_sacrificed", S.P_OUT_SACRIFICES),
+        ("medallion_invocations", S.P_OUT_MEDALLION_INVOKES),
     ):
         players[name] = int16_column(col(k), name)
     return {
         "games": games,
         "players": players,
-        "rounds": round_rows(timelines, out_games[:, G_OUT_LENGTH]),
+        "rounds": round_rows(timelines, out_games[:, S.G_OUT_LENGTH]),
     }
 
 
@@ -318,11 +216,11 @@ def round_rows(timelines: np.ndarray, lengths: np.ndarray) -> dict:
 def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: int = MAX_TRACE):
     """The trace rows (int64[k, TRACE_WIDTH]) and the output rows of one game."""
     cfg, knobs, _ = params
-    p = int(cfg[CFG_PLAYERS])
-    out_game = np.zeros(N_GAME_OUT, np.int64)
-    out_players = np.zeros((p, N_PLAYER_OUT), np.int64)
-    timeline = np.zeros((int(cfg[CFG_ROUND_CAP]), p), np.int16)
-    trace = np.zeros((max_events, TRACE_WIDTH), dtype=np.int64)
+    p = int(cfg[S.CFG_PLAYERS])
+    out_game = np.zeros(S.N_GAME_OUT, np.int64)
+    out_players = np.zeros((p, S.N_PLAYER_OUT), np.int64)
+    timeline = np.zeros((int(cfg[S.CFG_ROUND_CAP]), p), np.int16)
+    trace = new_trace(max_events)
     kernel = chunk.play_search_games if searching(knobs, seat_policies) else chunk.play_games
     n = kernel(
         cfg,
@@ -345,11 +243,11 @@ class World:
 
     def __init__(self, params: tuple, seed: int, seat_policies, max_events: int = 0):
         self.rules, self.knobs, _ = params
-        self.n_players = int(self.rules[CFG_PLAYERS])
-        self.n_figs, self.n_nodes = int(self.rules[CFG_N_FIGS]), int(self.rules[CFG_NODES])
-        self.state = np.zeros(self.rules[CFG_STATE_SIZE], np.int64)
+        self.n_players = int(self.rules[S.CFG_PLAYERS])
+        self.n_figs, self.n_nodes = int(self.rules[S.CFG_N_FIGS]), int(self.rules[S.CFG_NODES])
+        self.state = np.zeros(self.rules[S.CFG_STATE_SIZE], np.int64)
         self.rng = np.zeros(N_STREAMS, np.uint64)
-        self.trace = np.zeros((max_events, TRACE_WIDTH), np.int64)
+        self.trace = new_trace(max_events)
         self.timeline = np.zeros((0, self.n_players), np.int16)
         seats = np.asarray(seat_policies, np.int8)
         core.new_game(self.state, self.rules, self.rng, np.uint64(seed), seats)
@@ -379,35 +277,41 @@ class World:
     @property
     def hands(self) -> np.ndarray:
         """Every seat's hand slots (card ids, -1 empty), int64[n_players, hand_max]."""
-        block = self.state[HANDS : HANDS + MAX_PLAYERS * MAX_HAND].reshape(MAX_PLAYERS, MAX_HAND)
-        return block[: self.n_players, : self.rules[CFG_HAND_MAX]]
+        block = self.state[S.HANDS : S.HANDS + S.MAX_PLAYERS * S.MAX_HAND].reshape(
+            S.MAX_PLAYERS, S.MAX_HAND
+        )
+        return block[: self.n_players, : self.rules[S.CFG_HAND_MAX]]
 
     @property
     def cards(self) -> np.ndarray:
         """The object cards, int64[n_objects, 2]: (effect, combat value) of each card id."""
-        at = self.rules[CFG_CARDS]
-        return self.rules[at : at + 2 * self.rules[CFG_N_OBJECTS]].reshape(-1, 2)
+        at = self.rules[S.CFG_CARDS]
+        return self.rules[at : at + 2 * self.rules[S.CFG_N_OBJECTS]].reshape(-1, 2)
 
     def deck(self, k: int) -> np.ndarray:
         """Deck row ``k`` (D_TEMPLE, D_OBJECTS, D_DISCARD)."""
         at = deck(self.rules, k)
-        return self.state[at : at + self.rules[CFG_DECK_LEN]]
+        return self.state[at : at + self.rules[S.CFG_DECK_LEN]]
 
     def options(self, n: int) -> list[tuple[int, int, int]]:
         """The first ``n`` options of the current decision as (action, a, b)."""
         return [
-            (int(self.state[OPT_ACT + i]), int(self.state[OPT_A + i]), int(self.state[OPT_B + i]))
+            (
+                int(self.state[S.OPT_ACT + i]),
+                int(self.state[S.OPT_A + i]),
+                int(self.state[S.OPT_B + i]),
+            )
             for i in range(n)
         ]
 
     def neighbours(self, node: int) -> list[int]:
         """``node``'s row of the adjacency block (call board.update_adjacency first)."""
-        at = adj_row(self.rules, node)
+        at = S.adj_row(self.rules, node)
         return self.state[at + 1 : at + 1 + self.state[at]].tolist()
 
     def distances(self, target: int) -> np.ndarray:
         """The distance map to ``target`` (board.distance_slot)."""
-        at = dcache_row(self.rules, self.call(distance_slot, target))
+        at = S.dcache_row(self.rules, self.call(distance_slot, target))
         return self.state[at : at + self.n_nodes]
 
 
@@ -433,16 +337,16 @@ GAME = Game(
     length_unit="rounds",
     policies=policies.POLICIES,
     knob_names=policies.KNOBS,
-    check=check,
+    check=checks.check,
     prepare=prepare,
     play=play,
     replay=replay,
-    categories={"end_reason": END_REASONS},
+    categories={"end_reason": S.END_REASONS},
     timelines=("rounds",),
     search_limits=(
         ("rollouts", 0, MAX_ROLLOUTS),
-        ("horizon", 0, MAX_ROUNDS),
-        ("top_k", 1, MAX_OPTIONS),
+        ("horizon", 0, checks.MAX_ROUNDS),
+        ("top_k", 1, S.MAX_OPTIONS),
     ),
     choices=layouts.choices,
     exercised=(
@@ -481,4 +385,4 @@ GAME = Game(
     compile_seconds=34,  # cold, engine and search player, one core (2026-12-01)
 )
 
-__all__ = ["GAME", "check", "prepare", "play", "replay", "trace_game", "world", "draw_rows"]
+__all__ = ["GAME", "prepare", "play", "replay", "trace_game", "world", "draw_rows"]

@@ -21,7 +21,7 @@ import itertools
 import re
 
 from simulator.core.rules import RulesError
-from simulator.games.karmaggan.checks import EXTRA_PLAYER
+from simulator.games.karmaggan import checks
 
 MAX_LAYOUTS = 12  # the printed layout and at most 11 alternatives
 LAYOUT = "a part of the board's drawn layout: no alternative the rules data names"
@@ -34,7 +34,7 @@ def choices(rules: dict, key: str, n_players: int) -> list | None:
     if key == "game.extra_player":
         if n_players % 2 == 0 or rules["game"]["mode"] != "team":
             return []
-        return [v for v in EXTRA_PLAYER if v != rules["game"]["extra_player"]]
+        return [v for v in checks.EXTRA_PLAYER if v != rules["game"]["extra_player"]]
     found = _START_KEY.fullmatch(key)
     if found is None:
         if key.startswith("board."):

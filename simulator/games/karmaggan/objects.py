@@ -5,64 +5,8 @@ Rulebook: shared/rules/karmaggan.md, sections "Objects", "Object Effects".
 
 from simulator.core.kernel import rule
 from simulator.core.rng import DICE, rng_below, roll_die
-from simulator.games.karmaggan.board import is_jungle
-from simulator.games.karmaggan.core import (
-    add_to_hand,
-    discard_card,
-    discard_hand,
-    draw_object,
-    gain_coins,
-    record,
-    take_from_hand,
-)
-from simulator.games.karmaggan.decide import choose
-from simulator.games.karmaggan.state import (
-    ACT_STOP,
-    ALIVE,
-    BLOOD_STONE,
-    CFG_GREEDY,
-    CFG_HAND_MAX,
-    CFG_PLAYERS,
-    CFG_RINGS,
-    CFG_SPARK,
-    CFG_TUMULT,
-    CONJURE,
-    ECLIPSE,
-    ELIMINATED,
-    EV_PLAY,
-    EV_STONE,
-    F_POS,
-    G_CONJURE,
-    G_MEDALLION_BANK,
-    G_PLAYS_LEFT,
-    G_POLE,
-    G_STEPS_LEFT,
-    GREEDY,
-    HELM,
-    OPT_A,
-    P_COINS,
-    P_GAIN_OTHER,
-    P_HAND_N,
-    P_LOST_OTHER,
-    P_MEDALLIONS,
-    P_OBJECTS_PLAYED,
-    P_STATUS,
-    POLE,
-    SALIVA,
-    SPARK,
-    STONE_TARGET,
-    TUMULT,
-    VICTIM,
-    card_effect,
-    hand_slot,
-    set_option,
-)
-from simulator.games.karmaggan.traps import (
-    draw_temple_card,
-    resolve_temple_card,
-    set_hatches,
-    turn_ring,
-)
+from simulator.games.karmaggan import board, core, decide, traps
+from simulator.games.karmaggan import state as S
 
 
 @rule
@@ -70,44 +14,44 @@ def play_object(state, rules, knobs, rng, trace, seat, slot, paid_medallion):
     """Objects / Object Effects: play one card (one per turn, one more per Golden Medallion
     paid; never in a player's first turn) and carry out its effect immediately."""
     if paid_medallion:
-        state[P_MEDALLIONS + seat] -= 1
-        state[G_MEDALLION_BANK] += 1
+        state[S.P_MEDALLIONS + seat] -= 1
+        state[S.G_MEDALLION_BANK] += 1
     else:
-        state[G_PLAYS_LEFT] -= 1
-    card = take_from_hand(state, seat, slot)
-    effect = card_effect(rules, card)
-    discard_card(state, rules, card)
-    state[P_OBJECTS_PLAYED + seat] += 1
-    record(state, trace, EV_PLAY, seat, effect, paid_medallion, state[P_COINS + seat], 0)
-    if effect == GREEDY:
+        state[S.G_PLAYS_LEFT] -= 1
+    card = core.take_from_hand(state, seat, slot)
+    effect = S.card_effect(rules, card)
+    core.discard_card(state, rules, card)
+    state[S.P_OBJECTS_PLAYED + seat] += 1
+    core.record(state, trace, S.EV_PLAY, seat, effect, paid_medallion, state[S.P_COINS + seat], 0)
+    if effect == S.GREEDY:
         greedy_fingers(state, rules, knobs, rng, seat)
-    elif effect == TUMULT:
-        for _ in range(rules[CFG_TUMULT]):
-            draw_object(state, rules, rng, seat)
-    elif effect == POLE:
-        state[G_POLE] = 1
-    elif effect == CONJURE:
-        state[G_CONJURE] = 1
-    elif effect == BLOOD_STONE:
+    elif effect == S.TUMULT:
+        for _ in range(rules[S.CFG_TUMULT]):
+            core.draw_object(state, rules, rng, seat)
+    elif effect == S.POLE:
+        state[S.G_POLE] = 1
+    elif effect == S.CONJURE:
+        state[S.G_CONJURE] = 1
+    elif effect == S.BLOOD_STONE:
         blood_stone(state, rules, knobs, rng, trace, seat)
-    elif effect == HELM:
+    elif effect == S.HELM:
         # Helm of Contact: any ring, either way
-        turn_ring(state, rules, knobs, rng, trace, seat, 0, rules[CFG_RINGS])
-    elif effect == SPARK:
-        state[G_STEPS_LEFT] += rules[CFG_SPARK]
-    elif effect == SALIVA:
+        traps.turn_ring(state, rules, knobs, rng, trace, seat, 0, rules[S.CFG_RINGS])
+    elif effect == S.SPARK:
+        state[S.G_STEPS_LEFT] += rules[S.CFG_SPARK]
+    elif effect == S.SALIVA:
         # Saliva of Khaleidas activates Temple cards wherever the player stands: the text asks
         # for no Temple tile (a Flash then takes it to a Temple tile of its ring)
-        draw_object(state, rules, rng, seat)
+        core.draw_object(state, rules, rng, seat)
         for _ in range(roll_die(rng, 6)):
-            if state[P_STATUS + seat] != ALIVE:
+            if state[S.P_STATUS + seat] != S.ALIVE:
                 break
-            resolve_temple_card(
-                state, rules, knobs, rng, trace, seat, draw_temple_card(state, rules, rng)
+            traps.resolve_temple_card(
+                state, rules, knobs, rng, trace, seat, traps.draw_temple_card(state, rules, rng)
             )
-    elif effect == ECLIPSE:
-        set_hatches(state, rules, trace, -1, 0)
-        discard_hand(state, rules, seat)
+    elif effect == S.ECLIPSE:
+        traps.set_hatches(state, rules, trace, -1, 0)
+        core.discard_hand(state, rules, seat)
     # GAZE: reveals the top cards; ASSUMED no effect, as no policy reads hidden cards.
     # SWORD: no effect when played (its value is in combat).
 
@@ -118,32 +62,34 @@ def greedy_fingers(state, rules, knobs, rng, seat):
     picks (a teammate too: the text excludes nobody).  Plunderers outside the Temple are
     immune (Final Moments); the hand limit of 8 stops the theft."""
     robbed = -1
-    for k in range(rules[CFG_GREEDY]):
+    for k in range(rules[S.CFG_GREEDY]):
         n = 0
         if k > 0:  # "one or two": the second victim is optional
-            set_option(state, 0, ACT_STOP, -1, 0)
+            S.set_option(state, 0, S.ACT_STOP, -1, 0)
             n = 1
-        for s in range(rules[CFG_PLAYERS]):
+        for s in range(rules[S.CFG_PLAYERS]):
             if (
                 s != seat
                 and s != robbed
-                and state[P_HAND_N + s] > 0
-                and state[P_STATUS + s] != ELIMINATED
-                and not (state[P_STATUS + s] == ALIVE and is_jungle(rules, state[F_POS + s]))
+                and state[S.P_HAND_N + s] > 0
+                and state[S.P_STATUS + s] != S.ELIMINATED
+                and not (
+                    state[S.P_STATUS + s] == S.ALIVE and board.is_jungle(rules, state[S.F_POS + s])
+                )
             ):
-                set_option(state, n, ACT_STOP, s, 0)
+                S.set_option(state, n, S.ACT_STOP, s, 0)
                 n += 1
-        if n == 0 or state[P_HAND_N + seat] >= rules[CFG_HAND_MAX]:
+        if n == 0 or state[S.P_HAND_N + seat] >= rules[S.CFG_HAND_MAX]:
             return
-        victim = state[OPT_A + choose(state, rules, knobs, rng, VICTIM, seat, n)]
+        victim = state[S.OPT_A + decide.choose(state, rules, knobs, rng, S.VICTIM, seat, n)]
         if victim < 0:
             return
         robbed = victim
-        pick = rng_below(rng, DICE, state[P_HAND_N + victim])
-        for slot in range(rules[CFG_HAND_MAX]):
-            if state[hand_slot(victim, slot)] >= 0:
+        pick = rng_below(rng, DICE, state[S.P_HAND_N + victim])
+        for slot in range(rules[S.CFG_HAND_MAX]):
+            if state[S.hand_slot(victim, slot)] >= 0:
                 if pick == 0:
-                    add_to_hand(state, rules, seat, take_from_hand(state, victim, slot))
+                    core.add_to_hand(state, rules, seat, core.take_from_hand(state, victim, slot))
                     break
                 pick -= 1
 
@@ -152,24 +98,24 @@ def greedy_fingers(state, rules, knobs, rng, seat):
 def blood_stone(state, rules, knobs, rng, trace, seat):
     """Blood Stone: gain one coin, or give one of your coins to another player (ASSUMED: only
     while keeping at least one, to a plunderer still in the Temple)."""
-    set_option(state, 0, ACT_STOP, -1, 0)
+    S.set_option(state, 0, S.ACT_STOP, -1, 0)
     n = 1
-    if state[P_COINS + seat] >= 2:
-        for s in range(rules[CFG_PLAYERS]):
+    if state[S.P_COINS + seat] >= 2:
+        for s in range(rules[S.CFG_PLAYERS]):
             if (
                 s != seat
-                and state[P_STATUS + s] == ALIVE
-                and not is_jungle(rules, state[F_POS + s])
+                and state[S.P_STATUS + s] == S.ALIVE
+                and not board.is_jungle(rules, state[S.F_POS + s])
             ):
-                set_option(state, n, ACT_STOP, s, 0)
+                S.set_option(state, n, S.ACT_STOP, s, 0)
                 n += 1
-    target = state[OPT_A + choose(state, rules, knobs, rng, STONE_TARGET, seat, n)]
-    before = state[P_COINS + seat]
+    target = state[S.OPT_A + decide.choose(state, rules, knobs, rng, S.STONE_TARGET, seat, n)]
+    before = state[S.P_COINS + seat]
     if target < 0:
-        gain_coins(state, seat, 1, P_GAIN_OTHER)
+        core.gain_coins(state, seat, 1, S.P_GAIN_OTHER)
     else:
-        state[P_COINS + seat] -= 1
-        state[P_LOST_OTHER + seat] += 1
-        state[P_COINS + target] += 1
-        state[P_GAIN_OTHER + target] += 1
-    record(state, trace, EV_STONE, seat, target, before, state[P_COINS + seat], 0)
+        state[S.P_COINS + seat] -= 1
+        state[S.P_LOST_OTHER + seat] += 1
+        state[S.P_COINS + target] += 1
+        state[S.P_GAIN_OTHER + target] += 1
+    core.record(state, trace, S.EV_STONE, seat, target, before, state[S.P_COINS + seat], 0)

@@ -2,68 +2,16 @@
 
 import numpy as np
 
-from simulator.games.karmaggan.state import (
-    ACT_MOVE,
-    ACT_PASS,
-    ACT_PLAY,
-    ACT_TAKE,
-    ACT_THROW,
-    CFG_CENTRE,
-    CFG_COLS,
-    CFG_PLAYERS,
-    COMBAT_NAMES,
-    DAY,
-    EGG_FLUNG,
-    EGG_PASS,
-    EGG_THROW,
-    EGG_WON,
-    END_REASONS,
-    EV_BLOOD,
-    EV_COMBAT,
-    EV_COMBAT_ROUND,
-    EV_DAMAGE,
-    EV_DEATH,
-    EV_EGG,
-    EV_ELIMINATED,
-    EV_END,
-    EV_EXIT,
-    EV_FLASH,
-    EV_HATCH,
-    EV_MOVE,
-    EV_OBJECT_DRAW,
-    EV_PASSAGE,
-    EV_PLAY,
-    EV_ROLL,
-    EV_ROTATE,
-    EV_SACRIFICE,
-    EV_SEARCH,
-    EV_SEARCH_OPTION,
-    EV_SPAWN,
-    EV_STONE,
-    EV_TEMPLE,
-    EV_THROWN,
-    EV_TURN,
-    EV_WIN,
-    MEDALLION_VALUE,
-    OBJECT_NAMES,
-    SRC_ACID,
-    SRC_ARROWS,
-    SRC_COMBAT,
-    SRC_FIRE,
-    SRC_OTHER,
-    SRC_PISTON,
-    SRC_ROLLERS,
-    TEMPLE_NAMES,
-)
+from simulator.games.karmaggan import state as S
 
 DAMAGE = {
-    SRC_ARROWS: "arrows",
-    SRC_ACID: "acid",
-    SRC_FIRE: "fire",
-    SRC_PISTON: "the Piston",
-    SRC_ROLLERS: "a Roller",
-    SRC_COMBAT: "combat",
-    SRC_OTHER: "a Blood Stone",
+    S.SRC_ARROWS: "arrows",
+    S.SRC_ACID: "acid",
+    S.SRC_FIRE: "fire",
+    S.SRC_PISTON: "the Piston",
+    S.SRC_ROLLERS: "a Roller",
+    S.SRC_COMBAT: "combat",
+    S.SRC_OTHER: "a Blood Stone",
 }
 
 
@@ -71,9 +19,9 @@ def play_by_play(trace: np.ndarray, cfg: np.ndarray, rules: dict) -> list[str]:
     """The trace rows of one game (int64[k, TRACE_WIDTH]) as a readable play-by-play; ``cfg``
     is the game's prepared rules array (``prepare``), ``rules`` the rules as read."""
     rings = rules["board"]["rings"]
-    centre = int(cfg[CFG_CENTRE])
-    cols = int(cfg[CFG_COLS])
-    n_players = int(cfg[CFG_PLAYERS])
+    centre = int(cfg[S.CFG_CENTRE])
+    cols = int(cfg[S.CFG_COLS])
+    n_players = int(cfg[S.CFG_PLAYERS])
 
     def where(node):
         if node == centre:
@@ -89,15 +37,15 @@ def play_by_play(trace: np.ndarray, cfg: np.ndarray, rules: dict) -> list[str]:
 
     def step_option(act, a, b):
         """A STEP option as EV_SEARCH_OPTION names it (state.py)."""
-        if act == ACT_MOVE:
+        if act == S.ACT_MOVE:
             return f"step to {where(b)}"
-        if act == ACT_PLAY:
-            return f"play {OBJECT_NAMES[a]}" + (" paying a Golden Medallion" if b else "")
-        if act in (ACT_PASS, ACT_TAKE, ACT_THROW):
+        if act == S.ACT_PLAY:
+            return f"play {S.OBJECT_NAMES[a]}" + (" paying a Golden Medallion" if b else "")
+        if act in (S.ACT_PASS, S.ACT_TAKE, S.ACT_THROW):
             verb = {
-                ACT_PASS: "pass the Egg to",
-                ACT_TAKE: "take the Egg from",
-                ACT_THROW: "throw the Egg to",
+                S.ACT_PASS: "pass the Egg to",
+                S.ACT_TAKE: "take the Egg from",
+                S.ACT_THROW: "throw the Egg to",
             }[act]
             return f"{verb} {fig(a)}"
         return "stop"
@@ -105,50 +53,50 @@ def play_by_play(trace: np.ndarray, cfg: np.ndarray, rules: dict) -> list[str]:
     lines = []
     for event, rnd, seat, a, b, c, d in trace.tolist():
         head = f"round {rnd + 1} seat {seat}"
-        if event == EV_TURN:
+        if event == S.EV_TURN:
             lines.append(
                 f"== round {rnd + 1}, seat {seat}'s turn"
                 + (" (controls the swarm)" if a else f" ({b} coins)")
             )
-        elif event == EV_ROLL:
+        elif event == S.EV_ROLL:
             what = (
                 "swarm rolls"
                 if b < 0
                 else ("rolls one die (carries the Egg)" if b else "rolls two dice")
             )
             lines.append(f"{head}: {what}: may step {a} tiles")
-        elif event == EV_MOVE:
+        elif event == S.EV_MOVE:
             who = f"spawn {d - n_players} " if d else ""
             lines.append(f"{head}: {who}steps {where(a)} -> {where(b)} ({c} steps left)")
-        elif event == EV_BLOOD:
-            gain = "a Golden Medallion" if b == MEDALLION_VALUE else f"{b} coins"
+        elif event == S.EV_BLOOD:
+            gain = "a Golden Medallion" if b == S.MEDALLION_VALUE else f"{b} coins"
             lines.append(f"{head}: consumes the Blood tile at {where(a)}: {gain} (coins {c}->{d})")
-        elif event == EV_OBJECT_DRAW:
+        elif event == S.EV_OBJECT_DRAW:
             lines.append(f"{head}: draws an Object card at {where(a)} ({b} in hand)")
-        elif event == EV_TEMPLE:
-            lines.append(f"{head}: Temple card: {TEMPLE_NAMES[a]}")
-        elif event == EV_DAMAGE:
+        elif event == S.EV_TEMPLE:
+            lines.append(f"{head}: Temple card: {S.TEMPLE_NAMES[a]}")
+        elif event == S.EV_DAMAGE:
             lines.append(f"{head}: loses {b} to {DAMAGE[a]} (coins {c}->{d})")
-        elif event == EV_ROTATE:
+        elif event == S.EV_ROTATE:
             lines.append(f"{head}: the {rings[a]} ring turns {b:+d} sectors (offset {c})")
-        elif event == EV_PASSAGE:
+        elif event == S.EV_PASSAGE:
             lines.append(f"{head}: Passage from {where(a)} to {where(b)}")
-        elif event == EV_FLASH:
+        elif event == S.EV_FLASH:
             lines.append(f"{head}: Iris Flash from {where(a)} to {where(b)}")
-        elif event == EV_PLAY:
+        elif event == S.EV_PLAY:
             paid = " paying a Golden Medallion" if b else ""
-            lines.append(f"{head}: plays {OBJECT_NAMES[a]}{paid}")
-        elif event == EV_COMBAT:
+            lines.append(f"{head}: plays {S.OBJECT_NAMES[a]}{paid}")
+        elif event == S.EV_COMBAT:
             lines.append(f"{head}: combat: {fig(a)} attacks {fig(b)} on {where(c)}")
-        elif event == EV_COMBAT_ROUND:
-            names = ("no card",) + COMBAT_NAMES
+        elif event == S.EV_COMBAT_ROUND:
+            names = ("no card",) + S.COMBAT_NAMES
             result = {1: "attacker wins", -1: "defender wins", 0: "tie"}[c]
             lines.append(f"{head}:   round {d + 1}: {names[a + 1]} vs {names[b + 1]}: {result}")
-        elif event == EV_THROWN:
+        elif event == S.EV_THROWN:
             lines.append(f"{head}: {fig(a)} is thrown from {where(b)} to {where(c)}")
-        elif event == EV_DEATH:
+        elif event == S.EV_DEATH:
             lines.append(f"{head}: dies at {where(a)} and joins the swarm")
-        elif event == EV_EGG:
+        elif event == S.EV_EGG:
             how = (
                 "picks up the Egg",
                 "passes the Egg to seat {}",
@@ -157,45 +105,47 @@ def play_by_play(trace: np.ndarray, cfg: np.ndarray, rules: dict) -> list[str]:
                 "drops the Egg",
                 "flings the Egg to {}",
             )[b]
-            if b in (EGG_PASS, EGG_THROW):
+            if b in (S.EGG_PASS, S.EGG_THROW):
                 lines.append(f"{head}: {how.format(a)}")
-            elif b == EGG_WON:
+            elif b == S.EGG_WON:
                 lines.append(f"round {rnd + 1} seat {a}: {how.format(seat)}")
-            elif b == EGG_FLUNG:
+            elif b == S.EGG_FLUNG:
                 lines.append(f"{head}: {how.format(where(a))}")
             else:
                 lines.append(f"{head}: {how} at {where(a)}")
-        elif event == EV_SPAWN:
+        elif event == S.EV_SPAWN:
             lines.append(
                 f"{head}: "
                 + (f"invokes a spawn on {where(a)}" if b > 0 else f"a spawn dies on {where(a)}")
             )
-        elif event == EV_SACRIFICE:
+        elif event == S.EV_SACRIFICE:
             lines.append(f"{head}: sacrifices a spawn on {where(a)}")
-        elif event == EV_HATCH:
+        elif event == S.EV_HATCH:
             kind = (
-                "every hatch" if a < 0 else ("the Day hatches" if a == DAY else "the Night hatches")
+                "every hatch"
+                if a < 0
+                else ("the Day hatches" if a == S.DAY else "the Night hatches")
             )
             lines.append(f"{head}: {kind} {'open' if b else 'close'}")
-        elif event == EV_EXIT:
+        elif event == S.EV_EXIT:
             lines.append(f"{head}: leaves the Temple into {where(a)}")
-        elif event == EV_ELIMINATED:
+        elif event == S.EV_ELIMINATED:
             lines.append(f"{head}: loses in the jungle and is eliminated")
-        elif event == EV_STONE:
+        elif event == S.EV_STONE:
             what = "gains a coin" if a < 0 else f"gives a coin to seat {a}"
             lines.append(f"{head}: Blood Stone: {what} (coins {b}->{c})")
-        elif event == EV_WIN:
+        elif event == S.EV_WIN:
             lines.append(f"{head}: begins its turn in the jungle with the Egg and wins (team {a})")
-        elif event == EV_SEARCH:
+        elif event == S.EV_SEARCH:
             lines.append(f"{head}: search weighs {b} of {a} step options over {c} rollouts:")
-        elif event == EV_SEARCH_OPTION:
+        elif event == S.EV_SEARCH_OPTION:
             lines.append(
                 f"{head}:   {step_option(a, b // 1000, b % 1000)}: mean value "
                 f"{c / 1e6:.3f} over {d} rollouts"
             )
-        elif event == EV_END:
+        elif event == S.EV_END:
             lines.append(
-                f"game over after {b} rounds: {END_REASONS[a]}"
+                f"game over after {b} rounds: {S.END_REASONS[a]}"
                 + (f", winner seat {seat}" if seat >= 0 else "")
             )
     return lines

@@ -62,85 +62,8 @@ from policies.search import (
 )
 from simulator.core.kernel import allocating, layer, rule
 from simulator.core.rng import N_STREAMS, SEARCH, SETUP, rng_float, shuffle
-from simulator.games.karmaggan.board import EXITS, HATCH_CELLS, distance_map
-from simulator.games.karmaggan.core import record
-from simulator.games.karmaggan.decide import choose, weighs
-from simulator.games.karmaggan.engine import (
-    ENDED,
-    NO_SEATS,
-    NOT_RESUMED,
-    PAUSED,
-    RESUMED,
-    close_game,
-    play_from,
-)
-from simulator.games.karmaggan.movement import (
-    MAX_STEPS_PER_TURN,
-    continue_turn,
-    finish_turn,
-    list_step_options,
-    start_turn,
-    take_step,
-)
-from simulator.games.karmaggan.state import (
-    ACT_PLAY,
-    ACTED_FIG,
-    ACTED_NODE,
-    ALIVE,
-    B_BLOOD,
-    B_TILE,
-    BLOOD_TILE,
-    BOARD,
-    CFG_ADJ,
-    CFG_DECK_LEN,
-    CFG_DECKS,
-    CFG_HAND_MAX,
-    CFG_N_FIGS,
-    CFG_N_TEMPLE,
-    CFG_NODES,
-    CFG_PLAYERS,
-    CFG_ROUND_CAP,
-    CFG_STATE_SIZE,
-    CFG_TEAM_MODE,
-    D_OBJECTS,
-    D_TEMPLE,
-    DCACHE_SLOTS,
-    EV_SEARCH,
-    EV_SEARCH_OPTION,
-    F_POS,
-    FIGS,
-    G_ACT_N,
-    G_ADJ_VERSION,
-    G_DCACHE_WRITTEN,
-    G_EGG_CARRIER,
-    G_EGG_POS,
-    G_ODECK_N,
-    G_OPEN_HATCHES,
-    G_ROUND,
-    G_SEARCH_DECISIONS,
-    G_SEAT,
-    G_TDRAW,
-    G_WIN_TEAM,
-    G_WINNER,
-    HANDS,
-    MAX_FIGS,
-    MAX_NODES,
-    MAX_OPTIONS,
-    MAX_PLAYERS,
-    OPT_A,
-    OPT_ACT,
-    OPT_B,
-    P_COINS,
-    P_STATUS,
-    P_TEAM,
-    SEAT_POLICY,
-    STEP,
-    card_effect,
-    dcache_row,
-    deck,
-    hand_slot,
-    score_view,
-)
+from simulator.games.karmaggan import board, core, decide, engine, movement
+from simulator.games.karmaggan import state as S
 
 MARGIN_SCALE = 4.0  # blood coins: a side this many coins ahead earns the whole margin bonus
 RACE_SCALE = 3.0  # steps: a side this many steps nearer to winning than the best other, e to 1
@@ -150,7 +73,7 @@ SUMS, COUNTS, SIDES, PAIRED = range(4)  # rows of the values buffer (PAIRED: its
 MILLION = 1_000_000
 ROLLOUT_RNG, DEAL_RNG = range(2)  # rows of work_rng: a rollout's streams, the round's deal
 UNSEEN, DEALT = range(2)  # rows of cards: what the seat cannot see, canonical; the round's deal
-ALL_DCACHE_SLOTS = (1 << DCACHE_SLOTS) - 1
+ALL_DCACHE_SLOTS = (1 << S.DCACHE_SLOTS) - 1
 
 
 @rule
@@ -158,8 +81,8 @@ def searched_seats(state, rules, knobs):
     """Bit set of the seats whose steps are weighed: search seats with a budget (at least one
     rollout and two candidates; otherwise they play their rollout policy)."""
     bits = 0
-    for seat in range(rules[CFG_PLAYERS]):
-        if weighs(knobs, state[SEAT_POLICY + seat], 2):
+    for seat in range(rules[S.CFG_PLAYERS]):
+        if decide.weighs(knobs, state[S.SEAT_POLICY + seat], 2):
             bits |= 1 << seat
     return bits
 
@@ -171,27 +94,29 @@ def play_search_rounds(
     """engine.play_rounds for a game with search seats: the round loop pauses before each of
     their plunderer turns, which :func:`search_turn` plays."""
     searched = searched_seats(state, rules, knobs)
-    cap = rules[CFG_ROUND_CAP]
-    status = play_from(state, rules, knobs, rng, trace, timeline, 0, 0, cap, searched, NOT_RESUMED)
-    while status == PAUSED:
-        seat = state[G_SEAT]
+    cap = rules[S.CFG_ROUND_CAP]
+    status = engine.play_from(
+        state, rules, knobs, rng, trace, timeline, 0, 0, cap, searched, engine.NOT_RESUMED
+    )
+    while status == engine.PAUSED:
+        seat = state[S.G_SEAT]
         search_turn(
             state, rules, knobs, rng, trace, timeline, seat, work, work_rng, values, picks, cards
         )
-        status = play_from(
+        status = engine.play_from(
             state,
             rules,
             knobs,
             rng,
             trace,
             timeline,
-            state[G_ROUND],
-            state[G_SEAT],
+            state[S.G_ROUND],
+            state[S.G_SEAT],
             cap,
             searched,
-            RESUMED,
+            engine.RESUMED,
         )
-    close_game(state, rules, trace, status)
+    engine.close_game(state, rules, trace, status)
 
 
 @layer
@@ -199,10 +124,10 @@ def search_turn(
     state, rules, knobs, rng, trace, timeline, seat, work, work_rng, values, picks, cards
 ):
     """movement.plunderer_turn with every STEP decision of several options weighed."""
-    if not start_turn(state, rules, rng, trace, seat):
+    if not movement.start_turn(state, rules, rng, trace, seat):
         return
-    for _ in range(MAX_STEPS_PER_TURN):
-        n = list_step_options(state, rules, seat)
+    for _ in range(movement.MAX_STEPS_PER_TURN):
+        n = movement.list_step_options(state, rules, seat)
         if n == 0:
             break
         i = 0
@@ -222,9 +147,9 @@ def search_turn(
                 picks,
                 cards,
             )
-        if not take_step(state, rules, knobs, rng, trace, seat, i):
+        if not movement.take_step(state, rules, knobs, rng, trace, seat, i):
             break
-    finish_turn(state, rules, seat)
+    movement.finish_turn(state, rules, seat)
 
 
 @rule
@@ -232,18 +157,18 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
     """The STEP option ``seat`` takes among the ``n`` in the state's OPTIONS block: its rollout
     policy's own pick unless a rival candidate beats it clearly over paired rollouts played on
     the copy ``work`` and ``work_rng`` (module docstring); traced when tracing."""
-    policy = state[SEAT_POLICY + seat]
+    policy = state[S.SEAT_POLICY + seat]
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
-    own = choose(state, rules, knobs, rng, STEP, seat, n)
+    own = decide.choose(state, rules, knobs, rng, S.STEP, seat, n)
     step_scores(state, rules, seat, n, knobs[rollout_policy])
-    scores = score_view(state)
+    scores = S.score_view(state)
     if margin_to_best_other(scores, n, own) >= CLEAR_LEAD:  # the pick's lead
         return own
     scores[own] = np.inf  # the rollout policy's own pick is candidate 0, the one to beat
     m = top_k(scores, n, np.int64(knobs[policy, TOP_K]), picks)
     rounds = min(max(np.int64(knobs[policy, ROLLOUTS]) // m, 1), MAX_ROUNDS)
     scale = paired_scale(rounds)
-    rnd, cap = state[G_ROUND], rules[CFG_ROUND_CAP]
+    rnd, cap = state[S.G_ROUND], rules[S.CFG_ROUND_CAP]
     horizon = np.int64(knobs[policy, HORIZON])
     end_round = cap if horizon == 0 else min(cap, rnd + horizon + 1)
     no_trace, no_timeline = trace[:0], timeline[:0]  # a rollout traces nothing
@@ -267,11 +192,11 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
             restore_game(state, rules, work, rollout_policy, n, played == 0 and c == 0)
             copy_slots(roll_rng, deal_rng, 0, N_STREAMS)
             place_unseen(work, rules, seat, cards[DEALT], n_temple, n_cards, n_blood)
-            if take_step(work, rules, knobs, roll_rng, no_trace, seat, picks[c]):
-                continue_turn(work, rules, knobs, roll_rng, no_trace, seat)
+            if movement.take_step(work, rules, knobs, roll_rng, no_trace, seat, picks[c]):
+                movement.continue_turn(work, rules, knobs, roll_rng, no_trace, seat)
             else:
-                finish_turn(work, rules, seat)
-            status = play_from(
+                movement.finish_turn(work, rules, seat)
+            status = engine.play_from(
                 work,
                 rules,
                 knobs,
@@ -281,14 +206,14 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
                 rnd,
                 seat,
                 end_round,
-                NO_SEATS,
-                RESUMED,
+                engine.NO_SEATS,
+                engine.RESUMED,
             )
-            over = status == ENDED or end_round == cap
+            over = status == engine.ENDED or end_round == cap
             value = seat_value(work, rules, seat, values[SIDES], over)
             base = tally(sums, counts, paired, c, played, value, base)
         played += 1
-    state[G_SEARCH_DECISIONS] += 1
+    state[S.G_SEARCH_DECISIONS] += 1
     if trace.shape[0] > 0:
         note_values(state, rules, trace, seat, n, m, m * played, values, picks)
     return picks[paired_choice(paired, m, played, scale, u)]
@@ -313,31 +238,31 @@ def restore_game(state, rules, work, rollout_policy, n_options, whole):
     wrote them: the adjacency when its G_ADJ_VERSION moved (a rebuild always moves it), the
     maps it computed (G_DCACHE_WRITTEN).  ``whole``: the first playout of a decision, whose
     copy holds another game, copies all of them."""
-    if whole or work[G_ADJ_VERSION] != state[G_ADJ_VERSION]:
-        copy_slots(work, state, rules[CFG_ADJ], rules[CFG_DECKS])
-    written = ALL_DCACHE_SLOTS if whole else work[G_DCACHE_WRITTEN]
-    n_nodes = rules[CFG_NODES]
-    for slot in range(DCACHE_SLOTS):
+    if whole or work[S.G_ADJ_VERSION] != state[S.G_ADJ_VERSION]:
+        copy_slots(work, state, rules[S.CFG_ADJ], rules[S.CFG_DECKS])
+    written = ALL_DCACHE_SLOTS if whole else work[S.G_DCACHE_WRITTEN]
+    n_nodes = rules[S.CFG_NODES]
+    for slot in range(S.DCACHE_SLOTS):
         if (written >> slot) & 1:
-            at = dcache_row(rules, slot)
+            at = S.dcache_row(rules, slot)
             copy_slots(work, state, at, at + n_nodes)
-    copy_slots(work, state, 0, FIGS)
-    work[G_DCACHE_WRITTEN] = 0
-    n_figs, hand_max = rules[CFG_N_FIGS], rules[CFG_HAND_MAX]
-    for field in range(FIGS, BOARD, MAX_FIGS):
+    copy_slots(work, state, 0, S.FIGS)
+    work[S.G_DCACHE_WRITTEN] = 0
+    n_figs, hand_max = rules[S.CFG_N_FIGS], rules[S.CFG_HAND_MAX]
+    for field in range(S.FIGS, S.BOARD, S.MAX_FIGS):
         copy_slots(work, state, field, field + n_figs)
-    for field in range(BOARD, HANDS, MAX_NODES):
+    for field in range(S.BOARD, S.HANDS, S.MAX_NODES):
         copy_slots(work, state, field, field + n_nodes)
-    for seat in range(rules[CFG_PLAYERS]):
-        at = hand_slot(seat, 0)
+    for seat in range(rules[S.CFG_PLAYERS]):
+        at = S.hand_slot(seat, 0)
         copy_slots(work, state, at, at + hand_max)
-    for field in (ACTED_FIG, ACTED_NODE):
-        copy_slots(work, state, field, field + state[G_ACT_N])
-    for field in (OPT_ACT, OPT_A, OPT_B):
+    for field in (S.ACTED_FIG, S.ACTED_NODE):
+        copy_slots(work, state, field, field + state[S.G_ACT_N])
+    for field in (S.OPT_ACT, S.OPT_A, S.OPT_B):
         copy_slots(work, state, field, field + n_options)
-    copy_slots(work, state, rules[CFG_DECKS], rules[CFG_STATE_SIZE])
-    for seat in range(MAX_PLAYERS):
-        work[SEAT_POLICY + seat] = rollout_policy
+    copy_slots(work, state, rules[S.CFG_DECKS], rules[S.CFG_STATE_SIZE])
+    for seat in range(S.MAX_PLAYERS):
+        work[S.SEAT_POLICY + seat] = rollout_policy
 
 
 @rule
@@ -346,19 +271,19 @@ def seat_value(state, rules, seat, sides, over):
     blood coins of its side minus those of the best other side (policies.search).  A playout
     cut at its horizon (``over`` false) counts, instead of the win, its side's chance in the
     race for the Egg (:func:`race_share`)."""
-    n_players = rules[CFG_PLAYERS]
-    team_mode = rules[CFG_TEAM_MODE] == 1
+    n_players = rules[S.CFG_PLAYERS]
+    team_mode = rules[S.CFG_TEAM_MODE] == 1
     n_sides = 2 if team_mode else n_players
-    mine = state[P_TEAM + seat]
+    mine = state[S.P_TEAM + seat]
     if over:
-        winner = state[G_WINNER]
-        won = winner >= 0 and (winner == seat or (team_mode and state[G_WIN_TEAM] == mine))
+        winner = state[S.G_WINNER]
+        won = winner >= 0 and (winner == seat or (team_mode and state[S.G_WIN_TEAM] == mine))
         share = 1.0 if won else 0.0
     else:
         share = race_share(state, rules, mine, n_sides, sides)
     sides[:n_sides] = 0.0
     for s in range(n_players):
-        sides[state[P_TEAM + s]] += state[P_COINS + s]
+        sides[state[S.P_TEAM + s]] += state[S.P_COINS + s]
     return outcome_value(share, margin_to_best_other(sides, n_sides, mine), MARGIN_SCALE)
 
 
@@ -369,18 +294,18 @@ def race_share(state, rules, side, n_sides, steps):
     then from there to an exit): a logistic in the steps it is ahead of the best other side,
     RACE_SCALE steps for odds of e to 1.  Steps to an exit count to the hatches' cells while
     every hatch is closed (The Jungle: the carrier waits for one to open)."""
-    carrier = state[G_EGG_CARRIER]
-    egg = state[G_EGG_POS] if carrier < 0 else state[F_POS + carrier]
-    target = EXITS if state[G_OPEN_HATCHES] > 0 else HATCH_CELLS
-    d_exit = distance_map(state, rules, target)
-    d_egg = distance_map(state, rules, egg)
+    carrier = state[S.G_EGG_CARRIER]
+    egg = state[S.G_EGG_POS] if carrier < 0 else state[S.F_POS + carrier]
+    target = board.EXITS if state[S.G_OPEN_HATCHES] > 0 else board.HATCH_CELLS
+    d_exit = board.distance_map(state, rules, target)
+    d_egg = board.distance_map(state, rules, egg)
     steps[:n_sides] = RACE_CAP
-    for s in range(rules[CFG_PLAYERS]):
-        if state[P_STATUS + s] != ALIVE:
+    for s in range(rules[S.CFG_PLAYERS]):
+        if state[S.P_STATUS + s] != S.ALIVE:
             continue
-        pos = state[F_POS + s]
+        pos = state[S.F_POS + s]
         far = d_exit[pos] if s == carrier else d_egg[pos] + d_exit[egg]
-        k = state[P_TEAM + s]
+        k = state[S.P_TEAM + s]
         steps[k] = min(steps[k], float(far))
     ahead = -np.inf
     for k in range(n_sides):
@@ -397,24 +322,24 @@ def gather_unseen(state, rules, seat, unseen):
     as many cards as it holds); the values of the Blood tiles still face down (Blood Tiles).
     Sorted, so a re-deal depends only on what the seat knows and on its seed.  Returns the
     three sets' sizes.  ASSUMED: the seat does not remember cards it saw revealed in combat."""
-    n_temple = rules[CFG_N_TEMPLE] - state[G_TDRAW]
-    temple = deck(rules, D_TEMPLE) + state[G_TDRAW]
+    n_temple = rules[S.CFG_N_TEMPLE] - state[S.G_TDRAW]
+    temple = S.deck(rules, S.D_TEMPLE) + state[S.G_TDRAW]
     for k in range(n_temple):
         unseen[k] = state[temple + k]
     n = n_temple
-    for s in range(rules[CFG_PLAYERS]):
-        for slot in range(rules[CFG_HAND_MAX]):
-            if s != seat and state[hand_slot(s, slot)] >= 0:
-                unseen[n] = state[hand_slot(s, slot)]
+    for s in range(rules[S.CFG_PLAYERS]):
+        for slot in range(rules[S.CFG_HAND_MAX]):
+            if s != seat and state[S.hand_slot(s, slot)] >= 0:
+                unseen[n] = state[S.hand_slot(s, slot)]
                 n += 1
-    objects = deck(rules, D_OBJECTS)
-    for k in range(state[G_ODECK_N]):
+    objects = S.deck(rules, S.D_OBJECTS)
+    for k in range(state[S.G_ODECK_N]):
         unseen[n] = state[objects + k]
         n += 1
     n_cards = n - n_temple
-    for node in range(rules[CFG_NODES]):
-        if state[B_TILE + node] == BLOOD_TILE and state[B_BLOOD + node] > 0:
-            unseen[n] = state[B_BLOOD + node]
+    for node in range(rules[S.CFG_NODES]):
+        if state[S.B_TILE + node] == S.BLOOD_TILE and state[S.B_BLOOD + node] > 0:
+            unseen[n] = state[S.B_BLOOD + node]
             n += 1
     unseen[:n_temple].sort()
     unseen[n_temple : n_temple + n_cards].sort()
@@ -441,37 +366,39 @@ def deal_unseen(cards, deal_rng, seed, n_temple, n_cards, n_blood):
 def place_unseen(work, rules, seat, dealt, n_temple, n_cards, n_blood):
     """Lay a deal (:func:`deal_unseen`) into the rollout copy, into the places the sets were
     gathered from (:func:`gather_unseen`)."""
-    temple = deck(rules, D_TEMPLE) + work[G_TDRAW]
+    temple = S.deck(rules, S.D_TEMPLE) + work[S.G_TDRAW]
     for k in range(n_temple):
         work[temple + k] = dealt[k]
     n = n_temple
-    for s in range(rules[CFG_PLAYERS]):
-        for slot in range(rules[CFG_HAND_MAX]):
-            if s != seat and work[hand_slot(s, slot)] >= 0:
-                work[hand_slot(s, slot)] = dealt[n]
+    for s in range(rules[S.CFG_PLAYERS]):
+        for slot in range(rules[S.CFG_HAND_MAX]):
+            if s != seat and work[S.hand_slot(s, slot)] >= 0:
+                work[S.hand_slot(s, slot)] = dealt[n]
                 n += 1
-    objects = deck(rules, D_OBJECTS)
-    for k in range(work[G_ODECK_N]):
+    objects = S.deck(rules, S.D_OBJECTS)
+    for k in range(work[S.G_ODECK_N]):
         work[objects + k] = dealt[n]
         n += 1
-    for node in range(rules[CFG_NODES]):
-        if work[B_TILE + node] == BLOOD_TILE and work[B_BLOOD + node] > 0:
-            work[B_BLOOD + node] = dealt[n]
+    for node in range(rules[S.CFG_NODES]):
+        if work[S.B_TILE + node] == S.BLOOD_TILE and work[S.B_BLOOD + node] > 0:
+            work[S.B_BLOOD + node] = dealt[n]
             n += 1
 
 
 @rule
 def note_values(state, rules, trace, seat, n, m, total, values, picks):
     """Trace rows of a weighed decision: EV_SEARCH, then each candidate's mean value."""
-    record(state, trace, EV_SEARCH, seat, n, m, total, 0)
+    core.record(state, trace, S.EV_SEARCH, seat, n, m, total, 0)
     sums, counts = values[SUMS], values[COUNTS]
     for r in range(m):
         i = picks[r]
-        act, a, b = state[OPT_ACT + i], state[OPT_A + i], state[OPT_B + i]
-        if act == ACT_PLAY:
-            a = card_effect(rules, state[hand_slot(seat, a)])
+        act, a, b = state[S.OPT_ACT + i], state[S.OPT_A + i], state[S.OPT_B + i]
+        if act == S.ACT_PLAY:
+            a = S.card_effect(rules, state[S.hand_slot(seat, a)])
         mean = np.int64(round(sums[r] / counts[r] * MILLION))
-        record(state, trace, EV_SEARCH_OPTION, seat, act, a * 1000 + b, mean, np.int64(counts[r]))
+        core.record(
+            state, trace, S.EV_SEARCH_OPTION, seat, act, a * 1000 + b, mean, np.int64(counts[r])
+        )
 
 
 @allocating
@@ -479,10 +406,10 @@ def search_buffers(state, rng, rules):
     """The driver's work buffers: a rollout copy of the game (``work``), its streams and the
     round's dealt streams (``work_rng``), per-candidate sums and counts, candidate indices,
     what the seat cannot see and its deal (``cards``)."""
-    p = rules[CFG_PLAYERS]
+    p = rules[S.CFG_PLAYERS]
     work, work_rng = np.zeros_like(state), np.zeros((2, rng.shape[0]), rng.dtype)
-    values = np.zeros((PAIRED + PAIRED_ROWS, max(MAX_OPTIONS, p, PAIRED_WIDTH)))
-    picks = np.zeros(MAX_OPTIONS, np.int64)
-    unseen = rules[CFG_DECK_LEN] + p * rules[CFG_HAND_MAX] + rules[CFG_NODES]
+    values = np.zeros((PAIRED + PAIRED_ROWS, max(S.MAX_OPTIONS, p, PAIRED_WIDTH)))
+    picks = np.zeros(S.MAX_OPTIONS, np.int64)
+    unseen = rules[S.CFG_DECK_LEN] + p * rules[S.CFG_HAND_MAX] + rules[S.CFG_NODES]
     cards = np.zeros((2, unseen), np.int64)
     return work, work_rng, values, picks, cards

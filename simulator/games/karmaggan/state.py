@@ -191,8 +191,7 @@ TEMPLE_NAMES = ("arrows", "acid", "fire", "rotate_outer", "rotate_middle", "rota
 # STONE_TARGET: a seat (-1: gain a coin). ROTATION: a ring, b direction (+1 clockwise / -1).
 # VICTIM: a seat to rob (-1: no more).
 
-# trace rows: [event, round, seat, a, b, c, d]
-TRACE_WIDTH = 7
+# trace rows (simulator.core.trace): [event, round, seat, a, b, c, d]
 (EV_TURN, EV_ROLL, EV_MOVE, EV_BLOOD, EV_OBJECT_DRAW, EV_TEMPLE, EV_DAMAGE, EV_ROTATE,
  EV_PASSAGE, EV_FLASH, EV_PLAY, EV_COMBAT, EV_COMBAT_ROUND, EV_THROWN, EV_DEATH, EV_EGG,
  EV_SPAWN, EV_SACRIFICE, EV_HATCH, EV_WIN, EV_END, EV_ELIMINATED, EV_STONE, EV_EXIT,

@@ -3,17 +3,7 @@ bad key or impossible value fails with one line naming the key (rulebook:
 shared/rules/karnaxis.md)."""
 
 from simulator.core.rules import require
-from simulator.games.karnaxis.state import (
-    ABILITIES,
-    AMBITIONS,
-    BENEFITS,
-    CARD_EFFECTS,
-    EVENT_EFFECTS,
-    FIRMS,
-    MAX_DECK,
-    N_ATTR,
-    N_SPACES,
-)
+from simulator.games.karnaxis import state as S
 
 
 def card_names(items):
@@ -29,14 +19,14 @@ def check(rules: dict) -> None:
     require(
         rules,
         "setup.actions_per_year",
-        1 <= setup["actions_per_year"] <= N_SPACES - 1,
-        f"must be 1..{N_SPACES - 1}",
+        1 <= setup["actions_per_year"] <= S.N_SPACES - 1,
+        f"must be 1..{S.N_SPACES - 1}",
     )
     require(
         rules,
         "setup.attributes",
-        len(setup["attributes"]) == N_ATTR,
-        f"needs {N_ATTR} attribute names",
+        len(setup["attributes"]) == S.N_ATTR,
+        f"needs {S.N_ATTR} attribute names",
     )
     require(rules, "setup.attribute_max", setup["attribute_max"] >= 1, "must be >= 1")
     require(rules, "setup.characters_dealt", setup["characters_dealt"] >= 1, "must be >= 1")
@@ -169,19 +159,27 @@ def check(rules: dict) -> None:
         key = f"jobs[{i}]"
         require(rules, key + ".salary_usd", job["salary_usd"] >= 0, "must be >= 0")
         require(
-            rules, key + ".attributes", len(job["attributes"]) == N_ATTR, f"needs {N_ATTR} numbers"
+            rules,
+            key + ".attributes",
+            len(job["attributes"]) == S.N_ATTR,
+            f"needs {S.N_ATTR} numbers",
         )
         require(rules, key + ".players", job["players"] in (1, 3, 5), "symbol must be 1, 3 or 5")
-        require(rules, key + ".benefit", job["benefit"] in BENEFITS, f"must be one of {BENEFITS}")
+        require(
+            rules, key + ".benefit", job["benefit"] in S.BENEFITS, f"must be one of {S.BENEFITS}"
+        )
     for i, b in enumerate(rules["businesses"]):
         key = f"businesses[{i}]"
         require(rules, key + ".level", 1 <= b["level"] <= 4, "must be 1..4")
         require(rules, key + ".growth_usd", b["growth_usd"] >= 0, "must be >= 0")
         require(
-            rules, key + ".attributes", len(b["attributes"]) == N_ATTR, f"needs {N_ATTR} numbers"
+            rules,
+            key + ".attributes",
+            len(b["attributes"]) == S.N_ATTR,
+            f"needs {S.N_ATTR} numbers",
         )
         require(rules, key + ".players", b["players"] in (1, 3, 5), "symbol must be 1, 3 or 5")
-        require(rules, key + ".firm", b["firm"] in FIRMS, f"must be one of {FIRMS}")
+        require(rules, key + ".firm", b["firm"] in S.FIRMS, f"must be one of {S.FIRMS}")
         require(
             rules,
             key + ".only_character",
@@ -191,10 +189,17 @@ def check(rules: dict) -> None:
     for i, c in enumerate(rules["characters"]):
         key = f"characters[{i}]"
         require(
-            rules, key + ".attributes", len(c["attributes"]) == N_ATTR, f"needs {N_ATTR} numbers"
+            rules,
+            key + ".attributes",
+            len(c["attributes"]) == S.N_ATTR,
+            f"needs {S.N_ATTR} numbers",
         )
-        require(rules, key + ".ability", c["ability"] in ABILITIES, f"must be one of {ABILITIES}")
-        require(rules, key + ".karnaxis", c["karnaxis"] in AMBITIONS, f"must be one of {AMBITIONS}")
+        require(
+            rules, key + ".ability", c["ability"] in S.ABILITIES, f"must be one of {S.ABILITIES}"
+        )
+        require(
+            rules, key + ".karnaxis", c["karnaxis"] in S.AMBITIONS, f"must be one of {S.AMBITIONS}"
+        )
         require(
             rules,
             key + ".karnaxis_job",
@@ -217,8 +222,8 @@ def check(rules: dict) -> None:
         require(
             rules,
             f"events[{i}].effect",
-            e["effect"] in EVENT_EFFECTS,
-            f"must be one of {EVENT_EFFECTS}",
+            e["effect"] in S.EVENT_EFFECTS,
+            f"must be one of {S.EVENT_EFFECTS}",
         )
     cards = rules["karnaxis_cards"]
     require(
@@ -230,8 +235,8 @@ def check(rules: dict) -> None:
     require(
         rules,
         "karnaxis_cards.effect",
-        all(e in CARD_EFFECTS for e in cards["effect"]),
-        f"effects must be among {CARD_EFFECTS}",
+        all(e in S.CARD_EFFECTS for e in cards["effect"]),
+        f"effects must be among {S.CARD_EFFECTS}",
     )
     require(rules, "karnaxis_cards.value", all(v >= 0 for v in cards["value"]), "must be >= 0")
     check_sizes(rules)
@@ -242,8 +247,8 @@ def check_sizes(rules: dict) -> None:
     require(
         rules,
         "business.franchise_cards",
-        rules["business"]["franchise_cards"] <= MAX_DECK,
-        f"must be <= {MAX_DECK}",
+        rules["business"]["franchise_cards"] <= S.MAX_DECK,
+        f"must be <= {S.MAX_DECK}",
     )
     for key, items in (
         ("events", rules["events"]),
@@ -251,4 +256,4 @@ def check_sizes(rules: dict) -> None:
         ("businesses", rules["businesses"]),
         ("karnaxis_cards.effect", rules["karnaxis_cards"]["effect"]),
     ):
-        require(rules, key, len(items) <= MAX_DECK, f"at most {MAX_DECK} cards")
+        require(rules, key, len(items) <= S.MAX_DECK, f"at most {S.MAX_DECK} cards")

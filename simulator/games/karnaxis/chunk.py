@@ -10,18 +10,8 @@ import numpy as np
 
 from simulator.core.kernel import entry, layer
 from simulator.core.rng import N_STREAMS
-from simulator.games.karnaxis.engine import advance, new_game, write_years
-from simulator.games.karnaxis.search import search_buffers, search_step
-from simulator.games.karnaxis.state import (
-    AT_END,
-    AT_YEAR_END,
-    CFG_PLAYERS,
-    CFG_STATE_SIZE,
-    CFG_YEARS,
-    PHASE,
-    TRACE_N,
-)
-from simulator.games.karnaxis.year_end import end_game
+from simulator.games.karnaxis import engine, search, year_end
+from simulator.games.karnaxis import state as S
 
 
 @layer
@@ -31,10 +21,10 @@ def play_game(
     """One whole game into out_game int64[N_GAME_OUT], out_players int64[n_players,
     N_PLAYER_OUT + copied columns] and out_years int64[years * n_players, N_YEAR_OUT].
     Returns the number of trace rows written."""
-    new_game(state, rules, knobs, rng, seed, seat_policies)
-    advance(state, rules, knobs, rng, trace, out_years, rules[CFG_YEARS])
-    end_game(state, rules, trace, out_game, out_players)
-    return state[TRACE_N]
+    engine.new_game(state, rules, knobs, rng, seed, seat_policies)
+    engine.advance(state, rules, knobs, rng, trace, out_years, rules[S.CFG_YEARS])
+    year_end.end_game(state, rules, trace, out_game, out_players)
+    return state[S.TRACE_N]
 
 
 @layer
@@ -55,14 +45,14 @@ def search_game(
 ):
     """:func:`play_game` with every step played by the search driver (work buffers:
     search.search_step)."""
-    new_game(state, rules, knobs, rng, seed, seat_policies)
-    while state[PHASE] != AT_END:
-        year_ends = state[PHASE] == AT_YEAR_END
-        search_step(state, rules, knobs, rng, trace, work, work_rng, values)
+    engine.new_game(state, rules, knobs, rng, seed, seat_policies)
+    while state[S.PHASE] != S.AT_END:
+        year_ends = state[S.PHASE] == S.AT_YEAR_END
+        search.search_step(state, rules, knobs, rng, trace, work, work_rng, values)
         if year_ends:
-            write_years(state, rules, out_years)
-    end_game(state, rules, trace, out_game, out_players)
-    return state[TRACE_N]
+            engine.write_years(state, rules, out_years)
+    year_end.end_game(state, rules, trace, out_game, out_players)
+    return state[S.TRACE_N]
 
 
 @entry
@@ -77,8 +67,8 @@ def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_y
     int64[max_events, TRACE_WIDTH] (0 rows in bulk runs; a replay plays one game: one kernel
     for both, as each kernel compiles the whole engine).
     """
-    rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
-    state = np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64)
+    rows = rules[S.CFG_YEARS] * rules[S.CFG_PLAYERS]
+    state = np.zeros(rules[S.CFG_STATE_SIZE], dtype=np.int64)
     rng = np.zeros(N_STREAMS, dtype=np.uint64)
     for g in range(seeds.shape[0]):
         play_game(
@@ -93,16 +83,16 @@ def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_y
             out_players[g],
             out_years[g * rows : (g + 1) * rows],
         )
-    return state[TRACE_N]
+    return state[S.TRACE_N]
 
 
 @entry
 def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_years, trace):
     """:func:`play_games` for games with search seats."""
-    rows = rules[CFG_YEARS] * rules[CFG_PLAYERS]
-    state = np.zeros(rules[CFG_STATE_SIZE], dtype=np.int64)
+    rows = rules[S.CFG_YEARS] * rules[S.CFG_PLAYERS]
+    state = np.zeros(rules[S.CFG_STATE_SIZE], dtype=np.int64)
     rng = np.zeros(N_STREAMS, dtype=np.uint64)
-    work, work_rng, values = search_buffers(rules)
+    work, work_rng, values = search.search_buffers(rules)
     for g in range(seeds.shape[0]):
         search_game(
             state,
@@ -119,4 +109,4 @@ def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players
             work_rng,
             values,
         )
-    return state[TRACE_N]
+    return state[S.TRACE_N]

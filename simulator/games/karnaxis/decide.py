@@ -1,158 +1,44 @@
-"""Karnaxis decisions: every decision of a game goes through :func:`choose`.
-
-In a game without `search` seats (MODE PLAIN) it asks the seat's policy.  Around a search
-decision the driver (search.py) plays a step several times from a snapshot, and ``choose``
-keeps the step's *decision log* in the state (every decision of the step, any seat, in order):
-
-* PROBE — the real game: decisions already logged are answered from the log; a new decision
-  of a scripted seat is asked of its policy and logged; the first new decision of a `search`
-  seat with options to weigh becomes *pending* (its candidates are stored for the driver) and
-  is answered with the best-scored candidate, the rest of that probe being thrown away.
-* REPLAY — a rollout: logged decisions are answered from the log; at the pending decision
-  everything the deciding seat cannot know is re-drawn (:func:`determinize`), the candidate
-  under test is forced, and the game goes on in ROLLOUT.
-* ROLLOUT — every seat plays the deciding search policy's ``rollout_policy``.
-"""
-
-import numpy as np
+"""Karnaxis decisions: every decision of a game goes through :func:`choose`, the decision layer
+written once for the games of the search driver (policies/search_driver.py: the seat's policy
+answers; around a search decision, the step's decision log), bound here to Karnaxis's state,
+policies and hooks: what the trace keeps of a pending decision and what a seat cannot know."""
 
 import policies.karnaxis
-from policies.karnaxis import (
-    TOP_K,
-    option_scores,
-    policy_choice,
-)
-from policies.search import redeal, reseed_chance, top_k
-from policies.search_driver import QUESTIONS, for_game
-from simulator.core.kernel import allocating, layer, rule
+from policies.search import redeal, reseed_chance
+from policies.search_driver import DECIDE, for_game
+from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
-from simulator.games.karnaxis.money import put_row
-from simulator.games.karnaxis.state import (
-    AT_CHARACTER,
-    CANDIDATES,
-    CARDS_HELD,
-    CFG_DEALT,
-    CFG_N_CHARS,
-    CFG_N_EVENTS,
-    CFG_N_KCARDS,
-    CFG_PLAYERS,
-    CFG_UNSEEN,
-    CHARACTER,
-    D_MARKET,
-    DECISIONS,
-    DECK_CARDS,
-    DECK_CHARS,
-    DECK_EVENTS,
-    EV_SEARCH,
-    EV_SEARCH_OPTION,
-    FORCED,
-    KC_HOLDER,
-    LOG,
-    LOG_LEN,
-    MAX_LOG,
-    MAX_OPTIONS,
-    MODE,
-    NEXT_CARD,
-    NONE,
-    NOTES,
-    OPT_A,
-    OPT_ACTION,
-    OPT_B,
-    PENDING,
-    PENDING_CANDIDATES,
-    PENDING_EVENT,
-    PENDING_KIND,
-    PENDING_OPTIONS,
-    PENDING_SEAT,
-    PHASE,
-    PLAIN,
-    REPLAY,
-    ROLLOUT,
-    ROLLOUT_POLICY,
-    SEAT_POLICY,
-    TRACE_N,
-    YEAR,
-    opt,
-    owners,
-    row,
-)
-
-
-@layer
-def choose(state, rules, knobs, rng, trace, kind, seat, n):
-    """Index of the option ``seat`` takes among the ``n`` in the state's OPTIONS block, for a
-    decision of ``kind`` (D_*)."""
-    mode = state[MODE]
-    if mode == PLAIN:
-        return policy_choice(state, rules, knobs, rng, state[SEAT_POLICY + seat], kind, seat, n)
-    if mode == ROLLOUT:
-        return policy_choice(state, rules, knobs, rng, state[ROLLOUT_POLICY], kind, seat, n)
-    return choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, n)
-
-
-is_search, played_policy, weighs = for_game(QUESTIONS, globals(), policies.karnaxis)
+from simulator.core.trace import put_row
+from simulator.games.karnaxis import state as S
 
 
 @rule
-def choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, n):
-    i = state[DECISIONS]
-    state[DECISIONS] = i + 1
-    if i < state[LOG_LEN]:
-        state[TRACE_N] += state[NOTES + i]  # the trace rows of its weighed values
-        return state[LOG + i]
-    if state[MODE] == REPLAY:  # the pending decision, i == LOG_LEN
-        determinize(state, rules, rng, seat)
-        state[MODE] = ROLLOUT
-        return state[FORCED]
-    policy = state[SEAT_POLICY + seat]
-    if state[PENDING] == 0 and i < MAX_LOG and weighs(knobs, policy, n):
-        mark_pending(state, rules, knobs, trace, kind, seat, n)
-        return state[CANDIDATES]
-    choice = policy_choice(state, rules, knobs, rng, played_policy(knobs, policy), kind, seat, n)
-    if state[PENDING] == 0 and i < MAX_LOG:  # beyond MAX_LOG a step plays without a log
-        state[LOG + i] = choice
-        state[NOTES + i] = 0
-        state[LOG_LEN] = i + 1
-    return choice
-
-
-@allocating
-def mark_pending(state, rules, knobs, trace, kind, seat, n):
-    """Store the search decision a probe met: its candidates are the ``top_k`` options by the
-    scores of the seat's rollout policy (best first).  When tracing, its trace rows are
-    written here (EV_SEARCH, then each candidate's option) for the driver to fill in the values
-    weighed; later probes step over them."""
-    policy = state[SEAT_POLICY + seat]
-    scores = np.empty(n)
-    option_scores(state, rules, knobs, played_policy(knobs, policy), kind, seat, n, scores)
-    m = top_k(
-        scores, n, np.int64(knobs[policy, TOP_K]), state[CANDIDATES : CANDIDATES + MAX_OPTIONS]
-    )
-    state[PENDING] = 1
-    state[PENDING_SEAT], state[PENDING_KIND] = seat, kind
-    state[PENDING_OPTIONS], state[PENDING_CANDIDATES] = n, m
-    at = state[TRACE_N]
-    state[PENDING_EVENT] = NONE
+def trace_pending(state, trace, kind, seat, n, m):
+    """What the trace keeps of a pending decision: its rows, written now when they fit
+    (EV_SEARCH, then each candidate's option), for the driver to fill in the values weighed
+    (search.note_values); later probes step over them."""
+    at = state[S.TRACE_N]
+    state[S.PENDING_EVENT] = S.NONE
     if at + m + 1 <= trace.shape[0]:
-        state[PENDING_EVENT] = at
-        put_row(trace, at, EV_SEARCH, state[YEAR], seat, kind, n, m, 0)
+        state[S.PENDING_EVENT] = at
+        put_row(trace, at, S.EV_SEARCH, state[S.YEAR], seat, kind, n, m, 0)
         for r in range(m):
-            i = state[CANDIDATES + r]
-            b = opt(state, i, OPT_A)
-            if kind == D_MARKET:
-                b = b * 1000 + opt(state, i, OPT_B)
+            i = state[S.CANDIDATES + r]
+            b = S.opt(state, i, S.OPT_A)
+            if kind == S.D_MARKET:
+                b = b * 1000 + S.opt(state, i, S.OPT_B)
             put_row(
                 trace,
                 at + 1 + r,
-                EV_SEARCH_OPTION,
-                state[YEAR],
+                S.EV_SEARCH_OPTION,
+                state[S.YEAR],
                 seat,
-                opt(state, i, OPT_ACTION),
+                S.opt(state, i, S.OPT_ACTION),
                 b,
                 0,
                 0,
             )
-        state[TRACE_N] = at + m + 1
+        state[S.TRACE_N] = at + m + 1
 
 
 @allocating
@@ -165,41 +51,41 @@ def determinize(state, rules, rng, seat):
     kept by an earlier one.  Each set is gathered, put in a canonical order and dealt again into
     the same places, so the result depends only on what the seat knows and on the seed."""
     reseed_chance(rng, rng[SEARCH_STREAM])
-    unseen = rules[CFG_UNSEEN]
-    events = owners(rules, DECK_EVENTS)
+    unseen = rules[S.CFG_UNSEEN]
+    events = S.owners(rules, S.DECK_EVENTS)
     n = 0
-    for k in range(state[YEAR], rules[CFG_N_EVENTS]):
+    for k in range(state[S.YEAR], rules[S.CFG_N_EVENTS]):
         state[unseen + n] = state[events + k]
         n += 1
     redeal(state[unseen : unseen + n], n, rng)
-    for k in range(state[YEAR], rules[CFG_N_EVENTS]):
-        state[events + k] = state[unseen + k - state[YEAR]]
+    for k in range(state[S.YEAR], rules[S.CFG_N_EVENTS]):
+        state[events + k] = state[unseen + k - state[S.YEAR]]
     redeal_karnaxis_cards(state, rules, rng, seat)
-    if state[PHASE] == AT_CHARACTER:
+    if state[S.PHASE] == S.AT_CHARACTER:
         redeal_characters(state, rules, rng, seat)
 
 
 @rule
 def redeal_karnaxis_cards(state, rules, rng, seat):
-    unseen = rules[CFG_UNSEEN]
-    deck, holder = owners(rules, DECK_CARDS), owners(rules, KC_HOLDER)
+    unseen = rules[S.CFG_UNSEEN]
+    deck, holder = S.owners(rules, S.DECK_CARDS), S.owners(rules, S.KC_HOLDER)
     n = 0
-    for k in range(state[NEXT_CARD], rules[CFG_N_KCARDS]):
+    for k in range(state[S.NEXT_CARD], rules[S.CFG_N_KCARDS]):
         state[unseen + n] = state[deck + k]
         n += 1
-    for card in range(rules[CFG_N_KCARDS]):
+    for card in range(rules[S.CFG_N_KCARDS]):
         if state[holder + card] >= 0 and state[holder + card] != seat:
             state[unseen + n] = card
-            state[holder + card] = NONE
+            state[holder + card] = S.NONE
             n += 1
     redeal(state[unseen : unseen + n], n, rng)
     k = 0
-    for q in range(rules[CFG_PLAYERS]):
+    for q in range(rules[S.CFG_PLAYERS]):
         if q != seat:
-            for _ in range(state[row(q) + CARDS_HELD]):
+            for _ in range(state[S.row(q) + S.CARDS_HELD]):
                 state[holder + state[unseen + k]] = q
                 k += 1
-    for d in range(state[NEXT_CARD], rules[CFG_N_KCARDS]):
+    for d in range(state[S.NEXT_CARD], rules[S.CFG_N_KCARDS]):
         state[deck + d] = state[unseen + k]
         k += 1
 
@@ -207,16 +93,16 @@ def redeal_karnaxis_cards(state, rules, rng, seat):
 @rule
 def redeal_characters(state, rules, rng, seat):
     """Game Setup: the seat knows its own dealt cards and the characters kept so far."""
-    unseen = rules[CFG_UNSEEN]
-    deck, dealt = owners(rules, DECK_CHARS), rules[CFG_DEALT]
+    unseen = rules[S.CFG_UNSEEN]
+    deck, dealt = S.owners(rules, S.DECK_CHARS), rules[S.CFG_DEALT]
     n = 0
-    for k in range(rules[CFG_N_CHARS]):
+    for k in range(rules[S.CFG_N_CHARS]):
         if hidden_character(state, rules, seat, k, dealt):
             state[unseen + n] = state[deck + k]
             n += 1
     redeal(state[unseen : unseen + n], n, rng)
     n = 0
-    for k in range(rules[CFG_N_CHARS]):
+    for k in range(rules[S.CFG_N_CHARS]):
         if hidden_character(state, rules, seat, k, dealt):
             state[deck + k] = state[unseen + n]
             n += 1
@@ -230,5 +116,10 @@ def hidden_character(state, rules, seat, k, dealt):
     if owner == seat:
         return False
     if owner < seat:
-        return state[owners(rules, DECK_CHARS) + k] != state[row(owner) + CHARACTER]
+        return state[S.owners(rules, S.DECK_CHARS) + k] != state[S.row(owner) + S.CHARACTER]
     return True
+
+
+choose, is_search, played_policy, weighs, choose_in_search_step, mark_pending = for_game(
+    DECIDE, globals(), S, policies.karnaxis
+)

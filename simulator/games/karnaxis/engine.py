@@ -26,97 +26,8 @@ at a step boundary and plays on from there (search.py).
 
 from simulator.core.kernel import allocating, layer, rule
 from simulator.core.rng import SETUP, rng_new, shuffle
-from simulator.games.karnaxis.actions import action_square, start_actions
-from simulator.games.karnaxis.decide import choose, is_search
-from simulator.games.karnaxis.money import add_option, record
-from simulator.games.karnaxis.new_year import update_new_year
-from simulator.games.karnaxis.state import (
-    ACTIVE,
-    AT_ACTION,
-    AT_CHARACTER,
-    AT_END,
-    AT_NEW_YEAR,
-    AT_YEAR_END,
-    ATTR,
-    B_AVAILABLE,
-    C_ATTR,
-    CASH,
-    CFG_DEALT,
-    CFG_DECK_WIDTH,
-    CFG_FRANCHISE_CARDS,
-    CFG_FUND_START,
-    CFG_N_BIZ,
-    CFG_N_CHARS,
-    CFG_N_EVENTS,
-    CFG_N_JOBS,
-    CFG_N_KCARDS,
-    CFG_PLAYERS,
-    CFG_RETIREMENT_TOKENS,
-    CFG_SHARE_TOKENS,
-    CFG_START_CASH,
-    CFG_STOCK_START,
-    CFG_YEARS,
-    CHARACTER,
-    D_CHARACTER,
-    DEALT,
-    DECISIONS,
-    DECK_CARDS,
-    DECK_CHARS,
-    DECK_EVENTS,
-    EV_CHARACTER,
-    FRANCHISES_LEFT,
-    FUND,
-    GROWTH,
-    J_AVAILABLE,
-    JOB,
-    JOB_B,
-    LOANS,
-    MODE,
-    N_ATTR,
-    N_DEALT_KEPT,
-    N_OWNERS,
-    NONE,
-    NOTICES,
-    OPT_ACTION,
-    OWN_BIZ,
-    OWN_JOB,
-    OWNERS,
-    PHASE,
-    PLAIN,
-    PROBE,
-    REMOVED,
-    RETIRE_POOL,
-    SEAT_I,
-    SEAT_POLICY,
-    SHARE_POOL,
-    VALUE,
-    Y_BRACKET,
-    Y_BUSINESS_INCOME,
-    Y_CASH,
-    Y_GROWTH,
-    Y_INCOME,
-    Y_LOANS,
-    Y_NOTICES,
-    Y_SALARY,
-    Y_SEAT,
-    Y_SMART,
-    Y_TAX,
-    Y_YEAR,
-    YEAR,
-    YEAR_BRACKET,
-    YEAR_BUSINESS,
-    YEAR_SALARY,
-    YEAR_SMART,
-    YEAR_TAX,
-    biz,
-    character,
-    job,
-    opt,
-    owners,
-    row,
-    stock,
-)
-from simulator.games.karnaxis.year_end import year_end
+from simulator.games.karnaxis import actions, decide, money, new_year, year_end
+from simulator.games.karnaxis import state as S
 
 # ---------------------------------------------------------------- Game Setup
 
@@ -127,12 +38,12 @@ def new_game(state, rules, knobs, rng, seed, seat_policies):
     each seat's policy; a seat playing `search` makes the game's MODE PROBE."""
     state[:] = 0
     rng[:] = rng_new(seed)
-    state[OWNERS : OWNERS + N_OWNERS * rules[CFG_DECK_WIDTH]] = NONE
-    state[MODE] = PLAIN
-    for p in range(rules[CFG_PLAYERS]):
-        state[SEAT_POLICY + p] = seat_policies[p]
-        if is_search(knobs, seat_policies[p]):
-            state[MODE] = PROBE
+    state[S.OWNERS : S.OWNERS + S.N_OWNERS * rules[S.CFG_DECK_WIDTH]] = S.NONE
+    state[S.MODE] = S.PLAIN
+    for p in range(rules[S.CFG_PLAYERS]):
+        state[S.SEAT_POLICY + p] = seat_policies[p]
+        if decide.is_search(knobs, seat_policies[p]):
+            state[S.MODE] = S.PROBE
     setup(state, rules, rng)
 
 
@@ -141,32 +52,32 @@ def setup(state, rules, rng):
     """Game Setup: $10,000 each; black business at 5; job and business cards by player-count
     symbol; shuffle the event and Karnaxis decks and the character cards to deal.  Seat 0 is
     the starting player (the highest die roll)."""
-    for b in range(rules[CFG_N_BIZ]):
-        if biz(rules, b, B_AVAILABLE) == 0:
-            state[owners(rules, OWN_BIZ) + b] = REMOVED
-    for j in range(rules[CFG_N_JOBS]):
-        if job(rules, j, J_AVAILABLE) == 0:
-            state[owners(rules, OWN_JOB) + j] = REMOVED
-    deal_deck(state, rules, rng, DECK_EVENTS, rules[CFG_N_EVENTS])
-    deal_deck(state, rules, rng, DECK_CARDS, rules[CFG_N_KCARDS])
-    deal_deck(state, rules, rng, DECK_CHARS, rules[CFG_N_CHARS])
-    state[FUND] = rules[CFG_FUND_START]
-    state[SHARE_POOL] = rules[CFG_SHARE_TOKENS]
-    state[RETIRE_POOL] = rules[CFG_RETIREMENT_TOKENS]
-    state[FRANCHISES_LEFT] = rules[CFG_FRANCHISE_CARDS]
-    black = rules[CFG_PLAYERS]
-    state[stock(black) + ACTIVE] = 1
-    state[stock(black) + VALUE] = rules[CFG_STOCK_START]
-    for p in range(rules[CFG_PLAYERS]):
-        state[row(p) + CASH] = rules[CFG_START_CASH]
-        state[row(p) + JOB], state[row(p) + JOB_B] = NONE, NONE
-    state[PHASE], state[SEAT_I] = AT_CHARACTER, 0
+    for b in range(rules[S.CFG_N_BIZ]):
+        if S.biz(rules, b, S.B_AVAILABLE) == 0:
+            state[S.owners(rules, S.OWN_BIZ) + b] = S.REMOVED
+    for j in range(rules[S.CFG_N_JOBS]):
+        if S.job(rules, j, S.J_AVAILABLE) == 0:
+            state[S.owners(rules, S.OWN_JOB) + j] = S.REMOVED
+    deal_deck(state, rules, rng, S.DECK_EVENTS, rules[S.CFG_N_EVENTS])
+    deal_deck(state, rules, rng, S.DECK_CARDS, rules[S.CFG_N_KCARDS])
+    deal_deck(state, rules, rng, S.DECK_CHARS, rules[S.CFG_N_CHARS])
+    state[S.FUND] = rules[S.CFG_FUND_START]
+    state[S.SHARE_POOL] = rules[S.CFG_SHARE_TOKENS]
+    state[S.RETIRE_POOL] = rules[S.CFG_RETIREMENT_TOKENS]
+    state[S.FRANCHISES_LEFT] = rules[S.CFG_FRANCHISE_CARDS]
+    black = rules[S.CFG_PLAYERS]
+    state[S.stock(black) + S.ACTIVE] = 1
+    state[S.stock(black) + S.VALUE] = rules[S.CFG_STOCK_START]
+    for p in range(rules[S.CFG_PLAYERS]):
+        state[S.row(p) + S.CASH] = rules[S.CFG_START_CASH]
+        state[S.row(p) + S.JOB], state[S.row(p) + S.JOB_B] = S.NONE, S.NONE
+    state[S.PHASE], state[S.SEAT_I] = S.AT_CHARACTER, 0
 
 
 @rule
 def deal_deck(state, rules, rng, deck, n):
     """Shuffle: cards 0..n-1 in a random order into row ``deck`` of the card block."""
-    at = owners(rules, deck)
+    at = S.owners(rules, deck)
     for k in range(n):
         state[at + k] = k
     shuffle(rng, SETUP, state[at : at + n])
@@ -176,19 +87,19 @@ def deal_deck(state, rules, rng, deck, n):
 def choose_character(state, rules, knobs, rng, trace, p):
     """Game Setup: deal 3 character cards to the player, who keeps 1 and marks its four
     attribute numbers; the other 2 are removed from play."""
-    dealt = rules[CFG_DEALT]
-    deck = owners(rules, DECK_CHARS)
-    for k in range(N_DEALT_KEPT):
-        state[row(p) + DEALT + k] = state[deck + p * dealt + k] if k < dealt else NONE
+    dealt = rules[S.CFG_DEALT]
+    deck = S.owners(rules, S.DECK_CHARS)
+    for k in range(S.N_DEALT_KEPT):
+        state[S.row(p) + S.DEALT + k] = state[deck + p * dealt + k] if k < dealt else S.NONE
     for k in range(dealt):
         c = state[deck + p * dealt + k]
-        add_option(state, k, c, 0, 0, 0)
-    i = choose(state, rules, knobs, rng, trace, D_CHARACTER, p, dealt)
-    c = opt(state, i, OPT_ACTION)
-    state[row(p) + CHARACTER] = c
-    for a in range(N_ATTR):
-        state[row(p) + ATTR + a] = character(rules, c, C_ATTR + a)
-    record(state, trace, EV_CHARACTER, p, c, 0, 0, state[row(p) + CASH])
+        money.add_option(state, k, c, 0, 0, 0)
+    i = decide.choose(state, rules, knobs, rng, trace, S.D_CHARACTER, p, S.NONE, dealt)
+    c = S.opt(state, i, S.OPT_ACTION)
+    state[S.row(p) + S.CHARACTER] = c
+    for a in range(S.N_ATTR):
+        state[S.row(p) + S.ATTR + a] = S.character(rules, c, S.C_ATTR + a)
+    money.record(state, trace, S.EV_CHARACTER, p, c, 0, 0, state[S.row(p) + S.CASH])
 
 
 # ---------------------------------------------------------------- the loop
@@ -197,31 +108,33 @@ def choose_character(state, rules, knobs, rng, trace, p):
 @layer
 def play_step(state, rules, knobs, rng, trace):
     """Play one step from the loop position (module docstring)."""
-    phase = state[PHASE]
-    state[DECISIONS] = 0
-    if phase == AT_CHARACTER:
-        choose_character(state, rules, knobs, rng, trace, state[SEAT_I])
-        state[SEAT_I] += 1
-        if state[SEAT_I] == rules[CFG_PLAYERS]:
-            state[PHASE] = AT_NEW_YEAR
-    elif phase == AT_NEW_YEAR:
-        update_new_year(state, rules, knobs, rng, trace, state[YEAR] + 1)
-        start_actions(state, rules)
-        state[PHASE] = AT_ACTION
-    elif phase == AT_ACTION:
-        if action_square(state, rules, knobs, rng, trace):
-            state[PHASE] = AT_YEAR_END
-    elif phase == AT_YEAR_END:
-        year_end(state, rules, trace)
-        state[PHASE] = AT_END if state[YEAR] >= rules[CFG_YEARS] else AT_NEW_YEAR
+    phase = state[S.PHASE]
+    state[S.DECISIONS] = 0
+    if phase == S.AT_CHARACTER:
+        choose_character(state, rules, knobs, rng, trace, state[S.SEAT_I])
+        state[S.SEAT_I] += 1
+        if state[S.SEAT_I] == rules[S.CFG_PLAYERS]:
+            state[S.PHASE] = S.AT_NEW_YEAR
+    elif phase == S.AT_NEW_YEAR:
+        new_year.update_new_year(state, rules, knobs, rng, trace, state[S.YEAR] + 1)
+        actions.start_actions(state, rules)
+        state[S.PHASE] = S.AT_ACTION
+    elif phase == S.AT_ACTION:
+        if actions.action_square(state, rules, knobs, rng, trace):
+            state[S.PHASE] = S.AT_YEAR_END
+    elif phase == S.AT_YEAR_END:
+        year_end.year_end(state, rules, trace)
+        state[S.PHASE] = S.AT_END if state[S.YEAR] >= rules[S.CFG_YEARS] else S.AT_NEW_YEAR
 
 
 @rule
 def advance(state, rules, knobs, rng, trace, out_years, last_year):
     """Play from a step boundary until the game ends or year ``last_year`` is over, writing
     each year's rows of the `years` timeline into ``out_years`` (when it has rows)."""
-    while state[PHASE] != AT_END and not (state[PHASE] == AT_NEW_YEAR and state[YEAR] >= last_year):
-        year_ends = state[PHASE] == AT_YEAR_END
+    while state[S.PHASE] != S.AT_END and not (
+        state[S.PHASE] == S.AT_NEW_YEAR and state[S.YEAR] >= last_year
+    ):
+        year_ends = state[S.PHASE] == S.AT_YEAR_END
         play_step(state, rules, knobs, rng, trace)
         if year_ends:
             write_years(state, rules, out_years)
@@ -231,21 +144,21 @@ def advance(state, rules, knobs, rng, trace, out_years, last_year):
 def write_years(state, rules, out_years):
     """The `years` timeline: one row per seat after the Year End Review of year YEAR
     (``out_years`` int64[years * n_players, N_YEAR_OUT], or no rows)."""
-    n = rules[CFG_PLAYERS]
-    first = (state[YEAR] - 1) * n
+    n = rules[S.CFG_PLAYERS]
+    first = (state[S.YEAR] - 1) * n
     if first + n > out_years.shape[0]:
         return
     for p in range(n):
-        r = row(p)
+        r = S.row(p)
         out = out_years[first + p]
-        out[Y_YEAR], out[Y_SEAT] = state[YEAR], p
-        out[Y_CASH] = state[r + CASH]
-        out[Y_INCOME] = state[r + YEAR_SALARY] + state[r + YEAR_BUSINESS]
-        out[Y_BRACKET] = state[r + YEAR_BRACKET]
-        out[Y_TAX] = state[r + YEAR_TAX]
-        out[Y_SMART] = state[r + YEAR_SMART]
-        out[Y_LOANS] = state[r + LOANS]
-        out[Y_NOTICES] = state[r + NOTICES]
-        out[Y_SALARY] = state[r + YEAR_SALARY]
-        out[Y_BUSINESS_INCOME] = state[r + YEAR_BUSINESS]
-        out[Y_GROWTH] = state[r + GROWTH]
+        out[S.Y_YEAR], out[S.Y_SEAT] = state[S.YEAR], p
+        out[S.Y_CASH] = state[r + S.CASH]
+        out[S.Y_INCOME] = state[r + S.YEAR_SALARY] + state[r + S.YEAR_BUSINESS]
+        out[S.Y_BRACKET] = state[r + S.YEAR_BRACKET]
+        out[S.Y_TAX] = state[r + S.YEAR_TAX]
+        out[S.Y_SMART] = state[r + S.YEAR_SMART]
+        out[S.Y_LOANS] = state[r + S.LOANS]
+        out[S.Y_NOTICES] = state[r + S.NOTICES]
+        out[S.Y_SALARY] = state[r + S.YEAR_SALARY]
+        out[S.Y_BUSINESS_INCOME] = state[r + S.YEAR_BUSINESS]
+        out[S.Y_GROWTH] = state[r + S.GROWTH]

@@ -6,145 +6,58 @@ add the amount to one ledger column (L_*), so the final cash is always the start
 ledger's inflows minus its outflows, and every dollar paid to a player is received by one.
 """
 
+from simulator.core import trace as traces
 from simulator.core.kernel import rule
-from simulator.games.karnaxis.state import (
-    ATTR,
-    BUSINESS_LEVEL,
-    C_ABILITY,
-    C_ABILITY_VALUE,
-    C_FORFEIT,
-    C_KARNAXIS,
-    C_KARNAXIS_JOB,
-    C_KARNAXIS_VALUE,
-    CARDS_BOUGHT,
-    CASH,
-    CFG_FRANCHISE_CARDS,
-    CFG_KARNAXIS_BONUS,
-    CFG_LOAN_CAP,
-    CFG_LOAN_UNIT,
-    CFG_PLAYERS,
-    CFG_SECOND_NOTICE_OVER,
-    CHARACTER,
-    COLLEGE,
-    DISTINCT_JOBS,
-    EV_FORFEIT,
-    EV_KARNAXIS,
-    EV_LOAN,
-    EV_NOTICE,
-    FORFEIT_DUE,
-    FR_MOTHER,
-    FR_OWNER,
-    GROWTH,
-    INCOME,
-    JOB,
-    JOB_B,
-    K_ATTRIBUTE,
-    K_BUSINESSES,
-    K_CARDS,
-    K_CASH,
-    K_COLLEGE,
-    K_DIVIDENDS,
-    K_FRANCHISES,
-    K_GROWTH,
-    K_INCOME,
-    K_JOB,
-    K_JOBS,
-    K_LEVEL,
-    K_RETIREMENT,
-    K_SALARY,
-    K_SHARES,
-    KARNAXIS_DONE,
-    KARNAXIS_REVOKED,
-    KARNAXIS_YEAR,
-    L_BAILOUT,
-    L_DIVIDENDS,
-    L_FROM_PLAYERS,
-    L_KARNAXIS,
-    L_KARNAXIS_PAYBACK,
-    L_LOANS,
-    L_SALARY,
-    L_TO_PLAYERS,
-    LOANS,
-    LOANS_COUNT,
-    MAX_OPTIONS,
-    N_ATTR,
-    N_BUSINESSES,
-    N_FRANCHISES,
-    NONE,
-    NOTICES,
-    OPT_A,
-    OPT_ACTION,
-    OPT_B,
-    OPT_COST,
-    OPT_WIDTH,
-    OPTIONS,
-    OWN_BIZ,
-    PEAK_LOANS,
-    RETIRE_TOKENS,
-    TRACE_N,
-    YEAR,
-    character,
-    owners,
-    row,
-    share,
-)
+from simulator.games.karnaxis import state as S
 
 # ---------------------------------------------------------------- bookkeeping helpers
 
 
 @rule
 def record(state, trace, event, seat, a, b, before, after):
-    """Append one trace row [event, year, seat, a, b, before, after] when tracing."""
-    n = state[TRACE_N]
-    if n < trace.shape[0]:
-        put_row(trace, n, event, state[YEAR], seat, a, b, before, after)
-        state[TRACE_N] = n + 1
-
-
-@rule
-def put_row(trace, n, event, year, seat, a, b, before, after):
-    trace[n, 0], trace[n, 1], trace[n, 2], trace[n, 3] = event, year, seat, a
-    trace[n, 4], trace[n, 5], trace[n, 6] = b, before, after
+    """Append one trace row [event, year, seat, a, b, before, after] when tracing
+    (simulator.core.trace)."""
+    traces.record(state, S.TRACE_N, trace, event, state[S.YEAR], seat, a, b, before, after)
 
 
 @rule
 def gain(state, p, amount, column):
     """Cash in, booked to a ledger inflow column."""
-    state[row(p) + CASH] += amount
-    state[row(p) + column] += amount
+    state[S.row(p) + S.CASH] += amount
+    state[S.row(p) + column] += amount
 
 
 @rule
 def spend(state, p, amount, column):
     """Cash out, booked to a ledger outflow column."""
-    state[row(p) + CASH] -= amount
-    state[row(p) + column] += amount
+    state[S.row(p) + S.CASH] -= amount
+    state[S.row(p) + column] += amount
 
 
 @rule
 def holds_job(state, p, j):
-    return j >= 0 and (state[row(p) + JOB] == j or state[row(p) + JOB_B] == j)
+    return j >= 0 and (state[S.row(p) + S.JOB] == j or state[S.row(p) + S.JOB_B] == j)
 
 
 @rule
 def job_holder(state, rules, j):
     """The seat holding a job card, or NONE."""
     if j < 0:
-        return NONE
-    for p in range(rules[CFG_PLAYERS]):
+        return S.NONE
+    for p in range(rules[S.CFG_PLAYERS]):
         if holds_job(state, p, j):
             return p
-    return NONE
+    return S.NONE
 
 
 @rule
 def ability(state, rules, p, which):
     """A character's ability value when the character has ability ``which``, else 0 (1 for
     valueless abilities)."""
-    c = state[row(p) + CHARACTER]
-    if character(rules, c, C_ABILITY) != which:
+    c = state[S.row(p) + S.CHARACTER]
+    if S.character(rules, c, S.C_ABILITY) != which:
         return 0
-    v = character(rules, c, C_ABILITY_VALUE)
+    v = S.character(rules, c, S.C_ABILITY_VALUE)
     return v if v != 0 else 1
 
 
@@ -153,9 +66,9 @@ def firm_owner(state, rules, firm_slot):
     """Seat owning the level-4 firm of rules slot ``firm_slot`` (CFG_FIRM_*), or NONE."""
     b = rules[firm_slot]
     if b < 0:
-        return NONE
-    owner = state[owners(rules, OWN_BIZ) + b]
-    return owner if owner >= 0 else NONE
+        return S.NONE
+    owner = state[S.owners(rules, S.OWN_BIZ) + b]
+    return owner if owner >= 0 else S.NONE
 
 
 @rule
@@ -163,10 +76,10 @@ def has_firm_franchise(state, rules, p, firm_slot):
     """Whether p holds a franchise of the merged business that includes the firm (ASSUMED:
     the franchise's mother is its owner's merged business as it is now)."""
     owner = firm_owner(state, rules, firm_slot)
-    if owner == NONE:
+    if owner == S.NONE:
         return False
-    fr_owner, fr_mother = owners(rules, FR_OWNER), owners(rules, FR_MOTHER)
-    for f in range(rules[CFG_FRANCHISE_CARDS]):
+    fr_owner, fr_mother = S.owners(rules, S.FR_OWNER), S.owners(rules, S.FR_MOTHER)
+    for f in range(rules[S.CFG_FRANCHISE_CARDS]):
         if state[fr_owner + f] == p and state[fr_mother + f] == owner:
             return True
     return False
@@ -189,12 +102,12 @@ def borrow_needed(state, rules, p, cost):
     """Loan Odds 'n Ends: the loan (in whole notes) that lets p pay ``cost``, 0 when cash
     suffices, -1 when it would pass the cap.  "A loan at any time" is taken here, when a
     payment needs it (ASSUMED, loans.unit_usd in rules.toml)."""
-    short = cost - state[row(p) + CASH]
+    short = cost - state[S.row(p) + S.CASH]
     if short <= 0:
         return 0
-    unit = rules[CFG_LOAN_UNIT]
+    unit = rules[S.CFG_LOAN_UNIT]
     amount = -(-short // unit) * unit
-    room = rules[CFG_LOAN_CAP] - state[row(p) + LOANS]
+    room = rules[S.CFG_LOAN_CAP] - state[S.row(p) + S.LOANS]
     if amount > room:
         if short <= room:
             return room
@@ -206,25 +119,28 @@ def borrow_needed(state, rules, p, cost):
 def take_loan(state, rules, trace, p, amount):
     """Loan Odds 'n Ends: take bank loan notes.  A character whose Karnaxis is forfeited by a
     loan (Zack) owes the $100,000 back once it is fulfilled."""
-    r = row(p)
-    before = state[r + CASH]
-    state[r + LOANS] += amount
-    state[r + LOANS_COUNT] += 1
-    gain(state, p, amount, L_LOANS)
-    if state[r + LOANS] > state[r + PEAK_LOANS]:
-        state[r + PEAK_LOANS] = state[r + LOANS]
-    record(state, trace, EV_LOAN, p, amount, state[r + LOANS], before, state[r + CASH])
+    r = S.row(p)
+    before = state[r + S.CASH]
+    state[r + S.LOANS] += amount
+    state[r + S.LOANS_COUNT] += 1
+    gain(state, p, amount, S.L_LOANS)
+    if state[r + S.LOANS] > state[r + S.PEAK_LOANS]:
+        state[r + S.PEAK_LOANS] = state[r + S.LOANS]
+    record(state, trace, S.EV_LOAN, p, amount, state[r + S.LOANS], before, state[r + S.CASH])
     if (
-        character(rules, state[r + CHARACTER], C_FORFEIT) == 1
-        and state[r + KARNAXIS_DONE] == 1
-        and state[r + KARNAXIS_REVOKED] == 0
+        S.character(rules, state[r + S.CHARACTER], S.C_FORFEIT) == 1
+        and state[r + S.KARNAXIS_DONE] == 1
+        and state[r + S.KARNAXIS_REVOKED] == 0
     ):
-        state[r + FORFEIT_DUE] = 1
+        state[r + S.FORFEIT_DUE] = 1
 
 
 @rule
 def can_afford(state, rules, p, cost):
-    return borrow_needed(state, rules, p, cost) >= 0
+    """Whether p can pay ``cost`` with cash and loans to the cap: :func:`borrow_needed` is not
+    -1, asked without its division (a listing asks it of every option)."""
+    short = cost - state[S.row(p) + S.CASH]
+    return short <= 0 or short <= rules[S.CFG_LOAN_CAP] - state[S.row(p) + S.LOANS]
 
 
 @rule
@@ -244,8 +160,8 @@ def hand_over(state, p, amount, column, to_seat):
     """Money leaves seat p: to another seat when ``to_seat`` >= 0, else to the bank, booked
     under ``column`` of the ledger."""
     if to_seat >= 0 and to_seat != p:
-        spend(state, p, amount, L_TO_PLAYERS)
-        gain(state, to_seat, amount, L_FROM_PLAYERS)
+        spend(state, p, amount, S.L_TO_PLAYERS)
+        gain(state, to_seat, amount, S.L_FROM_PLAYERS)
     else:
         spend(state, p, amount, column)
 
@@ -255,11 +171,11 @@ def delinquent(state, rules, trace, p, expense):
     """Loan Odds 'n Ends: a player who would have to borrow past the $200,000 cap takes a
     delinquent payment notice (another when the expense is over $100,000); "the bank will then
     pay the expense for them": the whole expense, so the player's cash is untouched."""
-    k = 2 if expense > rules[CFG_SECOND_NOTICE_OVER] else 1
-    state[row(p) + NOTICES] += k
-    gain(state, p, expense, L_BAILOUT)
-    cash = state[row(p) + CASH]
-    record(state, trace, EV_NOTICE, p, k, expense, cash - expense, cash)
+    k = 2 if expense > rules[S.CFG_SECOND_NOTICE_OVER] else 1
+    state[S.row(p) + S.NOTICES] += k
+    gain(state, p, expense, S.L_BAILOUT)
+    cash = state[S.row(p) + S.CASH]
+    record(state, trace, S.EV_NOTICE, p, k, expense, cash - expense, cash)
 
 
 @rule
@@ -283,17 +199,26 @@ def settle_forfeit(state, rules, trace, p):
     """Bits 'n Pieces (Zack): "if he takes out a loan, he must pay $100,000 back" (ASSUMED,
     characters[Zack].forfeit_on_loan: once, for a loan taken after fulfilling, at the end of
     the action or step that took it)."""
-    if state[row(p) + FORFEIT_DUE] == 1:
+    if state[S.row(p) + S.FORFEIT_DUE] == 1:
         pay_back(state, rules, trace, p)
 
 
 @rule
 def pay_back(state, rules, trace, p):
-    state[row(p) + FORFEIT_DUE] = 0
-    state[row(p) + KARNAXIS_REVOKED] = 1
-    before = state[row(p) + CASH]
-    pay_required(state, rules, trace, p, rules[CFG_KARNAXIS_BONUS], L_KARNAXIS_PAYBACK, NONE)
-    record(state, trace, EV_FORFEIT, p, rules[CFG_KARNAXIS_BONUS], 0, before, state[row(p) + CASH])
+    state[S.row(p) + S.FORFEIT_DUE] = 0
+    state[S.row(p) + S.KARNAXIS_REVOKED] = 1
+    before = state[S.row(p) + S.CASH]
+    pay_required(state, rules, trace, p, rules[S.CFG_KARNAXIS_BONUS], S.L_KARNAXIS_PAYBACK, S.NONE)
+    record(
+        state,
+        trace,
+        S.EV_FORFEIT,
+        p,
+        rules[S.CFG_KARNAXIS_BONUS],
+        0,
+        before,
+        state[S.row(p) + S.CASH],
+    )
 
 
 # ---------------------------------------------------------------- Karnaxis (ambition)
@@ -302,8 +227,8 @@ def pay_back(state, rules, trace, p):
 @rule
 def total_shares(state, rules, p):
     t = 0
-    for s in range(rules[CFG_PLAYERS] + 1):
-        t += state[share(p, s)]
+    for s in range(rules[S.CFG_PLAYERS] + 1):
+        t += state[S.share(p, s)]
     return t
 
 
@@ -311,61 +236,61 @@ def total_shares(state, rules, p):
 def ambition_met(state, rules, p):
     """Fulfilling Your Karnaxis: whether p's character ambition is met now (kinds in state.py;
     all but Wes's, Whitney's and Zack's are ASSUMED)."""
-    r = row(p)
-    c = state[r + CHARACTER]
-    kind, v = character(rules, c, C_KARNAXIS), character(rules, c, C_KARNAXIS_VALUE)
-    if kind == K_GROWTH:
-        return state[r + GROWTH] >= v
-    if kind == K_SHARES:
+    r = S.row(p)
+    c = state[r + S.CHARACTER]
+    kind, v = S.character(rules, c, S.C_KARNAXIS), S.character(rules, c, S.C_KARNAXIS_VALUE)
+    if kind == S.K_GROWTH:
+        return state[r + S.GROWTH] >= v
+    if kind == S.K_SHARES:
         return total_shares(state, rules, p) >= v
-    if kind == K_BUSINESSES:
-        return state[r + N_BUSINESSES] >= v
-    if kind == K_JOBS:  # Whitney: 2 different jobs during the game, not at once
-        return state[r + DISTINCT_JOBS] >= v
-    if kind == K_JOB:
-        return holds_job(state, p, character(rules, c, C_KARNAXIS_JOB))
-    if kind == K_COLLEGE:
-        return state[r + COLLEGE] >= v
-    if kind == K_RETIREMENT:
-        return state[r + RETIRE_TOKENS] >= v
-    if kind == K_CASH:
-        return state[r + CASH] >= v
-    if kind == K_DIVIDENDS:
-        return state[r + L_DIVIDENDS] >= v
-    if kind == K_LEVEL:
-        return state[r + BUSINESS_LEVEL] >= v
-    if kind == K_FRANCHISES:
-        return state[r + N_FRANCHISES] >= v
-    if kind == K_ATTRIBUTE:
-        for a in range(N_ATTR):
-            if state[r + ATTR + a] >= v:
+    if kind == S.K_BUSINESSES:
+        return state[r + S.N_BUSINESSES] >= v
+    if kind == S.K_JOBS:  # Whitney: 2 different jobs during the game, not at once
+        return state[r + S.DISTINCT_JOBS] >= v
+    if kind == S.K_JOB:
+        return holds_job(state, p, S.character(rules, c, S.C_KARNAXIS_JOB))
+    if kind == S.K_COLLEGE:
+        return state[r + S.COLLEGE] >= v
+    if kind == S.K_RETIREMENT:
+        return state[r + S.RETIRE_TOKENS] >= v
+    if kind == S.K_CASH:
+        return state[r + S.CASH] >= v
+    if kind == S.K_DIVIDENDS:
+        return state[r + S.L_DIVIDENDS] >= v
+    if kind == S.K_LEVEL:
+        return state[r + S.BUSINESS_LEVEL] >= v
+    if kind == S.K_FRANCHISES:
+        return state[r + S.N_FRANCHISES] >= v
+    if kind == S.K_ATTRIBUTE:
+        for a in range(S.N_ATTR):
+            if state[r + S.ATTR + a] >= v:
                 return True
         return False
-    if kind == K_INCOME:
-        return state[r + INCOME] >= v
-    if kind == K_CARDS:
-        return state[r + CARDS_BOUGHT] >= v
-    if kind == K_SALARY:
-        return state[r + L_SALARY] >= v
+    if kind == S.K_INCOME:
+        return state[r + S.INCOME] >= v
+    if kind == S.K_CARDS:
+        return state[r + S.CARDS_BOUGHT] >= v
+    if kind == S.K_SALARY:
+        return state[r + S.L_SALARY] >= v
     return False
 
 
 @rule
 def check_karnaxis(state, rules, trace, p):
     """Fulfilling Your Karnaxis: on fulfilment the player immediately receives $100,000."""
-    r = row(p)
-    if state[r + KARNAXIS_DONE] == 1 or not ambition_met(state, rules, p):
+    r = S.row(p)
+    if state[r + S.KARNAXIS_DONE] == 1 or not ambition_met(state, rules, p):
         return
-    before = state[r + CASH]
-    state[r + KARNAXIS_DONE] = 1
-    state[r + KARNAXIS_YEAR] = state[YEAR]
-    gain(state, p, rules[CFG_KARNAXIS_BONUS], L_KARNAXIS)
-    record(state, trace, EV_KARNAXIS, p, state[r + CHARACTER], 0, before, state[r + CASH])
+    before = state[r + S.CASH]
+    state[r + S.KARNAXIS_DONE] = 1
+    state[r + S.KARNAXIS_YEAR] = state[S.YEAR]
+    gain(state, p, rules[S.CFG_KARNAXIS_BONUS], S.L_KARNAXIS)
+    record(state, trace, S.EV_KARNAXIS, p, state[r + S.CHARACTER], 0, before, state[r + S.CASH])
 
 
 @rule
 def check_all_karnaxis(state, rules, trace):
-    for p in range(rules[CFG_PLAYERS]):
+    for p in range(rules[S.CFG_PLAYERS]):
         check_karnaxis(state, rules, trace, p)
 
 
@@ -376,9 +301,14 @@ def check_all_karnaxis(state, rules, trace):
 def add_option(state, n, action, a, b, cost):
     """Append option row n [action, a, b, cost]; returns the new count (the list holds at most
     MAX_OPTIONS rows)."""
-    if n < MAX_OPTIONS:
-        at = OPTIONS + n * OPT_WIDTH
-        state[at + OPT_ACTION], state[at + OPT_A], state[at + OPT_B], state[at + OPT_COST] = (
+    if n < S.MAX_OPTIONS:
+        at = S.OPTIONS + n * S.OPT_WIDTH
+        (
+            state[at + S.OPT_ACTION],
+            state[at + S.OPT_A],
+            state[at + S.OPT_B],
+            state[at + S.OPT_COST],
+        ) = (
             action,
             a,
             b,

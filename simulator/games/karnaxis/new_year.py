@@ -3,99 +3,8 @@ shared/rules/karnaxis.md, "1. Update New Year" and "Stock Market Basics")."""
 
 from simulator.core.kernel import rule
 from simulator.core.rng import DICE, rng_below
-from simulator.games.karnaxis.decide import choose
-from simulator.games.karnaxis.money import (
-    ability,
-    add_option,
-    check_all_karnaxis,
-    firm_benefit,
-    gain,
-    pay_required,
-    record,
-    settle_forfeit,
-)
-from simulator.games.karnaxis.state import (
-    AB_ALWAYS_INSURED,
-    AB_STOCK_REROLL,
-    ACCOUNTANT,
-    ACTIVE,
-    C_ABILITY,
-    CASH,
-    CFG_AFTER_CRASH,
-    CFG_AFTER_DIVIDEND,
-    CFG_DIVIDEND,
-    CFG_FIRM_INSURANCE,
-    CFG_FUND_INCREMENT,
-    CFG_PLAYERS,
-    CFG_STOCK_TOP,
-    CHARACTER,
-    COUNTS,
-    CT_REROLL,
-    D_REROLL,
-    DECK_EVENTS,
-    E_EFFECT,
-    E_VALUE,
-    EF_BUSINESS_INCOME,
-    EF_CASH,
-    EF_GROWTH,
-    EF_LAYOFF,
-    EF_LOTTERY,
-    EF_MEDICAL,
-    EF_SALARY,
-    EF_STOCK_ALL,
-    EF_STOCK_BLACK,
-    EF_TAX,
-    EF_TUITION_FREE,
-    EF_UNEMPLOYMENT,
-    EV_CRASH,
-    EV_DIVIDEND,
-    EV_EVENT,
-    EV_EVENT_CASH,
-    EV_FIRED,
-    EV_REROLL,
-    EV_STOCK,
-    EV_YEAR,
-    EVENT,
-    EVENT_INCOME,
-    EVENT_SALARY,
-    EVENT_TAX,
-    EVENT_TUITION_FREE,
-    FUND,
-    GROWTH,
-    INSURED,
-    J_SALARY,
-    JOB,
-    JOB_B,
-    L_DIVIDENDS,
-    L_EVENT_GAIN,
-    L_EVENT_LOSS,
-    N_BUSINESSES,
-    N_FRANCHISES,
-    NONE,
-    OWN_JOB,
-    PROTECTED,
-    SHARE_POOL,
-    STARTER,
-    T_DIE,
-    TAX_FREE,
-    UNEMP_TAKEN,
-    USED,
-    VALUE,
-    WORKED,
-    YEAR,
-    YEAR_BUSINESS,
-    YEAR_SALARY,
-    YEAR_TAX,
-    character,
-    event,
-    job,
-    owners,
-    row,
-    share,
-    stock,
-    table,
-    table_len,
-)
+from simulator.games.karnaxis import decide, money
+from simulator.games.karnaxis import state as S
 
 # ---------------------------------------------------------------- stock market
 
@@ -107,45 +16,49 @@ def move_stock(state, rules, trace, s, delta):
     returns to 9.  A move (one die roll, or an event's change) is applied whole, like the ring
     moved along the track: one that reaches or passes 0 or "$" is one hit, and every such move
     in a year hits again ("the above rules are applied each time")."""
-    n = rules[CFG_PLAYERS]
-    before = state[stock(s) + VALUE]
+    n = rules[S.CFG_PLAYERS]
+    before = state[S.stock(s) + S.VALUE]
     v = before + delta
     if v <= 0:
         total = 0
         for p in range(n):
-            total += state[share(p, s)]
+            total += state[S.share(p, s)]
         removed = (total + 1) // 2
         # ASSUMED split: each holder loses half their shares rounded down, and the odd ones
         # left over by rounding come off odd holdings in seat order from the business's seat.
         left = removed
         for p in range(n):
-            k = state[share(p, s)] // 2
-            state[share(p, s)] -= k
+            k = state[S.share(p, s)] // 2
+            state[S.share(p, s)] -= k
             left -= k
         for i in range(n):
             p = (s + i) % n
-            if left > 0 and state[share(p, s)] % 2 == 1:
-                state[share(p, s)] -= 1
+            if left > 0 and state[S.share(p, s)] % 2 == 1:
+                state[S.share(p, s)] -= 1
                 left -= 1
-        state[SHARE_POOL] += removed
-        state[stock(s) + VALUE] = rules[CFG_AFTER_CRASH]
-        record(state, trace, EV_CRASH, NONE, s, removed, before, state[stock(s) + VALUE])
-    elif v >= rules[CFG_STOCK_TOP]:
+        state[S.SHARE_POOL] += removed
+        state[S.stock(s) + S.VALUE] = rules[S.CFG_AFTER_CRASH]
+        money.record(
+            state, trace, S.EV_CRASH, S.NONE, s, removed, before, state[S.stock(s) + S.VALUE]
+        )
+    elif v >= rules[S.CFG_STOCK_TOP]:
         paid = 0
         for p in range(n):
-            if state[share(p, s)] > 0:
-                amount = state[share(p, s)] * rules[CFG_DIVIDEND]
-                gain(state, p, amount, L_DIVIDENDS)
+            if state[S.share(p, s)] > 0:
+                amount = state[S.share(p, s)] * rules[S.CFG_DIVIDEND]
+                money.gain(state, p, amount, S.L_DIVIDENDS)
                 paid += amount
-        state[stock(s) + VALUE] = rules[CFG_AFTER_DIVIDEND]
-        record(state, trace, EV_DIVIDEND, NONE, s, paid, before, state[stock(s) + VALUE])
+        state[S.stock(s) + S.VALUE] = rules[S.CFG_AFTER_DIVIDEND]
+        money.record(
+            state, trace, S.EV_DIVIDEND, S.NONE, s, paid, before, state[S.stock(s) + S.VALUE]
+        )
     else:
-        state[stock(s) + VALUE] = v
+        state[S.stock(s) + S.VALUE] = v
 
 
 @rule
 def roll_stock_die(rules, rng):
-    return table(rules, T_DIE, rng_below(rng, DICE, table_len(rules, T_DIE)))
+    return S.table(rules, S.T_DIE, rng_below(rng, DICE, S.table_len(rules, S.T_DIE)))
 
 
 @rule
@@ -153,28 +66,29 @@ def update_stocks(state, rules, knobs, rng, trace):
     """Update New Year, step 4: the owner of each active business rolls the stock die for it;
     the starting player rolls for the black business.  Bits 'n Pieces (Josh): holding shares of
     another player's or the black business, he may roll again and must keep the second roll."""
-    n = rules[CFG_PLAYERS]
+    n = rules[S.CFG_PLAYERS]
     for k in range(n + 1):
-        s = k if k == n else (state[STARTER] + k) % n
-        if state[stock(s) + ACTIVE] == 0:
+        s = k if k == n else (state[S.STARTER] + k) % n
+        if state[S.stock(s) + S.ACTIVE] == 0:
             continue
-        roller = state[STARTER] if s == n else s
+        roller = state[S.STARTER] if s == n else s
         d = roll_stock_die(rules, rng)
         for j in range(n):
             if (
                 j != s
-                and state[share(j, s)] > 0
-                and character(rules, state[row(j) + CHARACTER], C_ABILITY) == AB_STOCK_REROLL
+                and state[S.share(j, s)] > 0
+                and S.character(rules, state[S.row(j) + S.CHARACTER], S.C_ABILITY)
+                == S.AB_STOCK_REROLL
             ):
-                m = add_option(state, 0, 0, d, s, 0)
-                m = add_option(state, m, 1, d, s, 0)
-                if choose(state, rules, knobs, rng, trace, D_REROLL, j, m) == 1:
+                m = money.add_option(state, 0, 0, d, s, 0)
+                m = money.add_option(state, m, 1, d, s, 0)
+                if decide.choose(state, rules, knobs, rng, trace, S.D_REROLL, j, S.NONE, m) == 1:
                     first = d
                     d = roll_stock_die(rules, rng)
-                    state[row(j) + COUNTS + CT_REROLL] += 1
-                    record(state, trace, EV_REROLL, j, s, first, d, 0)
-        before = state[stock(s) + VALUE]
-        record(state, trace, EV_STOCK, roller, s, d, before, before + d)
+                    state[S.row(j) + S.COUNTS + S.CT_REROLL] += 1
+                    money.record(state, trace, S.EV_REROLL, j, s, first, d, 0)
+        before = state[S.stock(s) + S.VALUE]
+        money.record(state, trace, S.EV_STOCK, roller, s, d, before, before + d)
         move_stock(state, rules, trace, s, d)
 
 
@@ -182,9 +96,9 @@ def update_stocks(state, rules, knobs, rng, trace):
 def give_shares(state, p, s, count):
     """Start Business / Start Franchise: +5 shares, as far as the share supply lasts
     (ASSUMED: the 59 share tokens are the limit)."""
-    k = min(count, state[SHARE_POOL])
-    state[share(p, s)] += k
-    state[SHARE_POOL] -= k
+    k = min(count, state[S.SHARE_POOL])
+    state[S.share(p, s)] += k
+    state[S.SHARE_POOL] -= k
 
 
 # ---------------------------------------------------------------- Update New Year
@@ -194,96 +108,105 @@ def give_shares(state, p, s, count):
 def lose_job(state, rules, trace, p, j):
     if j < 0:
         return
-    state[owners(rules, OWN_JOB) + j] = NONE
-    if state[row(p) + JOB] == j:
-        state[row(p) + JOB] = NONE
-    if state[row(p) + JOB_B] == j:
-        state[row(p) + JOB_B] = NONE
-    record(state, trace, EV_FIRED, p, j, 0, state[row(p) + CASH], state[row(p) + CASH])
+    state[S.owners(rules, S.OWN_JOB) + j] = S.NONE
+    if state[S.row(p) + S.JOB] == j:
+        state[S.row(p) + S.JOB] = S.NONE
+    if state[S.row(p) + S.JOB_B] == j:
+        state[S.row(p) + S.JOB_B] = S.NONE
+    money.record(
+        state, trace, S.EV_FIRED, p, j, 0, state[S.row(p) + S.CASH], state[S.row(p) + S.CASH]
+    )
 
 
 @rule
 def apply_event(state, rules, rng, trace, e):
     """Update New Year, step 2: the year's event card (ASSUMED deck, effects in rules.toml).
     Insured players are immune to its negative effects, except on stocks."""
-    n = rules[CFG_PLAYERS]
-    effect, value = event(rules, e, E_EFFECT), event(rules, e, E_VALUE)
-    state[EVENT] = e
-    record(state, trace, EV_EVENT, NONE, e, value, 0, 0)
+    n = rules[S.CFG_PLAYERS]
+    effect, value = S.event(rules, e, S.E_EFFECT), S.event(rules, e, S.E_VALUE)
+    state[S.EVENT] = e
+    money.record(state, trace, S.EV_EVENT, S.NONE, e, value, 0, 0)
     for p in range(n):
-        r = row(p)
-        before = state[r + CASH]
-        if effect == EF_CASH:
+        r = S.row(p)
+        before = state[r + S.CASH]
+        if effect == S.EF_CASH:
             if value > 0:
-                gain(state, p, value, L_EVENT_GAIN)
-            elif state[r + PROTECTED] == 0:
-                pay_required(state, rules, trace, p, -value, L_EVENT_LOSS, NONE)
-        elif effect == EF_LOTTERY:
+                money.gain(state, p, value, S.L_EVENT_GAIN)
+            elif state[r + S.PROTECTED] == 0:
+                money.pay_required(state, rules, trace, p, -value, S.L_EVENT_LOSS, S.NONE)
+        elif effect == S.EF_LOTTERY:
             if rng_below(rng, DICE, 6) == 5:
-                gain(state, p, value, L_EVENT_GAIN)
-        elif effect == EF_MEDICAL:
-            if state[r + PROTECTED] == 0 and rng_below(rng, DICE, 6) < 2:
-                pay_required(state, rules, trace, p, value, L_EVENT_LOSS, NONE)
-        elif effect == EF_LAYOFF:
-            if state[r + PROTECTED] == 0:
-                for slot in (JOB, JOB_B):
+                money.gain(state, p, value, S.L_EVENT_GAIN)
+        elif effect == S.EF_MEDICAL:
+            if state[r + S.PROTECTED] == 0 and rng_below(rng, DICE, 6) < 2:
+                money.pay_required(state, rules, trace, p, value, S.L_EVENT_LOSS, S.NONE)
+        elif effect == S.EF_LAYOFF:
+            if state[r + S.PROTECTED] == 0:
+                for slot in (S.JOB, S.JOB_B):
                     j = state[r + slot]
-                    if j >= 0 and job(rules, j, J_SALARY) <= value:
+                    if j >= 0 and S.job(rules, j, S.J_SALARY) <= value:
                         lose_job(state, rules, trace, p, j)
-        elif effect == EF_GROWTH:
-            if state[r + N_BUSINESSES] + state[r + N_FRANCHISES] > 0:
-                if value > 0 or state[r + PROTECTED] == 0:
-                    state[r + GROWTH] = max(0, state[r + GROWTH] + value)
-        if state[r + CASH] != before:
-            record(state, trace, EV_EVENT_CASH, p, e, 0, before, state[r + CASH])
-        settle_forfeit(state, rules, trace, p)
-    if effect == EF_STOCK_ALL:
+        elif effect == S.EF_GROWTH:
+            if state[r + S.N_BUSINESSES] + state[r + S.N_FRANCHISES] > 0:
+                if value > 0 or state[r + S.PROTECTED] == 0:
+                    state[r + S.GROWTH] = max(0, state[r + S.GROWTH] + value)
+        if state[r + S.CASH] != before:
+            money.record(state, trace, S.EV_EVENT_CASH, p, e, 0, before, state[r + S.CASH])
+        money.settle_forfeit(state, rules, trace, p)
+    if effect == S.EF_STOCK_ALL:
         for s in range(n + 1):
-            if state[stock(s) + ACTIVE] == 1:
+            if state[S.stock(s) + S.ACTIVE] == 1:
                 move_stock(state, rules, trace, s, value)
-    elif effect == EF_STOCK_BLACK:
+    elif effect == S.EF_STOCK_BLACK:
         move_stock(state, rules, trace, n, value)
-    elif effect == EF_SALARY:
-        state[EVENT_SALARY] = value
-    elif effect == EF_BUSINESS_INCOME:
-        state[EVENT_INCOME] = value
-    elif effect == EF_TAX:
-        state[EVENT_TAX] = value
-    elif effect == EF_TUITION_FREE:
-        state[EVENT_TUITION_FREE] = 1
-    elif effect == EF_UNEMPLOYMENT:
-        state[FUND] += value
+    elif effect == S.EF_SALARY:
+        state[S.EVENT_SALARY] = value
+    elif effect == S.EF_BUSINESS_INCOME:
+        state[S.EVENT_INCOME] = value
+    elif effect == S.EF_TAX:
+        state[S.EVENT_TAX] = value
+    elif effect == S.EF_TUITION_FREE:
+        state[S.EVENT_TUITION_FREE] = 1
+    elif effect == S.EF_UNEMPLOYMENT:
+        state[S.FUND] += value
 
 
 @rule
 def update_new_year(state, rules, knobs, rng, trace, year):
     """1. Update New Year: move the year marker, read the event card, add $10,000 to the
     unemployment fund, update stocks.  Year 1: everyone is insured (Year Chart)."""
-    state[YEAR] = year
-    state[UNEMP_TAKEN] = 0
-    state[EVENT_SALARY], state[EVENT_INCOME], state[EVENT_TAX], state[EVENT_TUITION_FREE] = (
+    state[S.YEAR] = year
+    state[S.UNEMP_TAKEN] = 0
+    (
+        state[S.EVENT_SALARY],
+        state[S.EVENT_INCOME],
+        state[S.EVENT_TAX],
+        state[S.EVENT_TUITION_FREE],
+    ) = (
         0,
         0,
         0,
         0,
     )
-    record(state, trace, EV_YEAR, state[STARTER], year, 0, 0, 0)
-    for p in range(rules[CFG_PLAYERS]):
-        r = row(p)
-        state[r + USED] = 0
-        state[r + WORKED] = 0
-        state[r + ACCOUNTANT] = 0
-        state[r + TAX_FREE] = 0
-        state[r + YEAR_SALARY], state[r + YEAR_BUSINESS], state[r + YEAR_TAX] = 0, 0, 0
+    money.record(state, trace, S.EV_YEAR, state[S.STARTER], year, 0, 0, 0)
+    for p in range(rules[S.CFG_PLAYERS]):
+        r = S.row(p)
+        state[r + S.USED] = 0
+        state[r + S.WORKED] = 0
+        state[r + S.ACCOUNTANT] = 0
+        state[r + S.TAX_FREE] = 0
+        state[r + S.YEAR_SALARY], state[r + S.YEAR_BUSINESS], state[r + S.YEAR_TAX] = 0, 0, 0
         protected = (
             year == 1
-            or state[r + INSURED] == 1
-            or ability(state, rules, p, AB_ALWAYS_INSURED) > 0
-            or firm_benefit(state, rules, p, CFG_FIRM_INSURANCE)
+            or state[r + S.INSURED] == 1
+            or money.ability(state, rules, p, S.AB_ALWAYS_INSURED) > 0
+            or money.firm_benefit(state, rules, p, S.CFG_FIRM_INSURANCE)
         )
-        state[r + PROTECTED] = 1 if protected else 0
-        state[r + INSURED] = 0  # ASSUMED: a token bought last year covers this year, then goes back
-    apply_event(state, rules, rng, trace, state[owners(rules, DECK_EVENTS) + year - 1])
-    state[FUND] += rules[CFG_FUND_INCREMENT]
+        state[r + S.PROTECTED] = 1 if protected else 0
+        state[r + S.INSURED] = (
+            0  # ASSUMED: a token bought last year covers this year, then goes back
+        )
+    apply_event(state, rules, rng, trace, state[S.owners(rules, S.DECK_EVENTS) + year - 1])
+    state[S.FUND] += rules[S.CFG_FUND_INCREMENT]
     update_stocks(state, rules, knobs, rng, trace)
-    check_all_karnaxis(state, rules, trace)
+    money.check_all_karnaxis(state, rules, trace)

@@ -30,27 +30,8 @@ import numpy as np
 import policies.karnaxis
 from policies.search_driver import COUNTS, DRIVER, SUMS, for_game
 from simulator.core.kernel import rule
-from simulator.games.karnaxis import engine
-from simulator.games.karnaxis import state as layout
-from simulator.games.karnaxis.engine import advance
-from simulator.games.karnaxis.money import job_holder
-from simulator.games.karnaxis.state import (
-    AT_NEW_YEAR,
-    CASH,
-    CFG_JOB_BANKER,
-    CFG_NOTICE_PENALTY,
-    CFG_PLAYERS,
-    CFG_YEARS,
-    LOANS,
-    LOG_LEN,
-    NOTES,
-    NOTICES,
-    PENDING_EVENT,
-    PHASE,
-    YEAR,
-    row,
-)
-from simulator.games.karnaxis.year_end import interest_on, interest_rate, retirement_payout
+from simulator.games.karnaxis import engine, money, year_end
+from simulator.games.karnaxis import state as S
 
 MARGIN_SCALE = 250_000.0  # $: a margin this large earns the whole margin bonus (about one
 # standard deviation of the final cash of a 4-player game)
@@ -61,18 +42,20 @@ MILLION = 1_000_000
 def seat_scores(state, rules, out):
     """Game End, counted now without changing the state: each seat's cash plus its retirement
     payout, less its delinquent notices and its loans plus interest (module docstring)."""
-    n = rules[CFG_PLAYERS]
-    banker = job_holder(state, rules, rules[CFG_JOB_BANKER])
+    n = rules[S.CFG_PLAYERS]
+    banker = money.job_holder(state, rules, rules[S.CFG_JOB_BANKER])
     for p in range(n):
-        r = row(p)
+        r = S.row(p)
         out[p] = (
-            state[r + CASH]
-            + retirement_payout(state, rules, p)
-            - state[r + NOTICES] * rules[CFG_NOTICE_PENALTY]
-            - state[r + LOANS]
+            state[r + S.CASH]
+            + year_end.retirement_payout(state, rules, p)
+            - state[r + S.NOTICES] * rules[S.CFG_NOTICE_PENALTY]
+            - state[r + S.LOANS]
         )
     for p in range(n):
-        interest = interest_on(state[row(p) + LOANS], interest_rate(state, rules, p))
+        interest = year_end.interest_on(
+            state[S.row(p) + S.LOANS], year_end.interest_rate(state, rules, p)
+        )
         out[p] -= interest
         if banker >= 0 and banker != p:
             out[banker] += interest
@@ -81,13 +64,13 @@ def seat_scores(state, rules, out):
 @rule
 def decision_year(state):
     """The year a decision at this step boundary belongs to (Update New Year starts the next)."""
-    return state[YEAR] + 1 if state[PHASE] == AT_NEW_YEAR else state[YEAR]
+    return state[S.YEAR] + 1 if state[S.PHASE] == S.AT_NEW_YEAR else state[S.YEAR]
 
 
 @rule
 def rollout_end(probe, snap, rules, horizon):
     """The last year a rollout plays: the game's, or the h-th after the decision's year."""
-    last_year = rules[CFG_YEARS]
+    last_year = rules[S.CFG_YEARS]
     if horizon > 0:
         last_year = min(last_year, decision_year(snap) + horizon)
     return last_year
@@ -95,7 +78,7 @@ def rollout_end(probe, snap, rules, horizon):
 
 @rule
 def play_out(state, rules, knobs, rng, trace, last_year):
-    advance(state, rules, knobs, rng, trace, trace[:0], last_year)  # no `years` rows
+    engine.advance(state, rules, knobs, rng, trace, trace[:0], last_year)  # no `years` rows
 
 
 @rule
@@ -103,14 +86,14 @@ def note_values(probe, snap, trace, values, m, total):
     """Fill in the trace rows of a search decision (written by decide.mark_pending): the
     rollouts played, and each candidate's mean value (in millionths) and rollouts; the next
     probe steps over them."""
-    at = probe[PENDING_EVENT]
+    at = probe[S.PENDING_EVENT]
     if at < 0:
         return
     trace[at, 6] = total
     for r in range(m):
         trace[at + 1 + r, 5] = np.int64(round(values[SUMS, r] / values[COUNTS, r] * MILLION))
         trace[at + 1 + r, 6] = np.int64(values[COUNTS, r])
-    snap[NOTES + probe[LOG_LEN]] = m + 1
+    snap[S.NOTES + probe[S.LOG_LEN]] = m + 1
 
 
-search_buffers, search_step, weigh = for_game(DRIVER, globals(), layout, policies.karnaxis, engine)
+search_buffers, search_step, weigh = for_game(DRIVER, globals(), S, policies.karnaxis, engine)

@@ -303,11 +303,11 @@ def opt(state, i, column):
 
 
 # ---------------------------------------------------------------- trace and outputs
-# trace rows: [event, year, seat, a, b, before, after].  A search decision is EV_SEARCH (a kind,
-# b options, before candidates, after rollouts) followed by one EV_SEARCH_OPTION per candidate
-# (a kind, b option index, before its mean value in millionths, after its rollouts); the
-# decision's option rows follow as EV_SEARCH_ROW (a ACTION, b A, before B, after COST).
-TRACE_WIDTH = 7
+# trace rows (simulator.core.trace): [event, year, seat, a, b, before, after].  A search
+# decision is EV_SEARCH (a kind, b options, before candidates, after rollouts) followed by one
+# EV_SEARCH_OPTION per candidate (a kind, b option index, before its mean value in
+# millionths, after its rollouts); the decision's option rows follow as EV_SEARCH_ROW (a
+# ACTION, b A, before B, after COST).
 (EV_CHARACTER, EV_YEAR, EV_EVENT, EV_STOCK, EV_DIVIDEND, EV_CRASH, EV_ACTION, EV_FIRED, EV_LOAN,
  EV_NOTICE, EV_SALARY, EV_BUSINESS_INCOME, EV_TAX, EV_LOAN_PAYMENT, EV_KARNAXIS, EV_FORFEIT,
  EV_TRADE, EV_CARD, EV_RETIREMENT, EV_FINAL, EV_REROLL, EV_EVENT_CASH, EV_CARD_SAVED,
