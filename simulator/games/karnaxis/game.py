@@ -225,7 +225,7 @@ GAME = Game(
     # bench`, 89c92a7)
     study=StudyPlan(
         n_games=20_000,
-        player_counts=(2, 4, 6),
+        player_counts=(2, 3, 4, 5, 6),  # 3 and 5: the starting player at odd counts
         variants={
             "loan_cap_100k": ("loans.cap_usd=100000",),
             "flat_tax": (
