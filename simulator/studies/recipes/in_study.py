@@ -58,7 +58,16 @@ def study_answers(
             continue
         started = time.perf_counter()
         asked = ask(
-            q, path, n, ASK_SEED, jobs, progress, command, scheduler=scheduler, exploit=False
+            q,
+            path,
+            n,
+            ASK_SEED,
+            jobs,
+            progress,
+            command,
+            adapt_budget=adapt_budget,
+            scheduler=scheduler,
+            exploit=False,
         )
         add_to_record(path, **{WRITER: writer})
         print(
