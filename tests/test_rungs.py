@@ -354,3 +354,10 @@ def test_a_change_of_skill_depth_is_said_only_when_it_is_an_effect(tmp_path):
     asked.depth = DepthChange("setup.blood_coins_4_6=2", -0.1, -0.4, 0.3)  # within ±0.5 step
     assert "Skill" not in headline(asked)[1]
     assert "no change beyond" in details(asked)[-1]
+
+
+def test_an_interval_level_never_reads_100_percent():
+    from simulator.studies.recipes.words import level_text
+
+    assert level_text(0.95) == "95%" and level_text(0.989) == "98.9%"
+    assert level_text(0.99995) == "99.995%" and level_text(1 - 2e-7) == "99.99998%"

@@ -48,7 +48,12 @@ def edge_text(e: Edge, alpha: float) -> str:
 
 
 def level_text(level: float) -> str:
-    return f"{100 * level:.3g}%"
+    """'95%', '98.9%', '99.995%': as many digits as it takes not to read 100%."""
+    for digits in range(3, 9):
+        text = f"{100 * level:.{digits}g}"
+        if text != "100":
+            return f"{text}%"
+    return f"{100 * level:.8f}%"
 
 
 def assumed_text(ds: Dataset, key: str, shown: str | None = None) -> str:
