@@ -76,10 +76,11 @@ decisions: $(STAMP)
 	$(BIN)/python bench/search_override.py
 	$(BIN)/python bench/fit_coverage.py
 
-# the four questions at their defaults, one after the other: each field's decision and the
-# wall and CPU seconds (bench/results/asks.csv and the table in docs/ladder.md)
+# the four questions at their defaults, then with --quick, one after the other: each field's
+# decision and the wall and CPU seconds (bench/results/asks.csv and the table in docs/ladder.md)
 asks: $(STAMP)
 	$(BIN)/python bench/asks.py
+	$(BIN)/python bench/asks.py --quick
 
 # every listed rule mutation (tests/mutants/<game>.toml) must make a rule test fail on an
 # assertion; `make mutants GAMES="karnaxis ekonos"` runs those games' lists only

@@ -1,10 +1,11 @@
 """The four `balsim ask` questions at their defaults: what each decides at every strength,
 how many games it took and what it cost.
 
-    python bench/asks.py [--jobs J] [--only QUESTION ...]
+    python bench/asks.py [--jobs J] [--only QUESTION ...] [--quick]
 
-Each question runs as a user runs it (`balsim ask QUESTION -q --out DIR`, every default), one
-after the other; its wall and CPU seconds (the whole process tree) are measured around it.
+Each question runs as a user runs it (`balsim ask QUESTION -q --out DIR`, every default; with
+``--quick``, `balsim ask QUESTION --quick`: the tuned field alone), one after the other;
+its wall and CPU seconds (the whole process tree) are measured around it.
 Written to bench/results/asks.csv (one row per question and run) and as a table into
 docs/ladder.md between its ``asks:begin`` and ``asks:end`` marks (the newest run of each
 question).  The machine's speed and load move the seconds; the decisions do not.
@@ -54,14 +55,15 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run(question: str, jobs: int) -> dict:
+def run(question: str, jobs: int, quick: bool = False) -> dict:
     balsim = Path(sys.executable).with_name("balsim")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / question
         cpu, start = children_cpu(), time.perf_counter()
         env = {**os.environ, "BALSIM_CACHE_DIR": str(Path(tmp) / "cache")}
         subprocess.run(
-            [str(balsim), "ask", question, "-q", "-j", str(jobs), "--out", str(out)],
+            [str(balsim), "ask", question, "-q", "-j", str(jobs), "--out", str(out)]
+            + (["--quick"] if quick else []),
             check=True,
             stdout=subprocess.DEVNULL,
             env=env,
@@ -70,7 +72,7 @@ def run(question: str, jobs: int) -> dict:
         summary = json.loads((out / "balsim.json").read_text())
     rungs = summary["rungs"]
     return {
-        "question": question,
+        "question": f"{question} --quick" if quick else question,
         "commit": commit(),
         "date": time.strftime("%Y-%m-%d"),
         "load": f"{os.getloadavg()[0]:.1f}",
@@ -101,8 +103,9 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", nargs="*", default=list(QUESTIONS))
+    parser.add_argument("--quick", action="store_true", help="ask with --quick")
     args = parser.parse_args(argv)
-    rows = [run(q, args.jobs) for q in args.only]
+    rows = [run(q, args.jobs, args.quick) for q in args.only]
     old = []
     if RESULTS.exists():
         with open(RESULTS, encoding="utf-8") as f:
@@ -113,13 +116,14 @@ def main(argv=None) -> None:
         w.writeheader()
         w.writerows(old + rows)
     newest = {r["question"]: r for r in old + rows}
+    shown = [*QUESTIONS, *(f"{q} --quick" for q in QUESTIONS)]
     text = DOC.read_text(encoding="utf-8")
     head, rest = text.split(BEGIN)
     _, tail = rest.split(END)
     body = (
-        f"\n`python bench/asks.py --jobs {args.jobs}` (bench/results/asks.csv; every default, "
-        "an empty adaptation cache: the shipped adaptations only):\n\n"
-        f"{table([newest[q] for q in QUESTIONS if q in newest])}\n"
+        f"\n`python bench/asks.py --jobs {args.jobs}` and `... --quick` (bench/results/asks.csv; "
+        "every default, an empty adaptation cache: the shipped adaptations only):\n\n"
+        f"{table([newest[q] for q in shown if q in newest])}\n"
     )
     DOC.write_text(head + BEGIN + body + END + tail, encoding="utf-8")
     print(table(rows))
