@@ -13,10 +13,11 @@ from simulator.core.errors import UserError
 from simulator.core.game import get_game
 from simulator.core.verdicts import NO_EFFECT
 from simulator.experiments.coins import CoinLab as HashedCoinLab
+from simulator.experiments.coins import coin_outcomes
 from simulator.experiments.fit import KeyRange, fit, key_range, parse_target
 from simulator.experiments.keys import checked_range, key_step
 from simulator.experiments.lab import Design, Lab
-from simulator.experiments.metrics import Estimate, Outcomes
+from simulator.experiments.metrics import Estimate
 
 KARNAXIS = get_game("karnaxis")
 
@@ -44,14 +45,7 @@ class CoinLab:
     @staticmethod
     def _outcomes(rules, game_ids):
         coin = np.array([np.random.default_rng(int(g)).random() for g in game_ids])
-        won0 = coin < rules["x"] / 20
-        won = np.stack([won0, ~won0], axis=1)
-        n = len(game_ids)
-        groups = {
-            "seat": (np.broadcast_to(np.arange(2), (n, 2)), ("0", "1")),
-            "policy": (np.zeros((n, 2), np.int16), ("p",)),
-        }
-        return Outcomes(won, won.astype(float), np.ones(n), np.zeros(n, np.int16), ("end",), groups)
+        return coin_outcomes(coin < rules["x"] / 20)
 
 
 def test_race_finds_the_value_that_hits_the_target_and_gives_close_values_more_games():

@@ -33,11 +33,15 @@ class CoinLab:
 
     def coins(self, rules, game_ids) -> Outcomes:
         u = game_seeds(self.stream, np.asarray(game_ids, np.int64)) / 2.0**64
-        won0 = u < self.truth(rules["x"])
-        won = np.stack([won0, ~won0], axis=1)
-        n = len(game_ids)
-        groups = {
-            "seat": (np.broadcast_to(np.arange(2), (n, 2)), ("0", "1")),
-            "policy": (np.zeros((n, 2), np.int16), ("p",)),
-        }
-        return Outcomes(won, won.astype(float), np.ones(n), np.zeros(n, np.int16), ("end",), groups)
+        return coin_outcomes(u < self.truth(rules["x"]))
+
+
+def coin_outcomes(won0: np.ndarray) -> Outcomes:
+    """The outcomes of two-seat games of one policy in which seat 0 won where ``won0``."""
+    won = np.stack([won0, ~won0], axis=1)
+    n = len(won0)
+    groups = {
+        "seat": (np.broadcast_to(np.arange(2), (n, 2)), ("0", "1")),
+        "policy": (np.zeros((n, 2), np.int16), ("p",)),
+    }
+    return Outcomes(won, won.astype(float), np.ones(n), np.zeros(n, np.int16), ("end",), groups)
