@@ -90,3 +90,19 @@ def test_there_is_no_import_cycle():
         if v not in index:
             visit(v)
     assert cycles == []
+
+
+def test_the_command_line_starts_without_scipy():
+    """scipy.stats takes about a second of CPU to import: every command and worker would pay
+    it before its first game, so it is imported only where a statistic is computed."""
+    import subprocess
+    import sys
+
+    found = subprocess.run(
+        [sys.executable, "-c", "import sys, simulator.cli; print('scipy.stats' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert found.stdout.strip() == "False"

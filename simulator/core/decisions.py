@@ -54,9 +54,12 @@ import numpy as np
 
 from simulator.core.verdicts import ALPHA, POWER, spent, spent_levels, z
 
-# the share of the error the last of doubling looks tests at: what more games would be judged
-# with (0.044 of 0.05)
-LAST_LOOK = ALPHA - spent(0.5)
+
+def last_look_alpha() -> float:
+    """The share of the error the last of doubling looks tests at: what more games would be
+    judged with (0.044 of 0.05).  A function, not a constant, so that importing this module
+    does not import scipy (about 1 s of every command's start)."""
+    return ALPHA - spent(0.5)
 
 
 class Side(str, Enum):

@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass, field
 
 from simulator.core.decisions import (
-    LAST_LOOK,
     Agreement,
     Choice,
     Decision,
@@ -21,6 +20,7 @@ from simulator.core.decisions import (
     Side,
     agreement,
     games_to_decide,
+    last_look_alpha,
     levels,
 )
 from simulator.experiments.adapt import Adaptation
@@ -60,7 +60,7 @@ class RungAnswer:
     def games_to_decide(self) -> float:
         """Games per value that would decide this field's printed value at today's spread."""
         d = self.decision
-        alpha = levels(LAST_LOOK, len(d.printed.edges), len(d.balances))[0]
+        alpha = levels(last_look_alpha(), len(d.printed.edges), len(d.balances))[0]
         return games_to_decide(d.printed, d.printed.margin, alpha)
 
     def record(self) -> dict:
