@@ -39,7 +39,7 @@ from simulator.core.decisions import (  # noqa: E402
     in_looks,
     replicate_edges,
 )
-from simulator.core.verdicts import WIN_RATE_MARGIN  # noqa: E402
+from simulator.core.verdicts import WIN_RATE_MARGIN, spent_levels  # noqa: E402
 from simulator.studies.recipes import RECIPES, look_sizes  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "decisions.csv"
@@ -95,9 +95,9 @@ def draw(rng, shape: Shape, edges: np.ndarray, n: int, replicates: int = 1):
     return values.astype(np.float64), rep
 
 
-def one_field(rng, shape: Shape, truth: np.ndarray, replicates: int = 1):
-    """One field's decision on games drawn from ``truth[value, subject]`` in the question's
-    looks: (decision, games played per value, the per-game draws)."""
+def field_judge(rng, shape: Shape, truth: np.ndarray, replicates: int = 1):
+    """One field's ``judge(n, look_alpha)`` for :func:`in_looks`: its decision on the first
+    ``n`` games per value drawn from ``truth[value, subject]``."""
     sizes = look_sizes(shape.budget)
     drawn = [draw(rng, shape, truth[v], sizes[-1], replicates) for v in range(len(truth))]
     names = [f"v{v}" for v in range(len(truth))]
@@ -116,8 +116,13 @@ def one_field(rng, shape: Shape, truth: np.ndarray, replicates: int = 1):
                 edges[name].append(e)
         return decide(edges, M, look_alpha, names[1:])
 
-    decision, look = in_looks(sizes, judge)
-    return decision, sizes[look]
+    return judge
+
+
+def one_field(rng, shape: Shape, truth: np.ndarray):
+    """One field's decision in the question's looks."""
+    (decision,), _ = in_looks(look_sizes(shape.budget), [field_judge(rng, shape, truth)])
+    return decision
 
 
 def truth_of(shape: Shape, printed: list[float], others: list[list[float]] | None = None):
@@ -161,7 +166,7 @@ def scenarios(shape: Shape) -> list[tuple[str, np.ndarray, str, str, float]]:
 def run_decisions(shape: Shape, runs: int, rng) -> list[dict]:
     rows = []
     for name, truth, counted, op, target in scenarios(shape):
-        kinds = [one_field(rng, shape, truth)[0].kind for _ in range(runs)]
+        kinds = [one_field(rng, shape, truth).kind for _ in range(runs)]
         want = {"keep": Choice.KEEP, "change": Choice.CHANGE}[counted]
         p, se = rate(sum(k == want for k in kinds), runs)
         rows.append(row(shape, name, f"says {counted}", p, se, runs, op, target))
@@ -174,7 +179,7 @@ def nearest_choice(shape: Shape, runs: int, rng) -> dict:
     nearer of the two is chosen (ties go to the nearer value)."""
     others = [[0.0] * 4, [0.0] * 4] + [[0.05] + [-0.05 / 3] * 3] * (shape.n_values - 3)
     truth = truth_of(shape, spread(0.05, shape), others)
-    chosen = [one_field(rng, shape, truth)[0] for _ in range(runs)]
+    chosen = [one_field(rng, shape, truth) for _ in range(runs)]
     changes = [d for d in chosen if d.kind == Choice.CHANGE]
     p, se = rate(sum(d.chosen == "v1" for d in changes), max(len(changes), 1))
     return row(
@@ -190,7 +195,8 @@ def nearest_choice(shape: Shape, runs: int, rng) -> dict:
 
 
 def run_strength(shape: Shape, runs: int, rng) -> list[dict]:
-    """Three fields with identical truth: how often 'depends on player strength' is said,
+    """Three fields with identical truth, stopping together as `ask`'s do and compared at
+    the level of the look they stopped at: how often 'depends on player strength' is said,
     with plain fields and with an adapted field (replicates with spread TAU)."""
     truth = truth_of(shape, spread(M / 2, shape))
     rows = []
@@ -203,8 +209,11 @@ def run_strength(shape: Shape, runs: int, rng) -> list[dict]:
     ):
         says = 0
         for _ in range(runs):
-            printed = [one_field(rng, shape, truth, r)[0].printed.edges for r in reps]
-            says += agreement([list(p) for p in printed], M).kind == Strength.DEPENDS
+            judges = [field_judge(rng, shape, truth, r) for r in reps]
+            sizes = look_sizes(shape.budget)
+            decisions, look = in_looks(sizes, judges)
+            printed = [list(d.printed.edges) for d in decisions]
+            says += agreement(printed, M, spent_levels(sizes)[look]).kind == Strength.DEPENDS
         p, se = rate(says, runs)
         rows.append(row(shape, label, "says depends on player strength", p, se, runs, "<=", 0.05))
     return rows
@@ -251,7 +260,7 @@ def write_doc(rows: list[dict], runs: int, seed: int) -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=40)
     parser.add_argument("--only", help="one question's name")
     args = parser.parse_args(argv)

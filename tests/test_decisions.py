@@ -161,7 +161,7 @@ def test_keep_is_within_reach_of_the_default_budget():
                 {k: edges_from(g[:n]) for k, g in games.items()}, M, look_alpha, ["a", "b"]
             )
 
-        decision, look = in_looks(sizes, judge)
+        (decision,), look = in_looks(sizes, [judge])
         kept += decision.kind == Choice.KEEP
     assert kept >= 26
 
@@ -184,6 +184,25 @@ def test_depends_on_strength_is_a_test_of_the_fields_difference():
     assert agreement(alike, M).kind == Strength.HOLDS
     wide = [[Edge(f"p{s}", 0.0, 0.02, 100) for s in range(4)] for _ in range(3)]
     assert agreement(wide, M).kind == Strength.UNDECIDED
+
+
+def test_fields_compared_for_strength_stop_at_the_same_look():
+    """A field settled at the first look plays on while another is not: both decisions are
+    taken at the look where the last one settles, on the same games, and no later."""
+
+    class Judged:
+        def __init__(self, n, settled):
+            self.n, self.settled = n, settled
+
+    sizes = [100, 200, 400, 800]
+    early = lambda n, alpha: Judged(n, True)  # noqa: E731
+    late = lambda n, alpha: Judged(n, n >= 400)  # noqa: E731
+    decisions, look = in_looks(sizes, [early, late])
+    assert look == 2
+    assert [d.n for d in decisions] == [400, 400]
+    never = lambda n, alpha: Judged(n, False)  # noqa: E731
+    decisions, look = in_looks(sizes, [early, never])
+    assert (look, decisions[0].n) == (3, 800)
 
 
 def test_an_adapted_field_s_intervals_count_the_spread_between_adaptations():

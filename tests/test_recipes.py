@@ -351,3 +351,16 @@ def test_a_change_that_makes_the_game_pure_luck_is_said_to_remove_skill(monkeypa
     assert change.kind == EFFECT and change.high < 0, change.text()
     lead.decision = SimpleNamespace(kind=Choice.KEEP)
     assert recipes.depth_moved(asked, 1, False, None, 1) is None
+
+
+def test_the_fields_stop_together_and_are_compared_at_their_look_s_level(tmp_path):
+    """Every field of an answer plays the same games per value (they stop at one look), and
+    whether the answer depends on strength is tested at that look's share of the error."""
+    from simulator.core.verdicts import spent_levels
+
+    out, asked, summary = run("blood-coins", tmp_path, games=96, fields=(SCRIPTED, TUNED))
+    played = {r["games_per_value"] for r in summary["rungs"].values()}
+    assert len(played) == 1
+    sizes = look_sizes(96)
+    look = sizes.index(played.pop())
+    assert summary["strength_level"] == pytest.approx(spent_levels(sizes)[look])

@@ -10,20 +10,22 @@ whose numbers all come from the datasets.
 Answers are sized for the decision (DESIGN.md "Verdicts").  A field's games are played in
 looks: an eighth of the budget, then doubling up to it.  The error is spent over the looks
 (:func:`simulator.core.verdicts.spent_levels`: almost nothing early, most of it at the last
-look), and each look's decision (:func:`simulator.core.decisions.decide`: the printed value
-first, then the others) ends the field's games once nothing more can change it.
+look), and each look's decisions (:func:`simulator.core.decisions.decide`: the printed value
+first, then the others) end the games once nothing more can change any field's decision: the
+fields stop together, so that whether the answer depends on player strength is tested on the
+same games in every field (:func:`simulator.core.decisions.in_looks`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from simulator.analysis import Dataset
 from simulator.core.decisions import Choice, Decision, in_looks
 from simulator.core.game import get_game
-from simulator.core.verdicts import WIN_RATE_MARGIN, looks
+from simulator.core.verdicts import WIN_RATE_MARGIN, looks, spent_levels
 from simulator.experiments.adapt import Budget
 from simulator.experiments.field import DEFAULT_RUNGS, SCRIPTED, TUNED, Field, Ladder, Players
 from simulator.experiments.lab import Lab
@@ -114,12 +116,15 @@ def ask(
     # every field's players ready (adapted) before any game is played
     players = [(field, ladder.variants(base.variants, field)) for field in fields]
     with writing_result(out) as tmp:
-        rungs = [
-            answer_field(question, ladder, base, field, p, tmp, sizes, margin, jobs, progress)
+        judges = [
+            FieldJudge(question, ladder, base, field, p, tmp / dataset_folder(field), margin)
             for field, p in players
         ]
+        decisions, look = in_looks(sizes, [j.judge(sizes, jobs, progress) for j in judges])
+        rungs = [j.answer(d, sizes, look) for j, d in zip(judges, decisions)]
         assumed, others = question.assumed(game, rules)
-        asked = Asked(question, rungs, strength_of(rungs, margin), margin, assumed, others)
+        strength = strength_of(rungs, margin, spent_levels(sizes)[look])
+        asked = Asked(question, rungs, strength, margin, assumed, others)
         if exploit:
             asked.exploit = exploited(asked, jobs, progress, scheduler, seed)
             asked.depth = depth_moved(asked, jobs, progress, scheduler, seed)
@@ -198,57 +203,64 @@ def dataset_folder(field: Field) -> str:
     return f"dataset-{field.folder}"
 
 
-def answer_field(
-    question: Question,
-    ladder: Ladder,
-    base: Plan,
-    field: Field,
-    players: Players,
-    tmp: Path,
-    sizes: list[int],
-    margin: float,
-    jobs: int,
-    progress: bool,
-) -> RungAnswer:
-    """One field's answer: its games in looks until its decision is settled or the budget
-    is played, by ``players`` (the field's, each variant adapted where it adapts)."""
-    plan = ladder.plan(base, field)
-    where = tmp / dataset_folder(field)
-    found: dict = {}
+@dataclass
+class FieldJudge:
+    """One field's part of the answer: its games, by ``players`` (the field's, each variant
+    adapted where it adapts), into ``where``, judged at each look of :func:`in_looks`, which
+    every field of the answer shares."""
 
-    def judge(n_games: int, look_alpha: float) -> Decision:
-        look = sizes.index(n_games)
-        label = f"{question.name} {field.name} look {look + 1}"
-        play(
-            replace(plan, n_games=n_games), where, look > 0, jobs, progress, label, ladder.scheduler
+    question: Question
+    ladder: Ladder
+    base: Plan
+    field: Field
+    players: Players
+    where: Path
+    margin: float
+
+    def __post_init__(self):
+        self.plan = self.ladder.plan(self.base, self.field)
+        self.ds: Dataset | None = None
+        self.broken: dict[str, str] = {}
+
+    def judge(self, sizes: list[int], jobs: int, progress: bool):
+        """``judge(n_games, look_alpha)``: play the field's games up to ``n_games`` per value
+        (keeping those of earlier looks) and decide on them."""
+
+        def judge(n_games: int, look_alpha: float) -> Decision:
+            look = sizes.index(n_games)
+            label = f"{self.question.name} {self.field.name} look {look + 1}"
+            plan = replace(self.plan, n_games=n_games)
+            play(plan, self.where, look > 0, jobs, progress, label, self.ladder.scheduler)
+            self.ds = Dataset(self.where)
+            self.broken = breaks(self.question, self.ds)
+            sizing = Sizing(self.margin, look_alpha)
+            return measure(self.question, self.ds, sizing, frozenset(self.broken))
+
+        return judge
+
+    def answer(self, decision: Decision, sizes: list[int], look: int) -> RungAnswer:
+        """The field's answer from its ``decision`` at look ``look`` of ``sizes``."""
+        adaptations = {
+            v.name: (a if isinstance(a, list) else [a])
+            for v, a in zip(self.base.variants, self.players.adaptations)
+            if a
+        }
+        return RungAnswer(
+            self.field.name,
+            dataset_folder(self.field),
+            decision,
+            self.question.facts(self.ds, decision),
+            self.broken,
+            sizes[look],
+            sizes[: look + 1],
+            len(sizes),
+            sizes[-1],
+            field_text(self.ds),
+            settings(self.ds),
+            adaptations,
+            {v.name: v.rules for v in self.plan.variants},
+            list(self.plan.seats),
         )
-        found["ds"] = ds = Dataset(where)
-        found["broken"] = breaks(question, ds)
-        return measure(question, ds, Sizing(margin, look_alpha), frozenset(found["broken"]))
-
-    decision, look = in_looks(sizes, judge)
-    ds, broken = found["ds"], found["broken"]
-    adaptations = {
-        v.name: (a if isinstance(a, list) else [a])
-        for v, a in zip(base.variants, players.adaptations)
-        if a
-    }
-    return RungAnswer(
-        field.name,
-        dataset_folder(field),
-        decision,
-        question.facts(ds, decision),
-        broken,
-        sizes[look],
-        sizes[: look + 1],
-        len(sizes),
-        sizes[-1],
-        field_text(ds),
-        settings(ds),
-        adaptations,
-        {v.name: v.rules for v in plan.variants},
-        list(plan.seats),
-    )
 
 
 def play(

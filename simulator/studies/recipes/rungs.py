@@ -156,15 +156,16 @@ def rank(name: str) -> int:
     return STRENGTH_ORDER.index(base) if base in STRENGTH_ORDER else -1
 
 
-def strength_of(rungs: list[RungAnswer], margin: float) -> Agreement:
-    """Whether the printed value's edges differ between the fields (module doc)."""
+def strength_of(rungs: list[RungAnswer], margin: float, alpha: float) -> Agreement:
+    """Whether the printed value's edges differ between the fields (module doc), at level
+    ``alpha``: the share of the error of the look the fields stopped at."""
     by_field = []
     names = [scripted_name(e.subject) for e in rungs[0].decision.printed.edges]
     for r in rungs:
         edges = {scripted_name(e.subject): e for e in r.decision.printed.edges}
         by_field.append([edges.get(n, Edge(n, math.nan, math.nan, 0)) for n in names])
     renamed = [[Edge(n, e.estimate, e.se, e.games) for n, e in zip(names, f)] for f in by_field]
-    return agreement(renamed, margin)
+    return agreement(renamed, margin, alpha)
 
 
 def adaptation_record(a: Adaptation) -> dict:

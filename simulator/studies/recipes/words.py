@@ -235,7 +235,7 @@ def details(asked: Asked) -> list[str]:
     out.append(
         f"Across the fields ({', '.join(r.field for r in asked.rungs)}): {s.kind}: the printed "
         f"value's edges differ by at most {100 * s.largest:.1f} points"
-        + (f"; Cochran's Q, Holm-adjusted: {ps}" if ps else "")
+        + (f"; Cochran's Q, Holm-adjusted, at level {s.alpha:.2g}: {ps}" if ps else "")
         + "."
     )
     if asked.depth is not None:
