@@ -12,6 +12,9 @@ looks: an eighth of the budget, then doubling up to it.  The error is spent over
 (:func:`simulator.core.verdicts.spent_levels`: almost nothing early, most of it at the last
 look), and each look's decision (:func:`simulator.core.decisions.decide`: the printed value
 first, then the others) ends the field's games once nothing more can change it.
+
+A game may bring questions of its own: the ``QUESTIONS`` of its ``studies`` hook
+(``simulator/games/GAME/studies.py``), which :data:`RECIPES` holds beside these four.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 
 from simulator.analysis import Dataset
 from simulator.core.decisions import Choice, Decision, in_looks
-from simulator.core.game import get_game
+from simulator.core.game import GAME_NAMES, get_game
 from simulator.core.verdicts import WIN_RATE_MARGIN, looks
 from simulator.experiments.adapt import Budget
 from simulator.experiments.field import DEFAULT_RUNGS, SCRIPTED, TUNED, Field, Ladder, Players
@@ -52,9 +55,19 @@ SCHEMA = 4
 FIRST_SHARE = 8  # the first look plays this fraction of the budget, the next ones double it
 STEP = 24  # looks in whole rounds of the 24 seat orders of four distinct policies
 
-RECIPES: dict[str, Question] = {
-    q.name: q for q in (taxes.QUESTION, loans.QUESTION, blood_coins.QUESTION, scoring.QUESTION)
-}
+
+def __getattr__(name: str) -> dict[str, Question]:
+    """``RECIPES``, gathered on first use: the four questions above and every game's own (its
+    ``studies`` hook's ``QUESTIONS``), which import this package's helpers, so they cannot be
+    gathered while it loads."""
+    if name != "RECIPES":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    questions = [taxes.QUESTION, loans.QUESTION, blood_coins.QUESTION, scoring.QUESTION]
+    for game in GAME_NAMES:
+        hook = get_game(game).hook("studies")
+        questions += hook.QUESTIONS if hook else []
+    recipes = globals()["RECIPES"] = {q.name: q for q in questions}
+    return recipes
 
 
 def look_sizes(budget: int) -> list[int]:
