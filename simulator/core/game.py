@@ -41,6 +41,7 @@ GAME_NAMES = (
     "ekonos",
     "karnaxis",
     "karmaggan",
+    "pig",
 )  # every implemented game; each new engine adds itself here
 SEARCH_POLICY = "search"  # each game's search player: costly, so never a default seat
 
