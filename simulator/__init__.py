@@ -53,8 +53,9 @@ IMPORT = re.compile(rb"^(?:from|import) [^\n(]*(?:\([^)]*\))?[^\n]*", re.MULTILI
 SHARED = "shared"  # the cache group of the kernels outside the games (RNG, shared policies)
 # A game's modules named after a later layer (``simulator/games/<game>/analysis.py``...): what
 # that layer needs from the game, imported by it on use (simulator.core.game.Game.hook).  Each
-# sits in the layer it is named after, and holds no kernels.
-GAME_HOOKS = ("analysis", "report")
+# sits in the layer it is named after, and holds no kernels.  ``studies.py`` holds the game's
+# ``ask`` questions (``QUESTIONS``).
+GAME_HOOKS = ("analysis", "report", "studies")
 # cache group -> the folder of its compiled kernels (filled at import, below)
 KERNEL_CACHE: dict[str, str] = {}
 # whether this process is a worker of a command, whose parent has said what there is to say

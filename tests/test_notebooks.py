@@ -13,6 +13,7 @@ import pytest
 from nbclient import NotebookClient
 
 from simulator.core.game import GAME_NAMES
+from simulator.studies.study import studied_games
 
 # end to end: `make test` runs these, `make test-fast` does not (pyproject.toml)
 pytestmark = pytest.mark.slow
@@ -47,7 +48,8 @@ def test_the_four_notebooks_are_valid_and_use_the_library():
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
             f"{name} is stored without outputs"
         )
-    assert set(NOTEBOOKS.values()) == set(GAME_NAMES) == set(ATTRIBUTION.values())
+    assert set(NOTEBOOKS.values()) == set(studied_games()) == set(ATTRIBUTION.values())
+    assert set(studied_games()) <= set(GAME_NAMES)
 
 
 @pytest.mark.parametrize("name", sorted(NOTEBOOKS))

@@ -83,6 +83,13 @@ def team_edges(players: pl.DataFrame, variant: str) -> dict[str, np.ndarray]:
     }
 
 
+def first_seat_edges(players: pl.DataFrame, variant: str) -> dict[str, np.ndarray]:
+    """Per game: seat 0's win minus the average seat's (Pig's head start)."""
+    rows = players.filter(pl.col("variant") == variant)
+    gap = WON.filter(pl.col("seat") == 0).mean() - WON.mean()
+    return {"the first seat": rows.group_by("game_id").agg(gap).sort("game_id")["won"].to_numpy()}
+
+
 def president_edges(players: pl.DataFrame, games: pl.DataFrame, variant: str) -> dict:
     """Per game with a single most valuable company at mid-game: its president's win then
     minus the average player's (NaN without a president)."""
@@ -105,6 +112,8 @@ def derived(name, players, games, variant):
         return policy_edges(players, variant)
     if name == "blood-coins":
         return team_edges(players, variant)
+    if name == "head-start":
+        return first_seat_edges(players, variant)
     return president_edges(players, games, variant)
 
 

@@ -472,9 +472,11 @@ def test_p_values_below_the_floor_are_not_zero():
 @pytest.mark.slow
 def test_study_plans_cover_every_game_and_run_small(small_study):
     from simulator.core.game import GAME_NAMES, get_game
+    from simulator.studies.study import studied_games
 
     plans = study_plans()
-    assert {plan.game for _, plan in plans} == set(GAME_NAMES)
+    assert {plan.game for _, plan in plans} == set(studied_games())
+    assert all(get_game(name).study.in_study == (name in studied_games()) for name in GAME_NAMES)
     for folder, plan in plans:
         game = get_game(plan.game)
         assert plan.n_players in game.player_counts and not plan.fixed_seats

@@ -41,6 +41,7 @@ GAME_NAMES = (
     "ekonos",
     "karnaxis",
     "karmaggan",
+    "pig",
 )  # every implemented game; each new engine adds itself here
 SEARCH_POLICY = "search"  # each game's search player: costly, so never a default seat
 
@@ -78,8 +79,10 @@ class Leader:
 class StudyPlan:
     """What the default study plays of a game (``simulator/studies/study.py``, which explains
     how the sizes are chosen; ``balsim study --scale K`` multiplies every number of games).
-    A 0 leaves that part of the study out for this game."""
+    A 0 leaves that part of the study out for this game; ``in_study=False`` leaves the whole game
+    out (a game kept as a template or a known-answer check, not for its designer's findings)."""
 
+    in_study: bool = True
     n_games: int = 20_000  # games per dataset and variant
     player_counts: tuple[int, ...] = ()  # () or none the game allows: its default count
     # rule variants played beside the printed rules at ``variant_players`` (a sweep on the

@@ -1,9 +1,10 @@
 """The default balance study: every implemented game at several player counts, then the report.
 
-``run_study`` plays each game of :data:`simulator.core.game.GAME_NAMES` at the player counts of
-its study plan (``Game.study``, a :class:`simulator.core.game.StudyPlan` each game's package
-sets), with the game's scripted policies filling the seats in turn and balanced seat orders (so
-seat, neighbour and policy effects separate), writes one dataset per game and player count
+``run_study`` plays each game of :data:`simulator.core.game.GAME_NAMES` whose study plan keeps
+it in the study (:func:`studied_games`) at the player counts of its plan (``Game.study``, a
+:class:`simulator.core.game.StudyPlan` each game's package sets), with the game's scripted
+policies filling the seats in turn and balanced seat orders (so seat, neighbour and policy
+effects separate), writes one dataset per game and player count
 under ``runs_dir`` and the playtest report to ``report_path``.  Each game with tuned knob sets
 or a search player also gets a strong-field dataset, which tells each balance flag whether it
 holds with strong players.  Each of the designer's questions whose game it plays is asked as
@@ -101,6 +102,11 @@ CHALLENGE_MIN_GAMES = 2_000
 # points needs far more games than the study plays, and the report says so.
 
 
+def studied_games() -> list[str]:
+    """The games the study plays: every registered game whose plan does not leave it out."""
+    return [name for name in GAME_NAMES if get_game(name).study.in_study]
+
+
 def study_variants(game, spec: StudyPlan) -> list[Variant]:
     # every variant records the same value columns, so the dataset's parts line up
     variants = [Variant("base", game.rules(), {"overrides": ""})]
@@ -139,7 +145,7 @@ def study_plans(
     of their variants first (``budget`` games each, on ``jobs`` workers or the dask cluster at
     ``scheduler``, cached)."""
     plans = []
-    for name in GAME_NAMES:
+    for name in studied_games():
         game = get_game(name)
         spec = game.study
         n_games = max(100, int(spec.n_games * scale))
@@ -338,8 +344,8 @@ def check_study_outputs(
         challenge_folder: CHALLENGE_TOOL,
     }
     written = {folder: DATASET for folder in folders}
-    written.update({name(game): tool for name, tool in tools.items() for game in GAME_NAMES})
-    written.update({folder: ASK_TOOL for folder in answer_folders(GAME_NAMES)})
+    written.update({name(game): tool for name, tool in tools.items() for game in studied_games()})
+    written.update({folder: ASK_TOOL for folder in answer_folders(studied_games())})
     for folder, kind in written.items():
         claim(runs_dir / folder, kind, STUDY_WRITER, force, own_name=True, replaces_own=True)
     report = report_path.resolve()
@@ -409,7 +415,7 @@ def run_screens(
     choice_games = sensitivity.choice_games(SCREEN_DETECT)
     per_run = max(SCREEN_MIN_GAMES, int(run_games * budget))
     per_choice = max(SCREEN_MIN_GAMES, int(choice_games * budget))
-    for name in GAME_NAMES:
+    for name in studied_games():
         game = get_game(name)
         rules = game.rules()
         n = SCREEN_PLAYERS if SCREEN_PLAYERS in game.player_counts else game.default_players
@@ -472,7 +478,7 @@ def run_challenges(
 
     out = []
     opened = [Dataset(d) for d in dirs]
-    for name in GAME_NAMES:
+    for name in studied_games():
         spec = get_game(name).study
         strong = [ds for ds in opened if ds.game == name and is_strong(ds)]
         if not strong or not spec.challenge_games:
@@ -558,7 +564,7 @@ def run_skill(
     )
 
     out = []
-    for name in GAME_NAMES:
+    for name in studied_games():
         game = get_game(name)
         spec = game.study
         if not spec.skill_games or STRONG_PLAYERS not in game.player_counts:

@@ -14,6 +14,9 @@ look), and each look's decisions (:func:`simulator.core.decisions.decide`: the p
 first, then the others) end the games once nothing more can change any field's decision: the
 fields stop together, so that whether the answer depends on player strength is tested on the
 same games in every field (:func:`simulator.core.decisions.in_looks`).
+
+A game may bring questions of its own: the ``QUESTIONS`` of its ``studies`` hook
+(``simulator/games/GAME/studies.py``), which :data:`RECIPES` holds beside these four.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pathlib import Path
 
 from simulator.analysis import Dataset
 from simulator.core.decisions import Choice, Decision, in_looks
-from simulator.core.game import get_game
+from simulator.core.game import GAME_NAMES, get_game
 from simulator.core.verdicts import WIN_RATE_MARGIN, looks, spent_levels
 from simulator.experiments.adapt import Budget
 from simulator.experiments.field import DEFAULT_RUNGS, SCRIPTED, TUNED, Field, Ladder, Players
@@ -54,9 +57,19 @@ SCHEMA = 4
 FIRST_SHARE = 8  # the first look plays this fraction of the budget, the next ones double it
 STEP = 24  # looks in whole rounds of the 24 seat orders of four distinct policies
 
-RECIPES: dict[str, Question] = {
-    q.name: q for q in (taxes.QUESTION, loans.QUESTION, blood_coins.QUESTION, scoring.QUESTION)
-}
+
+def __getattr__(name: str) -> dict[str, Question]:
+    """``RECIPES``, gathered on first use: the four questions above and every game's own (its
+    ``studies`` hook's ``QUESTIONS``), which import this package's helpers, so they cannot be
+    gathered while it loads."""
+    if name != "RECIPES":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    questions = [taxes.QUESTION, loans.QUESTION, blood_coins.QUESTION, scoring.QUESTION]
+    for game in GAME_NAMES:
+        hook = get_game(game).hook("studies")
+        questions += hook.QUESTIONS if hook else []
+    recipes = globals()["RECIPES"] = {q.name: q for q in questions}
+    return recipes
 
 
 def look_sizes(budget: int) -> list[int]:
