@@ -69,10 +69,12 @@ bench: $(STAMP)
 	$(BIN)/python bench/render.py
 
 # the error rates of the decisions on known truths: ask's (bench/results/decisions.csv and the
-# table in docs/analysis.md "Decisions"), the search's override of equal candidates and fit's
-# crossing coverage (bench/results/search-override.csv, fit-coverage.csv); minutes on 2 cores
+# table in docs/analysis.md "Decisions"; end to end on Pig's exact answers, known-answers.csv),
+# the search's override of equal candidates and fit's crossing coverage
+# (bench/results/search-override.csv, fit-coverage.csv); long: run it on idle cores
 decisions: $(STAMP)
 	$(BIN)/python bench/decisions.py
+	$(BIN)/python bench/known_answers.py
 	$(BIN)/python bench/search_override.py
 	$(BIN)/python bench/fit_coverage.py
 
