@@ -262,7 +262,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=40)
-    parser.add_argument("--only", help="one question's name")
+    parser.add_argument("--only", help="one question's name: its rates printed, nothing written")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     rows = []
@@ -272,13 +272,14 @@ def main(argv=None) -> None:
         rows += run_decisions(shape, args.runs, rng)
         rows += run_strength(shape, args.runs, rng)
         print(table(rows[-8:]), flush=True)
+    if args.only:  # a check of one question: printed, the results of all are kept
+        return
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     with open(RESULTS, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    if not args.only:
-        write_doc(rows, args.runs, args.seed)
+    write_doc(rows, args.runs, args.seed)
 
 
 if __name__ == "__main__":
