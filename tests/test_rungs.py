@@ -12,6 +12,7 @@ from test_analysis import write_dataset
 
 from simulator.analysis import Dataset
 from simulator.core.decisions import Choice, Strength
+from simulator.core.verdicts import ALPHA
 from simulator.experiments.adapt import REPLICATES, Budget
 from simulator.experiments.field import ADAPTED, TUNED, Field
 from simulator.studies.recipes import RECIPES, ask, blood_coins, scoring
@@ -95,7 +96,8 @@ def coins_rung(path, gap: float, n_games: int = 10_000) -> RungAnswer:
 
 
 def asked_of(rungs) -> Asked:
-    return Asked(RECIPES["blood-coins"], rungs, strength_of(rungs, SIZING.margin), SIZING.margin)
+    strength = strength_of(rungs, SIZING.margin, ALPHA)  # one look: the whole error
+    return Asked(RECIPES["blood-coins"], rungs, strength, SIZING.margin)
 
 
 def test_an_answer_holds_at_every_strength_when_the_fields_are_shown_alike(tmp_path):
