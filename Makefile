@@ -11,7 +11,7 @@ TEST_STAMP := $(VENV)/.installed-test
 # the report's browser test renders it in headless Chromium (Debian's package)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-fast bench decisions asks mutants tuned adapted clean browser
+.PHONY: run test test-fast bench decisions asks mutants tuned adapted learned learned-strength clean browser
 
 # --no-compile: no byte-compiling of every installed module (half the install's CPU); Python
 # compiles what it imports, on first import, and keeps it: where the environment says not to
@@ -103,6 +103,20 @@ adapted: $(STAMP)
 	$(BIN)/balsim adapt ekonos --ship
 	$(BIN)/balsim adapt karnaxis --ship
 	$(BIN)/balsim adapt karmaggan --ship
+
+# the learned player of the printed rules at each player count the study plays, shipped in the
+# package (docs/search.md "The learned player"): expert iteration on the default budget (3
+# iterations of 1,200 games, the teacher's 48 playouts over 3 candidates), a few minutes each
+# on one core; again after an engine version bump or a change to a rules.toml
+learned: $(STAMP)
+	$(BIN)/balsim learn karmaggan -p 2 --ship
+	$(BIN)/balsim learn karmaggan -p 4 --ship
+	$(BIN)/balsim learn karmaggan -p 6 --ship
+
+# the learned player beside today's search on fresh seeds, at each player count the study plays
+# (bench/results/learned-strength.csv and the table in docs/search.md); minutes on one core
+learned-strength: $(STAMP)
+	$(BIN)/python bench/learned_strength.py --games 4000
 
 clean:
 	rm -rf $(VENV) runs

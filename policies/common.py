@@ -12,6 +12,10 @@ RANDOM = 0  # behaviour 0 is `random` in every game
 # the probability that a decision is a uniformly random legal option instead of the policy's
 # (0, the default, draws nothing: a policy without it plays exactly as before)
 HANDICAP_KNOBS = ("blunder",)
+# the knob of a game's `learned` player, last of its KNOBS: its value function's weights, a
+# list stored as its length with the numbers after the table's last knob
+# (simulator.core.game.policy_knobs)
+LEARNED_KNOBS = ("weights",)
 
 
 @rule

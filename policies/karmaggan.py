@@ -15,10 +15,22 @@ Combat: a scripted policy reveals a random card of its hand, each weighted by th
 combat value (``combat_*``), and plays no card only with an empty hand.
 
 The `search` player (simulator/games/karmaggan/search.py) weighs the best-scored options of
-its plunderer's steps by simulation; its other decisions are its ``rollout_policy``'s.
+its plunderer's steps by simulation, the `learned` player by the learned value of the position
+after each (simulator/games/karmaggan/features.py); their other decisions are their
+``rollout_policy``'s.
 """
 
-from policies.common import HANDICAP_KNOBS, RANDOM, behaviour, blunders, pick_best, pick_random
+import numpy as np
+
+from policies.common import (
+    HANDICAP_KNOBS,
+    LEARNED_KNOBS,
+    RANDOM,
+    behaviour,
+    blunders,
+    pick_best,
+    pick_random,
+)
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.core.kernel import rule
@@ -26,7 +38,7 @@ from simulator.core.rng import POLICY, rng_float
 from simulator.games.karmaggan import board, core
 from simulator.games.karmaggan import state as S
 
-RUSHER, HUNTER, SUPPORTER, SEARCH = range(1, 5)
+RUSHER, HUNTER, SUPPORTER, SEARCH, LEARNED = range(1, 6)
 POLICIES = (
     Policy(RANDOM, "random", "uniformly random among the legal options at every decision"),
     Policy(RUSHER, "rusher", "runs for the Egg and then for the nearest open hatch"),
@@ -41,6 +53,12 @@ POLICIES = (
         "search",
         "weighs its best steps by playing each out many times from what "
         "it can see (determinized flat Monte Carlo)",
+    ),
+    Policy(
+        LEARNED,
+        "learned",
+        "takes the step whose resulting position a value function learned from the "
+        "search's games rates highest (one ply)",
     ),
 )
 KNOBS = (
@@ -58,6 +76,7 @@ KNOBS = (
     "sacrifice",
     *SEARCH_KNOBS,
     *HANDICAP_KNOBS,
+    *LEARNED_KNOBS,
 )
 (
     ESCORT,
@@ -77,7 +96,10 @@ KNOBS = (
     HORIZON,
     TOP_K,
     BLUNDER,
-) = range(1, 18)  # knobs table columns (column 0: the behaviour)
+    WEIGHTS,
+) = range(1, 19)  # knobs table columns (column 0: the behaviour; a learned policy's weights
+# follow the last, from WEIGHTS_AT)
+WEIGHTS_AT = 1 + len(KNOBS)
 
 NEVER = -1000.0
 DETOUR = 0.6  # cost of a step that does not bring the figure nearer its target
@@ -350,6 +372,8 @@ def policy_choice(state, rules, knobs, rng, policy_id, kind, seat, n):
     decision of ``kind``, by the code of policy ``policy_id``."""
     if n <= 1:
         return 0
+    if behaviour(knobs, policy_id) == LEARNED:  # its other decisions are its rollout policy's
+        policy_id = np.int64(knobs[policy_id, ROLLOUT_POLICY_KNOB])
     if behaviour(knobs, policy_id) == RANDOM or blunders(knobs, policy_id, BLUNDER, rng):
         return pick_random(n, rng)
     k = knobs[policy_id]

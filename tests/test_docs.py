@@ -59,6 +59,7 @@ PARSED_ONLY = {
     "skill": "plays the search player, hundreds of playouts a decision, at every budget",
     "challenge": "tunes every other policy against the incumbent",
     "adapt": "re-tunes every policy of the field under the rules",
+    "learn": "fits the learned player on thousands of the search's decisions under a variant",
     "matrix": "adapts the field of each rung before it plays a cell",
 }
 # players whose decisions cost hundreds of playouts, or a field adapted first: parsed only

@@ -8,8 +8,8 @@ What the test does not read, and why:
 * docstrings and comments: prose that explains with the games as examples (the commands'
   help texts, whose examples tests/test_docs.py runs, are their docstrings); a new game never
   has to edit them, and they carry no knowledge the code acts on;
-* ``random`` and ``search``: every game's policy names that the contract itself defines
-  (:data:`simulator.core.game.SEARCH_POLICY`);
+* ``random``, ``search`` and ``learned``: every game's policy names that the contract itself
+  defines (:data:`simulator.core.game.SEARCH_POLICY`, :data:`~simulator.core.game.LEARNED_POLICY`);
 * the ``ask`` recipes (simulator/studies/recipes/): each recipe is one designer's question
   about one game, and they move into their games' packages with the rewrite of ``ask`` (issue
   42, item 3).
@@ -19,7 +19,7 @@ import ast
 import re
 from pathlib import Path
 
-from simulator.core.game import GAME_NAMES, SEARCH_POLICY, get_game
+from simulator.core.game import GAME_NAMES, LEARNED_POLICY, SEARCH_POLICY, get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 EXEMPT = ("simulator/studies/recipes/",)
@@ -33,7 +33,7 @@ def game_words() -> dict[str, str]:
         game = get_game(name)
         words[name] = words[getattr(game, "display_name", name).lower()] = name
         for policy in game.policies:
-            if policy.name not in ("random", SEARCH_POLICY):
+            if policy.name not in ("random", SEARCH_POLICY, LEARNED_POLICY):
                 words[policy.name] = name
     return words
 

@@ -12,7 +12,17 @@ from simulator.core.game import get_game
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.rules import RulesError
-from simulator.games.karmaggan import board, checks, decide, engine, movement, search, traps
+from simulator.games.karmaggan import (
+    board,
+    checks,
+    decide,
+    engine,
+    features,
+    movement,
+    search,
+    traps,
+    turns,
+)
 from simulator.games.karmaggan import game as K
 from simulator.games.karmaggan import state as S
 
@@ -25,23 +35,30 @@ def ids(rules, seats):
     return np.array([GAME.policy(s, rules).id for s in seats], np.int8)
 
 
+def at_first_step(rules, seats, seed, edit=None):
+    """A game of ``seats`` paused at seat 0's first plunderer step (seat 0 searches or learns
+    and moves first), the search's buffers and the number of step options.  ``edit(W)``
+    changes the set-up game first."""
+    W = K.world(GAME.prepare(rules, 4), seed, ids(rules, seats))
+    if edit:
+        edit(W)
+    buffers = search.search_buffers(W.state, W.rng, W.rules)
+    cap = W.rules[S.CFG_ROUND_CAP]
+    searched = W.call(turns.searched_seats)
+    status = W.call(engine.play_from, np.int64(0), np.int64(0), cap, searched, engine.NOT_RESUMED)
+    assert status == engine.PAUSED and W.state[S.G_SEAT] == 0
+    assert W.call(movement.start_turn, 0)
+    return W, W.call(movement.list_step_options, 0), buffers
+
+
 def first_search_decision(sets=TINY, edit=None, seed=6):
     """The first STEP decision of seat 0 (a search seat, the first to move) with several
     options, one its rollout policy has no clear lead in (on seed 6): its choice, each
     candidate's summed value and rollouts, and the real game's streams after it.  ``edit(W)``
     changes the set-up game before the search."""
-    rules = GAME.rules(sets=sets)
-    params = GAME.prepare(rules, 4)
-    W = K.world(params, seed, ids(rules, SEATS))
-    if edit:
-        edit(W)
-    work, work_rng, values, picks, pool = search.search_buffers(W.state, W.rng, W.rules)
-    cap = W.rules[S.CFG_ROUND_CAP]
-    searched = W.call(search.searched_seats)
-    status = W.call(engine.play_from, np.int64(0), np.int64(0), cap, searched, engine.NOT_RESUMED)
-    assert status == engine.PAUSED and W.state[S.G_SEAT] == 0
-    assert W.call(movement.start_turn, 0)
-    n = W.call(movement.list_step_options, 0)
+    W, n, (work, work_rng, values, picks, pool) = at_first_step(
+        GAME.rules(sets=sets), SEATS, seed, edit
+    )
     assert n > 1
     choice = W.call(search.weigh, 0, n, work, work_rng, values, picks, pool)
     assert W.state[S.G_SEARCH_DECISIONS] == 1  # weighed by playouts
@@ -186,7 +203,7 @@ def test_a_clear_lead_is_played_without_playouts():
     W = K.world(GAME.prepare(rules, 4), 3, ids(rules, SEATS))
     work, work_rng, values, picks, pool = search.search_buffers(W.state, W.rng, W.rules)
     cap = W.rules[S.CFG_ROUND_CAP]
-    searched = W.call(search.searched_seats)
+    searched = W.call(turns.searched_seats)
     W.call(engine.play_from, np.int64(0), np.int64(0), cap, searched, engine.NOT_RESUMED)
     assert W.call(movement.start_turn, 0)
     n = W.call(movement.list_step_options, 0)
@@ -221,7 +238,7 @@ def race_world(carrier_steps, rival_steps, rival_alive=True):
 
 
 def race(W, side):
-    return W.call(search.race_share, np.int64(side), np.int64(2), np.zeros(4))
+    return W.call(features.race_share, np.int64(side), np.int64(2), np.zeros(4))
 
 
 def test_the_race_for_the_egg_values_a_cut_playout():
@@ -232,14 +249,14 @@ def test_the_race_for_the_egg_values_a_cut_playout():
     W, teams = race_world(2, 4)
     mine, theirs = teams[0], 1 - teams[0]
     # carrier 2 steps from winning, the rival 4 + 2: ahead by 4 steps
-    assert race(W, mine) == pytest.approx(1 / (1 + np.exp(-4 / search.RACE_SCALE)))
+    assert race(W, mine) == pytest.approx(1 / (1 + np.exp(-4 / features.RACE_SCALE)))
     assert race(W, mine) + race(W, theirs) == pytest.approx(1.0)
     assert race(race_world(2, 6)[0], mine) > race(W, mine) > race(race_world(2, 2)[0], mine)
     level = race_world(3, 0)[0]  # the rival stands where the carrier stands
     assert race(level, mine) == pytest.approx(0.5)
     alone = race_world(2, 4, rival_alive=False)[0]
-    ahead = search.RACE_CAP - 2
-    assert race(alone, mine) == pytest.approx(1 / (1 + np.exp(-ahead / search.RACE_SCALE)))
+    ahead = features.RACE_CAP - 2
+    assert race(alone, mine) == pytest.approx(1 / (1 + np.exp(-ahead / features.RACE_SCALE)))
 
 
 def test_a_playout_cut_at_its_horizon_counts_the_race_not_a_loss():

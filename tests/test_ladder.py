@@ -214,7 +214,8 @@ def test_a_bad_rung_name_is_one_line_with_exit_status_2(args, tmp_path, monkeypa
     lines = result.output.strip().splitlines()
     assert len(lines) == 1
     assert (
-        "unknown ekonos policy 'tunde', nor a rung (scripted, tuned, adapted, search)" in lines[0]
+        "unknown ekonos policy 'tunde', nor a rung (scripted, tuned, adapted, learned, search)"
+        in lines[0]
     )
     assert not any(tmp_path.iterdir())  # nothing half-written
 

@@ -7,7 +7,7 @@ import click
 from simulator.cli.options import count
 from simulator.core.game import Game
 
-RUNG_LIST = "scripted, tuned, adapted, search"
+RUNG_LIST = "scripted, tuned, adapted, learned, search"
 
 
 def field_options(default: str, what: str):

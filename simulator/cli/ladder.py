@@ -1,4 +1,4 @@
-"""Commands about the ladder of player fields: adapt, matrix."""
+"""Commands about the ladder of player fields: adapt, learn, matrix."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from simulator.cli.group import cli
 from simulator.cli.options import (
     claim_result,
     cluster_options,
+    count,
     folder_path,
     game_argument,
     games_option,
@@ -86,6 +87,59 @@ def adapt(game, players, adapt_budget, ship, jobs, quiet, scheduler, rules_files
             f"{a.seconds:.0f} s when played)"
         )
         click.echo("\n".join(a.lines()))
+
+
+@cli.command()
+@game_argument
+@players_option
+@click.option(
+    "--learn-games",
+    type=count(10),
+    metavar="GAMES",
+    help="Games of each iteration of expert iteration [default: 1200, docs/search.md].",
+)
+@click.option(
+    "--ship",
+    is_flag=True,
+    help="Write the learned player of the printed rules at this player count into the "
+    "package (simulator/games/GAME/learned-Np.json), for maintainers.",
+)
+@rules_options
+def learn(game, players, learn_games, ship, rules_files, sets):
+    """Fit the learned player to the rules: a value over position features (cached).
+
+    Expert iteration: the search's values of the options at its decisions, in games of
+    learned seats against the tuned field, fitted by least squares, three times, each time on
+    the positions the learned player reaches.  Prints the weights; `--seats learned` and
+    `--field learned` play them under these rules.
+
+    \b
+    Examples:
+      balsim learn karmaggan -p 6
+      balsim learn karmaggan --set setup.blood_coins_4_6=5 --learn-games 400
+    """
+    from dataclasses import replace
+
+    from simulator.core.errors import UserError
+    from simulator.experiments.learn import DEFAULT_BUDGET, learned
+    from simulator.experiments.learn import ship as ship_printed
+
+    g, rules = load(game, rules_files, sets)
+    n_players = len(seat_list(g, players, None, None, rules))
+    budget = replace(DEFAULT_BUDGET, games=learn_games) if learn_games else DEFAULT_BUDGET
+    if ship:
+        if rules_files or sets or learn_games:
+            raise UserError(
+                "--ship fits the printed rules on the default budget: leave out --rules, "
+                "--set, --learn-games"
+            )
+        found = ship_printed(g, n_players)
+    else:
+        found = learned(g, rules, n_players, budget)
+    where = {"fitted": "fitted", "cache": "from the cache", "shipped": "shipped with balsim"}
+    click.echo(f"{g.name}, {n_players} players: learned player {where[found.source]}")
+    for line in found.lines(g.learned_features):
+        click.echo(line)
 
 
 @cli.command()

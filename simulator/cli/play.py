@@ -24,7 +24,7 @@ from simulator.cli.options import (
     store_options,
 )
 from simulator.core.errors import UserError
-from simulator.core.game import get_game
+from simulator.core.game import LEARNED_POLICY, get_game
 from simulator.run import bench as bench_mod
 from simulator.run.outputs import DATASET, check_out_file, claim
 from simulator.run.plan import Plan, resumable_plan
@@ -332,6 +332,10 @@ def bench(game, n_games, players, policy, seats, fixed_seats, rules_files, sets,
     """Measure games per second per core (engine only; --store adds the full pipeline)."""
     g, rules = load(game, rules_files, sets)
     names = seat_list(g, players, policy, seats, rules)
+    if LEARNED_POLICY in names:  # its weights, as the ladder gives them
+        from simulator.experiments.learn import with_learned
+
+        rules = with_learned(g, rules, len(names))
     if record is not None:  # a bench CSV of balsim's or a new file, never a user's file
         bench_mod.check_record(check_out_file(record, True, "--record", RECORD_MARK, replace=True))
     lines, measured = bench_mod.bench(g, rules, names, n_games, store, fixed_seats)

@@ -44,6 +44,8 @@ GAME_NAMES = (
     "pig",
 )  # every implemented game; each new engine adds itself here
 SEARCH_POLICY = "search"  # each game's search player: costly, so never a default seat
+LEARNED_POLICY = "learned"  # a game's learned player: its weights are data, never a default seat
+WEIGHTS_KNOB = "weights"  # the learned player's knob: a list (policy_knobs)
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,11 @@ class Game:
     timelines: tuple[str, ...] = ()
     knob_names: tuple[str, ...] = ()  # the policies' tunable numbers (KNOBS)
     search_limits: tuple[tuple[str, int, int], ...] = ()  # (knob, low, high) of the search budget
+    # the features the `learned` player's value weighs, in the order of its weights (none: the
+    # game has no learned player), and sample(params, seeds, seat_policies) -> (rows, columns):
+    # the positions of games played, for simulator.experiments.learn to fit the weights on
+    learned_features: tuple[str, ...] = ()
+    sample: Callable[..., tuple] | None = None
     # choices(rules, key, n_players): the alternatives of a categorical rules key that the game
     # can name (Karmaggän's mirrored start layouts), [] when the key is not in play at that
     # player count, None when the game has none; RulesError when it cannot be varied (why)
@@ -142,11 +149,11 @@ class Game:
     @property
     def scripted_policies(self) -> list[str]:
         """The built-in scripted policies, in id order: the default seats (neither `random`,
-        id 0, nor the search player)."""
+        id 0, nor the search or the learned player)."""
         return [
             p.name
             for p in sorted(self.policies, key=lambda p: p.id)
-            if p.id != 0 and p.name != SEARCH_POLICY
+            if p.id != 0 and p.name not in (SEARCH_POLICY, LEARNED_POLICY)
         ]
 
     @property
@@ -236,17 +243,27 @@ def policy_knobs(rules: dict, policies: tuple[Policy, ...], knob_names: tuple[st
     id, column 1 + k its knob ``knob_names[k]`` (0.0 where not set).
 
     Kernels index rows by policy id.  A knob given as a string names another policy (e.g. a
-    search player's ``rollout_policy``) and is stored as that policy's id."""
+    search player's ``rollout_policy``) and is stored as that policy's id.  A list (a learned
+    player's ``weights``) is stored as its length, its numbers in the columns after the last
+    knob's (the table as wide as the longest list needs): no kernel takes another argument."""
     import numpy as np
 
     ids = {p.name: p.id for p in policies}
-    table = np.zeros((len(policies), 1 + len(knob_names)), dtype=np.float64)
+    values = {p.id: knob_values(rules, policies, p) for p in policies}
+    block = max(
+        (len(v) for vs in values.values() for v in vs.values() if isinstance(v, list)), default=0
+    )
+    first = 1 + len(knob_names)
+    table = np.zeros((len(policies), first + block), dtype=np.float64)
     for p in policies:
         table[p.id, KNOB_BEHAVIOUR] = p.behaviour
-        values = knob_values(rules, policies, p)
         for k, knob in enumerate(knob_names):
-            value = values.get(knob, 0.0)
-            table[p.id, 1 + k] = ids[value] if isinstance(value, str) else float(value)
+            value = values[p.id].get(knob, 0.0)
+            if isinstance(value, list):
+                table[p.id, 1 + k] = len(value)
+                table[p.id, first : first + len(value)] = value
+            else:
+                table[p.id, 1 + k] = ids[value] if isinstance(value, str) else float(value)
     return table
 
 
@@ -279,11 +296,19 @@ def check_knob_sets(game: Game, rules: dict) -> None:
                 knob in game.knob_names,
                 f"unknown knob (knobs: {', '.join(game.knob_names)})",
             )
+            if knob == WEIGHTS_KNOB:
+                rules_mod.require(
+                    rules,
+                    key,
+                    isinstance(value, list)
+                    and len(value) == len(game.learned_features)
+                    and all(is_number(v) for v in value),
+                    f"expected {len(game.learned_features)} numbers, one per feature "
+                    f"({', '.join(game.learned_features)})",
+                )
+                continue
             rules_mod.require(
-                rules,
-                key,
-                isinstance(value, (int, float, str)) and not isinstance(value, bool),
-                "expected a number",
+                rules, key, is_number(value) or isinstance(value, str), "expected a number"
             )
             if isinstance(value, str):
                 rules_mod.require(rules, key, value in names, f"no policy named '{value}'")
@@ -294,6 +319,10 @@ def check_knob_sets(game: Game, rules: dict) -> None:
                     not isinstance(value, str) and 0 <= value <= 1,
                     "a probability between 0 and 1",
                 )
+
+
+def is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def check_search_knobs(game: Game, rules: dict) -> None:

@@ -200,12 +200,19 @@ def knob_problem(rules: dict, knob: str, value, start: float) -> str | None:
 # ---- where records are kept -----------------------------------------------------------------
 
 
-def cache_dir() -> Path:
-    """``$BALSIM_CACHE_DIR/adapted``, else ``adapted`` in the user's balsim cache folder."""
-    root = os.environ.get("BALSIM_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "balsim"
+def cache_root() -> Path:
+    """``$BALSIM_CACHE_DIR``, else the user's balsim cache folder."""
+    return Path(
+        os.environ.get("BALSIM_CACHE_DIR")
+        or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "balsim"
+        )
     )
-    return Path(root) / "adapted"
+
+
+def cache_dir() -> Path:
+    """``adapted`` in the cache folder (:func:`cache_root`)."""
+    return cache_root() / "adapted"
 
 
 def cache_path(key: dict) -> Path:
@@ -233,12 +240,16 @@ def usable_cache(game: Game) -> None:
 
 
 def write_entry(path: Path, adaptation: Adaptation) -> None:
-    """Write an adaptation's record through a temporary file (never half-written, and two
-    processes writing the same entry leave one whole)."""
+    write_record(path, adaptation.record())
+
+
+def write_record(path: Path, record: dict) -> None:
+    """Write a record through a temporary file (never half-written, and two processes writing
+    the same entry leave one whole)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
     try:
-        tmp.write_text(json.dumps(adaptation.record(), indent=1) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -9,6 +9,8 @@ A balance finding is only as good as its players, so every command that plays ga
   has none;
 * ``adapted``: the tuned sets re-tuned under the rules being measured (``P_adapted``, one
   adaptation per rules variant: :mod:`simulator.experiments.adapt`);
+* ``learned``: a learned seat (a team in team mode) in the tuned field: a value function
+  fitted to the search's values (:mod:`simulator.experiments.learn`), one ply a decision;
 * ``search``: a search seat (Karmaggän in team mode: a search team) in the adapted field, its
   rollouts finished by the adapted copy of its rollout policy.
 
@@ -16,7 +18,8 @@ A balance finding is only as good as its players, so every command that plays ga
 (each seat's policy before seating) and the rules carrying the knob sets that line-up needs;
 ``Ladder.plan`` does it to a whole :class:`~simulator.run.plan.Plan` and records the field
 in it.  A line-up given by name (``--seats``, ``--policy``) names scripted policies, each
-played by its copy on the rung.
+played by its copy on the rung.  A line-up with a learned seat gets the learned player's
+weights for its rules (shipped, cached, or fitted then: ``learn.learned``).
 """
 
 from __future__ import annotations
@@ -25,17 +28,19 @@ import copy
 from dataclasses import dataclass, replace
 
 from simulator.core.errors import UserError
-from simulator.core.game import SEARCH_POLICY, Game, knob_values
+from simulator.core.game import LEARNED_POLICY, SEARCH_POLICY, Game, knob_values
 from simulator.experiments.adapt import ADAPT_SEED, REPLICATES, Budget, adapted, adapted_name
 from simulator.experiments.adapt_cache import Adaptation
 from simulator.experiments.lab import scripted_field
+from simulator.experiments.learn import with_learned
 from simulator.experiments.strength import strongest_copy
 from simulator.experiments.tune import line_up
 from simulator.run.plan import Plan, Variant, with_knob_sets
 
-RUNGS = ("scripted", "tuned", "adapted", "search")
-SCRIPTED, TUNED, ADAPTED, SEARCH = RUNGS
+RUNGS = ("scripted", "tuned", "adapted", "learned", "search")
+SCRIPTED, TUNED, ADAPTED, LEARNED, SEARCH = RUNGS
 DEFAULT_RUNGS = (SCRIPTED, TUNED, ADAPTED)  # what answers play unless told (issue 28)
+STRONG_SEAT = {LEARNED: LEARNED_POLICY, SEARCH: SEARCH_POLICY}  # the rung's own seat (team)
 
 
 @dataclass(frozen=True)
@@ -142,7 +147,7 @@ class Ladder:
         that carry the rung's knob sets); any other policy plays itself."""
         if policy not in scripted_field(self.game):
             return policy
-        if rung == TUNED:
+        if rung in (TUNED, LEARNED):
             return strongest_copy(self.game, rules, policy)
         if rung in (ADAPTED, SEARCH):
             name = adapted_name(policy)
@@ -162,19 +167,22 @@ class Ladder:
         other scripted policies, a search seat first on the search rung; or the explicit
         policies."""
         names = self.field_names(rules, field, exclude)
-        return [SEARCH_POLICY, *names] if field.rung == SEARCH else names
+        seat = STRONG_SEAT.get(field.rung)
+        return [seat, *names] if seat else names
 
     def default_lineup(self, rules: dict, field: Field) -> tuple[str, ...]:
         names = self.field_names(rules, field)
-        if field.rung == SEARCH:
-            return line_up(rules, SEARCH_POLICY, names, self.n_players)
+        seat = STRONG_SEAT.get(field.rung)
+        if seat:
+            return line_up(rules, seat, names, self.n_players)
         return tuple(names[i % len(names)] for i in range(self.n_players))
 
     # ---- rules ----------------------------------------------------------------------------
 
     def require_search(self, field: Field) -> None:
-        if field.rung == SEARCH and SEARCH_POLICY not in {p.name for p in self.game.policies}:
-            raise UserError(f"{self.game.name} has no search player: the search rung needs one")
+        seat = STRONG_SEAT.get(field.rung)
+        if seat and seat not in {p.name for p in self.game.policies}:
+            raise UserError(f"{self.game.name} has no {seat} player: the {seat} rung needs one")
 
     def with_field(self, variant: Variant, field: Field, found: list[Adaptation] | None):
         """``variant`` played by the field: its rules carrying replicate 0's knob sets and
@@ -236,6 +244,13 @@ class Ladder:
             lineup = self.default_lineup(rules, field)
         for name in lineup:
             self.game.policy(name, rules)
+        if LEARNED_POLICY in lineup:  # fitted for each variant's rules as given
+            out = [
+                replace(
+                    o, rules=with_learned(self.game, o.rules, self.n_players, fitted_for=v.rules)
+                )
+                for o, v in zip(out, variants)
+            ]
         return Players(field, lineup, out, found)
 
     def players(self, rules: dict, field: Field, seats: list[str] | None = None) -> Players:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulator.core.game import Game, get_game
+from simulator.core.game import LEARNED_POLICY, SEARCH_POLICY, Game, get_game
 from simulator.core.rng import game_seeds
 from simulator.core.seating import Seating, team_mode
 from simulator.experiments.metrics import GROUP_COLUMNS, Outcomes
@@ -26,7 +26,8 @@ from simulator.run.warm import warm_up
 from simulator.run.workers import Progress, Workers
 
 HELD_OUT = 1 << 40  # game ids from here on are kept for final, held-out comparisons
-NOT_SCRIPTED = ("random", "search")  # built-ins that are not a scripted field policy
+# built-ins that are not a scripted field policy
+NOT_SCRIPTED = ("random", SEARCH_POLICY, LEARNED_POLICY)
 MAX_BLOCK = 24  # batches round up to whole rounds of at most this many seat orders
 
 
@@ -246,7 +247,8 @@ def batch_ids(batch: int, size: int, offset: int = 0) -> np.ndarray:
 
 
 def scripted_field(game: Game, exclude: str | None = None) -> list[str]:
-    """The game's scripted built-in policies (not random or search), except ``exclude``."""
+    """The game's scripted built-in policies (not random, search or learned), except
+    ``exclude``."""
     return [p.name for p in game.policies if p.name not in NOT_SCRIPTED and p.name != exclude]
 
 

@@ -1,20 +1,24 @@
 """Karmaggän whole games: set up, played to the end, their outputs written, and a chunk of games
 per call (rulebook: shared/rules/karmaggan.md).
 
-Two entry points, so a run without `search` seats never compiles the search driver:
+Two entry points, so a run without `search` or `learned` seats never compiles their turns:
 :func:`play_games` plays every turn by the seats' policies (:func:`engine.play_rounds`);
-:func:`play_search_games` pauses before each search seat's plunderer turn
-(:func:`search.play_search_rounds`).  The wrapper (game.py) picks one by the seats' policies.
+:func:`play_search_games` pauses before each search or learned seat's plunderer turn
+(:func:`turns.play_search_rounds`).  The wrapper (game.py) picks one by the seats' policies.
+A third, :func:`play_sample_games`, plays games with search or teaching learned seats and
+writes down the options they weighed, for the learned player's fit (features.py, "Samples").
 """
 
 import numpy as np
 
 from simulator.core.kernel import entry, layer, rule
 from simulator.core.rng import N_STREAMS
+from simulator.core.trace import TRACE_WIDTH
+from simulator.games.karmaggan import features, turns
 from simulator.games.karmaggan import state as S
 from simulator.games.karmaggan.core import new_game
 from simulator.games.karmaggan.engine import play_rounds, setup_game
-from simulator.games.karmaggan.search import play_search_rounds, search_buffers
+from simulator.games.karmaggan.search import search_buffers
 
 
 @rule
@@ -106,9 +110,12 @@ def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, timel
     return n_events
 
 
-@entry
-def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players, timelines, trace):
-    """play_games for games with search seats (the round loop of :mod:`search`)."""
+@layer
+def play_chunk(
+    rules, knobs, seeds, seat_policies, out_games, out_players, timelines, trace, samples
+):
+    """:func:`play_games` for games with search or learned seats; while sampling (``samples``
+    has rows), each game's rows of ``samples`` get its index and outcome."""
     state = np.zeros(rules[S.CFG_STATE_SIZE], np.int64)
     rng = np.zeros(N_STREAMS, np.uint64)
     work, work_rng, values, picks, cards = search_buffers(state, rng, rules)
@@ -116,9 +123,45 @@ def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players
     for g in range(seeds.shape[0]):
         new_game(state, rules, rng, seeds[g], seat_policies[g])
         setup_game(state, rules, rng)
-        play_search_rounds(
-            state, rules, knobs, rng, trace, timelines[g], work, work_rng, values, picks, cards
+        first = samples[features.HEADER, features.ROWS] if samples.shape[0] > 0 else 0.0
+        turns.play_search_rounds(
+            state,
+            rules,
+            knobs,
+            rng,
+            trace,
+            timelines[g],
+            work,
+            work_rng,
+            values,
+            picks,
+            cards,
+            samples,
         )
+        if samples.shape[0] > 0:
+            features.note_outcomes(samples, np.int64(first), g, state, rules)
         write_outputs(state, rules, out_games[g], out_players[g])
         n_events = state[S.G_NEV]
     return n_events
+
+
+@entry
+def play_search_games(rules, knobs, seeds, seat_policies, out_games, out_players, timelines, trace):
+    """play_games for games with search or learned seats (the round loop of :mod:`turns`)."""
+    no_samples = np.zeros((0, features.SAMPLE_WIDTH))
+    return play_chunk(
+        rules, knobs, seeds, seat_policies, out_games, out_players, timelines, trace, no_samples
+    )
+
+
+@entry
+def play_sample_games(rules, knobs, seeds, seat_policies, out_games, out_players, samples):
+    """:func:`play_search_games` writing down every option of each decision the search weighed
+    into ``samples`` (float64[rows, SAMPLE_WIDTH], row HEADER zero: features.py)."""
+    timelines = np.zeros((seeds.shape[0], 0, rules[S.CFG_PLAYERS]), np.int16)
+    no_trace = np.zeros((0, TRACE_WIDTH), np.int64)
+    samples[features.HEADER, features.ROWS] = 1.0
+    play_chunk(
+        rules, knobs, seeds, seat_policies, out_games, out_players, timelines, no_trace, samples
+    )
+    return np.int64(samples[features.HEADER, features.ROWS])

@@ -15,7 +15,7 @@ from simulator.core.errors import UserError
 from simulator.core.game import KNOB_BEHAVIOUR, Game, Leader, StudyPlan, policy_knobs
 from simulator.core.rng import N_STREAMS
 from simulator.core.trace import new_trace
-from simulator.games.karmaggan import checks, chunk, core, engine, layouts
+from simulator.games.karmaggan import checks, chunk, core, engine, features, layouts
 from simulator.games.karmaggan import state as S
 from simulator.games.karmaggan.board import build_cells, distance_slot, draw_rows
 from simulator.games.karmaggan.replay import play_by_play
@@ -182,9 +182,31 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
 
 
 def searching(knobs: np.ndarray, seat_policies: np.ndarray) -> bool:
-    """Whether any seat plays a policy that runs the `search` behaviour."""
-    search_ids = np.flatnonzero(knobs[:, KNOB_BEHAVIOUR] == policies.SEARCH)
-    return bool(np.isin(seat_policies, search_ids).any())
+    """Whether any seat plays a policy that runs the `search` or the `learned` behaviour."""
+    ids = np.flatnonzero(np.isin(knobs[:, KNOB_BEHAVIOUR], (policies.SEARCH, policies.LEARNED)))
+    return bool(np.isin(seat_policies, ids).any())
+
+
+def sample(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray, rows: int = 200_000):
+    """The positions of games with search seats or learned seats with a teacher's budget
+    (turns.py, "Sampling"): float64[k, SAMPLE_WIDTH] rows, one per option of each step the
+    search weighed, and their column names (at most ``rows``; a chunk that fills them is
+    refused, never cut)."""
+    cfg, knobs, _ = params
+    n, p = len(seeds), int(cfg[S.CFG_PLAYERS])
+    samples = np.zeros((rows, features.SAMPLE_WIDTH))
+    filled = chunk.play_sample_games(
+        cfg,
+        knobs,
+        np.asarray(seeds, np.uint64),
+        np.asarray(seat_policies, np.int8),
+        np.zeros((n, S.N_GAME_OUT), np.int64),
+        np.zeros((n, p, S.N_PLAYER_OUT), np.int64),
+        samples,
+    )
+    if filled >= rows:
+        raise ValueError(f"{n} games wrote more than {rows} sample rows: play fewer a chunk")
+    return samples[1:filled], features.SAMPLE_COLUMNS
 
 
 def int16_column(values: np.ndarray, column: str) -> np.ndarray:
@@ -349,6 +371,8 @@ GAME = Game(
         ("top_k", 1, S.MAX_OPTIONS),
     ),
     choices=layouts.choices,
+    learned_features=features.FEATURES,
+    sample=sample,
     exercised=(
         ("action", "play an Object card", "objects_played"),
         ("action", "pass the Egg", "egg_passes"),

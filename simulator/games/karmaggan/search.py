@@ -13,7 +13,7 @@ throw destinations, rotations, Blood Stone and Greedy Fingers targets) is its
 ``rollout_policy``'s (``decide.played_policy``).
 
 How: the round loop (engine.play_from) pauses before a search seat's plunderer turn and
-:func:`search_turn` plays it.  At each STEP decision with several options the candidates are
+turns.search_turn plays it.  At each STEP decision with several options the candidates are
 the rollout policy's own pick (what a scripted seat of that policy would play, drawn as it
 would draw it) and the next best of the ``top_k`` options by the rollout policy's scores; a
 pick its policy scores CLEAR_LEAD tiles or more above every other option is played without
@@ -30,7 +30,7 @@ of the h-th round after the decision's round.  The outcome for the deciding seat
 (:func:`seat_value`) is its side's win (its team's in Team mode, its own in Free-for-All), then
 the blood-coin margin of its side over the best other; a playout its horizon cut before the
 game ended counts, instead of the win, its side's chance in the race for the Egg
-(:func:`race_share`): a round of coins alone tells little about who steals the Egg.  The
+(features.race_share): a round of coins alone tells little about who steals the Egg.  The
 rollout policy's pick is played unless a rival beats it over the paired rounds in a one-sided
 test corrected over the rivals (``policies.search.paired_choice``): a few playouts are noisy,
 and overriding the rollout policy on noise plays worse than the rollout policy itself.
@@ -60,96 +60,18 @@ from policies.search import (
     tally,
     top_k,
 )
-from simulator.core.kernel import allocating, layer, rule
+from simulator.core.kernel import allocating, rule
 from simulator.core.rng import N_STREAMS, SEARCH, SETUP, rng_float, shuffle
-from simulator.games.karmaggan import board, core, decide, engine, movement
+from simulator.games.karmaggan import core, decide, engine, features, movement
 from simulator.games.karmaggan import state as S
 
 MARGIN_SCALE = 4.0  # blood coins: a side this many coins ahead earns the whole margin bonus
-RACE_SCALE = 3.0  # steps: a side this many steps nearer to winning than the best other, e to 1
 CLEAR_LEAD = 1.0  # tiles: a pick the rollout policy scores this far above all others is played
-RACE_CAP = 40.0  # steps counted at most (a side with no plunderer alive, or no way through)
 SUMS, COUNTS, SIDES, PAIRED = range(4)  # rows of the values buffer (PAIRED: its first paired row)
 MILLION = 1_000_000
 ROLLOUT_RNG, DEAL_RNG = range(2)  # rows of work_rng: a rollout's streams, the round's deal
 UNSEEN, DEALT = range(2)  # rows of cards: what the seat cannot see, canonical; the round's deal
 ALL_DCACHE_SLOTS = (1 << S.DCACHE_SLOTS) - 1
-
-
-@rule
-def searched_seats(state, rules, knobs):
-    """Bit set of the seats whose steps are weighed: search seats with a budget (at least one
-    rollout and two candidates; otherwise they play their rollout policy)."""
-    bits = 0
-    for seat in range(rules[S.CFG_PLAYERS]):
-        if decide.weighs(knobs, state[S.SEAT_POLICY + seat], 2):
-            bits |= 1 << seat
-    return bits
-
-
-@layer
-def play_search_rounds(
-    state, rules, knobs, rng, trace, timeline, work, work_rng, values, picks, cards
-):
-    """engine.play_rounds for a game with search seats: the round loop pauses before each of
-    their plunderer turns, which :func:`search_turn` plays."""
-    searched = searched_seats(state, rules, knobs)
-    cap = rules[S.CFG_ROUND_CAP]
-    status = engine.play_from(
-        state, rules, knobs, rng, trace, timeline, 0, 0, cap, searched, engine.NOT_RESUMED
-    )
-    while status == engine.PAUSED:
-        seat = state[S.G_SEAT]
-        search_turn(
-            state, rules, knobs, rng, trace, timeline, seat, work, work_rng, values, picks, cards
-        )
-        status = engine.play_from(
-            state,
-            rules,
-            knobs,
-            rng,
-            trace,
-            timeline,
-            state[S.G_ROUND],
-            state[S.G_SEAT],
-            cap,
-            searched,
-            engine.RESUMED,
-        )
-    engine.close_game(state, rules, trace, status)
-
-
-@layer
-def search_turn(
-    state, rules, knobs, rng, trace, timeline, seat, work, work_rng, values, picks, cards
-):
-    """movement.plunderer_turn with every STEP decision of several options weighed."""
-    if not movement.start_turn(state, rules, rng, trace, seat):
-        return
-    for _ in range(movement.MAX_STEPS_PER_TURN):
-        n = movement.list_step_options(state, rules, seat)
-        if n == 0:
-            break
-        i = 0
-        if n > 1:
-            i = weigh(
-                state,
-                rules,
-                knobs,
-                rng,
-                trace,
-                timeline,
-                seat,
-                n,
-                work,
-                work_rng,
-                values,
-                picks,
-                cards,
-            )
-        if not movement.take_step(state, rules, knobs, rng, trace, seat, i):
-            break
-    movement.finish_turn(state, rules, seat)
 
 
 @rule
@@ -270,48 +192,19 @@ def seat_value(state, rules, seat, sides, over):
     """Win first (Team mode: the seat's team won; Free-for-All: the seat itself), then the
     blood coins of its side minus those of the best other side (policies.search).  A playout
     cut at its horizon (``over`` false) counts, instead of the win, its side's chance in the
-    race for the Egg (:func:`race_share`)."""
+    race for the Egg (:func:`features.race_share`)."""
     n_players = rules[S.CFG_PLAYERS]
     team_mode = rules[S.CFG_TEAM_MODE] == 1
     n_sides = 2 if team_mode else n_players
     mine = state[S.P_TEAM + seat]
     if over:
-        winner = state[S.G_WINNER]
-        won = winner >= 0 and (winner == seat or (team_mode and state[S.G_WIN_TEAM] == mine))
-        share = 1.0 if won else 0.0
+        share = 1.0 if features.side_won(state, rules, seat) else 0.0
     else:
-        share = race_share(state, rules, mine, n_sides, sides)
+        share = features.race_share(state, rules, mine, n_sides, sides)
     sides[:n_sides] = 0.0
     for s in range(n_players):
         sides[state[S.P_TEAM + s]] += state[S.P_COINS + s]
     return outcome_value(share, margin_to_best_other(sides, n_sides, mine), MARGIN_SCALE)
-
-
-@rule
-def race_share(state, rules, side, n_sides, steps):
-    """The chance of ``side`` in the race for the Egg, from the steps each side's nearest living
-    plunderer is from winning (the carrier: to an exit; the others: to the Egg or its carrier,
-    then from there to an exit): a logistic in the steps it is ahead of the best other side,
-    RACE_SCALE steps for odds of e to 1.  Steps to an exit count to the hatches' cells while
-    every hatch is closed (The Jungle: the carrier waits for one to open)."""
-    carrier = state[S.G_EGG_CARRIER]
-    egg = state[S.G_EGG_POS] if carrier < 0 else state[S.F_POS + carrier]
-    target = board.EXITS if state[S.G_OPEN_HATCHES] > 0 else board.HATCH_CELLS
-    d_exit = board.distance_map(state, rules, target)
-    d_egg = board.distance_map(state, rules, egg)
-    steps[:n_sides] = RACE_CAP
-    for s in range(rules[S.CFG_PLAYERS]):
-        if state[S.P_STATUS + s] != S.ALIVE:
-            continue
-        pos = state[S.F_POS + s]
-        far = d_exit[pos] if s == carrier else d_egg[pos] + d_exit[egg]
-        k = state[S.P_TEAM + s]
-        steps[k] = min(steps[k], float(far))
-    ahead = -np.inf
-    for k in range(n_sides):
-        if k != side:
-            ahead = max(ahead, steps[side] - steps[k])
-    return 1.0 / (1.0 + np.exp(ahead / RACE_SCALE))
 
 
 @allocating

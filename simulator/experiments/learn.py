@@ -1,0 +1,283 @@
+"""The learned player's weights: a value function over a game's position features, fitted to
+the search's values by expert iteration (DESIGN.md "Player fields: the ladder", docs/search.md
+"The learned player").
+
+A game with a learned player names its features (``Game.learned_features``) and plays sample
+games (``Game.sample``): at every step the search weighs, each option's resulting position is
+written down with the search's mean playout value of it.  The fit:
+
+1. iteration 0: learned seats without weights, each with a teacher's budget (``rollouts``,
+   ``top_k`` of :class:`LearnBudget`, the search's horizon and rollout policy), play the
+   search's choices against the tuned field; their positions and values are kept;
+2. the weights are the least-squares fit (a small ridge) of each candidate's value, centred
+   within its decision, on its features centred alike: what tells the options of one decision
+   apart, not what tells good games from bad ones;
+3. each later iteration plays the learned seats on the weights so far (they take their own
+   picks, the teacher still values their options: the positions the learned player reaches)
+   and fits again on every iteration's positions.
+
+The weights are a knob set, ``[policies.learned]`` with its ``rollout_policy`` (the search's)
+and ``weights``, cached like an adaptation by engine version, rules digest, player count,
+budget, seed and algorithm (``$BALSIM_CACHE_DIR/learned``), and shipped for the printed rules
+(``simulator/games/GAME/learned-Np.json``, ``make learned``).  Same seed, same weights: every
+game is seeded from the seed, and one process plays them in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from simulator.core.errors import UserError
+from simulator.core.game import LEARNED_POLICY, SEARCH_POLICY, WEIGHTS_KNOB, Game, knob_values
+from simulator.core.rng import game_seeds
+from simulator.core.seating import Seating, team_mode
+from simulator.experiments import adapt_cache
+from simulator.experiments.adapt_cache import rules_digest
+from simulator.experiments.lab import scripted_field
+from simulator.experiments.strength import strongest_copy
+from simulator.experiments.tune import line_up
+from simulator.run.plan import with_knob_sets
+
+ALGORITHM = 1  # bump when the fit changes: cached weights are then fitted again
+FORMAT = 1
+LEARN_SEED = 1  # the learned player is a property of the rules, as the adapted field is
+RIDGE = 1.0  # added to the normal equations' diagonal: features that never vary keep weight 0
+CHUNK = 100  # sample games per kernel call
+ITERATION_IDS = 1 << 32  # game ids of iteration i start at i * ITERATION_IDS
+DIGITS = 6  # weights are stored rounded, so a record reads the same on every machine
+
+
+@dataclass(frozen=True)
+class LearnBudget:
+    """Games per iteration, iterations, and the teacher's playouts per decision and candidates."""
+
+    games: int = 1_200
+    iterations: int = 3
+    rollouts: int = 48
+    top_k: int = 3
+
+
+DEFAULT_BUDGET = LearnBudget()
+
+
+@dataclass
+class Learned:
+    """A learned player: its knob set under the rules it was fitted for, and how it was fitted."""
+
+    key: dict
+    knob_set: dict
+    iterations: list[dict]
+    source: str = "fitted"  # or "cache", "shipped"
+
+    def lines(self, features: tuple[str, ...]) -> list[str]:
+        """Each iteration's fit, then each feature's weight."""
+        out = [
+            f"  iteration {f['iteration']}: {f['games']:,} games, {f['decisions']:,} decisions "
+            f"weighed, R² {f['r2']:.3f} of the centred values"
+            for f in self.iterations
+        ]
+        weights = self.knob_set[WEIGHTS_KNOB]
+        return out + [f"  {name:>14} {w:+.4f}" for name, w in zip(features, weights)]
+
+    def record(self) -> dict:
+        return {
+            "format": FORMAT,
+            "key": self.key,
+            "knob_set": self.knob_set,
+            "iterations": self.iterations,
+        }
+
+
+def base_rules(rules: dict) -> dict:
+    """``rules`` without a learned player's knob set: what its weights are fitted for."""
+    out = dict(rules)
+    out["policies"] = {k: v for k, v in rules.get("policies", {}).items() if k != LEARNED_POLICY}
+    return out
+
+
+def cache_key(game: Game, rules: dict, n_players: int, budget: LearnBudget, seed: int) -> dict:
+    return {
+        "game": game.name,
+        "engine_version": game.engine_version,
+        "rules_digest": rules_digest(base_rules(rules)),
+        "n_players": n_players,
+        "budget": asdict(budget),
+        "seed": seed,
+        "algorithm": ALGORITHM,
+    }
+
+
+def cache_path(key: dict) -> Path:
+    """``$BALSIM_CACHE_DIR/learned/GAME/Np-DIGEST.json``, beside the adapted fields."""
+    name = f"{key['n_players']}p-{adapt_cache.key_digest(key)}.json"
+    return adapt_cache.cache_root() / "learned" / key["game"] / name
+
+
+def shipped_path(game: Game, n_players: int) -> Path:
+    return game.rules_path.parent / f"learned-{n_players}p.json"
+
+
+def read_entry(path: Path, key: dict, source: str) -> Learned | None:
+    record = adapt_cache.cached_record(path)
+    if not isinstance(record, dict) or record.get("format") != FORMAT or record.get("key") != key:
+        return None
+    return Learned(record["key"], record["knob_set"], record["iterations"], source)
+
+
+# ---- sampling and fitting -----------------------------------------------------------------
+
+
+def teacher_set(game: Game, rules: dict, budget: LearnBudget, weights=None) -> dict:
+    """The learned seats' knob set while sampling: the search's rollout policy and horizon,
+    the budget's playouts, and the weights so far (none: they play the search's choices)."""
+    policies = game.policy_set(rules)
+    search = knob_values(rules, policies, game.policy(SEARCH_POLICY, rules))
+    table = {
+        "rollout_policy": search["rollout_policy"],
+        "horizon": search.get("horizon", 0),
+        "rollouts": budget.rollouts,
+        "top_k": budget.top_k,
+    }
+    if weights is not None:
+        table[WEIGHTS_KNOB] = [float(w) for w in weights]
+    return table
+
+
+def learned_set(game: Game, rules: dict, weights) -> dict:
+    """``[policies.learned]``: the search's rollout policy for its other decisions, and its
+    weights."""
+    table = teacher_set(game, rules, LearnBudget(), weights)
+    return {k: table[k] for k in ("rollout_policy", WEIGHTS_KNOB)}
+
+
+def training_lineup(game: Game, rules: dict, n_players: int) -> tuple[str, ...]:
+    """The learned seat (team) against the tuned field, as the search rung seats a search."""
+    field = [strongest_copy(game, rules, p) for p in scripted_field(game)]
+    return line_up(rules, LEARNED_POLICY, field, n_players)
+
+
+def sample_iteration(game: Game, rules: dict, n_players: int, games: int, first_id: int, seed: int):
+    """The sample rows of ``games`` games (ids from ``first_id``) and their column names; the
+    game column made unique across chunks."""
+    params = game.prepare(rules, n_players)
+    lineup = training_lineup(game, rules, n_players)
+    ids = np.array([game.policy(name, rules).id for name in lineup], np.int8)
+    seating = Seating.of(lineup, teams=team_mode([rules]))
+    parts, columns = [], ()
+    for start in range(0, games, CHUNK):
+        game_ids = np.arange(
+            first_id + start, first_id + min(start + CHUNK, games), dtype=np.uint64
+        )
+        seeds = game_seeds(seed, game_ids)
+        seats = ids[seating.positions(seeds, game_ids)]
+        rows, columns = game.sample(params, seeds, seats)
+        rows = rows.copy()
+        rows[:, columns.index("game")] += first_id + start
+        parts.append(rows)
+    return np.concatenate(parts), columns
+
+
+def fit_weights(
+    rows: np.ndarray, columns: tuple[str, ...], n_features: int
+) -> tuple[np.ndarray, dict]:
+    """The weights of the features (the last ``n_features`` columns) that best predict each
+    candidate's value centred within its decision, and the fit's figures."""
+    valued = rows[np.isfinite(rows[:, columns.index("value")])]
+    decisions = valued[:, [columns.index("game"), columns.index("decision")]].astype(np.int64)
+    _, group, sizes = np.unique(decisions, axis=0, return_inverse=True, return_counts=True)
+    group = group.reshape(-1)
+    keep = sizes[group] >= 2  # a decision of one valued candidate tells no option apart
+    x, y, group = valued[keep, -n_features:], valued[keep, columns.index("value")], group[keep]
+    if len(y) <= n_features:
+        raise UserError(f"too few weighed decisions to fit a learned player ({len(y)} options)")
+    counts = np.bincount(group, minlength=len(sizes)).astype(float)
+    counts[counts == 0] = 1.0
+    y = y - (np.bincount(group, y, minlength=len(sizes)) / counts)[group]
+    for f in range(n_features):
+        x[:, f] -= (np.bincount(group, x[:, f], minlength=len(sizes)) / counts)[group]
+    weights = np.linalg.solve(x.T @ x + RIDGE * np.eye(n_features), x.T @ y)
+    residual = y - x @ weights
+    r2 = 1.0 - float(residual @ residual) / max(float(y @ y), 1e-12)
+    figures = {"decisions": int((np.bincount(group) > 0).sum()), "candidates": len(y)}
+    return np.round(weights, DIGITS), {**figures, "r2": round(r2, 4)}
+
+
+def fit(
+    game: Game,
+    rules: dict,
+    n_players: int,
+    budget: LearnBudget = DEFAULT_BUDGET,
+    seed: int = LEARN_SEED,
+) -> Learned:
+    """Expert iteration (module docstring): the learned player's knob set under ``rules``."""
+    if not game.learned_features:
+        raise UserError(f"{game.name} has no learned player")
+    rules = base_rules(rules)
+    n = len(game.learned_features)
+    pooled, weights, figures = [], None, []
+    for iteration in range(budget.iterations):
+        teaching = with_knob_sets(
+            rules, {LEARNED_POLICY: teacher_set(game, rules, budget, weights)}
+        )
+        rows, columns = sample_iteration(
+            game, teaching, n_players, budget.games, iteration * ITERATION_IDS, seed
+        )
+        pooled.append(rows)
+        weights, stats = fit_weights(np.concatenate(pooled), columns, n)
+        won = rows[:, columns.index("side_won")]
+        figures.append(
+            {
+                "iteration": iteration,
+                "games": budget.games,
+                **stats,
+                "rows_won": round(float(won.mean()), 4),
+            }
+        )
+    key = cache_key(game, rules, n_players, budget, seed)
+    return Learned(key, learned_set(game, rules, weights), figures)
+
+
+def learned(
+    game: Game,
+    rules: dict,
+    n_players: int,
+    budget: LearnBudget = DEFAULT_BUDGET,
+    seed: int = LEARN_SEED,
+) -> Learned:
+    """The learned player under ``rules``: shipped, cached, or fitted now (and cached)."""
+    key = cache_key(game, rules, n_players, budget, seed)
+    found = read_entry(shipped_path(game, n_players), key, "shipped") or read_entry(
+        cache_path(key), key, "cache"
+    )
+    if found:
+        return found
+    made = fit(game, rules, n_players, budget, seed)
+    adapt_cache.write_record(cache_path(key), made.record())
+    return made
+
+
+def with_learned(
+    game: Game,
+    rules: dict,
+    n_players: int,
+    budget: LearnBudget = DEFAULT_BUDGET,
+    fitted_for: dict | None = None,
+) -> dict:
+    """``rules`` carrying the learned player's knob set (``[policies.learned]``) fitted for
+    ``fitted_for`` (default ``rules``: a field's own knob sets added to the rules change no
+    fit), unless ``rules`` give its weights already."""
+    if WEIGHTS_KNOB in rules.get("policies", {}).get(LEARNED_POLICY, {}):
+        return rules
+    found = learned(game, fitted_for or rules, n_players, budget)
+    return with_knob_sets(base_rules(rules), {LEARNED_POLICY: found.knob_set})
+
+
+def ship(game: Game, n_players: int) -> Learned:
+    """Fit the printed rules at ``n_players`` on the default budget and write the package's
+    file (``make learned``: each player count the study plays)."""
+    made = fit(game, game.rules(), n_players)
+    adapt_cache.write_record(shipped_path(game, n_players), made.record())
+    return made

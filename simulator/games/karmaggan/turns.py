@@ -1,0 +1,232 @@
+"""Karmaggän turns of the search and learned seats: the round loop pauses before their
+plunderer turns, and each step of several options is weighed by playouts (a `search` seat:
+search.py) or by the learned value of the position after each option (a `learned` seat:
+:func:`learned_step`, over the features of features.py).
+
+The learned player is one ply of the search's machinery: at a step its rollout policy does not
+lead clearly (search.CLEAR_LEAD, as the search plays it), it re-draws what the seat cannot
+know once from a seed of the real game's SEARCH stream, takes every option on the copy of the
+game with that deal, and values the position each leaves by its weighted features.  Its other
+decisions are its ``rollout_policy``'s.  Besides its own pick, the real game draws only from
+its SEARCH stream, as with the search.
+
+Sampling (chunk.play_sample_games, simulator.experiments.learn): at each step the search
+weighed, whether for a search seat or for a learned seat with a budget of its own (a teacher:
+its ``rollouts`` and ``top_k``), every option's position is written down with the search's
+mean value of it; a learned seat then plays its own pick (expert iteration on the positions it
+reaches), any other seat the search's.
+"""
+
+import numpy as np
+
+from policies.common import behaviour
+from policies.karmaggan import (
+    LEARNED,
+    ROLLOUT_POLICY_KNOB,
+    ROLLOUTS,
+    TOP_K,
+    WEIGHTS,
+    WEIGHTS_AT,
+    step_scores,
+)
+from policies.search import margin_to_best_other, rollout_seed
+from simulator.core.kernel import layer, rule
+from simulator.core.rng import N_STREAMS
+from simulator.games.karmaggan import decide, engine, features, movement, search
+from simulator.games.karmaggan import state as S
+
+
+@rule
+def learns(knobs, policy):
+    """A learned seat with its weights (one per feature); without, it plays its rollout policy."""
+    return behaviour(knobs, policy) == LEARNED and knobs[policy, WEIGHTS] == features.N_FEATURES
+
+
+@rule
+def teaches(knobs, policy):
+    """While sampling (simulator.experiments.learn): a learned seat whose steps the search
+    weighs too, as a search seat of its budget would (at least one rollout, two candidates)."""
+    return (
+        behaviour(knobs, policy) == LEARNED
+        and knobs[policy, ROLLOUTS] >= 1
+        and knobs[policy, TOP_K] >= 2
+    )
+
+
+@rule
+def searched_seats(state, rules, knobs):
+    """Bit set of the seats whose steps this module decides: search seats with a budget (at
+    least one rollout and two candidates; otherwise they play their rollout policy) and
+    learned seats."""
+    bits = 0
+    for seat in range(rules[S.CFG_PLAYERS]):
+        policy = state[S.SEAT_POLICY + seat]
+        if decide.weighs(knobs, policy, 2) or behaviour(knobs, policy) == LEARNED:
+            bits |= 1 << seat
+    return bits
+
+
+@layer
+def play_search_rounds(
+    state, rules, knobs, rng, trace, timeline, work, work_rng, values, picks, cards, samples
+):
+    """engine.play_rounds for a game with search or learned seats: the round loop pauses
+    before each of their plunderer turns, which :func:`search_turn` plays."""
+    searched = searched_seats(state, rules, knobs)
+    cap = rules[S.CFG_ROUND_CAP]
+    status = engine.play_from(
+        state, rules, knobs, rng, trace, timeline, 0, 0, cap, searched, engine.NOT_RESUMED
+    )
+    while status == engine.PAUSED:
+        seat = state[S.G_SEAT]
+        search_turn(
+            state,
+            rules,
+            knobs,
+            rng,
+            trace,
+            timeline,
+            seat,
+            work,
+            work_rng,
+            values,
+            picks,
+            cards,
+            samples,
+        )
+        status = engine.play_from(
+            state,
+            rules,
+            knobs,
+            rng,
+            trace,
+            timeline,
+            state[S.G_ROUND],
+            state[S.G_SEAT],
+            cap,
+            searched,
+            engine.RESUMED,
+        )
+    engine.close_game(state, rules, trace, status)
+
+
+@layer
+def search_turn(
+    state, rules, knobs, rng, trace, timeline, seat, work, work_rng, values, picks, cards, samples
+):
+    """movement.plunderer_turn with every STEP decision of several options weighed by
+    playouts (a search seat) or by the learned value (a learned seat).  While sampling
+    (``samples`` has rows, see :func:`features.note_sample`), a decision the search weighed is
+    written down, every option's position with its value."""
+    if not movement.start_turn(state, rules, rng, trace, seat):
+        return
+    policy = state[S.SEAT_POLICY + seat]
+    for _ in range(movement.MAX_STEPS_PER_TURN):
+        n = movement.list_step_options(state, rules, seat)
+        if n == 0:
+            break
+        i = 0
+        if n > 1:
+            sampling = samples.shape[0] > 0
+            weighed = state[S.G_SEARCH_DECISIONS]
+            if decide.weighs(knobs, policy, n) or (sampling and teaches(knobs, policy)):
+                if sampling:  # candidate_value reads the counts of this decision alone
+                    values[search.COUNTS, :n] = 0.0
+                i = search.weigh(
+                    state,
+                    rules,
+                    knobs,
+                    rng,
+                    trace,
+                    timeline,
+                    seat,
+                    n,
+                    work,
+                    work_rng,
+                    values,
+                    picks,
+                    cards,
+                )
+            elif not learns(knobs, policy):  # a learned seat without weights
+                i = decide.choose(state, rules, knobs, rng, S.STEP, seat, n)
+            taught = sampling and state[S.G_SEARCH_DECISIONS] > weighed
+            if learns(knobs, policy) or taught:
+                learned = learned_step(
+                    state,
+                    rules,
+                    knobs,
+                    rng,
+                    trace,
+                    seat,
+                    n,
+                    work,
+                    work_rng,
+                    values,
+                    picks,
+                    cards,
+                    samples,
+                    taught,
+                )
+                i = learned if learns(knobs, policy) else i
+        if not movement.take_step(state, rules, knobs, rng, trace, seat, i):
+            break
+    movement.finish_turn(state, rules, seat)
+
+
+@rule
+def learned_step(
+    state, rules, knobs, rng, trace, seat, n, work, work_rng, values, picks, cards, samples, note
+):
+    """The STEP option a learned ``seat`` takes among the ``n`` in the state's OPTIONS block:
+    its rollout policy's own pick when it leads clearly (as the search plays it), else the
+    option whose resulting position has the highest learned value
+    (:func:`features.position_value`).  Each option is taken on the copy ``work`` after what
+    the seat cannot know was re-drawn, once for the decision, from a seed of the real game's
+    SEARCH stream (every option on the same deal), so the choice never depends on the real
+    hidden cards or future dice.  ``note``: write every option's features and the search's
+    value of it into ``samples`` too (the search weighed it just before: ``values`` and
+    ``picks``)."""
+    policy = state[S.SEAT_POLICY + seat]
+    rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
+    own = decide.choose(state, rules, knobs, rng, S.STEP, seat, n)
+    step_scores(state, rules, seat, n, knobs[rollout_policy])
+    scores = S.score_view(state)
+    if not note and margin_to_best_other(scores, n, own) >= search.CLEAR_LEAD:
+        return own
+    roll_rng, deal_rng = work_rng[search.ROLLOUT_RNG], work_rng[search.DEAL_RNG]
+    row = values[search.PAIRED, : features.SCRATCH]  # the paired rows are weigh's alone
+    no_trace = trace[:0]
+    valued = learns(knobs, policy)
+    n_temple, n_cards, n_blood = search.gather_unseen(state, rules, seat, cards[search.UNSEEN])
+    search.copy_slots(deal_rng, rng, 0, N_STREAMS)
+    search.deal_unseen(cards, deal_rng, rollout_seed(rng), n_temple, n_cards, n_blood)
+    best, best_value = own, -np.inf
+    for i in range(n):
+        search.restore_game(state, rules, work, rollout_policy, n, i == 0)
+        search.copy_slots(roll_rng, deal_rng, 0, N_STREAMS)
+        search.place_unseen(work, rules, seat, cards[search.DEALT], n_temple, n_cards, n_blood)
+        movement.take_step(work, rules, knobs, roll_rng, no_trace, seat, i)
+        features.features(work, rules, seat, scores[i], row)
+        if note:
+            value = candidate_value(values, picks, n, i)
+            features.note_sample(samples, seat, i, i == own, value, row)
+        if valued:
+            value = features.position_value(row, knobs[policy], WEIGHTS_AT)
+            if value > best_value:
+                best, best_value = i, value
+    if note:
+        samples[features.HEADER, features.DECISIONS] += 1
+    else:
+        state[S.G_SEARCH_DECISIONS] += 1
+    return best
+
+
+@rule
+def candidate_value(values, picks, n, option):
+    """The search's mean value of ``option`` in the decision it just weighed; NaN when it was
+    not a candidate."""
+    counts = values[search.COUNTS]
+    for r in range(n):
+        if counts[r] > 0 and picks[r] == option:
+            return values[search.SUMS, r] / counts[r]
+    return np.nan

@@ -1,0 +1,191 @@
+"""The `learned` player (simulator/games/karmaggan/turns.py, features.py) and its fit
+(simulator/experiments/learn.py): weights reach the kernels as a block of its knobs row, it
+sees only what its seat can know, it plays its rollout policy without weights, the same seed
+fits the same weights, and the shipped weights match the rules they were fitted for.  The fits
+here are tiny (a fixture model): they test the mechanism, not the strength."""
+
+import numpy as np
+import pytest
+from test_karmaggan_search import at_first_step, hidden_cards_reordered
+
+from simulator.core.game import get_game, policy_knobs
+from simulator.core.rng import N_STREAMS, game_seeds
+from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.core.rules import RulesError
+from simulator.experiments import learn
+from simulator.experiments.field import Field, Ladder
+from simulator.games.karmaggan import features, turns
+from simulator.games.karmaggan import state as S
+from simulator.run.plan import with_knob_sets
+
+GAME = get_game("karmaggan")
+TINY = learn.LearnBudget(games=12, iterations=2, rollouts=4, top_k=2)
+SEATS = ("learned", "rusher_tuned", "learned", "hunter_tuned")
+# weights that tell options apart: the race for the Egg, coins and the rollout policy's score
+WEIGHTS = [0.0, 0.2, 0.01, 0.0, 0.02, 0.02, 0.0, -0.02, 0.05, 0.01, 0.05, 0.0, 0.0, 0.0, 0.12]
+
+
+def learned_rules(weights=WEIGHTS):
+    table = {"rollout_policy": "rusher_tuned"}
+    if weights is not None:
+        table["weights"] = list(weights)
+    return with_knob_sets(GAME.rules(), {"learned": table})
+
+
+def test_weights_are_a_block_after_the_last_knob():
+    """A list knob is stored as its length, its numbers after the last knob's column; every
+    other row holds zeros there."""
+    rules = learned_rules()
+    table = policy_knobs(rules, GAME.policy_set(rules), GAME.knob_names)
+    row = table[GAME.policy("learned", rules).id]
+    first = 1 + len(GAME.knob_names)
+    assert table.shape[1] == first + len(features.FEATURES)
+    assert row[1 + GAME.knob_names.index("weights")] == len(WEIGHTS)
+    assert row[first:].tolist() == WEIGHTS
+    assert not table[GAME.policy("rusher_tuned", rules).id, first:].any()
+
+
+@pytest.mark.parametrize("weights", [[0.1] * 3, ["a"] * len(WEIGHTS)])
+def test_weights_are_one_number_per_feature(weights):
+    with pytest.raises(RulesError, match="policies.learned.weights"):
+        GAME.validate(learned_rules(weights))
+
+
+def first_learned_decision(weights=WEIGHTS, edit=None, seed=6):
+    """The first STEP decision of seat 0 (a learned seat, the first to move) its rollout
+    policy has no clear lead in: the option it takes and the real game's streams after it.
+    ``edit(W)`` changes the set-up game before it decides."""
+    W, n, (work, work_rng, values, picks, cards) = at_first_step(
+        learned_rules(weights), SEATS, seed, edit
+    )
+    no_samples = np.zeros((0, features.SAMPLE_WIDTH))
+    choice = W.call(
+        turns.learned_step, 0, n, work, work_rng, values, picks, cards, no_samples, False
+    )
+    assert n > 1 and W.state[S.G_SEARCH_DECISIONS] == 1  # valued, not a clear lead
+    return choice, W.rng.copy()
+
+
+def other_futures(W):
+    """Other futures for every chance stream (dice, draws, the other seats' tie-breaks)."""
+    for stream in range(N_STREAMS):
+        if stream != SEARCH_STREAM:
+            W.rng[stream] = W.rng[stream] ^ np.uint64(0x9E3779B97F4A7C15)
+
+
+def test_unseen_cards_and_future_dice_do_not_change_the_learned_choice():
+    """Ring Traps, Objects, Blood Tiles: the Temple deck, the other players' Object cards, the
+    Object deck, the face-down Blood tiles and every future draw are hidden from seat 0;
+    changing them leaves its choice as it was (it values positions on its own re-deal)."""
+    plain = first_learned_decision()[0]
+    assert first_learned_decision(edit=hidden_cards_reordered)[0] == plain
+
+    def reordered_and_other_futures(W):
+        hidden_cards_reordered(W)
+        other_futures(W)
+
+    assert first_learned_decision(edit=reordered_and_other_futures)[0] == plain
+
+
+def test_the_weights_decide_the_choice():
+    """Control: the same decision with the weights negated takes another option."""
+    assert first_learned_decision([-w for w in WEIGHTS])[0] != first_learned_decision()[0]
+
+
+def test_the_learned_player_draws_only_from_its_own_stream_and_its_policys():
+    """Besides its rollout policy's own pick (the POLICY stream, as a scripted seat draws), the
+    real game's streams are untouched: the options are taken on the copy."""
+    from simulator.core.rng import POLICY
+
+    valued = first_learned_decision()[1]
+    plain = first_learned_decision(weights=[0.0] * len(WEIGHTS))[1]
+    others = [s for s in range(N_STREAMS) if s not in (SEARCH_STREAM, POLICY)]
+    assert (valued[others] == plain[others]).all()
+
+
+def play(rules, seats, n=30, seed=11):
+    params = GAME.prepare(rules, 4)
+    policy_ids = np.array([GAME.policy(s, rules).id for s in seats], np.int8)
+    seeds = game_seeds(seed, np.arange(n, dtype=np.uint64))
+    return GAME.play(params, seeds, np.tile(policy_ids, (n, 1)))
+
+
+def test_a_learned_seat_without_weights_plays_its_rollout_policy():
+    """No weights: every step is its rollout policy's, the very same games."""
+    rules = learned_rules(weights=None)
+    learned = play(rules, ("learned", "hunter_tuned", "learned", "supporter_tuned"))
+    scripted = play(rules, ("rusher_tuned", "hunter_tuned", "rusher_tuned", "supporter_tuned"))
+    for table in ("games", "players"):
+        for column, values in scripted[table].items():
+            if column != "search_decisions":  # a tuple: the codes and their categories
+                mine = learned[table][column]
+                assert np.array_equal(
+                    *(v[0] if isinstance(v, tuple) else v for v in (mine, values))
+                )
+
+
+def test_the_learned_seats_play_other_games_with_weights():
+    rules = learned_rules()
+    played = play(rules, ("learned", "hunter_tuned", "learned", "supporter_tuned"))
+    assert played["games"]["search_decisions"].sum() > 0  # valued decisions counted
+
+
+def test_the_same_seed_fits_the_same_weights():
+    """Expert iteration on a tiny budget, twice with seed 1, once with seed 2."""
+    rules = GAME.rules()
+    first = learn.fit(GAME, rules, 4, TINY, seed=1)
+    again = learn.fit(GAME, rules, 4, TINY, seed=1)
+    other = learn.fit(GAME, rules, 4, TINY, seed=2)
+    assert first.knob_set == again.knob_set and first.iterations == again.iterations
+    assert first.knob_set["weights"] != other.knob_set["weights"]
+    assert len(first.knob_set["weights"]) == len(features.FEATURES)
+    assert first.knob_set["rollout_policy"] == "rusher_tuned"
+    assert [f["iteration"] for f in first.iterations] == [0, 1]
+    # the second iteration fits on both iterations' positions
+    assert first.iterations[1]["decisions"] > first.iterations[0]["decisions"] > 0
+
+
+def test_the_fit_recovers_known_weights():
+    """Known answer: candidate values made from features by known weights (plus a decision's
+    own offset, which centring removes) give those weights back."""
+    rng = np.random.default_rng(3)
+    n_features, truth = 4, np.array([0.5, -0.2, 0.0, 1.0])
+    columns = ("game", "decision", "value", *[f"f{i}" for i in range(n_features)])
+    rows = []
+    for decision in range(3000):
+        x = rng.normal(size=(3, n_features))
+        y = x @ truth + rng.normal() + 0.01 * rng.normal(size=3)
+        rows += [[0, decision, y[i], *x[i]] for i in range(3)]
+    weights, figures = learn.fit_weights(np.array(rows), columns, n_features)
+    assert np.allclose(weights, truth, atol=0.01)
+    assert figures["decisions"] == 3000 and figures["r2"] > 0.99
+
+
+@pytest.mark.parametrize("n_players", GAME.study.player_counts)
+def test_the_shipped_weights_match_the_printed_rules(n_players):
+    """The package's learned player of the printed rules at each player count the study plays
+    is used while its key matches: after an engine version bump or a rules.toml change, `make
+    learned` ships them again."""
+    rules = GAME.rules()
+    key = learn.cache_key(GAME, rules, n_players, learn.DEFAULT_BUDGET, learn.LEARN_SEED)
+    path = learn.shipped_path(GAME, n_players)
+    found = learn.read_entry(path, key, "shipped")
+    assert found is not None, f"{path} is missing or stale: make learned"
+    assert len(found.knob_set["weights"]) == len(features.FEATURES)
+    assert learn.learned(GAME, rules, n_players).source == "shipped"
+
+
+def test_the_learned_rung_seats_a_learned_team_in_the_tuned_field():
+    """`--field learned`: a learned team against the tuned field, its weights the shipped
+    ones (nothing fitted)."""
+    players = Ladder(GAME, 4).players(GAME.rules(), Field("learned"))
+    assert players.lineup == ("learned", "rusher_tuned", "learned", "hunter_tuned")
+    assert "weights" in players.rules["policies"]["learned"]
+    named = Ladder(GAME, 4).players(GAME.rules(), Field("scripted"), ["learned", "rusher"] * 2)
+    assert named.rules["policies"]["learned"] == players.rules["policies"]["learned"]
+
+
+def test_weights_the_rules_give_are_played_as_given():
+    """`--set policies.learned.weights=[...]`: no fit, no shipped weights in their place."""
+    rules = learned_rules()
+    assert learn.with_learned(GAME, rules, 4) is rules
