@@ -94,16 +94,24 @@ def steps_to_win(state, rules, seat, d_exit, d_egg, egg):
 
 
 @rule
+def race_maps(state, rules):
+    """The distance maps the race reads (:func:`race_steps`), from the state's cache or
+    computed into it: to the exits (to the hatches' cells while every hatch is closed) and to
+    the Egg or its carrier; and the Egg's node."""
+    carrier = state[S.G_EGG_CARRIER]
+    egg = state[S.G_EGG_POS] if carrier < 0 else state[S.F_POS + carrier]
+    target = board.EXITS if state[S.G_OPEN_HATCHES] > 0 else board.HATCH_CELLS
+    d_exit = board.distance_map(state, rules, target)
+    return d_exit, board.distance_map(state, rules, egg), egg
+
+
+@rule
 def race_steps(state, rules, n_sides, steps):
     """Each side's nearest living plunderer's steps from winning (:func:`steps_to_win`) into
     ``steps[:n_sides]``.  Steps to an exit count to the hatches' cells while every hatch is
     closed (The Jungle: the carrier waits for one to open).  Returns the distance maps to the
     exits and to the Egg, and the Egg's node."""
-    carrier = state[S.G_EGG_CARRIER]
-    egg = state[S.G_EGG_POS] if carrier < 0 else state[S.F_POS + carrier]
-    target = board.EXITS if state[S.G_OPEN_HATCHES] > 0 else board.HATCH_CELLS
-    d_exit = board.distance_map(state, rules, target)
-    d_egg = board.distance_map(state, rules, egg)
+    d_exit, d_egg, egg = race_maps(state, rules)
     steps[:n_sides] = RACE_CAP
     for s in range(rules[S.CFG_PLAYERS]):
         k = state[S.P_TEAM + s]

@@ -19,8 +19,9 @@ reaches), any other seat the search's.
 
 import numpy as np
 
-from policies.common import behaviour
+from policies.common import RANDOM, behaviour
 from policies.karmaggan import (
+    BLUNDER,
     LEARNED,
     ROLLOUT_POLICY_KNOB,
     ROLLOUTS,
@@ -189,7 +190,8 @@ def learned_step(
     policy = state[S.SEAT_POLICY + seat]
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
     own = decide.choose(state, rules, knobs, rng, S.STEP, seat, n)
-    step_scores(state, rules, seat, n, knobs[rollout_policy])
+    if not scored_by_choice(knobs, rollout_policy):
+        step_scores(state, rules, seat, n, knobs[rollout_policy])
     scores = S.score_view(state)
     if not note and margin_to_best_other(scores, n, own) >= search.CLEAR_LEAD:
         return own
@@ -197,6 +199,10 @@ def learned_step(
     row = values[search.PAIRED, : features.SCRATCH]  # the paired rows are weigh's alone
     no_trace = trace[:0]
     valued = learns(knobs, policy)
+    # the race's maps of the position before the step, computed once into the real game's
+    # cache (a cache: the game plays the same), where each option that turns no ring and
+    # moves no Egg finds them after its restore instead of searching the board again
+    features.race_maps(state, rules)
     n_temple, n_cards, n_blood = search.gather_unseen(state, rules, seat, cards[search.UNSEEN])
     search.copy_slots(deal_rng, rng, 0, N_STREAMS)
     search.deal_unseen(cards, deal_rng, rollout_seed(rng), n_temple, n_cards, n_blood)
@@ -219,6 +225,14 @@ def learned_step(
     else:
         state[S.G_SEARCH_DECISIONS] += 1
     return best
+
+
+@rule
+def scored_by_choice(knobs, policy):
+    """Whether ``policy``'s pick of a step leaves its scores of the options in the SCORES
+    block: a scripted policy that never blunders scores every step it picks
+    (policies.karmaggan.policy_choice), so they need not be scored again."""
+    return behaviour(knobs, policy) != RANDOM and knobs[policy, BLUNDER] == 0.0
 
 
 @rule
