@@ -172,14 +172,49 @@ def test_a_restored_copy_is_the_real_game_again_after_a_playout():
         assert R.state[S.G_ADJ_VERSION] != W.state[S.G_ADJ_VERSION]  # the adjacency rebuilt
         assert R.state[S.G_DCACHE_WRITTEN] != 0 and (R.state != whole.state).any()
         search.restore_game(W.state, W.rules, R.state, np.int64(1), n_options, False)
-        read = np.ones(len(W.state), bool)  # not the scratch blocks, nor the unread tails
-        read[S.SCORES : S.SCORES + S.MAX_OPTIONS] = False
-        read[W.rules[S.CFG_QUEUE] : W.rules[S.CFG_ADJ]] = False
-        for field in (S.OPT_ACT, S.OPT_A, S.OPT_B):
-            read[field + n_options : field + S.MAX_OPTIONS] = False
-        for field in (S.ACTED_FIG, S.ACTED_NODE):
-            read[field + W.state[S.G_ACT_N] : field + S.MAX_ACTS] = False
+        read = read_slots(W, n_options)
         assert (R.state[read] == whole.state[read]).all()
+
+
+def read_slots(W, n_options):
+    """The slots of ``W``'s state a playout reads: not the scratch blocks (option scores, the
+    BFS queue), nor the unread tails of the options and activated tiles."""
+    read = np.ones(len(W.state), bool)
+    read[S.SCORES : S.SCORES + S.MAX_OPTIONS] = False
+    read[W.rules[S.CFG_QUEUE] : W.rules[S.CFG_ADJ]] = False
+    for field in (S.OPT_ACT, S.OPT_A, S.OPT_B):
+        read[field + n_options : field + S.MAX_OPTIONS] = False
+    for field in (S.ACTED_FIG, S.ACTED_NODE):
+        read[field + W.state[S.G_ACT_N] : field + S.MAX_ACTS] = False
+    return read
+
+
+def test_a_copy_made_at_an_earlier_decision_is_the_game_again():
+    """Between two decisions the game plays on (rings turn, distance maps are computed) and
+    the copy holds its last playout: restore_game without ``whole`` (as the learned player
+    restores at every decision) copies back the caches either wrote, and the copy equals a
+    whole copy of the game on every slot a playout reads."""
+    rules = GAME.rules(sets=TINY)
+    params = GAME.prepare(rules, 4)
+    W = K.world(params, 5, ids(rules, SEATS))
+    R = K.world(params, 0, ids(rules, SEATS), set_up=False)
+    whole = K.world(params, 0, ids(rules, SEATS), set_up=False)
+    n_options = np.int64(7)
+    search.restore_game(W.state, W.rules, R.state, np.int64(1), n_options, False)  # a new game
+    rebuilt = 0
+    for step in range(4):
+        first, start = np.int64(2 * step), engine.NOT_RESUMED
+        if step % 2:  # a playout of the next two rounds, or none (a decision of one option)
+            R.rng[:] = step + 1
+            R.call(engine.play_from, first, np.int64(0), first + 2, np.int64(0), start)
+        W.call(engine.play_from, first, np.int64(0), first + 2, np.int64(0), start)  # the game's
+        assert W.state[S.G_DCACHE_WRITTEN] != 0  # the game wrote caches the copy does not hold
+        rebuilt |= W.state[S.G_DCACHE_WRITTEN] & S.ADJ_WRITTEN
+        search.restore_game(W.state, W.rules, R.state, np.int64(1), n_options, False)
+        search.restore_game(W.state, W.rules, whole.state, np.int64(1), n_options, True)
+        read = read_slots(W, n_options)
+        assert (R.state[read] == whole.state[read]).all()
+    assert rebuilt  # the game's adjacency was rebuilt between decisions too
 
 
 @pytest.mark.parametrize("mode, teammate_counts", [("team", True), ("free_for_all", False)])

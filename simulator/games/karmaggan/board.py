@@ -153,6 +153,7 @@ def update_adjacency(state, rules):
         for node in range(centre + 1, rules[S.CFG_NODES]):
             build_neighbours(state, rules, node)
     state[S.G_ADJ_VERSION] = state[S.G_VERSION] + 1
+    state[S.G_DCACHE_WRITTEN] |= S.ADJ_WRITTEN
 
 
 @rule

@@ -20,6 +20,7 @@ def new_game(state, rules, rng, seed, seat_policies):
     state[S.HANDS : S.HANDS + S.MAX_PLAYERS * S.MAX_HAND] = -1
     decks = S.deck(rules, S.D_TEMPLE)
     state[decks : decks + 3 * rules[S.CFG_DECK_LEN]] = -1
+    state[S.G_DCACHE_WRITTEN] = S.ALL_WRITTEN
     rng[:] = rng_new(seed)
     for seat in range(rules[S.CFG_PLAYERS]):
         state[S.SEAT_POLICY + seat] = seat_policies[seat]

@@ -71,7 +71,6 @@ SUMS, COUNTS, SIDES, PAIRED = range(4)  # rows of the values buffer (PAIRED: its
 MILLION = 1_000_000
 ROLLOUT_RNG, DEAL_RNG = range(2)  # rows of work_rng: a rollout's streams, the round's deal
 UNSEEN, DEALT = range(2)  # rows of cards: what the seat cannot see, canonical; the round's deal
-ALL_DCACHE_SLOTS = (1 << S.DCACHE_SLOTS) - 1
 
 
 @rule
@@ -155,14 +154,15 @@ def restore_game(state, rules, work, rollout_policy, n_options, whole):
     ``rollout_policy``: the slots a playout reads, in use (the figure, node and hand blocks are
     sized for the largest game; of the turn's activated tiles and of the decision's options
     only the first G_ACT_N and ``n_options`` are read; the option scores and the BFS queue are
-    written before they are read).  The adjacency and the distance maps are caches a playout
-    rebuilds only when the board changed, so they are copied back only when the last playout
-    wrote them: the adjacency when its G_ADJ_VERSION moved (a rebuild always moves it), the
-    maps it computed (G_DCACHE_WRITTEN).  ``whole``: the first playout of a decision, whose
-    copy holds another game, copies all of them."""
-    if whole or work[S.G_ADJ_VERSION] != state[S.G_ADJ_VERSION]:
+    written before they are read).  The adjacency and the distance maps are caches rebuilt
+    only when the board changed, so they are copied back only when the copy or the game wrote
+    them since the two were last made alike (G_DCACHE_WRITTEN of each, then cleared in both):
+    a playout's rebuilds, and between two decisions the game's own (a new game counts every
+    cache written).  ``whole``: copy all of them all the same (the search's first playout of
+    a decision)."""
+    written = S.ALL_WRITTEN if whole else work[S.G_DCACHE_WRITTEN] | state[S.G_DCACHE_WRITTEN]
+    if written & S.ADJ_WRITTEN:
         copy_slots(work, state, rules[S.CFG_ADJ], rules[S.CFG_DECKS])
-    written = ALL_DCACHE_SLOTS if whole else work[S.G_DCACHE_WRITTEN]
     n_nodes = rules[S.CFG_NODES]
     for slot in range(S.DCACHE_SLOTS):
         if (written >> slot) & 1:
@@ -170,6 +170,7 @@ def restore_game(state, rules, work, rollout_policy, n_options, whole):
             copy_slots(work, state, at, at + n_nodes)
     copy_slots(work, state, 0, S.FIGS)
     work[S.G_DCACHE_WRITTEN] = 0
+    state[S.G_DCACHE_WRITTEN] = 0
     n_figs, hand_max = rules[S.CFG_N_FIGS], rules[S.CFG_HAND_MAX]
     for field in range(S.FIGS, S.BOARD, S.MAX_FIGS):
         copy_slots(work, state, field, field + n_figs)

@@ -60,6 +60,8 @@ MAX_HATCHES = 16
 MAX_ACTS = 64
 MAX_OPTIONS = 160
 DCACHE_SLOTS = 8
+ADJ_WRITTEN = 1 << DCACHE_SLOTS  # G_DCACHE_WRITTEN's bit of the adjacency block
+ALL_WRITTEN = (ADJ_WRITTEN << 1) - 1  # every cache: the adjacency and each distance map
 
 # ---------------------------------------------------------------- rules array
 # header: rules numbers for this player count and variant, then the sizes and offsets of the
@@ -107,8 +109,10 @@ N_GAME = G_ADJ_HATCHES + 1
 # free-for-all, anyone: bit 0) has lost a plunderer; G_LAST_FREE is the last tile the moving
 # figure stood on alone (where it goes back if its move ends on another's tile);
 # G_SEARCH_DECISIONS counts the decisions a `search` seat weighed by rollouts;
-# G_DCACHE_WRITTEN is a bit set: bit s when distance map s was computed (the search player
-# clears it in a rollout copy, to copy back only the maps its playout wrote)
+# G_DCACHE_WRITTEN is a bit set of the caches written since the game and its rollout copy were
+# last made alike (search.restore_game, which clears it in both, so as to copy back only the
+# caches either wrote): bit s when distance map s was computed, ADJ_WRITTEN when the adjacency
+# was rebuilt; a new game sets them all (no copy holds any of it yet)
 
 SEAT_POLICY = N_GAME
 

@@ -208,7 +208,7 @@ def learned_step(
     search.deal_unseen(cards, deal_rng, rollout_seed(rng), n_temple, n_cards, n_blood)
     best, best_value = own, -np.inf
     for i in range(n):
-        search.restore_game(state, rules, work, rollout_policy, n, i == 0)
+        search.restore_game(state, rules, work, rollout_policy, n, False)
         search.copy_slots(roll_rng, deal_rng, 0, N_STREAMS)
         search.place_unseen(work, rules, seat, cards[search.DEALT], n_temple, n_cards, n_blood)
         movement.take_step(work, rules, knobs, roll_rng, no_trace, seat, i)
