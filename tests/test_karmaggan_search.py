@@ -153,16 +153,22 @@ def test_a_redraw_keeps_what_the_seat_knows():
     assert sorted(R.nodes(S.B_BLOOD)) == sorted(W.nodes(S.B_BLOOD))
 
 
-def test_a_restored_copy_is_the_real_game_again_after_a_playout():
-    """restore_game copies back only what a playout wrote (the caches when it rebuilt them):
-    after playouts that rotated rings and computed distance maps, the copy equals a whole
-    copy of the game on every slot a playout reads."""
+def game_and_copies():
+    """A set-up game (seed 5), two worlds to copy it into (a rollout copy and a whole copy)
+    and the options a decision lists."""
     rules = GAME.rules(sets=TINY)
     params = GAME.prepare(rules, 4)
     W = K.world(params, 5, ids(rules, SEATS))
     R = K.world(params, 0, ids(rules, SEATS), set_up=False)
     whole = K.world(params, 0, ids(rules, SEATS), set_up=False)
-    n_options = np.int64(7)
+    return W, R, whole, np.int64(7)
+
+
+def test_a_restored_copy_is_the_real_game_again_after_a_playout():
+    """restore_game copies back only what a playout wrote (the caches when it rebuilt them):
+    after playouts that rotated rings and computed distance maps, the copy equals a whole
+    copy of the game on every slot a playout reads."""
+    W, R, whole, n_options = game_and_copies()
     search.restore_game(W.state, W.rules, whole.state, np.int64(1), n_options, True)
     search.restore_game(W.state, W.rules, R.state, np.int64(1), n_options, True)
     end = np.int64(6)
@@ -194,12 +200,7 @@ def test_a_copy_made_at_an_earlier_decision_is_the_game_again():
     the copy holds its last playout: restore_game without ``whole`` (as the learned player
     restores at every decision) copies back the caches either wrote, and the copy equals a
     whole copy of the game on every slot a playout reads."""
-    rules = GAME.rules(sets=TINY)
-    params = GAME.prepare(rules, 4)
-    W = K.world(params, 5, ids(rules, SEATS))
-    R = K.world(params, 0, ids(rules, SEATS), set_up=False)
-    whole = K.world(params, 0, ids(rules, SEATS), set_up=False)
-    n_options = np.int64(7)
+    W, R, whole, n_options = game_and_copies()
     search.restore_game(W.state, W.rules, R.state, np.int64(1), n_options, False)  # a new game
     rebuilt = 0
     for step in range(4):
