@@ -221,7 +221,9 @@ def study_stopped(tmp_path, monkeypatch, where: str, error) -> str:
         monkeypatch.setattr(study, "execute_all", stops)
     else:
         monkeypatch.setattr(study, "execute_all", lambda *a, **k: [])
-        monkeypatch.setattr(study, "run_challenges", lambda *a: [])  # no dataset to challenge
+        # no dataset to answer from or to challenge: the questions' own games are not played
+        monkeypatch.setattr(study, "study_answers", lambda *a: [])
+        monkeypatch.setattr(study, "run_challenges", lambda *a: [])
         if where.endswith("write_report"):  # the screens and skill curves play no game either
             monkeypatch.setattr(study, "run_screens", lambda *a: [])
             monkeypatch.setattr(study, "run_skill", lambda *a: [])
