@@ -286,6 +286,7 @@ def test_a_resumed_study_keeps_what_it_finished(small_study, tmp_path, monkeypat
 
     real_execute_all = study.execute_all
     monkeypatch.setattr(study, "execute_all", execute_all)
+    monkeypatch.setattr("simulator.studies.recipes.in_study.ask", fail_if_called)  # moved, kept
     monkeypatch.setattr("simulator.experiments.sensitivity.screen", fail_if_called)
     monkeypatch.setattr("simulator.experiments.skill.rate_ladder", fail_if_called)
     report = tmp_path / "study.html"

@@ -384,9 +384,16 @@ def finished(out: Path, plan: Plan) -> bool:
 
 
 def kept_result(path: Path, tool: str, command: str, resume: bool) -> bool:
-    """With ``resume``, whether ``path`` holds ``tool``'s result of ``command`` already."""
+    """With ``resume``, whether ``path`` holds ``tool``'s result of ``command`` already.  A
+    command's ``--out`` is the folder its record is in, wherever that folder has moved since:
+    a study's folder moved as a whole keeps its answers."""
     record = out_record(path) if resume else None
-    return record is not None and record.get("tool") == tool and record.get("command") == command
+    return (
+        record is not None
+        and record.get("tool") == tool
+        and isinstance(record.get("command"), str)
+        and record["command"].split(" --out ")[0] == command.split(" --out ")[0]
+    )
 
 
 def screen_folder(game: str) -> str:
