@@ -1,5 +1,5 @@
 """How kernels compile (simulator.core.kernel): the mode chosen, the plain mode's public options
-and its games (the very games of the fast mode, the contract tests passing), each game's kernels
+and its games (the very games of the fast mode), each game's kernels
 cached in a folder keyed on its own sources, the -O2 level, a cached kernel linked into a new
 caller.  The fast mode's own mechanics: test_kernel_only.py."""
 
@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numba
+import numpy as np
 import polars as pl
 import pytest
 
@@ -208,38 +209,39 @@ def test_a_cached_kernel_only_function_links_into_a_new_caller(switch, tmp_path)
     assert second == ["30", "12", "1"]
 
 
-PLAY = """
+PLAIN = """
 import sys
+from pathlib import Path
+import numpy as np
 sys.path.insert(0, {tests!r})
 from conftest import small_plan
+from test_contract import three_games
+from simulator.core.game import GAME_NAMES
 from simulator.run.runner import execute
-execute(small_plan({name!r}), sys.argv[1], jobs=1, progress=False)
+out = Path(sys.argv[1])
+for name in GAME_NAMES:
+    execute(small_plan(name), out / name, jobs=1, progress=False)
+    np.savez(out / f"{{name}}.npz", **three_games(name))
 """
 
 
 @fast_beside_plain
-@pytest.mark.parametrize("name", GAME_NAMES)
 @pytest.mark.slow
-def test_the_plain_mode_plays_the_games_of_the_fast_mode(small_datasets, name, tmp_path):
-    """Every table and column of the same small run, its kernels compiled in each mode (the
-    plain mode in a process of its own)."""
-    script = PLAY.format(tests=str(TESTS), name=name)
+def test_the_plain_mode_plays_the_games_of_the_fast_mode(small_datasets, tmp_path):
+    """Every engine's kernels compiled in the plain mode, in a process of its own, give every
+    table and column of the contract's small datasets, and of its three games with a `random`
+    seat beside the scripted ones (those the plain Python run is held to in test_contract.py),
+    as the fast mode gives them."""
+    from test_contract import three_games
+
+    script = PLAIN.format(tests=str(TESTS))
     run([sys.executable, "-c", script, str(tmp_path)], environment(BALSIM_PLAIN_NUMBA="1"))
-    game = get_game(name)
-    for table in ["games", "players", *game.timelines]:
-        plain = pl.read_parquet(tmp_path / table).sort(pl.all())
-        fast = pl.read_parquet(small_datasets[name] / table).sort(pl.all())
-        assert plain.height > 0 and plain.equals(fast), table
-
-
-@fast_beside_plain
-@pytest.mark.slow
-def test_the_contract_holds_in_the_plain_mode():
-    """The contract tests, every engine's kernels compiled in the plain mode."""
-    out = run(
-        [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider"]
-        + [str(TESTS / "test_contract.py")],
-        environment(BALSIM_PLAIN_NUMBA="1"),
-        cwd=TESTS.parent,
-    )
-    assert " passed" in out and " failed" not in out and " skipped" not in out
+    for name in GAME_NAMES:
+        for table in ["games", "players", *get_game(name).timelines]:
+            plain = pl.read_parquet(tmp_path / name / table).sort(pl.all())
+            fast = pl.read_parquet(small_datasets[name] / table).sort(pl.all())
+            assert plain.height > 0 and plain.equals(fast), (name, table)
+        fast, plain = three_games(name), np.load(tmp_path / f"{name}.npz")
+        assert sorted(fast) == sorted(plain.files)
+        for key in fast:
+            np.testing.assert_array_equal(fast[key], plain[key], err_msg=f"{name} {key}")
