@@ -28,8 +28,9 @@
   the very same games as fast (datasets and ``balsim bench`` compared), and a cold compile of
   each engine with its search player takes about half the CPU time (Karmaggän 48 s instead of
   104 s; about 30 s now).  A
-  test or a notebook may still call such a kernel from Python: that call compiles a twin with
-  the wrappers, once per process (:class:`~simulator.core.kernel_only.KernelOnlyDispatcher`).
+  test or a notebook may still call such a kernel from Python: that call runs a twin compiled
+  with the wrappers, cached apart from the kernels
+  (:class:`~simulator.core.kernel_only.KernelOnlyDispatcher`).
   This relies on numba's code-library internals: it is the fast mode, below.
 * ``layer``: a function that only sequences others (a game's loop, a round loop, a turn's
   phases), called from one or two places: numba inlines it into its callers instead of
@@ -95,11 +96,14 @@ from numba.core.caching import FunctionCache, NullCache, _CacheLocator
 from simulator import KERNEL_CACHE, PLAIN_NUMBA, cache_group, unwritable, warn_uncached
 
 
-def cached_in_its_group(compile_kernel):
-    """``compile_kernel`` (a decorator) caching each kernel in its cache group's folder."""
+def cached_in_its_group(compile_kernel, subfolder: str = ""):
+    """``compile_kernel`` (a decorator) caching each kernel in its cache group's folder (in
+    ``subfolder`` of it: numba's index of a function's cache tells its compiles apart only by
+    their types, so two compiles of one function with other options need folders of their
+    own)."""
 
     def decorate(py_func):
-        folder = KERNEL_CACHE[cache_group(py_func.__module__)]
+        folder = os.path.join(KERNEL_CACHE[cache_group(py_func.__module__)], subfolder)
         numba_folder = numba.config.CACHE_DIR
         numba.config.CACHE_DIR = folder
         try:

@@ -67,6 +67,7 @@ class KernelOnlyCompiler(Compiler):
         return super().compile_extra(func)
 
 
+TWINS = "python-twins"  # the folder of a cache group where the twins are cached
 NO_WRAPPERS = {
     "no_cpython_wrapper": True,
     "no_cfunc_wrapper": True,
@@ -76,18 +77,23 @@ NO_WRAPPERS = {
 
 class KernelOnlyDispatcher(CPUDispatcher):
     """A kernel compiled without Python wrappers: called from Python (it has no machine code
-    for Python to call), it runs a twin compiled with them, not cached (numba's cache would not
-    tell the twin's entries from the kernel's)."""
+    for Python to call), it runs a twin compiled with them, cached beside the kernels of its
+    group in a folder of the twins' own (numba's cache would not tell the twin's entries from
+    the kernel's): the rule tests call kernels from Python, and compiled each twin's whole
+    tree again in every test process."""
 
     def __call__(self, *args, **kwargs):
         twin = self.__dict__.get("_python_twin")
         if twin is None:
+            from simulator.core.kernel import cached_in_its_group  # which imports this module
+
             options = {
                 k: v
                 for k, v in self.targetoptions.items()
                 if k not in NO_WRAPPERS and k != "nopython"
             }
-            twin = self._python_twin = njit(**{**options, "cache": False})(self.py_func)
+            compile_twin = cached_in_its_group(njit(**{**options, "cache": True}), TWINS)
+            twin = self._python_twin = compile_twin(self.py_func)
         return twin(*args, **kwargs)
 
 
