@@ -112,6 +112,10 @@ learned: $(STAMP)
 	$(BIN)/balsim learn karmaggan -p 2 --ship
 	$(BIN)/balsim learn karmaggan -p 4 --ship
 	$(BIN)/balsim learn karmaggan -p 6 --ship
+	$(BIN)/balsim learn ekonos -p 3 --ship
+	$(BIN)/balsim learn ekonos -p 4 --ship
+	$(BIN)/balsim learn ekonos -p 5 --ship
+	$(BIN)/balsim learn ekonos -p 6 --ship
 
 # the learned player beside today's search on fresh seeds, at each player count the study plays
 # (bench/results/learned-strength.csv and the table in docs/search.md); minutes on one core

@@ -42,8 +42,9 @@ RESULTS = ROOT / "bench" / "results" / "learned-strength.csv"
 DOC = ROOT / "docs" / "search.md"
 BEGIN, END = "<!-- learned:begin -->", "<!-- learned:end -->"
 # the strongest tuned policy of each game with a learned player (docs/search.md "Strength of
-# the defaults": in Karmaggän the rusher_tuned team is the one to beat)
-STRONGEST = {"karmaggan": "rusher_tuned"}
+# the defaults": in Karmaggän the rusher_tuned team is the one to beat, in Ekonos
+# cash_hoarder_tuned)
+STRONGEST = {"karmaggan": "rusher_tuned", "ekonos": "cash_hoarder_tuned"}
 CHUNK = 100
 EQUAL = 0.02  # "as strong as the search": the paired interval within 2 points either side
 
@@ -157,18 +158,26 @@ def table(rows: list[dict]) -> str:
 
 
 def write_doc(rows: list[dict]) -> None:
+    """The table of every game's rows, after a line per run saying how it was measured."""
     text = DOC.read_text(encoding="utf-8")
     head, rest = text.split(BEGIN)
     _, tail = rest.split(END)
-    first = rows[0]
-    lineups = "; ".join(
-        f"{r['players']} players `{r['lineup']}`" for r in rows if r["role"] == "learned"
-    )
+    runs = []
+    for game_name in dict.fromkeys(r["game"] for r in rows):
+        mine = [r for r in rows if r["game"] == game_name]
+        first = mine[0]
+        lineups = "; ".join(
+            f"{r['players']} players `{r['lineup']}`" for r in mine if r["role"] == "learned"
+        )
+        runs.append(
+            f"{game_name}: `{first['command']}` at {first['commit']}, {first['date']}, load "
+            f"{first['load']}: {first['games']:,} games a line-up on seed {first['seed']}; the "
+            f"learned line-ups {lineups}, the search in the learned seats' places."
+        )
     body = (
-        f"\n`{first['command']}` at {first['commit']}, {first['date']}, load {first['load']} "
-        f"(bench/results/learned-strength.csv): {first['games']:,} games a line-up on seed "
-        f"{first['seed']}; the learned line-ups {lineups}, the search in the learned seats' "
-        f"places:\n\n{table(rows)}\n"
+        "\nbench/results/learned-strength.csv, each game's rows from its last run:\n\n"
+        + "\n\n".join(runs)
+        + f"\n\n{table(rows)}\n"
     )
     DOC.write_text(head + BEGIN + body + END + tail, encoding="utf-8")
 
@@ -188,6 +197,9 @@ def main(argv=None) -> None:
     parser.add_argument("--games", type=int, default=1600, help="games a line-up")
     parser.add_argument("--seed", type=int, default=707, help="never used for tuning or fits")
     parser.add_argument("--players", type=int, nargs="*", help="[default: the study's counts]")
+    parser.add_argument(
+        "--game", choices=sorted(STRONGEST), nargs="*", help="[default: every game with one]"
+    )
     parser.add_argument("--render", action="store_true", help="only write the doc's table")
     args = parser.parse_args(argv)
     if args.render:
@@ -203,11 +215,14 @@ def main(argv=None) -> None:
         "command": "python bench/learned_strength.py"
         + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:])),
     }
+    games = args.game or list(STRONGEST)
+    kept = [r for r in (read_rows() if RESULTS.exists() else []) if r["game"] not in games]
     rows = []
-    for game_name in STRONGEST:
+    for game_name in games:
         for n in args.players or get_game(game_name).study.player_counts:
             rows += [{**r, **run} for r in measure(game_name, n, args.games, args.seed)]
             print(table(rows), flush=True)
+    rows = kept + rows  # the other games' rows as their last run left them
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     with open(RESULTS, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))

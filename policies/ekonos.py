@@ -5,13 +5,23 @@ of the rules' ``[scoring]`` keys (a share is worth its company's final value in 
 indicators times ``per_indicator``, an M.U. spent or received ``per_mu``, a presidency held at
 the end ``per_presidency``, beside the control of expansions it brings) and takes the best, so a
 scoring variant changes its choices; the knobs in ``[policies.NAME]`` of the rules make the
-strategies differ.  The `search` player (simulator/games/ekonos/search.py) weighs the
-best-scored options by simulation.
+strategies differ.  Two players weigh the best-scored options of a decision: `search`
+(simulator/games/ekonos/search.py) by simulation, `learned` by the learned value of the
+position each leaves at the end of the step (simulator/games/ekonos/features.py); what they do
+not weigh, their ``rollout_policy`` decides.
 """
 
 import numpy as np
 
-from policies.common import HANDICAP_KNOBS, RANDOM, behaviour, blunders, keep_best, pick_random
+from policies.common import (
+    HANDICAP_KNOBS,
+    LEARNED_KNOBS,
+    RANDOM,
+    behaviour,
+    blunders,
+    keep_best,
+    pick_random,
+)
 from policies.search import SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.core.kernel import accessor, inlined, rule, scorer
@@ -41,7 +51,7 @@ from simulator.games.ekonos.state import (
     TURN,
 )
 
-PRESIDENT_SEEKER, VALUE_INVESTOR, MARKET_BUILDER, CASH_HOARDER, SEARCH = range(1, 6)
+PRESIDENT_SEEKER, VALUE_INVESTOR, MARKET_BUILDER, CASH_HOARDER, SEARCH, LEARNED = range(1, 7)
 POLICIES = (
     Policy(RANDOM, "random", "uniformly random among the legal options at every decision"),
     Policy(
@@ -66,6 +76,12 @@ POLICIES = (
         "weighs its best options by playing each out many times from "
         "what it can see (determinized flat Monte Carlo)",
     ),
+    Policy(
+        LEARNED,
+        "learned",
+        "takes the option whose resulting position a value function learned from the "
+        "search rates best, among its best-scored options (one ply, from what it can see)",
+    ),
 )
 KNOBS = (
     "presidency_bonus",
@@ -75,6 +91,7 @@ KNOBS = (
     "place_weight",
     *SEARCH_KNOBS,
     *HANDICAP_KNOBS,
+    *LEARNED_KNOBS,
 )
 # knobs table columns (column 0 is the behaviour, simulator.core.game.policy_knobs)
 (
@@ -88,7 +105,9 @@ KNOBS = (
     HORIZON,
     TOP_K,
     BLUNDER,
-) = range(1, 11)
+    WEIGHTS,
+) = range(1, 12)
+WEIGHTS_AT = 1 + len(KNOBS)  # a learned policy's weights follow the last knob's column
 
 FUTURE_GROWTH = 2.0  # expected rise of a company's value before the end when not in the last turn
 
@@ -173,9 +192,20 @@ def policy_choice(state, rules, knobs, rng, policy, kind, seat, company, n):
     """Index into the ``n`` options of the state's OPTIONS block that scripted ``policy`` takes
     for decision ``kind`` of ``seat``.  Inlined where the rules decide, so a random draw is
     not a call of some forty arguments."""
+    policy = played_by(knobs, policy)
     if behaviour(knobs, policy) == RANDOM or blunders(knobs, policy, BLUNDER, rng):
         return pick_random(n, rng)
     return best_choice(state, rules, knobs, rng, policy, kind, seat, company, n)
+
+
+@rule
+def played_by(knobs, policy):
+    """The policy whose code makes a decision of ``policy``: a learned seat's rollout policy
+    (it values only the decisions its driver hands it: simulator/games/ekonos/search.py), any
+    other's own."""
+    if behaviour(knobs, policy) == LEARNED:
+        return np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
+    return policy
 
 
 @rule
@@ -191,6 +221,7 @@ def best_choice(state, rules, knobs, rng, policy, kind, seat, company, n):
 @rule
 def option_scores(state, rules, knobs, policy, kind, seat, company, n, out):
     """``out[:n]``: every option's score by ``policy`` (all equal for `random`)."""
+    policy = played_by(knobs, policy)
     for i in range(n):
         out[i] = (
             0.0

@@ -13,6 +13,14 @@ seed, forces the candidate and plays on with every seat on ``rollout_policy`` to
 policies.search.paired_choice picks the candidate; it is logged and the step is probed again.
 The real game draws only from its SEARCH stream.
 
+A game with a learned player binds :data:`LEARNING_DRIVER` and :data:`LEARNING_DECIDE`
+instead: a `learned` seat's decision of several options (with weights) is pending too, its
+candidates the ``top_k`` best-scored by its rollout policy, and :func:`value_options` plays it
+one ply: each candidate forced once on a copy re-drawn from one seed of the SEARCH stream, the
+step played to its end by the rollout policy, the position valued by the learned weights
+(policies/learned.py).  While sampling (simulator.experiments.learn) a teaching learned seat's
+candidates are also weighed by playouts and written down with their values.
+
 The decision layer (:data:`DECIDE`) is written here once for the games the driver plays, and
 bound by each game's decide module: :func:`choose`, the one door of every decision, asks the
 seat's policy; in a search step it keeps the step's *decision log* in the state (every
@@ -67,6 +75,7 @@ import types
 
 import numpy as np
 
+from policies import learned
 from policies.common import behaviour
 from policies.search import (
     MAX_ROUNDS,
@@ -102,7 +111,14 @@ def search_buffers(rules):
 
 
 def search_step(state, rules, knobs, rng, trace, work, work_rng, values):
-    """Play one step of a game with search seats (module docstring)."""
+    """Play one step of a game with search or learned seats (module docstring)."""
+    sample_step(state, rules, knobs, rng, trace, work, work_rng, values, values[:0])
+
+
+def sample_step(state, rules, knobs, rng, trace, work, work_rng, values, samples):
+    """:func:`search_step`, writing into ``samples`` while sampling (when it has rows:
+    policies/learned.py) every option of each decision a teacher weighed for a learned
+    seat."""
     snap, snap_rng = work[SNAPSHOT], work_rng[SNAPSHOT]
     probe, probe_rng = work[PROBE_COPY], work_rng[PROBE_COPY]
     snap[:] = state
@@ -117,7 +133,9 @@ def search_step(state, rules, knobs, rng, trace, work, work_rng, values):
         j = probe[LOG_LEN]
         snap[LOG : LOG + j] = probe[LOG : LOG + j]  # the other seats' decisions before j
         snap[NOTES : NOTES + j] = probe[NOTES : NOTES + j]
-        best = weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values)
+        best = pending_choice(
+            probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values, samples
+        )
         snap[LOG + j] = probe[CANDIDATES + best]
         snap[LOG_LEN] = j + 1
         snap[SEARCH_DECISIONS] += 1
@@ -174,6 +192,102 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
     return paired_choice(paired, m, played, scale, u)
 
 
+def weighed_choice(
+    probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values, samples
+):
+    """The rank of the candidate to play at the pending decision of a game without a learned
+    player: the search's (:func:`weigh`)."""
+    return weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values)
+
+
+def learned_choice(
+    probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values, samples
+):
+    """The rank of the candidate to play at the pending decision: a search seat's by playouts
+    (:func:`weigh`), a learned seat's by the learned value of the position each leaves
+    (:func:`value_options`).  While sampling, a teaching learned seat's candidates are weighed
+    by playouts too and written down with their values; it then plays its own pick when it has
+    weights, else the search's (expert iteration: simulator.experiments.learn)."""
+    policy = probe[SEAT_POLICY + probe[PENDING_SEAT]]
+    if behaviour(knobs, policy) != LEARNED:
+        return weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values)
+    taught = samples.shape[0] > 0 and teaches(knobs, policy)
+    searched = 0
+    if taught:
+        searched = weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values)
+    own = value_options(
+        probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values, samples, taught
+    )
+    if not taught:  # no trace rows of values to step over (weigh's note_values writes them)
+        snap[NOTES + probe[LOG_LEN]] = 0
+    return own if learns(knobs, policy) else searched
+
+
+def value_options(
+    probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values, samples, note
+):
+    """The rank of the candidate whose resulting position has the highest learned value
+    (policies.learned.position_value; ties: the best-scored), for the learned seat of the
+    pending decision of ``probe``.  Each candidate is forced on a copy of the step, on which
+    what the seat cannot know was re-drawn, once for the decision, from a seed of the real
+    game's SEARCH stream (every candidate on the same deal), and the step is played to its end
+    by the rollout policy; its features are read there (the game's ``position_features``), so
+    the choice never depends on the real hidden cards or future draws.  ``note``: write every
+    candidate's features and the search's mean value of it (just weighed: ``values``) into
+    ``samples``."""
+    seat = probe[PENDING_SEAT]
+    policy = probe[SEAT_POLICY + seat]
+    m = probe[PENDING_CANDIDATES]
+    roll, roll_rng = work[ROLLOUT_COPY], work_rng[ROLLOUT_COPY]
+    row = values[SCORES, :SCRATCH]  # weigh's seat scores, free once it has weighed
+    no_trace = trace[:0]
+    seed = rollout_seed(rng)
+    valued = learns(knobs, policy)
+    best, best_value = 0, -np.inf
+    for r in range(m):
+        roll[:] = snap
+        roll_rng[:] = snap_rng
+        roll_rng[SEARCH_STREAM] = seed
+        roll[MODE], roll[FORCED] = REPLAY, probe[CANDIDATES + r]
+        roll[ROLLOUT_POLICY] = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
+        play_step(roll, rules, knobs, roll_rng, no_trace)
+        position_features(roll, rules, seat, probe[PENDING_KIND], r == 0, row)
+        if note:
+            value = values[SUMS, r] / values[COUNTS, r]
+            learned.note_sample(
+                samples, seat, probe[CANDIDATES + r], r == 0, value, row, N_FEATURES
+            )
+        if valued:
+            value = learned.position_value(row, knobs[policy], WEIGHTS_AT, N_FEATURES)
+            if value > best_value:
+                best, best_value = r, value
+    if note:
+        samples[learned.HEADER, learned.DECISIONS] += 1
+    return best
+
+
+def learns(knobs, policy):
+    """A learned seat with its weights (one per feature); without, it plays its rollout
+    policy."""
+    return behaviour(knobs, policy) == LEARNED and knobs[policy, WEIGHTS] == N_FEATURES
+
+
+def teaches(knobs, policy):
+    """While sampling: a learned seat whose decisions the search weighs too, as a search seat
+    of its budget would (at least one rollout, two candidates)."""
+    return (
+        behaviour(knobs, policy) == LEARNED
+        and knobs[policy, ROLLOUTS] >= 1
+        and knobs[policy, TOP_K] >= 2
+    )
+
+
+def pends(knobs, policy, n):
+    """A decision of several options the driver decides: a search seat's it weighs
+    (:func:`weighs`), a learned seat's with weights or a teacher's budget."""
+    return weighs(knobs, policy, n) or (n > 1 and (learns(knobs, policy) or teaches(knobs, policy)))
+
+
 def is_search(knobs, policy):
     return behaviour(knobs, policy) == SEARCH
 
@@ -222,7 +336,7 @@ def choose_in_search_step(state, rules, knobs, rng, trace, kind, seat, about, n)
         state[MODE] = ROLLOUT
         return state[FORCED]
     policy = state[SEAT_POLICY + seat]
-    if state[PENDING] == 0 and i < MAX_LOG and weighs(knobs, policy, n):
+    if state[PENDING] == 0 and i < MAX_LOG and pends(knobs, policy, n):
         mark_pending(state, rules, knobs, trace, kind, seat, about, n)
         return state[CANDIDATES]
     choice = policy_choice(
@@ -254,14 +368,32 @@ def mark_pending(state, rules, knobs, trace, kind, seat, about, n):
 # (template, kind): the driver, compiled into each game's search module; the search seats'
 # questions, compiled into each game's decide module; the decision layer (the questions too),
 # compiled into the decide module of each game the driver plays
-DRIVER = ((search_buffers, allocating), (search_step, allocating), (weigh, allocating))
+DRIVER = (
+    (search_buffers, allocating),
+    (search_step, allocating),
+    (sample_step, allocating),
+    (weigh, allocating),
+    (weighed_choice, allocating, "pending_choice"),
+)
 QUESTIONS = ((is_search, rule), (played_policy, rule), (weighs, rule))
 DECIDE = (
     (choose, layer),
     *QUESTIONS,
+    (weighs, rule, "pends"),
     (choose_in_search_step, rule),
     (mark_pending, allocating),
 )
+# the same for a game with a learned player (its LEARNED behaviour, its WEIGHTS knob and
+# WEIGHTS_AT column, and from its features module N_FEATURES, SCRATCH and the hook
+# ``position_features(state, rules, seat, kind, own_pick, row)``)
+LEARNING = ((learns, rule), (teaches, rule))
+LEARNING_DRIVER = (
+    *DRIVER[:-1],
+    *LEARNING,
+    (value_options, allocating),
+    (learned_choice, allocating, "pending_choice"),
+)
+LEARNING_DECIDE = (*DECIDE[: len(QUESTIONS) + 1], *LEARNING, (pends, rule), *DECIDE[-2:])
 
 
 def for_game(templates, game_globals: dict, *modules):
@@ -276,17 +408,25 @@ def for_game(templates, game_globals: dict, *modules):
     for module in modules:
         namespace.update(vars(module))
     namespace.update(game_globals)
-    templates_of_all = {t.__name__ for t, _ in DRIVER + DECIDE}  # the game's compiled ones
+    every = DRIVER + DECIDE + LEARNING_DRIVER + LEARNING_DECIDE
+    templates_of_all = {bound_name(t) for t in every}  # the game's compiled ones
     own = {
         k: v for k, v in globals().items() if not k.startswith("__") and k not in templates_of_all
     }
-    read = {name for template, _ in templates for name in template.__code__.co_names}
+    read = {name for template, *_ in templates for name in template.__code__.co_names}
     clashes = [k for k, v in own.items() if k in read and k in namespace and namespace[k] is not v]
     if clashes:  # a template would read the driver's value where the game means its own
         raise RuntimeError(f"the game's names {clashes} clash with the search driver's")
     namespace.update(own)
-    for template, kind in templates:
-        function = types.FunctionType(template.__code__, namespace, template.__name__)
+    for entry in templates:
+        template, kind, name = entry[0], entry[1], bound_name(entry)
+        function = types.FunctionType(template.__code__, namespace, name)
         function.__doc__ = template.__doc__
-        namespace[template.__name__] = kind(function)  # the others call it by this name
-    return tuple(namespace[template.__name__] for template, _ in templates)
+        namespace[name] = kind(function)  # the others call it by this name
+    return tuple(namespace[bound_name(entry)] for entry in templates)
+
+
+def bound_name(entry) -> str:
+    """The name a template is compiled under: its own, or the one its entry gives (a template
+    standing for another, e.g. :func:`weighed_choice` as ``pending_choice``)."""
+    return entry[2] if len(entry) > 2 else entry[0].__name__

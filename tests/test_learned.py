@@ -1,14 +1,15 @@
-"""The `learned` player (simulator/games/karmaggan/turns.py, features.py) and its fit
-(simulator/experiments/learn.py): weights reach the kernels as a block of its knobs row, it
-sees only what its seat can know, it plays its rollout policy without weights, the same seed
-fits the same weights, and the shipped weights match the rules they were fitted for.  The fits
-here are tiny (a fixture model): they test the mechanism, not the strength."""
+"""The `learned` player (Karmaggän's: simulator/games/karmaggan/turns.py, features.py) and its
+fit (simulator/experiments/learn.py; every game with a learned player): weights reach the
+kernels as a block of its knobs row, it sees only what its seat can know, it plays its rollout
+policy without weights, the same seed fits the same weights, and the shipped weights match the
+rules they were fitted for.  The fits here are tiny (a fixture model): they test the
+mechanism, not the strength."""
 
 import numpy as np
 import pytest
 from test_karmaggan_search import at_first_step, hidden_cards_reordered
 
-from simulator.core.game import get_game, policy_knobs
+from simulator.core.game import GAME_NAMES, get_game, policy_knobs
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.rules import RulesError
@@ -130,16 +131,22 @@ def test_the_learned_seats_play_other_games_with_weights():
     assert played["games"]["search_decisions"].sum() > 0  # valued decisions counted
 
 
-def test_the_same_seed_fits_the_same_weights():
-    """Expert iteration on a tiny budget, twice with seed 1, once with seed 2."""
-    rules = GAME.rules()
-    first = learn.fit(GAME, rules, 4, TINY, seed=1)
-    again = learn.fit(GAME, rules, 4, TINY, seed=1)
-    other = learn.fit(GAME, rules, 4, TINY, seed=2)
+LEARNING = [name for name in GAME_NAMES if get_game(name).learned_features]
+
+
+@pytest.mark.parametrize("game_name", LEARNING)
+def test_the_same_seed_fits_the_same_weights(game_name):
+    """Expert iteration on a tiny budget, twice with seed 1, once with seed 2, for every game
+    with a learned player."""
+    game = get_game(game_name)
+    rules = game.rules()
+    first = learn.fit(game, rules, 4, TINY, seed=1)
+    again = learn.fit(game, rules, 4, TINY, seed=1)
+    other = learn.fit(game, rules, 4, TINY, seed=2)
     assert first.knob_set == again.knob_set and first.iterations == again.iterations
     assert first.knob_set["weights"] != other.knob_set["weights"]
-    assert len(first.knob_set["weights"]) == len(features.FEATURES)
-    assert first.knob_set["rollout_policy"] == "rusher_tuned"
+    assert len(first.knob_set["weights"]) == len(game.learned_features)
+    assert first.knob_set["rollout_policy"] == rules["policies"]["search"]["rollout_policy"]
     assert [f["iteration"] for f in first.iterations] == [0, 1]
     # the second iteration fits on both iterations' positions
     assert first.iterations[1]["decisions"] > first.iterations[0]["decisions"] > 0
@@ -161,18 +168,22 @@ def test_the_fit_recovers_known_weights():
     assert figures["decisions"] == 3000 and figures["r2"] > 0.99
 
 
-@pytest.mark.parametrize("n_players", GAME.study.player_counts)
-def test_the_shipped_weights_match_the_printed_rules(n_players):
-    """The package's learned player of the printed rules at each player count the study plays
-    is used while its key matches: after an engine version bump or a rules.toml change, `make
-    learned` ships them again."""
-    rules = GAME.rules()
-    key = learn.cache_key(GAME, rules, n_players, learn.DEFAULT_BUDGET, learn.LEARN_SEED)
-    path = learn.shipped_path(GAME, n_players)
+SHIPPED = [(name, n) for name in LEARNING for n in get_game(name).study.player_counts]
+
+
+@pytest.mark.parametrize("game_name, n_players", SHIPPED)
+def test_the_shipped_weights_match_the_printed_rules(game_name, n_players):
+    """Each game's package holds its learned player of the printed rules at each player count
+    the study plays, used while its key matches: after an engine version bump or a rules.toml
+    change, `make learned` ships them again."""
+    game = get_game(game_name)
+    rules = game.rules()
+    key = learn.cache_key(game, rules, n_players, learn.DEFAULT_BUDGET, learn.LEARN_SEED)
+    path = learn.shipped_path(game, n_players)
     found = learn.read_entry(path, key, "shipped")
     assert found is not None, f"{path} is missing or stale: make learned"
-    assert len(found.knob_set["weights"]) == len(features.FEATURES)
-    assert learn.learned(GAME, rules, n_players).source == "shipped"
+    assert len(found.knob_set["weights"]) == len(game.learned_features)
+    assert learn.learned(game, rules, n_players).source == "shipped"
 
 
 def test_the_learned_rung_seats_a_learned_team_in_the_tuned_field():

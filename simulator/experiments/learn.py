@@ -146,11 +146,12 @@ def teacher_set(game: Game, rules: dict, budget: LearnBudget, weights=None) -> d
     return table
 
 
-def learned_set(game: Game, rules: dict, weights) -> dict:
-    """``[policies.learned]``: the search's rollout policy for its other decisions, and its
-    weights."""
-    table = teacher_set(game, rules, LearnBudget(), weights)
-    return {k: table[k] for k in ("rollout_policy", WEIGHTS_KNOB)}
+def learned_set(game: Game, rules: dict, budget: LearnBudget, weights) -> dict:
+    """``[policies.learned]``: the search's rollout policy for its other decisions, the
+    teacher's candidates (a game whose learned player values only the best-scored options
+    values that many), and its weights."""
+    table = teacher_set(game, rules, budget, weights)
+    return {k: table[k] for k in ("rollout_policy", "top_k", WEIGHTS_KNOB)}
 
 
 def training_lineup(game: Game, rules: dict, n_players: int) -> tuple[str, ...]:
@@ -237,7 +238,7 @@ def fit(
             }
         )
     key = cache_key(game, rules, n_players, budget, seed)
-    return Learned(key, learned_set(game, rules, weights), figures)
+    return Learned(key, learned_set(game, rules, budget, weights), figures)
 
 
 def learned(

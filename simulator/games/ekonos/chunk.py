@@ -1,12 +1,16 @@
-"""Ekonos whole games: setup, the loop to the end, scoring, and a chunk of games per call."""
+"""Ekonos whole games: setup, the loop to the end, scoring, and a chunk of games per call
+(:func:`play_games`); :func:`play_sample_games` plays games with search seats or teaching
+learned seats and writes down the options they weighed, for the learned player's fit
+(policies/learned.py, "Samples")."""
 
 import numpy as np
 
+from policies import learned
 from policies.common import behaviour
-from policies.ekonos import SEARCH
-from simulator.core.kernel import allocating, entry, rule
+from policies.ekonos import LEARNED, SEARCH
+from simulator.core.kernel import allocating, entry, layer, rule
 from simulator.core.rng import N_STREAMS, rng_new
-from simulator.games.ekonos import board, engine, search
+from simulator.games.ekonos import board, engine, features, search
 from simulator.games.ekonos import state as S
 
 
@@ -23,7 +27,10 @@ def new_game(state, rules, knobs, rng, seed, seat_policies):
         state[S.CASH + p] = rules[S.CFG_START_MONEY]
         state[S.MONEY_RECEIVED + p] = rules[S.CFG_START_MONEY]
         state[S.INDICATORS_LEFT + p] = rules[S.CFG_SHARE_INDICATORS]
-        if behaviour(knobs, seat_policies[p]) == SEARCH:
+        if (
+            behaviour(knobs, seat_policies[p]) == SEARCH
+            or behaviour(knobs, seat_policies[p]) == LEARNED
+        ):
             state[S.MODE] = S.PROBE
     for c in range(S.MAX_COMPANIES):
         state[S.PRESIDENT + c] = S.NONE
@@ -33,15 +40,38 @@ def new_game(state, rules, knobs, rng, seed, seat_policies):
 
 
 @rule
-def play_to_end(state, rules, knobs, rng, trace, work, work_rng, values, last_turn):
+def play_to_end(state, rules, knobs, rng, trace, work, work_rng, values, samples, last_turn):
     """Play a set-up game until it ends or turn ``last_turn`` is over: step by step through
-    the search driver when a seat searches, else straight through.  Stopping at a turn and
-    going on plays the very same steps as going straight through."""
+    the search driver when a seat searches or plays a learned player, else straight through.
+    Stopping at a turn and going on plays the very same steps as going straight through.
+
+    Without search seats, only the learned seats' own rounds go through the driver: a learned
+    seat values the decisions of its own rounds, and in the others' (an expansion it makes as
+    a company's president) plays its rollout policy, so the other steps need no snapshot.
+    With a search seat, every step goes through the driver (a search seat weighs its decisions
+    in any seat's step), and a learned seat's decisions in them are valued too."""
     if state[S.MODE] == S.PLAIN:
         engine.advance(state, rules, knobs, rng, trace, last_turn)
         return
+    searching = False
+    for p in range(rules[S.CFG_PLAYERS]):
+        searching = searching or behaviour(knobs, state[S.SEAT_POLICY + p]) == SEARCH
     while state[S.PHASE] != S.AT_END and state[S.TURN] <= last_turn:
-        search.search_step(state, rules, knobs, rng, trace, work, work_rng, values)
+        if searching or learned_round(state, rules, knobs):
+            search.sample_step(state, rules, knobs, rng, trace, work, work_rng, values, samples)
+        else:
+            state[S.MODE] = S.PLAIN
+            engine.play_step(state, rules, knobs, rng, trace)
+            state[S.MODE] = S.PROBE
+
+
+@rule
+def learned_round(state, rules, knobs):
+    """Whether the next step is part of a learned seat's round (not a deal)."""
+    if state[S.PHASE] == S.AT_DEAL:
+        return False
+    seat = engine.round_seat(state, rules)
+    return behaviour(knobs, state[S.SEAT_POLICY + seat]) == LEARNED
 
 
 @rule
@@ -108,6 +138,38 @@ def score_game(state, rules, trace, out_game, out_players, out_company_game, out
     out_game[S.G_SEARCH_DECISIONS] = state[S.SEARCH_DECISIONS]
 
 
+@layer
+def play_chunk(rules, knobs, seeds, seat_policies, outputs, trace, samples):
+    """:func:`play_games` (``outputs``: its four output arrays); while sampling (``samples``
+    has rows), each game's rows of ``samples`` get its index and outcome."""
+    out_games, out_players, out_company_games, out_company_players = outputs
+    state = np.zeros(rules[S.CFG_STATE_SIZE], np.int64)
+    rng = np.zeros(N_STREAMS, np.uint64)
+    work, work_rng, values = search.search_buffers(rules)
+    for g in range(seeds.shape[0]):
+        first = np.int64(samples[learned.HEADER, learned.ROWS]) if samples.shape[0] > 0 else 0
+        new_game(state, rules, knobs, rng, seeds[g], seat_policies[g])
+        play_to_end(
+            state, rules, knobs, rng, trace, work, work_rng, values, samples, mid_turn(rules) - 1
+        )
+        record_midgame(state, rules, out_company_games[g], out_company_players[g])
+        play_to_end(
+            state, rules, knobs, rng, trace, work, work_rng, values, samples, rules[S.CFG_TURNS] - 1
+        )
+        score_game(
+            state,
+            rules,
+            trace,
+            out_games[g],
+            out_players[g],
+            out_company_games[g],
+            out_company_players[g],
+        )
+        if samples.shape[0] > 0:
+            learned.note_outcomes(samples, first, g, out_players[g][:, S.P_WON])
+    return min(state[S.EVENTS], trace.shape[0])
+
+
 @entry
 def play_games(
     rules,
@@ -130,21 +192,18 @@ def play_games(
     trace int64[max_events, TRACE_WIDTH] (0 rows in bulk runs; a replay plays one game: one
     kernel for both, as each kernel compiles the whole engine).
     """
-    state = np.zeros(rules[S.CFG_STATE_SIZE], np.int64)
-    rng = np.zeros(N_STREAMS, np.uint64)
-    work, work_rng, values = search.search_buffers(rules)
-    for g in range(seeds.shape[0]):
-        new_game(state, rules, knobs, rng, seeds[g], seat_policies[g])
-        play_to_end(state, rules, knobs, rng, trace, work, work_rng, values, mid_turn(rules) - 1)
-        record_midgame(state, rules, out_company_games[g], out_company_players[g])
-        play_to_end(state, rules, knobs, rng, trace, work, work_rng, values, rules[S.CFG_TURNS] - 1)
-        score_game(
-            state,
-            rules,
-            trace,
-            out_games[g],
-            out_players[g],
-            out_company_games[g],
-            out_company_players[g],
-        )
-    return min(state[S.EVENTS], trace.shape[0])
+    outputs = (out_games, out_players, out_company_games, out_company_players)
+    no_samples = np.zeros((0, features.SAMPLE_WIDTH))
+    return play_chunk(rules, knobs, seeds, seat_policies, outputs, trace, no_samples)
+
+
+@entry
+def play_sample_games(rules, knobs, seeds, seat_policies, outputs, samples):
+    """:func:`play_games` (``outputs``: its four output arrays) writing down every option of
+    each decision the search weighed for a teaching learned seat into ``samples``
+    (float64[rows, SAMPLE_WIDTH], row HEADER zero: policies/learned.py); returns the rows
+    written (the header included)."""
+    no_trace = np.zeros((0, S.TRACE_WIDTH), np.int64)
+    samples[learned.HEADER, learned.ROWS] = 1.0
+    play_chunk(rules, knobs, seeds, seat_policies, outputs, no_trace, samples)
+    return np.int64(samples[learned.HEADER, learned.ROWS])

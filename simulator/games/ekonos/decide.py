@@ -5,11 +5,12 @@ and hooks: what the trace keeps of a pending decision and what a seat cannot kno
 
 import policies.ekonos
 from policies.search import redeal, reseed_chance
-from policies.search_driver import DECIDE, for_game
+from policies.search_driver import LEARNING_DECIDE, for_game
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.ekonos import state as layout
 from simulator.games.ekonos.board import option
+from simulator.games.ekonos.features import N_FEATURES  # noqa: F401 (the layer reads it)
 from simulator.games.ekonos.state import (
     CANDIDATES,
     CFG_CARDS,
@@ -81,6 +82,14 @@ def determinize(state, rules, rng, seat):
         n += 1
 
 
-choose, is_search, played_policy, weighs, choose_in_search_step, mark_pending = for_game(
-    DECIDE, globals(), layout, policies.ekonos
-)
+(
+    choose,
+    is_search,
+    played_policy,
+    weighs,
+    learns,
+    teaches,
+    pends,
+    choose_in_search_step,
+    mark_pending,
+) = for_game(LEARNING_DECIDE, globals(), layout, policies.ekonos)

@@ -10,7 +10,7 @@ from policies import ekonos as policies
 from policies.search import MAX_ROLLOUTS
 from simulator.core.game import Game, StudyPlan, policy_knobs
 from simulator.core.rules import RulesError, require
-from simulator.games.ekonos import chunk
+from simulator.games.ekonos import chunk, features
 from simulator.games.ekonos import state as S
 
 ENGINE_VERSION = "ekonos-6"
@@ -245,6 +245,21 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
     return {"games": columns, "players": players}
 
 
+def sample(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray, rows: int = 200_000):
+    """The positions of games with search seats or learned seats with a teacher's budget
+    (policies/search_driver.py, :func:`learned_choice`): float64[k, SAMPLE_WIDTH] rows, one per
+    candidate of each decision the search weighed, and their column names (at most ``rows``;
+    a chunk that fills them is refused, never cut)."""
+    cfg, knobs = params
+    samples = np.zeros((rows, features.SAMPLE_WIDTH))
+    seeds, seat_policies = np.asarray(seeds, np.uint64), np.asarray(seat_policies, np.int8)
+    outputs = allocate(cfg, len(seeds))
+    written = chunk.play_sample_games(cfg, knobs, seeds, seat_policies, outputs, samples)
+    if written >= rows:
+        raise ValueError(f"{len(seeds)} games wrote over {rows} sample rows: play fewer a chunk")
+    return samples[1:written], features.SAMPLE_COLUMNS
+
+
 def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: int = 10_000):
     """The trace rows (int64[k, TRACE_WIDTH]) of one game."""
     cfg, knobs = params
@@ -365,6 +380,8 @@ GAME = Game(
     play=play,
     replay=replay,
     categories={"end_reason": ("final_turn",)},
+    learned_features=features.FEATURES,
+    sample=sample,
     search_limits=(
         ("rollouts", 0, MAX_ROLLOUTS),
         ("horizon", 0, S.MAX_TURNS),

@@ -21,12 +21,17 @@ provisional score cash + shares x current values) and ``top_k``.
 import numpy as np
 
 import policies.ekonos
-from policies.search_driver import COUNTS, DRIVER, SUMS, for_game
+from policies.search_driver import COUNTS, LEARNING_DRIVER, SUMS, for_game
 from simulator.core.kernel import rule
 from simulator.games.ekonos import engine
 from simulator.games.ekonos import state as layout
 from simulator.games.ekonos.board import put_row, score_parts
 from simulator.games.ekonos.engine import advance
+from simulator.games.ekonos.features import (  # noqa: F401 (the driver reads them)
+    N_FEATURES,
+    SCRATCH,
+    position_features,
+)
 from simulator.games.ekonos.state import (
     CFG_PLAYERS,
     CFG_TURNS,
@@ -95,4 +100,13 @@ def note_values(probe, snap, trace, values, m, total):
     snap[NOTES + probe[LOG_LEN]] = m + 1
 
 
-search_buffers, search_step, weigh = for_game(DRIVER, globals(), layout, policies.ekonos, engine)
+(
+    search_buffers,
+    search_step,
+    sample_step,
+    weigh,
+    learns,
+    teaches,
+    value_options,
+    pending_choice,
+) = for_game(LEARNING_DRIVER, globals(), layout, policies.ekonos, engine)

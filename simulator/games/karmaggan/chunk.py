@@ -11,6 +11,7 @@ writes down the options they weighed, for the learned player's fit (features.py,
 
 import numpy as np
 
+from policies import learned
 from simulator.core.kernel import entry, layer, rule
 from simulator.core.rng import N_STREAMS
 from simulator.core.trace import TRACE_WIDTH
@@ -123,7 +124,7 @@ def play_chunk(
     for g in range(seeds.shape[0]):
         new_game(state, rules, rng, seeds[g], seat_policies[g])
         setup_game(state, rules, rng)
-        first = samples[features.HEADER, features.ROWS] if samples.shape[0] > 0 else 0.0
+        first = samples[learned.HEADER, learned.ROWS] if samples.shape[0] > 0 else 0.0
         turns.play_search_rounds(
             state,
             rules,
@@ -138,9 +139,9 @@ def play_chunk(
             cards,
             samples,
         )
-        if samples.shape[0] > 0:
-            features.note_outcomes(samples, np.int64(first), g, state, rules)
         write_outputs(state, rules, out_games[g], out_players[g])
+        if samples.shape[0] > 0:
+            learned.note_outcomes(samples, np.int64(first), g, out_players[g][:, S.P_OUT_WON])
         n_events = state[S.G_NEV]
     return n_events
 
@@ -160,8 +161,8 @@ def play_sample_games(rules, knobs, seeds, seat_policies, out_games, out_players
     into ``samples`` (float64[rows, SAMPLE_WIDTH], row HEADER zero: features.py)."""
     timelines = np.zeros((seeds.shape[0], 0, rules[S.CFG_PLAYERS]), np.int16)
     no_trace = np.zeros((0, TRACE_WIDTH), np.int64)
-    samples[features.HEADER, features.ROWS] = 1.0
+    samples[learned.HEADER, learned.ROWS] = 1.0
     play_chunk(
         rules, knobs, seeds, seat_policies, out_games, out_players, timelines, no_trace, samples
     )
-    return np.int64(samples[features.HEADER, features.ROWS])
+    return np.int64(samples[learned.HEADER, learned.ROWS])

@@ -12,6 +12,7 @@ by :mod:`simulator.experiments.learn`), appended to the policy's row of the knob
 
 import numpy as np
 
+from policies import learned
 from simulator.core.kernel import rule
 from simulator.games.karmaggan import board
 from simulator.games.karmaggan import state as S
@@ -59,17 +60,8 @@ N_FEATURES = len(FEATURES)
     PRIOR,
 ) = range(N_FEATURES)
 SCRATCH = N_FEATURES + S.MAX_PLAYERS  # a features row's width: the features, then per-side room
-# Samples (simulator.experiments.learn): row HEADER holds the rows written (itself included)
-# and the decisions; then one row per option of each decision the search weighed: the game
-# (its index in the chunk), the seat, the decision's number, the option, whether it is the
-# rollout policy's own pick, the search's mean value of it (NaN: not a candidate), whether the
-# seat's side won the game, then the position's features
-HEADER = 0
-ROWS, DECISIONS = range(2)
-S_GAME, S_SEAT, S_DECISION, S_OPTION, S_OWN, S_VALUE, S_WON = range(7)
-SAMPLE_HEAD = 7
-SAMPLE_WIDTH = SAMPLE_HEAD + N_FEATURES
-SAMPLE_COLUMNS = ("game", "seat", "decision", "option", "own", "value", "side_won", *FEATURES)
+SAMPLE_WIDTH = learned.SAMPLE_HEAD + N_FEATURES  # a samples row (policies/learned.py)
+SAMPLE_COLUMNS = learned.sample_columns(FEATURES)
 
 
 @rule
@@ -180,38 +172,3 @@ def features(state, rules, seat, prior, row):
     row[HAND] = state[S.P_HAND_N + seat] / max(rules[S.CFG_HAND_MAX], 1)
     row[ALIVE_NOW] = state[S.P_STATUS + seat] == S.ALIVE
     row[PRIOR] = min(PRIOR_CAP, max(-PRIOR_CAP, prior)) / STEPS_UNIT
-
-
-@rule
-def position_value(row, knobs_row, first):
-    """The learned value of the features in ``row``: their sum weighted by the weights in
-    ``knobs_row[first:first + N_FEATURES]``."""
-    value = 0.0
-    for f in range(N_FEATURES):
-        value += knobs_row[first + f] * row[f]
-    return value
-
-
-@rule
-def note_sample(samples, seat, option, own, value, row):
-    """One option's row of a decision the search weighed (the columns above; the game and
-    whether its side won are the chunk's to fill); a full ``samples`` drops it."""
-    at = np.int64(samples[HEADER, ROWS])
-    if at >= samples.shape[0]:
-        return
-    out = samples[at]
-    out[S_GAME], out[S_WON] = -1.0, 0.0
-    out[S_SEAT], out[S_DECISION], out[S_OPTION] = seat, samples[HEADER, DECISIONS], option
-    out[S_OWN], out[S_VALUE] = own, value
-    for f in range(N_FEATURES):
-        out[SAMPLE_HEAD + f] = row[f]
-    samples[HEADER, ROWS] = at + 1
-
-
-@rule
-def note_outcomes(samples, first, game, state, rules):
-    """The game's index and whether each row's seat's side won, into the rows it wrote from
-    ``first`` on."""
-    for at in range(first, np.int64(samples[HEADER, ROWS])):
-        samples[at, S_GAME] = game
-        samples[at, S_WON] = side_won(state, rules, np.int64(samples[at, S_SEAT]))

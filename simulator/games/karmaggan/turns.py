@@ -19,6 +19,7 @@ reaches), any other seat the search's.
 
 import numpy as np
 
+from policies import learned
 from policies.common import RANDOM, behaviour
 from policies.karmaggan import (
     BLUNDER,
@@ -117,8 +118,8 @@ def search_turn(
 ):
     """movement.plunderer_turn with every STEP decision of several options weighed by
     playouts (a search seat) or by the learned value (a learned seat).  While sampling
-    (``samples`` has rows, see :func:`features.note_sample`), a decision the search weighed is
-    written down, every option's position with its value."""
+    (``samples`` has rows, see :func:`policies.learned.note_sample`), a decision the search
+    weighed is written down, every option's position with its value."""
     if not movement.start_turn(state, rules, rng, trace, seat):
         return
     policy = state[S.SEAT_POLICY + seat]
@@ -152,7 +153,7 @@ def search_turn(
                 i = decide.choose(state, rules, knobs, rng, S.STEP, seat, n)
             taught = sampling and state[S.G_SEARCH_DECISIONS] > weighed
             if learns(knobs, policy) or taught:
-                learned = learned_step(
+                pick = learned_step(
                     state,
                     rules,
                     knobs,
@@ -168,7 +169,7 @@ def search_turn(
                     samples,
                     taught,
                 )
-                i = learned if learns(knobs, policy) else i
+                i = pick if learns(knobs, policy) else i
         if not movement.take_step(state, rules, knobs, rng, trace, seat, i):
             break
     movement.finish_turn(state, rules, seat)
@@ -181,10 +182,10 @@ def learned_step(
     """The STEP option a learned ``seat`` takes among the ``n`` in the state's OPTIONS block:
     its rollout policy's own pick when it leads clearly (as the search plays it), else the
     option whose resulting position has the highest learned value
-    (:func:`features.position_value`).  Each option is taken on the copy ``work`` after what
-    the seat cannot know was re-drawn, once for the decision, from a seed of the real game's
-    SEARCH stream (every option on the same deal), so the choice never depends on the real
-    hidden cards or future dice.  ``note``: write every option's features and the search's
+    (:func:`policies.learned.position_value`).  Each option is taken on the copy ``work`` after
+    what the seat cannot know was re-drawn, once for the decision, from a seed of the real
+    game's SEARCH stream (every option on the same deal), so the choice never depends on the
+    real hidden cards or future dice.  ``note``: write every option's features and the search's
     value of it into ``samples`` too (the search weighed it just before: ``values`` and
     ``picks``)."""
     policy = state[S.SEAT_POLICY + seat]
@@ -215,13 +216,13 @@ def learned_step(
         features.features(work, rules, seat, scores[i], row)
         if note:
             value = candidate_value(values, picks, n, i)
-            features.note_sample(samples, seat, i, i == own, value, row)
+            learned.note_sample(samples, seat, i, i == own, value, row, features.N_FEATURES)
         if valued:
-            value = features.position_value(row, knobs[policy], WEIGHTS_AT)
+            value = learned.position_value(row, knobs[policy], WEIGHTS_AT, features.N_FEATURES)
             if value > best_value:
                 best, best_value = i, value
     if note:
-        samples[features.HEADER, features.DECISIONS] += 1
+        samples[learned.HEADER, learned.DECISIONS] += 1
     else:
         state[S.G_SEARCH_DECISIONS] += 1
     return best

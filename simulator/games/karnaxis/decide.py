@@ -120,6 +120,6 @@ def hidden_character(state, rules, seat, k, dealt):
     return True
 
 
-choose, is_search, played_policy, weighs, choose_in_search_step, mark_pending = for_game(
+choose, is_search, played_policy, weighs, pends, choose_in_search_step, mark_pending = for_game(
     DECIDE, globals(), S, policies.karnaxis
 )

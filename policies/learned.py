@@ -1,0 +1,65 @@
+"""The game-independent parts of the `learned` player: its value of a position, and the samples
+its fit reads (simulator.experiments.learn).
+
+A game's learned player values the position each option leaves as the sum of its features
+(seen from the deciding seat: only what that seat can see) weighted by its weights, which are
+data: ``[policies.learned] weights``, stored after the last knob of the policy's row of the
+knobs table (:func:`simulator.core.game.policy_knobs`).
+
+Samples: row HEADER holds the rows written (itself included) and the decisions; then one row
+per option of each decision the search weighed: the game (its index in the chunk), the seat,
+the decision's number, the option, whether it is the rollout policy's own pick, the search's
+mean value of it (NaN: not a candidate), whether the seat's side won the game, then the
+position's features.
+"""
+
+import numpy as np
+
+from simulator.core.kernel import rule
+
+HEADER = 0
+ROWS, DECISIONS = range(2)
+S_GAME, S_SEAT, S_DECISION, S_OPTION, S_OWN, S_VALUE, S_WON = range(7)
+SAMPLE_HEAD = 7
+SAMPLE_COLUMNS = ("game", "seat", "decision", "option", "own", "value", "side_won")
+
+
+def sample_columns(features: tuple[str, ...]) -> tuple[str, ...]:
+    """The names of a samples row's columns, the game's features last."""
+    return (*SAMPLE_COLUMNS, *features)
+
+
+@rule
+def position_value(row, knobs_row, first, n_features):
+    """The learned value of the features in ``row``: their sum weighted by the weights in
+    ``knobs_row[first:first + n_features]``."""
+    value = 0.0
+    for f in range(n_features):
+        value += knobs_row[first + f] * row[f]
+    return value
+
+
+@rule
+def note_sample(samples, seat, option, own, value, row, n_features):
+    """One option's row of a decision the search weighed (the columns above; the game and
+    whether its side won are the chunk's to fill: :func:`note_outcomes`); a full ``samples``
+    drops it."""
+    at = np.int64(samples[HEADER, ROWS])
+    if at >= samples.shape[0]:
+        return
+    out = samples[at]
+    out[S_GAME], out[S_WON] = -1.0, 0.0
+    out[S_SEAT], out[S_DECISION], out[S_OPTION] = seat, samples[HEADER, DECISIONS], option
+    out[S_OWN], out[S_VALUE] = own, value
+    for f in range(n_features):
+        out[SAMPLE_HEAD + f] = row[f]
+    samples[HEADER, ROWS] = at + 1
+
+
+@rule
+def note_outcomes(samples, first, game, won):
+    """The game's index and whether each row's seat's side won (``won[seat]``), into the rows
+    it wrote from ``first`` on."""
+    for at in range(first, np.int64(samples[HEADER, ROWS])):
+        samples[at, S_GAME] = game
+        samples[at, S_WON] = won[np.int64(samples[at, S_SEAT])]
