@@ -174,8 +174,12 @@ if PLAIN_NUMBA:
 else:
     from simulator.core.kernel_only import NO_WRAPPERS, once_per_type
 
+    def _cached_twin(**options):
+        # numba's index of a function's cache tells its compiles apart by their types only
+        return cached_in_its_group(njit(**{**options, "cache": True}), "python-twins")
+
     def _fast(**options):
-        return cached_in_its_group(once_per_type(cache=True, **options))
+        return cached_in_its_group(once_per_type(_cached_twin, cache=True, **options))
 
     rule = _fast(_nrt=False, forceinline=False, **NO_WRAPPERS)
     accessor = rule

@@ -67,7 +67,6 @@ class KernelOnlyCompiler(Compiler):
         return super().compile_extra(func)
 
 
-TWINS = "python-twins"  # the folder of a cache group where the twins are cached
 NO_WRAPPERS = {
     "no_cpython_wrapper": True,
     "no_cfunc_wrapper": True,
@@ -82,24 +81,28 @@ class KernelOnlyDispatcher(CPUDispatcher):
     the kernel's): the rule tests call kernels from Python, and compiled each twin's whole
     tree again in every test process."""
 
+    compile_twin = None  # options -> the decorator compiling the twin (set by once_per_type)
+
     def __call__(self, *args, **kwargs):
         twin = self.__dict__.get("_python_twin")
         if twin is None:
-            from simulator.core.kernel import cached_in_its_group  # which imports this module
-
             options = {
                 k: v
                 for k, v in self.targetoptions.items()
                 if k not in NO_WRAPPERS and k != "nopython"
             }
-            compile_twin = cached_in_its_group(njit(**{**options, "cache": True}), TWINS)
-            twin = self._python_twin = compile_twin(self.py_func)
+            twin = self._python_twin = self.compile_twin(**options)(self.py_func)
         return twin(*args, **kwargs)
 
 
-def once_per_type(**options):
+def uncached_twin(**options):
+    return njit(**{**options, "cache": False})
+
+
+def once_per_type(compile_twin=uncached_twin, **options):
     """``njit(**options)`` whose kernels, called from other kernels, are compiled for the plain
-    types of literal arguments (int64 for ``0``), not once per literal value."""
+    types of literal arguments (int64 for ``0``), not once per literal value; a kernel without
+    wrappers, called from Python, runs a twin compiled by ``compile_twin(**its options)``."""
     compile_kernel = njit(**options)
 
     def decorate(py_func):
@@ -109,6 +112,7 @@ def once_per_type(**options):
             return kernel
         if options.get("no_cpython_wrapper"):
             kernel.__class__ = KernelOnlyDispatcher
+            kernel.compile_twin = compile_twin
 
         def get_call_template(args, kws):
             return typed_call(
