@@ -88,13 +88,10 @@ def list_actions(state, rules, p, first):
             if state[r + slot] >= 0:
                 n = money.add_option(state, n, S.ACT_WORK, state[r + slot], 0, 0)
     if (used >> S.ACT_JOB_SEARCH) & 1 == 0:
+        # a job card the player count removes is on no board (REMOVED at Game Setup)
         own_job = S.owners(rules, S.OWN_JOB)
         for j in range(rules[S.CFG_N_JOBS]):
-            if (
-                S.job(rules, j, S.J_AVAILABLE) == 1
-                and state[own_job + j] == S.NONE
-                and qualifies_for_job(state, rules, p, j)
-            ):
+            if state[own_job + j] == S.NONE and qualifies_for_job(state, rules, p, j):
                 n = money.add_option(state, n, S.ACT_JOB_SEARCH, j, 0, 0)
     if (used >> S.ACT_STUDY) & 1 == 0:
         n = money.add_option(state, n, S.ACT_STUDY, 0, 0, 0)
@@ -132,14 +129,13 @@ def list_actions(state, rules, p, first):
         and state[S.FRANCHISES_LEFT] > 0
     ):
         for mother in range(rules[S.CFG_PLAYERS]):
-            if (
-                mother == p
-                or state[S.row(mother) + S.N_BUSINESSES] == 0
-                or not qualifies_for_mother(state, rules, p, mother)
-            ):
+            if mother == p or state[S.row(mother) + S.N_BUSINESSES] == 0:
                 continue
+            # the price first: it is read at once, the prerequisites from every business card
             cost = business.franchise_cost(state, rules, p, mother)
-            if money.can_afford(state, rules, p, cost):
+            if money.can_afford(state, rules, p, cost) and qualifies_for_mother(
+                state, rules, p, mother
+            ):
                 n = money.add_option(state, n, S.ACT_FRANCHISE, mother, 0, cost)
     if (used >> S.ACT_ADVERTISE) & 1 == 0:
         # a tier needs a merged level of 1+, so no business or franchise, no advertising
