@@ -39,25 +39,33 @@ def qualifies_for_business(state, rules, p, b):
 def qualified_cards(state, rules, p):
     """(jobs, businesses): the bit masks of the job and business cards whose prerequisites p
     meets, kept on p's board (QUALIFIED_JOBS, QUALIFIED_BIZ) with the college years and
-    attributes they were found for, and found again only when those have changed: every action
-    square lists the cards, and a player's prerequisites change only when they study."""
+    attributes they were found for (:func:`find_qualified_cards`), and found again only when
+    those have changed: every action square lists the cards, and a player's prerequisites
+    change only when they study."""
     r = S.row(p)
     same = state[r + S.QUALIFIED_FOR] == state[r + S.COLLEGE] + 1
     for a in range(S.N_ATTR):
         same &= state[r + S.QUALIFIED_FOR + 1 + a] == state[r + S.ATTR + a] + 1
     if not same:
-        jobs, businesses = 0, 0
-        for j in range(rules[S.CFG_N_JOBS]):
-            if qualifies_for_job(state, rules, p, j):
-                jobs |= bits.bit(j)
-        for b in range(rules[S.CFG_N_BIZ]):
-            if qualifies_for_business(state, rules, p, b):
-                businesses |= bits.bit(b)
-        state[r + S.QUALIFIED_JOBS], state[r + S.QUALIFIED_BIZ] = jobs, businesses
-        state[r + S.QUALIFIED_FOR] = state[r + S.COLLEGE] + 1
-        for a in range(S.N_ATTR):
-            state[r + S.QUALIFIED_FOR + 1 + a] = state[r + S.ATTR + a] + 1
+        find_qualified_cards(state, rules, p)
     return state[r + S.QUALIFIED_JOBS], state[r + S.QUALIFIED_BIZ]
+
+
+@rule
+def find_qualified_cards(state, rules, p):
+    """:func:`qualified_cards` found from the cards' prerequisites (:func:`qualifies`)."""
+    r = S.row(p)
+    jobs, businesses = 0, 0
+    for j in range(rules[S.CFG_N_JOBS]):
+        if qualifies_for_job(state, rules, p, j):
+            jobs |= bits.bit(j)
+    for b in range(rules[S.CFG_N_BIZ]):
+        if qualifies_for_business(state, rules, p, b):
+            businesses |= bits.bit(b)
+    state[r + S.QUALIFIED_JOBS], state[r + S.QUALIFIED_BIZ] = jobs, businesses
+    state[r + S.QUALIFIED_FOR] = state[r + S.COLLEGE] + 1
+    for a in range(S.N_ATTR):
+        state[r + S.QUALIFIED_FOR + 1 + a] = state[r + S.ATTR + a] + 1
 
 
 @rule
