@@ -90,10 +90,14 @@ KNOBS = (
 # a Karnaxis college card's, the loan rate, its borrowing limit in dollars, what a forgiven
 # dollar of loan saves; the Karnaxis deck by kind (:func:`deck_estimate`): the worth of its
 # cards whose worth is the same in every game (cash, dice, attributes, college) and its
-# absolute value, the black shares its cards give, its tax-free cards, and the columns from
-# which the values of its growth, retirement and forgiving cards are listed, in turn, up to
-# DECK_END; from KEEP on, the share of a further dollar of income kept after the standard
-# tax of each bracket (:func:`tax_keep`), then the deck's listed values.
+# absolute value, the black shares its cards give, its tax-free cards, the sum of its growth
+# cards' values and of their absolute values, and the columns where the tables of its other
+# cards start, in turn, up to DECK_END: its growth cards' values in increasing order (so each
+# card's tax bracket is searched from the one before), for each count of retirement tokens
+# held (the last row: that many or more) what its retirement cards add to the payout and the
+# absolute value of it, and its forgiving cards' values; from KEEP on, the share of a further
+# dollar of income kept after the standard tax of each bracket (:func:`tax_keep`), then the
+# deck's tables.
 (
     PER_ATTRIBUTE,
     COLLEGE_WORTH,
@@ -104,12 +108,15 @@ KNOBS = (
     DECK_FIXED_SIZE,
     DECK_BLACK,
     DECK_TAX_FREE,
+    DECK_GROWTH_SUM,
+    DECK_GROWTH_SIZE,
     DECK_GROWTH,
     DECK_RETIREMENT,
+    DECK_RETIREMENT_SIZE,
     DECK_FORGIVE,
     DECK_END,
     KEEP,
-) = range(22, 36)
+) = range(22, 39)
 # A decision scored with the Karnaxis deck's estimated worth is taken again with its exact
 # worth when another option scores within NEAR (relative) of the card option (policy_choice)
 NEAR = 1e-9
@@ -135,17 +142,25 @@ LIKES = np.array(
 def readings(rules: dict, knobs: np.ndarray) -> np.ndarray:
     """``knobs`` (the policies' table, one row per policy) with the columns from
     PER_ATTRIBUTE on: what each policy reads from the rules ``rules``, computed once per
-    variant the way a decision would compute it (so the very same floats)."""
+    variant the way a decision would compute it (so the very same floats, but for the deck's
+    tables, summed once a kind instead of once a card: :func:`deck_estimate`)."""
     actions, taxes, loans = rules["actions"], rules["taxes"], rules["loans"]
     tops, standard = taxes["bracket_max_usd"], taxes["standard_usd"]
     cards = rules["karnaxis_cards"]
     kinds = [S.CARD_EFFECTS.index(e) for e in cards["effect"]]
-    listed = [
-        [v for k, v in zip(kinds, cards["value"]) if k == kind]
-        for kind in (S.KE_GROWTH, S.KE_RETIREMENT, S.KE_FORGIVE)
-    ]
+
+    def of_kind(kind):
+        return [v for k, v in zip(kinds, cards["value"]) if k == kind]
+
+    added = retirement_added(rules["retirement"], of_kind(S.KE_RETIREMENT))
+    tables = (
+        sorted(of_kind(S.KE_GROWTH)),
+        [sum(a) for a in added],
+        [sum(map(abs, a)) for a in added],
+        of_kind(S.KE_FORGIVE),
+    )
     values = KEEP + len(standard)
-    out = np.zeros((knobs.shape[0], values + sum(map(len, listed))))
+    out = np.zeros((knobs.shape[0], values + sum(map(len, tables))))
     out[:, :PER_ATTRIBUTE] = knobs
     for row in out:
         row[PER_ATTRIBUTE] = row[STUDY_VALUE] / max(actions["study_attributes"], 1)
@@ -164,15 +179,30 @@ def readings(rules: dict, knobs: np.ndarray) -> np.ndarray:
         }
         worths = [fixed[k](v) for k, v in zip(kinds, cards["value"]) if k in fixed]
         row[DECK_FIXED], row[DECK_FIXED_SIZE] = sum(worths), sum(map(abs, worths))
-        row[DECK_BLACK] = sum(v for k, v in zip(kinds, cards["value"]) if k == S.KE_BLACK_SHARES)
+        row[DECK_BLACK] = sum(of_kind(S.KE_BLACK_SHARES))
         row[DECK_TAX_FREE] = kinds.count(S.KE_TAX_FREE)
+        row[DECK_GROWTH_SUM], row[DECK_GROWTH_SIZE] = sum(tables[0]), sum(map(abs, tables[0]))
         at = values
-        for column, these in zip((DECK_GROWTH, DECK_RETIREMENT, DECK_FORGIVE), listed):
+        columns = (DECK_GROWTH, DECK_RETIREMENT, DECK_RETIREMENT_SIZE, DECK_FORGIVE)
+        for column, table in zip(columns, tables):
             row[column] = at
-            row[at : at + len(these)] = these
-            at += len(these)
+            row[at : at + len(table)] = table
+            at += len(table)
         row[DECK_END] = at
     return out
+
+
+def retirement_added(retirement: dict, values: list[int]) -> list[list[int]]:
+    """For each count of retirement tokens held, up to the payout table's last (beyond it a
+    token adds the same extra_token_usd whatever the count), what each retirement card of
+    ``values`` tokens adds to the payout (:func:`state.payout_for`)."""
+    payout, extra = retirement["payout_usd"], retirement["extra_token_usd"]
+    last = len(payout) - 1
+
+    def pays(tokens):
+        return payout[tokens] if tokens <= last else payout[last] + (tokens - last) * extra
+
+    return [[pays(held + v) - pays(held) for v in values] for held in range(last + 1)]
 
 
 @rule
@@ -252,11 +282,7 @@ def target_gap(state, rules, knobs, pid, p, a):
         own_job = S.owners(rules, S.OWN_JOB)
         for j in range(rules[S.CFG_N_JOBS]):
             salary = S.job(rules, j, S.J_SALARY)
-            if (
-                S.job(rules, j, S.J_AVAILABLE) == 1
-                and state[own_job + j] == S.NONE
-                and salary > best
-            ):
+            if state[own_job + j] == S.NONE and salary > best:  # a removed job is REMOVED
                 short = short_of(state, rules, p, rules[S.CFG_JOBS] + j * S.J_WIDTH + S.J_ATTR)
                 if short or state[S.row(p) + S.COLLEGE] < S.job(rules, j, S.J_COLLEGE):
                     best, gap = salary, S.job(rules, j, S.J_ATTR + a) - mine
@@ -370,30 +396,49 @@ def deck_worth(state, rules, knobs, pid, p, left, expected, bracket):
 
 @rule
 def deck_estimate(state, rules, knobs, pid, p, left, expected, bracket):
-    """:func:`deck_worth` summed kind by kind from the deck as :func:`readings` lists it, the
-    cards whose worth never changes already added up, and the mean absolute worth of a card:
-    (estimate, size).  Every card's worth is computed as deck_worth computes it; only the
-    order of the sum differs, so the estimate is within 2 n u of the size from deck_worth's
-    worth (n cards, u the unit roundoff of a float64)."""
+    """:func:`deck_worth` summed kind by kind from the deck's tables (:func:`readings`): the
+    cards whose worth never changes already added up, the retirement cards' worth read for
+    the tokens held, the growth cards' after-tax income added up before it is weighed; and
+    the mean absolute worth of a card: (estimate, size).  Only the order and grouping of the
+    sums differ from deck_worth's, each card's worth being a product of at most five factors,
+    so the estimate is within 16 n u of the size (n cards, u the unit roundoff of a
+    float64)."""
     r = S.row(p)
     total, size = knobs[pid, DECK_FIXED], knobs[pid, DECK_FIXED_SIZE]
+    first, end = int(knobs[pid, DECK_GROWTH]), int(knobs[pid, DECK_RETIREMENT])
+    kept, kept_size = 0.0, 0.0
+    if end > first:
+        low = bracket_near(rules, bracket, expected + int(knobs[pid, first]))
+        b = bracket_near(rules, low, expected + int(knobs[pid, end - 1]))
+        if b == low:  # as a rule: every growth card's income is kept at the same rate
+            kept = knobs[pid, DECK_GROWTH_SUM] * knobs[pid, KEEP + b]
+            kept_size = knobs[pid, DECK_GROWTH_SIZE] * abs(knobs[pid, KEEP + b])
+        else:
+            b = low
+            for c in range(first, end):  # in increasing order: the bracket only moves up
+                growth = int(knobs[pid, c])
+                b = bracket_near(rules, b, expected + growth)
+                income = growth * knobs[pid, KEEP + b]
+                kept += income
+                kept_size += abs(income)
+    years = left * (left + 1) / 2.0
     weight = knobs[pid, BUSINESS_WEIGHT]
-    for c in range(int(knobs[pid, DECK_GROWTH]), int(knobs[pid, DECK_RETIREMENT])):
-        stream = growth_stream(rules, knobs, pid, expected, bracket, int(knobs[pid, c]), left)
-        total += weight * stream
-        size += abs(weight * stream)
-    tokens = state[r + S.RETIRE_TOKENS]
-    payout = S.payout_for(rules, tokens)
+    total += weight * years * kept
+    size += abs(weight) * years * kept_size
+    table = int(knobs[pid, DECK_RETIREMENT])
+    rows = int(knobs[pid, DECK_RETIREMENT_SIZE]) - table
+    held = min(state[r + S.RETIRE_TOKENS], rows - 1)
     weight = knobs[pid, RETIREMENT_WEIGHT]
-    for c in range(int(knobs[pid, DECK_RETIREMENT]), int(knobs[pid, DECK_FORGIVE])):
-        worth = weight * (S.payout_for(rules, tokens + int(knobs[pid, c])) - payout)
-        total += worth
-        size += abs(worth)
+    total += weight * knobs[pid, table + held]
+    size += abs(weight) * knobs[pid, table + rows + held]
     loans = state[r + S.LOANS]
+    forgiven, forgiven_size = 0, 0
     for c in range(int(knobs[pid, DECK_FORGIVE]), int(knobs[pid, DECK_END])):
-        worth = min(int(knobs[pid, c]), loans) * knobs[pid, FORGIVE_FACTOR]
-        total += worth
-        size += abs(worth)
+        loan = min(int(knobs[pid, c]), loans)
+        forgiven += loan
+        forgiven_size += abs(loan)
+    total += forgiven * knobs[pid, FORGIVE_FACTOR]
+    size += forgiven_size * abs(knobs[pid, FORGIVE_FACTOR])
     black = state[S.stock(rules[S.CFG_PLAYERS]) + S.VALUE] * rules[S.CFG_SHARE_PRICE]
     tax_table = S.T_TAX_SMART if state[r + S.ACCOUNTANT] == 1 else S.T_TAX_STANDARD
     fixed = knobs[pid, DECK_BLACK] * black + knobs[pid, DECK_TAX_FREE] * S.table(
@@ -570,6 +615,9 @@ def policy_choice(state, rules, knobs, rng, pid, kind, seat, about, n):
     does, the decision is taken again with the exact worth, from the same draws."""
     if behaviour(knobs, pid) == RANDOM or n == 1 or blunders(knobs, pid, BLUNDER, rng):
         return pick_random(n, rng)
+    if kind == S.D_ATTRIBUTE or kind == S.D_CHARACTER or kind == S.D_REROLL:
+        # their scores read nothing foreseen: the year's income is not worth working out
+        return best_option(state, rules, knobs, rng, pid, kind, seat, n, 0, 0, 0, 0.0)
     left, expected, bracket = foresee(state, rules, seat)
     card = card_option(state, kind, n)
     if card == S.NONE:

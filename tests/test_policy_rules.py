@@ -113,6 +113,29 @@ def test_karnaxis_a_card_is_worth_the_average_of_the_deck():
     assert karnaxis_choice(rich_deck, STUDY_OR_CARD) == S.ACT_KARNAXIS
 
 
+STEEP_TAXES = ("taxes.standard_usd=[0, 5000, 20000, 50000, 90000, 130000, 170000, 210000]",)
+
+
+@pytest.mark.parametrize("sets", [(), STEEP_TAXES, PAYOUT_TENTH])
+def test_karnaxis_the_decks_estimate_is_its_exact_worth_to_rounding(sets):
+    """The deck's worth as a decision first estimates it, from the tables read once a variant,
+    is the card-by-card average within the bound policy_choice relies on, whatever the tokens
+    held, the loans, the accountant and the year's income: incomes at a bracket's edge put
+    the growth cards in two brackets."""
+    w = World(KARNAXIS.rules(sets=sets), policies=[POLICY["tycoon"]] * 4)
+    w.make(0, "Wes")
+    estimate, worth = KARNAXIS_POLICIES["deck_estimate"], KARNAXIS_POLICIES["deck_worth"]
+    n = w.rules_array[S.CFG_N_KCARDS]
+    for tokens, loans, accountant in [(0, 0, 0), (3, 25_000, 1), (10, 60_000, 0), (40, 0, 1)]:
+        for income in (0, 24_000, 49_000, 99_500, 400_000):
+            w.players[0, S.RETIRE_TOKENS], w.players[0, S.LOANS] = tokens, loans
+            w.players[0, S.ACCOUNTANT], w.players[0, S.INCOME] = accountant, income
+            seen = KARNAXIS_POLICIES["foresee"](w.state, w.rules_array, 0)
+            args = (w.state, w.rules_array, w.knobs, POLICY["tycoon"], 0, *seen)
+            deck, size = estimate(*args)
+            assert abs(deck - worth(*args)) <= 16 * n * np.finfo(float).eps / 2 * size
+
+
 def insurance_score(sets: tuple) -> float:
     """cautious' score of the Buy Insurance trade the engine offers seat 0 under ``sets``."""
     w = World(KARNAXIS.rules(sets=sets), policies=[POLICY["cautious"]] * 4)

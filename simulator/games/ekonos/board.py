@@ -5,9 +5,9 @@ marker is on space s", the masks (state.py) answer "which spaces": free, next to
 protected.  Option lists enumerate a mask's spaces in ascending order.
 """
 
+from simulator.core.bits import bit, count, lowest
 from simulator.core.kernel import accessor, inlined
 from simulator.games.ekonos import state as S
-from simulator.games.ekonos.bits import bit, count, lowest
 
 
 @accessor

@@ -10,8 +10,9 @@ weights``, fitted by :mod:`simulator.experiments.learn`).
 
 from policies.learned import SAMPLE_HEAD, sample_columns
 from policies.search import margin_to_best_other, win_share
+from simulator.core import bits
 from simulator.core.kernel import rule
-from simulator.games.ekonos import bits, board
+from simulator.games.ekonos import board
 from simulator.games.ekonos import state as S
 
 UNIT = 10.0  # points, shares and indicators are counted in tens: every feature about 0..5

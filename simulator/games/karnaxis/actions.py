@@ -1,6 +1,7 @@
 """Karnaxis stage 2, Take Action!: the action spaces, who may use which, and what each does
 (rulebook: shared/rules/karnaxis.md, "2. Take Action!")."""
 
+from simulator.core import bits
 from simulator.core.kernel import rule
 from simulator.core.rng import DICE, rng_below
 from simulator.games.karnaxis import business, decide, money, new_year
@@ -35,13 +36,48 @@ def qualifies_for_business(state, rules, p, b):
 
 
 @rule
-def qualifies_for_mother(state, rules, p, mother):
-    """Start Franchise: "They must have the prerequisites for the mother business" (ASSUMED,
-    for a merged business: those of any one of its business cards)."""
-    own_biz = S.owners(rules, S.OWN_BIZ)
+def qualified_cards(state, rules, p):
+    """(jobs, businesses): the bit masks of the job and business cards whose prerequisites p
+    meets, kept on p's board (QUALIFIED_JOBS, QUALIFIED_BIZ) with the college years and
+    attributes they were found for (:func:`find_qualified_cards`), and found again only when
+    those have changed: every action square lists the cards, and a player's prerequisites
+    change only when they study."""
+    r = S.row(p)
+    same = state[r + S.QUALIFIED_FOR] == state[r + S.COLLEGE] + 1
+    for a in range(S.N_ATTR):
+        same &= state[r + S.QUALIFIED_FOR + 1 + a] == state[r + S.ATTR + a] + 1
+    if not same:
+        find_qualified_cards(state, rules, p)
+    return state[r + S.QUALIFIED_JOBS], state[r + S.QUALIFIED_BIZ]
+
+
+@rule
+def find_qualified_cards(state, rules, p):
+    """:func:`qualified_cards` found from the cards' prerequisites (:func:`qualifies`)."""
+    r = S.row(p)
+    jobs, businesses = 0, 0
+    for j in range(rules[S.CFG_N_JOBS]):
+        if qualifies_for_job(state, rules, p, j):
+            jobs |= bits.bit(j)
     for b in range(rules[S.CFG_N_BIZ]):
-        if state[own_biz + b] == mother and qualifies_for_business(state, rules, p, b):
+        if qualifies_for_business(state, rules, p, b):
+            businesses |= bits.bit(b)
+    state[r + S.QUALIFIED_JOBS], state[r + S.QUALIFIED_BIZ] = jobs, businesses
+    state[r + S.QUALIFIED_FOR] = state[r + S.COLLEGE] + 1
+    for a in range(S.N_ATTR):
+        state[r + S.QUALIFIED_FOR + 1 + a] = state[r + S.ATTR + a] + 1
+
+
+@rule
+def qualifies_for_mother(state, rules, mother, qualified):
+    """Start Franchise: "They must have the prerequisites for the mother business" (ASSUMED,
+    for a merged business: those of any one of its business cards); ``qualified``: the mask of
+    the business cards whose prerequisites the player meets (:func:`qualified_cards`)."""
+    own_biz = S.owners(rules, S.OWN_BIZ)
+    while qualified != 0:
+        if state[own_biz + bits.lowest(qualified)] == mother:
             return True
+        qualified &= qualified - 1
     return False
 
 
@@ -87,14 +123,14 @@ def list_actions(state, rules, p, first):
         for slot in (S.JOB, S.JOB_B):
             if state[r + slot] >= 0:
                 n = money.add_option(state, n, S.ACT_WORK, state[r + slot], 0, 0)
+    jobs, businesses = qualified_cards(state, rules, p)
     if (used >> S.ACT_JOB_SEARCH) & 1 == 0:
+        # a job card the player count removes is on no board (REMOVED at Game Setup)
         own_job = S.owners(rules, S.OWN_JOB)
-        for j in range(rules[S.CFG_N_JOBS]):
-            if (
-                S.job(rules, j, S.J_AVAILABLE) == 1
-                and state[own_job + j] == S.NONE
-                and qualifies_for_job(state, rules, p, j)
-            ):
+        while jobs != 0:  # in card order
+            j = bits.lowest(jobs)
+            jobs &= jobs - 1
+            if state[own_job + j] == S.NONE:
                 n = money.add_option(state, n, S.ACT_JOB_SEARCH, j, 0, 0)
     if (used >> S.ACT_STUDY) & 1 == 0:
         n = money.add_option(state, n, S.ACT_STUDY, 0, 0, 0)
@@ -115,13 +151,14 @@ def list_actions(state, rules, p, first):
     year = state[S.YEAR]
     if (used >> S.ACT_BUSINESS) & 1 == 0 and state[r + S.BUSINESS_YEAR] != year:
         own_biz = S.owners(rules, S.OWN_BIZ)
-        for b in range(rules[S.CFG_N_BIZ]):
+        cards = businesses
+        while cards != 0:  # in card order
+            b = bits.lowest(cards)
+            cards &= cards - 1
             if state[own_biz + b] != S.NONE:
                 continue
             only = S.biz(rules, b, S.B_ONLY_CHARACTER)
             if only >= 0 and only != state[r + S.CHARACTER]:
-                continue
-            if not qualifies_for_business(state, rules, p, b):
                 continue
             cost = business.business_cost(state, rules, p, b)
             if money.can_afford(state, rules, p, cost):
@@ -132,14 +169,13 @@ def list_actions(state, rules, p, first):
         and state[S.FRANCHISES_LEFT] > 0
     ):
         for mother in range(rules[S.CFG_PLAYERS]):
-            if (
-                mother == p
-                or state[S.row(mother) + S.N_BUSINESSES] == 0
-                or not qualifies_for_mother(state, rules, p, mother)
-            ):
+            if mother == p or state[S.row(mother) + S.N_BUSINESSES] == 0:
                 continue
+            # the price first: it is read at once, the prerequisites from every business card
             cost = business.franchise_cost(state, rules, p, mother)
-            if money.can_afford(state, rules, p, cost):
+            if money.can_afford(state, rules, p, cost) and qualifies_for_mother(
+                state, rules, mother, businesses
+            ):
                 n = money.add_option(state, n, S.ACT_FRANCHISE, mother, 0, cost)
     if (used >> S.ACT_ADVERTISE) & 1 == 0:
         # a tier needs a merged level of 1+, so no business or franchise, no advertising

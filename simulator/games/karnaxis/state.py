@@ -189,7 +189,9 @@ SEAT_POLICY = N_SCALARS
 # USED a bitmask of action spaces used this year; JOBS_SEEN a bitmask of jobs ever held;
 # CARDS_HELD Karnaxis cards saved for later (which ones: owners row KC_HOLDER); ACTIONS action
 # squares this year; DEALT..DEALT+2 the first three character cards dealt at setup (NONE when
-# fewer are dealt).
+# fewer are dealt); QUALIFIED_JOBS / QUALIFIED_BIZ the bit masks of the job and business cards
+# whose prerequisites the player meets, for the college years and attributes at
+# QUALIFIED_FOR..QUALIFIED_FOR+4 (each plus one: all 0 before the first listing).
 (CASH, CHARACTER, ATTR, _ATTR1, _ATTR2, _ATTR3, COLLEGE, RETIRE_TOKENS, LOANS, PEAK_LOANS,
  NOTICES, JOB, JOB_B, WORKED,
  GROWTH, INCOME, ACCOUNTANT, INSURED, N_BUSINESSES, N_FRANCHISES, MERGED_LEVEL, BUSINESS_YEAR,
@@ -197,12 +199,14 @@ SEAT_POLICY = N_SCALARS
  CARDS_HELD, CARDS_BOUGHT, TAX_FREE, YEAR_SALARY, YEAR_BUSINESS, YEAR_TAX, YEAR_BRACKET,
  YEAR_SMART, SMART_YEARS, LOANS_COUNT, UNIVERSITY_YEARS, DISTINCT_JOBS, FORFEIT_DUE,
  PROTECTED, BUSINESS_LEVEL, DEALT, _DEALT1, _DEALT2,
+ QUALIFIED_FOR, _QUALIFIED_FOR1, _QUALIFIED_FOR2, _QUALIFIED_FOR3, _QUALIFIED_FOR4,
+ QUALIFIED_JOBS, QUALIFIED_BIZ,
  # ledger: every dollar in or out of CASH goes through one of these (money.gain / money.spend)
  L_SALARY, L_BUSINESS_INCOME, L_DIVIDENDS, L_UNEMPLOYMENT, L_KARNAXIS, L_LOANS, L_SHARES_SOLD,
  L_EVENT_GAIN, L_CARD_CASH, L_FROM_PLAYERS, L_BANK_BENEFITS, L_BAILOUT, L_RETIREMENT_PAYOUT,
  L_INTEREST_RECEIVED, L_TAXES, L_INTEREST, L_PRINCIPAL, L_SHARES_BOUGHT, L_TO_BANK, L_TO_PLAYERS,
  L_EVENT_LOSS,
- L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK, COUNTS) = range(71)
+ L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK, COUNTS) = range(78)
 # COUNTS + k: how often the player did COUNT_NAMES[k] over the game (the players table's
 # `count_*` columns): the action spaces in ACT_* order (College and University apart), the
 # trades in MK_* order, Karnaxis cards used and saved, stock dice re-rolled; slots CT_* below
