@@ -105,9 +105,10 @@ adapted: $(STAMP)
 	$(BIN)/balsim adapt karmaggan --ship
 
 # the learned player of the printed rules at each player count the study plays, shipped in the
-# package (docs/search.md "The learned player"): expert iteration on the default budget (3
-# iterations of 1,200 games, the teacher's 48 playouts over 3 candidates), a few minutes each
-# on one core; again after an engine version bump or a change to a rules.toml
+# package (docs/search.md "The learned player"): expert iteration on each game's default budget
+# (Karmaggän, Ekonos: 3 iterations of 1,200 games, the teacher's 48 playouts over 3 candidates;
+# Karnaxis: 400 games of 12 playouts), a few minutes each on one core; again after an engine
+# version bump or a change to a rules.toml
 learned: $(STAMP)
 	$(BIN)/balsim learn karmaggan -p 2 --ship
 	$(BIN)/balsim learn karmaggan -p 4 --ship
@@ -116,6 +117,11 @@ learned: $(STAMP)
 	$(BIN)/balsim learn ekonos -p 4 --ship
 	$(BIN)/balsim learn ekonos -p 5 --ship
 	$(BIN)/balsim learn ekonos -p 6 --ship
+	$(BIN)/balsim learn karnaxis -p 2 --ship
+	$(BIN)/balsim learn karnaxis -p 3 --ship
+	$(BIN)/balsim learn karnaxis -p 4 --ship
+	$(BIN)/balsim learn karnaxis -p 5 --ship
+	$(BIN)/balsim learn karnaxis -p 6 --ship
 
 # the learned player beside today's search on fresh seeds, at each player count the study plays
 # (bench/results/learned-strength.csv and the table in docs/search.md); minutes on one core

@@ -43,8 +43,12 @@ DOC = ROOT / "docs" / "search.md"
 BEGIN, END = "<!-- learned:begin -->", "<!-- learned:end -->"
 # the strongest tuned policy of each game with a learned player (docs/search.md "Strength of
 # the defaults": in Karmaggän the rusher_tuned team is the one to beat, in Ekonos
-# cash_hoarder_tuned)
-STRONGEST = {"karmaggan": "rusher_tuned", "ekonos": "cash_hoarder_tuned"}
+# cash_hoarder_tuned, in Karnaxis tycoon_tuned)
+STRONGEST = {
+    "karmaggan": "rusher_tuned",
+    "ekonos": "cash_hoarder_tuned",
+    "karnaxis": "tycoon_tuned",
+}
 CHUNK = 100
 EQUAL = 0.02  # "as strong as the search": the paired interval within 2 points either side
 
@@ -228,7 +232,7 @@ def main(argv=None) -> None:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    write_doc(rows)
+    write_doc(read_rows())
 
 
 if __name__ == "__main__":

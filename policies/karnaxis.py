@@ -10,7 +10,8 @@ from the rules, so a variant of them changes its choices.  The knobs in ``[polic
 make the strategies differ: how much each kind of income weighs, how far it will borrow, what
 being insured is worth to it, how much it pursues its character's ambition.
 The `search` player (simulator/games/karnaxis/search.py) weighs the best-scored options of its
-``rollout_policy`` by playing them out.
+``rollout_policy`` by playing them out; the `learned` player (simulator/games/karnaxis/turns.py)
+by a learned value of the position each leaves.
 """
 
 import numpy as np
@@ -22,7 +23,7 @@ from simulator.core.kernel import rule, scorer
 from simulator.core.rng import POLICY
 from simulator.games.karnaxis import state as S
 
-SCHOLAR, TYCOON, SPECULATOR, CAUTIOUS, SEARCH = range(1, 6)
+SCHOLAR, TYCOON, SPECULATOR, CAUTIOUS, SEARCH, LEARNED = range(1, 7)
 POLICIES = (
     Policy(RANDOM, "random", "uniformly random among the legal options at every decision"),
     Policy(SCHOLAR, "scholar", "college to senior year, then the best-paid job it qualifies for"),
@@ -38,6 +39,12 @@ POLICIES = (
         "search",
         "plays out its rollout policy's best options from each decision "
         "and takes the one that wins most (determinized Monte Carlo)",
+    ),
+    Policy(
+        LEARNED,
+        "learned",
+        "takes the action whose resulting position a value function learned from the "
+        "search's games rates highest (one ply)",
     ),
 )
 KNOBS = (
@@ -613,6 +620,8 @@ def policy_choice(state, rules, knobs, rng, pid, kind, seat, about, n):
     option scores within the estimate's error of it, every comparison the choice makes, and
     so the choice and the tie-breaks it draws, come out as with the exact worth; when one
     does, the decision is taken again with the exact worth, from the same draws."""
+    if behaviour(knobs, pid) == LEARNED:  # its other decisions are its rollout policy's
+        pid = np.int64(knobs[pid, ROLLOUT_POLICY_KNOB])
     if behaviour(knobs, pid) == RANDOM or n == 1 or blunders(knobs, pid, BLUNDER, rng):
         return pick_random(n, rng)
     if kind == S.D_ATTRIBUTE or kind == S.D_CHARACTER or kind == S.D_REROLL:

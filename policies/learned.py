@@ -29,6 +29,17 @@ def sample_columns(features: tuple[str, ...]) -> tuple[str, ...]:
     return (*SAMPLE_COLUMNS, *features)
 
 
+def sample_rows(play, n_games: int, columns: tuple[str, ...], rows: int = 200_000):
+    """The sample rows ``play(samples)`` writes while it plays ``n_games`` games (it returns
+    the rows filled, row HEADER included), and their column names: at most ``rows``; a chunk
+    that fills them is refused, never cut."""
+    samples = np.zeros((rows, len(columns)))
+    filled = play(samples)
+    if filled >= rows:
+        raise ValueError(f"{n_games} games wrote more than {rows} sample rows: play fewer a chunk")
+    return samples[1:filled], columns
+
+
 @rule
 def position_value(row, knobs_row, first, n_features):
     """The learned value of the features in ``row``: their sum weighted by the weights in

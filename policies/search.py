@@ -74,6 +74,15 @@ def outcome_value(share, margin, scale):
 
 
 @rule
+def rollout_value(scores, n_players, seat, scale):
+    """A rollout's value for ``seat`` from every seat's final ``scores`` (:func:`outcome_value`
+    of its win share and its margin over the best other score, ``scale`` its margin's scale)."""
+    return outcome_value(
+        win_share(scores, n_players, seat), margin_to_best_other(scores, n_players, seat), scale
+    )
+
+
+@rule
 def margin_to_best_other(scores, n_players, seat):
     best_other = -np.inf
     for p in range(n_players):
@@ -99,6 +108,13 @@ def top_k(scores, n, k, out):
                 best = i
         out[r] = best
     return m
+
+
+@rule
+def rounds_of(rollouts, m):
+    """The rounds of a decision of ``rollouts`` playouts over ``m`` candidates: every candidate
+    once a round, at least one round, at most MAX_ROUNDS."""
+    return min(max(rollouts // m, 1), MAX_ROUNDS)
 
 
 @rule

@@ -78,18 +78,16 @@ import numpy as np
 from policies import learned
 from policies.common import behaviour
 from policies.search import (
-    MAX_ROUNDS,
     PAIRED_ROWS,
     PAIRED_WIDTH,
-    margin_to_best_other,
-    outcome_value,
     paired_choice,
     paired_scale,
     rollout_seed,
+    rollout_value,
+    rounds_of,
     settled,
     tally,
     top_k,
-    win_share,
 )
 from simulator.core.kernel import allocating, layer, rule
 from simulator.core.rng import N_STREAMS, rng_float
@@ -153,15 +151,12 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
     seat = probe[PENDING_SEAT]
     policy = probe[SEAT_POLICY + seat]
     m = probe[PENDING_CANDIDATES]
-    rounds = min(max(np.int64(knobs[policy, ROLLOUTS]) // m, 1), MAX_ROUNDS)
+    rounds = rounds_of(np.int64(knobs[policy, ROLLOUTS]), m)
     scale = paired_scale(rounds)
     end = rollout_end(probe, snap, rules, np.int64(knobs[policy, HORIZON]))
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
     roll, roll_rng = work[ROLLOUT_COPY], work_rng[ROLLOUT_COPY]
-    sums, counts, scores = values[SUMS], values[COUNTS], values[SCORES]
-    paired = values[PAIRED:]
-    sums[:m] = 0.0
-    counts[:m] = 0.0
+    sums, counts, scores, paired = fresh_tallies(values, m)
     no_trace = trace[:0]
     n_players = rules[CFG_PLAYERS]
     base = 0.0
@@ -181,15 +176,21 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
             roll[ROLLOUT_POLICY] = rollout_policy
             play_out(roll, rules, knobs, roll_rng, no_trace, end)
             seat_scores(roll, rules, scores)
-            value = outcome_value(
-                win_share(scores, n_players, seat),
-                margin_to_best_other(scores, n_players, seat),
-                MARGIN_SCALE,
-            )
+            value = rollout_value(scores, n_players, seat, MARGIN_SCALE)
             base = tally(sums, counts, paired, candidate, played, value, base)
         played += 1
     note_values(probe, snap, trace, values, m, played * m)
     return paired_choice(paired, m, played, scale, u)
+
+
+@allocating  # it returns views of the buffer: references counted
+def fresh_tallies(values, m):
+    """The rows of a values buffer the rounds of a decision fill: each candidate's sum and
+    count of values (those of its ``m`` candidates zeroed), the seat scores of a rollout, and
+    the paired gains (policies.search.paired_choice)."""
+    values[SUMS, :m] = 0.0
+    values[COUNTS, :m] = 0.0
+    return values[SUMS], values[COUNTS], values[SCORES], values[PAIRED:]
 
 
 def weighed_choice(

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from test_karmaggan_search import at_first_step, hidden_cards_reordered
 
-from simulator.core.game import GAME_NAMES, get_game, policy_knobs
+from simulator.core.game import GAME_NAMES, get_game, knob_values, policy_knobs
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.rules import RulesError
@@ -20,6 +20,7 @@ from simulator.games.karmaggan import state as S
 from simulator.run.plan import with_knob_sets
 
 GAME = get_game("karmaggan")
+LEARNED_GAMES = [g for g in map(get_game, GAME_NAMES) if g.learned_features]
 TINY = learn.LearnBudget(games=12, iterations=2, rollouts=4, top_k=2)
 SEATS = ("learned", "rusher_tuned", "learned", "hunter_tuned")
 # weights that tell options apart: the race for the Egg, coins and the rollout policy's score
@@ -131,14 +132,9 @@ def test_the_learned_seats_play_other_games_with_weights():
     assert played["games"]["search_decisions"].sum() > 0  # valued decisions counted
 
 
-LEARNING = [name for name in GAME_NAMES if get_game(name).learned_features]
-
-
-@pytest.mark.parametrize("game_name", LEARNING)
-def test_the_same_seed_fits_the_same_weights(game_name):
-    """Expert iteration on a tiny budget, twice with seed 1, once with seed 2, for every game
-    with a learned player."""
-    game = get_game(game_name)
+@pytest.mark.parametrize("game", LEARNED_GAMES, ids=lambda g: g.name)
+def test_the_same_seed_fits_the_same_weights(game):
+    """Expert iteration on a tiny budget, twice with seed 1, once with seed 2."""
     rules = game.rules()
     first = learn.fit(game, rules, 4, TINY, seed=1)
     again = learn.fit(game, rules, 4, TINY, seed=1)
@@ -146,7 +142,8 @@ def test_the_same_seed_fits_the_same_weights(game_name):
     assert first.knob_set == again.knob_set and first.iterations == again.iterations
     assert first.knob_set["weights"] != other.knob_set["weights"]
     assert len(first.knob_set["weights"]) == len(game.learned_features)
-    assert first.knob_set["rollout_policy"] == rules["policies"]["search"]["rollout_policy"]
+    search = knob_values(rules, game.policy_set(rules), game.policy("search", rules))
+    assert first.knob_set["rollout_policy"] == search["rollout_policy"]
     assert [f["iteration"] for f in first.iterations] == [0, 1]
     # the second iteration fits on both iterations' positions
     assert first.iterations[1]["decisions"] > first.iterations[0]["decisions"] > 0
@@ -168,17 +165,18 @@ def test_the_fit_recovers_known_weights():
     assert figures["decisions"] == 3000 and figures["r2"] > 0.99
 
 
-SHIPPED = [(name, n) for name in LEARNING for n in get_game(name).study.player_counts]
-
-
-@pytest.mark.parametrize("game_name, n_players", SHIPPED)
-def test_the_shipped_weights_match_the_printed_rules(game_name, n_players):
-    """Each game's package holds its learned player of the printed rules at each player count
-    the study plays, used while its key matches: after an engine version bump or a rules.toml
-    change, `make learned` ships them again."""
-    game = get_game(game_name)
+@pytest.mark.parametrize(
+    "game, n_players",
+    [(g, n) for g in LEARNED_GAMES for n in g.study.player_counts],
+    ids=lambda v: getattr(v, "name", str(v)),
+)
+def test_the_shipped_weights_match_the_printed_rules(game, n_players):
+    """The package's learned player of the printed rules at each player count the study plays
+    is used while its key matches: after an engine version bump or a rules.toml change, `make
+    learned` ships them again."""
     rules = game.rules()
-    key = learn.cache_key(game, rules, n_players, learn.DEFAULT_BUDGET, learn.LEARN_SEED)
+    budget = learn.default_budget(game)
+    key = learn.cache_key(game, rules, n_players, budget, learn.LEARN_SEED)
     path = learn.shipped_path(game, n_players)
     found = learn.read_entry(path, key, "shipped")
     assert found is not None, f"{path} is missing or stale: make learned"

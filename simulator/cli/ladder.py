@@ -121,12 +121,13 @@ def learn(game, players, learn_games, ship, rules_files, sets):
     from dataclasses import replace
 
     from simulator.core.errors import UserError
-    from simulator.experiments.learn import DEFAULT_BUDGET, learned
+    from simulator.experiments.learn import default_budget, learned
     from simulator.experiments.learn import ship as ship_printed
 
     g, rules = load(game, rules_files, sets)
     n_players = len(seat_list(g, players, None, None, rules))
-    budget = replace(DEFAULT_BUDGET, games=learn_games) if learn_games else DEFAULT_BUDGET
+    budget = default_budget(g)
+    budget = replace(budget, games=learn_games) if learn_games else budget
     if ship:
         if rules_files or sets or learn_games:
             raise UserError(

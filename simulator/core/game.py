@@ -125,6 +125,9 @@ class Game:
     # the positions of games played, for simulator.experiments.learn to fit the weights on
     learned_features: tuple[str, ...] = ()
     sample: Callable[..., tuple] | None = None
+    # the fit's default budget where simulator.experiments.learn.LearnBudget's costs too much
+    # (its teacher's playouts): (field, value) pairs in its place
+    learn_budget: tuple[tuple[str, int], ...] = ()
     # choices(rules, key, n_players): the alternatives of a categorical rules key that the game
     # can name (Karmaggän's mirrored start layouts), [] when the key is not in play at that
     # player count, None when the game has none; RulesError when it cannot be varied (why)

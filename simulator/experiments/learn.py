@@ -25,7 +25,7 @@ game is seeded from the seed, and one process plays them in order.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -61,6 +61,12 @@ class LearnBudget:
 
 
 DEFAULT_BUDGET = LearnBudget()
+
+
+def default_budget(game: Game) -> LearnBudget:
+    """The budget a game's learned player is fitted on unless told: DEFAULT_BUDGET, but for
+    the fields the game gives (``Game.learn_budget``)."""
+    return replace(DEFAULT_BUDGET, **dict(game.learn_budget))
 
 
 @dataclass
@@ -210,12 +216,14 @@ def fit(
     game: Game,
     rules: dict,
     n_players: int,
-    budget: LearnBudget = DEFAULT_BUDGET,
+    budget: LearnBudget | None = None,
     seed: int = LEARN_SEED,
 ) -> Learned:
-    """Expert iteration (module docstring): the learned player's knob set under ``rules``."""
+    """Expert iteration (module docstring): the learned player's knob set under ``rules``
+    (``budget`` None: the game's default)."""
     if not game.learned_features:
         raise UserError(f"{game.name} has no learned player")
+    budget = budget or default_budget(game)
     rules = base_rules(rules)
     n = len(game.learned_features)
     pooled, weights, figures = [], None, []
@@ -245,10 +253,11 @@ def learned(
     game: Game,
     rules: dict,
     n_players: int,
-    budget: LearnBudget = DEFAULT_BUDGET,
+    budget: LearnBudget | None = None,
     seed: int = LEARN_SEED,
 ) -> Learned:
     """The learned player under ``rules``: shipped, cached, or fitted now (and cached)."""
+    budget = budget or default_budget(game)
     key = cache_key(game, rules, n_players, budget, seed)
     found = read_entry(shipped_path(game, n_players), key, "shipped") or read_entry(
         cache_path(key), key, "cache"
@@ -264,7 +273,7 @@ def with_learned(
     game: Game,
     rules: dict,
     n_players: int,
-    budget: LearnBudget = DEFAULT_BUDGET,
+    budget: LearnBudget | None = None,
     fitted_for: dict | None = None,
 ) -> dict:
     """``rules`` carrying the learned player's knob set (``[policies.learned]``) fitted for
@@ -277,7 +286,7 @@ def with_learned(
 
 
 def ship(game: Game, n_players: int) -> Learned:
-    """Fit the printed rules at ``n_players`` on the default budget and write the package's
+    """Fit the printed rules at ``n_players`` on the game's default budget and write the package's
     file (``make learned``: each player count the study plays)."""
     made = fit(game, game.rules(), n_players)
     adapt_cache.write_record(shipped_path(game, n_players), made.record())

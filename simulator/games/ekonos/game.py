@@ -7,6 +7,7 @@ decodes traces; the kernels in :mod:`engine` only loop.
 import numpy as np
 
 from policies import ekonos as policies
+from policies.learned import sample_rows
 from policies.search import MAX_ROLLOUTS
 from simulator.core.game import Game, StudyPlan, policy_knobs
 from simulator.core.rules import RulesError, require
@@ -251,13 +252,14 @@ def sample(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray, rows: in
     candidate of each decision the search weighed, and their column names (at most ``rows``;
     a chunk that fills them is refused, never cut)."""
     cfg, knobs = params
-    samples = np.zeros((rows, features.SAMPLE_WIDTH))
     seeds, seat_policies = np.asarray(seeds, np.uint64), np.asarray(seat_policies, np.int8)
     outputs = allocate(cfg, len(seeds))
-    written = chunk.play_sample_games(cfg, knobs, seeds, seat_policies, outputs, samples)
-    if written >= rows:
-        raise ValueError(f"{len(seeds)} games wrote over {rows} sample rows: play fewer a chunk")
-    return samples[1:written], features.SAMPLE_COLUMNS
+    return sample_rows(
+        lambda samples: chunk.play_sample_games(cfg, knobs, seeds, seat_policies, outputs, samples),
+        len(seeds),
+        features.SAMPLE_COLUMNS,
+        rows,
+    )
 
 
 def trace_game(params: tuple, seed: int, seat_policies: np.ndarray, max_events: int = 10_000):

@@ -10,6 +10,7 @@ import inspect
 import numpy as np
 
 from policies import karmaggan as policies
+from policies.learned import sample_rows
 from policies.search import MAX_ROLLOUTS
 from simulator.core.errors import UserError
 from simulator.core.game import KNOB_BEHAVIOUR, Game, Leader, StudyPlan, policy_knobs
@@ -194,19 +195,20 @@ def sample(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray, rows: in
     refused, never cut)."""
     cfg, knobs, _ = params
     n, p = len(seeds), int(cfg[S.CFG_PLAYERS])
-    samples = np.zeros((rows, features.SAMPLE_WIDTH))
-    filled = chunk.play_sample_games(
-        cfg,
-        knobs,
-        np.asarray(seeds, np.uint64),
-        np.asarray(seat_policies, np.int8),
-        np.zeros((n, S.N_GAME_OUT), np.int64),
-        np.zeros((n, p, S.N_PLAYER_OUT), np.int64),
-        samples,
+    return sample_rows(
+        lambda samples: chunk.play_sample_games(
+            cfg,
+            knobs,
+            np.asarray(seeds, np.uint64),
+            np.asarray(seat_policies, np.int8),
+            np.zeros((n, S.N_GAME_OUT), np.int64),
+            np.zeros((n, p, S.N_PLAYER_OUT), np.int64),
+            samples,
+        ),
+        n,
+        features.SAMPLE_COLUMNS,
+        rows,
     )
-    if filled >= rows:
-        raise ValueError(f"{n} games wrote more than {rows} sample rows: play fewer a chunk")
-    return samples[1:filled], features.SAMPLE_COLUMNS
 
 
 def int16_column(values: np.ndarray, column: str) -> np.ndarray:

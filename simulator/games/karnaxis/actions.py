@@ -448,13 +448,32 @@ def action_square(state, rules, knobs, rng, trace):
     at a time until every player has placed theirs.  Before it the player may use Karnaxis
     cards saved earlier.  Returns True when the stage is over: collecting unemployment has
     made the collector the starting player of the following year."""
-    n = rules[S.CFG_PLAYERS]
-    turn = state[S.TURN]
-    p = (state[S.STARTER] + state[S.SEAT_I]) % n
+    p = square_seat(state, rules)
+    m = open_square(state, rules, knobs, rng, trace, p)
+    choice = decide.choose(state, rules, knobs, rng, trace, S.D_ACTION, p, S.NONE, m)
+    return close_square(state, rules, knobs, rng, trace, p, choice)
+
+
+@rule
+def square_seat(state, rules):
+    """The seat whose action square is next."""
+    return (state[S.STARTER] + state[S.SEAT_I]) % rules[S.CFG_PLAYERS]
+
+
+@rule
+def open_square(state, rules, knobs, rng, trace, p):
+    """The start of ``p``'s action square: its saved Karnaxis cards it chooses to use now, then
+    its legal actions listed in the OPTIONS block; returns how many."""
     if state[S.row(p) + S.CARDS_HELD] > 0:
         use_saved_cards(state, rules, knobs, rng, trace, p)
-    m = list_actions(state, rules, p, turn == 0)
-    choice = decide.choose(state, rules, knobs, rng, trace, S.D_ACTION, p, S.NONE, m)
+    return list_actions(state, rules, p, state[S.TURN] == 0)
+
+
+@rule
+def close_square(state, rules, knobs, rng, trace, p, choice):
+    """The rest of ``p``'s action square once it has chosen option ``choice``: the action, and
+    on to the next square (:func:`action_square`'s result)."""
+    n = rules[S.CFG_PLAYERS]
     do_action(
         state,
         rules,
@@ -464,7 +483,7 @@ def action_square(state, rules, knobs, rng, trace):
         p,
         S.opt(state, choice, S.OPT_ACTION),
         S.opt(state, choice, S.OPT_A),
-        turn == 0,
+        state[S.TURN] == 0,
     )
     while True:  # on to the next player with a square left in this turn, or the next turn
         state[S.SEAT_I] += 1

@@ -87,6 +87,14 @@ def deal_deck(state, rules, rng, deck, n):
 def choose_character(state, rules, knobs, rng, trace, p):
     """Game Setup: deal 3 character cards to the player, who keeps 1 and marks its four
     attribute numbers; the other 2 are removed from play."""
+    n = deal_characters(state, rules, p)
+    i = decide.choose(state, rules, knobs, rng, trace, S.D_CHARACTER, p, S.NONE, n)
+    keep_character(state, rules, trace, p, i)
+
+
+@rule
+def deal_characters(state, rules, p):
+    """The character cards dealt to ``p``, listed in the OPTIONS block; returns how many."""
     dealt = rules[S.CFG_DEALT]
     deck = S.owners(rules, S.DECK_CHARS)
     for k in range(S.N_DEALT_KEPT):
@@ -94,12 +102,25 @@ def choose_character(state, rules, knobs, rng, trace, p):
     for k in range(dealt):
         c = state[deck + p * dealt + k]
         money.add_option(state, k, c, 0, 0, 0)
-    i = decide.choose(state, rules, knobs, rng, trace, S.D_CHARACTER, p, S.NONE, dealt)
+    return dealt
+
+
+@rule
+def keep_character(state, rules, trace, p, i):
+    """``p`` keeps the dealt character of option ``i`` and marks its attribute numbers."""
     c = S.opt(state, i, S.OPT_ACTION)
     state[S.row(p) + S.CHARACTER] = c
     for a in range(S.N_ATTR):
         state[S.row(p) + S.ATTR + a] = S.character(rules, c, S.C_ATTR + a)
     money.record(state, trace, S.EV_CHARACTER, p, c, 0, 0, state[S.row(p) + S.CASH])
+
+
+@rule
+def next_character_seat(state, rules):
+    """Game Setup: on to the next seat's character choice, after the last to the first year."""
+    state[S.SEAT_I] += 1
+    if state[S.SEAT_I] == rules[S.CFG_PLAYERS]:
+        state[S.PHASE] = S.AT_NEW_YEAR
 
 
 # ---------------------------------------------------------------- the loop
@@ -112,9 +133,7 @@ def play_step(state, rules, knobs, rng, trace):
     state[S.DECISIONS] = 0
     if phase == S.AT_CHARACTER:
         choose_character(state, rules, knobs, rng, trace, state[S.SEAT_I])
-        state[S.SEAT_I] += 1
-        if state[S.SEAT_I] == rules[S.CFG_PLAYERS]:
-            state[S.PHASE] = S.AT_NEW_YEAR
+        next_character_seat(state, rules)
     elif phase == S.AT_NEW_YEAR:
         new_year.update_new_year(state, rules, knobs, rng, trace, state[S.YEAR] + 1)
         actions.start_actions(state, rules)

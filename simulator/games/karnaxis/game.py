@@ -8,10 +8,11 @@ allocates outputs and decodes them (:mod:`outputs`) and traces (:mod:`replay`); 
 import numpy as np
 
 from policies import karnaxis as policies
+from policies.common import LEARNED_KNOBS
 from policies.search import MAX_ROLLOUTS
 from simulator.core.errors import UserError
 from simulator.core.game import Game, Leader, StudyPlan, policy_knobs
-from simulator.games.karnaxis import checks, outputs, replay
+from simulator.games.karnaxis import checks, features, outputs, replay
 from simulator.games.karnaxis import state as S
 
 ENGINE_VERSION = "karnaxis-7"
@@ -153,7 +154,7 @@ def prepare(rules: dict, n_players: int) -> tuple:
         [[S.CARD_EFFECTS.index(e), v] for e, v in zip(cards["effect"], cards["value"])],
         dtype=np.int64,
     ).reshape(-1, 2)
-    knobs = policies.readings(rules, policy_knobs(rules, GAME.policy_set(rules), policies.KNOBS))
+    knobs = knobs_table(rules)
     # the kernel's rules array, its knobs, then the labels the wrapper writes
     return (
         rules_array(cfg, tables, chars, jobs, biz, events, kcards),
@@ -161,6 +162,17 @@ def prepare(rules: dict, n_players: int) -> tuple:
         np.array(char_names),
         np.array(job_names),
     )
+
+
+def knobs_table(rules: dict) -> np.ndarray:
+    """The policies' knobs with what each reads from the rules (policies.readings), then the
+    learned player's weights block: its count, then one weight per feature (zeros in every
+    other row), the row's last columns (features.weights_at)."""
+    table = policy_knobs(rules, GAME.policy_set(rules), GAME.knob_names)
+    knobs = 1 + len(policies.KNOBS)
+    weights = np.zeros((table.shape[0], 1 + features.N_FEATURES))
+    weights[:, : table.shape[1] - knobs] = table[:, knobs:]
+    return np.hstack([policies.readings(rules, table[:, :knobs]), weights])
 
 
 def rules_array(cfg, tables, chars, jobs, biz, events, kcards) -> np.ndarray:
@@ -203,7 +215,7 @@ GAME = Game(
     chunk_size=20_000,
     length_unit="years",
     policies=policies.POLICIES,
-    knob_names=policies.KNOBS,
+    knob_names=policies.KNOBS + LEARNED_KNOBS,
     check=checks.check,
     prepare=prepare,
     play=outputs.play,
@@ -211,6 +223,11 @@ GAME = Game(
     categories={"end_reason": S.END_REASONS},
     timelines=("years",),
     search_limits=(("rollouts", 0, MAX_ROLLOUTS), ("horizon", 0, 100), ("top_k", 1, S.MAX_OPTIONS)),
+    learned_features=features.FEATURES,
+    sample=outputs.sample,
+    # the teacher plays its rollouts 5 years ahead (the search's horizon): 400 games of 12
+    # playouts over 3 candidates an iteration, about 3 games a second of one core at 4 players
+    learn_budget=(("games", 400), ("rollouts", 12)),
     exercised=(
         *(("action", name.replace("_", " "), f"count_{name}") for name in S.COUNT_NAMES),
         ("event", "take a loan", "loans_taken"),

@@ -4,9 +4,10 @@ turn the kernel's arrays into the contract's tables (simulator.core.game)."""
 import numpy as np
 
 from policies import karnaxis as policies
+from policies.learned import sample_rows
 from simulator.core.game import KNOB_BEHAVIOUR
 from simulator.core.trace import new_trace
-from simulator.games.karnaxis import chunk
+from simulator.games.karnaxis import chunk, features
 from simulator.games.karnaxis import state as S
 
 # players columns copied from the ledger (state.L_*), in ledger order
@@ -50,9 +51,9 @@ def allocate(rules: np.ndarray, n: int):
 
 
 def searching(knobs: np.ndarray, seat_policies: np.ndarray) -> bool:
-    """Whether any seat plays a policy that runs the `search` behaviour."""
-    search_ids = np.flatnonzero(knobs[:, KNOB_BEHAVIOUR] == policies.SEARCH)
-    return bool(np.isin(seat_policies, search_ids).any())
+    """Whether any seat plays a policy that runs the `search` or the `learned` behaviour."""
+    ids = np.flatnonzero(np.isin(knobs[:, KNOB_BEHAVIOUR], (policies.SEARCH, policies.LEARNED)))
+    return bool(np.isin(seat_policies, ids).any())
 
 
 def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
@@ -72,6 +73,29 @@ def play(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray) -> dict:
         new_trace(0),
     )
     return output_tables(params, out_games, out_players, out_years)
+
+
+def sample(params: tuple, seeds: np.ndarray, seat_policies: np.ndarray, rows: int = 200_000):
+    """The positions of games with learned seats with a teacher's budget (turns.py,
+    "Sampling"): rows of policies/learned.py's columns, one per candidate of each decision the
+    search weighed, and their names."""
+    rules, knobs = params[0], params[1]
+    out_games, out_players, out_years = allocate(rules, len(seeds))
+    return sample_rows(
+        lambda samples: chunk.play_sample_games(
+            rules,
+            knobs,
+            np.asarray(seeds, np.uint64),
+            np.asarray(seat_policies, np.int8),
+            out_games,
+            out_players,
+            out_years,
+            samples,
+        ),
+        len(seeds),
+        features.SAMPLE_COLUMNS,
+        rows,
+    )
 
 
 def output_tables(params: tuple, out_games, out_players, out_years) -> dict:

@@ -1,0 +1,164 @@
+"""The Karnaxis `learned` player (simulator/games/karnaxis/turns.py, features.py): it takes its
+candidate actions on a copy whose hidden information it re-drew, so unseen cards and future dice
+never change its choice; its weights decide; it draws only from its own stream; without weights
+it plays its rollout policy; `learned` plays in --seats and as a --field rung (its fit:
+tests/test_learned.py)."""
+
+import numpy as np
+from karnaxis_world import GAME, plain_python
+
+from policies.learned import HEADER, ROWS
+from simulator.core.rng import N_STREAMS, game_seeds
+from simulator.core.rng import SEARCH as SEARCH_STREAM
+from simulator.core.trace import new_trace
+from simulator.experiments.field import Field, Ladder
+from simulator.games.karnaxis import actions, decide, engine, features, search, turns
+from simulator.games.karnaxis import state as S
+from simulator.run.plan import with_knob_sets
+
+RULES = plain_python((decide, engine, search, actions, features, turns))  # nothing compiled
+ROLLOUT = "tycoon_tuned"
+# weights that tell actions apart: the margin, the income to come, the rollout policy's score
+WEIGHTS = [0.0] * features.N_FEATURES
+for name, w in (("margin", 8.0), ("kept_left", 3.0), ("cards", 0.5), ("prior", 2.0)):
+    WEIGHTS[features.FEATURES.index(name)] = w
+
+
+def learned_rules(weights=WEIGHTS, **teacher):
+    table = {"rollout_policy": ROLLOUT, **teacher}
+    if weights is not None:
+        table["weights"] = list(weights)
+    return with_knob_sets(GAME.rules(), {"learned": table})
+
+
+def reverse(state, at, n):
+    state[at : at + n] = state[at : at + n][::-1].copy()
+
+
+def hidden_reordered(state, rng, r):
+    """What seat 0 cannot know, changed: the undrawn Karnaxis cards and the events not yet
+    read in another order, and every chance stream (future dice, the other seats' draws)."""
+    deck = S.owners(r, S.DECK_CARDS)
+    reverse(state, deck + state[S.NEXT_CARD], r[S.CFG_N_KCARDS] - state[S.NEXT_CARD])
+    reverse(state, S.owners(r, S.DECK_EVENTS) + state[S.YEAR], r[S.CFG_N_EVENTS] - state[S.YEAR])
+    for stream in range(N_STREAMS):
+        if stream != SEARCH_STREAM:
+            rng[stream] ^= np.uint64(0x9E3779B97F4A7C15)
+
+
+def first_learned_ply(weights=WEIGHTS, edit=None, seed=3):
+    """Seat 0 (learned, the starting player) at its first action square, every legal action
+    taken once on its copy (turns.ply): the action it plays, each action's sample row (its
+    features), the actions listed and the real game's streams after.  ``edit(state, rng,
+    rules_array)`` changes the game before it decides."""
+    rules = learned_rules(weights, rollouts=3, top_k=3)  # a teacher: its rows are written
+    params = GAME.prepare(rules, 4)
+    r, knobs = params[0], params[1]
+    ids = {p.name: p.id for p in GAME.policy_set(rules)}
+    state = np.zeros(r[S.CFG_STATE_SIZE], np.int64)
+    rng = np.zeros(N_STREAMS, np.uint64)
+    trace = new_trace(0)
+    seats = np.array([ids["learned"]] + [ids[ROLLOUT]] * 3, np.int8)
+    RULES["new_game"](state, r, knobs, rng, np.uint64(seed), seats)
+    while state[S.PHASE] != S.AT_ACTION:
+        RULES["play_step"](state, r, knobs, rng, trace)
+    seat = RULES["square_seat"](state, r)
+    n = RULES["open_square"](state, r, knobs, rng, trace, seat)
+    assert seat == 0 and n > 2
+    if edit:
+        edit(state, rng, r)
+    work, work_rng, values = RULES["search_buffers"](r)
+    scratch, picks = RULES["learned_buffers"]()
+    RULES["prior_scores"](
+        state, r, knobs, ids[ROLLOUT], S.D_ACTION, seat, n, scratch[turns.OPTION_SCORES]
+    )
+    picks[:n] = np.arange(n)
+    values[search.COUNTS, :n] = 1.0
+    samples = np.zeros((n + 1, features.SAMPLE_WIDTH))
+    samples[HEADER, ROWS] = 1.0
+    buffers = (work, work_rng, values, scratch, picks)
+    best = RULES["ply"](state, r, knobs, rng, trace, S.D_ACTION, seat, n, n, buffers, samples)
+    listed = [S.opt(state, i, S.OPT_ACTION) for i in range(n)]
+    return picks[best], samples[1:].tolist(), listed, rng.copy()
+
+
+def test_unseen_cards_and_future_dice_do_not_change_the_learned_choice():
+    """Take Action!, Buy Karnaxis Card: the order of the undrawn Karnaxis cards and of the
+    events, and every future die, are hidden from seat 0; changing them leaves its choice and
+    every action's features (the card it would draw included) exactly as they were."""
+    choice, rows, listed, _ = first_learned_ply()
+    assert S.ACT_KARNAXIS in listed  # an action that draws a hidden card is valued
+    assert first_learned_ply(edit=hidden_reordered)[:2] == (choice, rows)
+
+
+def test_its_own_stream_draws_the_card_it_would_buy():
+    """Control: the card its copy draws comes from its own SEARCH stream, so another seed of
+    it changes what Buy Karnaxis Card leaves (and only that action's features)."""
+    _, rows, listed, _ = first_learned_ply()
+
+    def other_seed(state, rng, r):
+        rng[SEARCH_STREAM] ^= np.uint64(0x2545F4914F6CDD1D)
+
+    _, reseeded, _, _ = first_learned_ply(edit=other_seed)
+    card = listed.index(S.ACT_KARNAXIS)
+    changed = [i for i in range(len(rows)) if rows[i] != reseeded[i]]
+    assert card in changed
+    assert all(listed[i] in (S.ACT_KARNAXIS, S.ACT_MARKET) for i in changed)  # dice, draws
+
+
+def test_the_weights_decide_the_choice():
+    """Control: the same decision with the weights negated takes another action."""
+    assert first_learned_ply([-w for w in WEIGHTS])[0] != first_learned_ply()[0]
+
+
+def test_the_learned_player_draws_only_from_its_own_stream():
+    """Besides the SEARCH stream (one seed a decision), the real game's streams are untouched:
+    the actions are taken on the copy."""
+    *_, valued = first_learned_ply()
+
+    def nothing(state, rng, r):
+        pass
+
+    *_, before = first_learned_ply(edit=nothing)
+    others = [s for s in range(N_STREAMS) if s != SEARCH_STREAM]
+    assert (valued[others] == before[others]).all()
+
+
+# ---------------------------------------------------------------- whole games (compiled)
+
+
+def play(rules, seats, n=20, seed=11):
+    params = GAME.prepare(rules, len(seats))
+    ids = {p.name: p.id for p in GAME.policy_set(rules)}
+    policy_ids = np.tile(np.array([ids[s] for s in seats], np.int8), (n, 1))
+    return GAME.play(params, game_seeds(seed, np.arange(n, dtype=np.uint64)), policy_ids)
+
+
+def test_a_learned_seat_without_weights_plays_its_rollout_policy():
+    """No weights: every decision is its rollout policy's, the very same games."""
+    rules = learned_rules(weights=None)
+    learned = play(rules, ["learned", "scholar_tuned", "learned", "cautious_tuned"])
+    scripted = play(rules, [ROLLOUT, "scholar_tuned", ROLLOUT, "cautious_tuned"])
+    for table in ("players", "years"):
+        for column, values in scripted[table].items():
+            mine = learned[table][column]
+            assert np.array_equal(*(v[0] if isinstance(v, tuple) else v for v in (mine, values)))
+    assert (learned["games"]["search_decisions"] == 0).all()
+
+
+def test_learned_seats_with_weights_play_other_games_and_count_their_decisions():
+    rules = learned_rules()
+    learned = play(rules, ["learned", "scholar_tuned", "search", "cautious_tuned"])
+    scripted = play(rules, [ROLLOUT, "scholar_tuned", "search", "cautious_tuned"])
+    assert learned["games"]["search_decisions"].sum() > scripted["games"]["search_decisions"].sum()
+    assert not np.array_equal(learned["players"]["score"], scripted["players"]["score"])
+
+
+def test_learned_in_the_seats_and_as_a_field_rung():
+    """`--field learned`: a learned seat against the tuned field; `--seats learned,...`: the
+    same shipped weights (nothing fitted)."""
+    players = Ladder(GAME, 4).players(GAME.rules(), Field("learned"))
+    assert players.lineup[0] == "learned" and "learned" not in players.lineup[1:]
+    assert "weights" in players.rules["policies"]["learned"]
+    named = Ladder(GAME, 4).players(GAME.rules(), Field("scripted"), ["learned", "tycoon"] * 2)
+    assert named.rules["policies"]["learned"] == players.rules["policies"]["learned"]
