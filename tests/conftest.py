@@ -97,6 +97,15 @@ def small_study(tmp_path_factory, request) -> dict:
     }
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
+def pytest_collection_modifyitems(items):
+    """A test of the study's own output plays the study (the ``small_study`` fixture, minutes
+    of CPU): it is slow, marked or not."""
+    for item in items:
+        if "small_study" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 # `BALSIM_TEST_CPU=FILE pytest ...` appends each test's CPU seconds to FILE ("nodeid<TAB>s"):
 # its process's, and the processes it runs (worker pools, subprocesses).  The machine the
 # suite runs on is shared, so its cost is measured in CPU time, not by the clock.

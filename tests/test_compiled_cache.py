@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 KERNEL = """
 from simulator.core.kernel import entry
 
@@ -41,6 +43,7 @@ def cached(tmp_path: Path) -> list[Path]:
     return sorted((tmp_path / "cache").rglob("tiny.triple-*.nb[ic]"))
 
 
+@pytest.mark.slow
 def test_a_damaged_compiled_cache_is_cleared_and_compiled_again_once(tmp_path):
     assert run_kernel(tmp_path).stderr == ""
     files = cached(tmp_path)
@@ -56,6 +59,7 @@ def test_a_damaged_compiled_cache_is_cleared_and_compiled_again_once(tmp_path):
     assert [f.stat().st_size > 40 for f in cached(tmp_path)] == [True, True]
 
 
+@pytest.mark.slow
 def test_a_cache_folder_that_cannot_be_written_is_one_warning(tmp_path):
     """The kernel's own folder in the cache is a file: numba would silently cache the kernel
     beside its source instead (in the package, for balsim's own kernels)."""

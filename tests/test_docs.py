@@ -257,6 +257,7 @@ def test_a_game_page_names_every_column_and_counts_every_assumed_value(game, tmp
             assert f"`{key.label}`" in text(page), f"{page}: {key.label}"
 
 
+@pytest.mark.slow
 def test_the_assumed_page_counts_what_the_screens_vary():
     """docs/assumed.md's table: each game's ASSUMED values, and how many of them the study's
     screen at 4 players varies."""

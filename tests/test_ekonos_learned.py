@@ -6,6 +6,7 @@ shipped weights."""
 
 import numpy as np
 import polars as pl
+import pytest
 from click.testing import CliRunner
 from test_ekonos_search import reorder_hidden, swap_own_card
 
@@ -67,6 +68,7 @@ def first_card(weights=WEIGHTS, change=None, seed=6):
     return own_hand, board, state[GROWTH : GROWTH + MAX_COMPANIES].tolist()
 
 
+@pytest.mark.slow
 def test_unseen_cards_and_future_draws_do_not_change_the_learned_choice():
     """The other hands, the undealt deck and every chance stream's future are hidden from
     seat 0: changing them leaves what it does as it was (it values positions on its own

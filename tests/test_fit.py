@@ -289,6 +289,7 @@ def line_fits(slope: float, crossing: float, budget: int, replications: int):
         (0.005, 12.5, 24.0),  # flat: many candidates within the margin
     ],
 )
+@pytest.mark.slow
 def test_the_crossing_interval_covers_a_known_crossing(slope, crossing, widest):
     """The issue's case: a steep metric balanced at 12.5 between candidates 12 and 13 left the
     confidence set empty in every run; the crossing interval places the balance between them

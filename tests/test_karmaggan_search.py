@@ -124,6 +124,7 @@ def test_the_search_draws_only_from_its_own_stream():
     assert searched[SEARCH_STREAM] != unsearched[SEARCH_STREAM]
 
 
+@pytest.mark.slow
 def test_a_redraw_keeps_what_the_seat_knows():
     """A round's deal lays the hidden cards again into the same places: the seat's own hand,
     the hand sizes, the drawn Temple cards and the multisets of hidden cards and tiles stay."""

@@ -75,6 +75,7 @@ def other_futures(W):
             W.rng[stream] = W.rng[stream] ^ np.uint64(0x9E3779B97F4A7C15)
 
 
+@pytest.mark.slow
 def test_unseen_cards_and_future_dice_do_not_change_the_learned_choice():
     """Ring Traps, Objects, Blood Tiles: the Temple deck, the other players' Object cards, the
     Object deck, the face-down Blood tiles and every future draw are hidden from seat 0;
@@ -133,6 +134,7 @@ def test_the_learned_seats_play_other_games_with_weights():
 
 
 @pytest.mark.parametrize("game", LEARNED_GAMES, ids=lambda g: g.name)
+@pytest.mark.slow
 def test_the_same_seed_fits_the_same_weights(game):
     """Expert iteration on a tiny budget, twice with seed 1, once with seed 2."""
     rules = game.rules()

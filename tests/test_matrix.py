@@ -72,6 +72,7 @@ def test_equal_agents_dominate_nobody():
     assert not m.dominates(0, 1) and not m.dominates(1, 0)
 
 
+@pytest.mark.slow
 def test_the_matrix_of_a_planted_case_shows_the_winner_dominant(tmp_path, small_datasets):
     # the untuned hoarder buys only bargains and never wins; its tuned copy wins nearly always
     # against a field of it

@@ -60,6 +60,7 @@ def test_a_target_of_1_is_won_by_the_first_non_bust_roll():
         assert exact.first_seat_edge(rules, seats, balanced=False) + 0.5 == pytest.approx(6 / 7)
 
 
+@pytest.mark.slow
 def test_the_exact_edge_of_the_printed_rules_and_its_balancing_head_start():
     rules = GAME.rules()
     assert exact.first_seat_edge(rules, ("banker", "chaser")) == pytest.approx(0.0693, abs=5e-5)

@@ -312,6 +312,7 @@ def test_make_run_compiles_the_engines_where_every_later_command_reads_them():
     assert not re.search(r"^\s*(export\s+)?NUMBA_CACHE_DIR\s*[:?+]?=", makefile, re.M)
 
 
+@pytest.mark.slow
 def test_a_decided_value_carries_what_better_strategies_gain_against_it(tmp_path, monkeypatch):
     """With a margin of 10 points the tuned field keeps the printed blood coins; every
     scripted policy re-tuned against that field, and the search team, are its challengers:

@@ -179,6 +179,7 @@ def adapted_sweep(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_an_adapted_field_plays_every_replicate_the_same_whatever_the_jobs(adapted_sweep):
     one, two = tables(adapted_sweep[1]), tables(adapted_sweep[2])
     for name in one:

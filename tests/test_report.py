@@ -231,6 +231,7 @@ def test_the_sections_of_two_jobs_are_the_ones_of_one(planted):
     assert "id='ds1'" in one[1][1] and "<svg" in one[1][1]
 
 
+@pytest.mark.slow
 def test_report_sections_and_flags_for_karnaxis_and_karmaggan(planted, tmp_path):
     out = write_report([planted["karnaxis"], planted["karmaggan"]], tmp_path / "r.html")
     page = out.read_text()
@@ -264,6 +265,7 @@ def test_report_sections_and_flags_for_karnaxis_and_karmaggan(planted, tmp_path)
     assert not re.search(r"karnaxis[^.]*: (the first player|seat \d) wins", flags), flags
 
 
+@pytest.mark.slow
 def test_karnaxis_report_labels_brackets_and_names_assumed_loan_keys(planted, tmp_path):
     from simulator.core.assumed import assumed_keys, assumed_under
     from simulator.core.game import get_game
@@ -338,6 +340,7 @@ def test_report_on_real_ekonos_data(tmp_path_factory, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_report_compares_variants_against_the_base(tmp_path):
     from simulator.analysis import Dataset, summarise
     from simulator.core.game import get_game
@@ -630,6 +633,7 @@ def test_a_table_shows_an_interval_as_one_column_in_plain_words():
     assert cells == ["tycoon", "33.0%", "31.0%–35.0%", "+8.1", "$12,346", "0.0042"]
 
 
+@pytest.mark.slow
 def test_charts_are_exported_as_svg_and_2x_png_named_after_their_section(planted, tmp_path):
     from PIL import Image
 
@@ -650,6 +654,7 @@ def test_charts_are_exported_as_svg_and_2x_png_named_after_their_section(planted
     )
 
 
+@pytest.mark.slow
 def test_report_command_writes_the_charts_beside_the_page(planted, tmp_path):
     from click.testing import CliRunner
 

@@ -100,6 +100,7 @@ def asked_of(rungs) -> Asked:
     return Asked(RECIPES["blood-coins"], rungs, strength, SIZING.margin)
 
 
+@pytest.mark.slow
 def test_an_answer_holds_at_every_strength_when_the_fields_are_shown_alike(tmp_path):
     even = [coins_rung(tmp_path / name, 0.0, 40_000) for name in ("scripted", "tuned")]
     assert [r.decision.kind for r in even] == [Choice.KEEP, Choice.KEEP]
@@ -153,6 +154,7 @@ def play_columns(ds_path, variant: str) -> pl.DataFrame:
     return players.filter(pl.col("variant") == variant).select(columns).sort("game_id", "seat")
 
 
+@pytest.mark.slow
 def test_a_scoring_variant_is_measured_with_players_re_tuned_under_it(tmp_path):
     """The tuned field plays every scoring with the same knob sets (its policies read the
     scoring, their knobs stay); the adapted field plays each scoring with knob sets re-tuned

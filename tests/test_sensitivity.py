@@ -273,6 +273,7 @@ def test_a_card_number_scaling_cannot_move_takes_the_values_other_cards_print():
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
+@pytest.mark.slow
 def test_assumed_plans_every_assumed_key_in_play_and_says_why_not_the_others(name):
     game = get_game(name)
     rules = game.rules()
@@ -504,6 +505,7 @@ def test_a_flag_whose_metric_moves_with_a_key_depends_on_it(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_the_report_has_a_section_per_screen(screen_out, small_datasets, tmp_path):
     from simulator.report import write_report
 

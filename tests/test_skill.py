@@ -127,6 +127,7 @@ def test_the_estimate_is_choix_maximum_likelihood():
     assert ours == pytest.approx(theirs - theirs[0], abs=2e-3)  # our weak prior: 1e-3
 
 
+@pytest.mark.slow
 def test_a_gap_that_few_games_tell_gets_a_profile_interval_that_covers_it():
     """A rung 5.4 units (13 steps) below every other finishes above one in a handful of 300
     games: the normal interval of its gap covers far less than 95% there; the profile

@@ -62,6 +62,7 @@ def coverage(intervals: list[tuple[float, float]], truth: float) -> float:
     return float(np.mean([lo <= truth <= hi for lo, hi in intervals]))
 
 
+@pytest.mark.slow
 def test_team_win_rates_cover_the_truth_where_player_game_intervals_do_not():
     # the starting team (policies a and b) wins 60%: policy a's true rate is the mean of
     # its starting and other seats, (0.6 + 0.4) / 2, and the starting side's is 0.6
@@ -106,6 +107,7 @@ def test_the_seat_test_counts_team_wins_once_in_team_games():
     )
 
 
+@pytest.mark.slow
 def test_a_character_excess_over_rivals_of_one_game_covers_its_truth():
     """Two-player games of one policy: one player holds X, the other Y, and X wins with
     probability 0.55.  X's excess over players of the same policy without it (its rival in
@@ -129,6 +131,7 @@ def test_a_character_excess_over_rivals_of_one_game_covers_its_truth():
     assert coverage(found, 0.10) >= 0.93
 
 
+@pytest.mark.slow
 def test_a_paired_change_of_teammates_counts_their_game_once():
     # a variant moves the starting team's chance from 0.5 to 0.6, on the same games (the
     # same uniform draw decides both): each game changes both teammates' wins together

@@ -290,6 +290,7 @@ def test_a_full_disk_is_said_as_it_is(dataset, tmp_path, monkeypatch):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_the_file_size_limit_ends_like_a_full_disk(small_datasets, tmp_path):
     """ulimit -f: a part larger than the limit cannot be written (EFBIG; Python ignores
     SIGXFSZ).  The games part of the first task fits, its players part does not: the line says
