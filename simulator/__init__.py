@@ -81,15 +81,12 @@ PLAIN_NUMBA = plain_numba(_installed_numba(), os.environ.get("BALSIM_PLAIN_NUMBA
 
 def cache_group(module: str) -> str:
     """The game whose cache folder holds the kernels of ``module`` (a module of its engine, or
-    its policies), else SHARED."""
+    its policies: the module ``policies.GAME`` or a module of the package of that name), else
+    SHARED."""
     parts = module.split(".")
     if parts[:2] == ["simulator", "games"] and len(parts) > 2 and parts[-1] not in GAME_HOOKS:
         return parts[2]
-    if (
-        parts[0] == "policies"
-        and len(parts) == 2
-        and (ROOT / "simulator/games" / parts[1]).is_dir()
-    ):
+    if parts[0] == "policies" and len(parts) > 1 and (ROOT / "simulator/games" / parts[1]).is_dir():
         return parts[1]
     return SHARED
 

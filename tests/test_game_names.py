@@ -1,5 +1,6 @@
 """A game is a plugin (docs/architecture.md, "A game"): outside its own package
-``simulator/games/<game>/``, its policies module ``policies/<game>.py`` and the registry
+``simulator/games/<game>/``, its policies (the module ``policies/<game>.py``, or the package
+``policies/<game>/`` when they outgrow one file) and the registry
 (``GAME_NAMES`` in simulator/core/game.py), no module of balsim names a game or one of its
 policies, in code or in a string.
 
@@ -52,12 +53,13 @@ SNAKE = re.compile(r"(?:^|_)(" + "|".join(map(re.escape, WORDS)) + r")(?:_|$)", 
 
 def shared_modules() -> list[Path]:
     games = ROOT / "simulator/games"
-    own = {ROOT / "policies" / f"{g.name}.py" for g in games.iterdir() if g.is_dir()}
+    own = {ROOT / "policies" / g.name for g in games.iterdir() if g.is_dir()}
     return [
         p
         for p in sorted([*(ROOT / "simulator").rglob("*.py"), *(ROOT / "policies").rglob("*.py")])
         if games not in p.parents
-        and p not in own
+        and p.with_suffix("") not in own
+        and own.isdisjoint(p.parents)
         and not str(p.relative_to(ROOT)).startswith(EXEMPT)
     ]
 

@@ -1,136 +1,50 @@
-"""Karnaxis policies: which character, which action squares, what to trade, what to study,
-whether to use a Karnaxis card now or save it.
-
-Every scripted policy values each legal option in dollars with the same reading of the game
-(a job is worth its remaining salary, a business its remaining income after the tax brackets'
-rates, a share its expected move at the share price, a Karnaxis card the average effect of the
-deck's cards, a retirement token its share of the payout the tokens still to be bought add, a
-loan its interest) and takes the best; every price, payout, rate, cap and card it weighs is read
-from the rules, so a variant of them changes its choices.  The knobs in ``[policies.NAME]``
-make the strategies differ: how much each kind of income weighs, how far it will borrow, what
-being insured is worth to it, how much it pursues its character's ambition.
-The `search` player (simulator/games/karnaxis/search.py) weighs the best-scored options of its
-``rollout_policy`` by playing them out; the `learned` player (simulator/games/karnaxis/turns.py)
-by a learned value of the position each leaves.
-"""
+"""What each option of a decision is worth to a Karnaxis policy, in dollars: what a decision
+foresees (the years left, this year's income and its tax bracket) and each kind of decision's
+scores of its options (:func:`option_score`), the Karnaxis deck's worth among them."""
 
 import numpy as np
 
-from policies.common import HANDICAP_KNOBS, RANDOM, behaviour, blunders, keep_best, pick_random
-from policies.search import SEARCH_KNOBS
-from simulator.core.game import Policy
-from simulator.core.kernel import rule, scorer
-from simulator.core.rng import POLICY
-from simulator.games.karnaxis import state as S
-
-SCHOLAR, TYCOON, SPECULATOR, CAUTIOUS, SEARCH, LEARNED = range(1, 7)
-POLICIES = (
-    Policy(RANDOM, "random", "uniformly random among the legal options at every decision"),
-    Policy(SCHOLAR, "scholar", "college to senior year, then the best-paid job it qualifies for"),
-    Policy(
-        TYCOON, "tycoon", "starts businesses and franchises early, borrowing to the cap to grow"
-    ),
-    Policy(SPECULATOR, "speculator", "buys cheap shares, sells high, collects dividends"),
-    Policy(
-        CAUTIOUS, "cautious", "never borrows by choice; insurance, retirement fund, steady jobs"
-    ),
-    Policy(
-        SEARCH,
-        "search",
-        "plays out its rollout policy's best options from each decision "
-        "and takes the one that wins most (determinized Monte Carlo)",
-    ),
-    Policy(
-        LEARNED,
-        "learned",
-        "takes the action whose resulting position a value function learned from the "
-        "search's games rates highest (one ply)",
-    ),
-)
-KNOBS = (
-    (
-        "college_target",
-        "university_value",
-        "job_weight",
-        "business_weight",
-        "stock_weight",
-        "buy_below",
-        "sell_at",
-        "borrow_share",
-        "borrow_penalty",
-        "retirement_weight",
-        "insurance_value",
-        "accountant_income",
-        "card_weight",
-        "study_value",
-        "tax_free_at",
-        "ambition_weight",
-    )
-    + SEARCH_KNOBS
-    + HANDICAP_KNOBS
-)
-(
-    COLLEGE_TARGET,
-    UNIVERSITY_VALUE,
-    JOB_WEIGHT,
-    BUSINESS_WEIGHT,
-    STOCK_WEIGHT,
-    BUY_BELOW,
-    SELL_AT,
-    BORROW_SHARE,
-    BORROW_PENALTY,
-    RETIREMENT_WEIGHT,
-    INSURANCE_VALUE,
+from policies.common import behaviour
+from policies.karnaxis.knobs import (
     ACCOUNTANT_INCOME,
-    CARD_WEIGHT,
-    STUDY_VALUE,
-    TAX_FREE_AT,
     AMBITION_WEIGHT,
-    ROLLOUTS,
-    ROLLOUT_POLICY_KNOB,
-    HORIZON,
-    TOP_K,
-    BLUNDER,
-) = range(1, 22)  # knobs columns (0: the behaviour)
-# Then what each policy reads from the rules, computed once per variant (:func:`readings`),
-# not at every decision: an attribute's worth (its study value per attribute a Study gives),
-# a Karnaxis college card's, the loan rate, its borrowing limit in dollars, what a forgiven
-# dollar of loan saves; the Karnaxis deck by kind (:func:`deck_estimate`): the worth of its
-# cards whose worth is the same in every game (cash, dice, attributes, college) and its
-# absolute value, the black shares its cards give, its tax-free cards, the sum of its growth
-# cards' values and of their absolute values, and the columns where the tables of its other
-# cards start, in turn, up to DECK_END: its growth cards' values in increasing order (so each
-# card's tax bracket is searched from the one before), for each count of retirement tokens
-# held (the last row: that many or more) what its retirement cards add to the payout and the
-# absolute value of it, and its forgiving cards' values; from KEEP on, the share of a further
-# dollar of income kept after the standard tax of each bracket (:func:`tax_keep`), then the
-# deck's tables.
-(
-    PER_ATTRIBUTE,
-    COLLEGE_WORTH,
-    LOAN_RATE,
     BORROW_LIMIT,
-    FORGIVE_FACTOR,
+    BORROW_PENALTY,
+    BUSINESS_WEIGHT,
+    BUY_BELOW,
+    CARD_WEIGHT,
+    COLLEGE_TARGET,
+    COLLEGE_WORTH,
+    DECK_BLACK,
+    DECK_END,
     DECK_FIXED,
     DECK_FIXED_SIZE,
-    DECK_BLACK,
-    DECK_TAX_FREE,
-    DECK_GROWTH_SUM,
-    DECK_GROWTH_SIZE,
+    DECK_FORGIVE,
     DECK_GROWTH,
+    DECK_GROWTH_SIZE,
+    DECK_GROWTH_SUM,
     DECK_RETIREMENT,
     DECK_RETIREMENT_SIZE,
-    DECK_FORGIVE,
-    DECK_END,
+    DECK_TAX_FREE,
+    DIE_MEAN,
+    FORGIVE_FACTOR,
+    INSURANCE_VALUE,
+    JOB_WEIGHT,
     KEEP,
-) = range(22, 39)
-# A decision scored with the Karnaxis deck's estimated worth is taken again with its exact
-# worth when another option scores within NEAR (relative) of the card option (policy_choice)
-NEAR = 1e-9
+    LOAN_RATE,
+    PER_ATTRIBUTE,
+    RETIREMENT_WEIGHT,
+    SELL_AT,
+    STOCK_WEIGHT,
+    STUDY_VALUE,
+    TAX_FREE_AT,
+    UNIVERSITY_VALUE,
+)
+from simulator.core.kernel import rule, scorer
+from simulator.games.karnaxis import state as S
 
 NO = -1.0e12  # an option the policy refuses (still legal; chosen only if all are refused)
 MUST = 1.0e9  # Go To Work / a better job as the first action of a job holder
-DIE_MEAN = 3.5  # a dice-cash card pays its value times one die (1-6)
 
 # Karnaxis kinds each strategy is drawn to when choosing a character
 # (rows by policy id, -1 pads)
@@ -144,72 +58,6 @@ LIKES = np.array(
     ],
     dtype=np.int64,
 )
-
-
-def readings(rules: dict, knobs: np.ndarray) -> np.ndarray:
-    """``knobs`` (the policies' table, one row per policy) with the columns from
-    PER_ATTRIBUTE on: what each policy reads from the rules ``rules``, computed once per
-    variant the way a decision would compute it (so the very same floats, but for the deck's
-    tables, summed once a kind instead of once a card: :func:`deck_estimate`)."""
-    actions, taxes, loans = rules["actions"], rules["taxes"], rules["loans"]
-    tops, standard = taxes["bracket_max_usd"], taxes["standard_usd"]
-    cards = rules["karnaxis_cards"]
-    kinds = [S.CARD_EFFECTS.index(e) for e in cards["effect"]]
-
-    def of_kind(kind):
-        return [v for k, v in zip(kinds, cards["value"]) if k == kind]
-
-    added = retirement_added(rules["retirement"], of_kind(S.KE_RETIREMENT))
-    tables = (
-        sorted(of_kind(S.KE_GROWTH)),
-        [sum(a) for a in added],
-        [sum(map(abs, a)) for a in added],
-        of_kind(S.KE_FORGIVE),
-    )
-    values = KEEP + len(standard)
-    out = np.zeros((knobs.shape[0], values + sum(map(len, tables))))
-    out[:, :PER_ATTRIBUTE] = knobs
-    for row in out:
-        row[PER_ATTRIBUTE] = row[STUDY_VALUE] / max(actions["study_attributes"], 1)
-        row[COLLEGE_WORTH] = (actions["college_aptitude"] + 1) * row[PER_ATTRIBUTE]
-        row[LOAN_RATE] = loans["interest_pct"] / 100.0
-        row[BORROW_LIMIT] = row[BORROW_SHARE] * loans["cap_usd"]
-        row[FORGIVE_FACTOR] = 1.0 + loans["interest_pct"] / 100.0
-        for b, tax in enumerate(standard):
-            top = tops[min(b, len(tops) - 1)] if tops else 1
-            row[KEEP + b] = 1.0 - tax / max(top, 1)
-        fixed = {
-            S.KE_CASH: lambda v: float(v),
-            S.KE_DICE_CASH: lambda v: DIE_MEAN * v,
-            S.KE_ATTRIBUTES: lambda v, row=row: v * row[PER_ATTRIBUTE],
-            S.KE_COLLEGE: lambda v, row=row: row[COLLEGE_WORTH],
-        }
-        worths = [fixed[k](v) for k, v in zip(kinds, cards["value"]) if k in fixed]
-        row[DECK_FIXED], row[DECK_FIXED_SIZE] = sum(worths), sum(map(abs, worths))
-        row[DECK_BLACK] = sum(of_kind(S.KE_BLACK_SHARES))
-        row[DECK_TAX_FREE] = kinds.count(S.KE_TAX_FREE)
-        row[DECK_GROWTH_SUM], row[DECK_GROWTH_SIZE] = sum(tables[0]), sum(map(abs, tables[0]))
-        at = values
-        columns = (DECK_GROWTH, DECK_RETIREMENT, DECK_RETIREMENT_SIZE, DECK_FORGIVE)
-        for column, table in zip(columns, tables):
-            row[column] = at
-            row[at : at + len(table)] = table
-            at += len(table)
-        row[DECK_END] = at
-    return out
-
-
-def retirement_added(retirement: dict, values: list[int]) -> list[list[int]]:
-    """For each count of retirement tokens held, up to the payout table's last (beyond it a
-    token adds the same extra_token_usd whatever the count), what each retirement card of
-    ``values`` tokens adds to the payout (:func:`state.payout_for`)."""
-    payout, extra = retirement["payout_usd"], retirement["extra_token_usd"]
-    last = len(payout) - 1
-
-    def pays(tokens):
-        return payout[tokens] if tokens <= last else payout[last] + (tokens - last) * extra
-
-    return [[pays(held + v) - pays(held) for v in values] for held in range(last + 1)]
 
 
 @rule
@@ -597,107 +445,3 @@ def option_score(state, rules, knobs, pid, kind, seat, i, left, expected, bracke
         return s
     # D_REROLL: re-roll a falling stock
     return 1.0 if (S.opt(state, i, S.OPT_ACTION) == 1) == (S.opt(state, i, S.OPT_A) < 0) else 0.0
-
-
-@rule
-def card_option(state, kind, n):
-    """The Buy Karnaxis Card option of a decision, or NONE."""
-    if kind == S.D_ACTION:
-        for i in range(n):
-            if S.opt(state, i, S.OPT_ACTION) == S.ACT_KARNAXIS:
-                return i
-    return S.NONE
-
-
-@rule
-def policy_choice(state, rules, knobs, rng, pid, kind, seat, about, n):
-    """Index into the ``n`` options of the state's OPTIONS block chosen by policy ``pid`` for a
-    decision of ``kind`` by ``seat``: uniformly at random, or the best-scored (ties broken
-    uniformly from the policy stream).  ``about`` is NONE: a Karnaxis option says all.
-
-    A Buy Karnaxis Card option is scored with the deck's estimated worth
-    (:func:`deck_estimate`, a tenth of the cost of its exact worth): as long as no other
-    option scores within the estimate's error of it, every comparison the choice makes, and
-    so the choice and the tie-breaks it draws, come out as with the exact worth; when one
-    does, the decision is taken again with the exact worth, from the same draws."""
-    if behaviour(knobs, pid) == LEARNED:  # its other decisions are its rollout policy's
-        pid = np.int64(knobs[pid, ROLLOUT_POLICY_KNOB])
-    if behaviour(knobs, pid) == RANDOM or n == 1 or blunders(knobs, pid, BLUNDER, rng):
-        return pick_random(n, rng)
-    if kind == S.D_ATTRIBUTE or kind == S.D_CHARACTER or kind == S.D_REROLL:
-        # their scores read nothing foreseen: the year's income is not worth working out
-        return best_option(state, rules, knobs, rng, pid, kind, seat, n, 0, 0, 0, 0.0)
-    left, expected, bracket = foresee(state, rules, seat)
-    card = card_option(state, kind, n)
-    if card == S.NONE:
-        return best_option(
-            state, rules, knobs, rng, pid, kind, seat, n, left, expected, bracket, 0.0
-        )
-    deck, size = deck_estimate(state, rules, knobs, pid, seat, left, expected, bracket)
-    draws = rng[POLICY]
-    choice = best_option_but_near(
-        state, rules, knobs, rng, pid, seat, n, left, expected, bracket, deck, size, card
-    )
-    if choice == S.NONE:
-        rng[POLICY] = draws
-        deck = deck_worth(state, rules, knobs, pid, seat, left, expected, bracket)
-        choice = best_option(
-            state, rules, knobs, rng, pid, kind, seat, n, left, expected, bracket, deck
-        )
-    return choice
-
-
-@rule
-def best_option(state, rules, knobs, rng, pid, kind, seat, n, left, expected, bracket, deck):
-    """The best-scored of the ``n`` options, ties broken uniformly from the policy stream."""
-    best, count, choice = -np.inf, 0, 0
-    for i in range(n):
-        score = option_score(state, rules, knobs, pid, kind, seat, i, left, expected, bracket, deck)
-        best, count, choice = keep_best(score, i, best, count, choice, rng)
-    return choice
-
-
-@rule
-def best_option_but_near(
-    state, rules, knobs, rng, pid, seat, n, left, expected, bracket, deck, size, card
-):
-    """:func:`best_option` of a Take Action! decision whose option ``card`` is scored with an
-    estimate ``deck`` of the deck's worth (mean absolute worth of a card ``size``); NONE when
-    another option scores within NEAR of that score's magnitude, the bound of its error."""
-    penalty = loan_penalty(state, rules, knobs, pid, seat, S.opt(state, card, S.OPT_COST))
-    ambition = ambition_pull(state, rules, knobs, pid, seat, S.K_CARDS)
-    weight = knobs[pid, CARD_WEIGHT]
-    sure = action_score(state, rules, knobs, pid, seat, card, left, expected, bracket, deck)
-    near = NEAR * (
-        abs(weight) * size
-        + abs(sure)
-        + abs(ambition)
-        + abs(S.opt(state, card, S.OPT_COST))
-        + abs(penalty)
-    )
-    best, count, choice = -np.inf, 0, 0
-    for i in range(n):
-        score = sure
-        if i != card:
-            score = action_score(state, rules, knobs, pid, seat, i, left, expected, bracket, deck)
-            if abs(score - sure) <= near:
-                return S.NONE
-        best, count, choice = keep_best(score, i, best, count, choice, rng)
-    return choice
-
-
-@rule
-def option_scores(state, rules, knobs, pid, kind, seat, about, n, out):
-    """Every option's score by policy ``pid`` into ``out[:n]`` (random: all equal)."""
-    left, expected, bracket = foresee(state, rules, seat)
-    deck = 0.0
-    if card_option(state, kind, n) != S.NONE:
-        deck = deck_worth(state, rules, knobs, pid, seat, left, expected, bracket)
-    for i in range(n):
-        out[i] = (
-            0.0
-            if behaviour(knobs, pid) == RANDOM
-            else option_score(
-                state, rules, knobs, pid, kind, seat, i, left, expected, bracket, deck
-            )
-        )
