@@ -56,12 +56,14 @@ def write_dataset(
     variant_rules: dict[str, dict] | None = None,
     length_unit: str = "turns",
     seats=(),
+    field: str | None = None,
 ) -> Path:
     """A dataset folder with the runner's layout: a manifest planning one task per variant
     (every table's rows of that variant in one part, stamped as the runner stamps it; a
     column a variant leaves empty is not in its part, as a variant's own value columns).
     ``variant_rules`` gives a variant its own rules instead of ``rules`` (default: the game's
-    printed rules, as every real manifest holds its rules)."""
+    printed rules, as every real manifest holds its rules); ``field``: the field recorded as
+    having played it."""
     from simulator.core.game import GAME_NAMES, get_game
     from simulator.run.plan import Plan, Variant
     from simulator.run.store import part_name
@@ -105,6 +107,7 @@ def write_dataset(
         "variants": [{"name": v, "rules": own[v], "values": {}} for v in variants],
         "tables": list(tables),
         "status": "complete",
+        **({"field": field} if field else {}),
     }
     (path / "manifest.json").write_text(json.dumps(manifest))
     return path

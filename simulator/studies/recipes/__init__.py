@@ -47,6 +47,7 @@ from simulator.studies.recipes.common import (
     field_text,
     measure,
     settings,
+    strong_share,
 )
 from simulator.studies.recipes.page import report_page
 from simulator.studies.recipes.rungs import Asked, RungAnswer, strength_of
@@ -258,6 +259,7 @@ class FieldJudge:
             for v, a in zip(self.base.variants, self.players.adaptations)
             if a
         }
+        strong = strong_share(self.ds)
         return RungAnswer(
             self.field.name,
             dataset_folder(self.field),
@@ -268,11 +270,12 @@ class FieldJudge:
             sizes[: look + 1],
             len(sizes),
             sizes[-1],
-            field_text(self.ds),
+            field_text(self.ds, strong),
             settings(self.ds),
             adaptations,
             {v.name: v.rules for v in self.plan.variants},
             list(self.plan.seats),
+            strong,
         )
 
 

@@ -35,7 +35,13 @@ STARTING = "the starting team"
 
 
 def team_edges(ds: Dataset) -> pl.DataFrame:
-    """Per game: the starting team's win over its fair share of one half."""
+    """Per game: the starting team's win over its fair share of one half.
+
+    A field's strong team needs no leaving out here: the subject is a side, not a team of
+    players, and balanced seating puts either team's group on the starting seats in exactly
+    half of every block of seat orders (:mod:`simulator.core.seating`), so the strong team's
+    skill adds as much to the starting side's wins as to the other's and cancels in the
+    difference; it only widens the interval, which the games' spread already counts."""
     keys = keys_of(ds)
     won = pl.col("won").cast(pl.Float64)
     side = pl.col("side").cast(pl.String)

@@ -4,9 +4,13 @@ them, and the facts around it.
 A question names its *subjects* (every policy of the line-up, the starting team, the president
 of the most valuable company) and gives, per game, each subject's edge over its fair share
 (:class:`Question`.edges: one column per subject, NaN where a game does not measure it), so
-the game is the unit.  :func:`measure` turns them into each value's edges (folding the
-replicates of an adapted field, :func:`simulator.core.decisions.fold_replicates`) and the
-decision of :func:`simulator.core.decisions.decide`.  Descriptive numbers (how often a loan
+the game is the unit.  A field with a strong seat (a learned or search player, a team in team
+mode: ``STRONG_SEAT``) wins more by its skill, not by the rules: it is never a subject, and
+each subject's fair share is what it leaves to the others (:func:`counted`); the answer gives
+its own win rate beside the players (:func:`strong_share`).  :func:`measure` turns the edges
+into each value's (folding the replicates of an adapted field,
+:func:`simulator.core.decisions.fold_replicates`) and the decision of
+:func:`simulator.core.decisions.decide`.  Descriptive numbers (how often a loan
 cap binds, where players sit in the tax table) are *facts*: a short sentence each, shown in
 the details, with intervals at the answer's level.
 """
@@ -26,7 +30,9 @@ from simulator.core.assumed import AssumedKey, assumed_keys, assumed_under, valu
 from simulator.core.decisions import Decision, Edge, decide, edge_of, replicate_edges
 from simulator.core.game import Game
 from simulator.core.rules import lookup
+from simulator.core.stats import wilson
 from simulator.core.verdicts import WIN_RATE_MARGIN, z
+from simulator.experiments.field import STRONG_SEAT
 from simulator.experiments.keys import with_values
 from simulator.run.plan import Variant
 
@@ -144,13 +150,56 @@ def players(ds: Dataset) -> pl.LazyFrame:
     return ds.players.with_columns(pl.col("variant").cast(pl.String))
 
 
+def strong_seat(ds: Dataset) -> str | None:
+    """The policy of the field's strong seat (team), or None for a field without one."""
+    name = STRONG_SEAT.get(ds.manifest.get("field"))
+    return name if name in (ds.manifest.get("seats") or []) else None
+
+
+def counted(ds: Dataset) -> pl.Expr:
+    """True for the players' rows a balance question counts: every seat but the field's strong
+    seat (team).  Its edge is its skill, so counting it would make every value unbalanced;
+    among the others a subject's fair share is the average of the seats that are not strong,
+    whatever the strong seat wins: ``won - mean(won of the others)`` per game."""
+    strong = strong_seat(ds)
+    return pl.lit(True) if strong is None else pl.col("policy").cast(pl.String) != strong
+
+
+def strong_share(ds: Dataset) -> dict | None:
+    """The strong seat's (team's) win rate with the printed rules, the game the unit, with its
+    Wilson 95% interval and its fair share (its seats' share of the table); None without one."""
+    strong = strong_seat(ds)
+    if strong is None:
+        return None
+    own = pl.col("policy").cast(pl.String) == strong
+    per_game = (
+        players(ds)
+        .filter(pl.col("variant") == PRINTED)
+        .group_by(keys_of(ds))
+        .agg(pl.col("won").filter(own).any().alias("won"), own.mean().alias("share"))
+        .collect()
+    )
+    wins, games = int(per_game["won"].sum()), per_game.height
+    low, high = wilson(wins, games)
+    return {
+        "policy": strong,
+        "team": bool((ds.manifest.get("seating") or {}).get("teams")),
+        "win_rate": wins / games if games else math.nan,
+        "low": float(low),
+        "high": float(high),
+        "fair_share": float(per_game["share"].mean()),
+        "games": games,
+    }
+
+
 def policy_edges(ds: Dataset) -> pl.DataFrame:
-    """Per game, each policy's wins (the mean over its seats) minus the average seat's: one
-    column per policy of the line-up."""
+    """Per game, each counted policy's wins (the mean over its seats) minus the average
+    counted seat's (:func:`counted`): one column per policy of the line-up but a strong seat."""
     keys = keys_of(ds)
     won = pl.col("won").cast(pl.Float64)
     by_policy = (
         players(ds)
+        .filter(counted(ds))
         .with_columns((won - won.mean().over(keys)).alias("edge"))
         .group_by(*keys, "policy")
         .agg(pl.col("edge").mean())
@@ -222,11 +271,21 @@ def record(numbers: dict, name: str, triple: tuple[float, float, float]) -> tupl
     return triple
 
 
-def field_text(ds: Dataset) -> str:
-    """The players the answer was measured with, e.g. 'tuned field: a, b, c, d'."""
+def field_text(ds: Dataset, strong: dict | None = None) -> str:
+    """The players the answer was measured with, e.g. 'tuned field: a, b, c, d', and the
+    strong seat's own wins (``strong``: :func:`strong_share`), which are not counted as
+    imbalance."""
     seats = ", ".join(ds.manifest.get("seats") or [])
     name = ds.manifest.get("field")
-    return f"{name} field: {seats}" if name else f"seats: {seats}"
+    text = f"{name} field: {seats}" if name else f"seats: {seats}"
+    if strong is None:
+        return text
+    who = f"the {strong['policy']} {'team' if strong['team'] else 'seat'}"
+    return (
+        f"{text}; {who}'s own wins ({100 * strong['win_rate']:.1f}% with the printed rules "
+        f"against a fair share of {100 * strong['fair_share']:.0f}%, its skill) are not counted "
+        "as imbalance"
+    )
 
 
 def game_breaks(ds: Dataset) -> dict[str, str]:

@@ -53,6 +53,7 @@ class RungAnswer:
     adaptations: dict[str, list[Adaptation]] = field(default_factory=dict)
     rules: dict[str, dict] = field(default_factory=dict)  # variant -> the rules its players use
     seats: list[str] = field(default_factory=list)  # the line-up
+    strong: dict | None = None  # the strong seat's own win rate (common.strong_share)
 
     def label(self, name: str | None) -> str:
         return label(name or "", self.settings)
@@ -73,6 +74,7 @@ class RungAnswer:
             "field": self.field,
             "dataset": self.folder,
             "players": self.lineup,
+            "strong_seat": self.strong,
             "games_per_value": self.games,
             "looks": self.looks,
             "looks_planned": self.planned,

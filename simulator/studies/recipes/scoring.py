@@ -3,7 +3,10 @@
 The subject is the president of the most valuable company, read before the outcome: in a
 game with a single most valuable company at mid-game, its president's win minus the average
 player's.  Read at the end it would mix the title's edge with the value of the shares that
-make a president of the company that scores most (:mod:`simulator.games.ekonos.analysis`).  The
+make a president of the company that scores most (:mod:`simulator.games.ekonos.analysis`).  In
+a field with a strong seat (:func:`~simulator.studies.recipes.common.counted`) the president
+is measured in the games where the strong seat does not preside, against the average of the
+other seats: the strong seat's presidencies would carry its skill.  The
 players read the scoring they are given (docs/policies.md); in the adapted field each scoring
 is played by knob sets re-tuned under it.  A scoring under which nobody holds shares any more
 breaks the game: that is said first, not "not measurable".  The fact: how much of the
@@ -25,6 +28,7 @@ from simulator.studies.recipes.common import (
     PRINTED,
     Fact,
     Question,
+    counted,
     keys_of,
     mean_ci,
     players,
@@ -55,7 +59,8 @@ def variants(game: Game, rules: dict) -> list[Variant]:
 def president_frame(ds: Dataset) -> pl.DataFrame:
     """Per game: ``president`` (in a game with a single most valuable company at mid-game, or
     at the end for a dataset without mid-game columns, its president's win minus the average
-    player's; null otherwise or without a president) and ``holdings`` (the winners' share of
+    counted player's; null otherwise, without a president or when the strong seat presides)
+    and ``holdings`` (the winners' share of
     their score held in shares)."""
     at = presidency_time(ds.players)
     ids = companies(ds.games, "value" + at)
@@ -79,12 +84,13 @@ def president_frame(ds: Dataset) -> pl.DataFrame:
     for c in ids:
         presides = presides | ((pl.col("top_company") == c) & pl.col(f"company{c}_president{at}"))
     keys = keys_of(ds)
+    others = counted(ds)
     return (
         players(ds)
         .join(top, on=["variant", "game_id"], how="left")
         .group_by(keys)
         .agg(
-            (won.filter(presides).mean() - won.mean()).alias(PRESIDENT),
+            (won.filter(presides & others).mean() - won.filter(others).mean()).alias(PRESIDENT),
             (pl.col("holdings_value").cast(pl.Float64) / pl.col("score"))
             .filter(pl.col("won") & (pl.col("score") > 0))
             .mean()
