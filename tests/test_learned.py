@@ -18,6 +18,7 @@ from simulator.experiments.field import Field, Ladder
 from simulator.games.karmaggan import features, turns
 from simulator.games.karmaggan import state as S
 from simulator.run.plan import with_knob_sets
+from simulator.studies import shipped
 
 GAME = get_game("karmaggan")
 LEARNED_GAMES = [g for g in map(get_game, GAME_NAMES) if g.learned_features]
@@ -167,23 +168,22 @@ def test_the_fit_recovers_known_weights():
     assert figures["decisions"] == 3000 and figures["r2"] > 0.99
 
 
-@pytest.mark.parametrize(
-    "game, n_players",
-    [(g, n) for g in LEARNED_GAMES for n in g.study.player_counts],
-    ids=lambda v: getattr(v, "name", str(v)),
-)
-def test_the_shipped_weights_match_the_printed_rules(game, n_players):
-    """The package's learned player of the printed rules at each player count the study plays
-    is used while its key matches: after an engine version bump or a rules.toml change, `make
-    learned` ships them again."""
-    rules = game.rules()
+@pytest.mark.parametrize("game", LEARNED_GAMES, ids=lambda g: g.name)
+def test_the_shipped_weights_match_every_rules_the_questions_and_the_study_play(game):
+    """The package's learned player of the printed rules at each player count the study plays,
+    and of every variant the ask questions play, is used while its key matches: after an
+    engine version bump or a rules.toml change, `make learned` ships them again."""
     budget = learn.default_budget(game)
-    key = learn.cache_key(game, rules, n_players, budget, learn.LEARN_SEED)
-    path = learn.shipped_path(game, n_players)
-    found = learn.read_entry(path, key, "shipped")
-    assert found is not None, f"{path} is missing or stale: make learned"
-    assert len(found.knob_set["weights"]) == len(game.learned_features)
-    assert learn.learned(game, rules, n_players).source == "shipped"
+    for n_players, rules_list in shipped.learned_rules(game).items():
+        for rules in rules_list:
+            key = learn.cache_key(game, rules, n_players, budget, learn.LEARN_SEED)
+            found = learn.shipped_entry(game, key)
+            path = learn.shipped_path(game, n_players)
+            assert found is not None, f"{path} is missing {key['rules_digest']}: make learned"
+            assert len(found.knob_set["weights"]) == len(game.learned_features)
+            assert learn.learned(game, rules, n_players).source == "shipped"
+    printed = shipped.learned_rules(game)
+    assert all(game.rules() in printed[n] for n in game.study.player_counts)
 
 
 def test_the_learned_rung_seats_a_learned_team_in_the_tuned_field():

@@ -101,8 +101,9 @@ def adapt(game, players, adapt_budget, ship, jobs, quiet, scheduler, rules_files
 @click.option(
     "--ship",
     is_flag=True,
-    help="Write the learned player of the printed rules at this player count into the "
-    "package (simulator/games/GAME/learned-Np.json), for maintainers.",
+    help="Write the learned player of the printed rules at each player count the study plays "
+    "and of every rules variant the four ask questions play into the package "
+    "(simulator/games/GAME/learned-Np.json), for maintainers.",
 )
 @rules_options
 def learn(game, players, learn_games, ship, rules_files, sets):
@@ -122,21 +123,28 @@ def learn(game, players, learn_games, ship, rules_files, sets):
 
     from simulator.core.errors import UserError
     from simulator.experiments.learn import default_budget, learned
-    from simulator.experiments.learn import ship as ship_printed
+    from simulator.experiments.learn import ship as ship_all
+    from simulator.studies.shipped import learned_rules
 
     g, rules = load(game, rules_files, sets)
+    if ship:
+        if rules_files or sets or learn_games or players is not None:
+            raise UserError(
+                "--ship fits the rules the questions and the study play on the default "
+                "budget: leave out -p, --rules, --set, --learn-games"
+            )
+        shipped = learned_rules(g)
+        found = ship_all(g, shipped)
+        fitted = sum(f.source == "fitted" for f in found)
+        click.echo(
+            f"{g.name}: shipped {len(found)} learned players ({fitted} fitted now) at "
+            + ", ".join(f"{n} players ({len(r)} rules)" for n, r in shipped.items())
+        )
+        return
     n_players = len(seat_list(g, players, None, None, rules))
     budget = default_budget(g)
     budget = replace(budget, games=learn_games) if learn_games else budget
-    if ship:
-        if rules_files or sets or learn_games:
-            raise UserError(
-                "--ship fits the printed rules on the default budget: leave out --rules, "
-                "--set, --learn-games"
-            )
-        found = ship_printed(g, n_players)
-    else:
-        found = learned(g, rules, n_players, budget)
+    found = learned(g, rules, n_players, budget)
     where = {"fitted": "fitted", "cache": "from the cache", "shipped": "shipped with balsim"}
     click.echo(f"{g.name}, {n_players} players: learned player {where[found.source]}")
     for line in found.lines(g.learned_features):

@@ -260,7 +260,11 @@ SAID: set[str] = set()  # records said not right, once each
 
 
 def shipped_records(game: Game) -> dict[str, dict]:
-    path = shipped_path(game)
+    return records_in(shipped_path(game))
+
+
+def records_in(path: Path) -> dict[str, dict]:
+    """A shipped file's records by key digest (none when it is missing or damaged)."""
     if path not in SHIPPED:
         try:
             entries = json.loads(path.read_text(encoding="utf-8")).get("entries", [])
@@ -273,12 +277,17 @@ def shipped_records(game: Game) -> dict[str, dict]:
 
 
 def write_shipped(game: Game, records: list[dict]) -> Path:
-    """The package's file of shipped adaptations: one record a line, in key order."""
+    """The package's file of shipped adaptations."""
+    return write_records(shipped_path(game), records, FORMAT)
+
+
+def write_records(path: Path, records: list[dict], version: int) -> Path:
+    """A file of shipped records (format ``version``): one record a line, in key order, so a
+    new entry changes one line of the package."""
     records = sorted(records, key=lambda r: key_digest(r["key"]))
     lines = ",\n".join(json.dumps(r, sort_keys=True, separators=(",", ":")) for r in records)
-    path = shipped_path(game)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(f'{{"format": {FORMAT}, "entries": [\n{lines}\n]}}\n', encoding="utf-8")
+    tmp.write_text(f'{{"format": {version}, "entries": [\n{lines}\n]}}\n', encoding="utf-8")
     os.replace(tmp, path)
     SHIPPED.pop(path, None)
     return path

@@ -18,9 +18,10 @@ written down with the search's mean playout value of it.  The fit:
 
 The weights are a knob set, ``[policies.learned]`` with its ``rollout_policy`` (the search's)
 and ``weights``, cached like an adaptation by engine version, rules digest, player count,
-budget, seed and algorithm (``$BALSIM_CACHE_DIR/learned``), and shipped for the printed rules
-(``simulator/games/GAME/learned-Np.json``, ``make learned``).  Same seed, same weights: every
-game is seeded from the seed, and one process plays them in order.
+budget, seed and algorithm (``$BALSIM_CACHE_DIR/learned``), and shipped for the printed rules at
+each player count the study plays and for every variant the ``ask`` questions play
+(``simulator/games/GAME/learned-Np.json``: one record a line, ``make learned``).  Same seed,
+same weights: every game is seeded from the seed, and one process plays them in order.
 """
 
 from __future__ import annotations
@@ -126,11 +127,20 @@ def shipped_path(game: Game, n_players: int) -> Path:
     return game.rules_path.parent / f"learned-{n_players}p.json"
 
 
-def read_entry(path: Path, key: dict, source: str) -> Learned | None:
-    record = adapt_cache.cached_record(path)
+def entry(record, key: dict, source: str) -> Learned | None:
+    """The record as a Learned player when it is one for ``key``, else None."""
     if not isinstance(record, dict) or record.get("format") != FORMAT or record.get("key") != key:
         return None
     return Learned(record["key"], record["knob_set"], record["iterations"], source)
+
+
+def shipped_entry(game: Game, key: dict) -> Learned | None:
+    records = adapt_cache.records_in(shipped_path(game, key["n_players"]))
+    return entry(records.get(adapt_cache.key_digest(key)), key, "shipped")
+
+
+def cached_entry(key: dict) -> Learned | None:
+    return entry(adapt_cache.cached_record(cache_path(key)), key, "cache")
 
 
 # ---- sampling and fitting -----------------------------------------------------------------
@@ -259,9 +269,7 @@ def learned(
     """The learned player under ``rules``: shipped, cached, or fitted now (and cached)."""
     budget = budget or default_budget(game)
     key = cache_key(game, rules, n_players, budget, seed)
-    found = read_entry(shipped_path(game, n_players), key, "shipped") or read_entry(
-        cache_path(key), key, "cache"
-    )
+    found = shipped_entry(game, key) or cached_entry(key)
     if found:
         return found
     made = fit(game, rules, n_players, budget, seed)
@@ -285,9 +293,17 @@ def with_learned(
     return with_knob_sets(base_rules(rules), {LEARNED_POLICY: found.knob_set})
 
 
-def ship(game: Game, n_players: int) -> Learned:
-    """Fit the printed rules at ``n_players`` on the game's default budget and write the package's
-    file (``make learned``: each player count the study plays)."""
-    made = fit(game, game.rules(), n_players)
-    adapt_cache.write_record(shipped_path(game, n_players), made.record())
-    return made
+def ship(game: Game, rules_by_players: dict[int, list[dict]]) -> list[Learned]:
+    """The learned player of every rules of ``rules_by_players`` (player count -> rules) on the
+    game's default budget, written as the package's weights, one file per player count, each
+    holding just these (``make learned``).  A player shipped or cached under its key is taken
+    as it is (the same key fits the same weights), the others are fitted now; each file is
+    written as soon as its count is done, so a stopped run keeps what it finished."""
+    out = []
+    for n_players, rules_list in sorted(rules_by_players.items()):
+        found = [learned(game, rules, n_players) for rules in rules_list]
+        adapt_cache.write_records(
+            shipped_path(game, n_players), [f.record() for f in found], FORMAT
+        )
+        out += found
+    return out
