@@ -10,6 +10,9 @@ from test_analysis import write_dataset
 
 from simulator.analysis import Dataset
 from simulator.core.decisions import Side
+from simulator.core.game import get_game
+from simulator.experiments.field import ASK_RUNGS, playable
+from simulator.games.pig.game import GAME as PIG
 from simulator.studies.recipes import blood_coins, loans, scoring
 from simulator.studies.recipes.common import (
     PRINTED,
@@ -197,3 +200,12 @@ def test_a_strong_team_sits_on_each_side_alike_and_leaves_the_starting_edge_as_i
         starting_edge, abs=1e-12
     )
     assert strong_share(ds)["win_rate"] == pytest.approx(0.6)
+
+
+def test_ask_plays_the_learned_rung_by_default_where_the_game_has_a_learned_player():
+    """`ask`'s default fields end with the learned rung; a game without a learned player (Pig)
+    is asked with the others rather than refused."""
+    with_learned = ["scripted", "tuned", "adapted", "learned"]
+    for name in ("karnaxis", "ekonos", "karmaggan"):
+        assert [f.rung for f in playable(get_game(name), ASK_RUNGS)] == with_learned
+    assert [f.rung for f in playable(PIG, ASK_RUNGS)] == with_learned[:3]

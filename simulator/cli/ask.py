@@ -36,8 +36,9 @@ from simulator.studies.recipes import RECIPES
 )
 @margin_option("an edge is called balanced only when the equivalence test places it within ±POINTS")
 @field_options(
-    "scripted,tuned,adapted",
-    "Who plays: one answer per field, side by side (adapted: re-tuned under each variant)",
+    "scripted,tuned,adapted,learned",
+    "Who plays: one answer per field, side by side (adapted: re-tuned under each variant; "
+    "learned: a learned seat in the tuned field, its own wins not counted as imbalance)",
 )
 @click.option(
     "-v", "--verbose", is_flag=True, help="Also print each field's values, facts and adaptations."
@@ -78,18 +79,20 @@ def ask(
 ):
     """Answer one of the designer's questions, once per field of players, in three lines.
 
-    For each field (default: the scripted policies, their tuned knob sets, and those re-tuned
-    under each variant of the question), plays the printed rules and a few variants on the
-    same games, in looks (an eighth of the games, then doubling) until the decision is
-    settled or the games run out.  A value is balanced when every player the question is
-    about is shown within the margin of its fair share, unbalanced when one is shown beyond
-    it.  The decision: keep the printed value (shown balanced), change to the best value
-    shown balanced (the printed one shown unbalanced), none balanced, or undecided (with the
-    games that would decide).  Whether it depends on player strength is a test of the
-    fields' difference.  Prints the decision, the worst edge at each strength and what to do
-    next (`--verbose`: every value, fact and adaptation); writes each field's dataset
-    (OUT/dataset-FIELD), a page with the answer and its chart first (OUT/report.html) and
-    every number (OUT/balsim.json).  `--charts DIR` also writes the chart as SVG and 2x PNG.
+    For each field (default: the scripted policies, their tuned knob sets, those re-tuned
+    under each variant of the question, and a learned seat in the tuned field, whose own
+    wins are its skill and never counted as imbalance), plays the printed rules and a few
+    variants on the same games, in looks (an eighth of the games, then doubling) until the
+    decision is settled or the games run out.  A value is balanced when every player the
+    question is about is shown within the margin of its fair share, unbalanced when one is
+    shown beyond it.  The decision: keep the printed value (shown balanced), change to the
+    best value shown balanced (the printed one shown unbalanced), none balanced, or
+    undecided (with the games that would decide).  Whether it depends on player strength is
+    a test of the fields' difference.  Prints the decision, the worst edge at each strength
+    and what to do next (`--verbose`: every value, fact and adaptation); writes each field's
+    dataset (OUT/dataset-FIELD), a page with the answer and its chart first
+    (OUT/report.html) and every number (OUT/balsim.json).  `--charts DIR` also writes the
+    chart as SVG and 2x PNG.
 
     \b
     Questions:
@@ -102,7 +105,7 @@ def ask(
       balsim ask loans --games 2000 --out runs/loans
       balsim ask scoring --field scripted,adapted --adapt-budget 50000
     """
-    from simulator.experiments.field import DEFAULT_RUNGS, TUNED, parse_fields
+    from simulator.experiments.field import TUNED, parse_fields
     from simulator.report.charts import exporting
     from simulator.studies.recipes import ask as run_recipe
     from simulator.studies.recipes.words import details, headline, rests_on
@@ -112,7 +115,7 @@ def ask(
     if quick and fields:
         raise click.UsageError("give --quick or --field, not both")
     claim_result(out, force, "ask")
-    chosen = parse_fields(fields or ((TUNED,) if quick else ()), default=(",".join(DEFAULT_RUNGS),))
+    chosen = parse_fields(fields or (TUNED,)) if fields or quick else None  # None: ask's own
     game = get_game(recipe.game)
     ladder = ladder_for(game, recipe.players, adapt_budget, jobs_count(jobs), quiet, scheduler)
     started = time.perf_counter()

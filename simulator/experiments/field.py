@@ -40,6 +40,9 @@ from simulator.run.plan import Plan, Variant, with_knob_sets
 RUNGS = ("scripted", "tuned", "adapted", "learned", "search")
 SCRIPTED, TUNED, ADAPTED, LEARNED, SEARCH = RUNGS
 DEFAULT_RUNGS = (SCRIPTED, TUNED, ADAPTED)  # what answers play unless told (issue 28)
+# ``ask``'s: the learned rung too, near scripted speed with its weights shipped for every
+# variant the questions play; its seat's edge is its skill, never a subject (issue 45)
+ASK_RUNGS = (*DEFAULT_RUNGS, LEARNED)
 STRONG_SEAT = {LEARNED: LEARNED_POLICY, SEARCH: SEARCH_POLICY}  # the rung's own seat (team)
 
 
@@ -63,6 +66,13 @@ class Field:
     @property
     def adapts(self) -> bool:
         return self.rung in (ADAPTED, SEARCH)
+
+
+def playable(game: Game, rungs: tuple[str, ...]) -> list[Field]:
+    """The fields of ``rungs`` that ``game`` can play: a strong rung only where the game has
+    that rung's own player (a default must not ask a game for a player it lacks)."""
+    names = {p.name for p in game.policies}
+    return [Field(r) for r in rungs if r not in STRONG_SEAT or STRONG_SEAT[r] in names]
 
 
 def parse_fields(values, default: tuple[str, ...] = (SCRIPTED,)) -> list[Field]:

@@ -30,7 +30,16 @@ from simulator.core.decisions import Choice, Decision, in_looks
 from simulator.core.game import GAME_NAMES, get_game
 from simulator.core.verdicts import WIN_RATE_MARGIN, looks, spent_levels
 from simulator.experiments.adapt import Budget
-from simulator.experiments.field import DEFAULT_RUNGS, SCRIPTED, TUNED, Field, Ladder, Players
+from simulator.experiments.field import (
+    ASK_RUNGS,
+    SCRIPTED,
+    STRONG_SEAT,
+    TUNED,
+    Field,
+    Ladder,
+    Players,
+    playable,
+)
 from simulator.experiments.lab import Lab
 from simulator.experiments.skill import DepthChange, rate_ladder
 from simulator.experiments.strength import Exploitability, exploitability
@@ -99,21 +108,21 @@ def ask(
     exploit: bool = True,
 ) -> Asked:
     """Answer ``question`` once per field of ``fields`` (default the rungs of
-    :data:`DEFAULT_RUNGS`), each in looks until its decision is settled or ``games`` per
-    variant (the budget) are played, into ``OUT/dataset-FIELD``; write OUT (whole or not at
-    all) and return the answers.  ``margin``: the equivalence margin (a fraction; default 2
-    points); ``adapt_budget``: the games of each variant's adaptation (fields that adapt);
-    ``scheduler``: a dask cluster's address, to play there instead of on ``jobs`` local
-    processes; ``exploit``: also measure what better strategies gain against the value the
-    leading field keeps or changes to (:func:`exploited`) and how a change moves the skill
-    depth (:func:`depth_moved`)."""
+    :data:`~simulator.experiments.field.ASK_RUNGS` the game can play), each in looks until
+    its decision is settled or ``games`` per variant (the budget) are played, into
+    ``OUT/dataset-FIELD``; write OUT (whole or not at all) and return the answers.
+    ``margin``: the equivalence margin (a fraction; default 2 points); ``adapt_budget``: the
+    games of each variant's adaptation (fields that adapt); ``scheduler``: a dask cluster's
+    address, to play there instead of on ``jobs`` local processes; ``exploit``: also measure
+    what better strategies gain against the value the leading field keeps or changes to
+    (:func:`exploited`) and how a change moves the skill depth (:func:`depth_moved`)."""
     game = get_game(question.game)
     rules = game.rules()
     budget = games or question.games
     variants = question.variants(game, rules)
     sizes = look_sizes(budget)
     margin = WIN_RATE_MARGIN if margin is None else margin
-    fields = fields or [Field(rung) for rung in DEFAULT_RUNGS]
+    fields = fields or playable(game, ASK_RUNGS)
     ladder = Ladder(
         game, question.players, adapt_budget, jobs=jobs, progress=progress, scheduler=scheduler
     )
@@ -176,11 +185,14 @@ def exploited(
     if lead.decision.kind not in (Choice.KEEP, Choice.CHANGE):
         return None
     game = get_game(q.game)
+    # against the field's other players, as its subjects are: a strong seat's skill would
+    # take wins from every challenger alike and hide what the rules let a strategy gain
+    others = [s for s in lead.seats if s != STRONG_SEAT.get(lead.field)]
     with Lab(game, jobs, progress, scheduler=scheduler) as lab:
         return exploitability(
             lab,
             lead.rules[lead.decision.chosen],
-            lead.seats,
+            others,
             q.players,
             q.challenge_games,
             q.search_games,

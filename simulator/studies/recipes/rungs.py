@@ -1,6 +1,6 @@
 """One answer per field of players, and whether the answer depends on their strength.
 
-A question is answered once per field (scripted, tuned, adapted; search or learned when
+A question is answered once per field (scripted, tuned, adapted, learned; search when
 asked), each on its own dataset.  Whether the answer holds at every strength is a test of the
 fields' difference, never two decisions that differ (:func:`simulator.core.decisions
 .agreement` on the printed value's edges, each subject matched across fields by its scripted
