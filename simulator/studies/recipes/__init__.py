@@ -40,7 +40,7 @@ from simulator.experiments.field import (
     Players,
     playable,
 )
-from simulator.experiments.lab import Lab
+from simulator.experiments.lab import Lab, is_team_game
 from simulator.experiments.skill import DepthChange, rate_ladder
 from simulator.experiments.strength import Exploitability, exploitability
 from simulator.experiments.tournament import RANDOM, ladder_rules, resolve_rungs
@@ -209,9 +209,12 @@ def depth_moved(
 ) -> DepthChange | None:
     """How the value the leading field changes to moves the game's skill depth against the
     printed value: the rungs of :data:`DEPTH_RUNGS` rated under both on the same games
-    (:func:`simulator.experiments.skill.rate_ladder`); None unless the decision is a change."""
+    (:func:`simulator.experiments.skill.rate_ladder`); None unless the decision is a change,
+    or in a free-for-all of more players than those rungs (it seats one rung a seat)."""
     lead, q = asked.leading(), asked.question
     if lead.decision.kind != Choice.CHANGE:
+        return None
+    if not is_team_game(lead.rules[lead.decision.chosen]) and q.players > len(DEPTH_RUNGS):
         return None
     game = get_game(q.game)
     ladder = Ladder(game, q.players, jobs=jobs, progress=progress, scheduler=scheduler)
