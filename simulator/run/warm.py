@@ -8,26 +8,30 @@ says its engine has compiled.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-from simulator import KERNEL_CACHE
+from simulator import KERNEL_CACHE, ROOT
 from simulator.core.game import Game, get_game
 from simulator.core.rng import game_seeds
 
 
 def compiled_marker(game: Game) -> Path | None:
     """A file in ``game``'s compiled-kernel folder (one per version of the sources its kernels
-    are compiled from) that says this version of its engine has been compiled; None when
-    kernels are not compiled."""
+    are compiled from) that says this version of its engine has been compiled from this
+    checkout; None when kernels are not compiled.  numba files a cached kernel under its
+    source folder's path too, so a second clone of the same sources compiles again: the
+    marker names the checkout, or that clone would skip the notice and ``warm``."""
     import numba
 
     if numba.config.DISABLE_JIT:
         return None
-    return Path(KERNEL_CACHE[game.name]) / f"{game.name}.compiled"
+    checkout = hashlib.sha1(str(ROOT).encode()).hexdigest()[:12]
+    return Path(KERNEL_CACHE[game.name]) / f"{game.name}-{checkout}.compiled"
 
 
 @contextmanager
