@@ -163,9 +163,6 @@ def table(rows: list[dict]) -> str:
 
 def write_doc(rows: list[dict]) -> None:
     """The table of every game's rows, after a line per run saying how it was measured."""
-    text = DOC.read_text(encoding="utf-8")
-    head, rest = text.split(BEGIN)
-    _, tail = rest.split(END)
     runs = []
     for game_name in dict.fromkeys(r["game"] for r in rows):
         mine = [r for r in rows if r["game"] == game_name]
@@ -178,22 +175,52 @@ def write_doc(rows: list[dict]) -> None:
             f"{first['load']}: {first['games']:,} games a line-up on seed {first['seed']}; the "
             f"learned line-ups {lineups}, the search in the learned seats' places."
         )
-    body = (
-        "\nbench/results/learned-strength.csv, each game's rows from its last run:\n\n"
+    write_between(DOC, (BEGIN, END), RESULTS, runs, table(rows))
+
+
+def write_between(doc: Path, marks: tuple[str, str], results: Path, runs: list[str], body: str):
+    """``body`` (a table) in ``doc`` between its ``marks``, after a line per run."""
+    begin, end = marks
+    head, rest = doc.read_text(encoding="utf-8").split(begin)
+    _, tail = rest.split(end)
+    text = (
+        f"\n{results.relative_to(ROOT)}, each game's rows from its last run:\n\n"
         + "\n\n".join(runs)
-        + f"\n\n{table(rows)}\n"
+        + f"\n\n{body}\n"
     )
-    DOC.write_text(head + BEGIN + body + END + tail, encoding="utf-8")
+    doc.write_text(head + begin + text + end + tail, encoding="utf-8")
 
 
-def read_rows() -> list[dict]:
-    """The results file's rows, numbers as numbers."""
-    with open(RESULTS, encoding="utf-8") as f:
+def read_rows(results: Path = RESULTS, numbers=("win", "low", "high", "games_per_s")):
+    """A results file's rows, numbers as numbers."""
+    with open(results, encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     for r in rows:
         r.update({k: int(r[k]) for k in ("players", "seed", "games")})
-        r.update({k: float(r[k]) for k in ("win", "low", "high", "games_per_s")})
+        r.update({k: float(r[k]) for k in numbers})
     return rows
+
+
+def run_record(script: str, argv) -> dict:
+    """What a results row says of its run: the commit, the date, the load and the command."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    return {
+        "commit": commit,
+        "date": date.today().isoformat(),
+        "load": f"{os.getloadavg()[0]:.1f}",
+        "command": f"python bench/{script}"
+        + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:])),
+    }
+
+
+def save_rows(results: Path, rows: list[dict]) -> None:
+    results.parent.mkdir(parents=True, exist_ok=True)
+    with open(results, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
 
 
 def main(argv=None) -> None:
@@ -209,16 +236,7 @@ def main(argv=None) -> None:
     if args.render:
         write_doc(read_rows())
         return
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
-    run = {
-        "commit": commit,
-        "date": date.today().isoformat(),
-        "load": f"{os.getloadavg()[0]:.1f}",
-        "command": "python bench/learned_strength.py"
-        + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:])),
-    }
+    run = run_record("learned_strength.py", argv)
     games = args.game or list(STRONGEST)
     kept = [r for r in (read_rows() if RESULTS.exists() else []) if r["game"] not in games]
     rows = []
@@ -226,12 +244,7 @@ def main(argv=None) -> None:
         for n in args.players or get_game(game_name).study.player_counts:
             rows += [{**r, **run} for r in measure(game_name, n, args.games, args.seed)]
             print(table(rows), flush=True)
-    rows = kept + rows  # the other games' rows as their last run left them
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    with open(RESULTS, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    save_rows(RESULTS, kept + rows)  # the other games' rows as their last run left them
     write_doc(read_rows())
 
 

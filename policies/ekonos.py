@@ -22,7 +22,7 @@ from policies.common import (
     keep_best,
     pick_random,
 )
-from policies.search import SEARCH_KNOBS
+from policies.search import LEARNED_SEARCH_KNOBS, SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.core.kernel import accessor, inlined, rule, scorer
 from simulator.games.ekonos.board import neighbours_of, option
@@ -92,6 +92,7 @@ KNOBS = (
     *SEARCH_KNOBS,
     *HANDICAP_KNOBS,
     *LEARNED_KNOBS,
+    *LEARNED_SEARCH_KNOBS,
 )
 # knobs table columns (column 0 is the behaviour, simulator.core.game.policy_knobs)
 (
@@ -106,7 +107,8 @@ KNOBS = (
     TOP_K,
     BLUNDER,
     WEIGHTS,
-) = range(1, 12)
+    LEARNED_VALUE,
+) = range(1, 13)
 WEIGHTS_AT = 1 + len(KNOBS)  # a learned policy's weights follow the last knob's column
 
 FUTURE_GROWTH = 2.0  # expected rise of a company's value before the end when not in the last turn

@@ -27,6 +27,9 @@ from simulator.core.rng import DICE, N_STREAMS, POLICY, SEARCH, SETUP, mix64, rn
 
 # knobs of [policies.search], appended to each game's KNOBS
 SEARCH_KNOBS = ("rollouts", "rollout_policy", "horizon", "top_k")
+# where a game's search reads its learned player (policies/search_driver.py): 1 keeps the learned
+# pick unless a rival beats it, and values a rollout its horizon cut by the learned weights
+LEARNED_SEARCH_KNOBS = ("learned_value",)
 MARGIN_WEIGHT = 0.1  # a win always outweighs any margin: values lie in [-0.1, 1.1]
 RESEED_SALT = 0x6A09E667F3BCC909
 # each stream's salt, (stream + 1) * RESEED_SALT mod 2**64, computed here in Python integers:
@@ -227,6 +230,24 @@ def tally(sums, counts, paired, candidate, round_, value, base):
         return value
     paired[candidate, round_] = value - base
     return base
+
+
+@rule
+def candidate_at(rank, first):
+    """The candidate a decision weighs ``rank``-th: ``first`` (the one played unless a rival
+    beats it: :func:`paired_choice`'s candidate 0), then the others in their order."""
+    if rank == 0:
+        return first
+    return rank - 1 if rank <= first else rank
+
+
+@rule
+def to_candidate_order(row, first):
+    """A row tallied by rank (:func:`candidate_at`) put back in the candidates' order."""
+    kept = row[0]
+    for r in range(first):
+        row[r] = row[r + 1]
+    row[first] = kept
 
 
 @rule

@@ -19,7 +19,12 @@ candidates the ``top_k`` best-scored by its rollout policy, and :func:`value_opt
 one ply: each candidate forced once on a copy re-drawn from one seed of the SEARCH stream, the
 step played to its end by the rollout policy, the position valued by the learned weights
 (policies/learned.py).  While sampling (simulator.experiments.learn) a teaching learned seat's
-candidates are also weighed by playouts and written down with their values.
+candidates are also weighed by playouts and written down with their values.  A search seat
+with the knob ``learned_value`` (and the learned player's weights in the rules) reads them
+too: the candidate it keeps unless a rival beats it is the learned player's pick
+(:func:`learned_candidate_kept`) instead of its rollout policy's, and a rollout its horizon
+stops before the game's end is valued by the learned value of the position there
+(:func:`learned_rollout`) instead of the scores (docs/search.md).
 
 The decision layer (:data:`DECIDE`) is written here once for the games the driver plays, and
 bound by each game's decide module: :func:`choose`, the one door of every decision, asks the
@@ -53,6 +58,7 @@ MARGIN_SCALE and the hooks
 * ``rollout_end(probe, snap, rules, horizon)``: where a rollout of this decision stops;
 * ``play_out(state, rules, knobs, rng, trace, end)``: play a rollout on to ``end``;
 * ``seat_scores(state, rules, out)``: every seat's score at the rollout's end;
+* ``game_over(state)`` (a game with a learned player): whether the rollout reached the end;
 * ``note_values(probe, snap, trace, values, m, total)``: the trace rows of the values weighed;
 
 and the decision layer reads from its decide module the hooks
@@ -80,6 +86,7 @@ from policies.common import behaviour
 from policies.search import (
     PAIRED_ROWS,
     PAIRED_WIDTH,
+    candidate_at,
     paired_choice,
     paired_scale,
     rollout_seed,
@@ -87,6 +94,7 @@ from policies.search import (
     rounds_of,
     settled,
     tally,
+    to_candidate_order,
     top_k,
 )
 from simulator.core.kernel import allocating, layer, rule
@@ -146,7 +154,7 @@ def sample_step(state, rules, knobs, rng, trace, work, work_rng, values, samples
 
 def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values):
     """Play the rollouts of the pending decision of ``probe`` in paired rounds; returns the
-    rank of the candidate to play and writes the values weighed into the trace (when
+    index of the candidate to play and writes the values weighed into the trace (when
     tracing)."""
     seat = probe[PENDING_SEAT]
     policy = probe[SEAT_POLICY + seat]
@@ -156,9 +164,9 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
     end = rollout_end(probe, snap, rules, np.int64(knobs[policy, HORIZON]))
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
     roll, roll_rng = work[ROLLOUT_COPY], work_rng[ROLLOUT_COPY]
-    sums, counts, scores, paired = fresh_tallies(values, m)
+    first = kept_candidate(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values)
+    sums, counts, _, paired = fresh_tallies(values, m)
     no_trace = trace[:0]
-    n_players = rules[CFG_PLAYERS]
     base = 0.0
     played = 0
     done = False
@@ -168,19 +176,34 @@ def weigh(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, value
         done = done or settled(paired, m, played, rounds, scale, u)
         if done:
             continue
-        for candidate in range(m):
+        for rank in range(m):  # the kept candidate first: the base of the round's gains
             roll[:] = snap
             roll_rng[:] = snap_rng
             roll_rng[SEARCH_STREAM] = seed
-            roll[MODE], roll[FORCED] = REPLAY, probe[CANDIDATES + candidate]
+            roll[MODE] = REPLAY
+            roll[FORCED] = probe[CANDIDATES + candidate_at(rank, first)]
             roll[ROLLOUT_POLICY] = rollout_policy
             play_out(roll, rules, knobs, roll_rng, no_trace, end)
-            seat_scores(roll, rules, scores)
-            value = rollout_value(scores, n_players, seat, MARGIN_SCALE)
-            base = tally(sums, counts, paired, candidate, played, value, base)
+            value = rollout_result(roll, rules, knobs, policy, seat, values)
+            base = tally(sums, counts, paired, rank, played, value, base)
         played += 1
+    to_candidate_order(sums, first)
+    to_candidate_order(counts, first)
     note_values(probe, snap, trace, values, m, played * m)
-    return paired_choice(paired, m, played, scale, u)
+    return candidate_at(paired_choice(paired, m, played, scale, u), first)
+
+
+def rollout_candidate_kept(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values):
+    """The candidate a search decision plays unless a rival beats it: the rollout policy's
+    own choice, candidate 0."""
+    return 0
+
+
+def scored_rollout(roll, rules, knobs, policy, seat, values):
+    """A rollout's value for ``seat``: the outcome value of every seat's scores at its end."""
+    scores = values[SCORES]
+    seat_scores(roll, rules, scores)
+    return rollout_value(scores, rules[CFG_PLAYERS], seat, MARGIN_SCALE)
 
 
 @allocating  # it returns views of the buffer: references counted
@@ -243,7 +266,8 @@ def value_options(
     row = values[SCORES, :SCRATCH]  # weigh's seat scores, free once it has weighed
     no_trace = trace[:0]
     seed = rollout_seed(rng)
-    valued = learns(knobs, policy)
+    valuer = policy if behaviour(knobs, policy) == LEARNED else LEARNED
+    valued = learns(knobs, valuer)
     best, best_value = 0, -np.inf
     for r in range(m):
         roll[:] = snap
@@ -259,12 +283,43 @@ def value_options(
                 samples, seat, probe[CANDIDATES + r], r == 0, value, row, N_FEATURES
             )
         if valued:
-            value = learned.position_value(row, knobs[policy], WEIGHTS_AT, N_FEATURES)
+            value = learned.position_value(row, knobs[valuer], WEIGHTS_AT, N_FEATURES)
             if value > best_value:
                 best, best_value = r, value
     if note:
         samples[learned.HEADER, learned.DECISIONS] += 1
     return best
+
+
+def learned_candidate_kept(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values):
+    """The candidate a search decision plays unless a rival beats it: with ``learned_value``
+    (and the learned player's weights), the one the learned player would pick
+    (:func:`value_options`, on a deal of its own), else the rollout policy's own choice."""
+    if not values_learned(knobs, probe[SEAT_POLICY + probe[PENDING_SEAT]]):
+        return 0
+    no_samples = values[:0]
+    return value_options(
+        probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values, no_samples, False
+    )
+
+
+def learned_rollout(roll, rules, knobs, policy, seat, values):
+    """A rollout's value for ``seat``: with ``learned_value``, at a horizon before the game's
+    end, the learned value of the position there (seen from ``seat``: position_features, as
+    the learned player values a position; the centred fit makes it comparable between the
+    candidates of a decision, whose rollouts all stop at the same horizon), else the outcome
+    value of the scores (:func:`scored_rollout`)."""
+    if not values_learned(knobs, policy) or game_over(roll):
+        return scored_rollout(roll, rules, knobs, policy, seat, values)
+    row = values[SCORES, :SCRATCH]
+    position_features(roll, rules, seat, 0, False, row)  # no option's own pick: any kind
+    return learned.position_value(row, knobs[LEARNED], WEIGHTS_AT, N_FEATURES)
+
+
+def values_learned(knobs, policy):
+    """A search seat that reads the learned player: ``learned_value`` set and the learned
+    player's weights given (``[policies.learned]``)."""
+    return knobs[policy, LEARNED_VALUE] != 0 and learns(knobs, LEARNED)
 
 
 def learns(knobs, policy):
@@ -373,6 +428,8 @@ DRIVER = (
     (search_buffers, allocating),
     (search_step, allocating),
     (sample_step, allocating),
+    (rollout_candidate_kept, rule, "kept_candidate"),
+    (scored_rollout, allocating, "rollout_result"),
     (weigh, allocating),
     (weighed_choice, allocating, "pending_choice"),
 )
@@ -389,9 +446,14 @@ DECIDE = (
 # ``position_features(state, rules, seat, kind, own_pick, row)``)
 LEARNING = ((learns, rule), (teaches, rule))
 LEARNING_DRIVER = (
-    *DRIVER[:-1],
+    *DRIVER[:3],
     *LEARNING,
+    (values_learned, rule),
     (value_options, allocating),
+    (learned_candidate_kept, allocating, "kept_candidate"),
+    (scored_rollout, allocating),
+    (learned_rollout, allocating, "rollout_result"),
+    (weigh, allocating),
     (learned_choice, allocating, "pending_choice"),
 )
 LEARNING_DECIDE = (*DECIDE[: len(QUESTIONS) + 1], *LEARNING, (pends, rule), *DECIDE[-2:])

@@ -4,6 +4,8 @@ policy without weights, and it plays in --seats and --field.  tests/test_learned
 every learned player's fit (the same seed fits the same weights, on a tiny budget) and its
 shipped weights."""
 
+import copy
+
 import numpy as np
 import polars as pl
 import pytest
@@ -14,6 +16,7 @@ from simulator.cli import cli
 from simulator.core.game import get_game
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.experiments.field import Field, Ladder
+from simulator.experiments.learn import reads_learned, with_learned
 from simulator.games.ekonos import chunk, search
 from simulator.games.ekonos.state import (
     AT_CARD,
@@ -45,16 +48,24 @@ def learned_rules(weights=WEIGHTS, top_k=4):
     return with_knob_sets(GAME.rules(), {"learned": table})
 
 
-def first_card(weights=WEIGHTS, change=None, seed=6):
-    """What seat 0 (a learned seat, the first to play) does with its first card: its hand, the
-    board and the growth indicators after its step.  ``change`` edits the game after the first
-    deal, before it decides."""
-    rules = learned_rules(weights)
+# a search seat that reads the learned player (policies/search_driver.py: learned_value)
+SEARCH_LEARNED = {"base": "search", "learned_value": 1}
+
+
+def search_rules(weights=WEIGHTS):
+    return with_knob_sets(learned_rules(weights), {"search_learned": SEARCH_LEARNED})
+
+
+def first_card(weights=WEIGHTS, change=None, seed=6, seat0="learned"):
+    """What seat 0 (a learned seat, the first to play, or ``seat0``) does with its first card:
+    its hand, the board and the growth indicators after its step.  ``change`` edits the game
+    after the first deal, before it decides."""
+    rules = search_rules(weights)
     cfg, knobs = GAME.prepare(rules, 4)
     state = np.zeros(cfg[CFG_STATE_SIZE], np.int64)
     rng = np.zeros(N_STREAMS, np.uint64)
     work, work_rng, values = search.search_buffers(cfg)
-    seats = np.array([GAME.policy(s, rules).id for s in SEATS], np.int8)
+    seats = np.array([GAME.policy(s, rules).id for s in (seat0, *SEATS[1:])], np.int8)
     chunk.new_game(state, cfg, knobs, rng, np.uint64(seed), seats)
     no_trace = np.zeros((0, 7), np.int64)
     search.search_step(state, cfg, knobs, rng, no_trace, work, work_rng, values)  # the deal
@@ -84,6 +95,40 @@ def test_the_learned_player_sees_its_own_hand():
 def test_the_weights_decide_the_choice():
     """Control: the same decision with the weights negated plays another card."""
     assert first_card([-w for w in WEIGHTS]) != first_card()
+
+
+@pytest.mark.slow
+def test_unseen_cards_and_future_draws_do_not_change_a_search_reading_the_learned_value():
+    """The search keeps the learned pick unless a rival beats it in rollouts valued by the
+    learned weights: all of it on deals of its own, none on seat 0's hidden cards."""
+    mine = first_card(seat0="search_learned")
+    assert first_card(change=reorder_hidden, seat0="search_learned") == mine
+    assert first_card(change=swap_own_card, seat0="search_learned") != mine  # control
+
+
+def test_the_search_reading_the_learned_value_plays_todays_search_without_weights():
+    """No weights: the very same games as today's search; with them, other games."""
+    seats = ("search_learned", *SEATS[1:])
+    today = play(search_rules(None), ("search", *SEATS[1:]))
+    unweighted = play(search_rules(None), seats)
+    for table in ("games", "players"):
+        for name, column in today[table].items():
+            np.testing.assert_array_equal(unweighted[table][name], column, err_msg=name)
+    weighted = play(search_rules(), seats)
+    assert not np.array_equal(weighted["players"]["score"], today["players"]["score"])
+
+
+def test_a_search_reading_the_learned_value_is_given_the_learned_weights():
+    """`--set policies.search.learned_value=1` seats today's search with the shipped weights
+    of the printed rules (nothing fitted); today's search reads none."""
+    rules = copy.deepcopy(GAME.rules())
+    rules["policies"]["search"]["learned_value"] = 1
+    assert reads_learned(GAME, rules, ["search", "cash_hoarder_tuned"])
+    assert not reads_learned(GAME, GAME.rules(), ["search", "cash_hoarder_tuned"])
+    assert reads_learned(GAME, GAME.rules(), ["learned"])
+    given = with_learned(GAME, rules, 4)["policies"]
+    assert given["learned"] == with_learned(GAME, GAME.rules(), 4)["policies"]["learned"]
+    assert given["search"]["learned_value"] == 1
 
 
 def play(rules, seats, n=20, seed=11):

@@ -17,6 +17,7 @@ from policies.search import (
     PAIRED_WIDTH,
     RESEED_SALT,
     RESEED_SALTS,
+    candidate_at,
     flip_tail,
     margin_to_best_other,
     outcome_value,
@@ -27,6 +28,7 @@ from policies.search import (
     rollout_seed,
     settled,
     tally,
+    to_candidate_order,
     top_k,
     win_share,
 )
@@ -218,3 +220,16 @@ def test_reseeding_wraps_the_seed_arithmetic_without_a_warning():
         getattr(reseed_chance, "py_func", reseed_chance)(plain, np.uint64(2**64 - 5))
     assert [str(w.message) for w in caught if w.filename.endswith("search.py")] == []
     assert plain.tolist() == compiled.tolist() and len(set(plain.tolist())) == N_STREAMS
+
+
+def test_the_kept_candidate_is_weighed_first_and_the_tallies_come_back_in_order():
+    """A search reading the learned value weighs the learned pick first (the base of the
+    paired gains) and the others in their order; its sums go back to the candidates' order."""
+    for m in range(1, 7):
+        for first in range(m):
+            order = [candidate_at(rank, first) for rank in range(m)]
+            assert order[0] == first and sorted(order) == list(range(m))
+            assert order[1:] == [c for c in range(m) if c != first]
+            by_rank = np.array(order, np.float64)  # each rank's tally: its candidate's index
+            to_candidate_order(by_rank, first)
+            assert by_rank.tolist() == list(range(m))

@@ -24,7 +24,7 @@ from simulator.cli.options import (
     store_options,
 )
 from simulator.core.errors import UserError
-from simulator.core.game import LEARNED_POLICY, get_game
+from simulator.core.game import get_game
 from simulator.run import bench as bench_mod
 from simulator.run.outputs import DATASET, check_out_file, claim
 from simulator.run.plan import Plan, resumable_plan
@@ -330,11 +330,11 @@ def default_chunk(game, until_ci):
 )
 def bench(game, n_games, players, policy, seats, fixed_seats, rules_files, sets, store, record):
     """Measure games per second per core (engine only; --store adds the full pipeline)."""
+    from simulator.experiments.learn import reads_learned, with_learned
+
     g, rules = load(game, rules_files, sets)
     names = seat_list(g, players, policy, seats, rules)
-    if LEARNED_POLICY in names:  # its weights, as the ladder gives them
-        from simulator.experiments.learn import with_learned
-
+    if reads_learned(g, rules, names):  # its weights, as the ladder gives them
         rules = with_learned(g, rules, len(names))
     if record is not None:  # a bench CSV of balsim's or a new file, never a user's file
         bench_mod.check_record(check_out_file(record, True, "--record", RECORD_MARK, replace=True))

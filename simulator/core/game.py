@@ -46,6 +46,7 @@ GAME_NAMES = (
 SEARCH_POLICY = "search"  # each game's search player: costly, so never a default seat
 LEARNED_POLICY = "learned"  # a game's learned player: its weights are data, never a default seat
 WEIGHTS_KNOB = "weights"  # the learned player's knob: a list (policy_knobs)
+LEARNED_VALUE_KNOB = "learned_value"  # a search player's knob: it reads the learned player
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from simulator.core.game import LEARNED_POLICY, SEARCH_POLICY, Game, knob_values
 from simulator.experiments.adapt import ADAPT_SEED, REPLICATES, Budget, adapted, adapted_name
 from simulator.experiments.adapt_cache import Adaptation
 from simulator.experiments.lab import scripted_field
-from simulator.experiments.learn import with_learned
+from simulator.experiments.learn import reads_learned, with_learned
 from simulator.experiments.strength import strongest_copy
 from simulator.experiments.tune import line_up
 from simulator.run.plan import Plan, Variant, with_knob_sets
@@ -254,7 +254,7 @@ class Ladder:
             lineup = self.default_lineup(rules, field)
         for name in lineup:
             self.game.policy(name, rules)
-        if LEARNED_POLICY in lineup:  # fitted for each variant's rules as given
+        if reads_learned(self.game, rules, lineup):  # fitted for each variant's rules as given
             out = [
                 replace(
                     o, rules=with_learned(self.game, o.rules, self.n_players, fitted_for=v.rules)

@@ -32,7 +32,14 @@ from pathlib import Path
 import numpy as np
 
 from simulator.core.errors import UserError
-from simulator.core.game import LEARNED_POLICY, SEARCH_POLICY, WEIGHTS_KNOB, Game, knob_values
+from simulator.core.game import (
+    LEARNED_POLICY,
+    LEARNED_VALUE_KNOB,
+    SEARCH_POLICY,
+    WEIGHTS_KNOB,
+    Game,
+    knob_values,
+)
 from simulator.core.rng import game_seeds
 from simulator.core.seating import Seating, team_mode
 from simulator.experiments import adapt_cache
@@ -277,6 +284,20 @@ def learned(
     return made
 
 
+def reads_learned(game: Game, rules: dict, seats) -> bool:
+    """Whether any of ``seats`` (policy names) plays the learned player's weights: a learned
+    seat, or a search seat with ``learned_value`` set (policies/search_driver.py)."""
+    policy_set = game.policy_set(rules)
+    for name in set(seats):
+        policy = game.policy(name, rules)
+        base = policy_set[policy.behaviour].name
+        if base == LEARNED_POLICY:
+            return True
+        if base == SEARCH_POLICY and knob_values(rules, policy_set, policy).get(LEARNED_VALUE_KNOB):
+            return True
+    return False
+
+
 def with_learned(
     game: Game,
     rules: dict,
@@ -286,11 +307,25 @@ def with_learned(
 ) -> dict:
     """``rules`` carrying the learned player's knob set (``[policies.learned]``) fitted for
     ``fitted_for`` (default ``rules``: a field's own knob sets added to the rules change no
-    fit), unless ``rules`` give its weights already."""
+    fit), unless ``rules`` give its weights already.  Whether a search reads the learned value
+    changes no fit either (the fit's teacher searches on its own budget): so
+    ``--set policies.search.learned_value=1`` plays the weights shipped for the rules."""
     if WEIGHTS_KNOB in rules.get("policies", {}).get(LEARNED_POLICY, {}):
         return rules
-    found = learned(game, fitted_for or rules, n_players, budget)
+    found = learned(game, without_learned_value(fitted_for or rules), n_players, budget)
     return with_knob_sets(base_rules(rules), {LEARNED_POLICY: found.knob_set})
+
+
+def without_learned_value(rules: dict) -> dict:
+    """``rules`` without any knob set's ``learned_value``."""
+    tables = rules.get("policies", {})
+    if not any(LEARNED_VALUE_KNOB in t for t in tables.values()):
+        return rules
+    kept = {
+        name: {k: v for k, v in table.items() if k != LEARNED_VALUE_KNOB}
+        for name, table in tables.items()
+    }
+    return {**rules, "policies": kept}
 
 
 def ship(game: Game, rules_by_players: dict[int, list[dict]]) -> list[Learned]:

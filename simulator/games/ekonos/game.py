@@ -388,6 +388,7 @@ GAME = Game(
         ("rollouts", 0, MAX_ROLLOUTS),
         ("horizon", 0, S.MAX_TURNS),
         ("top_k", 0, S.MAX_OPTIONS),
+        ("learned_value", 0, 1),
     ),
     exercised=(
         ("action", "place a market indicator", "markers_placed"),

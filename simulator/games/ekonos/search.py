@@ -33,6 +33,7 @@ from simulator.games.ekonos.features import (  # noqa: F401 (the driver reads th
     position_features,
 )
 from simulator.games.ekonos.state import (
+    AT_END,
     CFG_PLAYERS,
     CFG_TURNS,
     CODES,
@@ -44,6 +45,7 @@ from simulator.games.ekonos.state import (
     PENDING_KIND,
     PENDING_OPTIONS,
     PENDING_SEAT,
+    PHASE,
     TURN,
 )
 
@@ -58,6 +60,11 @@ def rollout_end(probe, snap, rules, horizon):
     if horizon > 0:
         last_turn = min(last_turn, probe[TURN] + horizon)
     return last_turn
+
+
+@rule
+def game_over(state):
+    return state[PHASE] == AT_END
 
 
 @rule
@@ -104,9 +111,13 @@ def note_values(probe, snap, trace, values, m, total):
     search_buffers,
     search_step,
     sample_step,
-    weigh,
     learns,
     teaches,
+    values_learned,
     value_options,
+    kept_candidate,
+    scored_rollout,
+    rollout_result,
+    weigh,
     pending_choice,
 ) = for_game(LEARNING_DRIVER, globals(), layout, policies.ekonos, engine)

@@ -96,6 +96,12 @@ def note_values(probe, snap, trace, values, m, total):
     snap[S.NOTES + probe[S.LOG_LEN]] = m + 1
 
 
-search_buffers, search_step, sample_step, weigh, pending_choice = for_game(
-    DRIVER, globals(), S, policies.karnaxis, engine
-)
+(
+    search_buffers,
+    search_step,
+    sample_step,
+    kept_candidate,
+    rollout_result,
+    weigh,
+    pending_choice,
+) = for_game(DRIVER, globals(), S, policies.karnaxis, engine)
