@@ -31,7 +31,7 @@ from policies.common import (
     pick_best,
     pick_random,
 )
-from policies.search import SEARCH_KNOBS
+from policies.search import LEARNED_SEARCH_KNOBS, SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.core.kernel import rule
 from simulator.core.rng import POLICY, rng_float
@@ -77,6 +77,7 @@ KNOBS = (
     *SEARCH_KNOBS,
     *HANDICAP_KNOBS,
     *LEARNED_KNOBS,
+    *LEARNED_SEARCH_KNOBS,
 )
 (
     ESCORT,
@@ -97,7 +98,8 @@ KNOBS = (
     TOP_K,
     BLUNDER,
     WEIGHTS,
-) = range(1, 19)  # knobs table columns (column 0: the behaviour; a learned policy's weights
+    LEARNED_VALUE,
+) = range(1, 20)  # knobs table columns (column 0: the behaviour; a learned policy's weights
 # follow the last, from WEIGHTS_AT)
 WEIGHTS_AT = 1 + len(KNOBS)
 

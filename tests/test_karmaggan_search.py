@@ -29,6 +29,7 @@ from simulator.games.karmaggan import state as S
 GAME = get_game("karmaggan")
 TINY = ("policies.search.rollouts=6", "policies.search.top_k=3", "policies.search.horizon=1")
 SEATS = ("search", "hunter_tuned", "search", "hunter_tuned")
+NOT_KEPT = np.int64(-1)  # search.weigh keeps its rollout policy's pick unless beaten
 
 
 def ids(rules, seats):
@@ -60,7 +61,7 @@ def first_search_decision(sets=TINY, edit=None, seed=6):
         GAME.rules(sets=sets), SEATS, seed, edit
     )
     assert n > 1
-    choice = W.call(search.weigh, 0, n, work, work_rng, values, picks, pool)
+    choice = W.call(search.weigh, 0, n, work, work_rng, values, picks, pool, NOT_KEPT)
     assert W.state[S.G_SEARCH_DECISIONS] == 1  # weighed by playouts
     m = int((values[search.COUNTS] > 0).sum())
     return (
@@ -244,7 +245,7 @@ def test_a_clear_lead_is_played_without_playouts():
     W.call(engine.play_from, np.int64(0), np.int64(0), cap, searched, engine.NOT_RESUMED)
     assert W.call(movement.start_turn, 0)
     n = W.call(movement.list_step_options, 0)
-    choice = W.call(search.weigh, 0, n, work, work_rng, values, picks, pool)
+    choice = W.call(search.weigh, 0, n, work, work_rng, values, picks, pool, NOT_KEPT)
     scores = W.state[S.SCORES : S.SCORES + n]
     assert n > 1 and W.state[S.G_SEARCH_DECISIONS] == 0 and not values[search.COUNTS].any()
     assert scores[choice] >= np.delete(scores, choice).max() + search.CLEAR_LEAD
@@ -355,7 +356,7 @@ def test_the_first_candidate_is_the_step_its_rollout_policy_takes():
         n = W.call(movement.list_step_options, 0)
         if seat_0 == "search":
             buffers = search.search_buffers(W.state, W.rng, W.rules)
-            W.call(search.weigh, 0, n, *buffers)
+            W.call(search.weigh, 0, n, *buffers, NOT_KEPT)
             assert W.state[S.G_SEARCH_DECISIONS] == 1
             picks.append(buffers[3][0])
         else:

@@ -15,7 +15,7 @@ from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.rules import RulesError
 from simulator.experiments import learn
 from simulator.experiments.field import Field, Ladder
-from simulator.games.karmaggan import features, turns
+from simulator.games.karmaggan import features, search, turns
 from simulator.games.karmaggan import state as S
 from simulator.run.plan import with_knob_sets
 from simulator.studies import shipped
@@ -94,6 +94,54 @@ def test_unseen_cards_and_future_dice_do_not_change_the_learned_choice():
 def test_the_weights_decide_the_choice():
     """Control: the same decision with the weights negated takes another option."""
     assert first_learned_decision([-w for w in WEIGHTS])[0] != first_learned_decision()[0]
+
+
+# a search seat that reads the learned player (search.reads_learned: learned_value)
+SEARCH_LEARNED = {"base": "search", "learned_value": 1}
+
+
+def search_rules(weights=WEIGHTS):
+    return with_knob_sets(learned_rules(weights), {"search_learned": SEARCH_LEARNED})
+
+
+def first_search_decision(weights=WEIGHTS, edit=None, seed=6):
+    """The decision of first_learned_decision taken by a search seat reading the learned
+    value: the candidate it keeps unless beaten (the learned player's pick) and its choice."""
+    seats = ("search_learned", *SEATS[1:])
+    W, n, buffers = at_first_step(search_rules(weights), seats, seed, edit)
+    no_samples = np.zeros((0, features.SAMPLE_WIDTH))
+    kept = W.call(turns.learned_step, 0, n, *buffers, no_samples, False)
+    choice = W.call(search.weigh, 0, n, *buffers, kept)
+    assert n > 1 and W.state[S.G_SEARCH_DECISIONS] == 1  # the search's decision, counted once
+    return kept, choice
+
+
+@pytest.mark.slow
+def test_unseen_cards_and_future_dice_do_not_change_a_search_reading_the_learned_value():
+    """Its kept candidate and its playouts' values come from deals of its own (module
+    docstring of turns), never from the real hidden cards or future draws."""
+    plain = first_search_decision()
+
+    def reordered_and_other_futures(W):
+        hidden_cards_reordered(W)
+        other_futures(W)
+
+    assert first_search_decision(edit=reordered_and_other_futures) == plain
+    assert first_search_decision([-w for w in WEIGHTS])[0] != plain[0]  # control: the weights
+
+
+def test_the_search_reading_the_learned_value_plays_todays_search_without_weights():
+    """No weights: the very same games as today's search; with them, other games."""
+    seats = ("search_learned", "rusher_tuned", "search_learned", "hunter_tuned")
+    today = play(search_rules(None), ("search", "rusher_tuned", "search", "hunter_tuned"), n=8)
+    unweighted = play(search_rules(None), seats, n=8)
+    for table in ("games", "players"):
+        for column, values in today[table].items():
+            mine = unweighted[table][column]
+            pairs = (v[0] if isinstance(v, tuple) else v for v in (mine, values))  # codes
+            assert np.array_equal(*pairs), column
+    weighted = play(search_rules(), seats, n=8)
+    assert not np.array_equal(weighted["players"]["score"], today["players"]["score"])
 
 
 def test_the_learned_player_draws_only_from_its_own_stream_and_its_policys():

@@ -371,6 +371,7 @@ GAME = Game(
         ("rollouts", 0, MAX_ROLLOUTS),
         ("horizon", 0, checks.MAX_ROUNDS),
         ("top_k", 1, S.MAX_OPTIONS),
+        ("learned_value", 0, 1),
     ),
     choices=layouts.choices,
     learned_features=features.FEATURES,

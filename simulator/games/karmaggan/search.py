@@ -35,15 +35,27 @@ rollout policy's pick is played unless a rival beats it over the paired rounds i
 test corrected over the rivals (``policies.search.paired_choice``): a few playouts are noisy,
 and overriding the rollout policy on noise plays worse than the rollout policy itself.
 Besides that pick, the real game draws only from its SEARCH stream.
+
+With the knob ``learned_value`` (and the learned player's weights in the rules) the search
+reads the learned player: the candidate it keeps unless a rival beats it is the learned
+player's pick (turns.learned_step, on a deal of its own), and a playout its horizon cut is
+valued by the learned value of the position there instead of the race for the Egg
+(:func:`rollout_value`).
 """
 
 import numpy as np
 
+from policies import learned
+from policies.common import behaviour
 from policies.karmaggan import (
     HORIZON,
+    LEARNED,
+    LEARNED_VALUE,
     ROLLOUT_POLICY_KNOB,
     ROLLOUTS,
     TOP_K,
+    WEIGHTS,
+    WEIGHTS_AT,
     step_scores,
 )
 from policies.search import (
@@ -74,10 +86,13 @@ UNSEEN, DEALT = range(2)  # rows of cards: what the seat cannot see, canonical; 
 
 
 @rule
-def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, values, picks, cards):
+def weigh(
+    state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, values, picks, cards, kept
+):
     """The STEP option ``seat`` takes among the ``n`` in the state's OPTIONS block: its rollout
-    policy's own pick unless a rival candidate beats it clearly over paired rollouts played on
-    the copy ``work`` and ``work_rng`` (module docstring); traced when tracing."""
+    policy's own pick, or ``kept`` when not negative (the learned player's pick, for a search
+    reading the learned value), unless a rival candidate beats it clearly over paired rollouts
+    played on the copy ``work`` and ``work_rng`` (module docstring); traced when tracing."""
     policy = state[S.SEAT_POLICY + seat]
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
     own = decide.choose(state, rules, knobs, rng, S.STEP, seat, n)
@@ -85,7 +100,7 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
     scores = S.score_view(state)
     if margin_to_best_other(scores, n, own) >= CLEAR_LEAD:  # the pick's lead
         return own
-    scores[own] = np.inf  # the rollout policy's own pick is candidate 0, the one to beat
+    scores[own if kept < 0 else kept] = np.inf  # candidate 0, the one to beat
     m = top_k(scores, n, np.int64(knobs[policy, TOP_K]), picks)
     rounds = min(max(np.int64(knobs[policy, ROLLOUTS]) // m, 1), MAX_ROUNDS)
     scale = paired_scale(rounds)
@@ -131,7 +146,7 @@ def weigh(state, rules, knobs, rng, trace, timeline, seat, n, work, work_rng, va
                 engine.RESUMED,
             )
             over = status == engine.ENDED or end_round == cap
-            value = seat_value(work, rules, seat, values[SIDES], over)
+            value = rollout_value(work, rules, knobs, policy, seat, values, over)
             base = tally(sums, counts, paired, c, played, value, base)
         played += 1
     state[S.G_SEARCH_DECISIONS] += 1
@@ -186,6 +201,32 @@ def restore_game(state, rules, work, rollout_policy, n_options, whole):
     copy_slots(work, state, rules[S.CFG_DECKS], rules[S.CFG_STATE_SIZE])
     for seat in range(S.MAX_PLAYERS):
         work[S.SEAT_POLICY + seat] = rollout_policy
+
+
+@rule
+def rollout_value(state, rules, knobs, policy, seat, values, over):
+    """A playout's value for ``seat``: :func:`seat_value`, or for a search reading the learned
+    value (:func:`reads_learned`) a playout its horizon cut before the game ended valued by
+    the learned player's weights (features.features seen from ``seat``; the fit is centred
+    within each decision, so it compares the positions of one decision's candidates, whose
+    playouts all stop at the same horizon)."""
+    if over or not reads_learned(knobs, policy):
+        return seat_value(state, rules, seat, values[SIDES], over)
+    row = values[SIDES, : features.SCRATCH]
+    features.features(state, rules, seat, 0.0, row)  # no step led here: no prior
+    return learned.position_value(row, knobs[LEARNED], WEIGHTS_AT, features.N_FEATURES)
+
+
+@rule
+def reads_learned(knobs, policy):
+    """A search seat with ``learned_value`` set, the learned player's weights given."""
+    return knobs[policy, LEARNED_VALUE] != 0 and learns(knobs, LEARNED)
+
+
+@rule
+def learns(knobs, policy):
+    """A learned seat with its weights (one per feature); without, it plays its rollout policy."""
+    return behaviour(knobs, policy) == LEARNED and knobs[policy, WEIGHTS] == features.N_FEATURES
 
 
 @rule

@@ -27,7 +27,6 @@ from policies.karmaggan import (
     ROLLOUT_POLICY_KNOB,
     ROLLOUTS,
     TOP_K,
-    WEIGHTS,
     WEIGHTS_AT,
     step_scores,
 )
@@ -36,12 +35,7 @@ from simulator.core.kernel import layer, rule
 from simulator.core.rng import N_STREAMS
 from simulator.games.karmaggan import decide, engine, features, movement, search
 from simulator.games.karmaggan import state as S
-
-
-@rule
-def learns(knobs, policy):
-    """A learned seat with its weights (one per feature); without, it plays its rollout policy."""
-    return behaviour(knobs, policy) == LEARNED and knobs[policy, WEIGHTS] == features.N_FEATURES
+from simulator.games.karmaggan.search import learns
 
 
 @rule
@@ -134,6 +128,24 @@ def search_turn(
             if decide.weighs(knobs, policy, n) or (sampling and teaches(knobs, policy)):
                 if sampling:  # candidate_value reads the counts of this decision alone
                     values[search.COUNTS, :n] = 0.0
+                kept = -1  # the rollout policy's pick, or the learned player's:
+                if search.reads_learned(knobs, policy):
+                    kept = learned_step(
+                        state,
+                        rules,
+                        knobs,
+                        rng,
+                        trace,
+                        seat,
+                        n,
+                        work,
+                        work_rng,
+                        values,
+                        picks,
+                        cards,
+                        samples,
+                        False,
+                    )
                 i = search.weigh(
                     state,
                     rules,
@@ -148,6 +160,7 @@ def search_turn(
                     values,
                     picks,
                     cards,
+                    kept,
                 )
             elif not learns(knobs, policy):  # a learned seat without weights
                 i = decide.choose(state, rules, knobs, rng, S.STEP, seat, n)
@@ -187,7 +200,9 @@ def learned_step(
     game's SEARCH stream (every option on the same deal), so the choice never depends on the
     real hidden cards or future dice.  ``note``: write every option's features and the search's
     value of it into ``samples`` too (the search weighed it just before: ``values`` and
-    ``picks``)."""
+    ``picks``).  A search seat reading the learned value (search.reads_learned) asks it for
+    the candidate it keeps: valued by the learned player's weights, not counted (the search's
+    decision is)."""
     policy = state[S.SEAT_POLICY + seat]
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
     own = decide.choose(state, rules, knobs, rng, S.STEP, seat, n)
@@ -199,7 +214,8 @@ def learned_step(
     roll_rng, deal_rng = work_rng[search.ROLLOUT_RNG], work_rng[search.DEAL_RNG]
     row = values[search.PAIRED, : features.SCRATCH]  # the paired rows are weigh's alone
     no_trace = trace[:0]
-    valued = learns(knobs, policy)
+    valuer = policy if behaviour(knobs, policy) == LEARNED else LEARNED
+    valued = learns(knobs, valuer)
     # the race's maps of the position before the step, computed once into the real game's
     # cache (a cache: the game plays the same), where each option that turns no ring and
     # moves no Egg finds them after its restore instead of searching the board again
@@ -218,12 +234,12 @@ def learned_step(
             value = candidate_value(values, picks, n, i)
             learned.note_sample(samples, seat, i, i == own, value, row, features.N_FEATURES)
         if valued:
-            value = learned.position_value(row, knobs[policy], WEIGHTS_AT, features.N_FEATURES)
+            value = learned.position_value(row, knobs[valuer], WEIGHTS_AT, features.N_FEATURES)
             if value > best_value:
                 best, best_value = i, value
     if note:
         samples[learned.HEADER, learned.DECISIONS] += 1
-    else:
+    elif valuer == policy:
         state[S.G_SEARCH_DECISIONS] += 1
     return best
 
