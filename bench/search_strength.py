@@ -3,12 +3,13 @@
 For each game whose search reads the learned player (a search knob ``learned_value``) and each
 player count asked, on fresh seeds and the very same games (same seeds, same seat orders):
 
-* ``today``: today's search seat (``search``, the printed budget) against copies of the
-  strongest tuned policy;
+* ``today``: today's search seat (``search``, the printed budget; its team in team mode)
+  against copies of the strongest tuned policy;
 * ``learned value``: the search with ``learned_value = 1`` and the budget given (``--rollouts``,
   ``--horizon``, ``--top-k``) in its place: it keeps the learned player's pick unless a rival
   beats it, and values its rollouts at their horizon by the learned weights;
-* ``head to head``: one seat of each, the rest the strongest tuned policy, balanced seating.
+* ``head to head``: one seat of each, the rest the strongest tuned policy, balanced seating
+  (in team mode each search's side wins with its teammate).
 
 Win shares with their Wilson 95% intervals; the head-to-head difference (learned value minus
 today, the same games) with the normal interval of the mean of the per-game differences.
