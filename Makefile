@@ -11,7 +11,7 @@ TEST_STAMP := $(VENV)/.installed-test
 # the report's browser test renders it in headless Chromium (Debian's package)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-fast bench decisions asks mutants tuned adapted learned learned-strength clean browser
+.PHONY: run test test-fast bench decisions asks mutants tuned adapted learned learned-strength search-strength clean browser
 
 # --no-compile: no byte-compiling of every installed module (half the install's CPU); Python
 # compiles what it imports, on first import, and keeps it: where the environment says not to
@@ -119,6 +119,12 @@ learned: $(STAMP)
 # (bench/results/learned-strength.csv and the table in docs/search.md); minutes on one core
 learned-strength: $(STAMP)
 	$(BIN)/python bench/learned_strength.py --games 4000
+
+# the search reading the learned value beside today's search, each game at the budget chosen
+# on seed 919 (bench/results/search-strength.csv and the table in docs/search.md); minutes
+search-strength: $(STAMP)
+	$(BIN)/python bench/search_strength.py --game ekonos --games 4000 --seed 929 --rollouts 16 --top-k 4
+	$(BIN)/python bench/search_strength.py --game karmaggan --games 4000 --seed 929 --top-k 4
 
 clean:
 	rm -rf $(VENV) runs
