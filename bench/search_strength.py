@@ -58,7 +58,7 @@ BEGIN, END = "<!-- search:begin -->", "<!-- search:end -->"
 NEW = "search_learned"  # the knob set this script plays beside today's search
 CHUNK = 100
 ROLES = ("today", "learned value", "h2h today", "h2h learned value", "h2h difference")  # rows
-GAMES_WITH = ("ekonos", "karmaggan")  # the games whose search reads the learned player
+GAMES_WITH = ("ekonos", "karmaggan", "karnaxis")  # the games whose search reads the learned player
 
 
 def measure(game_name: str, n_players: int, n_games: int, seed: int, budget: dict) -> list[dict]:

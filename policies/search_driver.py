@@ -24,7 +24,9 @@ with the knob ``learned_value`` (and the learned player's weights in the rules) 
 too: the candidate it keeps unless a rival beats it is the learned player's pick
 (:func:`learned_candidate_kept`) instead of its rollout policy's, and a rollout its horizon
 stops before the game's end is valued by the learned value of the position there
-(:func:`learned_rollout`) instead of the scores (docs/search.md).
+(:func:`learned_rollout`) instead of the scores (docs/search.md).  A game whose learned player
+plays its steps outside the driver binds :data:`OWN_LEARNER_DRIVER`, with the two hooks
+``kept_candidate`` and ``rollout_result`` of its own, read the same way.
 
 The decision layer (:data:`DECIDE`) is written here once for the games the driver plays, and
 bound by each game's decide module: :func:`choose`, the one door of every decision, asks the
@@ -457,6 +459,16 @@ LEARNING_DRIVER = (
     (learned_choice, allocating, "pending_choice"),
 )
 LEARNING_DECIDE = (*DECIDE[: len(QUESTIONS) + 1], *LEARNING, (pends, rule), *DECIDE[-2:])
+# the driver of a game whose learned player plays its own steps (its ``learns(knobs, policy)``
+# and LEARNED_VALUE column given), its search seats reading it through the game's own hooks
+# ``kept_candidate`` and ``rollout_result`` (the signatures of rollout_candidate_kept and
+# scored_rollout), which may call :func:`values_learned` and :func:`scored_rollout`
+OWN_LEARNER_DRIVER = (
+    *DRIVER[:3],
+    (values_learned, rule),
+    (scored_rollout, allocating),
+    *DRIVER[-2:],
+)
 
 
 def for_game(templates, game_globals: dict, *modules):

@@ -2,7 +2,10 @@
 candidate actions on a copy whose hidden information it re-drew, so unseen cards and future dice
 never change its choice; its weights decide; it draws only from its own stream; without weights
 it plays its rollout policy; `learned` plays in --seats and as a --field rung (its fit:
-tests/test_learned.py)."""
+tests/test_learned.py).  A `search` seat with ``learned_value`` reads it: without weights it
+plays today's search, and what it weighs does not read what its seat cannot know."""
+
+import copy
 
 import numpy as np
 from karnaxis_world import GAME, plain_python
@@ -12,6 +15,7 @@ from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.trace import new_trace
 from simulator.experiments.field import Field, Ladder
+from simulator.experiments.learn import reads_learned, with_learned
 from simulator.games.karnaxis import actions, decide, engine, features, search, turns
 from simulator.games.karnaxis import state as S
 from simulator.run.plan import with_knob_sets
@@ -24,11 +28,18 @@ for name, w in (("margin", 8.0), ("kept_left", 3.0), ("cards", 0.5), ("prior", 2
     WEIGHTS[features.FEATURES.index(name)] = w
 
 
+# today's search on a tiny budget (three candidates, rollouts to the end of the next year) and
+# the same reading the learned player (turns.learned_candidate, learned_rollout)
+SEARCH_TINY = {"base": "search", "rollouts": 6, "top_k": 3, "horizon": 1}
+SEARCH_LEARNED = {**SEARCH_TINY, "learned_value": 1}
+
+
 def learned_rules(weights=WEIGHTS, **teacher):
     table = {"rollout_policy": ROLLOUT, **teacher}
     if weights is not None:
         table["weights"] = list(weights)
-    return with_knob_sets(GAME.rules(), {"learned": table})
+    sets = {"learned": table, "search_tiny": SEARCH_TINY, "search_learned": SEARCH_LEARNED}
+    return with_knob_sets(GAME.rules(), sets)
 
 
 def reverse(state, at, n):
@@ -124,6 +135,46 @@ def test_the_learned_player_draws_only_from_its_own_stream():
     assert (valued[others] == before[others]).all()
 
 
+def first_searched_square(edit=None, weights=WEIGHTS, seed=3):
+    """Seat 0, a search seat reading the learned value, at its first action square (the game
+    played to there by scripted seats): what it weighed (its trace rows: each candidate's mean
+    value) and the option it took.  ``edit(state, rng, rules_array)`` changes the game first."""
+    rules = learned_rules(weights)
+    params = GAME.prepare(rules, 4)
+    r, knobs = params[0], params[1]
+    ids = {p.name: p.id for p in GAME.policy_set(rules)}
+    state = np.zeros(r[S.CFG_STATE_SIZE], np.int64)
+    rng = np.zeros(N_STREAMS, np.uint64)
+    RULES["new_game"](state, r, knobs, rng, np.uint64(seed), np.array([ids[ROLLOUT]] * 4, np.int8))
+    while state[S.PHASE] != S.AT_ACTION:
+        RULES["play_step"](state, r, knobs, rng, new_trace(0))
+    assert RULES["square_seat"](state, r) == 0 and state[S.row(0) + S.CARDS_HELD] == 0
+    state[S.SEAT_POLICY], state[S.MODE] = ids["search_learned"], S.PROBE
+    if edit:
+        edit(state, rng, r)
+    work, work_rng, values = RULES["search_buffers"](r)
+    trace = new_trace(400)
+    RULES["search_step"](state, r, knobs, rng, trace, work, work_rng, values)
+    rows = trace[: state[S.TRACE_N]]
+    first = np.flatnonzero(rows[:, 0] == S.EV_SEARCH)[0]
+    weighed = rows[first : first + 1 + rows[first, 5]]
+    assert weighed[0, 2] == 0 and weighed[0, 3] == S.D_ACTION
+    return weighed.tolist(), state[S.LOG]  # its action: the step's first decision
+
+
+def test_unseen_cards_and_future_dice_do_not_change_a_search_reading_the_learned_value():
+    """The learned player's pick kept unless beaten, and every rollout valued by the learned
+    weights at its horizon: all of it on deals of its own, none on the undrawn cards, the
+    events to come or future dice; seat 0's own cash, which it sees, does change it."""
+    mine = first_searched_square()
+    assert first_searched_square(edit=hidden_reordered) == mine
+
+    def richer(state, rng, r):
+        state[S.row(0) + S.CASH] += 400_000
+
+    assert first_searched_square(edit=richer)[0] != mine[0]  # control
+
+
 # ---------------------------------------------------------------- whole games (compiled)
 
 
@@ -162,3 +213,29 @@ def test_learned_in_the_seats_and_as_a_field_rung():
     assert "weights" in players.rules["policies"]["learned"]
     named = Ladder(GAME, 4).players(GAME.rules(), Field("scripted"), ["learned", "tycoon"] * 2)
     assert named.rules["policies"]["learned"] == players.rules["policies"]["learned"]
+
+
+def test_the_search_reading_the_learned_value_plays_todays_search_without_weights():
+    """No weights: the very same games as today's search; with them, other games."""
+    others = ["scholar_tuned", ROLLOUT, "cautious_tuned"]
+    today = play(learned_rules(None), ["search_tiny", *others], n=8)
+    for weights in (None, WEIGHTS):
+        mine = play(learned_rules(weights), ["search_learned", *others], n=8)
+        alike = [
+            np.array_equal(*(v[0] if isinstance(v, tuple) else v for v in (mine[t][c], column)))
+            for t in ("games", "players", "years")
+            for c, column in today[t].items()
+        ]
+        assert all(alike) == (weights is None)
+
+
+def test_a_search_reading_the_learned_value_is_given_the_learned_weights():
+    """`--set policies.search.learned_value=1` seats today's search with the shipped weights
+    of the printed rules (nothing fitted); today's search reads none."""
+    rules = copy.deepcopy(GAME.rules())
+    rules["policies"]["search"]["learned_value"] = 1
+    assert reads_learned(GAME, rules, ["search", ROLLOUT])
+    assert not reads_learned(GAME, GAME.rules(), ["search", ROLLOUT])
+    given = with_learned(GAME, rules, 4)["policies"]
+    assert given["learned"] == with_learned(GAME, GAME.rules(), 4)["policies"]["learned"]
+    assert given["search"]["learned_value"] == 1

@@ -10,14 +10,14 @@ from karnaxis_world import GAME, POLICY, plain_python, rules_with
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.trace import new_trace
-from simulator.games.karnaxis import decide, engine, search
+from simulator.games.karnaxis import decide, engine, search, turns
 from simulator.games.karnaxis import state as S
 from simulator.run.plan import Plan, Variant
 from simulator.run.runner import execute
 
 SEARCH = POLICY["search"]
 TYCOON = POLICY["tycoon"]
-RULES = plain_python((decide, engine, search))  # plain Python: no compiling per test
+RULES = plain_python((decide, engine, search, turns))  # plain Python: no compiling per test
 
 
 def tiny(**sets):

@@ -4,7 +4,7 @@ what each policy reads from the rules, computed once per variant (:func:`reading
 import numpy as np
 
 from policies.common import HANDICAP_KNOBS, RANDOM
-from policies.search import SEARCH_KNOBS
+from policies.search import LEARNED_SEARCH_KNOBS, SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.games.karnaxis import state as S
 
@@ -53,6 +53,7 @@ KNOBS = (
     )
     + SEARCH_KNOBS
     + HANDICAP_KNOBS
+    + LEARNED_SEARCH_KNOBS
 )
 (
     COLLEGE_TARGET,
@@ -76,7 +77,8 @@ KNOBS = (
     HORIZON,
     TOP_K,
     BLUNDER,
-) = range(1, 22)  # knobs columns (0: the behaviour)
+    LEARNED_VALUE,
+) = range(1, 23)  # knobs columns (0: the behaviour)
 # Then what each policy reads from the rules, computed once per variant (:func:`readings`),
 # not at every decision: an attribute's worth (its study value per attribute a Study gives),
 # a Karnaxis college card's, the loan rate, its borrowing limit in dollars, what a forgiven
@@ -108,7 +110,7 @@ KNOBS = (
     DECK_FORGIVE,
     DECK_END,
     KEEP,
-) = range(22, 39)
+) = range(23, 40)
 DIE_MEAN = 3.5  # a dice-cash card pays its value times one die (1-6)
 
 

@@ -15,7 +15,7 @@ from policies.learned import HEADER, ROWS, note_outcomes
 from simulator.core.kernel import allocating, entry, layer
 from simulator.core.rng import N_STREAMS
 from simulator.core.trace import TRACE_WIDTH
-from simulator.games.karnaxis import engine, features, search, turns, year_end
+from simulator.games.karnaxis import engine, features, turns, year_end
 from simulator.games.karnaxis import state as S
 
 
@@ -93,7 +93,7 @@ def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_y
 @allocating
 def search_buffers(rules):
     """The search driver's work buffers, then the learned seats' (turns.learned_buffers)."""
-    return (*search.search_buffers(rules), *turns.learned_buffers())
+    return (*turns.search_buffers(rules), *turns.learned_buffers())
 
 
 @layer

@@ -222,7 +222,12 @@ GAME = Game(
     replay=replay.replay,
     categories={"end_reason": S.END_REASONS},
     timelines=("years",),
-    search_limits=(("rollouts", 0, MAX_ROLLOUTS), ("horizon", 0, 100), ("top_k", 1, S.MAX_OPTIONS)),
+    search_limits=(
+        ("rollouts", 0, MAX_ROLLOUTS),
+        ("horizon", 0, 100),
+        ("top_k", 1, S.MAX_OPTIONS),
+        ("learned_value", 0, 1),
+    ),
     learned_features=features.FEATURES,
     sample=outputs.sample,
     # the teacher plays its rollouts 5 years ahead (the search's horizon): 400 games of 12

@@ -13,7 +13,8 @@ as probes and weighs each pending search decision in paired rounds of rollouts (
 candidate of a round on the same re-drawn future); the rollout policy's own choice (candidate
 0) is kept unless a rival beats it in a paired one-sided test corrected over the rivals
 (policies.search.paired_choice).  This module gives it the Karnaxis parts: where a rollout
-stops, the provisional final cash at its end and the trace rows.
+stops, the provisional final cash at its end and the trace rows; turns.py binds the driver to
+them (with the hooks of a search seat that reads the learned player, ``learned_value``).
 
 Knobs ``[policies.search]``: ``rollouts`` per decision, ``rollout_policy``, ``top_k`` and
 ``horizon``: 0 plays each rollout to the end of the game; h plays it to the end of the h-th
@@ -27,8 +28,7 @@ exactly Game End's count, so at the end of the game it is the final score.
 
 import numpy as np
 
-import policies.karnaxis
-from policies.search_driver import COUNTS, DRIVER, SUMS, for_game
+from policies.search_driver import COUNTS, SUMS
 from simulator.core.kernel import rule
 from simulator.games.karnaxis import engine, money, year_end
 from simulator.games.karnaxis import state as S
@@ -94,14 +94,3 @@ def note_values(probe, snap, trace, values, m, total):
         trace[at + 1 + r, 5] = np.int64(round(values[SUMS, r] / values[COUNTS, r] * MILLION))
         trace[at + 1 + r, 6] = np.int64(values[COUNTS, r])
     snap[S.NOTES + probe[S.LOG_LEN]] = m + 1
-
-
-(
-    search_buffers,
-    search_step,
-    sample_step,
-    kept_candidate,
-    rollout_result,
-    weigh,
-    pending_choice,
-) = for_game(DRIVER, globals(), S, policies.karnaxis, engine)

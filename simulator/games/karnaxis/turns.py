@@ -19,6 +19,12 @@ the search's playouts from the decision (rounds of every candidate on the same r
 decide.determinize, as the search plays them), and every candidate's position is written down
 with its mean value; it then plays its own pick when it has weights (expert iteration on the
 positions it reaches), else the search's (policies.search.paired_choice).
+
+A `search` seat with the knob ``learned_value`` (and the learned weights in the rules) reads the
+learned player through the two hooks of the search driver bound here: at its character choice
+and its action squares the candidate it keeps unless a rival beats it is the learned player's
+pick among its candidates (:func:`learned_candidate`), and a rollout its horizon stops before
+Game End is valued by the learned value of the position there (:func:`learned_rollout`).
 """
 
 import numpy as np
@@ -112,13 +118,20 @@ def learned_step(state, rules, knobs, rng, trace, seat, buffers, samples):
     mode = state[S.MODE]
     state[S.MODE], state[S.DECISIONS] = S.PLAIN, 0
     kind = S.D_CHARACTER if state[S.PHASE] == S.AT_CHARACTER else S.D_ACTION
-    if kind == S.D_CHARACTER:
-        n = engine.deal_characters(state, rules, seat)
-    else:
-        n = actions.open_square(state, rules, knobs, rng, trace, seat)
+    n = open_decision(state, rules, knobs, rng, trace, kind, seat)
     choice = choose_learned(state, rules, knobs, rng, trace, kind, seat, n, buffers, samples)
     finish_step(state, rules, knobs, rng, trace, kind, seat, choice)
     state[S.MODE] = mode
+
+
+@rule
+def open_decision(state, rules, knobs, rng, trace, kind, seat):
+    """The step up to ``seat``'s character choice or action square (``kind``): the characters
+    dealt to it, or the saved Karnaxis cards it uses first; the options listed in the OPTIONS
+    block, returns how many."""
+    if kind == S.D_CHARACTER:
+        return engine.deal_characters(state, rules, seat)
+    return actions.open_square(state, rules, knobs, rng, trace, seat)
 
 
 @rule
@@ -146,8 +159,7 @@ def choose_learned(state, rules, knobs, rng, trace, kind, seat, n, buffers, samp
     scores = scratch[OPTION_SCORES]
     prior_scores(state, rules, knobs, rollout_policy, kind, seat, n, scores)
     m = top_k(scores, n, np.int64(knobs[policy, TOP_K]) if teaching else CANDIDATES, picks)
-    while m > 1 and scores[picks[m - 1]] <= REFUSED:
-        m -= 1
+    m = unrefused(scores, picks, m)
     if m == 1 or (scores[picks[0]] >= FORCED and not teaching):
         return picks[0]
     taught = 0
@@ -158,6 +170,15 @@ def choose_learned(state, rules, knobs, rng, trace, kind, seat, n, buffers, samp
         return picks[taught]
     state[S.SEARCH_DECISIONS] += 1
     return picks[best]
+
+
+@rule
+def unrefused(scores, picks, m):
+    """How many of the ``m`` candidates ``picks`` (the best-scored first) are not refused by
+    the rollout policy (at least the first)."""
+    while m > 1 and scores[picks[m - 1]] <= REFUSED:
+        m -= 1
+    return m
 
 
 @rule
@@ -195,23 +216,51 @@ def ply(state, rules, knobs, rng, trace, kind, seat, n, m, buffers, samples):
     for r in range(m):
         copy_position(copy, state, rules, n)
         copy_rng[:] = rng
-        redraw(copy, rules, copy_rng, kind, seat, seed, rollout_policy, picks[r])
-        finish_step(copy, rules, knobs, copy_rng, trace[:0], kind, seat, picks[r])
-        features.features(
-            copy, rules, knobs, seat, rollout_policy, scratch[OPTION_SCORES, picks[r]], row
+        prior = scratch[OPTION_SCORES, picks[r]]
+        take(
+            copy,
+            rules,
+            knobs,
+            copy_rng,
+            trace,
+            kind,
+            seat,
+            seed,
+            rollout_policy,
+            picks[r],
+            prior,
+            row,
         )
         if note:
             mean = values[SUMS, r] / values[COUNTS, r]
             note_sample(samples, seat, picks[r], r == 0, mean, row, features.N_FEATURES)
         if valued:
             value = position_value(row, knobs[policy], first, features.N_FEATURES)
-            if r == 0:
-                best_value = value + OVERRIDE  # the own pick, kept unless clearly beaten
-            elif value > best_value:
-                best, best_value = r, value
+            best, best_value = kept_pick(r, value, best, best_value)
     if note:
         samples[HEADER, DECISIONS] += 1
     return best
+
+
+@allocating
+def take(copy, rules, knobs, copy_rng, trace, kind, seat, seed, rollout_policy, option, prior, row):
+    """``option`` taken on ``copy`` (the game at ``seat``'s decision) to the end of the step,
+    what the seat cannot know re-drawn from ``seed`` first (:func:`redraw`); the features of the
+    position it leaves into ``row`` (``prior``: the rollout policy's score of ``option``)."""
+    redraw(copy, rules, copy_rng, kind, seat, seed, rollout_policy, option)
+    finish_step(copy, rules, knobs, copy_rng, trace[:0], kind, seat, option)
+    features.features(copy, rules, knobs, seat, rollout_policy, prior, row)
+
+
+@rule
+def kept_pick(r, value, best, best_value):
+    """The rank kept and the value to beat once candidate ``r`` is valued ``value``: the own
+    pick (rank 0), kept unless another's value is higher by more than OVERRIDE."""
+    if r == 0:
+        return 0, value + OVERRIDE
+    if value > best_value:
+        return r, value
+    return best, best_value
 
 
 @rule
@@ -275,6 +324,99 @@ def teach(state, rules, knobs, rng, trace, kind, seat, m, buffers):
     return paired_choice(paired, m, rounds, scale, u)
 
 
+@allocating
+def learned_candidate(probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values):
+    """The candidate a search decision plays unless a rival beats it (search_driver.weigh): with
+    ``learned_value`` and the learned player's weights, at a character choice or an action
+    square, the learned player's pick among the search's candidates: the step replayed from its
+    snapshot to the decision (its logged decisions), each candidate taken as :func:`ply` takes
+    it, with the same re-draw from one seed of the SEARCH stream, and valued by the `learned`
+    weights; elsewhere the rollout policy's own choice, candidate 0."""
+    seat = probe[S.PENDING_SEAT]
+    policy = probe[S.SEAT_POLICY + seat]
+    kind = probe[S.PENDING_KIND]
+    if not values_learned(knobs, policy) or (kind != S.D_CHARACTER and kind != S.D_ACTION):
+        return 0
+    rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
+    copy, copy_rng = work[search_driver.ROLLOUT_COPY], work_rng[search_driver.ROLLOUT_COPY]
+    scores, row = values[SUMS], values[search_driver.SCORES, : features.SCRATCH]  # free yet
+    picks = probe[S.CANDIDATES : S.CANDIDATES + probe[S.PENDING_CANDIDATES]]
+    no_trace = trace[:0]
+    n = at_decision(copy, copy_rng, snap, snap_rng, rules, knobs, no_trace, kind, seat)
+    prior_scores(copy, rules, knobs, rollout_policy, kind, seat, n, scores)
+    m = unrefused(scores, picks, picks.shape[0])
+    if m == 1 or scores[picks[0]] >= FORCED:
+        return 0
+    seed = rollout_seed(rng)
+    first = features.weights_at(knobs)
+    best, best_value = 0, np.inf
+    for r in range(m):
+        if r > 0:
+            at_decision(copy, copy_rng, snap, snap_rng, rules, knobs, no_trace, kind, seat)
+        option = picks[r]
+        take(
+            copy,
+            rules,
+            knobs,
+            copy_rng,
+            no_trace,
+            kind,
+            seat,
+            seed,
+            rollout_policy,
+            option,
+            scores[option],
+            row,
+        )
+        value = position_value(row, knobs[LEARNED], first, features.N_FEATURES)
+        best, best_value = kept_pick(r, value, best, best_value)
+    return best
+
+
+@allocating
+def at_decision(copy, copy_rng, snap, snap_rng, rules, knobs, trace, kind, seat):
+    """``copy`` made the game of a search step's snapshot ``snap`` at ``seat``'s pending
+    character choice or action square (``kind``): the step replayed to it, the decisions before
+    it answered from the step's log; returns how many options it lists."""
+    copy[:] = snap
+    copy_rng[:] = snap_rng
+    copy[S.MODE], copy[S.DECISIONS] = S.REPLAY, 0
+    return open_decision(copy, rules, knobs, copy_rng, trace, kind, seat)
+
+
+@allocating
+def learned_rollout(roll, rules, knobs, policy, seat, values):
+    """A search rollout's value for ``seat`` (search_driver.weigh): with ``learned_value`` and
+    the learned player's weights, at a horizon before the game's end, the learned value of the
+    position there seen from ``seat`` (features.features, no action's score), else the outcome
+    value of the provisional final cash (search_driver.scored_rollout)."""
+    if not values_learned(knobs, policy) or roll[S.PHASE] == S.AT_END:
+        return scored_rollout(roll, rules, knobs, policy, seat, values)
+    row = values[search_driver.SCORES, : features.SCRATCH]
+    rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
+    features.features(roll, rules, knobs, seat, rollout_policy, 0.0, row)
+    return position_value(row, knobs[LEARNED], features.weights_at(knobs), features.N_FEATURES)
+
+
+# The search driver, bound to search.py's hooks and to this module's two for a search seat that
+# reads the learned player (knob ``learned_value``): bound here, since the learned player reads
+# search.py's provisional cash; its namespace is search.py's, so its kernels keep its name.
+search_buffers, search_step, sample_step, values_learned, scored_rollout, weigh, pending_choice = (
+    for_game(
+        search_driver.OWN_LEARNER_DRIVER,
+        {
+            **vars(search),
+            "learns": learns,
+            "kept_candidate": learned_candidate,
+            "rollout_result": learned_rollout,
+        },
+        S,
+        policies.karnaxis,
+        engine,
+    )
+)
+
+
 @layer
 def step(state, rules, knobs, rng, trace, buffers, samples):
     """One step of a game with search or learned seats: a learned seat's action square here,
@@ -286,4 +428,4 @@ def step(state, rules, knobs, rng, trace, buffers, samples):
         engine.play_step(state, rules, knobs, rng, trace)
     else:
         work, work_rng, values = buffers[0], buffers[1], buffers[2]
-        search.search_step(state, rules, knobs, rng, trace, work, work_rng, values)
+        search_step(state, rules, knobs, rng, trace, work, work_rng, values)
