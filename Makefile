@@ -125,6 +125,7 @@ learned-strength: $(STAMP)
 search-strength: $(STAMP)
 	$(BIN)/python bench/search_strength.py --game ekonos --games 4000 --seed 929 --rollouts 16 --top-k 4
 	$(BIN)/python bench/search_strength.py --game karmaggan --games 4000 --seed 929 --top-k 4
+	$(BIN)/python bench/search_strength.py --game karnaxis --games 4000 --seed 929 --horizon 1 --rollouts 9 --top-k 3
 
 clean:
 	rm -rf $(VENV) runs
