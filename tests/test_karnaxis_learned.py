@@ -135,10 +135,11 @@ def test_the_learned_player_draws_only_from_its_own_stream():
     assert (valued[others] == before[others]).all()
 
 
-def first_searched_square(edit=None, weights=WEIGHTS, seed=3):
+def first_searched_square(edit=None, weights=WEIGHTS, seed=3, phase=S.AT_ACTION):
     """Seat 0, a search seat reading the learned value, at its first action square (the game
-    played to there by scripted seats): what it weighed (its trace rows: each candidate's mean
-    value) and the option it took.  ``edit(state, rng, rules_array)`` changes the game first."""
+    played to there by scripted seats), or with ``phase`` AT_CHARACTER at its character choice:
+    what it weighed (its trace rows: each candidate's mean value) and the option it took.
+    ``edit(state, rng, rules_array)`` changes the game first."""
     rules = learned_rules(weights)
     params = GAME.prepare(rules, 4)
     r, knobs = params[0], params[1]
@@ -146,9 +147,9 @@ def first_searched_square(edit=None, weights=WEIGHTS, seed=3):
     state = np.zeros(r[S.CFG_STATE_SIZE], np.int64)
     rng = np.zeros(N_STREAMS, np.uint64)
     RULES["new_game"](state, r, knobs, rng, np.uint64(seed), np.array([ids[ROLLOUT]] * 4, np.int8))
-    while state[S.PHASE] != S.AT_ACTION:
+    while state[S.PHASE] != phase:
         RULES["play_step"](state, r, knobs, rng, new_trace(0))
-    assert RULES["square_seat"](state, r) == 0 and state[S.row(0) + S.CARDS_HELD] == 0
+    assert state[S.row(0) + S.CARDS_HELD] == 0
     state[S.SEAT_POLICY], state[S.MODE] = ids["search_learned"], S.PROBE
     if edit:
         edit(state, rng, r)
@@ -158,7 +159,8 @@ def first_searched_square(edit=None, weights=WEIGHTS, seed=3):
     rows = trace[: state[S.TRACE_N]]
     first = np.flatnonzero(rows[:, 0] == S.EV_SEARCH)[0]
     weighed = rows[first : first + 1 + rows[first, 5]]
-    assert weighed[0, 2] == 0 and weighed[0, 3] == S.D_ACTION
+    kind = S.D_ACTION if phase == S.AT_ACTION else S.D_CHARACTER
+    assert weighed[0, 2] == 0 and weighed[0, 3] == kind  # seat 0's own decision
     return weighed.tolist(), state[S.LOG]  # its action: the step's first decision
 
 
@@ -173,6 +175,18 @@ def test_unseen_cards_and_future_dice_do_not_change_a_search_reading_the_learned
         state[S.row(0) + S.CASH] += 400_000
 
     assert first_searched_square(edit=richer)[0] != mine[0]  # control
+
+
+def test_unseen_cards_and_future_dice_do_not_change_its_character_choice():
+    """The same at its character choice (the learned pick among the characters dealt to it,
+    kept unless beaten): the hidden decks and every future draw changed, it weighs the same."""
+    mine = first_searched_square(phase=S.AT_CHARACTER)
+    assert first_searched_square(edit=hidden_reordered, phase=S.AT_CHARACTER) == mine
+
+    def richer(state, rng, r):
+        state[S.row(0) + S.CASH] += 400_000
+
+    assert first_searched_square(edit=richer, phase=S.AT_CHARACTER)[0] != mine[0]  # control
 
 
 # ---------------------------------------------------------------- whole games (compiled)
