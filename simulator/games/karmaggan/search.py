@@ -40,7 +40,10 @@ With the knob ``learned_value`` (and the learned player's weights in the rules) 
 reads the learned player: the candidate it keeps unless a rival beats it is the learned
 player's pick (turns.learned_step, on a deal of its own), and a playout its horizon cut is
 valued by the learned value of the position there instead of the race for the Egg
-(:func:`rollout_value`).
+(:func:`rollout_value`).  The rollout policy's own pick is then asked twice, by learned_step
+and by :func:`weigh` (each needs it for the clear-lead check): a second draw from the POLICY
+stream where that policy draws (a blunder, a random tie-break), and a second scoring of the
+step's options, once per decision, not per playout.
 """
 
 import numpy as np
