@@ -9,7 +9,7 @@ is defined once.  The knobs in ``[policies.NAME]`` of the rules make the strateg
 
 from policies.common import HANDICAP_KNOBS, RANDOM
 from simulator.core.game import KNOB_BEHAVIOUR, Policy
-from simulator.core.kernel import rule
+from simulator.core.kernel import scorer
 
 BANKER, CHASER, CLOSER = range(1, 4)
 POLICIES = (
@@ -32,7 +32,7 @@ HOLD_AT, CHASE, REACH, BLUNDER = range(1, 5)
 EVEN = 0.5  # `random`, and a blunder: either option with even chances
 
 
-@rule
+@scorer
 def roll_chance(knobs, policy, mine, theirs, turn_total, target):
     """The chance that ``policy`` rolls again with ``mine`` points banked, its rival
     ``theirs``, ``turn_total`` points at stake this turn and ``target`` to reach (rulebook

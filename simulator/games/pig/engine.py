@@ -4,11 +4,14 @@ Every function takes the game (``state`` int64, ``rng`` uint64[N_STREAMS]), the 
 ``rules`` int64 array, ``knobs`` float64[n_policies, 1 + n_knobs] (layouts: state.py) and the
 ``trace`` int64[max_events, TRACE_WIDTH] (no rows unless a game is being replayed).  The one
 decision, roll again or hold, is the seat's policy's (policies/pig.py: ``roll_chance``).
+Between them, the engine and its policy use every kind of kernel (``reaches_target`` an
+accessor, ``play_game`` a layer, ``roll_chance`` a scorer): the test suite compiles this engine
+alone in numba's plain mode (tests/test_kernel.py).
 """
 
 from policies import pig as policies
 from simulator.core import trace as T
-from simulator.core.kernel import allocating, rule
+from simulator.core.kernel import accessor, allocating, layer, rule
 from simulator.core.rng import POLICY, rng_float, rng_new, roll_die
 from simulator.games.pig import state as S
 
@@ -49,7 +52,7 @@ def hold(state, seat, trace):
     state[S.TURN_TOTAL] = 0
 
 
-@rule
+@accessor
 def reaches_target(state, rules, seat):
     """4. Winning: a player whose score with the turn total reaches the target banks it and
     wins at once, without a decision."""
@@ -95,7 +98,7 @@ def play_turn(state, rules, knobs, rng, trace):
             return
 
 
-@rule
+@layer
 def play_game(state, rules, knobs, rng, trace):
     """Turns pass around the table until a player wins, or 5. The turn cap (ASSUMED):
     ``setup.turn_cap`` turns without a winner end the game without one."""
