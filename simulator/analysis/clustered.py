@@ -73,14 +73,14 @@ def rates(
     groups = by or ["_all"]
     if not by:
         lf = lf.with_columns(_all=pl.lit(0))
-    cells = per_game(lf, groups, success)
-    totals = cells.group_by(groups).agg(K=pl.col("k").sum(), N=pl.col("n").sum(), G=pl.len())
-    spread = (
-        cells.join(totals, on=groups)
+    k, n = pl.col("k"), pl.col("n")
+    out = (
+        per_game(lf, groups, success)
         .group_by(groups)
-        .agg(S=((pl.col("k") - pl.col("K") / pl.col("N") * pl.col("n")) ** 2).sum())
+        .agg(K=k.sum(), N=n.sum(), G=pl.len(), S=((k - k.sum() / n.sum() * n) ** 2).sum())
+        .sort(groups)
+        .collect()
     )
-    out = totals.join(spread, on=groups).sort(groups).collect()
     K, N, G, S = (out[c].to_numpy().astype(np.float64) for c in ("K", "N", "G", "S"))
     rate, se, lo, hi, n_eff = rate_interval(K, N, G, S)
     return out.select(
