@@ -31,11 +31,14 @@ $(TEST_STAMP): $(STAMP)
 run: $(STAMP)
 	$(BIN)/balsim study --out runs --report reports/study.html
 
-# lint and format first: a minute of tests is not spent on code that would not pass review
-test: $(TEST_STAMP) browser
-	$(BIN)/ruff check
-	$(BIN)/ruff format --check
-	$(BIN)/python -m simulator.run.warm
+# lint and format before the tests: a minute of tests is not spent on code that would not
+# pass review. The engines compile meanwhile (`warm`, on two processes, which leave a core idle
+# for a while): installing the test tools and linting take that core, not time of their own
+test: $(STAMP) browser
+	$(BIN)/python -m simulator.run.warm & warm=$$!; \
+	{ $(MAKE) -s --no-print-directory $(TEST_STAMP) && $(BIN)/ruff check \
+	  && $(BIN)/ruff format --check; } || { kill $$warm; exit 1; }; \
+	wait $$warm
 	$(BIN)/python -m pytest
 
 # the inner loop: lint, then every test but the slow end-to-end ones (pytest -m slow), which
