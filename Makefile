@@ -55,17 +55,18 @@ browser:
 	    -y -qq --no-install-recommends chromium ) >.chromium-install.log 2>&1 \
 	  || { cat .chromium-install.log; exit 1; }; rm -f .chromium-install.log; }
 
-# games/s per core of each engine with its scripted seats and with a search seat (team) in the
-# tuned field, appended to bench/results/bench.csv and shown in docs/performance.md
+# games/s per core of each engine with its scripted seats (and a run of them with its Parquet
+# output) and with a search seat (team) in the tuned field, appended to bench/results/bench.csv
+# and shown in docs/performance.md
 BENCH := bench/results/bench.csv
 bench: $(STAMP)
-	$(BIN)/balsim bench ekonos --record $(BENCH)
+	$(BIN)/balsim bench ekonos --store --record $(BENCH)
 	$(BIN)/balsim bench ekonos --record $(BENCH) \
 	  --seats search,president_seeker_tuned,value_investor_tuned,market_builder_tuned
-	$(BIN)/balsim bench karnaxis --record $(BENCH)
+	$(BIN)/balsim bench karnaxis --store --record $(BENCH)
 	$(BIN)/balsim bench karnaxis --record $(BENCH) \
 	  --seats search,scholar_tuned,tycoon_tuned,speculator_tuned
-	$(BIN)/balsim bench karmaggan --record $(BENCH)
+	$(BIN)/balsim bench karmaggan --store --record $(BENCH)
 	$(BIN)/balsim bench karmaggan --record $(BENCH) \
 	  --seats search,rusher_tuned,search,hunter_tuned
 	PY=$(BIN)/python bash bench/ekonos_refs.sh | tee bench/results/ekonos-refs.txt

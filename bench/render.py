@@ -29,8 +29,8 @@ def table(records: list[dict]) -> str:
         configs.setdefault((r["game"], r["seats"]), {}).setdefault(r["commit"], []).append(r)
     lines = [
         "| game | seats | commit (date, machine, load) | games/s | decisions/s "
-        "| before: commit | games/s | ratio |",
-        "|---|---|---|---|---|---|---|---|",
+        "| with Parquet: CPU × engine | before: commit | games/s | ratio |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for (game, seats), by_commit in configs.items():
         order = sorted(by_commit, key=lambda c: max(r["date"] for r in by_commit[c]))
@@ -43,8 +43,15 @@ def table(records: list[dict]) -> str:
             old = statistics.median(float(r["games_per_s"]) for r in by_commit[order[-2]])
             before = [order[-2], f"{old:,.1f}", f"{rate / old:.2f}×"]
         shown = f"{decisions:,.0f}" if decisions else ""
+        stored = [r for r in new if float(r["store_games_per_s"])]
+        parquet = ""
+        if stored:  # a run with its output over the engine alone, CPU per game, run by run
+            ratios = (float(r["games_per_s"]) / float(r["store_games_per_s"]) for r in stored)
+            parquet = f"{statistics.median(ratios):.2f}×"
         lines.append(
-            f"| {game} | `{seats}` | {where} | {rate:,.1f} | {shown} | " + " | ".join(before) + " |"
+            f"| {game} | `{seats}` | {where} | {rate:,.1f} | {shown} | {parquet} | "
+            + " | ".join(before)
+            + " |"
         )
     return "\n".join(lines)
 

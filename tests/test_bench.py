@@ -33,6 +33,22 @@ def test_each_measurement_is_a_row_and_the_table_compares_commits(tmp_path):
     assert len(table) == 3 and "| later (" in table[2] and f"{ratio:.2f}×" in table[2]
 
 
+def test_store_times_a_run_with_its_parquet_against_the_engine_alone(tmp_path):
+    results = tmp_path / "bench.csv"
+    args = ["bench", "pig", "-n", "3000", "--store", "--record", str(results)]
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 0, out.output
+    (row,) = csv.DictReader(results.open())
+    engine, whole = float(row["games_per_s"]), float(row["store_games_per_s"])
+    # writing Parquet costs CPU of its own: the run is slower per game than the engine alone
+    assert 0 < whole < engine
+    assert f"{engine / whole:.2f}x the engine's CPU" in out.output
+    spec = importlib.util.spec_from_file_location("render", ROOT / "bench" / "render.py")
+    render = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(render)
+    assert f"| {engine / whole:.2f}× |" in render.table(render.rows(results)).splitlines()[2]
+
+
 def test_a_record_file_under_a_file_is_refused_before_any_game(tmp_path):
     target = tmp_path / "file"
     target.write_text("")

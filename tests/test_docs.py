@@ -66,7 +66,7 @@ PARSED_ONLY = {
 COSTLY_PLAYERS = re.compile(r"\b(search|adapted)\b")
 # options that make a played command costly whatever its number of games: parsed only
 COSTLY_OPTIONS = {
-    "--store": "bench's full run plays ten chunks on every core",
+    "--store": "bench plays as many games again, with their Parquet output",
     "--scheduler": "plays on a dask cluster (tests/test_cluster.py starts one)",
 }
 PATH = re.compile(r"(?<![\w/.-])((?:runs|reports)/[\w.*/-]+)")

@@ -321,7 +321,7 @@ def default_chunk(game, until_ci):
     "--store/--no-store",
     default=False,
     show_default=True,
-    help="Also time a full run with Parquet output on every core.",
+    help="Also time a run of as many games with its Parquet output, on one core.",
 )
 @click.option(
     "--record",

@@ -50,7 +50,8 @@ class Measurement:
     games_per_s: float
     decisions_per_s: float  # the search seats' decisions (0 without one)
     decisions_per_game: float
-    store_games_per_s: float = 0.0  # the whole run with Parquet output on every core (--store)
+    # --store: the whole run of as many games with its Parquet output, on one process
+    store_games_per_s: float = 0.0
 
 
 def bench(
@@ -113,18 +114,17 @@ def bench(
         game.name, ",".join(seats), n, seconds, n / seconds, decisions / seconds, decisions / n
     )
     if store:
-        n_store = max(n, 10 * game.chunk_size)
-        plan.n_games = n_store
-        cores = os.cpu_count() or 1
+        # on one process, so that its CPU time is all of the run's (the writer's threads too)
+        plan.n_games = n
         with tempfile.TemporaryDirectory() as tmp:
-            start = time.perf_counter()
-            execute(plan, Path(tmp) / "bench", jobs=cores, progress=False)
-            total = time.perf_counter() - start
+            began = time.process_time()
+            execute(plan, Path(tmp) / "bench", jobs=1, progress=False)
+            spent = time.process_time() - began
         lines.append(
-            f"  run with Parquet output, {cores} jobs: {n_store:,} games in {total:.2f} s"
-            f" = {n_store / total:,.0f} games/s ({n_store / total / cores:,.0f} per core)"
+            f"  run with Parquet output, one core: {n:,} games in {spent:.2f} CPU s = "
+            f"{per_second(n, spent)} games/s per core, {spent / seconds:.2f}x the engine's CPU"
         )
-        measured.store_games_per_s = n_store / total
+        measured.store_games_per_s = n / spent
     return lines, measured
 
 
