@@ -25,7 +25,13 @@ from policies.common import (
 from policies.search import LEARNED_SEARCH_KNOBS, SEARCH_KNOBS
 from simulator.core.game import Policy
 from simulator.core.kernel import accessor, inlined, rule, scorer
-from simulator.games.ekonos.board import neighbours_of, option
+from simulator.games.ekonos.board import (
+    card_option,
+    expands_now,
+    neighbours_of,
+    offered,
+    traded_company,
+)
 from simulator.games.ekonos.state import (
     BUY,
     CASH,
@@ -40,9 +46,7 @@ from simulator.games.ekonos.state import (
     MAX_COMPANIES,
     NONE,
     ON_BOARD,
-    OPT_A,
-    OPT_B,
-    OPT_C,
+    OWNER,
     PLACE_FUNCTION,
     PRESIDENT,
     SELL,
@@ -139,15 +143,16 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
     per_indicator, per_mu = float(rules[CFG_SCORE_INDICATOR]), float(rules[CFG_SCORE_MU])
     per_presidency = float(rules[CFG_SCORE_PRESIDENCY])
     if kind == CHOOSE_CARD:
-        c = option(state, i, OPT_C)
-        if option(state, i, OPT_B) == PLACE_FUNCTION:
+        _, function, c = card_option(state, rules, seat, i)
+        if function == PLACE_FUNCTION:
             return stake(state, seat, c) * per_indicator + knobs[policy, PLACE_WEIGHT]
         growth = 0.6 * stake(state, seat, c)
         if state[PRESIDENT + c] == seat:
             growth += 1.0 + knobs[policy, PRESIDENCY_BONUS] / 6.0
         return growth * per_indicator * (0.5 if last_turn else 1.0)
     if kind == CHOOSE_SPACE:
-        space, previous = option(state, i, OPT_A), option(state, i, OPT_B)
+        space = offered(state, i)
+        previous = state[OWNER + space]
         own, rival = neighbours_of(state, rules, space, company)
         if previous == company:  # turning an own marker protected
             return 0.4 * rival
@@ -157,9 +162,9 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
         return score
     if kind == EXPAND_NOW:
         expand = last_turn or knobs[policy, EXPAND_EARLY] >= 0.5
-        return 1.0 if (option(state, i, OPT_A) == 1) == expand else 0.0
+        return 1.0 if expands_now(state, i) == expand else 0.0
     if kind == SELL:
-        c = option(state, i, OPT_A)
+        c = traded_company(state, i)
         if c == NONE:
             return 0.0
         keep = expected_value(state, c, last_turn) * per_indicator
@@ -168,7 +173,7 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
             score -= knobs[policy, PRESIDENCY_BONUS] + per_presidency
         return score
     if kind == BUY:
-        c = option(state, i, OPT_A)
+        c = traded_company(state, i)
         if c == NONE:
             return 0.0
         score = (
@@ -186,12 +191,12 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
                 score += knobs[policy, PRESIDENCY_BONUS]
         return score
     # NAME_PRESIDENT: hand the company to the poorest rival
-    return -float(state[CASH + option(state, i, OPT_A)])
+    return -float(state[CASH + offered(state, i)])
 
 
 @inlined
 def policy_choice(state, rules, knobs, rng, policy, kind, seat, company, n):
-    """Index into the ``n`` options of the state's OPTIONS block that scripted ``policy`` takes
+    """Index into the ``n`` options the state offers (OFFERED) that scripted ``policy`` takes
     for decision ``kind`` of ``seat``.  Inlined where the rules decide, so a random draw is
     not a call of some forty arguments."""
     policy = played_by(knobs, policy)

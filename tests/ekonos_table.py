@@ -41,8 +41,7 @@ from simulator.games.ekonos.state import (
     MAX_SPACES,
     MONEY_RECEIVED,
     NEIGHBOURS,
-    OPT_WIDTH,
-    OPTIONS,
+    OFFERED,
     OWNER,
     PHASE,
     PROTECTED,
@@ -85,7 +84,7 @@ class Fields:
 
 
 def bits(mask: int) -> list[int]:
-    """The spaces of a board mask, ascending."""
+    """The items of a mask (the spaces of a board mask, a decision's option codes), ascending."""
     return [s for s in range(MAX_SPACES) if mask >> s & 1]
 
 
@@ -120,7 +119,6 @@ class Table:
         self.players[:, MONEY_RECEIVED] = 0
         self.shares = self.block(SHARES, MAX_COMPANIES)[:n_players, : self.cfg[CFG_COMPANIES]]
         self.hands = self.block(HANDS, MAX_HAND)[:n_players, : self.cfg[CFG_CARDS_PER_TURN]]
-        self.options = self.block(OPTIONS, OPT_WIDTH)
         self.policy_ids = self.state[SEAT_POLICY : SEAT_POLICY + n_players]
         self.trace = np.zeros((64, TRACE_WIDTH), np.int64)
         cells = [c for r in rows for c in r]
@@ -196,8 +194,16 @@ class Table:
         engine.deal(self.state, self.cfg, self.rng, self.trace)
 
     def card_options(self, seat) -> set[tuple]:
-        n = engine.list_card_options(self.state, self.cfg, seat)
-        return {tuple(row) for row in self.options[:n, :3].tolist()}
+        """(hand slot, function, company) of every card option of ``seat``."""
+        deck = self.cfg[DECK : DECK + 3 * self.cfg[CFG_CARDS]]
+        return {
+            (code // 3, code % 3, int(deck[3 * self.hands[seat, code // 3] + code % 3]))
+            for code in bits(engine.card_options(self.state, self.cfg, seat))
+        }
+
+    def offered(self) -> list[int]:
+        """The option codes of the last decision offered (state.py, "option codes")."""
+        return bits(self.state[OFFERED])
 
     def expand_targets(self, c) -> list[int]:
         return bits(board.expand_targets(self.state, self.cfg, c))

@@ -3,8 +3,9 @@
 Every function takes the game (``state`` int64, ``rng`` uint64[N_STREAMS]), the read-only
 ``rules`` int64 array and ``knobs`` float64[n_policies, 1 + n_knobs] (layouts: state.py),
 the ``trace`` int64[max_events, TRACE_WIDTH] (no rows unless a game is being replayed), and
-scalars.  Decisions: the engine lists the legal options of a decision in the state's OPTIONS
-block and asks ``decide.choose`` for an index, so an illegal move cannot be expressed.
+scalars.  Decisions: the engine offers the legal options of a decision as a mask of option
+codes (board.offer) and asks ``decide.choose`` for an index, so an illegal move cannot be
+expressed.
 
 The loop is resumable: the loop position (turn, round, phase) lives in the state, and
 :func:`advance` plays from a *step* boundary to the game's end or a horizon.  A step is the
@@ -12,6 +13,7 @@ deal at the start of a turn, or one of the three parts of a seat's round (play a
 buy) with every decision it leads to (an expansion by another seat's company, a successor).
 """
 
+from simulator.core.bits import bit
 from simulator.core.kernel import accessor, inlined, rule
 from simulator.core.rng import SETUP, shuffle
 from simulator.games.ekonos import board, decide
@@ -36,43 +38,31 @@ def share_slot(seat, c):
     return S.SHARES + seat * S.MAX_COMPANIES + c
 
 
-@accessor
-def hand_slot(seat, slot):
-    return S.HANDS + seat * S.MAX_HAND + slot
-
-
-@accessor
-def card_company(rules, card, function):
-    """The company a card's function acts on (Playing a Card: function 1 places it, 2 and 3
-    raise its growth)."""
-    return rules[S.DECK + 3 * card + function]
-
-
 @inlined
-def list_card_options(state, rules, seat):
-    """Playing a Card: every (card, function) of the hand that can take effect.
+def card_options(state, rules, seat):
+    """Playing a Card: every (card, function) of the hand that can take effect, as a mask of
+    option codes (3 x hand slot + function).
 
     Function 1 needs a free space and an indicator in supply, or an unprotected indicator of
     the company to turn; functions 2 and 3 need a growth indicator below the top level
     (ASSUMED: without a president to expand, growth stops at level 6)."""
     free = board.free_spaces(state, rules) != 0
-    n = 0
+    placeable = 0  # the companies function 1 can act on, and functions 2 and 3
+    growable = 0
+    for c in range(rules[S.CFG_COMPANIES]):
+        if (free and state[S.SUPPLY + c] > 0) or state[S.MINE + c] & ~state[S.PROTECTED] != 0:
+            placeable |= bit(c)
+        if state[S.GROWTH + c] < rules[S.CFG_GROWTH_LARGE]:
+            growable |= bit(c)
+    codes = 0
     for slot in range(rules[S.CFG_CARDS_PER_TURN]):
-        card = state[hand_slot(seat, slot)]
-        if card < 0:
-            continue
-        for f in range(3):
-            c = card_company(rules, card, f)
-            if f == S.PLACE_FUNCTION:
-                ok = (free and state[S.SUPPLY + c] > 0) or state[S.MINE + c] & ~state[
-                    S.PROTECTED
-                ] != 0
-            else:
-                ok = state[S.GROWTH + c] < rules[S.CFG_GROWTH_LARGE]
-            if ok:
-                board.set_option(state, n, slot, f, c)
-                n += 1
-    return n
+        card = state[board.hand_slot(seat, slot)]
+        if card >= 0:
+            place = placeable >> board.card_company(rules, card, S.PLACE_FUNCTION) & 1
+            grow_a = growable >> board.card_company(rules, card, S.GROW_A) & 1
+            grow_b = growable >> board.card_company(rules, card, S.GROW_B) & 1
+            codes |= (place | grow_a << 1 | grow_b << 2) << 3 * slot
+    return codes
 
 
 @inlined
@@ -91,9 +81,9 @@ def raise_growth(state, rules, knobs, rng, trace, seat, c):
         if state[S.SUPPLY + c] == 0 or board.expand_targets(state, rules, c) == 0:
             board.record(state, trace, S.EV_EXPAND_WAIT, president, c, level, 1, 0)
             return
-        board.set_option(state, 0, 1, 0, 0)
-        board.set_option(state, 1, 0, 0, 0)
-        if decide.choose(state, rules, knobs, rng, trace, S.EXPAND_NOW, president, c, 2) == 0:
+        n = board.offer(state, bit(S.EXPAND_NOW_CODE) | bit(S.WAIT_CODE))
+        i = decide.choose(state, rules, knobs, rng, trace, S.EXPAND_NOW, president, c, n)
+        if board.expands_now(state, i):
             state[S.EARLY_EXPANSIONS + president] += 1
             expand(state, rules, knobs, rng, trace, c, rules[S.CFG_EXPAND_SMALL])
             return
@@ -116,11 +106,11 @@ def expand(state, rules, knobs, rng, trace, c, count):
     for _ in range(count):
         if state[S.SUPPLY + c] == 0:
             break
-        n = board.list_spaces(state, board.expand_targets(state, rules, c))
+        n = board.offer(state, board.expand_targets(state, rules, c))
         if n == 0:
             break
         i = decide.choose(state, rules, knobs, rng, trace, S.CHOOSE_SPACE, president, c, n)
-        space = board.option(state, i, S.OPT_A)
+        space = board.offered(state, i)
         replaced = board.place_marker(state, rules, space, c)
         board.record(state, trace, S.EV_EXPAND, president, c, space, replaced, 0)
         placed += 1
@@ -233,16 +223,16 @@ def presidency_after_sale(state, rules, knobs, rng, trace, seat, c):
         if state[share_slot(seat, c)] == 0:
             set_president(state, rules, c, S.NONE)
         return state[S.PRESIDENT + c]
-    n = 0
+    tied = 0
     for p in range(n_players):
         if p != seat and state[share_slot(p, c)] == most and can_show_presidency(state, rules, p):
-            board.set_option(state, n, p, 0, 0)
-            n += 1
+            tied |= bit(p)
+    n = board.offer(state, tied)
     i = 0
     if n > 1:
         i = decide.choose(state, rules, knobs, rng, trace, S.NAME_PRESIDENT, seat, c, n)
         state[S.NAMED + seat] += 1
-    set_president(state, rules, c, board.option(state, i, S.OPT_A))
+    set_president(state, rules, c, board.offered(state, i))
     return state[S.PRESIDENT + c]
 
 
@@ -282,31 +272,27 @@ def indicator_regained(state, seat):
 @inlined
 def play_card(state, rules, knobs, rng, trace, seat):
     """Round, step 1 — Playing a Card: choose a card and one of its three functions."""
-    n = list_card_options(state, rules, seat)
+    n = board.offer(state, card_options(state, rules, seat))
     if n == 0:
         # ASSUMED: a card none of whose functions can act is discarded without effect.
         for slot in range(rules[S.CFG_CARDS_PER_TURN]):
-            card = state[hand_slot(seat, slot)]
+            card = state[board.hand_slot(seat, slot)]
             if card >= 0:
                 board.record(state, trace, S.EV_DISCARD, seat, card, 0, 0, 0)
-                state[hand_slot(seat, slot)] = -1
+                state[board.hand_slot(seat, slot)] = -1
                 state[S.DISCARDED + seat] += 1
                 return
         return
     i = decide.choose(state, rules, knobs, rng, trace, S.CHOOSE_CARD, seat, S.NONE, n)
-    slot, function, c = (
-        board.option(state, i, S.OPT_A),
-        board.option(state, i, S.OPT_B),
-        board.option(state, i, S.OPT_C),
-    )
-    state[hand_slot(seat, slot)] = -1
+    slot, function, c = board.card_option(state, rules, seat, i)
+    state[board.hand_slot(seat, slot)] = -1
     if function != S.PLACE_FUNCTION:
         state[S.GROWN + seat] += 1
         raise_growth(state, rules, knobs, rng, trace, seat, c)
         return
-    n = board.list_spaces(state, board.place_targets(state, rules, c))
+    n = board.offer(state, board.place_targets(state, rules, c))
     i = decide.choose(state, rules, knobs, rng, trace, S.CHOOSE_SPACE, seat, c, n)
-    space = board.option(state, i, S.OPT_A)
+    space = board.offered(state, i)
     if state[S.OWNER + space] == c:
         board.protect_marker(state, space)
         state[S.PROTECTED_PLAYS + seat] += 1
@@ -320,14 +306,13 @@ def play_card(state, rules, knobs, rng, trace, seat):
 @inlined
 def sell_step(state, rules, knobs, rng, trace, seat):
     """Round, step 2 — Selling a company share, if chosen: any company the seat holds."""
-    board.set_option(state, 0, S.NONE, 0, 0)
-    n = 1
+    codes = bit(S.NO_TRADE)
     for c in range(rules[S.CFG_COMPANIES]):
         if state[share_slot(seat, c)] > 0:
-            board.set_option(state, n, c, 0, 0)
-            n += 1
-    c = board.option(
-        state, decide.choose(state, rules, knobs, rng, trace, S.SELL, seat, S.NONE, n), S.OPT_A
+            codes |= bit(S.TRADED + c)
+    n = board.offer(state, codes)
+    c = board.traded_company(
+        state, decide.choose(state, rules, knobs, rng, trace, S.SELL, seat, S.NONE, n)
     )
     if c == S.NONE:
         return
@@ -347,17 +332,16 @@ def sell_step(state, rules, knobs, rng, trace, seat):
 def buy_step(state, rules, knobs, rng, trace, seat):
     """Round, step 3 — Buying a company share, if chosen: the buyer needs the price in cash and
     the share indicators the purchase puts on the board."""
-    board.set_option(state, 0, S.NONE, 0, 0)
-    n = 1
+    codes = bit(S.NO_TRADE)
     free = state[S.INDICATORS_LEFT + seat]  # two are enough for any purchase
     for c in range(rules[S.CFG_COMPANIES]):
         if state[S.CASH + seat] >= buy_price(state, c) and (
             free >= 2 or free >= indicators_to_buy(state, rules, seat, c)
         ):
-            board.set_option(state, n, c, 0, 0)
-            n += 1
-    c = board.option(
-        state, decide.choose(state, rules, knobs, rng, trace, S.BUY, seat, S.NONE, n), S.OPT_A
+            codes |= bit(S.TRADED + c)
+    n = board.offer(state, codes)
+    c = board.traded_company(
+        state, decide.choose(state, rules, knobs, rng, trace, S.BUY, seat, S.NONE, n)
     )
     if c == S.NONE:
         return
@@ -385,7 +369,7 @@ def deal(state, rules, rng, trace):
     k = 0
     for p in range(rules[S.CFG_PLAYERS]):
         for slot in range(rules[S.CFG_CARDS_PER_TURN]):
-            state[hand_slot(p, slot)] = state[S.DECK_ORDER + k]
+            state[board.hand_slot(p, slot)] = state[S.DECK_ORDER + k]
             k += 1
         state[S.CASH + p] += rules[S.CFG_MONEY_PER_TURN]
         state[S.MONEY_RECEIVED + p] += rules[S.CFG_MONEY_PER_TURN]

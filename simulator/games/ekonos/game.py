@@ -69,7 +69,7 @@ def check(rules: dict) -> None:
         rules,
         "setup.cards_per_turn",
         all(v <= S.MAX_HAND for v in setup["cards_per_turn"]),
-        f"at most {S.MAX_HAND} cards per turn (three options a card must fit {S.MAX_OPTIONS})",
+        f"at most {S.MAX_HAND} cards per turn (a hand's three options a card fit a 63-bit mask)",
     )
     require(rules, "setup.start_money", setup["start_money"] >= 0, "must be >= 0")
     require(
