@@ -46,6 +46,7 @@ from simulator.games.ekonos.state import (
     PHASE,
     PROTECTED,
     ROUND,
+    SEAT,
     SEAT_POLICY,
     SHARES,
     SPENT,
@@ -162,7 +163,13 @@ class Table:
         self.knobs[VALUE_INVESTOR, SELL_MARGIN] = sell
         self.knobs[VALUE_INVESTOR, BUY_MARGIN] = buy
 
+    def file_hands(self):
+        """File the hands as the test wrote them by company (CARD_CODES), as a deal does."""
+        for seat in range(len(self.policy_ids)):
+            board.index_hand(self.state, self.cfg, seat)
+
     def _step(self, kernel, *args):
+        self.file_hands()
         return kernel(self.state, self.cfg, self.knobs, self.rng, self.trace, *args)
 
     def step(self):
@@ -181,6 +188,7 @@ class Table:
     def trade(self, seat):
         """The sell and buy parts of ``seat``'s round, as the game loop plays them."""
         self.state[STARTER], self.state[ROUND], self.state[PHASE] = seat, 0, AT_SELL
+        self.state[SEAT] = seat
         while self.state[PHASE] != AT_CARD:
             self.step()
 
@@ -196,6 +204,7 @@ class Table:
     def card_options(self, seat) -> set[tuple]:
         """(hand slot, function, company) of every card option of ``seat``."""
         deck = self.cfg[DECK : DECK + 3 * self.cfg[CFG_CARDS]]
+        self.file_hands()
         return {
             (code // 3, code % 3, int(deck[3 * self.hands[seat, code // 3] + code % 3]))
             for code in bits(engine.card_options(self.state, self.cfg, seat))

@@ -63,6 +63,34 @@ def card_play(state, i):
     return slot, code - 3 * slot
 
 
+@accessor
+def card_codes(seat, c):
+    """Where the option codes of ``seat``'s cards acting on company c are kept (CARD_CODES)."""
+    return S.CARD_CODES + seat * S.MAX_COMPANIES + c
+
+
+@inlined
+def index_hand(state, rules, seat):
+    """File ``seat``'s hand under CARD_CODES, after its cards were dealt into HANDS."""
+    state[card_codes(seat, 0) : card_codes(seat, S.MAX_COMPANIES)] = 0
+    for slot in range(rules[S.CFG_CARDS_PER_TURN]):
+        card = state[hand_slot(seat, slot)]
+        if card >= 0:
+            for function in range(3):
+                state[card_codes(seat, card_company(rules, card, function))] |= bit(
+                    3 * slot + function
+                )
+
+
+@inlined
+def take_card(state, rules, seat, slot):
+    """Take the card in ``seat``'s hand slot out of the hand (played or discarded)."""
+    card = state[hand_slot(seat, slot)]
+    for function in range(3):
+        state[card_codes(seat, card_company(rules, card, function))] &= ~bit(3 * slot + function)
+    state[hand_slot(seat, slot)] = -1
+
+
 @inlined
 def card_option(state, rules, seat, i):
     """Option i of ``seat``'s CHOOSE_CARD decision: (hand slot, function, company)."""

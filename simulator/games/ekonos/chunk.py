@@ -70,7 +70,7 @@ def learned_round(state, rules, knobs):
     """Whether the next step is part of a learned seat's round (not a deal)."""
     if state[S.PHASE] == S.AT_DEAL:
         return False
-    seat = engine.round_seat(state, rules)
+    seat = engine.round_seat(state)
     return behaviour(knobs, state[S.SEAT_POLICY + seat]) == LEARNED
 
 

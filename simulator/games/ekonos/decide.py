@@ -9,7 +9,14 @@ from policies.search_driver import LEARNING_DECIDE, for_game
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.ekonos import state as layout
-from simulator.games.ekonos.board import card_play, expands_now, hand_slot, offered, traded_company
+from simulator.games.ekonos.board import (
+    card_play,
+    expands_now,
+    hand_slot,
+    index_hand,
+    offered,
+    traded_company,
+)
 from simulator.games.ekonos.features import N_FEATURES  # noqa: F401 (the layer reads it)
 from simulator.games.ekonos.state import (
     BUY,
@@ -83,6 +90,7 @@ def determinize(state, rules, rng, seat):
             if p != seat and state[at] >= 0:
                 state[at] = state[unseen + n]
                 n += 1
+        index_hand(state, rules, p)
     for k in range(dealt, n_cards):
         state[DECK_ORDER + k] = state[unseen + n]
         n += 1

@@ -47,21 +47,13 @@ def card_options(state, rules, seat):
     the company to turn; functions 2 and 3 need a growth indicator below the top level
     (ASSUMED: without a president to expand, growth stops at level 6)."""
     free = board.free_spaces(state, rules) != 0
-    placeable = 0  # the companies function 1 can act on, and functions 2 and 3
-    growable = 0
-    for c in range(rules[S.CFG_COMPANIES]):
-        if (free and state[S.SUPPLY + c] > 0) or state[S.MINE + c] & ~state[S.PROTECTED] != 0:
-            placeable |= bit(c)
-        if state[S.GROWTH + c] < rules[S.CFG_GROWTH_LARGE]:
-            growable |= bit(c)
     codes = 0
-    for slot in range(rules[S.CFG_CARDS_PER_TURN]):
-        card = state[board.hand_slot(seat, slot)]
-        if card >= 0:
-            place = placeable >> board.card_company(rules, card, S.PLACE_FUNCTION) & 1
-            grow_a = growable >> board.card_company(rules, card, S.GROW_A) & 1
-            grow_b = growable >> board.card_company(rules, card, S.GROW_B) & 1
-            codes |= (place | grow_a << 1 | grow_b << 2) << 3 * slot
+    for c in range(rules[S.CFG_COMPANIES]):
+        held = state[board.card_codes(seat, c)]
+        if (free and state[S.SUPPLY + c] > 0) or state[S.MINE + c] & ~state[S.PROTECTED] != 0:
+            codes |= held & S.PLACE_CODES
+        if state[S.GROWTH + c] < rules[S.CFG_GROWTH_LARGE]:
+            codes |= held & S.GROW_CODES
     return codes
 
 
@@ -279,13 +271,13 @@ def play_card(state, rules, knobs, rng, trace, seat):
             card = state[board.hand_slot(seat, slot)]
             if card >= 0:
                 board.record(state, trace, S.EV_DISCARD, seat, card, 0, 0, 0)
-                state[board.hand_slot(seat, slot)] = -1
+                board.take_card(state, rules, seat, slot)
                 state[S.DISCARDED + seat] += 1
                 return
         return
     i = decide.choose(state, rules, knobs, rng, trace, S.CHOOSE_CARD, seat, S.NONE, n)
     slot, function, c = board.card_option(state, rules, seat, i)
-    state[board.hand_slot(seat, slot)] = -1
+    board.take_card(state, rules, seat, slot)
     if function != S.PLACE_FUNCTION:
         state[S.GROWN + seat] += 1
         raise_growth(state, rules, knobs, rng, trace, seat, c)
@@ -371,6 +363,7 @@ def deal(state, rules, rng, trace):
         for slot in range(rules[S.CFG_CARDS_PER_TURN]):
             state[board.hand_slot(p, slot)] = state[S.DECK_ORDER + k]
             k += 1
+        board.index_hand(state, rules, p)
         state[S.CASH + p] += rules[S.CFG_MONEY_PER_TURN]
         state[S.MONEY_RECEIVED + p] += rules[S.CFG_MONEY_PER_TURN]
         board.record(
@@ -386,22 +379,26 @@ def deal(state, rules, rng, trace):
 
 
 @accessor
-def round_seat(state, rules):
-    """Preparation: the starter plays the first round, then play passes to the left (seat + 1)."""
-    return (state[S.STARTER] + state[S.ROUND]) % rules[S.CFG_PLAYERS]
+def round_seat(state):
+    """The seat whose round it is (end_round)."""
+    return state[S.SEAT]
 
 
 @inlined
 def end_round(state, rules):
-    """Preparation: every player plays one round per card dealt; when no player has cards
-    left the next turn begins, its starter the player to the left of this turn's starter."""
+    """Preparation: every player plays one round per card dealt, the starter first, then play
+    passes to the left (seat + 1); when no player has cards left the next turn begins, its
+    starter the player to the left of this turn's starter."""
     state[S.ROUND] += 1
     state[S.ROUNDS] += 1
     state[S.PHASE] = S.AT_CARD
+    left = state[S.SEAT] + 1
+    state[S.SEAT] = left if left < rules[S.CFG_PLAYERS] else 0
     if state[S.ROUND] < rules[S.CFG_CARDS_PER_TURN] * rules[S.CFG_PLAYERS]:
         return
     state[S.ROUND] = 0
     state[S.STARTER] = (state[S.STARTER] + 1) % rules[S.CFG_PLAYERS]
+    state[S.SEAT] = state[S.STARTER]
     state[S.TURN] += 1
     state[S.PHASE] = S.AT_DEAL if state[S.TURN] < rules[S.CFG_TURNS] else S.AT_END
 
@@ -410,7 +407,7 @@ def end_round(state, rules):
 def play_step(state, rules, knobs, rng, trace):
     """Play one step from the loop position (Preparation; Round: card, sell, buy)."""
     phase = state[S.PHASE]
-    seat = round_seat(state, rules)
+    seat = round_seat(state)
     if phase == S.AT_DEAL:
         board.record(state, trace, S.EV_TURN, state[S.STARTER], 0, 0, 0, 0)
         deal(state, rules, rng, trace)

@@ -19,6 +19,7 @@ depends on the deck's length and is stored in ``rules[CFG_UNSEEN]``::
     SHARES        shares held, seat-major (share_slot)           MAX_PLAYERS x MAX_COMPANIES
     OWNER         company on each space, EMPTY when free         MAX_SPACES
     HANDS         card ids, -1 for a played slot, seat-major         MAX_PLAYERS x MAX_HAND
+    CARD_CODES    the hand's option codes by company, seat-major     MAX_PLAYERS x MAX_COMPANIES
     LOG, NOTES    the step's decisions; trace rows of their values   MAX_LOG each
     CANDIDATES    options a pending search decision weighs; CODES    MAX_OPTIONS each
     DECK_ORDER    this turn's shuffled deck (dealt, then undealt)    n_cards
@@ -28,7 +29,10 @@ The board is also kept as bit masks (bit s = space s, at most MAX_SPACES = 63 sp
 mask is a non-negative int64): MINE + c (company c's markers), OCCUPIED, PROTECTED.
 
 The current decision's options are a mask too, OFFERED: option i is its i-th lowest item,
-an option code whose meaning the decision's kind gives (below, "option codes").
+an option code whose meaning the decision's kind gives (below, "option codes").  And so is a
+hand, by company: CARD_CODES + seat x MAX_COMPANIES + c holds the option codes of the seat's
+cards whose function acts on company c (board.index_hand), so the card options are a few
+masks combined, not a walk through the hand.
 """
 
 # The slot tables are laid out by hand, a block of names per line.
@@ -59,17 +63,18 @@ DECK = NEIGHBOURS + MAX_SPACES        # card k's companies at DECK + 3k + functi
 # --- state ------------------------------------------------------------------------------------
 # Loop position: the step `advance` resumes at.  PHASE is AT_DEAL (turn start), AT_CARD,
 # AT_SELL, AT_BUY (the three parts of a round) or AT_END; ROUND counts the rounds played in
-# this turn, ROUNDS in the game; EVENTS counts trace rows written.
+# this turn, ROUNDS in the game; SEAT is the seat whose round it is (STARTER + ROUND, kept
+# so that the loop never divides by the player count); EVENTS counts trace rows written.
 # Search bookkeeping (simulator/games/ekonos/search.py): MODE is PLAIN, PROBE, REPLAY or
 # ROLLOUT; DECISIONS counts the decisions of the current step, LOG_LEN those logged; FORCED
 # is the option a replay forces at decision LOG_LEN; ROLLOUT_POLICY the policy every seat plays
 # in a rollout; PENDING (0/1), PENDING_SEAT, PENDING_KIND, PENDING_OPTIONS (how many),
 # PENDING_CANDIDATES (how many weighed) and PENDING_EVENT (trace row) describe the search
 # decision a probe met; SEARCH_DECISIONS counts the game's search decisions.
-(TURN, STARTER, ROUND, PHASE, ROUNDS, EVENTS,
+(TURN, STARTER, ROUND, SEAT, PHASE, ROUNDS, EVENTS,
  MODE, DECISIONS, LOG_LEN, FORCED, ROLLOUT_POLICY, PENDING, PENDING_SEAT, PENDING_KIND,
  PENDING_OPTIONS, PENDING_CANDIDATES, PENDING_EVENT, SEARCH_DECISIONS,
- OCCUPIED, PROTECTED, OFFERED, N_SCALARS) = range(22)
+ OCCUPIED, PROTECTED, OFFERED, N_SCALARS) = range(23)
 AT_DEAL, AT_CARD, AT_SELL, AT_BUY, AT_END = range(5)
 PLAIN, PROBE, REPLAY, ROLLOUT = range(4)
 SEAT_POLICY = N_SCALARS
@@ -94,12 +99,15 @@ SHARES = MINE + MAX_COMPANIES
 OWNER = SHARES + MAX_PLAYERS * MAX_COMPANIES
 EMPTY = -1
 HANDS = OWNER + MAX_SPACES
+CARD_CODES = HANDS + MAX_PLAYERS * MAX_HAND
 # option codes, the items of OFFERED, in the engine's order of the options (ascending):
 # CHOOSE_CARD 3 x hand slot + function; CHOOSE_SPACE a space; SELL / BUY NO_TRADE or
 # TRADED + company; EXPAND_NOW EXPAND_NOW_CODE, then WAIT_CODE; NAME_PRESIDENT a seat
 NO_TRADE, TRADED = 0, 1
 EXPAND_NOW_CODE, WAIT_CODE = 0, 1
-LOG = HANDS + MAX_PLAYERS * MAX_HAND
+PLACE_CODES = sum(1 << 3 * slot for slot in range(MAX_HAND))  # every slot's function 1
+GROW_CODES = PLACE_CODES << 1 | PLACE_CODES << 2  # and its functions 2 and 3
+LOG = CARD_CODES + MAX_PLAYERS * MAX_COMPANIES
 NOTES = LOG + MAX_LOG
 CANDIDATES = NOTES + MAX_LOG
 CODES = CANDIDATES + MAX_OPTIONS
