@@ -56,9 +56,8 @@ def card_company(rules, card, function):
 
 
 @accessor
-def card_play(state, i):
-    """Option i of a CHOOSE_CARD decision: (hand slot, function)."""
-    code = offered(state, i)
+def card_play(code):
+    """A CHOOSE_CARD option code's (hand slot, function)."""
     slot = code // 3
     return slot, code - 3 * slot
 
@@ -92,22 +91,22 @@ def take_card(state, rules, seat, slot):
 
 
 @inlined
-def card_option(state, rules, seat, i):
-    """Option i of ``seat``'s CHOOSE_CARD decision: (hand slot, function, company)."""
-    slot, function = card_play(state, i)
+def card_option(state, rules, seat, code):
+    """A CHOOSE_CARD option code of ``seat``: (hand slot, function, company)."""
+    slot, function = card_play(code)
     return slot, function, card_company(rules, state[hand_slot(seat, slot)], function)
 
 
 @accessor
-def traded_company(state, i):
-    """Option i of a SELL or BUY decision: a company, or NONE for no trade."""
-    return offered(state, i) - S.TRADED
+def traded_company(code):
+    """A SELL or BUY option code's company, or NONE for no trade."""
+    return code - S.TRADED
 
 
 @accessor
-def expands_now(state, i):
-    """Option i of an EXPAND_NOW decision: whether it is to expand now (not to wait)."""
-    return offered(state, i) == S.EXPAND_NOW_CODE
+def expands_now(code):
+    """Whether an EXPAND_NOW option code is to expand now (not to wait)."""
+    return code == S.EXPAND_NOW_CODE
 
 
 @accessor

@@ -50,14 +50,15 @@ def trace_pending(state, trace, kind, seat, n, m):
 def option_code(state, kind, seat, i):
     """Option i as the trace names it: card x 3 + function; a space; 1 to expand now, 0 to
     wait; a company or NONE (no trade); a seat."""
+    code = offered(state, i)
     if kind == CHOOSE_CARD:
-        slot, function = card_play(state, i)
+        slot, function = card_play(code)
         return 3 * state[hand_slot(seat, slot)] + function
     if kind == EXPAND_NOW:
-        return 1 if expands_now(state, i) else 0
+        return 1 if expands_now(code) else 0
     if kind == SELL or kind == BUY:
-        return traded_company(state, i)
-    return offered(state, i)
+        return traded_company(code)
+    return code
 
 
 @allocating

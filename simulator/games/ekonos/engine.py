@@ -75,7 +75,7 @@ def raise_growth(state, rules, knobs, rng, trace, seat, c):
             return
         n = board.offer(state, bit(S.EXPAND_NOW_CODE) | bit(S.WAIT_CODE))
         i = decide.choose(state, rules, knobs, rng, trace, S.EXPAND_NOW, president, c, n)
-        if board.expands_now(state, i):
+        if board.expands_now(board.offered(state, i)):
             state[S.EARLY_EXPANSIONS + president] += 1
             expand(state, rules, knobs, rng, trace, c, rules[S.CFG_EXPAND_SMALL])
             return
@@ -276,7 +276,7 @@ def play_card(state, rules, knobs, rng, trace, seat):
                 return
         return
     i = decide.choose(state, rules, knobs, rng, trace, S.CHOOSE_CARD, seat, S.NONE, n)
-    slot, function, c = board.card_option(state, rules, seat, i)
+    slot, function, c = board.card_option(state, rules, seat, board.offered(state, i))
     board.take_card(state, rules, seat, slot)
     if function != S.PLACE_FUNCTION:
         state[S.GROWN + seat] += 1
@@ -303,9 +303,8 @@ def sell_step(state, rules, knobs, rng, trace, seat):
         if state[share_slot(seat, c)] > 0:
             codes |= bit(S.TRADED + c)
     n = board.offer(state, codes)
-    c = board.traded_company(
-        state, decide.choose(state, rules, knobs, rng, trace, S.SELL, seat, S.NONE, n)
-    )
+    i = decide.choose(state, rules, knobs, rng, trace, S.SELL, seat, S.NONE, n)
+    c = board.traded_company(board.offered(state, i))
     if c == S.NONE:
         return
     before = state[S.CASH + seat]
@@ -332,9 +331,8 @@ def buy_step(state, rules, knobs, rng, trace, seat):
         ):
             codes |= bit(S.TRADED + c)
     n = board.offer(state, codes)
-    c = board.traded_company(
-        state, decide.choose(state, rules, knobs, rng, trace, S.BUY, seat, S.NONE, n)
-    )
+    i = decide.choose(state, rules, knobs, rng, trace, S.BUY, seat, S.NONE, n)
+    c = board.traded_company(board.offered(state, i))
     if c == S.NONE:
         return
     before = state[S.CASH + seat]
