@@ -177,12 +177,15 @@ def prepare(rules: dict, n_players: int) -> tuple:
 
 
 def allocate(cfg: np.ndarray, n: int):
+    """The kernel's four output arrays (chunk.play_games).  The company columns are all
+    int16 or bool in the tables (:func:`play`), so their arrays are int16: the kernel writes
+    about 40% fewer bytes a game."""
     p, c = cfg[S.CFG_PLAYERS], cfg[S.CFG_COMPANIES]
     return (
         np.zeros((n, S.N_GAME_OUT), np.int64),
         np.zeros((n, p, S.N_PLAYER_OUT), np.int64),
-        np.zeros((n, 2 * c), np.int64),
-        np.zeros((n, p, 3 * c), np.int64),
+        np.zeros((n, 2 * c), np.int16),
+        np.zeros((n, p, 3 * c), np.int16),
     )
 
 
