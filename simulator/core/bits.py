@@ -13,6 +13,7 @@ from numba.core import cgutils, types
 from numba.core.registry import cpu_target
 from numba.extending import intrinsic, overload
 
+from simulator import PLAIN_NUMBA
 from simulator.core.kernel import accessor
 
 
@@ -44,8 +45,9 @@ def _pdep(typingctx, source, mask):
 
 def compiled_with_bit_deposit() -> bool:
     """Whether numba compiles for a CPU with BMI2's parallel bit deposit (its cache keys each
-    kernel by the CPU and its features, so a kernel using it never runs on a CPU without)."""
-    return "+bmi2" in cpu_target.target_context.codegen().magic_tuple()[2]
+    kernel by the CPU and its features, so a kernel using it never runs on a CPU without).
+    Read from numba's code generator, not its public options: the plain mode does without."""
+    return not PLAIN_NUMBA and "+bmi2" in cpu_target.target_context.codegen().magic_tuple()[2]
 
 
 def count(mask):
@@ -76,17 +78,21 @@ def _compiled_lowest(mask):
     return lambda mask: _cttz(mask)
 
 
+def nth_by_deposit(mask, i):
+    """:func:`nth` compiled for a CPU with BMI2: the bit deposit of ``1 << i`` into the mask."""
+    return _cttz(_pdep(1 << i, mask))
+
+
+def nth_by_steps(mask, i):
+    """:func:`nth` compiled for any other CPU: i steps that each clear the lowest item."""
+    for _ in range(i):
+        mask &= mask - 1
+    return _cttz(mask)
+
+
 @overload(nth)
 def _compiled_nth(mask, i):
-    if compiled_with_bit_deposit():
-        return lambda mask, i: _cttz(_pdep(1 << i, mask))
-
-    def by_steps(mask, i):
-        for _ in range(i):
-            mask &= mask - 1
-        return _cttz(mask)
-
-    return by_steps
+    return nth_by_deposit if compiled_with_bit_deposit() else nth_by_steps
 
 
 @accessor
