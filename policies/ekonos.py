@@ -23,9 +23,10 @@ from policies.common import (
     pick_random,
 )
 from policies.search import LEARNED_SEARCH_KNOBS, SEARCH_KNOBS
+from simulator.core.bits import lowest
 from simulator.core.game import Policy
 from simulator.core.kernel import accessor, inlined, rule, scorer
-from simulator.games.ekonos.board import neighbours_of, option
+from simulator.games.ekonos.board import card_option, expands_now, neighbours_of, traded_company
 from simulator.games.ekonos.state import (
     BUY,
     CASH,
@@ -39,10 +40,9 @@ from simulator.games.ekonos.state import (
     EXPAND_NOW,
     MAX_COMPANIES,
     NONE,
+    OFFERED,
     ON_BOARD,
-    OPT_A,
-    OPT_B,
-    OPT_C,
+    OWNER,
     PLACE_FUNCTION,
     PRESIDENT,
     SELL,
@@ -131,24 +131,25 @@ def expected_value(state, c, last_turn):
 
 
 @scorer
-def option_score(state, rules, knobs, policy, kind, seat, company, i):
-    """How much ``policy`` likes option i of a decision (higher is better), in points: company
+def option_score(state, rules, knobs, policy, kind, seat, company, code):
+    """How much ``policy`` likes the option ``code`` of a decision (state.py, "option codes";
+    higher is better), in points: company
     values count ``per_indicator`` each, M.U. ``per_mu``, a presidency held ``per_presidency``
     (the knobs are in M.U. of the printed scoring, where all three weigh as a unit does)."""
     last_turn = state[TURN] == rules[CFG_TURNS] - 1
     per_indicator, per_mu = float(rules[CFG_SCORE_INDICATOR]), float(rules[CFG_SCORE_MU])
     per_presidency = float(rules[CFG_SCORE_PRESIDENCY])
     if kind == CHOOSE_CARD:
-        c = option(state, i, OPT_C)
-        if option(state, i, OPT_B) == PLACE_FUNCTION:
+        _, function, c = card_option(state, rules, seat, code)
+        if function == PLACE_FUNCTION:
             return stake(state, seat, c) * per_indicator + knobs[policy, PLACE_WEIGHT]
         growth = 0.6 * stake(state, seat, c)
         if state[PRESIDENT + c] == seat:
             growth += 1.0 + knobs[policy, PRESIDENCY_BONUS] / 6.0
         return growth * per_indicator * (0.5 if last_turn else 1.0)
     if kind == CHOOSE_SPACE:
-        space, previous = option(state, i, OPT_A), option(state, i, OPT_B)
-        own, rival = neighbours_of(state, rules, space, company)
+        previous = state[OWNER + code]  # the code is the space
+        own, rival = neighbours_of(state, rules, code, company)
         if previous == company:  # turning an own marker protected
             return 0.4 * rival
         score = 1.0 + 0.2 * own
@@ -157,9 +158,9 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
         return score
     if kind == EXPAND_NOW:
         expand = last_turn or knobs[policy, EXPAND_EARLY] >= 0.5
-        return 1.0 if (option(state, i, OPT_A) == 1) == expand else 0.0
+        return 1.0 if expands_now(code) == expand else 0.0
     if kind == SELL:
-        c = option(state, i, OPT_A)
+        c = traded_company(code)
         if c == NONE:
             return 0.0
         keep = expected_value(state, c, last_turn) * per_indicator
@@ -168,7 +169,7 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
             score -= knobs[policy, PRESIDENCY_BONUS] + per_presidency
         return score
     if kind == BUY:
-        c = option(state, i, OPT_A)
+        c = traded_company(code)
         if c == NONE:
             return 0.0
         score = (
@@ -186,12 +187,12 @@ def option_score(state, rules, knobs, policy, kind, seat, company, i):
                 score += knobs[policy, PRESIDENCY_BONUS]
         return score
     # NAME_PRESIDENT: hand the company to the poorest rival
-    return -float(state[CASH + option(state, i, OPT_A)])
+    return -float(state[CASH + code])
 
 
 @inlined
 def policy_choice(state, rules, knobs, rng, policy, kind, seat, company, n):
-    """Index into the ``n`` options of the state's OPTIONS block that scripted ``policy`` takes
+    """Index into the ``n`` options the state offers (OFFERED) that scripted ``policy`` takes
     for decision ``kind`` of ``seat``.  Inlined where the rules decide, so a random draw is
     not a call of some forty arguments."""
     policy = played_by(knobs, policy)
@@ -214,9 +215,11 @@ def played_by(knobs, policy):
 def best_choice(state, rules, knobs, rng, policy, kind, seat, company, n):
     """The best-scored option (ties broken uniformly from the policy stream)."""
     best, count, choice = -np.inf, 0, 0
+    codes = state[OFFERED]  # option i is its i-th item: walked from the lowest
     for i in range(n):
-        score = option_score(state, rules, knobs, policy, kind, seat, company, i)
+        score = option_score(state, rules, knobs, policy, kind, seat, company, lowest(codes))
         best, count, choice = keep_best(score, i, best, count, choice, rng)
+        codes &= codes - 1
     return choice
 
 
@@ -224,9 +227,11 @@ def best_choice(state, rules, knobs, rng, policy, kind, seat, company, n):
 def option_scores(state, rules, knobs, policy, kind, seat, company, n, out):
     """``out[:n]``: every option's score by ``policy`` (all equal for `random`)."""
     policy = played_by(knobs, policy)
+    codes = state[OFFERED]
     for i in range(n):
         out[i] = (
             0.0
             if behaviour(knobs, policy) == RANDOM
-            else option_score(state, rules, knobs, policy, kind, seat, company, i)
+            else option_score(state, rules, knobs, policy, kind, seat, company, lowest(codes))
         )
+        codes &= codes - 1

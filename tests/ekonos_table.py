@@ -41,12 +41,12 @@ from simulator.games.ekonos.state import (
     MAX_SPACES,
     MONEY_RECEIVED,
     NEIGHBOURS,
-    OPT_WIDTH,
-    OPTIONS,
+    OFFERED,
     OWNER,
     PHASE,
     PROTECTED,
     ROUND,
+    SEAT,
     SEAT_POLICY,
     SHARES,
     SPENT,
@@ -85,7 +85,7 @@ class Fields:
 
 
 def bits(mask: int) -> list[int]:
-    """The spaces of a board mask, ascending."""
+    """The items of a mask (the spaces of a board mask, a decision's option codes), ascending."""
     return [s for s in range(MAX_SPACES) if mask >> s & 1]
 
 
@@ -120,7 +120,6 @@ class Table:
         self.players[:, MONEY_RECEIVED] = 0
         self.shares = self.block(SHARES, MAX_COMPANIES)[:n_players, : self.cfg[CFG_COMPANIES]]
         self.hands = self.block(HANDS, MAX_HAND)[:n_players, : self.cfg[CFG_CARDS_PER_TURN]]
-        self.options = self.block(OPTIONS, OPT_WIDTH)
         self.policy_ids = self.state[SEAT_POLICY : SEAT_POLICY + n_players]
         self.trace = np.zeros((64, TRACE_WIDTH), np.int64)
         cells = [c for r in rows for c in r]
@@ -164,7 +163,13 @@ class Table:
         self.knobs[VALUE_INVESTOR, SELL_MARGIN] = sell
         self.knobs[VALUE_INVESTOR, BUY_MARGIN] = buy
 
+    def file_hands(self):
+        """File the hands as the test wrote them by company (CARD_CODES), as a deal does."""
+        for seat in range(len(self.policy_ids)):
+            board.index_hand(self.state, self.cfg, seat)
+
     def _step(self, kernel, *args):
+        self.file_hands()
         return kernel(self.state, self.cfg, self.knobs, self.rng, self.trace, *args)
 
     def step(self):
@@ -183,6 +188,7 @@ class Table:
     def trade(self, seat):
         """The sell and buy parts of ``seat``'s round, as the game loop plays them."""
         self.state[STARTER], self.state[ROUND], self.state[PHASE] = seat, 0, AT_SELL
+        self.state[SEAT] = seat
         while self.state[PHASE] != AT_CARD:
             self.step()
 
@@ -196,8 +202,17 @@ class Table:
         engine.deal(self.state, self.cfg, self.rng, self.trace)
 
     def card_options(self, seat) -> set[tuple]:
-        n = engine.list_card_options(self.state, self.cfg, seat)
-        return {tuple(row) for row in self.options[:n, :3].tolist()}
+        """(hand slot, function, company) of every card option of ``seat``."""
+        deck = self.cfg[DECK : DECK + 3 * self.cfg[CFG_CARDS]]
+        self.file_hands()
+        return {
+            (code // 3, code % 3, int(deck[3 * self.hands[seat, code // 3] + code % 3]))
+            for code in bits(engine.card_options(self.state, self.cfg, seat))
+        }
+
+    def offered(self) -> list[int]:
+        """The option codes of the last decision offered (state.py, "option codes")."""
+        return bits(self.state[OFFERED])
 
     def expand_targets(self, c) -> list[int]:
         return bits(board.expand_targets(self.state, self.cfg, c))

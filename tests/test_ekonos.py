@@ -4,21 +4,36 @@ The rule-by-rule scenarios are in test_ekonos_rules*.py."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from policies.ekonos import SEARCH
+from policies.ekonos import MARKET_BUILDER, RANDOM, SEARCH, VALUE_INVESTOR
 from simulator.core.game import get_game
-from simulator.core.rng import game_seeds
+from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rules import RulesError
+from simulator.games.ekonos import chunk, decide, engine
 from simulator.games.ekonos.game import trace_game
 from simulator.games.ekonos.state import (
+    AT_END,
+    CARD_CODES,
+    CFG_CARDS,
     CFG_CARDS_PER_TURN,
     CFG_MARKERS,
     CFG_MONEY_PER_TURN,
     CFG_SHARE_INDICATORS,
     CFG_SPACES,
+    CFG_STATE_SIZE,
     CFG_TURNS,
+    DECK,
     EV_PRESIDENT,
+    HANDS,
+    MAX_COMPANIES,
+    MAX_HAND,
+    MAX_PLAYERS,
     NONE,
+    PHASE,
+    SEAT,
+    TRACE_WIDTH,
 )
 
 GAME = get_game("ekonos")
@@ -151,3 +166,42 @@ def test_a_scoring_key_out_of_bounds_is_one_error_line_naming_it(tmp_path):
         len(lines) == 1 and lines[0].startswith("Error:") and "scoring.per_presidency" in lines[0]
     )
     assert not out.exists()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**63 - 1),
+    n_players=st.sampled_from([3, 4, 5, 6]),
+    policy=st.sampled_from([RANDOM, VALUE_INVESTOR, MARKET_BUILDER]),
+)
+def test_hands_filed_by_company_mirror_the_hands(seed, n_players, policy):
+    """The hands filed by company (CARD_CODES, board.index_hand) hold exactly the option codes
+    of the cards in HANDS, after every step of a whole game and after the search re-deals the
+    cards a seat cannot see (decide.determinize)."""
+    cfg, knobs = GAME.prepare(GAME.rules(), n_players)
+    state = np.zeros(cfg[CFG_STATE_SIZE], np.int64)
+    rng = np.zeros(N_STREAMS, np.uint64)
+    chunk.new_game(state, cfg, knobs, rng, np.uint64(seed), np.full(n_players, policy, np.int8))
+    no_trace = np.zeros((0, TRACE_WIDTH), np.int64)
+    deck = cfg[DECK : DECK + 3 * cfg[CFG_CARDS]].reshape(-1, 3)
+
+    def filed(state):
+        codes = np.zeros((n_players, MAX_COMPANIES), np.int64)
+        for seat in range(n_players):
+            for slot in range(cfg[CFG_CARDS_PER_TURN]):
+                card = state[HANDS + seat * MAX_HAND + slot]
+                for function in range(3) if card >= 0 else ():
+                    codes[seat, deck[card, function]] |= 1 << 3 * slot + function
+        return codes
+
+    def card_codes(state):
+        return state[CARD_CODES : CARD_CODES + MAX_PLAYERS * MAX_COMPANIES].reshape(
+            MAX_PLAYERS, MAX_COMPANIES
+        )[:n_players]
+
+    while state[PHASE] != AT_END:
+        engine.play_step(state, cfg, knobs, rng, no_trace)
+        assert (card_codes(state) == filed(state)).all()
+        redealt, redealt_rng = state.copy(), rng.copy()
+        decide.determinize(redealt, cfg, redealt_rng, int(state[SEAT]))
+        assert (card_codes(redealt) == filed(redealt)).all()

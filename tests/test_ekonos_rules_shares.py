@@ -27,7 +27,6 @@ from simulator.games.ekonos.state import (
     N_GAME_OUT,
     N_PLAYER_OUT,
     NONE,
-    OPT_A,
     P_CASH,
     P_HOLDINGS,
     P_SCORE,
@@ -165,7 +164,7 @@ def test_president_selling_into_a_tie_chooses_the_successor():
         engine.sell_share(t.state, 0, ALPHA)
         assert t.successor(0, ALPHA) == pick
         assert t.companies[ALPHA, PRESIDENT] == pick
-        assert sorted(t.options[:2, OPT_A].tolist()) == [1, 2]
+        assert t.offered() == [1, 2]
 
 
 @pytest.mark.parametrize("holdings, president", [((3, 2, 0), 0), ((2, 2, 1), 1)])

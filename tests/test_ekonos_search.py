@@ -9,7 +9,7 @@ import pytest
 from policies.ekonos import SEARCH, VALUE_INVESTOR
 from simulator.core.game import get_game
 from simulator.core.rng import DICE, N_STREAMS, POLICY, SETUP, game_seeds
-from simulator.games.ekonos import chunk, search
+from simulator.games.ekonos import board, chunk, search
 from simulator.games.ekonos.state import (
     AT_CARD,
     CFG_CARDS,
@@ -53,6 +53,8 @@ def first_search_decision(change=None, seed: int = 7):
     assert state[PHASE] == AT_CARD and (state[STARTER] + state[ROUND]) % 4 == 0
     if change:
         change(state, rng, cfg)
+        for seat in range(4):  # the hands changed: filed by company as a deal files them
+            board.index_hand(state, cfg, seat)
     start = state[EVENTS]
     search.search_step(state, cfg, knobs, rng, trace, work, work_rng, values)  # seat 0 plays a card
     rows = [tuple(r) for r in trace[start : state[EVENTS]].tolist()]

@@ -12,8 +12,7 @@ import policies.ekonos as ekonos_policies
 import policies.karmaggan as karmaggan_policies
 import policies.karnaxis as karnaxis_policies
 from simulator.core.game import get_game
-from simulator.games.ekonos.state import BUY, OPT_A, OPT_WIDTH, OPTIONS, SHARES_OUT
-from simulator.games.ekonos.state import NONE as NO_COMPANY
+from simulator.games.ekonos.state import BUY, NO_TRADE, OFFERED, SHARES_OUT, TRADED
 from simulator.games.karmaggan.state import CFG_HAND_MAX, P_HAND_N, TUMULT
 from simulator.games.karnaxis import state as S
 
@@ -37,8 +36,7 @@ def ekonos_buys(sets: tuple = (), shares_out: int = 0) -> bool:
     ``shares_out`` shares of it already sold (the price is one more)."""
     t = Table(ALPHA_FOUR, sets=sets, policy=ekonos_policies.VALUE_INVESTOR)
     t.state[SHARES_OUT + 0] = shares_out
-    t.state[OPTIONS + 0 * OPT_WIDTH + OPT_A] = NO_COMPANY
-    t.state[OPTIONS + 1 * OPT_WIDTH + OPT_A] = 0
+    t.state[OFFERED] = 1 << NO_TRADE | 1 << TRADED + 0  # nothing, or a share of Alpha
     rng = np.zeros_like(t.rng)
     pid = ekonos_policies.VALUE_INVESTOR
     return EKONOS["policy_choice"](t.state, t.cfg, t.knobs, rng, pid, BUY, 0, 0, 2) == 1

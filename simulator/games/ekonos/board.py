@@ -1,11 +1,13 @@
-"""Ekonos board: market indicators on spaces (Playing a Card), and the trace.
+"""Ekonos board: market indicators on spaces (Playing a Card), the options of a decision,
+and the trace.
 
 The board is kept twice, each for what it does best: ``state[S.OWNER + s]`` answers "whose
 marker is on space s", the masks (state.py) answer "which spaces": free, next to a company,
-protected.  Option lists enumerate a mask's spaces in ascending order.
+protected.  A decision's options are a mask of option codes too (OFFERED): a random choice
+draws an index and takes that item, and nothing is listed.
 """
 
-from simulator.core.bits import bit, count, lowest
+from simulator.core.bits import bit, count, lowest, nth
 from simulator.core.kernel import accessor, inlined
 from simulator.games.ekonos import state as S
 
@@ -28,15 +30,83 @@ def record(state, trace, event, seat, a, b, c, d):
 
 
 @accessor
-def set_option(state, i, a, b, c):
-    """Row i of the current decision's options."""
-    at = S.OPTIONS + i * S.OPT_WIDTH
-    state[at + S.OPT_A], state[at + S.OPT_B], state[at + S.OPT_C] = a, b, c
+def offer(state, codes):
+    """Make the mask ``codes`` the current decision's options (state.py, "option codes");
+    returns how many."""
+    state[S.OFFERED] = codes
+    return count(codes)
 
 
 @accessor
-def option(state, i, column):
-    return state[S.OPTIONS + i * S.OPT_WIDTH + column]
+def offered(state, i):
+    """The code of option i of the current decision."""
+    return nth(state[S.OFFERED], i)
+
+
+@accessor
+def hand_slot(seat, slot):
+    return S.HANDS + seat * S.MAX_HAND + slot
+
+
+@accessor
+def card_company(rules, card, function):
+    """The company a card's function acts on (Playing a Card: function 1 places it, 2 and 3
+    raise its growth)."""
+    return rules[S.DECK + 3 * card + function]
+
+
+@accessor
+def card_play(code):
+    """A CHOOSE_CARD option code's (hand slot, function)."""
+    slot = code // 3
+    return slot, code - 3 * slot
+
+
+@accessor
+def card_codes(seat, c):
+    """Where the option codes of ``seat``'s cards acting on company c are kept (CARD_CODES)."""
+    return S.CARD_CODES + seat * S.MAX_COMPANIES + c
+
+
+@inlined
+def index_hand(state, rules, seat):
+    """File ``seat``'s hand under CARD_CODES, after its cards were dealt into HANDS."""
+    state[card_codes(seat, 0) : card_codes(seat, S.MAX_COMPANIES)] = 0
+    for slot in range(rules[S.CFG_CARDS_PER_TURN]):
+        card = state[hand_slot(seat, slot)]
+        if card >= 0:
+            for function in range(3):
+                state[card_codes(seat, card_company(rules, card, function))] |= bit(
+                    3 * slot + function
+                )
+
+
+@inlined
+def take_card(state, rules, seat, slot):
+    """Take the card in ``seat``'s hand slot out of the hand (played or discarded)."""
+    card = state[hand_slot(seat, slot)]
+    for function in range(3):
+        state[card_codes(seat, card_company(rules, card, function))] &= ~bit(3 * slot + function)
+    state[hand_slot(seat, slot)] = -1
+
+
+@inlined
+def card_option(state, rules, seat, code):
+    """A CHOOSE_CARD option code of ``seat``: (hand slot, function, company)."""
+    slot, function = card_play(code)
+    return slot, function, card_company(rules, state[hand_slot(seat, slot)], function)
+
+
+@accessor
+def traded_company(code):
+    """A SELL or BUY option code's company, or NONE for no trade."""
+    return code - S.TRADED
+
+
+@accessor
+def expands_now(code):
+    """Whether an EXPAND_NOW option code is to expand now (not to wait)."""
+    return code == S.EXPAND_NOW_CODE
 
 
 @accessor
@@ -54,18 +124,6 @@ def next_to(state, rules, c):
         near |= rules[S.NEIGHBOURS + lowest(mine)]
         mine &= mine - 1
     return near
-
-
-@inlined
-def list_spaces(state, spaces):
-    """The spaces of a mask as options (space, its owner or EMPTY), ascending; how many."""
-    n = 0
-    while spaces:
-        s = lowest(spaces)
-        set_option(state, n, s, state[S.OWNER + s], 0)
-        n += 1
-        spaces &= spaces - 1
-    return n
 
 
 @inlined

@@ -70,7 +70,7 @@ def learned_round(state, rules, knobs):
     """Whether the next step is part of a learned seat's round (not a deal)."""
     if state[S.PHASE] == S.AT_DEAL:
         return False
-    seat = engine.round_seat(state, rules)
+    seat = engine.round_seat(state)
     return behaviour(knobs, state[S.SEAT_POLICY + seat]) == LEARNED
 
 
@@ -186,8 +186,8 @@ def play_games(
 
     rules int64[CFG_STATE ...] (state.py); knobs float64[n_policies, 1 + n_knobs];
     seeds uint64[n]; seat_policies int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT],
-    out_players int64[n, n_players, N_PLAYER_OUT], out_company_games int64[n, 2 * n_companies]
-    (company values at the end, then at mid-game), out_company_players int64[n, n_players,
+    out_players int64[n, n_players, N_PLAYER_OUT], out_company_games int16[n, 2 * n_companies]
+    (company values at the end, then at mid-game), out_company_players int16[n, n_players,
     3 * n_companies] (shares, presidencies at the end, presidencies at mid-game);
     trace int64[max_events, TRACE_WIDTH] (0 rows in bulk runs; a replay plays one game: one
     kernel for both, as each kernel compiles the whole engine).

@@ -9,9 +9,17 @@ from policies.search_driver import LEARNING_DECIDE, for_game
 from simulator.core.kernel import allocating, rule
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.games.ekonos import state as layout
-from simulator.games.ekonos.board import option
+from simulator.games.ekonos.board import (
+    card_play,
+    expands_now,
+    hand_slot,
+    index_hand,
+    offered,
+    traded_company,
+)
 from simulator.games.ekonos.features import N_FEATURES  # noqa: F401 (the layer reads it)
 from simulator.games.ekonos.state import (
+    BUY,
     CANDIDATES,
     CFG_CARDS,
     CFG_CARDS_PER_TURN,
@@ -20,11 +28,11 @@ from simulator.games.ekonos.state import (
     CHOOSE_CARD,
     CODES,
     DECK_ORDER,
+    EXPAND_NOW,
     HANDS,
     MAX_HAND,
-    OPT_A,
-    OPT_B,
     PENDING_EVENT,
+    SELL,
 )
 from simulator.games.ekonos.state import EVENTS as TRACE_N  # the name the layer reads
 
@@ -40,11 +48,17 @@ def trace_pending(state, trace, kind, seat, n, m):
 
 @rule
 def option_code(state, kind, seat, i):
-    """Option i as the trace names it: card x 3 + function; a space; else its first column."""
+    """Option i as the trace names it: card x 3 + function; a space; 1 to expand now, 0 to
+    wait; a company or NONE (no trade); a seat."""
+    code = offered(state, i)
     if kind == CHOOSE_CARD:
-        card = state[HANDS + seat * MAX_HAND + option(state, i, OPT_A)]
-        return 3 * card + option(state, i, OPT_B)
-    return option(state, i, OPT_A)
+        slot, function = card_play(code)
+        return 3 * state[hand_slot(seat, slot)] + function
+    if kind == EXPAND_NOW:
+        return 1 if expands_now(code) else 0
+    if kind == SELL or kind == BUY:
+        return traded_company(code)
+    return code
 
 
 @allocating
@@ -77,6 +91,7 @@ def determinize(state, rules, rng, seat):
             if p != seat and state[at] >= 0:
                 state[at] = state[unseen + n]
                 n += 1
+        index_hand(state, rules, p)
     for k in range(dealt, n_cards):
         state[DECK_ORDER + k] = state[unseen + n]
         n += 1

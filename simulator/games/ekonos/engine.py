@@ -3,8 +3,9 @@
 Every function takes the game (``state`` int64, ``rng`` uint64[N_STREAMS]), the read-only
 ``rules`` int64 array and ``knobs`` float64[n_policies, 1 + n_knobs] (layouts: state.py),
 the ``trace`` int64[max_events, TRACE_WIDTH] (no rows unless a game is being replayed), and
-scalars.  Decisions: the engine lists the legal options of a decision in the state's OPTIONS
-block and asks ``decide.choose`` for an index, so an illegal move cannot be expressed.
+scalars.  Decisions: the engine offers the legal options of a decision as a mask of option
+codes (board.offer) and asks ``decide.choose`` for an index, so an illegal move cannot be
+expressed.
 
 The loop is resumable: the loop position (turn, round, phase) lives in the state, and
 :func:`advance` plays from a *step* boundary to the game's end or a horizon.  A step is the
@@ -12,6 +13,7 @@ deal at the start of a turn, or one of the three parts of a seat's round (play a
 buy) with every decision it leads to (an expansion by another seat's company, a successor).
 """
 
+from simulator.core.bits import bit
 from simulator.core.kernel import accessor, inlined, rule
 from simulator.core.rng import SETUP, shuffle
 from simulator.games.ekonos import board, decide
@@ -36,43 +38,23 @@ def share_slot(seat, c):
     return S.SHARES + seat * S.MAX_COMPANIES + c
 
 
-@accessor
-def hand_slot(seat, slot):
-    return S.HANDS + seat * S.MAX_HAND + slot
-
-
-@accessor
-def card_company(rules, card, function):
-    """The company a card's function acts on (Playing a Card: function 1 places it, 2 and 3
-    raise its growth)."""
-    return rules[S.DECK + 3 * card + function]
-
-
 @inlined
-def list_card_options(state, rules, seat):
-    """Playing a Card: every (card, function) of the hand that can take effect.
+def card_options(state, rules, seat):
+    """Playing a Card: every (card, function) of the hand that can take effect, as a mask of
+    option codes (3 x hand slot + function).
 
     Function 1 needs a free space and an indicator in supply, or an unprotected indicator of
     the company to turn; functions 2 and 3 need a growth indicator below the top level
     (ASSUMED: without a president to expand, growth stops at level 6)."""
     free = board.free_spaces(state, rules) != 0
-    n = 0
-    for slot in range(rules[S.CFG_CARDS_PER_TURN]):
-        card = state[hand_slot(seat, slot)]
-        if card < 0:
-            continue
-        for f in range(3):
-            c = card_company(rules, card, f)
-            if f == S.PLACE_FUNCTION:
-                ok = (free and state[S.SUPPLY + c] > 0) or state[S.MINE + c] & ~state[
-                    S.PROTECTED
-                ] != 0
-            else:
-                ok = state[S.GROWTH + c] < rules[S.CFG_GROWTH_LARGE]
-            if ok:
-                board.set_option(state, n, slot, f, c)
-                n += 1
-    return n
+    codes = 0
+    for c in range(rules[S.CFG_COMPANIES]):
+        held = state[board.card_codes(seat, c)]
+        if (free and state[S.SUPPLY + c] > 0) or state[S.MINE + c] & ~state[S.PROTECTED] != 0:
+            codes |= held & S.PLACE_CODES
+        if state[S.GROWTH + c] < rules[S.CFG_GROWTH_LARGE]:
+            codes |= held & S.GROW_CODES
+    return codes
 
 
 @inlined
@@ -91,9 +73,9 @@ def raise_growth(state, rules, knobs, rng, trace, seat, c):
         if state[S.SUPPLY + c] == 0 or board.expand_targets(state, rules, c) == 0:
             board.record(state, trace, S.EV_EXPAND_WAIT, president, c, level, 1, 0)
             return
-        board.set_option(state, 0, 1, 0, 0)
-        board.set_option(state, 1, 0, 0, 0)
-        if decide.choose(state, rules, knobs, rng, trace, S.EXPAND_NOW, president, c, 2) == 0:
+        n = board.offer(state, bit(S.EXPAND_NOW_CODE) | bit(S.WAIT_CODE))
+        i = decide.choose(state, rules, knobs, rng, trace, S.EXPAND_NOW, president, c, n)
+        if board.expands_now(board.offered(state, i)):
             state[S.EARLY_EXPANSIONS + president] += 1
             expand(state, rules, knobs, rng, trace, c, rules[S.CFG_EXPAND_SMALL])
             return
@@ -116,11 +98,11 @@ def expand(state, rules, knobs, rng, trace, c, count):
     for _ in range(count):
         if state[S.SUPPLY + c] == 0:
             break
-        n = board.list_spaces(state, board.expand_targets(state, rules, c))
+        n = board.offer(state, board.expand_targets(state, rules, c))
         if n == 0:
             break
         i = decide.choose(state, rules, knobs, rng, trace, S.CHOOSE_SPACE, president, c, n)
-        space = board.option(state, i, S.OPT_A)
+        space = board.offered(state, i)
         replaced = board.place_marker(state, rules, space, c)
         board.record(state, trace, S.EV_EXPAND, president, c, space, replaced, 0)
         placed += 1
@@ -233,16 +215,16 @@ def presidency_after_sale(state, rules, knobs, rng, trace, seat, c):
         if state[share_slot(seat, c)] == 0:
             set_president(state, rules, c, S.NONE)
         return state[S.PRESIDENT + c]
-    n = 0
+    tied = 0
     for p in range(n_players):
         if p != seat and state[share_slot(p, c)] == most and can_show_presidency(state, rules, p):
-            board.set_option(state, n, p, 0, 0)
-            n += 1
+            tied |= bit(p)
+    n = board.offer(state, tied)
     i = 0
     if n > 1:
         i = decide.choose(state, rules, knobs, rng, trace, S.NAME_PRESIDENT, seat, c, n)
         state[S.NAMED + seat] += 1
-    set_president(state, rules, c, board.option(state, i, S.OPT_A))
+    set_president(state, rules, c, board.offered(state, i))
     return state[S.PRESIDENT + c]
 
 
@@ -282,31 +264,27 @@ def indicator_regained(state, seat):
 @inlined
 def play_card(state, rules, knobs, rng, trace, seat):
     """Round, step 1 — Playing a Card: choose a card and one of its three functions."""
-    n = list_card_options(state, rules, seat)
+    n = board.offer(state, card_options(state, rules, seat))
     if n == 0:
         # ASSUMED: a card none of whose functions can act is discarded without effect.
         for slot in range(rules[S.CFG_CARDS_PER_TURN]):
-            card = state[hand_slot(seat, slot)]
+            card = state[board.hand_slot(seat, slot)]
             if card >= 0:
                 board.record(state, trace, S.EV_DISCARD, seat, card, 0, 0, 0)
-                state[hand_slot(seat, slot)] = -1
+                board.take_card(state, rules, seat, slot)
                 state[S.DISCARDED + seat] += 1
                 return
         return
     i = decide.choose(state, rules, knobs, rng, trace, S.CHOOSE_CARD, seat, S.NONE, n)
-    slot, function, c = (
-        board.option(state, i, S.OPT_A),
-        board.option(state, i, S.OPT_B),
-        board.option(state, i, S.OPT_C),
-    )
-    state[hand_slot(seat, slot)] = -1
+    slot, function, c = board.card_option(state, rules, seat, board.offered(state, i))
+    board.take_card(state, rules, seat, slot)
     if function != S.PLACE_FUNCTION:
         state[S.GROWN + seat] += 1
         raise_growth(state, rules, knobs, rng, trace, seat, c)
         return
-    n = board.list_spaces(state, board.place_targets(state, rules, c))
+    n = board.offer(state, board.place_targets(state, rules, c))
     i = decide.choose(state, rules, knobs, rng, trace, S.CHOOSE_SPACE, seat, c, n)
-    space = board.option(state, i, S.OPT_A)
+    space = board.offered(state, i)
     if state[S.OWNER + space] == c:
         board.protect_marker(state, space)
         state[S.PROTECTED_PLAYS + seat] += 1
@@ -320,15 +298,13 @@ def play_card(state, rules, knobs, rng, trace, seat):
 @inlined
 def sell_step(state, rules, knobs, rng, trace, seat):
     """Round, step 2 — Selling a company share, if chosen: any company the seat holds."""
-    board.set_option(state, 0, S.NONE, 0, 0)
-    n = 1
+    codes = bit(S.NO_TRADE)
     for c in range(rules[S.CFG_COMPANIES]):
         if state[share_slot(seat, c)] > 0:
-            board.set_option(state, n, c, 0, 0)
-            n += 1
-    c = board.option(
-        state, decide.choose(state, rules, knobs, rng, trace, S.SELL, seat, S.NONE, n), S.OPT_A
-    )
+            codes |= bit(S.TRADED + c)
+    n = board.offer(state, codes)
+    i = decide.choose(state, rules, knobs, rng, trace, S.SELL, seat, S.NONE, n)
+    c = board.traded_company(board.offered(state, i))
     if c == S.NONE:
         return
     before = state[S.CASH + seat]
@@ -347,18 +323,16 @@ def sell_step(state, rules, knobs, rng, trace, seat):
 def buy_step(state, rules, knobs, rng, trace, seat):
     """Round, step 3 — Buying a company share, if chosen: the buyer needs the price in cash and
     the share indicators the purchase puts on the board."""
-    board.set_option(state, 0, S.NONE, 0, 0)
-    n = 1
+    codes = bit(S.NO_TRADE)
     free = state[S.INDICATORS_LEFT + seat]  # two are enough for any purchase
     for c in range(rules[S.CFG_COMPANIES]):
         if state[S.CASH + seat] >= buy_price(state, c) and (
             free >= 2 or free >= indicators_to_buy(state, rules, seat, c)
         ):
-            board.set_option(state, n, c, 0, 0)
-            n += 1
-    c = board.option(
-        state, decide.choose(state, rules, knobs, rng, trace, S.BUY, seat, S.NONE, n), S.OPT_A
-    )
+            codes |= bit(S.TRADED + c)
+    n = board.offer(state, codes)
+    i = decide.choose(state, rules, knobs, rng, trace, S.BUY, seat, S.NONE, n)
+    c = board.traded_company(board.offered(state, i))
     if c == S.NONE:
         return
     before = state[S.CASH + seat]
@@ -385,8 +359,9 @@ def deal(state, rules, rng, trace):
     k = 0
     for p in range(rules[S.CFG_PLAYERS]):
         for slot in range(rules[S.CFG_CARDS_PER_TURN]):
-            state[hand_slot(p, slot)] = state[S.DECK_ORDER + k]
+            state[board.hand_slot(p, slot)] = state[S.DECK_ORDER + k]
             k += 1
+        board.index_hand(state, rules, p)
         state[S.CASH + p] += rules[S.CFG_MONEY_PER_TURN]
         state[S.MONEY_RECEIVED + p] += rules[S.CFG_MONEY_PER_TURN]
         board.record(
@@ -402,22 +377,26 @@ def deal(state, rules, rng, trace):
 
 
 @accessor
-def round_seat(state, rules):
-    """Preparation: the starter plays the first round, then play passes to the left (seat + 1)."""
-    return (state[S.STARTER] + state[S.ROUND]) % rules[S.CFG_PLAYERS]
+def round_seat(state):
+    """The seat whose round it is (end_round)."""
+    return state[S.SEAT]
 
 
 @inlined
 def end_round(state, rules):
-    """Preparation: every player plays one round per card dealt; when no player has cards
-    left the next turn begins, its starter the player to the left of this turn's starter."""
+    """Preparation: every player plays one round per card dealt, the starter first, then play
+    passes to the left (seat + 1); when no player has cards left the next turn begins, its
+    starter the player to the left of this turn's starter."""
     state[S.ROUND] += 1
     state[S.ROUNDS] += 1
     state[S.PHASE] = S.AT_CARD
+    left = state[S.SEAT] + 1
+    state[S.SEAT] = left if left < rules[S.CFG_PLAYERS] else 0
     if state[S.ROUND] < rules[S.CFG_CARDS_PER_TURN] * rules[S.CFG_PLAYERS]:
         return
     state[S.ROUND] = 0
     state[S.STARTER] = (state[S.STARTER] + 1) % rules[S.CFG_PLAYERS]
+    state[S.SEAT] = state[S.STARTER]
     state[S.TURN] += 1
     state[S.PHASE] = S.AT_DEAL if state[S.TURN] < rules[S.CFG_TURNS] else S.AT_END
 
@@ -426,7 +405,7 @@ def end_round(state, rules):
 def play_step(state, rules, knobs, rng, trace):
     """Play one step from the loop position (Preparation; Round: card, sell, buy)."""
     phase = state[S.PHASE]
-    seat = round_seat(state, rules)
+    seat = round_seat(state)
     if phase == S.AT_DEAL:
         board.record(state, trace, S.EV_TURN, state[S.STARTER], 0, 0, 0, 0)
         deal(state, rules, rng, trace)

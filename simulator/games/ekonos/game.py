@@ -69,7 +69,7 @@ def check(rules: dict) -> None:
         rules,
         "setup.cards_per_turn",
         all(v <= S.MAX_HAND for v in setup["cards_per_turn"]),
-        f"at most {S.MAX_HAND} cards per turn (three options a card must fit {S.MAX_OPTIONS})",
+        f"at most {S.MAX_HAND} cards per turn (a hand's three options a card fit a 63-bit mask)",
     )
     require(rules, "setup.start_money", setup["start_money"] >= 0, "must be >= 0")
     require(
@@ -177,12 +177,15 @@ def prepare(rules: dict, n_players: int) -> tuple:
 
 
 def allocate(cfg: np.ndarray, n: int):
+    """The kernel's four output arrays (chunk.play_games).  The company columns are all
+    int16 or bool in the tables (:func:`play`), so their arrays are int16: the kernel writes
+    about 40% fewer bytes a game."""
     p, c = cfg[S.CFG_PLAYERS], cfg[S.CFG_COMPANIES]
     return (
         np.zeros((n, S.N_GAME_OUT), np.int64),
         np.zeros((n, p, S.N_PLAYER_OUT), np.int64),
-        np.zeros((n, 2 * c), np.int64),
-        np.zeros((n, p, 3 * c), np.int64),
+        np.zeros((n, 2 * c), np.int16),
+        np.zeros((n, p, 3 * c), np.int16),
     )
 
 

@@ -19,7 +19,7 @@ depends on the deck's length and is stored in ``rules[CFG_UNSEEN]``::
     SHARES        shares held, seat-major (share_slot)           MAX_PLAYERS x MAX_COMPANIES
     OWNER         company on each space, EMPTY when free         MAX_SPACES
     HANDS         card ids, -1 for a played slot, seat-major         MAX_PLAYERS x MAX_HAND
-    OPTIONS       the current decision's options, row-major          MAX_OPTIONS x OPT_WIDTH
+    CARD_CODES    the hand's option codes by company, seat-major     MAX_PLAYERS x MAX_COMPANIES
     LOG, NOTES    the step's decisions; trace rows of their values   MAX_LOG each
     CANDIDATES    options a pending search decision weighs; CODES    MAX_OPTIONS each
     DECK_ORDER    this turn's shuffled deck (dealt, then undealt)    n_cards
@@ -27,6 +27,12 @@ depends on the deck's length and is stored in ``rules[CFG_UNSEEN]``::
 
 The board is also kept as bit masks (bit s = space s, at most MAX_SPACES = 63 spaces so a
 mask is a non-negative int64): MINE + c (company c's markers), OCCUPIED, PROTECTED.
+
+The current decision's options are a mask too, OFFERED: option i is its i-th lowest item,
+an option code whose meaning the decision's kind gives (below, "option codes").  And so is a
+hand, by company: CARD_CODES + seat x MAX_COMPANIES + c holds the option codes of the seat's
+cards whose function acts on company c (board.index_hand), so the card options are a few
+masks combined, not a walk through the hand.
 """
 
 # The slot tables are laid out by hand, a block of names per line.
@@ -34,7 +40,7 @@ mask is a non-negative int64): MINE + c (company c's markers), OCCUPIED, PROTECT
 MAX_PLAYERS = 6
 MAX_COMPANIES = 12
 MAX_SPACES = 63       # bit 63 would be the int64 sign bit
-MAX_HAND = 21         # 3 functions a card: a hand's options fit in MAX_OPTIONS
+MAX_HAND = 21         # 3 functions a card: a hand's option codes fit a mask
 MAX_OPTIONS = 64
 MAX_CARDS = 1000
 MAX_TURNS = 100       # so rounds (turns x cards x players) fit the int16 `rounds` column
@@ -57,17 +63,18 @@ DECK = NEIGHBOURS + MAX_SPACES        # card k's companies at DECK + 3k + functi
 # --- state ------------------------------------------------------------------------------------
 # Loop position: the step `advance` resumes at.  PHASE is AT_DEAL (turn start), AT_CARD,
 # AT_SELL, AT_BUY (the three parts of a round) or AT_END; ROUND counts the rounds played in
-# this turn, ROUNDS in the game; EVENTS counts trace rows written.
+# this turn, ROUNDS in the game; SEAT is the seat whose round it is (STARTER + ROUND, kept
+# so that the loop never divides by the player count); EVENTS counts trace rows written.
 # Search bookkeeping (simulator/games/ekonos/search.py): MODE is PLAIN, PROBE, REPLAY or
 # ROLLOUT; DECISIONS counts the decisions of the current step, LOG_LEN those logged; FORCED
 # is the option a replay forces at decision LOG_LEN; ROLLOUT_POLICY the policy every seat plays
 # in a rollout; PENDING (0/1), PENDING_SEAT, PENDING_KIND, PENDING_OPTIONS (how many),
 # PENDING_CANDIDATES (how many weighed) and PENDING_EVENT (trace row) describe the search
 # decision a probe met; SEARCH_DECISIONS counts the game's search decisions.
-(TURN, STARTER, ROUND, PHASE, ROUNDS, EVENTS,
+(TURN, STARTER, ROUND, SEAT, PHASE, ROUNDS, EVENTS,
  MODE, DECISIONS, LOG_LEN, FORCED, ROLLOUT_POLICY, PENDING, PENDING_SEAT, PENDING_KIND,
  PENDING_OPTIONS, PENDING_CANDIDATES, PENDING_EVENT, SEARCH_DECISIONS,
- OCCUPIED, PROTECTED, N_SCALARS) = range(21)
+ OCCUPIED, PROTECTED, OFFERED, N_SCALARS) = range(23)
 AT_DEAL, AT_CARD, AT_SELL, AT_BUY, AT_END = range(5)
 PLAIN, PROBE, REPLAY, ROLLOUT = range(4)
 SEAT_POLICY = N_SCALARS
@@ -92,12 +99,15 @@ SHARES = MINE + MAX_COMPANIES
 OWNER = SHARES + MAX_PLAYERS * MAX_COMPANIES
 EMPTY = -1
 HANDS = OWNER + MAX_SPACES
-OPTIONS = HANDS + MAX_PLAYERS * MAX_HAND
-# option columns: CHOOSE_CARD (hand slot, function, company); CHOOSE_SPACE (space, its owner
-# or EMPTY); SELL / BUY (company or NONE for "no trade"); EXPAND_NOW (1 expand, 0 wait);
-# NAME_PRESIDENT (seat)
-OPT_A, OPT_B, OPT_C, OPT_WIDTH = range(4)
-LOG = OPTIONS + MAX_OPTIONS * OPT_WIDTH
+CARD_CODES = HANDS + MAX_PLAYERS * MAX_HAND
+# option codes, the items of OFFERED, in the engine's order of the options (ascending):
+# CHOOSE_CARD 3 x hand slot + function; CHOOSE_SPACE a space; SELL / BUY NO_TRADE or
+# TRADED + company; EXPAND_NOW EXPAND_NOW_CODE, then WAIT_CODE; NAME_PRESIDENT a seat
+NO_TRADE, TRADED = 0, 1
+EXPAND_NOW_CODE, WAIT_CODE = 0, 1
+PLACE_CODES = sum(1 << 3 * slot for slot in range(MAX_HAND))  # every slot's function 1
+GROW_CODES = PLACE_CODES << 1 | PLACE_CODES << 2  # and its functions 2 and 3
+LOG = CARD_CODES + MAX_PLAYERS * MAX_COMPANIES
 NOTES = LOG + MAX_LOG
 CANDIDATES = NOTES + MAX_LOG
 CODES = CANDIDATES + MAX_OPTIONS
