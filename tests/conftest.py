@@ -98,16 +98,17 @@ def small_study(tmp_path_factory, request) -> dict:
 
 
 # The files that take longest (seconds of one worker, from a fresh clone: the study, the
-# plain mode's compile, the report, the coverage checks...), handed to the two workers first
+# report, the coverage checks, the documented commands...), handed to the two workers first
 # (`--no-loadscope-reorder` in pyproject.toml keeps this order) so that they finish together
 LONGEST_FIRST = (
     "test_sensitivity.py",
-    "test_kernel.py",
     "test_report.py",
     "test_coverage.py",
     "test_docs.py",
+    "test_learned.py",
     "test_notebooks.py",
     "test_fit.py",
+    "test_karmaggan_search.py",
     "test_user_errors.py",
     "test_interrupt.py",
     "test_pool.py",
