@@ -4,7 +4,7 @@ jobs (rulebook: shared/rules/karnaxis.md, "Buy Karnaxis Card", "Fulfilling Your 
 how these tests are built)."""
 
 import pytest
-from karnaxis_world import World
+from karnaxis_world import GAME, World
 from test_karnaxis_rules_money import no_abilities
 
 from simulator.games.karnaxis import state as S
@@ -243,6 +243,40 @@ def test_zack_fulfils_as_tax_collector_and_pays_back_after_a_loan():
     w.call("take_loan", 0, 5_000)
     w.call("settle_forfeit", 0)
     assert w.cash(0) == 10_000
+
+
+@pytest.mark.parametrize("sets", [(), ("characters[Wes].karnaxis_value=20000",)])
+def test_a_karnaxis_is_checked_by_the_slot_and_count_read_once_a_game(sets):
+    """Fulfilling Your Karnaxis, checked for every seat after each action and trade: the slot
+    of the board and the count each character's ambition reads are taken from the rules once
+    (AMBITION_SLOT, AMBITION_AT, for the character AMBITION_FOR - 1) and read again when the
+    seat's character changes; a check fulfils the ambition exactly when ambition_met, which
+    reads the character card every time, says it is met: a count short of it, then at it.
+    Under a variant the count read is the variant's (Wes: $20,000 of growth)."""
+    w = World(GAME.rules(sets=sets))
+    no_abilities(w)
+    kinds = set()
+    for c, card in enumerate(w.rules["characters"]):
+        w.make(0, card["name"])
+        w.players[0, S.KARNAXIS_DONE] = 0
+        kind, count = w.chars[c, S.C_KARNAXIS], w.chars[c, S.C_KARNAXIS_VALUE]
+        w.call("check_karnaxis", 0)  # the first check after the character changed reads it
+        assert w.players[0, S.AMBITION_FOR] == c + 1
+        assert w.players[0, S.AMBITION_SLOT] == w.call("ambition_slot", kind)
+        assert w.players[0, S.AMBITION_AT] == count
+        slot = w.players[0, S.AMBITION_SLOT]
+        if slot == S.NONE:  # shares in every business, a job held, any one attribute
+            kinds.add(S.AMBITIONS[kind])
+            continue
+        for held, met in ((count - 1, False), (count, True)):
+            w.players[0, S.KARNAXIS_DONE] = 0
+            w.players[0, slot] = held
+            assert bool(w.call("ambition_met", 0)) == met
+            w.call("check_karnaxis", 0)
+            assert w.players[0, S.KARNAXIS_DONE] == int(met)
+    assert kinds <= {"shares", "job", "attribute"}
+    wes = w.index("characters", "Wes")
+    assert w.chars[wes, S.C_KARNAXIS_VALUE] == (20_000 if sets else 50_000)
 
 
 def test_professor_and_consultant_fees():

@@ -134,6 +134,20 @@ def test_karnaxis_the_decks_estimate_is_its_exact_worth_to_rounding(sets):
             assert abs(deck - worth(*args)) <= 16 * n * np.finfo(float).eps / 2 * size
 
 
+@pytest.mark.parametrize("sets", [(), STEEP_TAXES])
+def test_karnaxis_a_decision_foresees_its_incomes_bracket_from_any_bracket_last_year(sets):
+    """A decision reads its tax bracket once, searched from last year's (on the board): it is
+    the bracket Year End taxes the foreseen income in, whatever bracket last year's was, at a
+    bracket's edges as well."""
+    w = World(KARNAXIS.rules(sets=sets), policies=[POLICY["tycoon"]] * 4)
+    tops = w.rules["taxes"]["bracket_max_usd"]
+    for last in range(len(tops) + 1):
+        for income in (0, 24_000, *tops, *(top + 1 for top in tops), 400_000):
+            w.players[0, S.YEAR_BRACKET], w.players[0, S.INCOME] = last, income
+            left, expected, bracket = KARNAXIS_POLICIES["foresee"](w.state, w.rules_array, 0)
+            assert bracket == w.call("tax_bracket", expected)
+
+
 def insurance_score(sets: tuple) -> float:
     """cautious' score of the Buy Insurance trade the engine offers seat 0 under ``sets``."""
     w = World(KARNAXIS.rules(sets=sets), policies=[POLICY["cautious"]] * 4)

@@ -113,9 +113,11 @@ def growth_stream(rules, knobs, pid, expected, bracket, growth, years_left):
 @rule
 def foresee(state, rules, p):
     """What every option of a decision of seat ``p`` is scored with, read once a decision:
-    the years left, this year's foreseen income and its tax bracket."""
+    the years left, this year's foreseen income and its tax bracket (searched from last year's
+    bracket, on the board: this year's income is most often in it or next to it)."""
     expected = expected_income(state, rules, p)
-    return rules[S.CFG_YEARS] - state[S.YEAR] + 1, expected, bracket_near(rules, 0, expected)
+    last = state[S.row(p) + S.YEAR_BRACKET]
+    return rules[S.CFG_YEARS] - state[S.YEAR] + 1, expected, bracket_near(rules, last, expected)
 
 
 @rule

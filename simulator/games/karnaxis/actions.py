@@ -2,7 +2,7 @@
 (rulebook: shared/rules/karnaxis.md, "2. Take Action!")."""
 
 from simulator.core import bits
-from simulator.core.kernel import rule
+from simulator.core.kernel import inlined, rule
 from simulator.core.rng import DICE, rng_below
 from simulator.games.karnaxis import business, decide, money, new_year
 from simulator.games.karnaxis import state as S
@@ -460,7 +460,7 @@ def square_seat(state, rules):
     return (state[S.STARTER] + state[S.SEAT_I]) % rules[S.CFG_PLAYERS]
 
 
-@rule
+@inlined
 def open_square(state, rules, knobs, rng, trace, p):
     """The start of ``p``'s action square: its saved Karnaxis cards it chooses to use now, then
     its legal actions listed in the OPTIONS block; returns how many."""
@@ -469,7 +469,7 @@ def open_square(state, rules, knobs, rng, trace, p):
     return list_actions(state, rules, p, state[S.TURN] == 0)
 
 
-@rule
+@inlined
 def close_square(state, rules, knobs, rng, trace, p, choice):
     """The rest of ``p``'s action square once it has chosen option ``choice``: the action, and
     on to the next square (:func:`action_square`'s result)."""

@@ -122,13 +122,14 @@ def list_trades(state, rules, p):
     stocks = rules[S.CFG_PLAYERS] + 1
     for s in range(stocks):
         held = state[S.share(p, s)]
+        if held <= 0:  # every lot is of one share or more (checks.py): none to sell
+            continue
         value = state[S.stock(s) + S.VALUE] * price
         for k in range(S.table_len(rules, S.T_SELL_LOTS)):
             lot = S.table(rules, S.T_SELL_LOTS, k)
             if lot < held:
                 n = money.add_option(state, n, S.MK_SELL, s, lot, -lot * value)
-        if held > 0:
-            n = money.add_option(state, n, S.MK_SELL, s, held, -held * value)
+        n = money.add_option(state, n, S.MK_SELL, s, held, -held * value)
     for s in range(stocks):
         if state[S.stock(s) + S.ACTIVE] == 0:
             continue

@@ -6,8 +6,10 @@ add the amount to one ledger column (L_*), so the final cash is always the start
 ledger's inflows minus its outflows, and every dollar paid to a player is received by one.
 """
 
+import numpy as np
+
 from simulator.core import trace as traces
-from simulator.core.kernel import rule
+from simulator.core.kernel import inlined, rule
 from simulator.games.karnaxis import state as S
 
 # ---------------------------------------------------------------- bookkeeping helpers
@@ -232,6 +234,40 @@ def total_shares(state, rules, p):
     return t
 
 
+# Fulfilling Your Karnaxis: the slot of the player board an ambition of each kind (K_*) counts,
+# reached when it is at the ambition's value; NONE for the kinds :func:`ambition_met` reads
+# otherwise (shares in every business, a job card held, any one attribute)
+AMBITION_SLOTS = np.array(
+    [
+        S.GROWTH,  # K_GROWTH
+        S.NONE,  # K_SHARES
+        S.N_BUSINESSES,  # K_BUSINESSES
+        S.DISTINCT_JOBS,  # K_JOBS: Whitney, 2 different jobs during the game, not at once
+        S.NONE,  # K_JOB
+        S.COLLEGE,  # K_COLLEGE
+        S.RETIRE_TOKENS,  # K_RETIREMENT
+        S.CASH,  # K_CASH
+        S.L_DIVIDENDS,  # K_DIVIDENDS
+        S.BUSINESS_LEVEL,  # K_LEVEL
+        S.N_FRANCHISES,  # K_FRANCHISES
+        S.NONE,  # K_ATTRIBUTE
+        S.INCOME,  # K_INCOME
+        S.CARDS_BOUGHT,  # K_CARDS
+        S.L_SALARY,  # K_SALARY
+    ],
+    dtype=np.int64,
+)
+assert len(AMBITION_SLOTS) == len(S.AMBITIONS)
+
+
+@rule
+def ambition_slot(kind):
+    """The slot of AMBITION_SLOTS an ambition of ``kind`` counts (NONE: none, or no kind)."""
+    if 0 <= kind < len(AMBITION_SLOTS):
+        return AMBITION_SLOTS[kind]
+    return S.NONE
+
+
 @rule
 def ambition_met(state, rules, p):
     """Fulfilling Your Karnaxis: whether p's character ambition is met now (kinds in state.py;
@@ -239,48 +275,53 @@ def ambition_met(state, rules, p):
     r = S.row(p)
     c = state[r + S.CHARACTER]
     kind, v = S.character(rules, c, S.C_KARNAXIS), S.character(rules, c, S.C_KARNAXIS_VALUE)
-    if kind == S.K_GROWTH:
-        return state[r + S.GROWTH] >= v
+    slot = ambition_slot(kind)
+    if slot != S.NONE:
+        return state[r + slot] >= v
     if kind == S.K_SHARES:
         return total_shares(state, rules, p) >= v
-    if kind == S.K_BUSINESSES:
-        return state[r + S.N_BUSINESSES] >= v
-    if kind == S.K_JOBS:  # Whitney: 2 different jobs during the game, not at once
-        return state[r + S.DISTINCT_JOBS] >= v
     if kind == S.K_JOB:
         return holds_job(state, p, S.character(rules, c, S.C_KARNAXIS_JOB))
-    if kind == S.K_COLLEGE:
-        return state[r + S.COLLEGE] >= v
-    if kind == S.K_RETIREMENT:
-        return state[r + S.RETIRE_TOKENS] >= v
-    if kind == S.K_CASH:
-        return state[r + S.CASH] >= v
-    if kind == S.K_DIVIDENDS:
-        return state[r + S.L_DIVIDENDS] >= v
-    if kind == S.K_LEVEL:
-        return state[r + S.BUSINESS_LEVEL] >= v
-    if kind == S.K_FRANCHISES:
-        return state[r + S.N_FRANCHISES] >= v
     if kind == S.K_ATTRIBUTE:
         for a in range(S.N_ATTR):
             if state[r + S.ATTR + a] >= v:
                 return True
-        return False
-    if kind == S.K_INCOME:
-        return state[r + S.INCOME] >= v
-    if kind == S.K_CARDS:
-        return state[r + S.CARDS_BOUGHT] >= v
-    if kind == S.K_SALARY:
-        return state[r + S.L_SALARY] >= v
     return False
 
 
-@rule
+@inlined
 def check_karnaxis(state, rules, trace, p):
-    """Fulfilling Your Karnaxis: on fulfilment the player immediately receives $100,000."""
+    """Fulfilling Your Karnaxis: on fulfilment the player immediately receives $100,000.  Every
+    seat is checked after each action and trade: the slot and count of its ambition are read
+    from the rules once a game (:func:`read_ambition`), so most checks compare one slot of the
+    board, inlined where they are made."""
     r = S.row(p)
-    if state[r + S.KARNAXIS_DONE] == 1 or not ambition_met(state, rules, p):
+    if state[r + S.KARNAXIS_DONE] == 1:
         return
+    if state[r + S.AMBITION_FOR] != state[r + S.CHARACTER] + 1:
+        read_ambition(state, rules, p)
+    slot = state[r + S.AMBITION_SLOT]
+    if slot != S.NONE:
+        if state[r + slot] >= state[r + S.AMBITION_AT]:
+            fulfil_karnaxis(state, rules, trace, p)
+    elif ambition_met(state, rules, p):
+        fulfil_karnaxis(state, rules, trace, p)
+
+
+@rule
+def read_ambition(state, rules, p):
+    """AMBITION_SLOT and AMBITION_AT of p's board: the slot and count of its character's
+    ambition (:data:`AMBITION_SLOTS`), for the character AMBITION_FOR - 1."""
+    r = S.row(p)
+    c = state[r + S.CHARACTER]
+    state[r + S.AMBITION_FOR] = c + 1
+    state[r + S.AMBITION_SLOT] = ambition_slot(S.character(rules, c, S.C_KARNAXIS))
+    state[r + S.AMBITION_AT] = S.character(rules, c, S.C_KARNAXIS_VALUE)
+
+
+@rule
+def fulfil_karnaxis(state, rules, trace, p):
+    r = S.row(p)
     before = state[r + S.CASH]
     state[r + S.KARNAXIS_DONE] = 1
     state[r + S.KARNAXIS_YEAR] = state[S.YEAR]

@@ -191,7 +191,10 @@ SEAT_POLICY = N_SCALARS
 # squares this year; DEALT..DEALT+2 the first three character cards dealt at setup (NONE when
 # fewer are dealt); QUALIFIED_JOBS / QUALIFIED_BIZ the bit masks of the job and business cards
 # whose prerequisites the player meets, for the college years and attributes at
-# QUALIFIED_FOR..QUALIFIED_FOR+4 (each plus one: all 0 before the first listing).
+# QUALIFIED_FOR..QUALIFIED_FOR+4 (each plus one: all 0 before the first listing);
+# AMBITION_SLOT / AMBITION_AT the slot of this board and the count that fulfil the character's
+# Karnaxis when the slot reaches it (NONE: an ambition no one slot tells), read from the rules
+# for the character AMBITION_FOR - 1 (0 before the first check: money.check_karnaxis).
 (CASH, CHARACTER, ATTR, _ATTR1, _ATTR2, _ATTR3, COLLEGE, RETIRE_TOKENS, LOANS, PEAK_LOANS,
  NOTICES, JOB, JOB_B, WORKED,
  GROWTH, INCOME, ACCOUNTANT, INSURED, N_BUSINESSES, N_FRANCHISES, MERGED_LEVEL, BUSINESS_YEAR,
@@ -200,13 +203,13 @@ SEAT_POLICY = N_SCALARS
  YEAR_SMART, SMART_YEARS, LOANS_COUNT, UNIVERSITY_YEARS, DISTINCT_JOBS, FORFEIT_DUE,
  PROTECTED, BUSINESS_LEVEL, DEALT, _DEALT1, _DEALT2,
  QUALIFIED_FOR, _QUALIFIED_FOR1, _QUALIFIED_FOR2, _QUALIFIED_FOR3, _QUALIFIED_FOR4,
- QUALIFIED_JOBS, QUALIFIED_BIZ,
+ QUALIFIED_JOBS, QUALIFIED_BIZ, AMBITION_FOR, AMBITION_SLOT, AMBITION_AT,
  # ledger: every dollar in or out of CASH goes through one of these (money.gain / money.spend)
  L_SALARY, L_BUSINESS_INCOME, L_DIVIDENDS, L_UNEMPLOYMENT, L_KARNAXIS, L_LOANS, L_SHARES_SOLD,
  L_EVENT_GAIN, L_CARD_CASH, L_FROM_PLAYERS, L_BANK_BENEFITS, L_BAILOUT, L_RETIREMENT_PAYOUT,
  L_INTEREST_RECEIVED, L_TAXES, L_INTEREST, L_PRINCIPAL, L_SHARES_BOUGHT, L_TO_BANK, L_TO_PLAYERS,
  L_EVENT_LOSS,
- L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK, COUNTS) = range(78)
+ L_NOTICE_PENALTY, L_KARNAXIS_PAYBACK, COUNTS) = range(81)
 # COUNTS + k: how often the player did COUNT_NAMES[k] over the game (the players table's
 # `count_*` columns): the action spaces in ACT_* order (College and University apart), the
 # trades in MK_* order, Karnaxis cards used and saved, stock dice re-rolled; slots CT_* below
