@@ -65,6 +65,7 @@ from policies.search import (
     MAX_ROUNDS,
     PAIRED_ROWS,
     PAIRED_WIDTH,
+    copy_slots,
     margin_to_best_other,
     outcome_value,
     paired_choice,
@@ -156,17 +157,6 @@ def weigh(
     if trace.shape[0] > 0:
         note_values(state, rules, trace, seat, n, m, m * played, values, picks)
     return picks[paired_choice(paired, m, played, scale, u)]
-
-
-@rule
-def copy_slots(work, state, first, end):
-    """``work[first:end] = state[first:end]`` as a plain loop: a slice assignment allocates
-    (numba guards against overlap), which a kernel without reference counting cannot.  The loop
-    runs over views from 0: an index from ``first`` might be negative for all the compiler
-    knows, and its wraparound check kept the loop from being vectorized (about 5x slower)."""
-    to, source = work[first:end], state[first:end]
-    for k in range(to.shape[0]):
-        to[k] = source[k]
 
 
 @rule

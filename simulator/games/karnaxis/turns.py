@@ -47,6 +47,7 @@ from policies.karnaxis import (
 )
 from policies.learned import DECISIONS, HEADER, note_sample, position_value
 from policies.search import (
+    copy_slots,
     paired_choice,
     paired_scale,
     reseed_chance,
@@ -268,13 +269,10 @@ def copy_position(copy, state, rules, n):
     """``copy`` made the game of ``state`` at a decision of ``n`` options for the rest of the
     step played in ROLLOUT mode: every block but the rows of absent seats, the search's log and
     the scratch of re-deals, which such a copy never reads before writing, and only the options
-    listed.  (Loops: a slice's copy would allocate.)"""
-    for i in range(S.row(rules[S.CFG_PLAYERS])):
-        copy[i] = state[i]
-    for i in range(S.STOCKS, S.OPTIONS + n * S.OPT_WIDTH):
-        copy[i] = state[i]
-    for i in range(S.OWNERS, rules[S.CFG_UNSEEN]):
-        copy[i] = state[i]
+    listed (policies.search.copy_slots: a slice's copy would allocate)."""
+    copy_slots(copy, state, 0, S.row(rules[S.CFG_PLAYERS]))
+    copy_slots(copy, state, S.STOCKS, S.OPTIONS + n * S.OPT_WIDTH)
+    copy_slots(copy, state, S.OWNERS, rules[S.CFG_UNSEEN])
 
 
 @allocating
