@@ -89,6 +89,7 @@ from policies.search import (
     PAIRED_ROWS,
     PAIRED_WIDTH,
     candidate_at,
+    copy_slots,
     paired_choice,
     paired_scale,
     rollout_seed,
@@ -272,7 +273,7 @@ def value_options(
     valued = learns(knobs, valuer)
     best, best_value = 0, -np.inf
     for r in range(m):
-        roll[:] = snap
+        copy_slots(roll, snap, 0, snap.shape[0])  # vectorized: ``roll[:] = snap`` is not
         roll_rng[:] = snap_rng
         roll_rng[SEARCH_STREAM] = seed
         roll[MODE], roll[FORCED] = REPLAY, probe[CANDIDATES + r]
