@@ -221,7 +221,7 @@ def learned_step(
     # cache (a cache: the game plays the same), where each option that turns no ring and
     # moves no Egg finds them after its restore instead of searching the board again
     features.race_maps(state, rules)
-    n_temple, n_cards, n_blood = search.gather_unseen(state, rules, seat, cards[search.UNSEEN])
+    n_temple, n_cards, n_blood = search.gather_unseen(state, rules, seat, cards)
     search.copy_slots(deal_rng, rng, 0, N_STREAMS)
     search.deal_unseen(cards, deal_rng, rollout_seed(rng), n_temple, n_cards, n_blood)
     best, best_value = own, -np.inf
