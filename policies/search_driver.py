@@ -89,6 +89,7 @@ from policies.search import (
     PAIRED_ROWS,
     PAIRED_WIDTH,
     candidate_at,
+    copy_slots,
     paired_choice,
     paired_scale,
     rollout_seed,
@@ -129,11 +130,11 @@ def sample_step(state, rules, knobs, rng, trace, work, work_rng, values, samples
     seat."""
     snap, snap_rng = work[SNAPSHOT], work_rng[SNAPSHOT]
     probe, probe_rng = work[PROBE_COPY], work_rng[PROBE_COPY]
-    snap[:] = state
+    copy_slots(snap, state, 0, state.shape[0])  # vectorized: a slice assignment is not
     snap_rng[:] = rng
     snap[MODE], snap[DECISIONS], snap[LOG_LEN], snap[PENDING] = PROBE, 0, 0, 0
     while True:
-        probe[:] = snap
+        copy_slots(probe, snap, 0, snap.shape[0])
         probe_rng[:] = snap_rng
         play_step(probe, rules, knobs, probe_rng, trace)
         if probe[PENDING] == 0:
@@ -148,7 +149,7 @@ def sample_step(state, rules, knobs, rng, trace, work, work_rng, values, samples
         snap[LOG_LEN] = j + 1
         snap[SEARCH_DECISIONS] += 1
     search = rng[SEARCH_STREAM]
-    state[:] = probe
+    copy_slots(state, probe, 0, probe.shape[0])
     rng[:] = probe_rng
     rng[SEARCH_STREAM] = search
     state[MODE] = PROBE
@@ -272,7 +273,7 @@ def value_options(
     valued = learns(knobs, valuer)
     best, best_value = 0, -np.inf
     for r in range(m):
-        roll[:] = snap
+        copy_slots(roll, snap, 0, snap.shape[0])
         roll_rng[:] = snap_rng
         roll_rng[SEARCH_STREAM] = seed
         roll[MODE], roll[FORCED] = REPLAY, probe[CANDIDATES + r]

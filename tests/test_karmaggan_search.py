@@ -136,7 +136,7 @@ def test_a_redraw_keeps_what_the_seat_knows():
     _, work_rng, _, _, cards = search.search_buffers(W.state, W.rng, W.rules)
     W.state[S.G_TDRAW] = 10
     search.restore_game(W.state, W.rules, R.state, np.int64(1), np.int64(0), True)
-    sizes = search.gather_unseen(W.state, W.rules, np.int64(0), cards[search.UNSEEN])
+    sizes = search.gather_unseen(W.state, W.rules, np.int64(0), cards)
     search.deal_unseen(cards, work_rng[search.DEAL_RNG], np.uint64(77), *sizes)
     search.place_unseen(R.state, W.rules, np.int64(0), cards[search.DEALT], *sizes)
     hands, again = W.hands, R.hands

@@ -65,6 +65,7 @@ from policies.search import (
     MAX_ROUNDS,
     PAIRED_ROWS,
     PAIRED_WIDTH,
+    copy_slots,
     margin_to_best_other,
     outcome_value,
     paired_choice,
@@ -86,6 +87,7 @@ SUMS, COUNTS, SIDES, PAIRED = range(4)  # rows of the values buffer (PAIRED: its
 MILLION = 1_000_000
 ROLLOUT_RNG, DEAL_RNG = range(2)  # rows of work_rng: a rollout's streams, the round's deal
 UNSEEN, DEALT = range(2)  # rows of cards: what the seat cannot see, canonical; the round's deal
+TEMPLE_KINDS = len(S.TEMPLE_NAMES)  # a Temple card is its kind (T_*)
 
 
 @rule
@@ -115,7 +117,7 @@ def weigh(
     sums[:m] = 0.0
     counts[:m] = 0.0
     roll_rng, deal_rng = work_rng[ROLLOUT_RNG], work_rng[DEAL_RNG]
-    n_temple, n_cards, n_blood = gather_unseen(state, rules, seat, cards[UNSEEN])
+    n_temple, n_cards, n_blood = gather_unseen(state, rules, seat, cards)
     base = 0.0
     played = 0
     done = False
@@ -156,14 +158,6 @@ def weigh(
     if trace.shape[0] > 0:
         note_values(state, rules, trace, seat, n, m, m * played, values, picks)
     return picks[paired_choice(paired, m, played, scale, u)]
-
-
-@rule
-def copy_slots(work, state, first, end):
-    """``work[first:end] = state[first:end]`` as a plain loop: a slice assignment allocates
-    (numba guards against overlap), which a kernel without reference counting cannot."""
-    for i in range(first, end):
-        work[i] = state[i]
 
 
 @rule
@@ -252,14 +246,16 @@ def seat_value(state, rules, seat, sides, over):
     return outcome_value(share, margin_to_best_other(sides, n_sides, mine), MARGIN_SCALE)
 
 
-@allocating
-def gather_unseen(state, rules, seat, unseen):
-    """Everything ``seat`` cannot know, each set in a canonical order into ``unseen``: the
-    Temple cards not yet drawn (Ring Traps: the deck is face down); the Object cards of the
-    other players together with the Object deck (Objects: a hand is secret; each player keeps
-    as many cards as it holds); the values of the Blood tiles still face down (Blood Tiles).
-    Sorted, so a re-deal depends only on what the seat knows and on its seed.  Returns the
-    three sets' sizes.  ASSUMED: the seat does not remember cards it saw revealed in combat."""
+@rule
+def gather_unseen(state, rules, seat, cards):
+    """Everything ``seat`` cannot know, each set in a canonical order into ``cards[UNSEEN]``:
+    the Temple cards not yet drawn (Ring Traps: the deck is face down); the Object cards of
+    the other players together with the Object deck (Objects: a hand is secret; each player
+    keeps as many cards as it holds); the values of the Blood tiles still face down (Blood
+    Tiles).  Sorted, so a re-deal depends only on what the seat knows and on its seed.  Returns
+    the three sets' sizes.  ASSUMED: the seat does not remember cards it saw revealed in
+    combat."""
+    unseen = cards[UNSEEN]
     n_temple = rules[S.CFG_N_TEMPLE] - state[S.G_TDRAW]
     temple = S.deck(rules, S.D_TEMPLE) + state[S.G_TDRAW]
     for k in range(n_temple):
@@ -279,10 +275,38 @@ def gather_unseen(state, rules, seat, unseen):
         if state[S.B_TILE + node] == S.BLOOD_TILE and state[S.B_BLOOD + node] > 0:
             unseen[n] = state[S.B_BLOOD + node]
             n += 1
-    unseen[:n_temple].sort()
-    unseen[n_temple : n_temple + n_cards].sort()
-    unseen[n_temple + n_cards : n].sort()
+    # the deal row is free until deal_unseen: the counts of the two card sets' values
+    count_sort(unseen[:n_temple], TEMPLE_KINDS, cards[DEALT])
+    count_sort(unseen[n_temple : n_temple + n_cards], rules[S.CFG_N_OBJECTS], cards[DEALT])
+    insertion_sort(unseen[n_temple + n_cards : n])
     return n_temple, n_cards, n - n_temple - n_cards
+
+
+@rule
+def count_sort(values, n_values, counts):
+    """``values`` (each in 0..n_values - 1) sorted in place, counted in ``counts[:n_values]``: a
+    decision's gather sorts a Temple deck of a dozen kinds and Object card numbers, where
+    counting takes a pass where a comparison sort took most of the gather's time."""
+    for v in range(n_values):
+        counts[v] = 0
+    for k in range(values.shape[0]):
+        counts[values[k]] += 1
+    at = 0
+    for v in range(n_values):
+        for _ in range(counts[v]):
+            values[at] = v
+            at += 1
+
+
+@rule
+def insertion_sort(values):
+    """``values`` sorted in place: the few face-down Blood tiles' values."""
+    for k in range(1, values.shape[0]):
+        v, at = values[k], k
+        while at > 0 and values[at - 1] > v:
+            values[at] = values[at - 1]
+            at -= 1
+        values[at] = v
 
 
 @rule

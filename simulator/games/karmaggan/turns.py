@@ -198,11 +198,12 @@ def learned_step(
     (:func:`policies.learned.position_value`).  Each option is taken on the copy ``work`` after
     what the seat cannot know was re-drawn, once for the decision, from a seed of the real
     game's SEARCH stream (every option on the same deal), so the choice never depends on the
-    real hidden cards or future dice.  ``note``: write every option's features and the search's
-    value of it into ``samples`` too (the search weighed it just before: ``values`` and
-    ``picks``).  A search seat reading the learned value (search.reads_learned) asks it for
-    the candidate it keeps: valued by the learned player's weights, not counted (the search's
-    decision is)."""
+    real hidden cards or future dice (a stop changes nothing: its position is the game's own,
+    valued without a copy, as the features read nothing hidden).  ``note``: write every
+    option's features and the search's value of it into ``samples`` too (the search weighed it
+    just before: ``values`` and ``picks``).  A search seat reading the learned value
+    (search.reads_learned) asks it for the candidate it keeps: valued by the learned player's
+    weights, not counted (the search's decision is)."""
     policy = state[S.SEAT_POLICY + seat]
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
     own = decide.choose(state, rules, knobs, rng, S.STEP, seat, n)
@@ -220,16 +221,19 @@ def learned_step(
     # cache (a cache: the game plays the same), where each option that turns no ring and
     # moves no Egg finds them after its restore instead of searching the board again
     features.race_maps(state, rules)
-    n_temple, n_cards, n_blood = search.gather_unseen(state, rules, seat, cards[search.UNSEEN])
+    n_temple, n_cards, n_blood = search.gather_unseen(state, rules, seat, cards)
     search.copy_slots(deal_rng, rng, 0, N_STREAMS)
     search.deal_unseen(cards, deal_rng, rollout_seed(rng), n_temple, n_cards, n_blood)
     best, best_value = own, -np.inf
     for i in range(n):
-        search.restore_game(state, rules, work, rollout_policy, n, False)
-        search.copy_slots(roll_rng, deal_rng, 0, N_STREAMS)
-        search.place_unseen(work, rules, seat, cards[search.DEALT], n_temple, n_cards, n_blood)
-        movement.take_step(work, rules, knobs, roll_rng, no_trace, seat, i)
-        features.features(work, rules, seat, scores[i], row)
+        if state[S.OPT_ACT + i] == S.ACT_STOP:  # a stop changes nothing: the game's own position
+            features.features(state, rules, seat, scores[i], row)
+        else:
+            search.restore_game(state, rules, work, rollout_policy, n, False)
+            search.copy_slots(roll_rng, deal_rng, 0, N_STREAMS)
+            search.place_unseen(work, rules, seat, cards[search.DEALT], n_temple, n_cards, n_blood)
+            movement.take_step(work, rules, knobs, roll_rng, no_trace, seat, i)
+            features.features(work, rules, seat, scores[i], row)
         if note:
             value = candidate_value(values, picks, n, i)
             learned.note_sample(samples, seat, i, i == own, value, row, features.N_FEATURES)

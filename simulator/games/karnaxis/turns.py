@@ -47,6 +47,7 @@ from policies.karnaxis import (
 )
 from policies.learned import DECISIONS, HEADER, note_sample, position_value
 from policies.search import (
+    copy_slots,
     paired_choice,
     paired_scale,
     reseed_chance,
@@ -196,7 +197,7 @@ def prior_scores(state, rules, knobs, pid, kind, seat, n, out):
         )
 
 
-@allocating
+@rule
 def ply(state, rules, knobs, rng, trace, kind, seat, n, m, buffers, samples):
     """The rank among the ``m`` candidates ``picks`` (the rollout policy's own pick first) of
     the one to play: each is taken to the end of the step on a copy of the game with the same
@@ -215,7 +216,7 @@ def ply(state, rules, knobs, rng, trace, kind, seat, n, m, buffers, samples):
     best, best_value = 0, np.inf
     for r in range(m):
         copy_position(copy, state, rules, n)
-        copy_rng[:] = rng
+        copy_slots(copy_rng, rng, 0, rng.shape[0])
         prior = scratch[OPTION_SCORES, picks[r]]
         take(
             copy,
@@ -242,7 +243,7 @@ def ply(state, rules, knobs, rng, trace, kind, seat, n, m, buffers, samples):
     return best
 
 
-@allocating
+@rule
 def take(copy, rules, knobs, copy_rng, trace, kind, seat, seed, rollout_policy, option, prior, row):
     """``option`` taken on ``copy`` (the game at ``seat``'s decision) to the end of the step,
     what the seat cannot know re-drawn from ``seed`` first (:func:`redraw`); the features of the
@@ -268,16 +269,13 @@ def copy_position(copy, state, rules, n):
     """``copy`` made the game of ``state`` at a decision of ``n`` options for the rest of the
     step played in ROLLOUT mode: every block but the rows of absent seats, the search's log and
     the scratch of re-deals, which such a copy never reads before writing, and only the options
-    listed.  (Loops: a slice's copy would allocate.)"""
-    for i in range(S.row(rules[S.CFG_PLAYERS])):
-        copy[i] = state[i]
-    for i in range(S.STOCKS, S.OPTIONS + n * S.OPT_WIDTH):
-        copy[i] = state[i]
-    for i in range(S.OWNERS, rules[S.CFG_UNSEEN]):
-        copy[i] = state[i]
+    listed (policies.search.copy_slots: a slice's copy would allocate)."""
+    copy_slots(copy, state, 0, S.row(rules[S.CFG_PLAYERS]))
+    copy_slots(copy, state, S.STOCKS, S.OPTIONS + n * S.OPT_WIDTH)
+    copy_slots(copy, state, S.OWNERS, rules[S.CFG_UNSEEN])
 
 
-@allocating
+@rule
 def redraw(copy, rules, copy_rng, kind, seat, seed, rollout_policy, option):
     """What ``seat`` cannot know that the rest of its step with ``option`` can read, re-drawn in
     ``copy`` from ``seed``: every chance stream (future dice, the other draws) and, when the
