@@ -37,7 +37,7 @@ from simulator.run.plan import (
 )
 from simulator.run.replicates import play_tables
 from simulator.run.warm import warm_up
-from simulator.run.workers import Progress, Workers
+from simulator.run.workers import WRITING, Progress, Workers
 
 
 def play_task(
@@ -64,9 +64,10 @@ def play_task(
     tables = play_tables(game, plan.variants[variant_index], params, game_ids, seeds, seat_ids)
     stamp = whole.part_stamp(plan, game.engine_version, task, variant_index, first, n)
     metadata = {**whole.metadata(stamp), b"balsim.version": simulator.__version__.encode()}
-    stop_if_orphaned(parent)
-    for name, table in tables.items():
-        store.write_part(Path(out), name, task, table.replace_schema_metadata(metadata))
+    with WRITING:
+        stop_if_orphaned(parent)
+        for name, table in tables.items():
+            store.write_part(Path(out), name, task, table.replace_schema_metadata(metadata))
     return task, n
 
 

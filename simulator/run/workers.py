@@ -145,12 +145,16 @@ def watch(parent: int) -> None:
 
 
 WATCHED: threading.Thread | None = None  # the watching thread of this worker process
+# Held while a task writes its parts: the watch ends an orphaned worker between two parts,
+# never within one (a part cut short would leave its temporary file behind)
+WRITING = threading.Lock()
 
 
 def watch_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(ORPHAN_CHECK_SECONDS)
-    os._exit(1)
+    with WRITING:
+        os._exit(1)
 
 
 def dask_client(address: str | None):
