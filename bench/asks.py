@@ -1,10 +1,11 @@
 """The four `balsim ask` questions at their defaults: what each decides at every strength,
 how many games it took and what it cost.
 
-    python bench/asks.py [--jobs J] [--only QUESTION ...] [--quick]
+    python bench/asks.py [--jobs J] [--only QUESTION ...] [--quick | --field RUNGS]
 
 Each question runs as a user runs it (`balsim ask QUESTION -q --out DIR`, every default; with
-``--quick``, `balsim ask QUESTION --quick`: the tuned field alone), one after the other;
+``--quick``, `balsim ask QUESTION --quick`: the tuned field alone; with ``--field RUNGS``,
+those fields alone, e.g. the three fields without the learned one), one after the other;
 its wall and CPU seconds (the whole process tree) are measured around it.
 Written to bench/results/asks.csv (one row per question and run) and as a table into
 docs/ladder.md between its ``asks:begin`` and ``asks:end`` marks (the newest run of each
@@ -55,15 +56,15 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run(question: str, jobs: int, quick: bool = False) -> dict:
+def run(question: str, jobs: int, options: list[str]) -> dict:
+    """One ask of ``question`` with ``options`` (none: every default), measured."""
     balsim = Path(sys.executable).with_name("balsim")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / question
         cpu, start = children_cpu(), time.perf_counter()
         env = {**os.environ, "BALSIM_CACHE_DIR": str(Path(tmp) / "cache")}
         subprocess.run(
-            [str(balsim), "ask", question, "-q", "-j", str(jobs), "--out", str(out)]
-            + (["--quick"] if quick else []),
+            [str(balsim), "ask", question, "-q", "-j", str(jobs), "--out", str(out), *options],
             check=True,
             stdout=subprocess.DEVNULL,
             env=env,
@@ -72,7 +73,7 @@ def run(question: str, jobs: int, quick: bool = False) -> dict:
         summary = json.loads((out / "balsim.json").read_text())
     rungs = summary["rungs"]
     return {
-        "question": f"{question} --quick" if quick else question,
+        "question": " ".join([question, *options]),
         "commit": commit(),
         "date": time.strftime("%Y-%m-%d"),
         "load": f"{os.getloadavg()[0]:.1f}",
@@ -103,9 +104,12 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", nargs="*", default=list(QUESTIONS))
-    parser.add_argument("--quick", action="store_true", help="ask with --quick")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--quick", action="store_true", help="ask with --quick")
+    how.add_argument("--field", help="ask with --field RUNGS (a comma list)")
     args = parser.parse_args(argv)
-    rows = [run(q, args.jobs, args.quick) for q in args.only]
+    options = ["--quick"] if args.quick else ["--field", args.field] if args.field else []
+    rows = [run(q, args.jobs, options) for q in args.only]
     old = []
     if RESULTS.exists():
         with open(RESULTS, encoding="utf-8") as f:
@@ -117,11 +121,13 @@ def main(argv=None) -> None:
         w.writerows(old + rows)
     newest = {r["question"]: r for r in old + rows}
     shown = [*QUESTIONS, *(f"{q} --quick" for q in QUESTIONS)]
+    shown += [q for q in newest if q.split()[0] in QUESTIONS and q not in shown]
     text = DOC.read_text(encoding="utf-8")
     head, rest = text.split(BEGIN)
     _, tail = rest.split(END)
     body = (
-        f"\n`python bench/asks.py --jobs {args.jobs}` and `... --quick` (bench/results/asks.csv; "
+        f"\n`python bench/asks.py --jobs {args.jobs}`, `... --quick` and `... --field RUNGS` "
+        "(bench/results/asks.csv; "
         "every default, an empty adaptation cache: the shipped adaptations only):\n\n"
         f"{table([newest[q] for q in shown if q in newest])}\n"
     )
