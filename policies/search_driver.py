@@ -142,6 +142,7 @@ def sample_step(state, rules, knobs, rng, trace, work, work_rng, values, samples
         j = probe[LOG_LEN]
         snap[LOG : LOG + j] = probe[LOG : LOG + j]  # the other seats' decisions before j
         snap[NOTES : NOTES + j] = probe[NOTES : NOTES + j]
+        snap[LOG_LEN] = j  # so that a replay answers them from the log and pends at j
         best = pending_choice(
             probe, snap, snap_rng, rules, knobs, rng, trace, work, work_rng, values, samples
         )

@@ -145,3 +145,22 @@ def test_replay_shows_the_values_the_search_weighed():
         rounds = total // weighed
         assert rounds * weighed == total and rounds <= 12 // weighed
         assert all(f"over {rounds} " in line for line in options)
+
+
+def test_a_search_decision_after_another_seats_in_the_same_step_is_the_one_its_rollouts_force():
+    """A step can hold decisions of other seats before the search seat's (an expansion the
+    search seat decides as a company's president in another seat's round): its rollouts replay
+    those from the step's log and force each candidate at the search seat's decision itself.
+    This 6-player game has such a step: when the replays took the step's first decision for
+    the pending one, a candidate's index was forced on another seat's card play with fewer
+    options, and the kernel read and wrote past the hand (a crash)."""
+    rules = GAME.rules()
+    tuned = GAME.policy("cash_hoarder_tuned", rules).id
+    seats = np.full((1, 6), tuned, np.int8)
+    seats[0, 4] = GAME.policy("search", rules).id
+    ids = np.array([22])  # seed 808: a game of bench/learned_strength.py at 6 players
+    played = [GAME.play(GAME.prepare(rules, 6), game_seeds(808, ids), seats) for _ in range(2)]
+    scores = played[0]["players"]["score"]
+    assert played[0]["games"]["search_decisions"][0] > 0
+    assert ((scores >= 0) & (scores < 1_000)).all()
+    np.testing.assert_array_equal(scores, played[1]["players"]["score"])

@@ -14,7 +14,7 @@ from simulator.core.rules import RulesError, require
 from simulator.games.ekonos import chunk, features
 from simulator.games.ekonos import state as S
 
-ENGINE_VERSION = "ekonos-6"
+ENGINE_VERSION = "ekonos-7"
 MAX_POINTS = 1000  # largest points per unit a [scoring] key may give
 
 
