@@ -5,6 +5,8 @@ policy without weights, the same seed fits the same weights, and the shipped wei
 rules they were fitted for.  The fits here are tiny (a fixture model): they test the
 mechanism, not the strength."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from test_karmaggan_search import at_first_step, hidden_cards_reordered
@@ -185,12 +187,17 @@ def test_the_learned_seats_play_other_games_with_weights():
 @pytest.mark.parametrize("game", LEARNED_GAMES, ids=lambda g: g.name)
 @pytest.mark.slow
 def test_the_same_seed_fits_the_same_weights(game):
-    """Expert iteration on a tiny budget, twice with seed 1, once with seed 2."""
+    """Expert iteration on a tiny budget, twice with seed 1, once with seed 2; and once with
+    seed 1 valuing more candidates at play than its teacher: the same weights."""
     rules = game.rules()
     first = learn.fit(game, rules, 4, TINY, seed=1)
     again = learn.fit(game, rules, 4, TINY, seed=1)
     other = learn.fit(game, rules, 4, TINY, seed=2)
+    wider = learn.fit(game, rules, 4, replace(TINY, candidates=3), seed=1)
     assert first.knob_set == again.knob_set and first.iterations == again.iterations
+    assert first.knob_set["top_k"] == TINY.top_k and wider.knob_set["top_k"] == 3
+    assert wider.knob_set["weights"] == first.knob_set["weights"]
+    assert wider.iterations == first.iterations
     assert first.knob_set["weights"] != other.knob_set["weights"]
     assert len(first.knob_set["weights"]) == len(game.learned_features)
     search = knob_values(rules, game.policy_set(rules), game.policy("search", rules))
@@ -229,6 +236,7 @@ def test_the_shipped_weights_match_every_rules_the_questions_and_the_study_play(
             path = learn.shipped_path(game, n_players)
             assert found is not None, f"{path} is missing {key['rules_digest']}: make learned"
             assert len(found.knob_set["weights"]) == len(game.learned_features)
+            assert found.knob_set["top_k"] == (budget.candidates or budget.top_k)
             assert learn.learned(game, rules, n_players).source == "shipped"
     printed = shipped.learned_rules(game)
     assert all(game.rules() in printed[n] for n in game.study.player_counts)

@@ -60,12 +60,14 @@ DIGITS = 6  # weights are stored rounded, so a record reads the same on every ma
 
 @dataclass(frozen=True)
 class LearnBudget:
-    """Games per iteration, iterations, and the teacher's playouts per decision and candidates."""
+    """Games per iteration, iterations, the teacher's playouts per decision and candidates, and
+    the candidates the learned player values when it plays (0: the teacher's)."""
 
     games: int = 1_200
     iterations: int = 3
     rollouts: int = 48
     top_k: int = 3
+    candidates: int = 0
 
 
 DEFAULT_BUDGET = LearnBudget()
@@ -171,10 +173,16 @@ def teacher_set(game: Game, rules: dict, budget: LearnBudget, weights=None) -> d
 
 def learned_set(game: Game, rules: dict, budget: LearnBudget, weights) -> dict:
     """``[policies.learned]``: the search's rollout policy for its other decisions, the
-    teacher's candidates (a game whose learned player values only the best-scored options
-    values that many), and its weights."""
+    candidates it values (a game whose learned player values only the best-scored options
+    values that many: the budget's ``candidates``, else the teacher's), and its weights.  Its
+    choices while the fit samples are the teacher's candidates' (:func:`teacher_set`): how
+    many it values when it plays changes no weight."""
     table = teacher_set(game, rules, budget, weights)
-    return {k: table[k] for k in ("rollout_policy", "top_k", WEIGHTS_KNOB)}
+    return {
+        "rollout_policy": table["rollout_policy"],
+        "top_k": budget.candidates or budget.top_k,
+        WEIGHTS_KNOB: table[WEIGHTS_KNOB],
+    }
 
 
 def training_lineup(game: Game, rules: dict, n_players: int) -> tuple[str, ...]:
