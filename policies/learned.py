@@ -1,10 +1,12 @@
 """The game-independent parts of the `learned` player: its value of a position, and the samples
 its fit reads (simulator.experiments.learn).
 
-A game's learned player values the position each option leaves as the sum of its features
-(seen from the deciding seat: only what that seat can see) weighted by its weights, which are
-data: ``[policies.learned] weights``, stored after the last knob of the policy's row of the
-knobs table (:func:`simulator.core.game.policy_knobs`).
+A game's learned player values the position each option leaves by its features (seen from the
+deciding seat: only what that seat can see) and its weights, which are data: ``[policies.learned]
+weights``, stored after the last knob of the policy's row of the knobs table
+(:func:`simulator.core.game.policy_knobs`).  The value is the features' weighted sum (one weight
+per feature), or for a game whose value model is a network (``Game.learned_model``) a layer of
+tanh units over the features (:func:`simulator.core.game.network_length`).
 
 Samples: row HEADER holds the rows written (itself included) and the decisions; then one row
 per option of each decision the search weighed: the game (its index in the chunk), the seat,
@@ -41,12 +43,26 @@ def sample_rows(play, n_games: int, columns: tuple[str, ...], rows: int = 200_00
 
 
 @rule
-def position_value(row, knobs_row, first, n_features):
-    """The learned value of the features in ``row``: their sum weighted by the weights in
-    ``knobs_row[first:first + n_features]``."""
+def position_value(row, knobs_row, first, count, n_features):
+    """The learned value of the features in ``row`` by the ``count`` weights in
+    ``knobs_row[first:]``: ``n_features`` of them weigh the features (a linear value), else they
+    are a network of one layer of tanh hidden units (simulator.core.game.network_length), each
+    unit's sum accumulated on its own (no buffer: a kernel allocates nothing)."""
     value = 0.0
-    for f in range(n_features):
-        value += knobs_row[first + f] * row[f]
+    if count == n_features:
+        for f in range(n_features):
+            value += knobs_row[first + f] * row[f]
+        return value
+    hidden = np.int64(knobs_row[first])
+    b1 = first + 1 + n_features * hidden
+    w2 = b1 + hidden
+    value = knobs_row[w2 + hidden]
+    for h in range(hidden):
+        at = first + 1 + h * n_features  # the unit's weights of the features, in a row
+        unit = knobs_row[b1 + h]
+        for f in range(n_features):
+            unit += knobs_row[at + f] * row[f]
+        value += knobs_row[w2 + h] * np.tanh(unit)
     return value
 
 

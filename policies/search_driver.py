@@ -287,7 +287,7 @@ def value_options(
                 samples, seat, probe[CANDIDATES + r], r == 0, value, row, N_FEATURES
             )
         if valued:
-            value = learned.position_value(row, knobs[valuer], WEIGHTS_AT, N_FEATURES)
+            value = learned.position_value(row, knobs[valuer], WEIGHTS_AT, N_FEATURES, N_FEATURES)
             if value > best_value:
                 best, best_value = r, value
     if note:
@@ -317,7 +317,7 @@ def learned_rollout(roll, rules, knobs, policy, seat, values):
         return scored_rollout(roll, rules, knobs, policy, seat, values)
     row = values[SCORES, :SCRATCH]
     position_features(roll, rules, seat, 0, False, row)  # no option's own pick: any kind
-    return learned.position_value(row, knobs[LEARNED], WEIGHTS_AT, N_FEATURES)
+    return learned.position_value(row, knobs[LEARNED], WEIGHTS_AT, N_FEATURES, N_FEATURES)
 
 
 def values_learned(knobs, policy):

@@ -122,6 +122,33 @@ def test_the_weights_decide_the_choice():
     assert first_learned_ply([-w for w in WEIGHTS])[0] != first_learned_ply()[0]
 
 
+def network_weights(seed=1, hidden=3):
+    """A network's weights (simulator.core.game.network_length) over the features, and its
+    value of a features row."""
+    rng = np.random.default_rng(seed)
+    n = features.N_FEATURES
+    w1, b1, w2 = (
+        rng.normal(0, 0.5, (n, hidden)),
+        rng.normal(0, 0.5, hidden),
+        rng.normal(size=hidden),
+    )
+    return [hidden, *w1.T.ravel(), *b1, *w2, 0.0], lambda x: np.tanh(np.asarray(x) @ w1 + b1) @ w2
+
+
+def test_a_networks_weights_choose_by_its_value():
+    """The action played is the rollout policy's own pick (the first) unless another's network
+    value beats its by more than OVERRIDE: the network's value of each action's features."""
+    picked = set()
+    for seed in range(1, 6):
+        weights, value = network_weights(seed)
+        choice, rows, _, _ = first_learned_ply(weights)
+        values = [value(row[-features.N_FEATURES :]) for row in rows]
+        best = max(range(1, len(values)), key=lambda i: values[i])
+        assert choice == (best if values[best] > values[0] + turns.OVERRIDE else 0)
+        picked.add(choice)
+    assert len(picked) > 1  # control: the networks tell actions apart
+
+
 def test_the_learned_player_draws_only_from_its_own_stream():
     """Besides the SEARCH stream (one seed a decision), the real game's streams are untouched:
     the actions are taken on the copy."""

@@ -11,7 +11,16 @@ import numpy as np
 import pytest
 from test_karmaggan_search import at_first_step, hidden_cards_reordered
 
-from simulator.core.game import GAME_NAMES, get_game, knob_values, policy_knobs
+from policies.learned import position_value
+from simulator.core.game import (
+    GAME_NAMES,
+    LINEAR,
+    NETWORK,
+    get_game,
+    knob_values,
+    network_length,
+    policy_knobs,
+)
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.rules import RulesError
@@ -50,10 +59,57 @@ def test_weights_are_a_block_after_the_last_knob():
     assert not table[GAME.policy("rusher_tuned", rules).id, first:].any()
 
 
+def network(n_features, hidden, rng):
+    """A network's weights list (simulator.core.game.network_length) and its layers."""
+    w1, b1 = rng.normal(size=(n_features, hidden)), rng.normal(size=hidden)
+    w2, b2 = rng.normal(size=hidden), rng.normal()
+    return [hidden, *w1.T.ravel(), *b1, *w2, b2], (w1, b1, w2, b2)
+
+
 @pytest.mark.parametrize("weights", [[0.1] * 3, ["a"] * len(WEIGHTS)])
 def test_weights_are_one_number_per_feature(weights):
     with pytest.raises(RulesError, match="policies.learned.weights"):
         GAME.validate(learned_rules(weights))
+
+
+def test_a_game_with_a_linear_value_refuses_a_networks_weights():
+    weights, _ = network(len(WEIGHTS), 2, np.random.default_rng(1))
+    assert GAME.learned_model == LINEAR
+    with pytest.raises(RulesError, match="one per feature"):
+        GAME.validate(learned_rules(weights))
+
+
+@pytest.mark.parametrize("game", [g for g in LEARNED_GAMES if g.learned_model == NETWORK])
+def test_a_game_with_a_network_value_reads_either_form(game):
+    """One number per feature, or H then the network's numbers; another length, or H not a
+    positive whole number, is refused."""
+    n = len(game.learned_features)
+    weights, _ = network(n, 3, np.random.default_rng(1))
+
+    def rules(w):
+        return with_knob_sets(game.rules(), {"learned": {"weights": w}})
+
+    game.validate(rules([0.1] * n))
+    game.validate(rules(weights))
+    for wrong in (weights[:-1], [2.5, *weights[1:]], [0, *weights[1:]]):
+        with pytest.raises(RulesError, match="or a network's"):
+            game.validate(rules(wrong))
+
+
+def test_a_network_value_is_its_layer_of_tanh_units():
+    """position_value of a network's weights (after other columns in the knobs row) is
+    tanh(x W1 + b1) w2 + b2; of one weight per feature, the weighted sum."""
+    rng = np.random.default_rng(2)
+    n, hidden, first = 7, 4, 3
+    weights, (w1, b1, w2, b2) = network(n, hidden, rng)
+    row = rng.normal(size=n)
+    row[2] = 0.0  # a feature at 0 weighs nothing
+    knobs_row = np.concatenate([rng.normal(size=first), weights, [99.0]])
+    expected = np.tanh(row @ w1 + b1) @ w2 + b2
+    assert np.isclose(position_value(row, knobs_row, first, len(weights), n), expected)
+    assert network_length(n, hidden) == len(weights)
+    linear = np.concatenate([rng.normal(size=first), w2[:1].repeat(n), [99.0]])
+    assert np.isclose(position_value(row, linear, first, n, n), row.sum() * w2[0])
 
 
 def first_learned_decision(weights=WEIGHTS, edit=None, seed=6):
@@ -199,12 +255,46 @@ def test_the_same_seed_fits_the_same_weights(game):
     assert wider.knob_set["weights"] == first.knob_set["weights"]
     assert wider.iterations == first.iterations
     assert first.knob_set["weights"] != other.knob_set["weights"]
-    assert len(first.knob_set["weights"]) == len(game.learned_features)
+    assert len(first.knob_set["weights"]) == weights_length(game)
     search = knob_values(rules, game.policy_set(rules), game.policy("search", rules))
     assert first.knob_set["rollout_policy"] == search["rollout_policy"]
     assert [f["iteration"] for f in first.iterations] == [0, 1]
     # the second iteration fits on both iterations' positions
     assert first.iterations[1]["decisions"] > first.iterations[0]["decisions"] > 0
+
+
+def test_the_network_fit_recovers_a_known_nonlinear_value():
+    """Known answer: candidate values made by a known network of tanh units (plus a decision's
+    own offset, which centring removes) are told apart by the network fitted on them, on
+    decisions it was not fitted on, where the linear fit misses much of them."""
+    rng = np.random.default_rng(4)
+    n_features = 5
+    _, (w1, b1, w2, _) = network(n_features, 3, rng)
+    columns = ("game", "decision", "value", *[f"f{i}" for i in range(n_features)])
+
+    def decisions(first, count):
+        x = rng.normal(size=(count, 3, n_features))
+        y = np.tanh(x @ w1 + b1) @ w2 + rng.normal(size=(count, 1))
+        return np.array([[0, first + d, y[d, i], *x[d, i]] for d in range(count) for i in range(3)])
+
+    fitted, held = decisions(0, 3000), decisions(3000, 1000)
+    weights, figures = learn.fit_network(fitted, columns, n_features)
+    hidden = int(weights[0])
+    assert len(weights) == network_length(n_features, hidden) and hidden == learn.HIDDEN
+    linear, linear_figures = learn.fit_weights(fitted, columns, n_features)
+    x = held[:, 3:]
+    first = 1 + n_features * hidden
+    value = np.tanh(x @ weights[1:first].reshape(hidden, n_features).T + weights[first:][:hidden])
+    value = value @ weights[first + hidden : first + 2 * hidden]
+    check = learn.Decisions(held, columns, n_features)
+    assert check.r2(value) > 0.95 and figures["r2"] > 0.95
+    assert check.r2(x @ linear) < 0.8 and linear_figures["r2"] < 0.8
+
+
+def weights_length(game):
+    """How many weights the game's fit gives its learned player."""
+    n = len(game.learned_features)
+    return n if game.learned_model == LINEAR else network_length(n, learn.HIDDEN)
 
 
 def test_the_fit_recovers_known_weights():
@@ -235,7 +325,7 @@ def test_the_shipped_weights_match_every_rules_the_questions_and_the_study_play(
             found = learn.shipped_entry(game, key)
             path = learn.shipped_path(game, n_players)
             assert found is not None, f"{path} is missing {key['rules_digest']}: make learned"
-            assert len(found.knob_set["weights"]) == len(game.learned_features)
+            assert len(found.knob_set["weights"]) == weights_length(game)
             assert found.knob_set["top_k"] == (budget.candidates or budget.top_k)
             assert learn.learned(game, rules, n_players).source == "shipped"
     printed = shipped.learned_rules(game)

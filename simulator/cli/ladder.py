@@ -110,9 +110,10 @@ def learn(game, players, learn_games, ship, rules_files, sets):
     """Fit the learned player to the rules: a value over position features (cached).
 
     Expert iteration: the search's values of the options at its decisions, in games of
-    learned seats against the tuned field, fitted by least squares, three times, each time on
-    the positions the learned player reaches.  Prints the weights; `--seats learned` and
-    `--field learned` play them under these rules.
+    learned seats against the tuned field, fitted by least squares (a weighted sum of the
+    features, or the game's small network), three times, each time on the positions the
+    learned player reaches.  Prints the weights; `--seats learned` and `--field learned` play
+    them under these rules.
 
     \b
     Examples:

@@ -46,6 +46,7 @@ GAME_NAMES = (
 SEARCH_POLICY = "search"  # each game's search player: costly, so never a default seat
 LEARNED_POLICY = "learned"  # a game's learned player: its weights are data, never a default seat
 WEIGHTS_KNOB = "weights"  # the learned player's knob: a list (policy_knobs)
+LINEAR, NETWORK = "linear", "network"  # a learned player's value models (Game.learned_model)
 LEARNED_VALUE_KNOB = "learned_value"  # a search player's knob: it reads the learned player
 
 
@@ -126,6 +127,10 @@ class Game:
     # the positions of games played, for simulator.experiments.learn to fit the weights on
     learned_features: tuple[str, ...] = ()
     sample: Callable[..., tuple] | None = None
+    # the learned player's value model (simulator.experiments.learn.VALUE_MODELS): LINEAR, the
+    # features' weighted sum, or NETWORK, a layer of tanh units over them (its weights a list
+    # [hidden units, ...]: network_length); either game reads linear weights
+    learned_model: str = LINEAR
     # the fit's default budget where simulator.experiments.learn.LearnBudget's costs too much
     # (its teacher's playouts): (field, value) pairs in its place
     learn_budget: tuple[tuple[str, int], ...] = ()
@@ -301,15 +306,7 @@ def check_knob_sets(game: Game, rules: dict) -> None:
                 f"unknown knob (knobs: {', '.join(game.knob_names)})",
             )
             if knob == WEIGHTS_KNOB:
-                rules_mod.require(
-                    rules,
-                    key,
-                    isinstance(value, list)
-                    and len(value) == len(game.learned_features)
-                    and all(is_number(v) for v in value),
-                    f"expected {len(game.learned_features)} numbers, one per feature "
-                    f"({', '.join(game.learned_features)})",
-                )
+                check_weights(game, rules, key, value)
                 continue
             rules_mod.require(
                 rules, key, is_number(value) or isinstance(value, str), "expected a number"
@@ -323,6 +320,34 @@ def check_knob_sets(game: Game, rules: dict) -> None:
                     not isinstance(value, str) and 0 <= value <= 1,
                     "a probability between 0 and 1",
                 )
+
+
+def network_length(n_features: int, hidden: int) -> int:
+    """The length of a network's weights: its count of hidden units, the first layer's weights
+    (hidden units × features: each unit's weights of the features in a row, one unit after
+    another), the hidden units' biases, their weights in the value, the value's bias
+    (policies.learned.position_value)."""
+    return 1 + n_features * hidden + 2 * hidden + 1
+
+
+def check_weights(game: Game, rules: dict, key: str, value) -> None:
+    """A learned player's weights: one number per feature, or for a game whose value model is a
+    network, its hidden units' count then its weights (:func:`network_length`)."""
+    n = len(game.learned_features)
+    numbers = isinstance(value, list) and all(is_number(v) for v in value)
+    linear = numbers and len(value) == n
+    network = (
+        game.learned_model == NETWORK
+        and numbers
+        and len(value) > 1
+        and float(value[0]).is_integer()
+        and value[0] >= 1
+        and len(value) == network_length(n, int(value[0]))
+    )
+    expected = f"expected {n} numbers, one per feature ({', '.join(game.learned_features)})"
+    if game.learned_model == NETWORK:
+        expected += f", or a network's: H hidden units, then H×{n}, H, H and 1 numbers"
+    rules_mod.require(rules, key, linear or network, expected)
 
 
 def is_number(value) -> bool:

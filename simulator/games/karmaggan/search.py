@@ -211,7 +211,9 @@ def rollout_value(state, rules, knobs, policy, seat, values, over):
         return seat_value(state, rules, seat, values[SIDES], over)
     row = values[SIDES, : features.SCRATCH]
     features.features(state, rules, seat, 0.0, row)  # no step led here: no prior
-    return learned.position_value(row, knobs[LEARNED], WEIGHTS_AT, features.N_FEATURES)
+    return learned.position_value(
+        row, knobs[LEARNED], WEIGHTS_AT, features.N_FEATURES, features.N_FEATURES
+    )
 
 
 @rule

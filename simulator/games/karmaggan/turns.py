@@ -238,7 +238,9 @@ def learned_step(
             value = candidate_value(values, picks, n, i)
             learned.note_sample(samples, seat, i, i == own, value, row, features.N_FEATURES)
         if valued:
-            value = learned.position_value(row, knobs[valuer], WEIGHTS_AT, features.N_FEATURES)
+            value = learned.position_value(
+                row, knobs[valuer], WEIGHTS_AT, features.N_FEATURES, features.N_FEATURES
+            )
             if value > best_value:
                 best, best_value = i, value
     if note:

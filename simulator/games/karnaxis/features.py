@@ -5,14 +5,15 @@ weighted sum of these features, seen from the deciding seat: only what that seat
 player board, the stocks, the share holdings, the jobs and businesses held; its own saved
 Karnaxis cards), never a deck's order or the cards another seat has saved.  Money is counted in
 millions of dollars, so that every feature is about -5..5.  The weights are data
-(``[policies.learned] weights``, fitted by :mod:`simulator.experiments.learn`): the last
-N_FEATURES columns of the policy's row of the knobs table, after its count (game.py).
+(``[policies.learned] weights``, fitted by :mod:`simulator.experiments.learn`: one per feature,
+or a network's): the last columns of the policy's row of the knobs table, then their count
+(game.py).
 """
 
 import numpy as np
 
 from policies.karnaxis import expected_income, held_salary, tax_keep
-from policies.learned import SAMPLE_HEAD, sample_columns
+from policies.learned import SAMPLE_HEAD, position_value, sample_columns
 from policies.search import margin_to_best_other, win_share
 from simulator.core.kernel import rule
 from simulator.games.karnaxis import search
@@ -70,15 +71,24 @@ SAMPLE_COLUMNS = sample_columns(FEATURES)
 
 
 @rule
-def weights_at(knobs):
-    """The knobs column of a learned policy's first weight: its weights are each row's last
-    N_FEATURES columns, their count just before (game.py)."""
-    return knobs.shape[1] - N_FEATURES
+def weights_count(knobs, policy):
+    """How many weights a learned policy has (0: none; N_FEATURES: a linear value; more: a
+    network, simulator.core.game.network_length): its row's last column (game.py)."""
+    return np.int64(knobs[policy, knobs.shape[1] - 1])
 
 
 @rule
 def has_weights(knobs, policy):
-    return knobs[policy, weights_at(knobs) - 1] == N_FEATURES
+    return weights_count(knobs, policy) >= N_FEATURES
+
+
+@rule
+def learned_value(row, knobs, policy):
+    """The value of the features in ``row`` by ``policy``'s weights, which end just before
+    their count (policies.learned.position_value)."""
+    count = weights_count(knobs, policy)
+    first = knobs.shape[1] - 1 - count
+    return position_value(row, knobs[policy], first, count, N_FEATURES)
 
 
 @rule

@@ -11,7 +11,7 @@ from policies import karnaxis as policies
 from policies.common import LEARNED_KNOBS
 from policies.search import MAX_ROLLOUTS
 from simulator.core.errors import UserError
-from simulator.core.game import Game, Leader, StudyPlan, policy_knobs
+from simulator.core.game import NETWORK, Game, Leader, StudyPlan, policy_knobs
 from simulator.games.karnaxis import checks, features, outputs, replay
 from simulator.games.karnaxis import state as S
 
@@ -166,12 +166,16 @@ def prepare(rules: dict, n_players: int) -> tuple:
 
 def knobs_table(rules: dict) -> np.ndarray:
     """The policies' knobs with what each reads from the rules (policies.readings), then the
-    learned player's weights block: its count, then one weight per feature (zeros in every
-    other row), the row's last columns (features.weights_at)."""
+    learned player's weights block, the row's last columns: its weights (one per feature, or a
+    network's; none in every other row), then their count (features.learned_value)."""
     table = policy_knobs(rules, GAME.policy_set(rules), GAME.knob_names)
-    knobs = 1 + len(policies.KNOBS)
-    weights = np.zeros((table.shape[0], 1 + features.N_FEATURES))
-    weights[:, : table.shape[1] - knobs] = table[:, knobs:]
+    knobs = 1 + len(policies.KNOBS)  # the weights knob's column: their count, then them
+    counts = table[:, knobs].astype(np.int64)
+    width = max(features.N_FEATURES, int(counts.max()))
+    weights = np.zeros((table.shape[0], width + 1))
+    for policy, count in enumerate(counts):
+        weights[policy, width - count : width] = table[policy, knobs + 1 : knobs + 1 + count]
+        weights[policy, width] = count
     return np.hstack([policies.readings(rules, table[:, :knobs]), weights])
 
 
@@ -230,9 +234,12 @@ GAME = Game(
     ),
     learned_features=features.FEATURES,
     sample=outputs.sample,
-    # the teacher plays its rollouts 5 years ahead (the search's horizon): 400 games of 12
-    # playouts over 3 candidates an iteration, about 3 games a second of one core at 4 players
-    learn_budget=(("games", 400), ("rollouts", 12)),
+    learned_model=NETWORK,  # a layer of tanh units: the linear value missed what tells apart
+    # the options of a decision (simulator.experiments.learn.HIDDEN)
+    # 400 games of 12 playouts over 3 candidates an iteration, the teacher's played to the
+    # game's end (the search's 5 years ahead value an early action by the cash of its year:
+    # fitted to those, the network's value played weaker than the linear one)
+    learn_budget=(("games", 400), ("rollouts", 12), ("horizon", 0)),
     exercised=(
         *(("action", name.replace("_", " "), f"count_{name}") for name in S.COUNT_NAMES),
         ("event", "take a loan", "loans_taken"),

@@ -45,7 +45,7 @@ from policies.karnaxis import (
     foresee,
     option_score,
 )
-from policies.learned import DECISIONS, HEADER, note_sample, position_value
+from policies.learned import DECISIONS, HEADER, note_sample
 from policies.search import (
     copy_slots,
     paired_choice,
@@ -88,7 +88,7 @@ def learned_buffers():
 
 @rule
 def learns(knobs, policy):
-    """A learned seat with its weights (one per feature)."""
+    """A learned seat with its weights (one per feature, or a network's)."""
     return behaviour(knobs, policy) == LEARNED and features.has_weights(knobs, policy)
 
 
@@ -212,7 +212,6 @@ def ply(state, rules, knobs, rng, trace, kind, seat, n, m, buffers, samples):
     row = scratch[FEATURE_ROW]
     note = samples.shape[0] > 0 and teaches(knobs, policy)
     valued = learns(knobs, policy)
-    first = features.weights_at(knobs)
     best, best_value = 0, np.inf
     for r in range(m):
         copy_position(copy, state, rules, n)
@@ -236,7 +235,7 @@ def ply(state, rules, knobs, rng, trace, kind, seat, n, m, buffers, samples):
             mean = values[SUMS, r] / values[COUNTS, r]
             note_sample(samples, seat, picks[r], r == 0, mean, row, features.N_FEATURES)
         if valued:
-            value = position_value(row, knobs[policy], first, features.N_FEATURES)
+            value = features.learned_value(row, knobs, policy)
             best, best_value = kept_pick(r, value, best, best_value)
     if note:
         samples[HEADER, DECISIONS] += 1
@@ -346,7 +345,6 @@ def learned_candidate(probe, snap, snap_rng, rules, knobs, rng, trace, work, wor
     if m == 1 or scores[picks[0]] >= FORCED:
         return 0
     seed = rollout_seed(rng)
-    first = features.weights_at(knobs)
     best, best_value = 0, np.inf
     for r in range(m):
         if r > 0:
@@ -366,7 +364,7 @@ def learned_candidate(probe, snap, snap_rng, rules, knobs, rng, trace, work, wor
             scores[option],
             row,
         )
-        value = position_value(row, knobs[LEARNED], first, features.N_FEATURES)
+        value = features.learned_value(row, knobs, LEARNED)
         best, best_value = kept_pick(r, value, best, best_value)
     return best
 
@@ -393,7 +391,7 @@ def learned_rollout(roll, rules, knobs, policy, seat, values):
     row = values[search_driver.SCORES, : features.SCRATCH]
     rollout_policy = np.int64(knobs[policy, ROLLOUT_POLICY_KNOB])
     features.features(roll, rules, knobs, seat, rollout_policy, 0.0, row)
-    return position_value(row, knobs[LEARNED], features.weights_at(knobs), features.N_FEATURES)
+    return features.learned_value(row, knobs, LEARNED)
 
 
 # The search driver, bound to search.py's hooks and to this module's two for a search seat that
