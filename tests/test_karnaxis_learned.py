@@ -149,6 +149,13 @@ def test_a_networks_weights_choose_by_its_value():
     assert len(picked) > 1  # control: the networks tell actions apart
 
 
+def test_unseen_cards_and_future_dice_do_not_change_a_networks_choice():
+    for seed in (1, 2):
+        weights, _ = network_weights(seed)
+        played = first_learned_ply(weights)
+        assert first_learned_ply(weights, edit=hidden_reordered)[:2] == played[:2]
+
+
 def test_the_learned_player_draws_only_from_its_own_stream():
     """Besides the SEARCH stream (one seed a decision), the real game's streams are untouched:
     the actions are taken on the copy."""
