@@ -59,11 +59,38 @@ def position_value(row, knobs_row, first, count, n_features):
     value = knobs_row[w2 + hidden]
     for h in range(hidden):
         at = first + 1 + h * n_features  # the unit's weights of the features, in a row
-        unit = knobs_row[b1 + h]
-        for f in range(n_features):
-            unit += knobs_row[at + f] * row[f]
-        value += knobs_row[w2 + h] * np.tanh(unit)
+        unit = knobs_row[b1 + h] + unit_sum(row, knobs_row, at, n_features)
+        value += knobs_row[w2 + h] * tanh(unit)
     return value
+
+
+@rule
+def unit_sum(row, knobs_row, at, n_features):
+    """The features in ``row`` weighted by ``knobs_row[at:at + n_features]``, summed in four
+    interleaved partial sums: one chain of additions waits on each addition before the next,
+    four chains in flight take about half the time of a network's value (the same order on
+    every machine, unlike a vectorising compiler's)."""
+    s0, s1, s2, s3 = 0.0, 0.0, 0.0, 0.0
+    f = 0
+    while f + 4 <= n_features:
+        s0 += knobs_row[at + f] * row[f]
+        s1 += knobs_row[at + f + 1] * row[f + 1]
+        s2 += knobs_row[at + f + 2] * row[f + 2]
+        s3 += knobs_row[at + f + 3] * row[f + 3]
+        f += 4
+    while f < n_features:
+        s0 += knobs_row[at + f] * row[f]
+        f += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@rule
+def tanh(x):
+    """tanh(x) by one exponential, (1 - e^-2|x|) / (1 + e^-2|x|) with x's sign: the math
+    library's tanh took twice the time."""
+    t = np.exp(-2.0 * abs(x))
+    magnitude = (1.0 - t) / (1.0 + t)
+    return magnitude if x >= 0 else -magnitude
 
 
 @rule

@@ -12,6 +12,7 @@ import pytest
 from test_karmaggan_search import at_first_step, hidden_cards_reordered
 
 from policies.learned import position_value
+from policies.learned import tanh as learned_tanh
 from simulator.core.game import (
     GAME_NAMES,
     LINEAR,
@@ -94,6 +95,15 @@ def test_a_game_with_a_network_value_reads_either_form(game):
     for wrong in (weights[:-1], [2.5, *weights[1:]], [0, *weights[1:]]):
         with pytest.raises(RulesError, match="or a network's"):
             game.validate(rules(wrong))
+
+
+def test_the_kernels_tanh_is_tanh():
+    """policies.learned.tanh (by one exponential) against numpy's, on both signs and where it
+    saturates."""
+    x = np.concatenate([np.linspace(-40.0, 40.0, 2001), [0.0, 1e-12, -1e-12, 800.0, -800.0]])
+    got = np.array([learned_tanh(v) for v in x])
+    assert np.allclose(got, np.tanh(x), rtol=0, atol=1e-15)
+    assert got[-2] == 1.0 and got[-1] == -1.0
 
 
 def test_a_network_value_is_its_layer_of_tanh_units():
