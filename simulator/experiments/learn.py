@@ -62,8 +62,8 @@ ITERATION_IDS = 1 << 32  # game ids of iteration i start at i * ITERATION_IDS
 DIGITS = 6  # weights are stored rounded, so a record reads the same on every machine
 # A network value (Game.learned_model NETWORK): HIDDEN tanh units over the standardised features,
 # fitted from a seeded start by STEPS of L-BFGS on the same centred values as the linear fit
-# (each candidate's predicted value centred within its decision).  Karnaxis at 3 players
-# (docs/search.md): 8 units won as often as 16, at a quarter more games/s.
+# (each candidate's predicted value centred within its decision).  In the one game with a
+# network value, 8 units won as often as 16 at a quarter more games/s (docs/search.md).
 HIDDEN = 8
 STEPS = 500
 
