@@ -24,10 +24,14 @@ def play_game(
     state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players, out_years
 ):
     """One whole game into out_game int64[N_GAME_OUT], out_players int64[n_players,
-    N_PLAYER_OUT + copied columns] and out_years int64[years * n_players, N_YEAR_OUT].
+    N_PLAYER_OUT + copied columns] and out_years (state.YEAR_ROW[years * n_players]).
     Returns the number of trace rows written."""
     engine.new_game(state, rules, knobs, rng, seed, seat_policies)
-    engine.advance(state, rules, knobs, rng, trace, out_years, rules[S.CFG_YEARS])
+    while state[S.PHASE] != S.AT_END:
+        year_ends = state[S.PHASE] == S.AT_YEAR_END
+        engine.play_step(state, rules, knobs, rng, trace)
+        if year_ends:
+            engine.write_years(state, rules, out_years)
     year_end.end_game(state, rules, trace, out_game, out_players)
     return state[S.TRACE_N]
 
@@ -67,7 +71,7 @@ def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_y
     rules int64 (state.py), knobs float64[n_policies, 1 + n_knobs], seeds uint64[n],
     seat_policies int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT], out_players
     int64[n, n_players, N_PLAYER_OUT + copied columns], out_years
-    int64[n * years * n_players, N_YEAR_OUT] (game-major, then year, then seat); trace
+    state.YEAR_ROW[n * years * n_players] (game-major, then year, then seat); trace
     int64[max_events, TRACE_WIDTH] (0 rows in bulk runs; a replay plays one game: one kernel
     for both, as each kernel compiles the whole engine).
     """

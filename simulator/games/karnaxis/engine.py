@@ -147,37 +147,30 @@ def play_step(state, rules, knobs, rng, trace):
 
 
 @rule
-def advance(state, rules, knobs, rng, trace, out_years, last_year):
-    """Play from a step boundary until the game ends or year ``last_year`` is over, writing
-    each year's rows of the `years` timeline into ``out_years`` (when it has rows)."""
+def advance(state, rules, knobs, rng, trace, last_year):
+    """Play from a step boundary until the game ends or year ``last_year`` is over."""
     while state[S.PHASE] != S.AT_END and not (
         state[S.PHASE] == S.AT_NEW_YEAR and state[S.YEAR] >= last_year
     ):
-        year_ends = state[S.PHASE] == S.AT_YEAR_END
         play_step(state, rules, knobs, rng, trace)
-        if year_ends:
-            write_years(state, rules, out_years)
 
 
 @rule
 def write_years(state, rules, out_years):
     """The `years` timeline: one row per seat after the Year End Review of year YEAR
-    (``out_years`` int64[years * n_players, N_YEAR_OUT], or no rows)."""
+    (``out_years`` of state.YEAR_ROW, years * n_players rows)."""
     n = rules[S.CFG_PLAYERS]
     first = (state[S.YEAR] - 1) * n
-    if first + n > out_years.shape[0]:
-        return
     for p in range(n):
         r = S.row(p)
         out = out_years[first + p]
-        out[S.Y_YEAR], out[S.Y_SEAT] = state[S.YEAR], p
-        out[S.Y_CASH] = state[r + S.CASH]
-        out[S.Y_INCOME] = state[r + S.YEAR_SALARY] + state[r + S.YEAR_BUSINESS]
-        out[S.Y_BRACKET] = state[r + S.YEAR_BRACKET]
-        out[S.Y_TAX] = state[r + S.YEAR_TAX]
-        out[S.Y_SMART] = state[r + S.YEAR_SMART]
-        out[S.Y_LOANS] = state[r + S.LOANS]
-        out[S.Y_NOTICES] = state[r + S.NOTICES]
-        out[S.Y_SALARY] = state[r + S.YEAR_SALARY]
-        out[S.Y_BUSINESS_INCOME] = state[r + S.YEAR_BUSINESS]
-        out[S.Y_GROWTH] = state[r + S.GROWTH]
+        out.cash_usd = state[r + S.CASH]
+        out.income_usd = state[r + S.YEAR_SALARY] + state[r + S.YEAR_BUSINESS]
+        out.tax_bracket = state[r + S.YEAR_BRACKET]
+        out.tax_paid_usd = state[r + S.YEAR_TAX]
+        out.smart_tax = state[r + S.YEAR_SMART] != 0
+        out.loans_outstanding_usd = state[r + S.LOANS]
+        out.delinquent_notices = state[r + S.NOTICES]
+        out.salary_usd = state[r + S.YEAR_SALARY]
+        out.business_income_usd = state[r + S.YEAR_BUSINESS]
+        out.business_growth_usd = state[r + S.GROWTH]

@@ -46,7 +46,7 @@ def allocate(rules: np.ndarray, n: int):
     return (
         np.zeros((n, S.N_GAME_OUT), np.int64),
         np.zeros((n, p, S.N_PLAYER_OUT + len(COPIED_COLUMNS)), np.int64),
-        np.zeros((n * years * p, S.N_YEAR_OUT), np.int64),
+        np.zeros(n * years * p, S.YEAR_ROW),
     )
 
 
@@ -146,23 +146,13 @@ def output_tables(params: tuple, out_games, out_players, out_years) -> dict:
     for k, name in enumerate(COPIED_COLUMNS):
         column = o[:, :, S.N_PLAYER_OUT + k]
         players[name] = column.astype(np.int32) if name.startswith("count_") else column
-    y = out_years
-    rows = rules[S.CFG_YEARS] * rules[S.CFG_PLAYERS]
-    years = {
-        "game_index": np.repeat(np.arange(len(out_games), dtype=np.int64), rows),
-        "year": y[:, S.Y_YEAR].astype(np.int16),
-        "seat": y[:, S.Y_SEAT].astype(np.int8),
-        "cash_usd": y[:, S.Y_CASH],
-        "income_usd": y[:, S.Y_INCOME],
-        "tax_bracket": y[:, S.Y_BRACKET].astype(np.int8),
-        "tax_paid_usd": y[:, S.Y_TAX],
-        "smart_tax": y[:, S.Y_SMART].astype(bool),
-        "loans_outstanding_usd": y[:, S.Y_LOANS],
-        "delinquent_notices": y[:, S.Y_NOTICES].astype(np.int16),
-        "salary_usd": y[:, S.Y_SALARY],
-        "business_income_usd": y[:, S.Y_BUSINESS_INCOME],
-        "business_growth_usd": y[:, S.Y_GROWTH],
+    n, n_years, p = len(out_games), rules[S.CFG_YEARS], rules[S.CFG_PLAYERS]
+    years = {  # a row's game, year and seat follow from its place (state.YEAR_ROW)
+        "game_index": np.repeat(np.arange(n, dtype=np.int64), n_years * p),
+        "year": np.tile(np.repeat(np.arange(1, n_years + 1, dtype=np.int16), p), n),
+        "seat": np.tile(np.arange(p, dtype=np.int8), n * n_years),
     }
+    years.update({name: out_years[name] for name in S.YEAR_ROW.names})
     return {"games": games_, "players": players, "years": years}
 
 

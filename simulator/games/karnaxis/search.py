@@ -78,7 +78,7 @@ def rollout_end(probe, snap, rules, horizon):
 
 @rule
 def play_out(state, rules, knobs, rng, trace, last_year):
-    engine.advance(state, rules, knobs, rng, trace, trace[:0], last_year)  # no `years` rows
+    engine.advance(state, rules, knobs, rng, trace, last_year)
 
 
 @rule

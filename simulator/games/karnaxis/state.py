@@ -27,6 +27,8 @@ Rule code reads ``state[row(p) + CASH]``, ``state[stock(s) + VALUE]``,
 ``rules[CFG_LOAN_CAP]``, ``table(rules, T_DIE, i)``, ``job(rules, j, J_SALARY)``.
 """
 
+import numpy as np
+
 from simulator.core.kernel import rule
 
 # The slot tables are laid out by hand, a block of names per line.
@@ -335,6 +337,20 @@ END_FINAL_YEAR = 0
 RANK_TITLES = ("Unranked", "Amateur", "Novice", "Expert", "Elite")
 RANK_THRESHOLDS = (500000, 1000000, 1500000, 2000000)   # Game End: the rank chart
 
-# years timeline columns (one row per game x year x seat)
-(Y_YEAR, Y_SEAT, Y_CASH, Y_INCOME, Y_BRACKET, Y_TAX, Y_SMART, Y_LOANS, Y_NOTICES,
- Y_SALARY, Y_BUSINESS_INCOME, Y_GROWTH, N_YEAR_OUT) = range(13)
+# the `years` timeline's rows (one per game x year x seat, game-major, then year, then seat): the
+# kernel writes each column at the width the dataset stores it, as a byte written costs more than
+# the arithmetic of a row (docs/performance.md); `year` and `seat` follow from a row's place
+YEAR_ROW = np.dtype(
+    [
+        ("cash_usd", np.int64),
+        ("income_usd", np.int64),
+        ("tax_bracket", np.int8),
+        ("tax_paid_usd", np.int64),
+        ("smart_tax", np.bool_),
+        ("loans_outstanding_usd", np.int64),
+        ("delinquent_notices", np.int16),
+        ("salary_usd", np.int64),
+        ("business_income_usd", np.int64),
+        ("business_growth_usd", np.int64),
+    ]
+)
