@@ -1,7 +1,7 @@
 """Karnaxis whole games: setup, the loop to the end, Game End, and a chunk of games per call.
 
 Two entry points, so a run without `search` or `learned` seats never compiles the search
-driver: :func:`play_games` plays every step with :func:`engine.advance`;
+driver: :func:`play_games` plays every step with :func:`engine.play_to_end`;
 :func:`play_search_games` plays every step through :func:`turns.step` (a learned seat's action
 square, else the search driver's step or the engine's).  The wrapper (outputs.py) picks one by
 the seats' policies; a game with no search or learned seat plays the same either way.  A third,
@@ -27,11 +27,7 @@ def play_game(
     N_PLAYER_OUT + copied columns] and out_years (state.YEAR_ROW[years * n_players]).
     Returns the number of trace rows written."""
     engine.new_game(state, rules, knobs, rng, seed, seat_policies)
-    while state[S.PHASE] != S.AT_END:
-        year_ends = state[S.PHASE] == S.AT_YEAR_END
-        engine.play_step(state, rules, knobs, rng, trace)
-        if year_ends:
-            engine.write_years(state, rules, out_years)
+    engine.play_to_end(state, rules, knobs, rng, trace, out_years)
     year_end.end_game(state, rules, trace, out_game, out_players)
     return state[S.TRACE_N]
 

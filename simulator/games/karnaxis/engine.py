@@ -156,6 +156,17 @@ def advance(state, rules, knobs, rng, trace, last_year):
 
 
 @rule
+def play_to_end(state, rules, knobs, rng, trace, out_years):
+    """Play from a step boundary to the end of the game, writing each year's rows of the
+    `years` timeline into ``out_years`` (state.YEAR_ROW)."""
+    while state[S.PHASE] != S.AT_END:
+        year_ends = state[S.PHASE] == S.AT_YEAR_END
+        play_step(state, rules, knobs, rng, trace)
+        if year_ends:
+            write_years(state, rules, out_years)
+
+
+@rule
 def write_years(state, rules, out_years):
     """The `years` timeline: one row per seat after the Year End Review of year YEAR
     (``out_years`` of state.YEAR_ROW, years * n_players rows)."""
