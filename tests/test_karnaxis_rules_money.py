@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from karnaxis_world import World, rules_with
 
-from simulator.games.karnaxis import outputs as K
 from simulator.games.karnaxis import state as S
 
 
@@ -21,7 +20,7 @@ def no_abilities(w):
 
 def end_game(w):
     out_game = np.zeros(S.N_GAME_OUT, np.int64)
-    out_players = np.zeros((len(w.players), S.N_PLAYER_OUT + len(K.COPIED_COLUMNS)), np.int64)
+    out_players = np.zeros(len(w.players), S.PLAYER_ROW)
     w.call("end_game", out_game, out_players)
     return out_game, out_players
 
@@ -459,8 +458,8 @@ def test_game_end_retirement_notices_loans_and_shares():
     w.players[1, S.LOANS] = 50_000
     w.shares[1, w.black] = 20
     _, out = end_game(w)
-    assert out[0, S.P_SCORE] == 500_000 + 30_000 - 200_000
-    assert out[1, S.P_SCORE] == 500_000 - 55_000
+    assert out[0]["final_cash_usd"] == 500_000 + 30_000 - 200_000
+    assert out[1]["final_cash_usd"] == 500_000 - 55_000
 
 
 def test_most_cash_wins_ties_share_the_win():
@@ -470,10 +469,10 @@ def test_most_cash_wins_ties_share_the_win():
     no_abilities(w)
     w.players[:, S.CASH] = [300_000, 700_000, 200_000]
     out_game, out = end_game(w)
-    assert out_game[S.G_WINNER] == 1 and out[:, S.P_WON].tolist() == [0, 1, 0]
+    assert out_game[S.G_WINNER] == 1 and out["won"].tolist() == [False, True, False]
     w.players[:, S.CASH] = [700_000, 700_000, 200_000]
     out_game, out = end_game(w)
-    assert out_game[S.G_WINNER] == S.NONE and out[:, S.P_WON].tolist() == [1, 1, 0]
+    assert out_game[S.G_WINNER] == S.NONE and out["won"].tolist() == [True, True, False]
 
 
 def test_rank_titles():

@@ -23,8 +23,8 @@ from simulator.games.karnaxis import state as S
 def play_game(
     state, rules, knobs, rng, trace, seed, seat_policies, out_game, out_players, out_years
 ):
-    """One whole game into out_game int64[N_GAME_OUT], out_players int64[n_players,
-    N_PLAYER_OUT + copied columns] and out_years (state.YEAR_ROW[years * n_players]).
+    """One whole game into out_game int64[N_GAME_OUT], out_players
+    (state.PLAYER_ROW[n_players]) and out_years (state.YEAR_ROW[years * n_players]).
     Returns the number of trace rows written."""
     engine.new_game(state, rules, knobs, rng, seed, seat_policies)
     engine.play_to_end(state, rules, knobs, rng, trace, out_years)
@@ -66,7 +66,7 @@ def play_games(rules, knobs, seeds, seat_policies, out_games, out_players, out_y
 
     rules int64 (state.py), knobs float64[n_policies, 1 + n_knobs], seeds uint64[n],
     seat_policies int8[n, n_players]; outputs: out_games int64[n, N_GAME_OUT], out_players
-    int64[n, n_players, N_PLAYER_OUT + copied columns], out_years
+    state.PLAYER_ROW[n, n_players], out_years
     state.YEAR_ROW[n * years * n_players] (game-major, then year, then seat); trace
     int64[max_events, TRACE_WIDTH] (0 rows in bulk runs; a replay plays one game: one kernel
     for both, as each kernel compiles the whole engine).
@@ -123,7 +123,7 @@ def search_chunk(
             samples,
         )
         if samples.shape[0] > 0:
-            note_outcomes(samples, first, g, out_players[g, :, S.P_WON])
+            note_outcomes(samples, first, g, out_players[g]["won"])
     return state[S.TRACE_N]
 
 

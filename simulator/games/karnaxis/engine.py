@@ -175,13 +175,13 @@ def write_years(state, rules, out_years):
     for p in range(n):
         r = S.row(p)
         out = out_years[first + p]
-        out.cash_usd = state[r + S.CASH]
-        out.income_usd = state[r + S.YEAR_SALARY] + state[r + S.YEAR_BUSINESS]
-        out.tax_bracket = state[r + S.YEAR_BRACKET]
-        out.tax_paid_usd = state[r + S.YEAR_TAX]
-        out.smart_tax = state[r + S.YEAR_SMART] != 0
-        out.loans_outstanding_usd = state[r + S.LOANS]
-        out.delinquent_notices = state[r + S.NOTICES]
-        out.salary_usd = state[r + S.YEAR_SALARY]
-        out.business_income_usd = state[r + S.YEAR_BUSINESS]
-        out.business_growth_usd = state[r + S.GROWTH]
+        out["cash_usd"] = state[r + S.CASH]
+        out["income_usd"] = state[r + S.YEAR_SALARY] + state[r + S.YEAR_BUSINESS]
+        out["tax_bracket"] = state[r + S.YEAR_BRACKET]
+        out["tax_paid_usd"] = state[r + S.YEAR_TAX]
+        out["smart_tax"] = state[r + S.YEAR_SMART] != 0
+        out["loans_outstanding_usd"] = state[r + S.LOANS]
+        out["delinquent_notices"] = state[r + S.NOTICES]
+        out["salary_usd"] = state[r + S.YEAR_SALARY]
+        out["business_income_usd"] = state[r + S.YEAR_BUSINESS]
+        out["business_growth_usd"] = state[r + S.GROWTH]

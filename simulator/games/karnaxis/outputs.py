@@ -36,16 +36,16 @@ LEDGER_COLUMNS = (
     "notice_penalty_usd",
     "karnaxis_payback_usd",
 )
-# players columns copied from the player row as they are: the ledger, then the counts (state.COUNTS)
-COPIED_COLUMNS = LEDGER_COLUMNS + tuple(f"count_{name}" for name in S.COUNT_NAMES)
-assert len(COPIED_COLUMNS) == S.N_PLAYER - S.L_SALARY
+# the players' count columns (state.COUNTS), after the ledger's
+COUNT_COLUMNS = tuple(f"count_{name}" for name in S.COUNT_NAMES)
+assert len(LEDGER_COLUMNS) == S.COUNTS - S.L_SALARY
 
 
 def allocate(rules: np.ndarray, n: int):
     p, years = rules[S.CFG_PLAYERS], rules[S.CFG_YEARS]
     return (
         np.zeros((n, S.N_GAME_OUT), np.int64),
-        np.zeros((n, p, S.N_PLAYER_OUT + len(COPIED_COLUMNS)), np.int64),
+        np.zeros((n, p), S.PLAYER_ROW),
         np.zeros(n * years * p, S.YEAR_ROW),
     )
 
@@ -113,39 +113,25 @@ def output_tables(params: tuple, out_games, out_players, out_years) -> dict:
     char_labels = params[2].tolist()
     job_labels = ["none"] + params[3].tolist()
     players = {
-        "score": o[:, :, S.P_SCORE].astype(np.float64),
-        "won": o[:, :, S.P_WON].astype(bool),
-        "character": (o[:, :, S.P_CHARACTER], char_labels),
-        "final_cash_usd": o[:, :, S.P_SCORE],
-        "rank_title": (o[:, :, S.P_RANK_TITLE], S.RANK_TITLES),
-        "cash_before_end_usd": o[:, :, S.P_CASH_BEFORE_END],
-        "retirement_tokens": o[:, :, S.P_RETIRE_TOKENS].astype(np.int16),
-        "delinquent_notices": o[:, :, S.P_NOTICES].astype(np.int16),
-        "loans_taken": o[:, :, S.P_LOANS_COUNT].astype(np.int32),
-        "peak_loans_outstanding_usd": o[:, :, S.P_PEAK_LOANS],
-        "karnaxis_fulfilled": o[:, :, S.P_KARNAXIS_DONE].astype(bool),
-        "karnaxis_year": o[:, :, S.P_KARNAXIS_YEAR].astype(np.int16),
-        "karnaxis_revoked": o[:, :, S.P_KARNAXIS_REVOKED].astype(bool),
-        "businesses": o[:, :, S.P_BUSINESSES].astype(np.int16),
-        "franchises": o[:, :, S.P_FRANCHISES].astype(np.int16),
-        "jobs_held": o[:, :, S.P_JOBS_HELD].astype(np.int16),
-        "college_years": o[:, :, S.P_COLLEGE].astype(np.int16),
-        "university_years": o[:, :, S.P_UNIVERSITY].astype(np.int16),
-        "smart_tax_years": o[:, :, S.P_SMART_YEARS].astype(np.int16),
-        "business_growth_usd": o[:, :, S.P_GROWTH],
-        "business_income_level_usd": o[:, :, S.P_INCOME],
-        "karnaxis_cards_bought": o[:, :, S.P_CARDS].astype(np.int16),
-        "final_job": (o[:, :, S.P_FINAL_JOB] + 1, job_labels),
-        "shares_held": o[:, :, S.P_SHARES_HELD].astype(np.int16),
-        "attribute_total": o[:, :, S.P_ATTR_TOTAL].astype(np.int16),
-        "karnaxis_cards_unused": o[:, :, S.P_CARDS_UNUSED].astype(np.int16),
+        "score": o["final_cash_usd"].astype(np.float64),
+        "won": o["won"],
+        "character": (o["character"], char_labels),
+        "final_cash_usd": o["final_cash_usd"],
+        "rank_title": (o["rank_title"], S.RANK_TITLES),
     }
     dealt_labels = ["none"] + char_labels
-    for k in range(S.N_DEALT_KEPT):
-        players[f"dealt_character_{k + 1}"] = (o[:, :, S.P_DEALT + k] + 1, dealt_labels)
-    for k, name in enumerate(COPIED_COLUMNS):
-        column = o[:, :, S.N_PLAYER_OUT + k]
-        players[name] = column.astype(np.int32) if name.startswith("count_") else column
+    for name in S.PLAYER_ROW.names[4:]:  # in the record's order, the table's
+        if name == "final_job":
+            players[name] = (o[name] + 1, job_labels)
+        elif name == "dealt_characters":
+            for k in range(S.N_DEALT_KEPT):
+                players[f"dealt_character_{k + 1}"] = (o[name][:, :, k] + 1, dealt_labels)
+        elif name == "ledger":
+            players.update({column: o[name][:, :, k] for k, column in enumerate(LEDGER_COLUMNS)})
+        elif name == "counts":
+            players.update({column: o[name][:, :, k] for k, column in enumerate(COUNT_COLUMNS)})
+        else:
+            players[name] = o[name]
     n, n_years, p = len(out_games), rules[S.CFG_YEARS], rules[S.CFG_PLAYERS]
     years = {  # a row's game, year and seat follow from its place (state.YEAR_ROW)
         "game_index": np.repeat(np.arange(n, dtype=np.int64), n_years * p),

@@ -328,12 +328,40 @@ def opt(state, i, column):
 END_REASONS = ("final_year",)
 END_FINAL_YEAR = 0
 
-# players output columns: the P_* below, then the ledger L_* and the counts copied as they are
-(P_SCORE, P_WON, P_CHARACTER, P_RANK_TITLE, P_CASH_BEFORE_END, P_RETIRE_TOKENS, P_RETIRE_PAYOUT,
- P_NOTICES, P_LOANS_COUNT, P_PEAK_LOANS, P_KARNAXIS_DONE, P_KARNAXIS_YEAR, P_KARNAXIS_REVOKED,
- P_BUSINESSES, P_FRANCHISES, P_JOBS_HELD, P_COLLEGE, P_UNIVERSITY, P_SMART_YEARS, P_GROWTH,
- P_INCOME, P_CARDS, P_FINAL_JOB, P_SHARES_HELD, P_ATTR_TOTAL, P_CARDS_UNUSED,
- P_DEALT, _P_DEALT1, _P_DEALT2, N_PLAYER_OUT) = range(30)
+# the players table's rows, one per game x seat, each column at the width the dataset stores
+# it (as the years rows below); a code column holds an index into its labels (outputs.py)
+PLAYER_ROW = np.dtype(
+    [
+        ("final_cash_usd", np.int64),
+        ("won", np.bool_),
+        ("character", np.int8),
+        ("rank_title", np.int8),
+        ("cash_before_end_usd", np.int64),
+        ("retirement_tokens", np.int16),
+        ("delinquent_notices", np.int16),
+        ("loans_taken", np.int32),
+        ("peak_loans_outstanding_usd", np.int64),
+        ("karnaxis_fulfilled", np.bool_),
+        ("karnaxis_year", np.int16),
+        ("karnaxis_revoked", np.bool_),
+        ("businesses", np.int16),
+        ("franchises", np.int16),
+        ("jobs_held", np.int16),
+        ("college_years", np.int16),
+        ("university_years", np.int16),
+        ("smart_tax_years", np.int16),
+        ("business_growth_usd", np.int64),
+        ("business_income_level_usd", np.int64),
+        ("karnaxis_cards_bought", np.int16),
+        ("final_job", np.int8),
+        ("shares_held", np.int16),
+        ("attribute_total", np.int16),
+        ("karnaxis_cards_unused", np.int16),
+        ("dealt_characters", np.int8, (N_DEALT_KEPT,)),
+        ("ledger", np.int64, (COUNTS - L_SALARY,)),  # L_SALARY .. COUNTS of the player row
+        ("counts", np.int32, (len(COUNT_NAMES),)),  # COUNTS .. N_PLAYER of the player row
+    ]
+)
 RANK_TITLES = ("Unranked", "Amateur", "Novice", "Expert", "Elite")
 RANK_THRESHOLDS = (500000, 1000000, 1500000, 2000000)   # Game End: the rank chart
 

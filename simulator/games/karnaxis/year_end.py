@@ -211,7 +211,7 @@ def end_game(state, rules, trace, out_game, out_players):
     n = rules[S.CFG_PLAYERS]
     for p in range(n):
         r = S.row(p)
-        out_players[p, S.P_CASH_BEFORE_END] = state[r + S.CASH]
+        out_players[p]["cash_before_end_usd"] = state[r + S.CASH]
         payout = retirement_payout(state, rules, p)
         before = state[r + S.CASH]
         money.gain(state, p, payout, S.L_RETIREMENT_PAYOUT)
@@ -253,39 +253,42 @@ def end_game(state, rules, trace, out_game, out_players):
 
 @rule
 def write_player(state, rules, p, best, out):
-    """The players table row of seat p at Game End (``best``: the winning cash)."""
+    """The players table row of seat p at Game End (``best``: the winning cash; ``out``: a
+    state.PLAYER_ROW)."""
     r = S.row(p)
     cash = state[r + S.CASH]
-    out[S.P_SCORE] = cash
-    out[S.P_WON] = 1 if cash == best else 0
-    out[S.P_CHARACTER] = state[r + S.CHARACTER]
-    out[S.P_RANK_TITLE] = rank_title(cash)
-    out[S.P_RETIRE_TOKENS] = state[r + S.RETIRE_TOKENS]
-    out[S.P_RETIRE_PAYOUT] = state[r + S.L_RETIREMENT_PAYOUT]
-    out[S.P_NOTICES] = state[r + S.NOTICES]
-    out[S.P_LOANS_COUNT] = state[r + S.LOANS_COUNT]
-    out[S.P_PEAK_LOANS] = state[r + S.PEAK_LOANS]
-    kept = state[r + S.KARNAXIS_DONE] == 1 and state[r + S.KARNAXIS_REVOKED] == 0
-    out[S.P_KARNAXIS_DONE] = 1 if kept else 0
-    out[S.P_KARNAXIS_YEAR] = state[r + S.KARNAXIS_YEAR] if state[r + S.KARNAXIS_DONE] == 1 else 0
-    out[S.P_KARNAXIS_REVOKED] = state[r + S.KARNAXIS_REVOKED]
-    out[S.P_BUSINESSES] = state[r + S.N_BUSINESSES]
-    out[S.P_FRANCHISES] = state[r + S.N_FRANCHISES]
-    out[S.P_JOBS_HELD] = state[r + S.DISTINCT_JOBS]
-    out[S.P_COLLEGE] = state[r + S.COLLEGE]
-    out[S.P_UNIVERSITY] = state[r + S.UNIVERSITY_YEARS]
-    out[S.P_SMART_YEARS] = state[r + S.SMART_YEARS]
-    out[S.P_GROWTH] = state[r + S.GROWTH]
-    out[S.P_INCOME] = state[r + S.INCOME]
-    out[S.P_CARDS] = state[r + S.CARDS_BOUGHT]
-    out[S.P_FINAL_JOB] = state[r + S.JOB]
-    out[S.P_SHARES_HELD] = money.total_shares(state, rules, p)
+    out["final_cash_usd"] = cash
+    out["won"] = cash == best
+    out["character"] = state[r + S.CHARACTER]
+    out["rank_title"] = rank_title(cash)
+    out["retirement_tokens"] = state[r + S.RETIRE_TOKENS]
+    out["delinquent_notices"] = state[r + S.NOTICES]
+    out["loans_taken"] = state[r + S.LOANS_COUNT]
+    out["peak_loans_outstanding_usd"] = state[r + S.PEAK_LOANS]
+    out["karnaxis_fulfilled"] = (
+        state[r + S.KARNAXIS_DONE] == 1 and state[r + S.KARNAXIS_REVOKED] == 0
+    )
+    out["karnaxis_year"] = state[r + S.KARNAXIS_YEAR] if state[r + S.KARNAXIS_DONE] == 1 else 0
+    out["karnaxis_revoked"] = state[r + S.KARNAXIS_REVOKED] != 0
+    out["businesses"] = state[r + S.N_BUSINESSES]
+    out["franchises"] = state[r + S.N_FRANCHISES]
+    out["jobs_held"] = state[r + S.DISTINCT_JOBS]
+    out["college_years"] = state[r + S.COLLEGE]
+    out["university_years"] = state[r + S.UNIVERSITY_YEARS]
+    out["smart_tax_years"] = state[r + S.SMART_YEARS]
+    out["business_growth_usd"] = state[r + S.GROWTH]
+    out["business_income_level_usd"] = state[r + S.INCOME]
+    out["karnaxis_cards_bought"] = state[r + S.CARDS_BOUGHT]
+    out["final_job"] = state[r + S.JOB]
+    out["shares_held"] = money.total_shares(state, rules, p)
     t = 0
     for a in range(S.N_ATTR):
         t += state[r + S.ATTR + a]
-    out[S.P_ATTR_TOTAL] = t
-    out[S.P_CARDS_UNUSED] = state[r + S.CARDS_HELD]
+    out["attribute_total"] = t
+    out["karnaxis_cards_unused"] = state[r + S.CARDS_HELD]
     for k in range(S.N_DEALT_KEPT):
-        out[S.P_DEALT + k] = state[r + S.DEALT + k]
-    for k in range(S.L_SALARY, S.N_PLAYER):
-        out[S.N_PLAYER_OUT + k - S.L_SALARY] = state[r + k]
+        out["dealt_characters"][k] = state[r + S.DEALT + k]
+    for k in range(S.COUNTS - S.L_SALARY):
+        out["ledger"][k] = state[r + S.L_SALARY + k]
+    for k in range(S.N_PLAYER - S.COUNTS):
+        out["counts"][k] = state[r + S.COUNTS + k]
