@@ -21,6 +21,7 @@ from simulator.core.game import (
     knob_values,
     network_length,
     policy_knobs,
+    value_models,
 )
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
@@ -40,8 +41,10 @@ SEATS = ("learned", "rusher_tuned", "learned", "hunter_tuned")
 WEIGHTS = [0.0, 0.2, 0.01, 0.0, 0.02, 0.02, 0.0, -0.02, 0.05, 0.01, 0.05, 0.0, 0.0, 0.0, 0.12]
 
 
-def learned_rules(weights=WEIGHTS):
+def learned_rules(weights=WEIGHTS, top_k=None):
     table = {"rollout_policy": "rusher_tuned"}
+    if top_k is not None:
+        table["top_k"] = top_k
     if weights is not None:
         table["weights"] = list(weights)
     return with_knob_sets(GAME.rules(), {"learned": table})
@@ -73,14 +76,25 @@ def test_weights_are_one_number_per_feature(weights):
         GAME.validate(learned_rules(weights))
 
 
-def test_a_game_with_a_linear_value_refuses_a_networks_weights():
-    weights, _ = network(len(WEIGHTS), 2, np.random.default_rng(1))
-    assert GAME.learned_model == LINEAR
+@pytest.mark.parametrize("game", [g for g in LEARNED_GAMES if value_models(g) == {LINEAR}])
+def test_a_game_with_a_linear_value_refuses_a_networks_weights(game):
+    weights, _ = network(len(game.learned_features), 2, np.random.default_rng(1))
     with pytest.raises(RulesError, match="one per feature"):
-        GAME.validate(learned_rules(weights))
+        game.validate(with_knob_sets(game.rules(), {"learned": {"weights": weights}}))
 
 
-@pytest.mark.parametrize("game", [g for g in LEARNED_GAMES if g.learned_model == NETWORK])
+def test_a_count_of_its_own_gives_its_value_model():
+    """Karmaggän's learned player is a network at 2 players, a weighted sum at 4 and 6: each
+    count's budget says which, and only a network's model is written in its key."""
+    assert value_models(GAME) == {LINEAR, NETWORK}
+    budgets = {n: learn.default_budget(GAME, n) for n in (2, 4, 6)}
+    assert [learn.value_model(GAME, budgets[n]) for n in (2, 4, 6)] == [NETWORK, LINEAR, LINEAR]
+    keys = {n: learn.cache_key(GAME, GAME.rules(), n, b, 1) for n, b in budgets.items()}
+    assert keys[2]["model"] == NETWORK and "model" not in keys[4]
+    assert "model" not in keys[2]["budget"] and keys[2]["budget"]["horizon"] == 0
+
+
+@pytest.mark.parametrize("game", [g for g in LEARNED_GAMES if NETWORK in value_models(g)])
 def test_a_game_with_a_network_value_reads_either_form(game):
     """One number per feature, or H then the network's numbers; another length, or H not a
     positive whole number, is refused."""
@@ -122,12 +136,12 @@ def test_a_network_value_is_its_layer_of_tanh_units():
     assert np.isclose(position_value(row, linear, first, n, n), row.sum() * w2[0])
 
 
-def first_learned_decision(weights=WEIGHTS, edit=None, seed=6):
+def first_learned_decision(weights=WEIGHTS, edit=None, seed=6, top_k=None):
     """The first STEP decision of seat 0 (a learned seat, the first to move) its rollout
     policy has no clear lead in: the option it takes and the real game's streams after it.
     ``edit(W)`` changes the set-up game before it decides."""
     W, n, (work, work_rng, values, picks, cards) = at_first_step(
-        learned_rules(weights), SEATS, seed, edit
+        learned_rules(weights, top_k), SEATS, seed, edit
     )
     no_samples = np.zeros((0, features.SAMPLE_WIDTH))
     choice = W.call(
@@ -137,10 +151,11 @@ def first_learned_decision(weights=WEIGHTS, edit=None, seed=6):
     return choice, W.rng.copy()
 
 
-def other_futures(W):
-    """Other futures for every chance stream (dice, draws, the other seats' tie-breaks)."""
+def other_futures(W, kept=(SEARCH_STREAM,)):
+    """Other futures for every chance stream but ``kept`` (dice, draws, the other seats'
+    tie-breaks)."""
     for stream in range(N_STREAMS):
-        if stream != SEARCH_STREAM:
+        if stream not in kept:
             W.rng[stream] = W.rng[stream] ^ np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -157,6 +172,36 @@ def test_unseen_cards_and_future_dice_do_not_change_the_learned_choice():
         other_futures(W)
 
     assert first_learned_decision(edit=reordered_and_other_futures)[0] == plain
+
+
+@pytest.mark.slow
+def test_unseen_cards_and_future_dice_do_not_change_a_networks_choice():
+    """The same with a network's value, valuing its rollout policy's own pick and its 2 best
+    scored other options: the POLICY stream kept, whose draw is that pick's, as a scripted
+    seat's is (the candidates start from it; changed, the choice here changes)."""
+    from simulator.core.rng import POLICY
+
+    weights, _ = network(len(WEIGHTS), 3, np.random.default_rng(5))
+    plain = first_learned_decision(weights, top_k=3)[0]
+
+    def reordered_and_other_futures(W):
+        hidden_cards_reordered(W)
+        other_futures(W, kept=(SEARCH_STREAM, POLICY))
+
+    edited = first_learned_decision(weights, edit=reordered_and_other_futures, top_k=3)[0]
+    assert edited == plain
+
+
+def test_a_network_values_its_own_pick_then_the_best_scored_options():
+    """turns.candidates: the own pick first, then the others by score (ties: the lower
+    option), ``k`` of them (0: all); the scores left as they were."""
+    scores = np.array([0.5, 2.0, -1.0, 1.5, 2.0, 0.0])
+    out = np.zeros(8, np.int64)
+    assert turns.candidates(scores, 6, 5, 3, out) == 3
+    assert list(out[:3]) == [5, 1, 4]
+    assert turns.candidates(scores, 6, 1, 0, out) == 6
+    assert list(out[:6]) == [1, 4, 3, 0, 5, 2]
+    assert list(scores) == [0.5, 2.0, -1.0, 1.5, 2.0, 0.0]
 
 
 def test_the_weights_decide_the_choice():
@@ -265,7 +310,7 @@ def test_the_same_seed_fits_the_same_weights(game):
     assert wider.knob_set["weights"] == first.knob_set["weights"]
     assert wider.iterations == first.iterations
     assert first.knob_set["weights"] != other.knob_set["weights"]
-    assert len(first.knob_set["weights"]) == weights_length(game)
+    assert len(first.knob_set["weights"]) == weights_length(game, TINY)
     search = knob_values(rules, game.policy_set(rules), game.policy("search", rules))
     assert first.knob_set["rollout_policy"] == search["rollout_policy"]
     assert [f["iteration"] for f in first.iterations] == [0, 1]
@@ -301,10 +346,11 @@ def test_the_network_fit_recovers_a_known_nonlinear_value():
     assert check.r2(x @ linear) < 0.8 and linear_figures["r2"] < 0.8
 
 
-def weights_length(game):
-    """How many weights the game's fit gives its learned player."""
+def weights_length(game, budget):
+    """How many weights the game's fit on ``budget`` gives its learned player."""
     n = len(game.learned_features)
-    return n if game.learned_model == LINEAR else network_length(n, learn.HIDDEN)
+    linear = learn.value_model(game, budget) == LINEAR
+    return n if linear else network_length(n, learn.HIDDEN)
 
 
 def test_the_fit_recovers_known_weights():
@@ -328,14 +374,14 @@ def test_the_shipped_weights_match_every_rules_the_questions_and_the_study_play(
     """The package's learned player of the printed rules at each player count the study plays,
     and of every variant the ask questions play, is used while its key matches: after an
     engine version bump or a rules.toml change, `make learned` ships them again."""
-    budget = learn.default_budget(game)
     for n_players, rules_list in shipped.learned_rules(game).items():
+        budget = learn.default_budget(game, n_players)
         for rules in rules_list:
             key = learn.cache_key(game, rules, n_players, budget, learn.LEARN_SEED)
             found = learn.shipped_entry(game, key)
             path = learn.shipped_path(game, n_players)
             assert found is not None, f"{path} is missing {key['rules_digest']}: make learned"
-            assert len(found.knob_set["weights"]) == weights_length(game)
+            assert len(found.knob_set["weights"]) == weights_length(game, budget)
             assert found.knob_set["top_k"] == (budget.candidates or budget.top_k)
             assert learn.learned(game, rules, n_players).source == "shipped"
     printed = shipped.learned_rules(game)

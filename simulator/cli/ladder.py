@@ -143,7 +143,7 @@ def learn(game, players, learn_games, ship, rules_files, sets):
         )
         return
     n_players = len(seat_list(g, players, None, None, rules))
-    budget = default_budget(g)
+    budget = default_budget(g, n_players)
     budget = replace(budget, games=learn_games) if learn_games else budget
     found = learned(g, rules, n_players, budget)
     where = {"fitted": "fitted", "cache": "from the cache", "shipped": "shipped with balsim"}

@@ -134,6 +134,9 @@ class Game:
     # the fit's default budget where simulator.experiments.learn.LearnBudget's costs too much
     # (its teacher's playouts): (field, value) pairs in its place
     learn_budget: tuple[tuple[str, int], ...] = ()
+    # a player count's own fields over learn_budget: (n_players, ((field, value), ...)) pairs,
+    # the field "model" giving that count's value model in place of learned_model
+    learn_budget_at: tuple[tuple[int, tuple[tuple[str, int | str], ...]], ...] = ()
     # choices(rules, key, n_players): the alternatives of a categorical rules key that the game
     # can name (Karmaggän's mirrored start layouts), [] when the key is not in play at that
     # player count, None when the game has none; RulesError when it cannot be varied (why)
@@ -330,14 +333,23 @@ def network_length(n_features: int, hidden: int) -> int:
     return 1 + n_features * hidden + 2 * hidden + 1
 
 
+def value_models(game: Game) -> set[str]:
+    """The value models of a game's learned player at any player count: its learned_model and
+    those its counts' own budgets name."""
+    return {game.learned_model} | {
+        dict(fields)["model"] for _, fields in game.learn_budget_at if "model" in dict(fields)
+    }
+
+
 def check_weights(game: Game, rules: dict, key: str, value) -> None:
     """A learned player's weights: one number per feature, or for a game whose value model is a
-    network, its hidden units' count then its weights (:func:`network_length`)."""
+    network (at any player count), its hidden units' count then its weights
+    (:func:`network_length`)."""
     n = len(game.learned_features)
     numbers = isinstance(value, list) and all(is_number(v) for v in value)
     linear = numbers and len(value) == n
     network = (
-        game.learned_model == NETWORK
+        NETWORK in value_models(game)
         and numbers
         and len(value) > 1
         and float(value[0]).is_integer()
@@ -345,7 +357,7 @@ def check_weights(game: Game, rules: dict, key: str, value) -> None:
         and len(value) == network_length(n, int(value[0]))
     )
     expected = f"expected {n} numbers, one per feature ({', '.join(game.learned_features)})"
-    if game.learned_model == NETWORK:
+    if NETWORK in value_models(game):
         expected += f", or a network's: H hidden units, then H×{n}, H, H and 1 numbers"
     rules_mod.require(rules, key, linear or network, expected)
 

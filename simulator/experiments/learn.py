@@ -10,9 +10,10 @@ written down with the search's mean playout value of it.  The fit:
    ``top_k`` and ``horizon`` of :class:`LearnBudget`, the search's rollout policy), play the
    search's choices against the tuned field; their positions and values are kept;
 2. the weights are the least-squares fit of each candidate's value, centred within its
-   decision, by its value model's value of its features centred alike (``Game.learned_model``,
-   VALUE_MODELS: a weighted sum with a small ridge, or a layer of tanh units): what tells the
-   options of one decision apart, not what tells good games from bad ones;
+   decision, by its value model's value of its features centred alike (``Game.learned_model``
+   or the budget's ``model``, VALUE_MODELS: a weighted sum with a small ridge, or a layer of
+   tanh units): what tells the options of one decision apart, not what tells good games from
+   bad ones;
 3. each later iteration plays the learned seats on the weights so far (they take their own
    picks, the teacher still values their options: the positions the learned player reaches)
    and fits again on every iteration's positions.
@@ -80,15 +81,22 @@ class LearnBudget:
     top_k: int = 3
     candidates: int = 0
     horizon: int | None = None
+    model: str | None = None  # the value model (VALUE_MODELS); None: the game's learned_model
 
 
 DEFAULT_BUDGET = LearnBudget()
 
 
-def default_budget(game: Game) -> LearnBudget:
-    """The budget a game's learned player is fitted on unless told: DEFAULT_BUDGET, but for
-    the fields the game gives (``Game.learn_budget``)."""
-    return replace(DEFAULT_BUDGET, **dict(game.learn_budget))
+def default_budget(game: Game, n_players: int) -> LearnBudget:
+    """The budget a game's learned player is fitted on at ``n_players`` unless told:
+    DEFAULT_BUDGET, but for the fields the game gives (``Game.learn_budget``, then that
+    count's own, ``Game.learn_budget_at``)."""
+    own = dict(game.learn_budget_at).get(n_players, ())
+    return replace(DEFAULT_BUDGET, **dict(game.learn_budget), **dict(own))
+
+
+def value_model(game: Game, budget: LearnBudget) -> str:
+    return budget.model or game.learned_model
 
 
 @dataclass
@@ -131,16 +139,17 @@ def base_rules(rules: dict) -> dict:
 
 
 def cache_key(game: Game, rules: dict, n_players: int, budget: LearnBudget, seed: int) -> dict:
+    model = value_model(game, budget)
     return {
         "game": game.name,
         "engine_version": game.engine_version,
         "rules_digest": rules_digest(base_rules(rules)),
         "n_players": n_players,
         # the search's horizon left out: the keys fitted before the budget had one stay valid
-        "budget": {k: v for k, v in asdict(budget).items() if v is not None},
+        "budget": {k: v for k, v in asdict(budget).items() if v is not None and k != "model"},
         "seed": seed,
         "algorithm": ALGORITHM,
-        **({} if game.learned_model == LINEAR else {"model": game.learned_model}),
+        **({} if model == LINEAR else {"model": model}),
     }
 
 
@@ -328,7 +337,7 @@ def fit(
     (``budget`` None: the game's default)."""
     if not game.learned_features:
         raise UserError(f"{game.name} has no learned player")
-    budget = budget or default_budget(game)
+    budget = budget or default_budget(game, n_players)
     rules = base_rules(rules)
     n = len(game.learned_features)
     pooled, weights, figures = [], None, []
@@ -340,7 +349,8 @@ def fit(
             game, teaching, n_players, budget.games, iteration * ITERATION_IDS, seed
         )
         pooled.append(rows)
-        weights, stats = VALUE_MODELS[game.learned_model](np.concatenate(pooled), columns, n, seed)
+        fit_model = VALUE_MODELS[value_model(game, budget)]
+        weights, stats = fit_model(np.concatenate(pooled), columns, n, seed)
         won = rows[:, columns.index("side_won")]
         figures.append(
             {
@@ -362,7 +372,7 @@ def learned(
     seed: int = LEARN_SEED,
 ) -> Learned:
     """The learned player under ``rules``: shipped, cached, or fitted now (and cached)."""
-    budget = budget or default_budget(game)
+    budget = budget or default_budget(game, n_players)
     key = cache_key(game, rules, n_players, budget, seed)
     found = shipped_entry(game, key) or cached_entry(key)
     if found:

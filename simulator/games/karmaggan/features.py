@@ -2,8 +2,9 @@
 the race for the Egg the search values a cut playout by.
 
 The `learned` player (turns.py, :func:`~simulator.games.karmaggan.turns.learned_step`)
-values the position after each of its plunderer's step options as a weighted sum of these
-features, seen from the deciding seat: only what that seat can see (positions, coins, hand
+values the position after each of its plunderer's step options by these features (their
+weighted sum, or a network of tanh units over them: policies.learned.position_value), seen
+from the deciding seat: only what that seat can see (positions, coins, hand
 sizes, who carries the Egg, open hatches; its own hand's size), never another hand, a deck
 order or a face-down Blood value.  The weights are data (``[policies.learned] weights``, fitted
 by :mod:`simulator.experiments.learn`), appended to the policy's row of the knobs table

@@ -211,9 +211,7 @@ def rollout_value(state, rules, knobs, policy, seat, values, over):
         return seat_value(state, rules, seat, values[SIDES], over)
     row = values[SIDES, : features.SCRATCH]
     features.features(state, rules, seat, 0.0, row)  # no step led here: no prior
-    return learned.position_value(
-        row, knobs[LEARNED], WEIGHTS_AT, features.N_FEATURES, features.N_FEATURES
-    )
+    return learned_value(row, knobs, LEARNED)
 
 
 @rule
@@ -224,8 +222,17 @@ def reads_learned(knobs, policy):
 
 @rule
 def learns(knobs, policy):
-    """A learned seat with its weights (one per feature); without, it plays its rollout policy."""
-    return behaviour(knobs, policy) == LEARNED and knobs[policy, WEIGHTS] == features.N_FEATURES
+    """A learned seat with its weights (one per feature, or a network's: more); without, it
+    plays its rollout policy."""
+    return behaviour(knobs, policy) == LEARNED and knobs[policy, WEIGHTS] >= features.N_FEATURES
+
+
+@rule
+def learned_value(row, knobs, policy):
+    """The value of the features in ``row`` by ``policy``'s weights, their count in its
+    WEIGHTS column (policies.learned.position_value)."""
+    count = np.int64(knobs[policy, WEIGHTS])
+    return learned.position_value(row, knobs[policy], WEIGHTS_AT, count, features.N_FEATURES)
 
 
 @rule

@@ -5,9 +5,10 @@ search.py) or by the learned value of the position after each option (a `learned
 
 The learned player is one ply of the search's machinery: at a step its rollout policy does not
 lead clearly (search.CLEAR_LEAD, as the search plays it), it re-draws what the seat cannot
-know once from a seed of the real game's SEARCH stream, takes every option on the copy of the
-game with that deal, and values the position each leaves by its weighted features.  Its other
-decisions are its ``rollout_policy``'s.  Besides its own pick, the real game draws only from
+know once from a seed of the real game's SEARCH stream, takes every option (valuing by a
+network: its teacher's candidates, :func:`candidates`) on the copy of the game with that deal,
+and values the position each leaves by its features (policies.learned.position_value).  Its
+other decisions are its ``rollout_policy``'s.  Besides its own pick, the real game draws only from
 its SEARCH stream, as with the search.
 
 Sampling (chunk.play_sample_games, simulator.experiments.learn): at each step the search
@@ -27,10 +28,10 @@ from policies.karmaggan import (
     ROLLOUT_POLICY_KNOB,
     ROLLOUTS,
     TOP_K,
-    WEIGHTS_AT,
+    WEIGHTS,
     step_scores,
 )
-from policies.search import margin_to_best_other, rollout_seed
+from policies.search import margin_to_best_other, rollout_seed, top_k
 from simulator.core.kernel import layer, rule
 from simulator.core.rng import N_STREAMS
 from simulator.games.karmaggan import decide, engine, features, movement, search
@@ -195,7 +196,8 @@ def learned_step(
     """The STEP option a learned ``seat`` takes among the ``n`` in the state's OPTIONS block:
     its rollout policy's own pick when it leads clearly (as the search plays it), else the
     option whose resulting position has the highest learned value
-    (:func:`policies.learned.position_value`).  Each option is taken on the copy ``work`` after
+    (:func:`policies.learned.position_value`; valuing by a network, among :func:`candidates`
+    only).  Each option is taken on the copy ``work`` after
     what the seat cannot know was re-drawn, once for the decision, from a seed of the real
     game's SEARCH stream (every option on the same deal), so the choice never depends on the
     real hidden cards or future dice (a stop changes nothing: its position is the game's own,
@@ -224,8 +226,11 @@ def learned_step(
     n_temple, n_cards, n_blood = search.gather_unseen(state, rules, seat, cards)
     search.copy_slots(deal_rng, rng, 0, N_STREAMS)
     search.deal_unseen(cards, deal_rng, rollout_seed(rng), n_temple, n_cards, n_blood)
+    ranked = not note and knobs[valuer, WEIGHTS] > features.N_FEATURES  # a network's value
+    m = candidates(scores, n, own, np.int64(knobs[valuer, TOP_K]), picks) if ranked else n
     best, best_value = own, -np.inf
-    for i in range(n):
+    for c in range(m):
+        i = picks[c] if ranked else c
         if state[S.OPT_ACT + i] == S.ACT_STOP:  # a stop changes nothing: the game's own position
             features.features(state, rules, seat, scores[i], row)
         else:
@@ -238,9 +243,7 @@ def learned_step(
             value = candidate_value(values, picks, n, i)
             learned.note_sample(samples, seat, i, i == own, value, row, features.N_FEATURES)
         if valued:
-            value = learned.position_value(
-                row, knobs[valuer], WEIGHTS_AT, features.N_FEATURES, features.N_FEATURES
-            )
+            value = search.learned_value(row, knobs, valuer)
             if value > best_value:
                 best, best_value = i, value
     if note:
@@ -248,6 +251,22 @@ def learned_step(
     elif valuer == policy:
         state[S.G_SEARCH_DECISIONS] += 1
     return best
+
+
+@rule
+def candidates(scores, n, own, k, out):
+    """The ``k`` options a learned seat valuing by a network values (all ``n`` when ``k`` is
+    0) into ``out``: its rollout policy's own pick first, then the best-scored others, as the
+    search picks its candidates (search.weigh), so the options its teacher valued and it was
+    fitted on; returns how many.  A weighted sum values every option: at 4 players, valuing
+    only the best 3 cost it 3.5 points against the search (docs/search.md)."""
+    if k == 0:
+        k = n
+    kept = scores[own]
+    scores[own] = np.inf
+    m = top_k(scores, n, k, out)
+    scores[own] = kept
+    return m
 
 
 @rule
