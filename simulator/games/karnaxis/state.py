@@ -334,7 +334,7 @@ PLAYER_ROW = np.dtype(
     [
         ("final_cash_usd", np.int64),
         ("won", np.bool_),
-        ("character", np.int8),
+        ("character", np.int16),
         ("rank_title", np.int8),
         ("cash_before_end_usd", np.int64),
         ("retirement_tokens", np.int16),
@@ -353,11 +353,11 @@ PLAYER_ROW = np.dtype(
         ("business_growth_usd", np.int64),
         ("business_income_level_usd", np.int64),
         ("karnaxis_cards_bought", np.int16),
-        ("final_job", np.int8),
+        ("final_job", np.int16),
         ("shares_held", np.int16),
         ("attribute_total", np.int16),
         ("karnaxis_cards_unused", np.int16),
-        ("dealt_characters", np.int8, (N_DEALT_KEPT,)),
+        ("dealt_characters", np.int16, (N_DEALT_KEPT,)),
         ("ledger", np.int64, (COUNTS - L_SALARY,)),  # L_SALARY .. COUNTS of the player row
         ("counts", np.int32, (len(COUNT_NAMES),)),  # COUNTS .. N_PLAYER of the player row
     ]
