@@ -11,9 +11,11 @@ import numpy as np
 from karnaxis_world import GAME, plain_python
 
 from policies.learned import HEADER, ROWS
+from simulator.core.game import LINEAR, NETWORK
 from simulator.core.rng import N_STREAMS, game_seeds
 from simulator.core.rng import SEARCH as SEARCH_STREAM
 from simulator.core.trace import new_trace
+from simulator.experiments import learn
 from simulator.experiments.field import Field, Ladder
 from simulator.experiments.learn import reads_learned, with_learned
 from simulator.games.karnaxis import actions, decide, engine, features, search, turns
@@ -35,7 +37,7 @@ SEARCH_LEARNED = {**SEARCH_TINY, "learned_value": 1}
 
 
 def learned_rules(weights=WEIGHTS, **teacher):
-    table = {"rollout_policy": ROLLOUT, **teacher}
+    table = {"rollout_policy": ROLLOUT, "top_k": 3, **teacher}  # 3 candidates, as shipped
     if weights is not None:
         table["weights"] = list(weights)
     sets = {"learned": table, "search_tiny": SEARCH_TINY, "search_learned": SEARCH_LEARNED}
@@ -251,6 +253,26 @@ def test_learned_seats_with_weights_play_other_games_and_count_their_decisions()
     scripted = play(rules, [ROLLOUT, "scholar_tuned", "search", "cautious_tuned"])
     assert learned["games"]["search_decisions"].sum() > scripted["games"]["search_decisions"].sum()
     assert not np.array_equal(learned["players"]["score"], scripted["players"]["score"])
+
+
+def test_its_top_k_is_how_many_candidates_it_values():
+    """The knob ``top_k`` (the learn budget's candidates): with 1 a learned seat has nothing to
+    value and plays its rollout policy's best-scored options; with 3 it values them."""
+    lineup = ["learned", "scholar_tuned", "learned", "cautious_tuned"]
+    one, three = play(learned_rules(top_k=1), lineup), play(learned_rules(), lineup)
+    assert (one["games"]["search_decisions"] == 0).all()
+    assert (three["games"]["search_decisions"] > 0).all()
+    assert not np.array_equal(one["players"]["score"], three["players"]["score"])
+
+
+def test_each_count_has_its_value_model_and_games():
+    """A count's own budget fields replace the game's (games at 3 and 6 players), and its
+    model the game's: a weighted sum at 2 to 5 players, a network at 6."""
+    budgets = {n: learn.default_budget(GAME, n) for n in range(2, 7)}
+    assert [b.games for b in budgets.values()] == [400, 1_200, 400, 400, 1_200]
+    assert {(b.horizon, b.rollouts) for b in budgets.values()} == {(0, 12)}
+    models = [learn.value_model(GAME, b) for b in budgets.values()]
+    assert models == [LINEAR] * 4 + [NETWORK]
 
 
 def test_learned_in_the_seats_and_as_a_field_rung():

@@ -92,7 +92,7 @@ def default_budget(game: Game, n_players: int) -> LearnBudget:
     DEFAULT_BUDGET, but for the fields the game gives (``Game.learn_budget``, then that
     count's own, ``Game.learn_budget_at``)."""
     own = dict(game.learn_budget_at).get(n_players, ())
-    return replace(DEFAULT_BUDGET, **dict(game.learn_budget), **dict(own))
+    return replace(DEFAULT_BUDGET, **{**dict(game.learn_budget), **dict(own)})
 
 
 def value_model(game: Game, budget: LearnBudget) -> str:

@@ -234,12 +234,14 @@ GAME = Game(
     ),
     learned_features=features.FEATURES,
     sample=outputs.sample,
-    learned_model=NETWORK,  # a layer of tanh units: the linear value missed what tells apart
-    # the options of a decision (simulator.experiments.learn.HIDDEN)
     # 400 games of 12 playouts over 3 candidates an iteration, the teacher's played to the
-    # game's end (the search's 5 years ahead value an early action by the cash of its year:
-    # fitted to those, the network's value played weaker than the linear one)
+    # game's end (the search's 5 years ahead value an early action by the cash of its year)
     learn_budget=(("games", 400), ("rollouts", 12), ("horizon", 0)),
+    # a weighted sum of the features at 2 to 5 players, a layer of tanh units at 6, each count's
+    # stronger on seed 1414, and 1,200 games at 3 and 6 players, where 400 played weaker
+    # (docs/search.md, "Each count's value"): the network's 8 tanh units cost a fifth of a
+    # learned line-up's time at 2 players, the weighted sum next to nothing
+    learn_budget_at=((3, (("games", 1_200),)), (6, (("model", NETWORK), ("games", 1_200)))),
     exercised=(
         *(("action", name.replace("_", " "), f"count_{name}") for name in S.COUNT_NAMES),
         ("event", "take a loan", "loans_taken"),

@@ -3,15 +3,16 @@ learned value of the position it leaves (features.py), one ply ahead.
 
 At a learned seat's character choice (Game Setup) and at each of its action squares (2. Take
 Action!, after the saved Karnaxis cards it uses), its rollout policy scores the options; the
-best CANDIDATES of them (the refused ones left out) are each taken once, to the end of the step,
-on a copy of the game whose hidden information the step can read was re-drawn from a seed of
-the real game's SEARCH stream, the same seed for every candidate (:func:`redraw`: every chance
-stream, and for Buy Karnaxis Card the undrawn cards with those the other seats have saved); it
-plays its rollout policy's own pick unless another candidate's position is valued higher by
-more than OVERRIDE.  So the choice never depends on the real hidden cards or future dice, and
-besides its own the real game draws only from its SEARCH stream, as with the search.  A single
-candidate, or an action its rollout policy must take, is played without valuing; its other
-decisions, and all of them without weights, are its rollout policy's.
+best ``top_k`` of them (its knob: the learn budget's candidates; the refused ones left out) are
+each taken once, to the end of the step, on a copy of the game whose hidden information the
+step can read was re-drawn from a seed of the real game's SEARCH stream, the same seed for
+every candidate (:func:`redraw`: every chance stream, and for Buy Karnaxis Card the undrawn
+cards with those the other seats have saved); it plays its rollout policy's own pick unless
+another candidate's position is valued higher by more than OVERRIDE.  So the choice never
+depends on the real hidden cards or future dice, and besides its own the real game draws only
+from its SEARCH stream, as with the search.  A single candidate, or an action its rollout policy
+must take, is played without valuing; its other decisions, and all of them without weights, are
+its rollout policy's.
 
 Sampling (chunk.play_sample_games, simulator.experiments.learn): a learned seat with a budget of
 its own (a teacher: its ``rollouts``, ``top_k`` and ``horizon``) has its candidates valued by
@@ -64,7 +65,6 @@ from simulator.core.rng import rng_float
 from simulator.games.karnaxis import actions, decide, engine, features, search
 from simulator.games.karnaxis import state as S
 
-CANDIDATES = 3  # the rollout policy's best options a learned seat values (the teacher's top_k)
 REFUSED = NO / 2  # a score at most this: an action the rollout policy refuses
 FORCED = MUST / 2  # a score at least this: an action it must take (Go To Work), not valued
 # A candidate replaces the rollout policy's own pick only when its learned value is higher by
@@ -159,7 +159,7 @@ def choose_learned(state, rules, knobs, rng, trace, kind, seat, n, buffers, samp
     scratch, picks = buffers[3], buffers[4]
     scores = scratch[OPTION_SCORES]
     prior_scores(state, rules, knobs, rollout_policy, kind, seat, n, scores)
-    m = top_k(scores, n, np.int64(knobs[policy, TOP_K]) if teaching else CANDIDATES, picks)
+    m = top_k(scores, n, np.int64(knobs[policy, TOP_K]), picks)
     m = unrefused(scores, picks, m)
     if m == 1 or (scores[picks[0]] >= FORCED and not teaching):
         return picks[0]
