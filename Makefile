@@ -56,8 +56,8 @@ browser:
 	  || { cat .chromium-install.log; exit 1; }; rm -f .chromium-install.log; }
 
 # games/s per core of each engine with its scripted seats (and a run of them with its Parquet
-# output) and with a search seat (team) in the tuned field, appended to bench/results/bench.csv
-# and shown in docs/performance.md
+# output), with a search seat (team) in the tuned field and with a learned seat (team) in the
+# search's place, appended to bench/results/bench.csv and shown in docs/performance.md
 BENCH := bench/results/bench.csv
 bench: $(STAMP)
 	$(BIN)/balsim bench ekonos --store --record $(BENCH)
@@ -69,6 +69,12 @@ bench: $(STAMP)
 	$(BIN)/balsim bench karmaggan --store --record $(BENCH)
 	$(BIN)/balsim bench karmaggan --record $(BENCH) \
 	  --seats search,rusher_tuned,search,hunter_tuned
+	$(BIN)/balsim bench ekonos --record $(BENCH) \
+	  --seats learned,president_seeker_tuned,value_investor_tuned,market_builder_tuned
+	$(BIN)/balsim bench karnaxis --record $(BENCH) \
+	  --seats learned,scholar_tuned,tycoon_tuned,speculator_tuned
+	$(BIN)/balsim bench karmaggan --record $(BENCH) \
+	  --seats learned,rusher_tuned,learned,hunter_tuned
 	PY=$(BIN)/python bash bench/ekonos_refs.sh | tee bench/results/ekonos-refs.txt
 	$(BIN)/python bench/render.py
 

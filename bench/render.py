@@ -56,6 +56,48 @@ def table(records: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def learned_table(records: list[dict]) -> str:
+    """Each learned line-up (``make bench``: a learned seat where a search line-up has its search
+    seat, the same others) beside that search line-up: the median rates at the learned
+    line-up's newest commit, and the search's at the commit measured before it (the issue's
+    bar: 20 times the search's games/s of the main it was measured beside)."""
+    lines = [
+        "| game | learned line-up | commit | games/s | search games/s there | × "
+        "| before: commit | search games/s | × |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    by: dict[tuple, dict[str, list[float]]] = {}
+    dates: dict[str, str] = {}
+    for r in records:
+        by.setdefault((r["game"], r["seats"]), {}).setdefault(r["commit"], []).append(
+            float(r["games_per_s"])
+        )
+        dates[r["commit"]] = max(dates.get(r["commit"], ""), r["date"])
+    for (game, seats), learned in by.items():
+        if "learned" not in seats.split(","):
+            continue
+        search = by.get((game, seats.replace("learned", "search")), {})
+        newest = max(learned, key=dates.get)
+        rate = statistics.median(learned[newest])
+        cells = [f"{game}", f"`{seats}`", newest, f"{rate:,.1f}"]
+        here = search.get(newest)
+        cells += (
+            [f"{statistics.median(here):,.1f}", f"{rate / statistics.median(here):.1f}×"]
+            if here
+            else ["", ""]
+        )
+        older = sorted(
+            (c for c in search if dates[c] < dates[newest] and c != newest), key=dates.get
+        )
+        if older:
+            old = statistics.median(search[older[-1]])
+            cells += [older[-1], f"{old:,.1f}", f"{rate / old:.1f}×"]
+        else:
+            cells += ["", "", ""]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def main() -> None:
     results = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "bench" / "results" / "bench.csv"
     page = ROOT / "docs" / "performance.md"
@@ -66,7 +108,15 @@ def main() -> None:
         text += f"\n{BEGIN}\n{END}\n"
     head, rest = text.split(BEGIN, 1)
     tail = rest.split(END, 1)[1]
-    body = table(rows(results)) if results.exists() else "(no measurement yet)"
+    body = "(no measurement yet)"
+    if results.exists():
+        body = table(rows(results))
+        learned = learned_table(rows(results))
+        if learned:
+            body += (
+                "\n\nThe learned line-ups beside the search line-ups they stand in for:\n\n"
+                + learned
+            )
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(f"{head}{BEGIN}\n{body}\n{END}{tail}", encoding="utf-8")
     print(f"wrote {page} from {results}", file=sys.stderr)

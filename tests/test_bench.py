@@ -49,6 +49,39 @@ def test_store_times_a_run_with_its_parquet_against_the_engine_alone(tmp_path):
     assert f"| {engine / whole:.2f}× |" in render.table(render.rows(results)).splitlines()[2]
 
 
+def load_render():
+    spec = importlib.util.spec_from_file_location("render", ROOT / "bench" / "render.py")
+    render = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(render)
+    return render
+
+
+def test_a_learned_line_up_is_shown_beside_the_search_line_up_it_stands_in_for():
+    """Its median rate over the search line-up's at its own commit and at the one before."""
+
+    def row(commit, date, seats, rate):
+        return {"commit": commit, "date": date, "game": "karmaggan", "seats": seats,
+                "games_per_s": str(rate)}  # fmt: skip
+
+    search, learned = (
+        "search,rusher_tuned,search,hunter_tuned",
+        "learned,rusher_tuned,learned,hunter_tuned",
+    )
+    records = [
+        row("old", "2026-01-01 00:00", search, 40.0),
+        row("old", "2026-01-01 00:10", search, 60.0),
+        row("new", "2026-01-02 00:00", search, 80.0),
+        row("new", "2026-01-02 00:05", learned, 2000.0),
+        row("new", "2026-01-02 00:15", learned, 3000.0),
+    ]
+    lines = load_render().learned_table(records).splitlines()
+    assert len(lines) == 3
+    assert lines[2] == (
+        f"| karmaggan | `{learned}` | new | 2,500.0 | 80.0 | 31.2× | old | 50.0 | 50.0× |"
+    )
+    assert load_render().learned_table(records[:3]) == ""  # no learned line-up, no table
+
+
 def test_a_record_file_under_a_file_is_refused_before_any_game(tmp_path):
     target = tmp_path / "file"
     target.write_text("")
