@@ -59,8 +59,8 @@ def table(records: list[dict]) -> str:
 def learned_table(records: list[dict]) -> str:
     """Each learned line-up (``make bench``: a learned seat where a search line-up has its search
     seat, the same others) beside that search line-up: the median rates at the learned
-    line-up's newest commit, and the search's at the commit measured before it (the issue's
-    bar: 20 times the search's games/s of the main it was measured beside)."""
+    line-up's newest commit, and the search's at the commit measured before it (docs/search.md:
+    a learned player is to play at 20 times the search's games/s or more)."""
     lines = [
         "| game | learned line-up | commit | games/s | search games/s there | × "
         "| before: commit | search games/s | × |",
