@@ -4,7 +4,8 @@ docs/performance.md, between its ``bench:begin`` and ``bench:end`` marks.
 Each configuration gets one row: the median rate of its runs at the newest commit measured,
 the same at the commit measured before it, and their ratio.  Rates are per CPU second of one
 core; the machine's speed drifts by a fifth or more between sessions, so a ratio means most
-when both commits were measured together, alternating (``make bench`` on each).
+when both commits were measured together, alternating (``make bench`` on each): the commit
+before is counted by its runs made among the newest runs when it has any (:func:`beside`).
 """
 
 from __future__ import annotations
@@ -12,15 +13,27 @@ from __future__ import annotations
 import csv
 import statistics
 import sys
+from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+TOGETHER = timedelta(minutes=30)  # beside(): runs this close to the newest were made with them
 
 
 def rows(path: Path) -> list[dict]:
     with open(path, encoding="utf-8") as f:
         return list(csv.DictReader(f))
+
+
+def beside(before: list[dict], newest: list[dict]) -> list[dict]:
+    """The runs of the commit measured before that were made among the newest runs (within
+    TOGETHER of their first and last: measured together, alternating), when there are any,
+    else all of them."""
+    times = [datetime.fromisoformat(r["date"]) for r in newest]
+    start, end = min(times) - TOGETHER, max(times) + TOGETHER
+    together = [r for r in before if start <= datetime.fromisoformat(r["date"]) <= end]
+    return together or before
 
 
 def table(records: list[dict]) -> str:
@@ -40,7 +53,8 @@ def table(records: list[dict]) -> str:
         where = f"{order[-1]} ({new[-1]['date']}, {new[-1]['machine']}, load {new[-1]['load']})"
         before = ["", "", ""]
         if len(order) > 1:
-            old = statistics.median(float(r["games_per_s"]) for r in by_commit[order[-2]])
+            runs = beside(by_commit[order[-2]], new)
+            old = statistics.median(float(r["games_per_s"]) for r in runs)
             before = [order[-2], f"{old:,.1f}", f"{rate / old:.2f}×"]
         shown = f"{decisions:,.0f}" if decisions else ""
         stored = [r for r in new if float(r["store_games_per_s"])]
@@ -66,31 +80,31 @@ def learned_table(records: list[dict]) -> str:
         "| before: commit | search games/s | × |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    by: dict[tuple, dict[str, list[float]]] = {}
-    dates: dict[str, str] = {}
+    by: dict[tuple, dict[str, list[dict]]] = {}
     for r in records:
-        by.setdefault((r["game"], r["seats"]), {}).setdefault(r["commit"], []).append(
-            float(r["games_per_s"])
-        )
-        dates[r["commit"]] = max(dates.get(r["commit"], ""), r["date"])
+        by.setdefault((r["game"], r["seats"]), {}).setdefault(r["commit"], []).append(r)
+
+    def median(runs):
+        return statistics.median(float(r["games_per_s"]) for r in runs)
+
+    def last(runs):
+        return max(r["date"] for r in runs)
+
     for (game, seats), learned in by.items():
         if "learned" not in seats.split(","):
             continue
         search = by.get((game, seats.replace("learned", "search")), {})
-        newest = max(learned, key=dates.get)
-        rate = statistics.median(learned[newest])
+        newest = max(learned, key=lambda c: last(learned[c]))
+        rate = median(learned[newest])
         cells = [f"{game}", f"`{seats}`", newest, f"{rate:,.1f}"]
         here = search.get(newest)
-        cells += (
-            [f"{statistics.median(here):,.1f}", f"{rate / statistics.median(here):.1f}×"]
-            if here
-            else ["", ""]
-        )
+        cells += [f"{median(here):,.1f}", f"{rate / median(here):.1f}×"] if here else ["", ""]
         older = sorted(
-            (c for c in search if dates[c] < dates[newest] and c != newest), key=dates.get
+            (c for c in search if c != newest and last(search[c]) < last(learned[newest])),
+            key=lambda c: last(search[c]),
         )
         if older:
-            old = statistics.median(search[older[-1]])
+            old = median(beside(search[older[-1]], learned[newest]))
             cells += [older[-1], f"{old:,.1f}", f"{rate / old:.1f}×"]
         else:
             cells += ["", "", ""]

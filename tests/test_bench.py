@@ -82,6 +82,25 @@ def test_a_learned_line_up_is_shown_beside_the_search_line_up_it_stands_in_for()
     assert load_render().learned_table(records[:3]) == ""  # no learned line-up, no table
 
 
+def test_the_commit_before_counts_its_runs_made_among_the_newest():
+    """Measured together: of the commit before, the runs made within half an hour of the newest
+    runs, else (none then) all of its runs."""
+
+    def run(commit, date, rate):
+        return {"commit": commit, "date": date, "game": "pig", "seats": "a,b",
+                "games_per_s": str(rate), "decisions_per_s": "0", "store_games_per_s": "0",
+                "machine": "m", "load": "1"}  # fmt: skip
+
+    earlier = [run("old", "2026-01-01 09:00", 10.0), run("old", "2026-01-01 09:05", 12.0)]
+    together = [run("old", "2026-01-02 10:00", 40.0), run("old", "2026-01-02 10:40", 60.0)]
+    newest = [run("new", "2026-01-02 10:20", 100.0), run("new", "2026-01-02 10:50", 100.0)]
+    render = load_render()
+    assert render.beside(earlier + together, newest) == together
+    assert render.beside(earlier, newest) == earlier
+    line = render.table(earlier + together + newest).splitlines()[2]
+    assert line.endswith("| old | 50.0 | 2.00× |")
+
+
 def test_a_record_file_under_a_file_is_refused_before_any_game(tmp_path):
     target = tmp_path / "file"
     target.write_text("")
