@@ -3,7 +3,7 @@ docs/performance.md, between its ``bench:begin`` and ``bench:end`` marks.
 
 Each configuration gets one row: the median rate of its runs at the newest commit measured,
 the same at the commit measured before it, and their ratio.  Rates are per CPU second of one
-core; the machine's speed drifts by a fifth or more between sessions, so a ratio means most
+core; the machine's speed drifts by a fifth or more from one day to the next, so a ratio means most
 when both commits were measured together, alternating (``make bench`` on each): the commit
 before is counted by its runs made among the newest runs when it has any (:func:`beside`).
 """
