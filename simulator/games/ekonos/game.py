@@ -390,6 +390,10 @@ GAME = Game(
     # the learned seat values 4 candidates, one more than its teacher's 3: at 5 and 6 players
     # it fell 3 points short of the search valuing 3, within a point valuing 4 (docs/search.md)
     learn_budget=(("candidates", 4),),
+    # at 5 players the teacher plays to the game's end (the search's end of the next turn left
+    # the learned seat 1.5 points short on seed 2121, +0.8 to the end); at 6 players, 2 turns,
+    # it already does, and valuing 6 candidates moved -0.7 to +0.1 (docs/search.md)
+    learn_budget_at=((5, (("horizon", 0),)), (6, (("candidates", 6),))),
     search_limits=(
         ("rollouts", 0, MAX_ROLLOUTS),
         ("horizon", 0, S.MAX_TURNS),
